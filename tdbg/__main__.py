@@ -1,0 +1,5 @@
+"""``python -m tdbg``."""
+
+from tdbg.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,205 @@
+"""Tensix backend configuration: ``Config[2][CFG_STATE_SIZE*4]`` and ``ThreadConfig[3][THD_STATE_SIZE]``.
+
+Implements BlackholeA0 ``BackendConfiguration.md``: fields by their ``cfg_defines.h`` name,
+global fields (``addr32 >= GLOBAL_CFGREG_BASE_ADDR32``) shared by both banks, the bank reset of a
+write to ``STATE_RESET_EN``, and the RISC-V view at ``TENSIX_CFG_BASE`` (``Config``, then
+``ConfigDualWrite``, then ``ThreadConfig`` as ``{uint16_t Value, Padding;}``; RISC-V reads any
+width, writes ``Config`` with ``sw`` only and never writes ``ThreadConfig``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import numpy as np
+
+from tdbg.tensix.events import UndefinedBehavior
+
+
+@dataclass(frozen=True)
+class CfgField:
+    """One ``cfg_defines.h`` field: ``(Word[addr32] & mask) >> shamt`` (wider fields span words)."""
+
+    name: str
+    addr32: int
+    shamt: int
+    width: int
+    thread: bool      # in ThreadConfig (the THREAD section) rather than Config
+    is_global: bool   # addr32 >= GLOBAL_CFGREG_BASE_ADDR32: one copy shared by both banks
+
+    @property
+    def mask(self) -> int:
+        return ((1 << self.width) - 1) << self.shamt
+
+    @property
+    def words(self) -> int:
+        """Number of consecutive words the field spans."""
+        return (self.shamt + self.width + 31) // 32
+
+
+class CfgTable:
+    """The generated field table of one architecture profile (package data)."""
+
+    def __init__(self, data: dict) -> None:
+        self.constants: dict[str, int] = data["constants"]
+        self.fields: dict[str, CfgField] = {row[0]: CfgField(*row) for row in data["fields"]}
+        self.cfg_state_size = self.constants["CFG_STATE_SIZE"]
+        self.thd_state_size = self.constants["THD_STATE_SIZE"]
+        self.global_base = self.constants["GLOBAL_CFGREG_BASE_ADDR32"]
+
+    @classmethod
+    @cache
+    def load(cls, filename: str) -> CfgTable:
+        text = resources.files("tdbg.tensix").joinpath("data", filename).read_text()
+        return cls(json.loads(text))
+
+    def field(self, name: str) -> CfgField:
+        try:
+            return self.fields[name]
+        except KeyError:
+            raise KeyError(f"no config field named {name!r}") from None
+
+    def match(self, pattern: str) -> list[CfgField]:
+        """Fields whose name matches a glob (case-insensitive); a plain name matches as a prefix."""
+        if not any(ch in pattern for ch in "*?["):
+            pattern += "*"
+        pattern = pattern.upper()
+        return [f for name, f in self.fields.items() if fnmatch.fnmatchcase(name.upper(), pattern)]
+
+
+class TensixConfig:
+    """Config and ThreadConfig state, readable and writable by field name or by word."""
+
+    STATE_RESET_EN = "STATE_RESET_EN"
+
+    def __init__(self, table: CfgTable) -> None:
+        self.table = table
+        self.words_per_bank = table.cfg_state_size * 4
+        self.config = np.zeros((2, self.words_per_bank), dtype=np.uint32)
+        self.thread_config = np.zeros((3, table.thd_state_size), dtype=np.uint16)
+        self._reset_addr32 = table.field(self.STATE_RESET_EN).addr32
+        self._state_id = table.field("CFG_STATE_ID_StateID")
+        self._listeners: list[Callable[[], None]] = []
+
+    # -- change notification ---------------------------------------------------------------
+    def on_change(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` after every write (caches derived from config refresh there)."""
+        self._listeners.append(callback)
+
+    def _changed(self) -> None:
+        for callback in self._listeners:
+            callback()
+
+    # -- words -------------------------------------------------------------------------------
+    def write_word(self, bank: int, addr32: int, value: int, *, via_rmwcib: bool = False) -> None:
+        """Write ``Config[bank][addr32]`` as a Tensix or RISC-V write does.
+
+        Global words land in both banks; any write to ``STATE_RESET_EN`` other than by RMWCIB
+        zeroes ``Config[bank][0..GLOBAL_CFGREG_BASE_ADDR32-1]``.
+        """
+        self._check_addr32(addr32)
+        value &= 0xFFFFFFFF
+        if addr32 >= self.table.global_base:
+            self.config[:, addr32] = value
+        elif addr32 == self._reset_addr32 and not via_rmwcib:
+            self.config[bank, : self.table.global_base] = 0
+        else:
+            self.config[bank, addr32] = value
+        self._changed()
+
+    def write_thread_word(self, thread: int, addr32: int, value: int) -> None:
+        """Write ``ThreadConfig[thread][addr32].Value`` (what SETC16 does)."""
+        if not 0 <= addr32 < self.table.thd_state_size:
+            raise IndexError(f"ThreadConfig index {addr32} out of range 0..{self.table.thd_state_size - 1}")
+        self.thread_config[thread, addr32] = value & 0xFFFF
+        self._changed()
+
+    def _check_addr32(self, addr32: int) -> None:
+        if not 0 <= addr32 < self.words_per_bank:
+            raise IndexError(f"Config index {addr32} out of range 0..{self.words_per_bank - 1}")
+
+    # -- fields by name ------------------------------------------------------------------------
+    def state_id(self, thread: int) -> int:
+        """``ThreadConfig[thread].CFG_STATE_ID_StateID``: the Config bank the thread uses."""
+        f = self._state_id
+        return (int(self.thread_config[thread, f.addr32]) & f.mask) >> f.shamt
+
+    def bank_of(self, thread: int, bank: int | None) -> int:
+        return self.state_id(thread) if bank is None else bank
+
+    def get(self, name: str, *, thread: int = 0, bank: int | None = None) -> int:
+        """Read a field: ``ThreadConfig[thread]`` for THREAD fields, else ``Config[bank]``
+        (default: the bank selected by the thread's ``CFG_STATE_ID_StateID``)."""
+        f = self.table.field(name)
+        if f.thread:
+            raw = int(self.thread_config[thread, f.addr32])
+        else:
+            row = self.config[self.bank_of(thread, bank)]
+            raw = 0
+            for i in range(f.words):
+                raw |= int(row[f.addr32 + i]) << (32 * i)
+        return (raw & f.mask) >> f.shamt
+
+    def set(self, name: str, value: int, *, thread: int = 0, bank: int | None = None) -> None:
+        """Write a field (read-modify-write of its word(s)), with the word-write semantics."""
+        f = self.table.field(name)
+        if not 0 <= value < (1 << f.width):
+            raise ValueError(f"{name} is {f.width} bits wide; {value} does not fit")
+        if f.thread:
+            old = int(self.thread_config[thread, f.addr32])
+            self.write_thread_word(thread, f.addr32, (old & ~f.mask) | (value << f.shamt))
+            return
+        b = self.bank_of(thread, bank)
+        old = 0
+        for i in range(f.words):
+            old |= int(self.config[b, f.addr32 + i]) << (32 * i)
+        new = (old & ~f.mask) | (value << f.shamt)
+        for i in range(f.words):
+            self.write_word(b, f.addr32 + i, (new >> (32 * i)) & 0xFFFFFFFF)
+
+    def fields(self, pattern: str | None = None) -> Iterator[CfgField]:
+        yield from (self.table.match(pattern) if pattern else self.table.fields.values())
+
+    # -- the RISC-V view at TENSIX_CFG_BASE ----------------------------------------------------
+    @property
+    def riscv_size(self) -> int:
+        return 3 * self.words_per_bank * 4 + 3 * self.table.thd_state_size * 4
+
+    def riscv_load(self, offset: int, size: int) -> int:
+        """What ``lw``/``lh``/``lb`` (unsigned bits) at ``TENSIX_CFG_BASE + offset`` returns."""
+        word = self._riscv_word(offset)
+        shift = 8 * (offset & 3 & ~(size - 1))
+        return (word >> shift) & ((1 << (8 * size)) - 1)
+
+    def _riscv_word(self, offset: int) -> int:
+        index = offset >> 2
+        nw = self.words_per_bank
+        if index < 2 * nw:
+            return int(self.config[index // nw, index % nw])
+        if index < 3 * nw:  # ConfigDualWrite reads as Config[0]
+            return int(self.config[0, index - 2 * nw])
+        index -= 3 * nw
+        if index < 3 * self.table.thd_state_size:  # {uint16_t Value, Padding;}
+            return int(self.thread_config[index // self.table.thd_state_size, index % self.table.thd_state_size])
+        raise UndefinedBehavior(f"BackendConfiguration.md: offset {offset:#x} is past ThreadConfig")
+
+    def riscv_store(self, offset: int, size: int, value: int) -> None:
+        """A RISC-V store at ``TENSIX_CFG_BASE + offset``: ``sw`` to Config or ConfigDualWrite only."""
+        index = offset >> 2
+        nw = self.words_per_bank
+        if index >= 3 * nw:
+            raise UndefinedBehavior(
+                f"BackendConfiguration.md: RISC-V cannot store to ThreadConfig (offset {offset:#x}); push SETC16"
+            )
+        if size != 4:
+            raise UndefinedBehavior(f"BackendConfiguration.md: RISC-V writes Config with sw only, not a {size}-byte store")
+        if index < 2 * nw:
+            self.write_word(index // nw, index % nw, value)
+        else:  # ConfigDualWrite: both banks at once
+            for bank in (0, 1):
+                self.write_word(bank, index - 2 * nw, value)

@@ -1,0 +1,165 @@
+"""The ``Dst`` register: ``DstBits[1024][16]`` and its ``Dst16b`` / ``Dst32b`` views.
+
+Implements BlackholeA0 ``TensixCoprocessor/Dst.md``: ``Adj16`` / ``Adj32`` under
+``DEST_ACCESS_CFG_remap_addrs`` / ``DEST_ACCESS_CFG_swizzle_32b``; ``Dst32b[r][c]`` is
+``DstBits[Adj32(r)][c] << 16 | DstBits[Adj32(r) + 8][c]``; and, while bit 11 of
+``RISCV_DEBUG_REG_DBG_FEATURE_DISABLE`` is set, ``Dst16b[r][c]`` is the high half of
+``Dst32b[r][c]`` and a write to it leaves the low half unpredictable.
+
+Row indexes are 10-bit (``& 0x3ff``).  Scalar accessors (``get16``/``set16``/``get32``/``set32``)
+serve the RISC-V window; ``read16``/``write16``/``read32``/``write32`` take a row, a slice or an
+array of rows and move whole rows with numpy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tdbg.tensix.config import TensixConfig
+from tdbg.tensix.events import UnpredictableValueUsed
+
+ROWS = 1024
+COLS = 16
+FEATURE_DISABLE_DST16_ALIAS = 1 << 11  # RISCV_DEBUG_REG_DBG_FEATURE_DISABLE bit 11
+
+
+def adj16(r: int, remap_addrs: bool) -> int:
+    """``Adj16`` of Dst.md."""
+    if remap_addrs:
+        r = (r & 0x3C7) ^ ((r & 0x030) >> 1) ^ ((r & 0x008) << 2)
+    return r
+
+
+def adj32(r: int, remap_addrs: bool, swizzle_32b: bool) -> int:
+    """``Adj32`` of Dst.md: the ``DstBits`` row holding the high halves of ``Dst32b[r]``."""
+    r = adj16(r, remap_addrs)
+    if swizzle_32b:
+        r = (r & 0x3F3) ^ ((r & 0x018) >> 1) ^ ((r & 0x004) << 1)
+    return ((r & 0x1F8) << 1) | (r & 0x207)
+
+
+class Dst:
+    """``DstBits`` plus the row mappings that the current config selects."""
+
+    def __init__(self, config: TensixConfig) -> None:
+        self.config = config
+        self.bits = np.zeros((ROWS, COLS), dtype=np.uint16)
+        self._flat = memoryview(self.bits.reshape(-1))  # shares memory; fast scalar access
+        self.unpredictable = np.zeros((ROWS, COLS), dtype=bool)
+        self._any_unpredictable = False
+        self.ever_written = np.zeros(ROWS, dtype=bool)  # per DstBits row
+        self._feature_disable = 0
+        self._key: tuple[bool, bool, bool] | None = None
+        self.row16 = np.arange(ROWS)   # Dst16b row -> DstBits row
+        self.row32 = np.arange(ROWS)   # Dst32b row -> DstBits row of the high halves
+        self._row16_base: list[int] = []  # the same, times COLS, as Python ints
+        self._row32_base: list[int] = []
+        config.on_change(self._refresh)
+        self._refresh()
+
+    # -- configuration -------------------------------------------------------------------------
+    @property
+    def feature_disable(self) -> int:
+        """``RISCV_DEBUG_REG_DBG_FEATURE_DISABLE`` (only bit 11 affects Dst)."""
+        return self._feature_disable
+
+    @feature_disable.setter
+    def feature_disable(self, value: int) -> None:
+        self._feature_disable = value & 0xFFFFFFFF
+        self._refresh()
+
+    @property
+    def alias16(self) -> bool:
+        """True while ``Dst16b`` aliases the high half of ``Dst32b`` (bit 11 mode)."""
+        return bool(self._feature_disable & FEATURE_DISABLE_DST16_ALIAS)
+
+    def _refresh(self) -> None:
+        cfg = self.config
+        key = (bool(cfg.get("DEST_ACCESS_CFG_remap_addrs")), bool(cfg.get("DEST_ACCESS_CFG_swizzle_32b")), self.alias16)
+        if key == self._key:
+            return
+        self._key = key
+        remap, swizzle, alias = key
+        self.row32 = np.array([adj32(r, remap, swizzle) for r in range(ROWS)])
+        self.row16 = self.row32 if alias else np.array([adj16(r, remap) for r in range(ROWS)])
+        self._row32_base = [int(r) * COLS for r in self.row32]
+        self._row16_base = [int(r) * COLS for r in self.row16]
+
+    # -- scalar access (the RISC-V window's path) -------------------------------------------
+    def get16(self, row: int, col: int) -> int:
+        """``Dst16b[row][col]``."""
+        i = self._row16_base[row & 0x3FF] + col
+        if self._any_unpredictable and self.unpredictable.flat[i]:
+            raise UnpredictableValueUsed(f"Dst.md: Dst16b[{row}][{col}] holds garbage left by a bit-11 Dst16b write")
+        return self._flat[i]
+
+    def set16(self, row: int, col: int, value: int) -> None:
+        """``Dst16b[row][col] = value``."""
+        i = self._row16_base[row & 0x3FF] + col
+        self._flat[i] = value
+        self.ever_written[i >> 4] = True
+        if self.alias16:
+            self._mark_low_half_garbage(i)
+        elif self._any_unpredictable:
+            self.unpredictable.flat[i] = False
+
+    def get32(self, row: int, col: int) -> int:
+        """``Dst32b[row][col]``."""
+        i = self._row32_base[row & 0x3FF] + col
+        if self._any_unpredictable and (self.unpredictable.flat[i] or self.unpredictable.flat[i + 8 * COLS]):
+            raise UnpredictableValueUsed(f"Dst.md: Dst32b[{row}][{col}] holds garbage left by a bit-11 Dst16b write")
+        return (self._flat[i] << 16) | self._flat[i + 8 * COLS]
+
+    def set32(self, row: int, col: int, value: int) -> None:
+        """``Dst32b[row][col] = value``."""
+        i = self._row32_base[row & 0x3FF] + col
+        self._flat[i] = value >> 16
+        self._flat[i + 8 * COLS] = value & 0xFFFF
+        self.ever_written[i >> 4] = self.ever_written[(i >> 4) + 8] = True
+        if self._any_unpredictable:
+            self.unpredictable.flat[i] = self.unpredictable.flat[i + 8 * COLS] = False
+
+    def _mark_low_half_garbage(self, i: int) -> None:
+        self.unpredictable.flat[i] = False
+        self.unpredictable.flat[i + 8 * COLS] = True
+        self._any_unpredictable = True
+
+    # -- rows and blocks (numpy) -------------------------------------------------------------
+    @staticmethod
+    def _rows(rows: int | slice | np.ndarray) -> np.ndarray:
+        return np.arange(ROWS)[rows] if isinstance(rows, slice) else np.asarray(rows) & 0x3FF
+
+    def read16(self, rows: int | slice | np.ndarray) -> np.ndarray:
+        """``Dst16b[rows]`` as uint16 (shape ``(16,)`` for one row, ``(n, 16)`` for several)."""
+        return self.bits[self.row16[self._rows(rows)]]
+
+    def write16(self, rows: int | slice | np.ndarray, values: np.ndarray) -> None:
+        """``Dst16b[rows] = values``."""
+        target = self.row16[self._rows(rows)]
+        self.bits[target] = np.asarray(values, dtype=np.uint16)
+        self.ever_written[target] = True
+        if self.alias16:
+            self.unpredictable[target] = False
+            self.unpredictable[target + 8] = True
+            self._any_unpredictable = True
+        elif self._any_unpredictable:
+            self.unpredictable[target] = False
+
+    def read32(self, rows: int | slice | np.ndarray) -> np.ndarray:
+        """``Dst32b[rows]`` as uint32."""
+        hi = self.row32[self._rows(rows)]
+        return (self.bits[hi].astype(np.uint32) << 16) | self.bits[hi + 8]
+
+    def write32(self, rows: int | slice | np.ndarray, values: np.ndarray) -> None:
+        """``Dst32b[rows] = values``."""
+        hi = self.row32[self._rows(rows)]
+        values = np.asarray(values, dtype=np.uint32)
+        self.bits[hi] = values >> 16
+        self.bits[hi + 8] = values & 0xFFFF
+        self.ever_written[hi] = self.ever_written[hi + 8] = True
+        if self._any_unpredictable:
+            self.unpredictable[hi] = self.unpredictable[hi + 8] = False
+
+    def clear_unpredictable(self) -> None:
+        self.unpredictable[:] = False
+        self._any_unpredictable = False

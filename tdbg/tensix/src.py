@@ -1,0 +1,54 @@
+"""``SrcA`` and ``SrcB``: 2 banks x 64 rows x 16 columns of 19-bit data, with ``AllowedClient``.
+
+Implements WormholeB0 ``TensixCoprocessor/SrcASrcB.md`` (seed 004): each bank has an
+``AllowedClient`` (Unpackers at reset), and the Matrix Unit and the two unpackers each keep one
+bit saying which bank they use (``MatrixUnit.SrcABank``, ``MatrixUnit.SrcBBank``,
+``Unpackers[0].SrcBank`` for SrcA, ``Unpackers[1].SrcBank`` for SrcB).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+
+BANKS = 2
+ROWS = 64
+COLS = 16
+MASK19 = (1 << 19) - 1
+
+
+class SrcClient(str, Enum):
+    MatrixUnit = "MatrixUnit"
+    Unpackers = "Unpackers"
+
+
+class SrcRegister:
+    """One of ``SrcA`` / ``SrcB``: ``data[bank][row][col]`` holds 19-bit values in uint32."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.data = np.zeros((BANKS, ROWS, COLS), dtype=np.uint32)
+        self.allowed_client = [SrcClient.Unpackers, SrcClient.Unpackers]
+
+    def read(self, bank: int, rows: int | slice | np.ndarray) -> np.ndarray:
+        """``Src[bank][rows]``."""
+        return self.data[bank, rows]
+
+    def write(self, bank: int, rows: int | slice | np.ndarray, values: np.ndarray) -> None:
+        """``Src[bank][rows] = values`` (each value masked to 19 bits)."""
+        self.data[bank, rows] = np.asarray(values, dtype=np.uint32) & MASK19
+
+    def reset(self) -> None:
+        self.data[:] = 0
+        self.allowed_client = [SrcClient.Unpackers, SrcClient.Unpackers]
+
+
+@dataclass
+class SrcBankSelect:
+    """The bank bit each client keeps (all 0 at reset)."""
+
+    matrix_unit_srca: int = 0   # MatrixUnit::SrcABank
+    matrix_unit_srcb: int = 0   # MatrixUnit::SrcBBank
+    unpacker: list[int] = field(default_factory=lambda: [0, 0])  # Unpackers[0] -> SrcA, [1] -> SrcB

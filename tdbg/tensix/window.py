@@ -1,0 +1,195 @@
+"""The RISC-V view of ``Dst`` at ``0xFFBD8000`` (Blackhole), per core T0 / T1 / T2.
+
+Implements BlackholeA0 ``TensixCoprocessor/Dst.md`` "RISCV access to Dst": ``Load32``,
+``Load16``, ``Load8``, ``Store32``, ``Store16``, ``Store8`` under the issuing core's
+``RISC_DEST_ACCESS_CTRL_SEC{n}_fmt / _no_swizzle / _unsigned_int`` (read from the Config bank
+that ``ThreadConfig[n].CFG_STATE_ID_StateID`` selects), quirks included.  Every path the page
+leaves undefined raises ``UndefinedBehavior`` instead of producing a value.
+
+T0 and T1 access one element per load/store: the access width picks the function (``lw``/``sw``
+→ 32, ``lh``/``sh`` → 16, ``lb``/``sb`` → 8).  T2 may access several aligned elements at once;
+its access is split into the elements ``fmt`` defines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tdbg.tensix.config import TensixConfig
+from tdbg.tensix.dst import Dst
+from tdbg.tensix.events import UndefinedBehavior
+
+WINDOW_SIZE = 0x8000
+INT8_SPAN = 0x4000  # fmt 5 maps Dst16b[1024][16] one byte per element: 16 KiB
+ELEMENT_SIZE = {0: 4, 1: 4, 2: 2, 3: 2, 4: 2, 5: 1}
+FMT_NAMES = {0: "FP32/uint32", 1: "int32", 2: "FP16", 3: "BF16", 4: "int16", 5: "int8"}
+
+
+@dataclass(frozen=True)
+class AccessCtrl:
+    """``RISC_DEST_ACCESS_CTRL_SEC[core]`` as the window sees it."""
+
+    fmt: int
+    no_swizzle: bool
+    unsigned_int: bool
+
+
+def _ub(function: str, ctrl: AccessCtrl) -> UndefinedBehavior:
+    view = FMT_NAMES.get(ctrl.fmt, "reserved")
+    return UndefinedBehavior(f"Dst.md {function}: fmt {ctrl.fmt} ({view}) leaves this access undefined")
+
+
+class DstWindow:
+    """Load/Store functions of the window, for each core T0 (0), T1 (1), T2 (2)."""
+
+    def __init__(self, dst: Dst, config: TensixConfig) -> None:
+        self.dst = dst
+        self.config = config
+        self._ctrl: list[AccessCtrl | None] = [None, None, None]
+        config.on_change(self._invalidate)
+
+    def _invalidate(self) -> None:
+        self._ctrl = [None, None, None]
+
+    def ctrl(self, core: int) -> AccessCtrl:
+        """The core's ``RISC_DEST_ACCESS_CTRL_SEC`` fields in its current Config bank."""
+        ctrl = self._ctrl[core]
+        if ctrl is None:
+            get = self.config.get
+            sec = f"RISC_DEST_ACCESS_CTRL_SEC{core}_"
+            ctrl = AccessCtrl(
+                fmt=get(sec + "fmt", thread=core),
+                no_swizzle=bool(get(sec + "no_swizzle", thread=core)),
+                unsigned_int=bool(get(sec + "unsigned_int", thread=core)),
+            )
+            self._ctrl[core] = ctrl
+        return ctrl
+
+    # -- entry points: one access as the core's load/store instruction makes it ----------------
+    def load(self, core: int, offset: int, size: int) -> int:
+        """The bits a ``size``-byte load at ``0xFFBD8000 + offset`` by ``core`` returns."""
+        ctrl = self.ctrl(core)
+        elem = ELEMENT_SIZE.get(ctrl.fmt, size)
+        if core == 2 and size > elem:
+            self._check_t2_alignment(offset, size)
+            value = 0
+            for i in range(size // elem):
+                value |= self._load_one(ctrl, offset + i * elem, elem) << (8 * elem * i)
+            return value
+        return self._load_one(ctrl, offset, size)
+
+    def store(self, core: int, offset: int, size: int, value: int) -> None:
+        """Apply a ``size``-byte store of ``value`` at ``0xFFBD8000 + offset`` by ``core``."""
+        ctrl = self.ctrl(core)
+        elem = ELEMENT_SIZE.get(ctrl.fmt, size)
+        if core == 2 and size > elem:
+            self._check_t2_alignment(offset, size)
+            mask = (1 << (8 * elem)) - 1
+            for i in range(size // elem):
+                self._store_one(ctrl, offset + i * elem, elem, (value >> (8 * elem * i)) & mask)
+            return
+        self._store_one(ctrl, offset, size, value)
+
+    @staticmethod
+    def _check_t2_alignment(offset: int, size: int) -> None:
+        if offset % size:
+            raise UndefinedBehavior(f"Dst.md: RISCV T2 multi-element access of {size} bytes at offset {offset:#x} is not aligned")
+
+    def _load_one(self, ctrl: AccessCtrl, offset: int, size: int) -> int:
+        if size == 4:
+            return self.load32(ctrl, offset)
+        if size == 2:
+            return self.load16(ctrl, offset)
+        return self.load8(ctrl, offset)
+
+    def _store_one(self, ctrl: AccessCtrl, offset: int, size: int, value: int) -> None:
+        if size == 4:
+            self.store32(ctrl, offset, value)
+        elif size == 2:
+            self.store16(ctrl, offset, value)
+        else:
+            self.store8(ctrl, offset, value)
+
+    # -- the six functions of Dst.md ---------------------------------------------------------
+    def load32(self, ctrl: AccessCtrl, offset: int) -> int:
+        """``Load32``."""
+        if ctrl.fmt > 1:
+            raise _ub("Load32", ctrl)
+        i = offset >> 2
+        value = self.dst.get32(i >> 4, i & 15)
+        if not ctrl.no_swizzle:  # Dst32b bit layout -> CPU bit layout
+            value = (value & 0x8000FFFF) | ((value & 0x7F000000) >> 8) | ((value & 0x00FF0000) << 7)
+        if ctrl.fmt == 1 and not ctrl.no_swizzle and value >= 0x80000000:
+            value = -(value & 0x7FFFFFFF) & 0xFFFFFFFF  # sign-magnitude -> two's complement; -0 -> +0
+        return value
+
+    def load16(self, ctrl: AccessCtrl, offset: int) -> int:
+        """``Load16``."""
+        fmt = ctrl.fmt
+        if not 2 <= fmt <= 4:
+            raise _ub("Load16", ctrl)
+        i = offset >> 1
+        value = self.dst.get16(i >> 4, i & 15)
+        if fmt == 2:
+            if not ctrl.no_swizzle:  # Dst16b FP16 layout -> CPU layout
+                value = (value & 0x8000) | ((value & 0x7FE0) >> 5) | ((value & 0x001F) << 10)
+        elif fmt == 3:
+            if not ctrl.no_swizzle:  # Dst16b BF16 layout -> CPU layout
+                value = (value & 0x8000) | ((value & 0x7F00) >> 8) | ((value & 0x00FF) << 7)
+        elif not (ctrl.no_swizzle or ctrl.unsigned_int) and value >= 0x8000:
+            value = -(value & 0x7FFF) & 0xFFFF  # sign-magnitude -> two's complement; -0 -> +0
+        return value
+
+    def load8(self, ctrl: AccessCtrl, offset: int) -> int:
+        """``Load8``."""
+        if ctrl.fmt != 5:
+            raise _ub("Load8", ctrl)
+        if offset >= INT8_SPAN:
+            raise UndefinedBehavior(f"Dst.md Load8: offset {offset:#x} is past the 16 KiB int8 view")
+        value16 = self.dst.get16(offset >> 4, offset & 15)
+        if ctrl.no_swizzle or ctrl.unsigned_int:
+            return (value16 >> 5) & 0xFF  # low eight bits of the Integer "8" magnitude
+        mag = (value16 >> 5) & 0x7F
+        return -mag & 0xFF if value16 & 0x8000 else mag
+
+    def store32(self, ctrl: AccessCtrl, offset: int, value: int) -> None:
+        """``Store32``."""
+        if ctrl.fmt > 1:
+            raise _ub("Store32", ctrl)
+        if ctrl.fmt == 1 and not ctrl.no_swizzle and value >= 0x80000000:
+            # two's complement -> sign-magnitude, clamping -2**31 to -(2**31 - 1)
+            value = 0x80000000 | (-(value + (value == 0x80000000)) & 0xFFFFFFFF)
+        if not ctrl.no_swizzle:  # CPU bit layout -> Dst32b bit layout
+            value = (value & 0x8000FFFF) | ((value & 0x7F800000) >> 7) | ((value & 0x007F0000) << 8)
+        i = offset >> 2
+        self.dst.set32(i >> 4, i & 15, value)
+
+    def store16(self, ctrl: AccessCtrl, offset: int, value: int) -> None:
+        """``Store16``."""
+        fmt = ctrl.fmt
+        if not 2 <= fmt <= 4:
+            raise _ub("Store16", ctrl)
+        if fmt == 2:
+            if not ctrl.no_swizzle:  # CPU layout -> Dst16b FP16 layout
+                value = (value & 0x8000) | ((value & 0x7C00) >> 10) | ((value & 0x03FF) << 5)
+        elif fmt == 3:
+            if not ctrl.no_swizzle:  # CPU layout -> Dst16b BF16 layout
+                value = (value & 0x8000) | ((value & 0x7F80) >> 7) | ((value & 0x007F) << 8)
+        elif not (ctrl.no_swizzle or ctrl.unsigned_int) and value >= 0x8000:
+            # two's complement -> sign-magnitude, clamping -2**15 to -(2**15 - 1)
+            value = 0x8000 | (-(value + (value == 0x8000)) & 0xFFFF)
+        i = offset >> 1
+        self.dst.set16(i >> 4, i & 15, value)
+
+    def store8(self, ctrl: AccessCtrl, offset: int, value: int) -> None:
+        """``Store8``, including the signed path that Dst.md notes is not a true conversion."""
+        if ctrl.fmt != 5:
+            raise _ub("Store8", ctrl)
+        if offset >= INT8_SPAN:
+            raise UndefinedBehavior(f"Dst.md Store8: offset {offset:#x} is past the 16 KiB int8 view")
+        if ctrl.no_swizzle or ctrl.unsigned_int or value < 0x80:
+            value16 = (value << 5) | (16 if value else 0)
+        else:
+            mag = (0x180 - value - (value == 0x80)) & 0xFF  # uint8_t arithmetic, as written
+            value16 = 0x8000 | (mag << 5) | 16
+        self.dst.set16(offset >> 4, offset & 15, value16)
