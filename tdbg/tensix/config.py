@@ -91,7 +91,8 @@ class TensixConfig:
         """Call ``callback()`` after every write (caches derived from config refresh there)."""
         self._listeners.append(callback)
 
-    def _changed(self) -> None:
+    def notify(self) -> None:
+        """Tell listeners the state changed (called by every write, and after bulk updates)."""
         for callback in self._listeners:
             callback()
 
@@ -110,14 +111,14 @@ class TensixConfig:
             self.config[bank, : self.table.global_base] = 0
         else:
             self.config[bank, addr32] = value
-        self._changed()
+        self.notify()
 
     def write_thread_word(self, thread: int, addr32: int, value: int) -> None:
         """Write ``ThreadConfig[thread][addr32].Value`` (what SETC16 does)."""
         if not 0 <= addr32 < self.table.thd_state_size:
             raise IndexError(f"ThreadConfig index {addr32} out of range 0..{self.table.thd_state_size - 1}")
         self.thread_config[thread, addr32] = value & 0xFFFF
-        self._changed()
+        self.notify()
 
     def _check_addr32(self, addr32: int) -> None:
         if not 0 <= addr32 < self.words_per_bank:

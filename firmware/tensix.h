@@ -1,0 +1,320 @@
+/*
+ * tensix.h - tdbg's own minimal header for firmware running on a T core
+ * (TRISC0/1/2) of a Blackhole Tensix tile.
+ *
+ * Written for tdbg from the facts in the reference pack:
+ *   addresses    tt-isa-documentation-newer/BlackholeA0/TensixTile/BabyRISCV/README.md
+ *                (memory map), shared/spec/memory_map.md
+ *   Dst window   .../BlackholeA0/TensixTile/TensixCoprocessor/Dst.md,
+ *                section "RISCV access to Dst"
+ *   config       .../BlackholeA0/TensixTile/TensixCoprocessor/BackendConfiguration.md,
+ *                field positions from shared/spec/bh_cfg_fields.json
+ *   pushes       tt-isa-documentation/WormholeB0/TensixTile/BabyRISCV/PushTensixInstruction.md
+ *   ordering     .../WormholeB0/TensixTile/BabyRISCV/MemoryOrdering.md, TTSync.md
+ *   encodings    shared/spec/encodings.json (opcode and field lsb/width)
+ */
+#ifndef TDBG_TENSIX_H
+#define TDBG_TENSIX_H
+
+#include <stdint.h>
+
+/* ------------------------------------------------------------------------ */
+/* Address map (T core view)                                                 */
+/* ------------------------------------------------------------------------ */
+
+#define TDBG_L1_BASE            0x00000000u
+#define TDBG_L1_SIZE            (1536u * 1024u)
+#define TDBG_LOCAL_MEM_BASE     0xFFB00000u     /* private data RAM, 4 KiB on T cores */
+#define TDBG_LOCAL_MEM_SIZE     0x1000u
+#define TDBG_DST_BASE           0xFFBD8000u     /* RISC-V window onto Dst (T0/T1/T2) */
+#define TDBG_DST_SIZE           0x8000u
+#define INSTRN_BUF_BASE         0xFFE40000u     /* sw here pushes a Tensix instruction */
+#define PC_BUF_BASE             0xFFE80000u
+#define TENSIX_CFG_BASE         0xFFEF0000u
+#define RISCV_DEBUG_REG_DBG_FEATURE_DISABLE 0xFFB12068u
+
+/* TTSync registers (TTSync.md) and Tensix semaphores (SyncUnit.md). */
+#define TDBG_COPROCESSOR_DONE_CHECK  (PC_BUF_BASE + 4u)
+#define TDBG_MOP_EXPANDER_DONE_CHECK (PC_BUF_BASE + 8u)
+#define TDBG_SEMAPHORE_ADDR(i)       (PC_BUF_BASE + 0x20u + 4u * (i))
+
+/* ------------------------------------------------------------------------ */
+/* Backend configuration layout, Blackhole (BackendConfiguration.md):        */
+/*   uint32_t Config[2][CFG_STATE_SIZE*4];                                   */
+/*   uint32_t ConfigDualWrite[CFG_STATE_SIZE*4];                             */
+/*   struct { uint16_t Value, Padding; } ThreadConfig[3][THD_STATE_SIZE];    */
+/* ------------------------------------------------------------------------ */
+
+#define CFG_STATE_SIZE          56
+#define THD_STATE_SIZE          68
+#define TDBG_CFG_BANK_WORDS     (CFG_STATE_SIZE * 4)            /* 224 */
+#define GLOBAL_CFGREG_BASE_ADDR32 180
+
+/* Byte address of Config[bank][addr32]; bank 1 starts at +0x380. */
+#define TDBG_CFG_ADDR(bank, addr32) \
+    (TENSIX_CFG_BASE + 4u * ((uint32_t)(bank) * TDBG_CFG_BANK_WORDS + (uint32_t)(addr32)))
+/* ConfigDualWrite[addr32]: one store updates both banks. */
+#define TDBG_CFG_DUAL_ADDR(addr32) \
+    (TENSIX_CFG_BASE + 4u * (2u * TDBG_CFG_BANK_WORDS + (uint32_t)(addr32)))
+/* ThreadConfig[thread][addr32] (read-only for RISC-V; SETC16 writes it). */
+#define TDBG_THREAD_CFG_ADDR(thread, addr32) \
+    (TENSIX_CFG_BASE + 4u * (3u * TDBG_CFG_BANK_WORDS) + \
+     4u * ((uint32_t)(thread) * THD_STATE_SIZE + (uint32_t)(addr32)))
+
+#define TDBG_CFG_WORD(bank, addr32)  (*(volatile uint32_t *)TDBG_CFG_ADDR(bank, addr32))
+
+/* Field positions (bh_cfg_fields.json). Config fields unless noted. */
+#define RISC_DEST_ACCESS_CTRL_SEC0_no_swizzle_ADDR32    3
+#define RISC_DEST_ACCESS_CTRL_SEC0_no_swizzle_SHAMT     14
+#define RISC_DEST_ACCESS_CTRL_SEC0_no_swizzle_MASK      0x4000u
+#define RISC_DEST_ACCESS_CTRL_SEC0_unsigned_int_ADDR32  3
+#define RISC_DEST_ACCESS_CTRL_SEC0_unsigned_int_SHAMT   15
+#define RISC_DEST_ACCESS_CTRL_SEC0_unsigned_int_MASK    0x8000u
+#define RISC_DEST_ACCESS_CTRL_SEC0_fmt_ADDR32           3
+#define RISC_DEST_ACCESS_CTRL_SEC0_fmt_SHAMT            16
+#define RISC_DEST_ACCESS_CTRL_SEC0_fmt_MASK             0x70000u
+#define RISC_DEST_ACCESS_CTRL_SEC1_no_swizzle_ADDR32    3
+#define RISC_DEST_ACCESS_CTRL_SEC1_no_swizzle_SHAMT     19
+#define RISC_DEST_ACCESS_CTRL_SEC1_no_swizzle_MASK      0x80000u
+#define RISC_DEST_ACCESS_CTRL_SEC1_unsigned_int_ADDR32  3
+#define RISC_DEST_ACCESS_CTRL_SEC1_unsigned_int_SHAMT   20
+#define RISC_DEST_ACCESS_CTRL_SEC1_unsigned_int_MASK    0x100000u
+#define RISC_DEST_ACCESS_CTRL_SEC1_fmt_ADDR32           3
+#define RISC_DEST_ACCESS_CTRL_SEC1_fmt_SHAMT            21
+#define RISC_DEST_ACCESS_CTRL_SEC1_fmt_MASK             0xE00000u
+#define RISC_DEST_ACCESS_CTRL_SEC2_no_swizzle_ADDR32    3
+#define RISC_DEST_ACCESS_CTRL_SEC2_no_swizzle_SHAMT     24
+#define RISC_DEST_ACCESS_CTRL_SEC2_no_swizzle_MASK      0x1000000u
+#define RISC_DEST_ACCESS_CTRL_SEC2_unsigned_int_ADDR32  3
+#define RISC_DEST_ACCESS_CTRL_SEC2_unsigned_int_SHAMT   25
+#define RISC_DEST_ACCESS_CTRL_SEC2_unsigned_int_MASK    0x2000000u
+#define RISC_DEST_ACCESS_CTRL_SEC2_fmt_ADDR32           3
+#define RISC_DEST_ACCESS_CTRL_SEC2_fmt_SHAMT            26
+#define RISC_DEST_ACCESS_CTRL_SEC2_fmt_MASK             0x1C000000u
+
+#define DEST_ACCESS_CFG_swizzle_32b_ADDR32              220     /* GLOBAL */
+#define DEST_ACCESS_CFG_swizzle_32b_SHAMT               0
+#define DEST_ACCESS_CFG_swizzle_32b_MASK                0x1u
+#define DEST_ACCESS_CFG_remap_addrs_ADDR32              220     /* GLOBAL */
+#define DEST_ACCESS_CFG_remap_addrs_SHAMT               1
+#define DEST_ACCESS_CFG_remap_addrs_MASK                0x2u
+
+#define ALU_FORMAT_SPEC_REG_SrcA_val_ADDR32             0
+#define ALU_FORMAT_SPEC_REG_SrcA_val_SHAMT              0
+#define ALU_FORMAT_SPEC_REG_SrcA_val_MASK               0xFu
+#define ALU_FORMAT_SPEC_REG_SrcA_override_ADDR32        0
+#define ALU_FORMAT_SPEC_REG_SrcA_override_SHAMT         4
+#define ALU_FORMAT_SPEC_REG_SrcA_override_MASK          0x10u
+#define ALU_FORMAT_SPEC_REG0_SrcA_ADDR32                1
+#define ALU_FORMAT_SPEC_REG0_SrcA_SHAMT                 17
+#define ALU_FORMAT_SPEC_REG0_SrcA_MASK                  0x1E0000u
+#define ALU_ACC_CTRL_Fp32_enabled_ADDR32                1
+#define ALU_ACC_CTRL_Fp32_enabled_SHAMT                 29
+#define ALU_ACC_CTRL_Fp32_enabled_MASK                  0x20000000u
+#define ALU_ACC_CTRL_INT8_math_enabled_ADDR32           1
+#define ALU_ACC_CTRL_INT8_math_enabled_SHAMT            31
+#define ALU_ACC_CTRL_INT8_math_enabled_MASK             0x80000000u
+#define STATE_RESET_EN_ADDR32                           4
+#define STATE_RESET_EN_SHAMT                            0
+#define STATE_RESET_EN_MASK                             0x1u
+#define DEST_REGW_BASE_Base_ADDR32                      6
+#define DEST_REGW_BASE_Base_SHAMT                       0
+#define DEST_REGW_BASE_Base_MASK                        0xFFFFu
+
+/* ThreadConfig fields. */
+#define CFG_STATE_ID_StateID_ADDR32                     0
+#define CFG_STATE_ID_StateID_SHAMT                      0
+#define CFG_STATE_ID_StateID_MASK                       0x1u
+#define DEST_TARGET_REG_CFG_MATH_Offset_ADDR32          1
+#define DEST_TARGET_REG_CFG_MATH_Offset_SHAMT           0
+#define DEST_TARGET_REG_CFG_MATH_Offset_MASK            0xFFFu
+
+/* Bit 11 of DBG_FEATURE_DISABLE makes Dst16b alias the high half of Dst32b. */
+#define TDBG_DBG_FEATURE_DST16_ALIASES_DST32            (1u << 11)
+
+/* ------------------------------------------------------------------------ */
+/* Ordering helpers (MemoryOrdering.md)                                      */
+/* ------------------------------------------------------------------------ */
+
+/* An instruction that reads v, so a load result must have arrived before the
+ * following memory operation is issued. */
+static inline void tdbg_consume(uint32_t v)
+{
+    __asm__ volatile("add zero, zero, %0" : : "r"(v) : "memory");
+}
+
+/* Store a Config word and make sure the write has been processed before any
+ * later access (sw, then lw of the same address, then use the loaded value). */
+static inline void tdbg_cfg_write(uint32_t bank, uint32_t addr32, uint32_t value)
+{
+    volatile uint32_t *p = (volatile uint32_t *)TDBG_CFG_ADDR(bank, addr32);
+    *p = value;
+    tdbg_consume(*p);
+}
+
+/* Read-modify-write one field of Config[bank]. */
+static inline void tdbg_cfg_set_field(uint32_t bank, uint32_t addr32, uint32_t shamt,
+                                      uint32_t mask, uint32_t value)
+{
+    uint32_t w = TDBG_CFG_WORD(bank, addr32);
+    w = (w & ~mask) | ((value << shamt) & mask);
+    tdbg_cfg_write(bank, addr32, w);
+}
+#define TDBG_CFG_SET(bank, FIELD, value)                                        \
+    tdbg_cfg_set_field((bank), FIELD##_ADDR32, FIELD##_SHAMT, FIELD##_MASK, (value))
+
+/* ------------------------------------------------------------------------ */
+/* Dst window (Dst.md "RISCV access to Dst")                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Values of RISC_DEST_ACCESS_CTRL_SEC[core].fmt: the shape of the window. */
+enum tdbg_dst_fmt {
+    TDBG_FMT_FP32  = 0,   /* float / uint32_t Dst32b[512][16], sw/lw            */
+    TDBG_FMT_INT32 = 1,   /* int32_t Dst32b[512][16], two's complement <-> s-m  */
+    TDBG_FMT_FP16  = 2,   /* __fp16 Dst16b[1024][16], sh/lhu                    */
+    TDBG_FMT_BF16  = 3,   /* __bf16 Dst16b[1024][16], sh/lhu                    */
+    TDBG_FMT_INT16 = 4,   /* int16_t / uint16_t Dst16b[1024][16], sh/lhu        */
+    TDBG_FMT_INT8  = 5,   /* int8_t / uint8_t Dst16b[1024][16], sb/lbu          */
+};
+
+/* Base pointers, one per element type. */
+#define TDBG_DST_U32  ((volatile uint32_t *)TDBG_DST_BASE)
+#define TDBG_DST_F32  ((volatile float    *)TDBG_DST_BASE)
+#define TDBG_DST_I32  ((volatile int32_t  *)TDBG_DST_BASE)
+#define TDBG_DST_U16  ((volatile uint16_t *)TDBG_DST_BASE)
+#define TDBG_DST_I16  ((volatile int16_t  *)TDBG_DST_BASE)
+#define TDBG_DST_U8   ((volatile uint8_t  *)TDBG_DST_BASE)
+#define TDBG_DST_I8   ((volatile int8_t   *)TDBG_DST_BASE)
+
+/* One element: row and column of the view that fmt selects (16 columns). */
+#define TDBG_DST32_U32(row, col)  (TDBG_DST_U32[(row) * 16 + (col)])
+#define TDBG_DST32_F32(row, col)  (TDBG_DST_F32[(row) * 16 + (col)])
+#define TDBG_DST32_I32(row, col)  (TDBG_DST_I32[(row) * 16 + (col)])
+#define TDBG_DST16_U16(row, col)  (TDBG_DST_U16[(row) * 16 + (col)])
+#define TDBG_DST16_I16(row, col)  (TDBG_DST_I16[(row) * 16 + (col)])
+#define TDBG_DST16_U8(row, col)   (TDBG_DST_U8[(row) * 16 + (col)])
+#define TDBG_DST16_I8(row, col)   (TDBG_DST_I8[(row) * 16 + (col)])
+
+/* Set fmt / no_swizzle / unsigned_int of RISC_DEST_ACCESS_CTRL_SEC[core] in
+ * Config bank 0 (word 3). The three cores' fields sit 5 bits apart. */
+static inline void tdbg_set_dst_access(unsigned core, unsigned fmt, unsigned no_swizzle,
+                                       unsigned unsigned_int)
+{
+    uint32_t sh = (core == 2) ? RISC_DEST_ACCESS_CTRL_SEC2_no_swizzle_SHAMT
+                : (core == 1) ? RISC_DEST_ACCESS_CTRL_SEC1_no_swizzle_SHAMT
+                              : RISC_DEST_ACCESS_CTRL_SEC0_no_swizzle_SHAMT;
+    /* no_swizzle at sh, unsigned_int at sh+1, fmt (3 bits) at sh+2 */
+    uint32_t mask = 0x1Fu << sh;
+    uint32_t bits = ((no_swizzle & 1u) | ((unsigned_int & 1u) << 1) | ((fmt & 7u) << 2)) << sh;
+    uint32_t w = TDBG_CFG_WORD(0, RISC_DEST_ACCESS_CTRL_SEC0_fmt_ADDR32);
+    tdbg_cfg_write(0, RISC_DEST_ACCESS_CTRL_SEC0_fmt_ADDR32, (w & ~mask) | bits);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tensix instruction words (encodings.json)                                 */
+/* ------------------------------------------------------------------------ */
+
+#define TT_OP(opcode, params)   (((uint32_t)(opcode) << 24) + (uint32_t)(params))
+/* One operand field: value masked to its width, shifted to its lsb. */
+#define TT_F(v, lsb, width)     ((((uint32_t)(v)) & ((1u << (width)) - 1u)) << (lsb))
+
+#define TT_OP_NOP TT_OP(0x02, 0)     /* no operands (Blackhole encodings list) */
+
+#define TT_OP_SETRWC(SrcA, SrcB, Dst, Fidelity, SrcAVal, SrcBVal, DstVal, SrcACr, SrcBCr, \
+                     DstCr, DstCtoCr, FlipSrcA, FlipSrcB)                                \
+    TT_OP(0x37, TT_F(SrcA, 0, 1) + TT_F(SrcB, 1, 1) + TT_F(Dst, 2, 1) +                  \
+                TT_F(Fidelity, 3, 1) + TT_F(SrcAVal, 6, 4) + TT_F(SrcBVal, 10, 4) +      \
+                TT_F(DstVal, 14, 4) + TT_F(SrcACr, 18, 1) + TT_F(SrcBCr, 19, 1) +        \
+                TT_F(DstCr, 20, 1) + TT_F(DstCtoCr, 21, 1) + TT_F(FlipSrcA, 22, 1) +     \
+                TT_F(FlipSrcB, 23, 1))
+
+#define TT_OP_INCRWC(SrcAInc, SrcBInc, DstInc, SrcACr, SrcBCr, DstCr)                     \
+    TT_OP(0x38, TT_F(SrcAInc, 6, 4) + TT_F(SrcBInc, 10, 4) + TT_F(DstInc, 14, 4) +       \
+                TT_F(SrcACr, 18, 1) + TT_F(SrcBCr, 19, 1) + TT_F(DstCr, 20, 1))
+
+#define TT_OP_MOVD2A(DstRow, Move4Rows, AddrMod, SrcRow, UseDst32bLo)                     \
+    TT_OP(0x08, TT_F(DstRow, 0, 10) + TT_F(Move4Rows, 13, 1) + TT_F(AddrMod, 15, 2) +    \
+                TT_F(SrcRow, 17, 6) + TT_F(UseDst32bLo, 23, 1))
+
+#define TT_OP_MOVD2B(DstRow, Move4Rows, AddrMod, SrcRow, UseDst32bLo)                     \
+    TT_OP(0x0A, TT_F(DstRow, 0, 10) + TT_F(Move4Rows, 13, 1) + TT_F(AddrMod, 15, 2) +    \
+                TT_F(SrcRow, 17, 6) + TT_F(UseDst32bLo, 23, 1))
+
+#define TT_OP_MOVA2D(DstRow, Move8Rows, AddrMod, SrcRow, UseDst32bLo)                     \
+    TT_OP(0x12, TT_F(DstRow, 0, 10) + TT_F(Move8Rows, 13, 1) + TT_F(AddrMod, 15, 2) +    \
+                TT_F(SrcRow, 17, 6) + TT_F(UseDst32bLo, 23, 1))
+
+#define TT_OP_MOVB2D(DstRow, BroadcastCol0, Broadcast1RowTo8, Move4Rows, AddrMod, SrcRow, \
+                     UseDst32bLo)                                                         \
+    TT_OP(0x13, TT_F(DstRow, 0, 10) + TT_F(BroadcastCol0, 12, 1) +                       \
+                TT_F(Broadcast1RowTo8, 13, 1) + TT_F(Move4Rows, 14, 1) +                 \
+                TT_F(AddrMod, 15, 2) + TT_F(SrcRow, 17, 6) + TT_F(UseDst32bLo, 23, 1))
+
+#define TT_OP_ZEROACC(Imm10, AddrMod, Revert, Mode, UseDst32b)                            \
+    TT_OP(0x10, TT_F(Imm10, 0, 10) + TT_F(AddrMod, 15, 2) + TT_F(Revert, 18, 1) +        \
+                TT_F(Mode, 19, 2) + TT_F(UseDst32b, 21, 1))
+
+#define TT_OP_ZEROSRC(ClearSrcA, ClearSrcB, BothBanks, SingleBankMatrixUnit,              \
+                      NegativeInfSrcA)                                                    \
+    TT_OP(0x11, TT_F(ClearSrcA, 0, 1) + TT_F(ClearSrcB, 1, 1) + TT_F(BothBanks, 2, 1) +  \
+                TT_F(SingleBankMatrixUnit, 3, 1) + TT_F(NegativeInfSrcA, 4, 1))
+
+#define TT_OP_SETC16(NewValue, CfgIndex)                                                  \
+    TT_OP(0xB2, TT_F(NewValue, 0, 16) + TT_F(CfgIndex, 16, 8))
+
+#define TT_OP_WRCFG(CfgIndex, Is128Bit, InputReg)                                         \
+    TT_OP(0xB0, TT_F(CfgIndex, 0, 11) + TT_F(Is128Bit, 15, 1) + TT_F(InputReg, 16, 6))
+
+#define TT_OP_SEMINIT(SemaphoreMask, NewValue, NewMax)                                    \
+    TT_OP(0xA3, TT_F(SemaphoreMask, 2, 8) + TT_F(NewValue, 16, 4) + TT_F(NewMax, 20, 4))
+#define TT_OP_SEMPOST(SemaphoreMask)  TT_OP(0xA4, TT_F(SemaphoreMask, 2, 8))
+#define TT_OP_SEMGET(SemaphoreMask)   TT_OP(0xA5, TT_F(SemaphoreMask, 2, 8))
+
+/* Blackhole STALLWAIT (STALLWAIT_BH in encodings.json: 13-bit ConditionMask). */
+#define TT_OP_STALLWAIT(ConditionMask, BlockMask)                                         \
+    TT_OP(0xA2, TT_F(ConditionMask, 0, 13) + TT_F(BlockMask, 15, 9))
+
+#define TT_OP_ELWADD(DstRow, AddrMod, BroadcastSrcBCol0, BroadcastSrcBRow, AddDst,        \
+                     FlipSrcA, FlipSrcB)                                                  \
+    TT_OP(0x28, TT_F(DstRow, 0, 10) + TT_F(AddrMod, 15, 2) +                             \
+                TT_F(BroadcastSrcBCol0, 19, 1) + TT_F(BroadcastSrcBRow, 20, 1) +         \
+                TT_F(AddDst, 21, 1) + TT_F(FlipSrcA, 22, 1) + TT_F(FlipSrcB, 23, 1))
+
+#define TT_OP_MVMUL(DstRow, AddrMod, BroadcastSrcBRow, FlipSrcA, FlipSrcB)                \
+    TT_OP(0x26, TT_F(DstRow, 0, 10) + TT_F(AddrMod, 15, 2) +                             \
+                TT_F(BroadcastSrcBRow, 19, 1) + TT_F(FlipSrcA, 22, 1) + TT_F(FlipSrcB, 23, 1))
+
+#define TT_OP_SETDVALID(FlipSrcA, FlipSrcB)                                               \
+    TT_OP(0x57, TT_F(FlipSrcA, 0, 1) + TT_F(FlipSrcB, 1, 1))
+
+/* ------------------------------------------------------------------------ */
+/* Pushing instructions (PushTensixInstruction.md)                           */
+/* ------------------------------------------------------------------------ */
+
+/* .ttinsn encoding: the instruction word rotated left by 2. Words below
+ * 0xC0000000 (every valid Tensix instruction) end in 0b00/0b01/0b10. */
+#define ROTL2(w) ((((uint32_t)(w)) << 2) | (((uint32_t)(w)) >> 30))
+
+/* Push a compile-time constant as one .ttinsn word in the code stream. zig's
+ * assembler has no .ttinsn directive, so emit the encoded word with .word. */
+#define TTI(word) __asm__ volatile(".word %0" : : "i"(ROTL2(word)) : "memory")
+
+/* Push any (run-time) value with an ordinary sw to INSTRN_BUF_BASE. */
+#define TT_PUSH(word) (*(volatile uint32_t *)INSTRN_BUF_BASE = (uint32_t)(word))
+
+/* ------------------------------------------------------------------------ */
+/* TTSync (TTSync.md): block until this thread's coprocessor work is done.   */
+/* ------------------------------------------------------------------------ */
+
+/* Store first (orders it after earlier pushes), load, then use the result so
+ * nothing later starts before the load returns. */
+static inline void tdbg_wait_done_at(uint32_t addr)
+{
+    volatile uint32_t *p = (volatile uint32_t *)addr;
+    *p = 0;
+    tdbg_consume(*p);
+}
+static inline void tdbg_wait_coprocessor_done(void) { tdbg_wait_done_at(TDBG_COPROCESSOR_DONE_CHECK); }
+static inline void tdbg_wait_mop_expander_done(void) { tdbg_wait_done_at(TDBG_MOP_EXPANDER_DONE_CHECK); }
+
+#endif /* TDBG_TENSIX_H */

@@ -1,0 +1,1 @@
+"""The emulated Tensix tile: cores, ELF loading, address map, MMIO bridges, toolchain."""

@@ -1,0 +1,339 @@
+"""One baby RISC-V core on Unicorn, with run control.
+
+Design (measured facts in DESIGN.md): breakpoints are Unicorn exits, so ``continue`` runs with no
+Python on the path until something happens; devices and watchpoints are memory hooks, which see
+the exact PC and stop the core before the access commits (``emu_stop`` inside a memory hook
+leaves the PC on the accessing instruction with nothing committed); ``.ttinsn`` words are
+replaced by a NOP at load time and pushed by a code hook on their single address.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from unicorn import (
+    UC_ARCH_RISCV,
+    UC_ERR_INSN_INVALID,
+    UC_HOOK_CODE,
+    UC_HOOK_INTR,
+    UC_HOOK_MEM_FETCH_UNMAPPED,
+    UC_HOOK_MEM_READ,
+    UC_HOOK_MEM_READ_UNMAPPED,
+    UC_HOOK_MEM_WRITE,
+    UC_HOOK_MEM_WRITE_UNMAPPED,
+    UC_MEM_FETCH_UNMAPPED,
+    UC_MEM_WRITE_UNMAPPED,
+    UC_MODE_RISCV32,
+    UC_PROT_ALL,
+    Uc,
+    UcError,
+)
+from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
+
+from tdbg.target.regions import Region
+from tdbg.target.stops import Access, Stop, StopKind
+from tdbg.tensix.events import TensixEvent, UndefinedBehavior
+
+if TYPE_CHECKING:
+    from tdbg.target.tile import Tile
+
+EBREAK = 0x00100073
+NOP = 0x00000013  # addi x0, x0, 0
+ABI_NAMES = (
+    "zero ra sp gp tp t0 t1 t2 fp s1 a0 a1 a2 a3 a4 a5 a6 a7 "
+    "s2 s3 s4 s5 s6 s7 s8 s9 s10 s11 t3 t4 t5 t6"
+).split()
+_PACK = {1: struct.Struct("<B").pack_into, 2: struct.Struct("<H").pack_into, 4: struct.Struct("<I").pack_into}
+
+
+@dataclass(frozen=True)
+class Watch:
+    """A watched address range; ``kind`` is ``write``, ``read`` or ``access`` (GDB's watch,
+    rwatch, awatch)."""
+
+    number: int
+    address: int
+    length: int
+    kind: str
+
+    def hits(self, address: int, size: int, write: bool) -> bool:
+        if address >= self.address + self.length or address + size <= self.address:
+            return False
+        return self.kind == "access" or (self.kind == "write") == write
+
+
+class Core:
+    """A baby RISC-V core: registers, its address space, breakpoints, watchpoints, stepping."""
+
+    def __init__(self, tile: Tile, name: str, thread: int, regions: list[Region], local_ram_size: int) -> None:
+        self.tile = tile
+        self.name = name
+        self.thread = thread
+        self.uc = uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
+        profile = tile.profile
+        uc.mem_map_ptr(0, profile.l1_size, UC_PROT_ALL, tile.l1)
+        self.local_ram = ctypes.create_string_buffer(local_ram_size)
+        uc.mem_map_ptr(profile.local_ram_base, local_ram_size, UC_PROT_ALL, self.local_ram)
+        self.regions = regions
+        self._region_buffers: list[ctypes.Array] = []
+        self._mmio_watches: list[Watch] = []
+        for region in regions:
+            self._map_region(region)
+        uc.hook_add(UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED, self._on_unmapped)
+        uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
+        uc.ctl_exits_enabled(True)
+        self.breakpoints: set[int] = set()
+        self.watches: dict[int, tuple[Watch, list[int]]] = {}
+        self._ttinsn_hooks: list[int] = []
+        self._stop: Stop | None = None
+        self._undo: tuple[int, bytes] | None = None  # RAM bytes a stopped store overwrote
+        self._muted = False          # stepping over the instruction we last stopped at
+        self._completed_pc: int | None = None  # its effect already happened (a push): skip it
+        self._interrupt = False
+        self.last_stop: Stop | None = None
+
+    # -- registers ------------------------------------------------------------------------------
+    @property
+    def pc(self) -> int:
+        return self.uc.reg_read(UC_RISCV_REG_PC)
+
+    @pc.setter
+    def pc(self, value: int) -> None:
+        self.uc.reg_write(UC_RISCV_REG_PC, value & 0xFFFFFFFF)
+        self._completed_pc = None
+
+    def reg(self, index: int) -> int:
+        """``x<index>``."""
+        return self.uc.reg_read(UC_RISCV_REG_X0 + index)
+
+    def set_reg(self, index: int, value: int) -> None:
+        if index:
+            self.uc.reg_write(UC_RISCV_REG_X0 + index, value & 0xFFFFFFFF)
+
+    def regs(self) -> list[int]:
+        """x0..x31."""
+        return [self.uc.reg_read(UC_RISCV_REG_X0 + i) for i in range(32)]
+
+    def reset_registers(self, entry: int) -> None:
+        for i in range(1, 32):
+            self.uc.reg_write(UC_RISCV_REG_X0 + i, 0)
+        self.pc = entry
+        self._stop = self.last_stop = None
+
+    # -- devices -----------------------------------------------------------------------------------
+    def _map_region(self, region: Region) -> None:
+        buf = ctypes.create_string_buffer(region.size)
+        self._region_buffers.append(buf)
+        self.uc.mem_map_ptr(region.base, region.size, UC_PROT_ALL, buf)
+        base, thread, load, store = region.base, self.thread, region.load, region.store
+        watches = self._mmio_watches
+
+        def on_read(uc: Uc, access: int, address: int, size: int, value: int, _: object) -> None:
+            if watches and self._watch_hit(address, size, False, None):
+                return
+            try:
+                value = load(thread, address - base, size)
+            except TensixEvent as event:
+                if self._event(event, Access(address, size, False)):
+                    return
+                value = 0
+            _PACK[size](buf, address - base, value)
+
+        def on_write(uc: Uc, access: int, address: int, size: int, value: int, _: object) -> None:
+            if watches and self._watch_hit(address, size, True, value):
+                return
+            try:
+                store(thread, address - base, size, value & ((1 << (8 * size)) - 1))
+            except TensixEvent as event:
+                self._event(event, Access(address, size, True, value & ((1 << (8 * size)) - 1)))
+
+        end = region.base + region.size - 1
+        self.uc.hook_add(UC_HOOK_MEM_READ, on_read, begin=region.base, end=end)
+        self.uc.hook_add(UC_HOOK_MEM_WRITE, on_write, begin=region.base, end=end)
+
+    def region_at(self, address: int) -> Region | None:
+        for region in self.regions:
+            if region.base <= address < region.base + region.size:
+                return region
+        return None
+
+    # -- stops raised from hooks ------------------------------------------------------------------
+    def _halt(self, stop: Stop) -> None:
+        self._stop = stop
+        self.uc.emu_stop()
+
+    def _event(self, event: TensixEvent, access: Access | None, *, completed: bool = False) -> bool:
+        """Apply the ``handle`` policy to an event; True if the core is stopping."""
+        if not self.tile.report(event, self.name, self.pc, access):
+            return False
+        if completed:
+            self._completed_pc = self.pc
+        self._halt(Stop(StopKind.EVENT, self.name, self.pc, access=access, event=event))
+        return True
+
+    def _on_unmapped(self, uc: Uc, access: int, address: int, size: int, value: int, _: object) -> bool:
+        kind = "fetch" if access == UC_MEM_FETCH_UNMAPPED else ("store" if access == UC_MEM_WRITE_UNMAPPED else "load")
+        event = UndefinedBehavior(f"BabyRISCV/README.md: {kind} from an address {self.name} has unmapped (the core would hang)")
+        write = access == UC_MEM_WRITE_UNMAPPED
+        pc = address if access == UC_MEM_FETCH_UNMAPPED else self.pc
+        self._stop = Stop(StopKind.EVENT, self.name, pc, access=Access(address, size, write, value if write else None), event=event)
+        return False
+
+    def _on_interrupt(self, uc: Uc, intno: int, _: object) -> None:
+        pc = self.pc
+        if intno == 8:  # ecall: PC is already past it
+            self._halt(Stop(StopKind.ECALL, self.name, pc - 4, detail=f"a7={self.reg(17)} a0={self.reg(10)}"))
+        else:
+            self._halt(Stop(StopKind.FAULT, self.name, pc, detail=f"exception {intno}"))
+
+    # -- .ttinsn --------------------------------------------------------------------------------
+    def hook_ttinsn(self, addresses: list[int], push: Callable[[Core, int, int], None]) -> None:
+        """Push the Tensix instruction of each ``.ttinsn`` address (now a NOP) when it is reached."""
+        for h in self._ttinsn_hooks:
+            self.uc.hook_del(h)
+        self._ttinsn_hooks = []
+
+        def on_ttinsn(uc: Uc, address: int, size: int, _: object) -> None:
+            push(self, address, self.tile.image.ttinsn[address])
+
+        for address in addresses:
+            self._ttinsn_hooks.append(self.uc.hook_add(UC_HOOK_CODE, on_ttinsn, begin=address, end=address))
+
+    def push_event(self, event: TensixEvent) -> None:
+        """A pushed instruction raised ``event``; the push itself has happened."""
+        self._event(event, None, completed=True)
+
+    # -- breakpoints and watchpoints ------------------------------------------------------------
+    def set_breakpoints(self, addresses: set[int]) -> None:
+        self.breakpoints = set(addresses)
+        self.uc.ctl_set_exits(sorted(self.breakpoints))
+
+    def add_watch(self, watch: Watch) -> None:
+        """Stop before any access the watch covers (memory or device)."""
+        hooks: list[int] = []
+        if self.region_at(watch.address) is not None:
+            self._mmio_watches.append(watch)
+        else:
+            end = watch.address + watch.length - 1
+            if watch.kind in ("write", "access"):
+                hooks.append(self.uc.hook_add(UC_HOOK_MEM_WRITE, self._ram_watch_hook(True), begin=watch.address, end=end))
+            if watch.kind in ("read", "access"):
+                hooks.append(self.uc.hook_add(UC_HOOK_MEM_READ, self._ram_watch_hook(False), begin=watch.address, end=end))
+        self.watches[watch.number] = (watch, hooks)
+
+    def _ram_watch_hook(self, write: bool) -> Callable[..., None]:
+        # A load stopped from its hook never reaches its register, but a store still lands in
+        # RAM (measured): keep the old bytes and put them back once the core has stopped.
+        def hook(uc: Uc, access: int, address: int, size: int, value: int, _: object) -> None:
+            old = bytes(uc.mem_read(address, size)) if write else b""
+            if self._watch_hit(address, size, write, value if write else None) and write:
+                self._undo = (address, old)
+        return hook
+
+    def remove_watch(self, number: int) -> None:
+        watch, hooks = self.watches.pop(number)
+        for h in hooks:
+            self.uc.hook_del(h)
+        if watch in self._mmio_watches:
+            self._mmio_watches.remove(watch)
+
+    def _watch_hit(self, address: int, size: int, write: bool, value: int | None) -> bool:
+        if self._muted:
+            return False
+        for watch, _ in self.watches.values():
+            if watch.hits(address, size, write):
+                old = self.tile.peek(self, address, size)
+                new = value & ((1 << (8 * size)) - 1) if value is not None else None
+                access = Access(address, size, write, new)
+                self._halt(Stop(StopKind.WATCHPOINT, self.name, self.pc, access=access, watch=watch, old=old, new=new))
+                return True
+        return False
+
+    # -- running ----------------------------------------------------------------------------------
+    def interrupt(self) -> None:
+        """Stop a running ``resume`` from another thread (Ctrl-C)."""
+        self._interrupt = True
+        self.uc.emu_stop()
+
+    def step(self, count: int = 1) -> Stop:
+        """Execute ``count`` instructions (fewer if something stops the core first)."""
+        stop = self._step_past_last_stop()
+        if stop is not None:
+            return stop
+        count -= 1
+        if count <= 0:
+            return self._record(Stop(StopKind.STEP, self.name, self.pc))
+        return self._record(self._emulate(count, StopKind.STEP))
+
+    def resume(self, limit: int | None = None) -> Stop:
+        """Run until a breakpoint, watchpoint, event, ebreak/ecall, interrupt or ``limit`` insns."""
+        stop = self._step_past_last_stop()
+        if stop is not None:
+            return stop
+        if self.pc in self.breakpoints:
+            return self._record(Stop(StopKind.BREAKPOINT, self.name, self.pc))
+        return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT))
+
+    def _step_past_last_stop(self) -> Stop | None:
+        """Execute the instruction at the PC with this PC's breakpoint and watchpoints muted (or
+        skip it, if its effect already happened); a stop it causes is returned."""
+        self._interrupt = False
+        pc = self.pc
+        if self._completed_pc == pc:
+            self.pc = pc + 4
+            return None
+        self._muted = True
+        exits = self.breakpoints
+        if pc in exits:
+            self.uc.ctl_set_exits(sorted(exits - {pc}))
+        try:
+            stop = self._emulate(1, StopKind.STEP)
+        finally:
+            self._muted = False
+            if pc in exits:
+                self.uc.ctl_set_exits(sorted(exits))
+        return None if stop.kind is StopKind.STEP else self._record(stop)
+
+    def _record(self, stop: Stop) -> Stop:
+        self.last_stop = stop
+        return stop
+
+    def _emulate(self, count: int, done: StopKind) -> Stop:
+        """Run up to ``count`` instructions (0: no limit); ``done`` is the stop when they ran."""
+        self._stop = None
+        start = self.pc
+        error: UcError | None = None
+        try:
+            self.uc.emu_start(start, 0, count=count)
+        except UcError as exc:
+            error = exc
+        if self._undo is not None:
+            self.uc.mem_write(*self._undo)
+            self._undo = None
+        pc = self.pc
+        # Measured on Unicorn 2.1: after emu_stop (from a hook in the middle of a translated
+        # block, or from another thread) restarting at the stop PC can run a stale block or
+        # hang; dropping the block at the PC avoids both and costs about a microsecond.
+        self.uc.ctl_remove_cache(pc, pc + 4)
+        if self._stop is not None:
+            return self._stop
+        if error is not None:
+            return self._error_stop(error, pc)
+        if self._interrupt:
+            self._interrupt = False
+            return Stop(StopKind.INTERRUPTED, self.name, pc)
+        if pc in self.breakpoints and not self._muted:
+            return Stop(StopKind.BREAKPOINT, self.name, pc)
+        return Stop(done, self.name, pc)
+
+    def _error_stop(self, error: UcError, pc: int) -> Stop:
+        if error.errno == UC_ERR_INSN_INVALID:
+            word = self.tile.peek(self, pc, 4)
+            if word == EBREAK:
+                return Stop(StopKind.EBREAK, self.name, pc)
+            return Stop(StopKind.FAULT, self.name, pc, detail=f"invalid instruction {word:#010x}" if word is not None else "invalid instruction")
+        return Stop(StopKind.FAULT, self.name, pc, detail=str(error))

@@ -1,0 +1,63 @@
+"""Why a run stopped: one ``Stop`` object per stop, naming the core, the PC and the cause."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from tdbg.tensix.events import Category, TensixEvent
+
+
+class StopKind(str, Enum):
+    BREAKPOINT = "breakpoint"
+    WATCHPOINT = "watchpoint"
+    STEP = "step"
+    EBREAK = "ebreak"
+    ECALL = "ecall"
+    EVENT = "event"            # a categorized TensixEvent (UndefinedBehavior, ...)
+    FAULT = "fault"            # unmapped access, invalid instruction: the core would hang
+    INTERRUPTED = "interrupted"
+    LIMIT = "limit"            # instruction-count limit reached
+
+
+@dataclass(frozen=True)
+class Access:
+    """One load or store as the core issued it."""
+
+    address: int
+    size: int
+    write: bool
+    value: int | None = None  # the stored value (stores only)
+
+    def describe(self) -> str:
+        what = f"{self.size}-byte {'store' if self.write else 'load'} at {self.address:#010x}"
+        return what + (f" of {self.value:#x}" if self.value is not None else "")
+
+
+@dataclass(frozen=True)
+class Stop:
+    kind: StopKind
+    core: str
+    pc: int
+    detail: str = ""
+    access: Access | None = None
+    event: TensixEvent | None = None
+    watch: object | None = None      # the watchpoint that fired
+    old: int | None = None           # watchpoint: value before the access
+    new: int | None = None           # watchpoint: value the store would write
+
+    @property
+    def category(self) -> Category | None:
+        return self.event.category if self.event else None
+
+    def describe(self) -> str:
+        """One line: cause, core, PC and (for memory events) the access."""
+        head = f"{self.event.category.value}" if self.event else self.kind.value
+        parts = [f"{head} on {self.core} at pc {self.pc:#010x}"]
+        if self.access:
+            parts.append(self.access.describe())
+        if self.detail:
+            parts.append(self.detail)
+        if self.event:
+            parts.append(self.event.rule)
+        return ": ".join(parts)

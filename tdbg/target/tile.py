@@ -1,0 +1,166 @@
+"""The emulated Tensix tile: shared L1, the cores, the coprocessor state, pushes and policies.
+
+Firmware (an ``ElfImage``) is loaded into L1; each ``.ttinsn`` word is replaced by a NOP in
+emulated memory (Unicorn would decode it as compressed instructions) and pushed to the
+coprocessor when the core reaches it, as a store to ``INSTRN_BUF_BASE`` is
+(BabyRISCV ``PushTensixInstruction.md``).  Debugger reads of that memory show the original word.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from enum import Enum
+
+from tdbg.target.core import NOP, Core
+from tdbg.target.elf import ElfImage, ElfLoadError
+from tdbg.target.regions import DebugRegisters, t_core_regions
+from tdbg.target.stops import Access
+from tdbg.tensix.events import Category, TensixEvent
+from tdbg.tensix.isa import UnknownInstruction, decode
+from tdbg.tensix.profile import BLACKHOLE, Profile
+from tdbg.tensix.tile import TensixState
+
+T_CORES = ("T0", "T1", "T2")
+
+
+class Policy(str, Enum):
+    """What ``handle CATEGORY`` does with an event."""
+
+    STOP = "stop"
+    WARN = "warn"
+    IGNORE = "ignore"
+
+
+@dataclass(frozen=True)
+class PushRecord:
+    """One Tensix instruction pushed by a core."""
+
+    pc: int
+    core: str
+    thread: int
+    word: int
+    via: str                 # "ttinsn" or "store"
+    mnemonic: str | None     # None: no encoding matches the word
+
+
+@dataclass(frozen=True)
+class Warning_:
+    event: TensixEvent
+    core: str
+    pc: int
+    access: Access | None
+
+
+class Tile:
+    """One Tensix tile: L1, T cores, the coprocessor model."""
+
+    def __init__(self, profile: Profile = BLACKHOLE) -> None:
+        self.profile = profile
+        self.tensix = TensixState(profile)
+        self.l1 = ctypes.create_string_buffer(profile.l1_size)
+        self.debug_registers = DebugRegisters(self.tensix)
+        self.image: ElfImage | None = None
+        self.cores: dict[str, Core] = {}
+        self.pushes: list[PushRecord] = []
+        self.policy: dict[Category, Policy] = {c: Policy.STOP for c in Category}
+        self.warnings: list[Warning_] = []
+        self.add_core("T0")
+
+    def add_core(self, name: str) -> Core:
+        """Create T0, T1 or T2 (the window and config views depend on the issuing core)."""
+        if name not in T_CORES:
+            raise ValueError(f"unknown core {name!r}: tdbg models {', '.join(T_CORES)}")
+        thread = T_CORES.index(name)
+
+        def push(thread: int, word: int) -> None:
+            core = self.cores[name]
+            self.push(core, core.pc, word, "store")
+
+        regions = t_core_regions(self.tensix, self.debug_registers, push)
+        core = Core(self, name, thread, regions, self.profile.trisc_local_ram_size)
+        self.cores[name] = core
+        if self.image is not None:
+            self._start_core(core)
+        return core
+
+    # -- loading ----------------------------------------------------------------------------------
+    def load(self, image: ElfImage) -> None:
+        """Load firmware and put every core at its entry point."""
+        for seg in image.segments:
+            if seg.vaddr + seg.memsz > self.profile.l1_size:
+                raise ElfLoadError(f"{image.path}: segment at {seg.vaddr:#x} is not in L1 (0..{self.profile.l1_size:#x})")
+        self.image = image
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to the loaded state: memory, coprocessor, registers; breakpoints stay."""
+        ctypes.memset(self.l1, 0, len(self.l1))
+        if self.image is None:
+            return
+        for seg in self.image.segments:
+            ctypes.memmove(ctypes.addressof(self.l1) + seg.vaddr, seg.data, len(seg.data))
+        nop = NOP.to_bytes(4, "little")
+        for address in self.image.ttinsn:
+            ctypes.memmove(ctypes.addressof(self.l1) + address, nop, 4)
+        self.tensix.reset()
+        self.debug_registers.reset()
+        self.pushes.clear()
+        self.warnings.clear()
+        for core in self.cores.values():
+            ctypes.memset(core.local_ram, 0, len(core.local_ram))
+            self._start_core(core)
+
+    def _start_core(self, core: Core) -> None:
+        assert self.image is not None
+        core.hook_ttinsn(sorted(self.image.ttinsn), self._push_ttinsn)
+        core.uc.ctl_remove_cache(0, self.profile.l1_size)
+        core.reset_registers(self.image.entry)
+
+    # -- Tensix instruction pushes -------------------------------------------------------------
+    def _push_ttinsn(self, core: Core, address: int, riscv_word: int) -> None:
+        self.push(core, address, ((riscv_word >> 2) | (riscv_word << 30)) & 0xFFFFFFFF, "ttinsn")
+
+    def push(self, core: Core, pc: int, word: int, via: str) -> None:
+        """A core pushes one Tensix instruction to its thread."""
+        try:
+            mnemonic: str | None = decode(word).mnemonic
+        except UnknownInstruction:
+            mnemonic = None
+        self.pushes.append(PushRecord(pc, core.name, core.thread, word, via, mnemonic))
+
+    # -- events ---------------------------------------------------------------------------------
+    def report(self, event: TensixEvent, core: str, pc: int, access: Access | None) -> bool:
+        """Apply the policy for ``event``: True to stop, else record a warning (or not)."""
+        policy = self.policy[event.category]
+        if policy is Policy.WARN:
+            self.warnings.append(Warning_(event, core, pc, access))
+        return policy is Policy.STOP
+
+    # -- the debugger's view of memory ------------------------------------------------------------
+    def peek(self, core: Core, address: int, size: int) -> int | None:
+        """What a ``size``-byte load by ``core`` at ``address`` would return, or None where that
+        load would be undefined or unmapped; ``.ttinsn`` words read as themselves."""
+        data = self.read(core, address, size)
+        return None if data is None else int.from_bytes(data, "little")
+
+    def read(self, core: Core, address: int, size: int) -> bytes | None:
+        region = core.region_at(address)
+        if region is not None:
+            try:
+                return region.load(core.thread, address - region.base, size).to_bytes(size, "little")
+            except TensixEvent:
+                return None
+        try:
+            data = bytearray(core.uc.mem_read(address, size))
+        except Exception:
+            return None
+        if self.image is not None:
+            for word_address in range(address & ~3, address + size, 4):
+                word = self.image.ttinsn.get(word_address)
+                if word is not None:
+                    raw = word.to_bytes(4, "little")
+                    for i in range(4):
+                        if address <= word_address + i < address + size:
+                            data[word_address + i - address] = raw[i]
+        return bytes(data)

@@ -1,0 +1,123 @@
+"""Run control on real firmware: breakpoints, stepping, watchpoints that stop before the access,
+stops with the exact PC of the accessing instruction, interrupt, limit, restart."""
+
+from __future__ import annotations
+
+import struct
+import threading
+from pathlib import Path
+
+import capstone
+import pytest
+
+from tdbg.session import Session
+from tdbg.target.stops import StopKind
+from tdbg.tensix.events import Category
+
+FAULTS = Path(__file__).parent / "firmware" / "faults.c"
+CS = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)
+
+
+def session(mode: int) -> Session:
+    s = Session(FAULTS)
+    s.core.uc.mem_write(s.symbol("mode").addr, struct.pack("<I", mode))
+    return s
+
+
+def insn_at(s: Session, pc: int) -> str:
+    (insn,) = CS.disasm(s.read_memory(pc, 4), pc)
+    return insn.mnemonic
+
+
+def in_function(s: Session, pc: int, name: str) -> bool:
+    sym = s.symbol(name)
+    return sym.addr <= pc < sym.addr + sym.size
+
+
+def test_breakpoint_step_and_continue() -> None:
+    s = session(0)
+    bp = s.break_at("main")
+    stop = s.cont()
+    assert stop.kind is StopKind.BREAKPOINT and stop.pc == s.symbol("main").addr and bp.hits == 1
+    assert s.stepi().pc == s.symbol("main").addr + 4
+    assert s.stepi(3).kind is StopKind.STEP
+    assert s.cont().kind is StopKind.EBREAK
+    s.restart()
+    assert s.cont().pc == s.symbol("main").addr and bp.hits == 2
+    s.delete(bp.number)
+    assert s.cont().kind is StopKind.EBREAK
+
+
+def test_undefined_window_access_stops_at_the_load() -> None:
+    s = session(1)
+    stop = s.cont()
+    assert stop.kind is StopKind.EVENT and stop.category is Category.UndefinedBehavior
+    assert in_function(s, stop.pc, "window_half_load_in_fp32") and insn_at(s, stop.pc) == "lhu"
+    assert stop.access.address == 0xFFBD8000 and stop.access.size == 2 and not stop.access.write
+    assert "Load16" in stop.describe() and f"{stop.pc:#010x}" in stop.describe()
+    assert s.core.pc == stop.pc  # nothing committed: the core is on the load
+    s.tile.policy[Category.UndefinedBehavior] = s.tile.policy[Category.UndefinedBehavior].__class__("warn")
+    assert s.cont().kind is StopKind.EBREAK  # with "warn" the load gives 0 and the run goes on
+    assert [w.pc for w in s.tile.warnings] == [stop.pc]
+
+
+def test_unmapped_load_stops_with_exact_pc() -> None:
+    s = session(2)
+    stop = s.cont()
+    assert stop.category is Category.UndefinedBehavior
+    assert in_function(s, stop.pc, "unmapped_load") and insn_at(s, stop.pc) == "lw"
+    assert stop.access.address == 0x40000000 and not stop.access.write
+    assert "unmapped" in stop.describe()
+
+
+def test_watchpoints_stop_before_the_access() -> None:
+    s = session(3)
+    s.break_at("touch_watched")
+    assert s.cont().kind is StopKind.BREAKPOINT  # past crt0's .bss clearing
+    watched = s.symbol("watched").addr
+    w = s.watch(watched + 4, 4, "write")
+    stop = s.cont()
+    assert stop.kind is StopKind.WATCHPOINT and stop.watch is w
+    assert insn_at(s, stop.pc) == "sw" and (stop.old, stop.new) == (0, 0x1234)
+    assert s.read_u32(watched + 4) == 0  # not yet written
+    r = s.watch(watched + 8, 4, "read")
+    stop = s.cont()  # steps over the store, then stops at the read
+    assert s.read_u32(watched + 4) == 0x1234
+    assert stop.watch is r and insn_at(s, stop.pc) == "lw"
+    dst = s.watch(0xFFBD8000 + 64, 4, "write")  # a window range: Dst32b[1][0]
+    stop = s.cont()
+    assert stop.watch is dst and stop.new == 0x3F800000 and stop.old == 0
+    assert s.tile.tensix.dst.get32(1, 0) == 0  # the window store has not happened
+    s.stepi()
+    assert s.tile.tensix.dst.get32(1, 0) == 0x007F0000  # now it has (Dst32 layout of 1.0)
+    assert s.cont().kind is StopKind.EBREAK
+
+
+def test_interrupt_from_another_thread_and_limit() -> None:
+    s = session(4)
+    timer = threading.Timer(0.2, s.interrupt)
+    timer.start()
+    stop = s.cont()
+    assert stop.kind is StopKind.INTERRUPTED and in_function(s, stop.pc, "spin")
+    counter = s.read_u32(s.symbol("counter").addr)
+    assert counter > 1000
+    stop = s.cont(limit=50)
+    assert stop.kind is StopKind.LIMIT and in_function(s, stop.pc, "spin")
+    assert 0 < s.read_u32(s.symbol("counter").addr) - counter <= 50
+
+
+def test_ecall_and_restart() -> None:
+    s = session(5)
+    stop = s.cont()
+    assert stop.kind is StopKind.ECALL and insn_at(s, stop.pc) == "ecall"
+    s.restart()
+    assert s.core.pc == s.image.entry
+    assert s.read_u32(s.symbol("mode").addr) == 0xFF  # back to the loaded image
+
+
+def test_bad_location_is_one_line_error() -> None:
+    from tdbg.session import SessionError
+
+    s = session(0)
+    with pytest.raises(SessionError, match='No symbol "nope"'):
+        s.break_at("nope")

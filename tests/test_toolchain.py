@@ -1,0 +1,301 @@
+"""Firmware toolchain: builds, caching, ELF layout, no compressed instructions,
+and tensix.h checked against the spec data (encodings.json, bh_cfg_fields.json)."""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+from pathlib import Path
+
+import capstone
+import pytest
+from elftools.elf.constants import SH_FLAGS
+from elftools.elf.elffile import ELFFile
+
+from tdbg.target import toolchain
+from tdbg.target.toolchain import ToolchainError
+
+SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"  # the spec pack beside the repo
+L1_END = 1536 * 1024
+RESET_PC = 0x6000
+
+
+def rotl2(word: int) -> int:
+    return ((word << 2) | (word >> 30)) & 0xFFFFFFFF
+
+
+# Tensix words each firmware is expected to carry as .ttinsn in its code
+# (PushTensixInstruction.md: encoding = rotl32(word, 2)). Values worked from
+# encodings.json: SETRWC opcode 0x37 with SrcA|SrcB|Dst|Fidelity (bits 0-3);
+# MOVD2B opcode 0x0A; MOVD2B DstRow=4 | Move4Rows<<13 | SrcRow=4<<17.
+EXPECTED_TTINSN = {
+    "demo": {rotl2(0x3700000F), rotl2(0x0A000000)},
+    "movd2b": {rotl2(0x3700000F), rotl2(0x0A000000), rotl2(0x0A082004)},
+}
+
+
+@pytest.fixture(scope="module")
+def built() -> dict[str, Path]:
+    return {src.stem: toolchain.build(src) for src in toolchain.firmware_sources()}
+
+
+def _symbols(elf: ELFFile) -> dict:
+    return {s.name: s for s in elf.get_section_by_name(".symtab").iter_symbols() if s.name}
+
+
+def _read_symbol(path: Path, name: str) -> bytes:
+    """Initial bytes of a symbol, read from the ELF file (no emulation)."""
+    with open(path, "rb") as f:
+        elf = ELFFile(f)
+        sym = _symbols(elf)[name]
+        sec = elf.get_section(sym["st_shndx"])
+        off = sym["st_value"] - sec["sh_addr"]
+        return sec.data()[off : off + sym["st_size"]]
+
+
+def _exec_words(path: Path):
+    with open(path, "rb") as f:
+        elf = ELFFile(f)
+        for sec in elf.iter_sections():
+            if sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR:
+                data, base = sec.data(), sec["sh_addr"]
+                assert base % 4 == 0 and len(data) % 4 == 0
+                for off in range(0, len(data), 4):
+                    yield base + off, struct.unpack_from("<I", data, off)[0]
+
+
+# --------------------------------------------------------------------------
+# Builds and caching
+# --------------------------------------------------------------------------
+
+
+def test_all_firmware_builds(built):
+    expected = {"dst_fill", "dst_formats", "movd2b", "demo", "bench_window", "bench_l1", "bench_loop"}
+    assert expected <= set(built)
+    for stem, elf in built.items():
+        assert elf == toolchain.firmware_dir() / "build" / f"{stem}.elf"
+        assert elf.is_file()
+
+
+def test_second_build_is_cached(built):
+    for src in toolchain.firmware_sources():
+        elf = built[src.stem]
+        before = elf.stat().st_mtime_ns
+        res = toolchain.ensure_built(src)
+        assert res.rebuilt is False
+        assert res.elf == elf
+        assert elf.stat().st_mtime_ns == before
+
+
+def test_demo_source_and_firmware_dir():
+    assert toolchain.firmware_dir().name == "firmware"
+    assert toolchain.demo_source() == toolchain.firmware_dir() / "demo.c"
+    assert toolchain.demo_source().is_file()
+
+
+def test_user_file_cache_dir_and_rebuild_on_change(tmp_path, monkeypatch):
+    src = tmp_path / "user.c"
+    src.write_text("volatile unsigned results[1];\nint main(void) { results[0] = 7; return 0; }\n")
+    first = toolchain.ensure_built(src)
+    assert first.rebuilt
+    assert first.elf == tmp_path / ".tdbg-build" / "user.elf"
+    assert toolchain.ensure_built(src).rebuilt is False
+
+    src.write_text(src.read_text() + "/* changed */\n")
+    assert toolchain.ensure_built(src).rebuilt
+    assert toolchain.ensure_built(src).rebuilt is False
+
+    # Different compiler flags invalidate the cache too.
+    monkeypatch.setattr(toolchain, "CFLAGS", toolchain.CFLAGS + ("-DTDBG_TEST_FLAG=1",))
+    assert toolchain.ensure_built(src).rebuilt
+
+
+def test_out_dir(tmp_path):
+    src = tmp_path / "a.c"
+    src.write_text("int main(void) { return 0; }\n")
+    out = tmp_path / "elsewhere"
+    assert toolchain.build(src, out) == out / "a.elf"
+    assert (out / "a.elf").is_file()
+
+
+def test_soft_float_links_without_libc(tmp_path):
+    src = tmp_path / "flt.c"
+    src.write_text(
+        "volatile float in = 1.5f; volatile unsigned results[1];\n"
+        "int main(void) { results[0] = (unsigned)(in * 3.0f + 0.25f); return 0; }\n"
+    )
+    elf = toolchain.build(src)
+    with open(elf, "rb") as f:
+        names = set(_symbols(ELFFile(f)))
+    assert {"__mulsf3", "__addsf3"} <= names
+    assert "printf" not in names and "malloc" not in names
+
+
+def test_compile_error_raises_with_stderr(tmp_path):
+    src = tmp_path / "bad.c"
+    src.write_text("int main(void) { return undeclared_thing; }\n")
+    with pytest.raises(ToolchainError) as exc:
+        toolchain.build(src)
+    assert "undeclared_thing" in str(exc.value)
+    assert not (tmp_path / ".tdbg-build" / "bad.elf").exists()
+
+
+def test_missing_source_raises(tmp_path):
+    with pytest.raises(ToolchainError):
+        toolchain.build(tmp_path / "nope.c")
+
+
+# --------------------------------------------------------------------------
+# ELF layout
+# --------------------------------------------------------------------------
+
+
+def test_entry_segments_and_symbols(built):
+    for stem, path in built.items():
+        with open(path, "rb") as f:
+            elf = ELFFile(f)
+            assert elf["e_machine"] == "EM_RISCV" and elf.elfclass == 32
+            assert elf["e_entry"] == RESET_PC
+            syms = _symbols(elf)
+            assert syms["_start"]["st_value"] == RESET_PC
+            assert syms["__stack_top"]["st_value"] == 0xFFB01000
+            for name in ("results", "tdbg_exit_code", "main"):
+                assert name in syms, (stem, name)
+            res = syms["results"]
+            assert res["st_info"]["type"] == "STT_OBJECT" and res["st_size"] > 0
+            assert RESET_PC <= res["st_value"] < L1_END
+            for seg in elf.iter_segments():
+                if seg["p_type"] == "PT_LOAD":
+                    assert RESET_PC <= seg["p_vaddr"]
+                    assert seg["p_vaddr"] + seg["p_memsz"] <= L1_END
+                    # executable code never shares a segment with writable data
+                    assert not (seg["p_flags"] & 1 and seg["p_flags"] & 2)
+
+
+def test_results_layout(built):
+    sizes = {
+        "dst_fill": {"results": 64 * 16 * 4, "results_bf16": 128 * 16 * 2},
+        "dst_formats": {"results": 2 * 27 * 4, "ncases": 4},
+        "movd2b": {"results": 8 * 4, "npushed": 4},
+        "demo": {"results": 4 * 4},
+        "bench_window": {"results": 8, "iterations": 4},
+        "bench_l1": {"results": 8, "iterations": 4},
+        "bench_loop": {"results": 8, "iterations": 4},
+    }
+    for stem, want in sizes.items():
+        with open(built[stem], "rb") as f:
+            syms = _symbols(ELFFile(f))
+        for name, size in want.items():
+            assert syms[name]["st_size"] == size, (stem, name)
+    for stem, n in (("bench_window", 100000), ("bench_l1", 100000), ("bench_loop", 60_000_000)):
+        assert struct.unpack("<I", _read_symbol(built[stem], "iterations"))[0] == n
+    # crt0's "main has not returned" marker
+    assert _read_symbol(built["demo"], "tdbg_exit_code") == struct.pack("<I", 0xDEADC0DE)
+
+
+# --------------------------------------------------------------------------
+# No compressed instructions; .ttinsn words only where intended
+# --------------------------------------------------------------------------
+
+
+def test_no_compressed_instructions_only_intended_ttinsn(built):
+    md = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)  # no C extension
+    for stem, path in built.items():
+        odd = set()
+        for addr, word in _exec_words(path):
+            if word & 3 != 3:
+                odd.add(word)
+                continue
+            insns = list(md.disasm(struct.pack("<I", word), addr))
+            assert len(insns) == 1 and insns[0].size == 4, (stem, hex(addr), hex(word))
+        assert odd == EXPECTED_TTINSN.get(stem, set()), (stem, sorted(map(hex, odd)))
+
+
+# --------------------------------------------------------------------------
+# tensix.h against the spec data
+# --------------------------------------------------------------------------
+
+
+def _header_defines() -> dict[str, str]:
+    text = (toolchain.firmware_dir() / "tensix.h").read_text()
+    return dict(re.findall(r"^#define\s+(\w+)\s+(\S+)", text, flags=re.M))
+
+
+def test_cfg_field_defines_match_bh_cfg_fields():
+    fields = {f["name"]: f for f in json.loads((SPEC / "bh_cfg_fields.json").read_text())["fields"]}
+    defines = _header_defines()
+    names = {m[: -len("_ADDR32")] for m in defines if m.endswith("_ADDR32") and m[: -len("_ADDR32")] in fields}
+    required = {
+        f"RISC_DEST_ACCESS_CTRL_SEC{i}_{k}" for i in range(3) for k in ("fmt", "no_swizzle", "unsigned_int")
+    } | {
+        "DEST_ACCESS_CFG_swizzle_32b", "DEST_ACCESS_CFG_remap_addrs", "ALU_FORMAT_SPEC_REG0_SrcA",
+        "ALU_ACC_CTRL_Fp32_enabled", "ALU_FORMAT_SPEC_REG_SrcA_val", "ALU_FORMAT_SPEC_REG_SrcA_override",
+        "DEST_REGW_BASE_Base", "STATE_RESET_EN",
+    }
+    assert required <= names
+    for name in names:
+        f = fields[name]
+        assert int(defines[name + "_ADDR32"].rstrip("u"), 0) == f["addr32"], name
+        assert int(defines[name + "_SHAMT"].rstrip("u"), 0) == f["shamt"], name
+        assert int(defines[name + "_MASK"].rstrip("u"), 0) == f["mask"], name
+
+
+def _encoding_table() -> dict[str, dict]:
+    enc = json.loads((SPEC / "encodings.json").read_text())
+    table = {i["name"]: i for i in enc["instructions"]}
+    added = {i["name"]: i for i in enc["newer_upstream"]["added_instructions"]}
+    table["NOP"] = added["NOP"]
+    table["STALLWAIT"] = added["STALLWAIT_BH"]  # the tile is Blackhole
+    return table
+
+
+MACROS = [
+    "NOP", "SETRWC", "INCRWC", "MOVD2B", "MOVB2D", "MOVD2A", "MOVA2D", "ZEROACC", "ZEROSRC",
+    "SETC16", "WRCFG", "SEMINIT", "SEMPOST", "SEMGET", "STALLWAIT", "ELWADD", "MVMUL", "SETDVALID",
+]
+
+
+def test_tt_op_macros_match_encodings(tmp_path):
+    """Compile the macros with chosen field values and compare with words built
+    from encodings.json (field order in the macro = order in the JSON)."""
+    table = _encoding_table()
+    calls, expected = [], []
+    for name in MACROS:
+        ins = table[name]
+        fields = ins["fields"]
+        patterns = [
+            [(1 << f["width"]) - 1 for f in fields],                          # all ones
+            [(k + 1) & ((1 << f["width"]) - 1) for k, f in enumerate(fields)],  # distinct
+            [((1 << f["width"]) - 1) ^ 1 for f in fields],                      # alternating
+        ]
+        for values in patterns:
+            word = ins["opcode"] << 24
+            for f, v in zip(fields, values):
+                word |= v << f["lsb"]
+            expected.append(word)
+            macro = f"TT_OP_{name}" if name == "NOP" else f"TT_OP_{name}({', '.join(map(str, values))})"
+            calls.append(macro)
+    # Config/ThreadConfig address helpers (Blackhole layout, 224-word banks).
+    addr_calls = {
+        "TDBG_CFG_ADDR(0, 3)": 0xFFEF000C,
+        "TDBG_CFG_ADDR(1, 3)": 0xFFEF038C,
+        "TDBG_CFG_ADDR(1, 220)": 0xFFEF0370 + 0x380,
+        "TDBG_CFG_DUAL_ADDR(3)": 0xFFEF070C,
+        "TDBG_THREAD_CFG_ADDR(0, 0)": 0xFFEF0A80,
+        "TDBG_THREAD_CFG_ADDR(2, 1)": 0xFFEF0A80 + 4 * (2 * 68 + 1),
+        "ROTL2(0x0A000000)": 0x28000000,
+        "ROTL2(0x3700000F)": 0xDC00003C,
+    }
+    calls += list(addr_calls)
+    expected += list(addr_calls.values())
+    src = tmp_path / "probe.c"
+    src.write_text(
+        '#include "tensix.h"\n'
+        "volatile uint32_t probe[] = {\n    " + ",\n    ".join(calls) + "\n};\n"
+        "int main(void) { return (int)(probe[0] & 0); }\n"
+    )
+    elf = toolchain.build(src, tmp_path / "out")
+    got = struct.unpack(f"<{len(expected)}I", _read_symbol(elf, "probe"))
+    mismatches = [(c, hex(g), hex(e)) for c, g, e in zip(calls, got, expected) if g != e]
+    assert not mismatches
