@@ -490,10 +490,11 @@ def test_shuffle_hand_values():
     assert int(F.shuffle_fp16(0x8030)) == 0x40110     # Integer "8" -1 passes through
     assert int(F.shuffle_tf32(0xA0800000 >> 13)) == 0x50080   # Dst32 -2.5 -> Src TF32 -2.5
     assert int(F.shuffle_tf32(0x007F2000 >> 13)) == 0x0017F   # 1 + 2**-10
-    # The seed's mask 0x3fc000 keeps only bits 18:14: for 1 + 2**-7 (Dst32 0x017F0000,
-    # >> 13 = 0xBF8) bit 11 is lost, giving 1.0 instead of Src_TF32's 0x0087F.
-    assert int(F.shuffle_tf32(0x017F0000 >> 13)) == 0x0007F
-    assert int(F.shuffle_tf32(0x7FFFF)) == 0x7C7FF
+    # 1 + 2**-7: Dst32 0x017F0000 >> 13 = 0xBF8: HiMan 0x01 at bits 17:11 stays put, exponent
+    # 0x7F moves to 7:0 -> Src_TF32 mantissa 0x008 (bits 17:8), i.e. 0x0087F.  (The seed's
+    # listing mask 0x3fc000 would drop bit 11 and give 0x0007F; see shuffle_tf32.)
+    assert int(F.shuffle_tf32(0x017F0000 >> 13)) == 0x0087F
+    assert int(F.shuffle_tf32(0x7FFFF)) == 0x7FFFF
 
 
 def test_shuffles_agree_with_layouts_exhaustive():

@@ -226,14 +226,16 @@ def shuffle_fp16(x: ArrayLike) -> U32:
 
 
 def shuffle_tf32(x: ArrayLike) -> U32:
-    """``ShuffleTF32`` of MOVD2B.md (seed 001) on 19-bit ``x``, masks as the seed gives them.
+    """``ShuffleTF32`` of MOVD2B.md (seed 001) on 19-bit ``x``: Sign,HiMan(7),Exp(8),LoMan(3)
+    (Dst32 bits 31:13) -> Src TF32 Sign,Man(10),Exp(8).
 
-    The seed keeps ``x & 0x3fc000`` in place, i.e. only bits 18:14 of a 19-bit input, so bits
-    13:11 (TF32 mantissa bits 6:4) come out zero, unlike the Src_TF32 layout and the seed's own
-    comment (which would need ``0x7f800``).  Bits 10:3 move to 7:0 and bits 2:0 to 10:8.
+    The seed's listing masks the sign and high mantissa with ``0x3fc000``, which on a 19-bit
+    input keeps only bits 18:14 and drops TF32 mantissa bits 6:4; its own comment, the Src_TF32
+    layout (encodings.json) and the later upstream MOVD2B page all keep bits 18:11
+    (``0x7f800``).  tdbg follows the layout; the listing's mask is taken as a typo.
     """
     x = _bits(x, 19)
-    return (x & 0x3FC000) | ((x & 0x7) << 8) | ((x & 0x7F8) >> 3)
+    return (x & 0x7F800) | ((x & 0x7) << 8) | ((x & 0x7F8) >> 3)
 
 
 # -- Dst16 -------------------------------------------------------------------------------------
