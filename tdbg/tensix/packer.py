@@ -1,0 +1,629 @@
+"""Packer format conversion: ``Dst`` datums to the byte stream a packer writes to L1.
+
+Implements WormholeB0 ``TensixCoprocessor/Packers/FormatConversion.md`` (seed 002): the early
+conversion (``Dst`` datum to an intermediate format, its first table), the late conversion
+(intermediate to L1 format, its second table, with its denormal and NaN tables), the "Final L1
+output format" list, and the "Configuring the conversions" section, which maps the page's
+variables to config fields.  BFP layouts follow ``FloatBitPatterns.md`` ("BFP"); ``Dst`` bit
+layouts are BlackholeA0 ``Dst.md``.  Everything is integer bit arithmetic on numpy int64 arrays.
+
+Choices where the page is silent:
+
+* L1 layout: datums in order, each little-endian; FP32 / TF32 / BF16 / FP16 / FP8 in the IEEE
+  field order (sign, exponent, mantissa); INT32 / INT16 / INT8 sign-magnitude.  BFP4 puts the
+  earlier datum of a pair in the low nibble, BFP2 the earliest of four in bits 1:0.
+* Rounding (ties away from zero) that carries out of the top exponent: 8-bit exponents become
+  infinity (exponent 255, mantissa 0); E5M6 saturates to its largest magnitude (no infinity in
+  5-bit types).
+* Flushes in the late conversion (denormals, and magnitudes up to 2**-15 when the exponent
+  narrows) keep the sign; only the early rounding cells turn -0 into +0, as the page says.
+  Saturation in the late conversion gives exponent and mantissa all ones, sign kept (the FP16
+  pattern FloatBitPatterns.md calls infinity-like).
+* BFP rounding: the shared exponent is the largest exponent of the 16 datums after conversion
+  to BF16 / E5M7; each magnitude is the datum's significand (implicit one included) shifted
+  right by one more than its exponent's distance to the shared one, rounded to nearest with
+  ties away from zero, clamped to 127 if rounding overflows.  Denormals count as zero.  A datum
+  whose final magnitude is zero gets sign 0, since sign 1 with magnitude 0 reads back as
+  -2**128 / -Inf (BFP) or -2**16 (BFPa).
+* INT8 shift-round-saturate gives sign 0 when the magnitude is 0 (as ``SFPSTOCHRND`` does);
+  UINT8 saturates negative values to 0.
+* An intermediate must match ``LateFromFormat``: the late conversion reads the type the early
+  conversion produced.  BFP8 there names E8M6 or BF16 (the latter from ``Read_raw``), BFP8a
+  names E5M6 or E5M7.  Anything else is ``UndefinedBehavior``.
+
+Not modelled: stochastic rounding (``UnsupportedFunctionality``: the pages give no PRNG or
+distribution for the packers), ``INT_DESCALE_Mode = 1`` (``MissingSpecification``: the page
+leaves its index ``z`` unspecified), and Packer 0 reading datums from L1 (only ``Dst`` input).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from tdbg.tensix.config import TensixConfig
+from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnsupportedFunctionality
+from tdbg.tensix.formats import dst32_to_ieee
+
+I64 = NDArray[np.int64]
+
+PAGE = "Packers/FormatConversion.md"
+BLOCK = 16  # datums sharing one BFP exponent
+
+
+class Fmt(IntEnum):
+    """The 4-bit data type codes of ``IntermediateFormat`` / ``In_data_format`` /
+    ``Out_data_format`` (FormatConversion.md, last table).  Codes 12 and 13 are unassigned."""
+
+    FP32 = 0
+    FP16 = 1
+    BFP8A = 2
+    BFP4A = 3
+    TF32 = 4
+    BF16 = 5
+    BFP8 = 6
+    BFP4 = 7
+    INT32 = 8
+    INT16 = 9
+    FP8 = 10
+    BFP2A = 11
+    INT8 = 14
+    BFP2 = 15
+
+
+_CODES = frozenset(Fmt)
+_LATE_TO_ONLY = frozenset({Fmt.BFP4A, Fmt.BFP4, Fmt.BFP2A, Fmt.BFP2})  # (‡) in that table
+
+
+def _fmt_name(code: int) -> str:
+    return Fmt(code).name if code in _CODES else f"code {code}"
+
+
+# -- float types -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FloatType:
+    """A float type of the conversion tables: ``ebits`` exponent bits, ``mbits`` mantissa bits."""
+
+    name: str
+    ebits: int
+    mbits: int
+
+    @property
+    def emax(self) -> int:
+        return (1 << self.ebits) - 1
+
+    @property
+    def mmax(self) -> int:
+        return (1 << self.mbits) - 1
+
+
+FP32 = FloatType("FP32", 8, 23)
+TF32 = FloatType("TF32", 8, 10)
+BF16 = FloatType("BF16", 8, 7)
+E8M6 = FloatType("E8M6", 8, 6)
+FP16 = FloatType("FP16", 5, 10)
+E5M7 = FloatType("E5M7", 5, 7)
+E5M6 = FloatType("E5M6", 5, 6)
+FP8 = FloatType("FP8", 5, 2)
+
+_REBIAS = 127 - 15  # 8-bit exponent minus 5-bit exponent for the same value
+
+
+@dataclass(frozen=True)
+class _Floats:
+    """Float datums as separate sign, biased exponent and mantissa fields."""
+
+    t: FloatType
+    sign: I64
+    exp: I64
+    man: I64
+
+
+@dataclass(frozen=True)
+class _Ints:
+    """Integer datums: ``name`` is INT32 / INT16 / INT8 / UINT8, ``bits`` its L1 bit pattern."""
+
+    name: str
+    bits: I64
+
+
+Datums = _Floats | _Ints
+
+
+# -- output formats ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PackFormat:
+    """An L1 output format ("Final L1 output format" of FormatConversion.md)."""
+
+    name: str
+    code: Fmt               # LateToFormat
+    datum_bits: int         # bits per datum in the data stream
+    exp_bits: int           # BFP shared exponent width (0: not a BFP format)
+    description: str
+    unsigned: bool = False  # UINT8: code INT8 with Read_unsigned
+
+    @property
+    def is_bfp(self) -> bool:
+        return self.exp_bits != 0
+
+
+FORMATS: dict[str, PackFormat] = {
+    f.name: f
+    for f in (
+        PackFormat("fp32", Fmt.FP32, 32, 0, "IEEE 754 FP32"),
+        PackFormat("tf32", Fmt.TF32, 32, 0, "FP32 with a 10-bit mantissa, low 13 bits zero"),
+        PackFormat("bf16", Fmt.BF16, 16, 0, "FP32 with a 7-bit mantissa"),
+        PackFormat("fp16", Fmt.FP16, 16, 0, "FP16, no NaN, all-ones magnitude is infinity-like"),
+        PackFormat("fp8", Fmt.FP8, 8, 0, "e5m2, FP16 bit patterns"),
+        PackFormat("bfp8", Fmt.BFP8, 8, 8, "sign, 7-bit magnitude; 8-bit exponent per 16"),
+        PackFormat("bfp4", Fmt.BFP4, 4, 8, "sign, 3-bit magnitude; 8-bit exponent per 16"),
+        PackFormat("bfp2", Fmt.BFP2, 2, 8, "sign, 1-bit magnitude; 8-bit exponent per 16"),
+        PackFormat("bfp8a", Fmt.BFP8A, 8, 5, "sign, 7-bit magnitude; 5-bit exponent per 16"),
+        PackFormat("bfp4a", Fmt.BFP4A, 4, 5, "sign, 3-bit magnitude; 5-bit exponent per 16"),
+        PackFormat("bfp2a", Fmt.BFP2A, 2, 5, "sign, 1-bit magnitude; 5-bit exponent per 16"),
+        PackFormat("int32", Fmt.INT32, 32, 0, "sign, 31-bit magnitude"),
+        PackFormat("int16", Fmt.INT16, 16, 0, "sign, 15-bit magnitude (or opaque 16 bits)"),
+        PackFormat("int8", Fmt.INT8, 8, 0, "sign, 7-bit magnitude"),
+        PackFormat("uint8", Fmt.INT8, 8, 0, "unsigned 0..255", unsigned=True),
+    )
+}
+
+
+def format_by_name(name: str) -> PackFormat:
+    """The output format called ``name`` (case-insensitive); ValueError lists the valid names."""
+    try:
+        return FORMATS[name.strip().lower()]
+    except KeyError:
+        raise ValueError(f"unknown pack format {name!r}; valid: {', '.join(FORMATS)}") from None
+
+
+def _output_format(code: int, unsigned: bool) -> PackFormat:
+    for f in FORMATS.values():
+        if f.code == code and f.unsigned == (unsigned and code == Fmt.INT8):
+            return f
+    raise UndefinedBehavior(f"{PAGE}: LateToFormat {_fmt_name(code)} is not a data type")
+
+
+# -- configuration -----------------------------------------------------------------------------
+
+# Packers[i].Config[StateID] fields (SETDMAREG_Special.md notes).
+_PACKER_SEC = ("THCON_SEC0_REG1", "THCON_SEC0_REG8", "THCON_SEC1_REG1", "THCON_SEC1_REG8")
+
+DST_FORMATS = ("fp32", "int32", "bf16", "fp16", "int16")  # the early table's columns
+
+
+@dataclass(frozen=True)
+class PackerConfig:
+    """The variables of FormatConversion.md "Configuring the conversions".
+
+    ``intermediate_format`` / ``late_from_format`` / ``late_to_format`` are 4-bit ``Fmt`` codes
+    (raw ints, so unassigned codes reach ``pack`` and raise there).  ``shift_amount`` is
+    ``ShiftAmount`` (its low five bits are used), ``None`` when ``INT_DESCALE_Mode`` makes it
+    per-datum.  ``stochastic`` asks for stochastic rounding.
+    """
+
+    read_32b_data: bool
+    read_raw: bool
+    read_unsigned: bool
+    round_10b_mant: bool
+    intermediate_format: int
+    late_from_format: int
+    late_to_format: int
+    shift_amount: int | None = 0
+    stochastic: bool = False
+
+    @classmethod
+    def from_config(cls, config: TensixConfig, packer: int = 0, thread: int = 0) -> PackerConfig:
+        """Read the fields the page names, in the bank ``thread``'s ``CFG_STATE_ID`` selects.
+
+        The stochastic flag is ``ALU_ROUNDING_MODE_Packer_srnd_en`` (the page names no field).
+        """
+        if not 0 <= packer < 4:
+            raise ValueError(f"packer {packer} out of range 0..3")
+
+        def get(name: str) -> int:
+            return config.get(name, thread=thread)
+
+        if get("ALU_FORMAT_SPEC_REG_Dstacc_override"):
+            intermediate = get("ALU_FORMAT_SPEC_REG_Dstacc_val")
+        else:
+            intermediate = get("ALU_FORMAT_SPEC_REG2_Dstacc")
+        shift: int | None = 0
+        if get("INT_DESCALE_Enable"):
+            shift = None if get("INT_DESCALE_Mode") else get("INT_DESCALE_VALUES_SEC0_Value")
+        sec = _PACKER_SEC[packer]
+        return cls(
+            read_32b_data=bool(get("PCK_DEST_RD_CTRL_Read_32b_data")),
+            read_raw=bool(get("PCK_DEST_RD_CTRL_Read_int8")),
+            read_unsigned=bool(get("PCK_DEST_RD_CTRL_Read_unsigned")),
+            round_10b_mant=bool(get("PCK_DEST_RD_CTRL_Round_10b_mant")),
+            intermediate_format=intermediate,
+            late_from_format=get(f"{sec}_In_data_format"),
+            late_to_format=get(f"{sec}_Out_data_format"),
+            shift_amount=shift,
+            stochastic=bool(get("ALU_ROUNDING_MODE_Packer_srnd_en")),
+        )
+
+    @classmethod
+    def for_output(cls, fmt: str | PackFormat, dst: str, *, rounding: bool = True,
+                   shift_amount: int = 0) -> PackerConfig:
+        """A documented configuration packing ``Dst`` data of type ``dst`` (``DST_FORMATS``)
+        to ``fmt``, as the page's "Configuring the conversions" recommends.
+
+        ``rounding`` picks the early rounding cell where the page offers one on that path
+        (else identity or truncation; the late conversion still saturates / truncates, and BFP
+        always rounds); for INT8 / UINT8 it picks shift-round-saturate over raw low bits.
+        """
+        f = fmt if isinstance(fmt, PackFormat) else format_by_name(fmt)
+        d = dst.strip().lower()
+        path = _for_output_path(f, d, rounding)
+        if path is None:
+            valid = [x for x in DST_FORMATS if _for_output_path(f, x, rounding)]
+            raise ValueError(f"{PAGE} has no path from Dst {dst} to {f.name}; "
+                             f"Dst formats that pack to {f.name}: {', '.join(valid)}")
+        intermediate, raw, late_from = path
+        return cls(read_32b_data=d in ("fp32", "int32"), read_raw=raw, read_unsigned=f.unsigned,
+                   round_10b_mant=False, intermediate_format=intermediate,
+                   late_from_format=late_from, late_to_format=f.code, shift_amount=shift_amount)
+
+    @property
+    def output_format(self) -> PackFormat:
+        """The L1 format written (``LateToFormat``; UINT8 when the intermediate is unsigned)."""
+        return _output_format(self.late_to_format, self.read_unsigned)
+
+    def describe(self) -> str:
+        """The conversions selected, e.g. ``FP32/INT32 -> TF32 (rounding); TF32 -> fp16``."""
+        early = _early_step(self)
+        _late_step(self, early.target)
+        return (f"{early.source} -> {early.target} ({early.how}); "
+                f"{early.target} -> {self.output_format.name}")
+
+
+def _for_output_path(f: PackFormat, dst: str, rounding: bool) -> tuple[Fmt, bool, Fmt] | None:
+    """(IntermediateFormat, Read_raw, LateFromFormat) of ``PackerConfig.for_output``."""
+    name = f.name
+    bfp8 = name in ("bfp8", "bfp4", "bfp2")
+    bfp8a = name in ("bfp8a", "bfp4a", "bfp2a")
+    if dst in ("fp32", "int32"):
+        if name == "fp32" or name == "fp8" or bfp8a or (name == "fp16" and not rounding):
+            return Fmt.FP32, True, Fmt.FP32
+        if name == "tf32" or name == "fp16":  # FP32 -> FP16 rounds via TF32
+            return Fmt.TF32, False, Fmt.TF32
+        if name == "bf16":
+            return Fmt.BF16, not rounding, Fmt.BF16
+        if bfp8:  # BF16 by truncation; the BFP step rounds
+            return Fmt.BFP8, True, Fmt.BFP8
+        if name in ("int8", "uint8"):
+            return Fmt.INT8, not rounding, Fmt.INT8
+        return (Fmt.INT32, False, Fmt.INT32) if name == "int32" else None
+    if dst == "bf16":
+        if name == "tf32" and rounding:
+            return Fmt.TF32, False, Fmt.TF32
+        if name in ("fp32", "tf32", "bf16", "fp16", "fp8") or bfp8a:
+            return Fmt.BF16, not rounding, Fmt.BF16
+        if bfp8:
+            return Fmt.BFP8, True, Fmt.BFP8
+        return (Fmt.INT8, True, Fmt.INT8) if name == "int8" else None
+    if dst == "fp16":
+        if name in ("fp32", "tf32", "bf16", "fp16") or bfp8:
+            return Fmt.FP16, not rounding, Fmt.FP16
+        if name == "fp8":
+            return Fmt.FP8, True, Fmt.FP8
+        if bfp8a:  # E5M7 by truncation; the BFP step rounds
+            return Fmt.BFP8A, True, Fmt.BFP8A
+        return (Fmt.INT8, True, Fmt.INT8) if name == "int8" else None
+    if dst == "int16":
+        return (Fmt.INT16, False, Fmt.INT16) if name == "int16" else None
+    return None
+
+
+# -- early conversion --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Early:
+    """One cell of the early table: ``source`` column, ``target`` row, ``how`` the cell says."""
+
+    source: str
+    target: str
+    how: str
+    run: Callable[[I64], Datums]
+
+    @property
+    def rounds(self) -> bool:
+        return self.how in ("rounding", "shift, round, saturate")
+
+
+def _fp32_fields(b: I64) -> _Floats:
+    """Conventional FP32 bits (after undoing the Dst32 shuffle)."""
+    return _Floats(FP32, b >> 31, (b >> 23) & 0xFF, b & 0x7FFFFF)
+
+
+def _bf16_fields(b: I64) -> _Floats:
+    """Dst16 BF16: sign 15, mantissa 14:8, exponent 7:0."""
+    return _Floats(BF16, b >> 15, b & 0xFF, (b >> 8) & 0x7F)
+
+
+def _fp16_fields(b: I64) -> _Floats:
+    """Dst16 FP16: sign 15, mantissa 14:5, exponent 4:0."""
+    return _Floats(FP16, b >> 15, b & 0x1F, (b >> 5) & 0x3FF)
+
+
+def _round(x: _Floats, t: FloatType) -> _Floats:
+    """An early "Rounding" cell: nearest, ties away from zero; denormals and -0 become +0;
+    with an 8-bit exponent NaN becomes infinity.  A carry out of the top exponent gives
+    infinity (8-bit) or saturates (5-bit, no infinity)."""
+    drop = x.t.mbits - t.mbits
+    special = x.exp == t.emax if t.ebits == 8 else np.zeros_like(x.exp, dtype=bool)
+    man = (x.man + ((1 << drop) >> 1)) >> drop if drop >= 0 else x.man << -drop
+    exp = x.exp + (man >> t.mbits)
+    man &= t.mmax
+    if t.ebits == 5:
+        over = exp > t.emax
+        exp = np.where(over, t.emax, exp)
+        man = np.where(over, t.mmax, man)
+    exp = np.where(special, t.emax, exp)
+    man = np.where(special, 0, man)
+    zero = x.exp == 0
+    return _Floats(t, np.where(zero, 0, x.sign), np.where(zero, 0, exp), np.where(zero, 0, man))
+
+
+def _truncate(x: _Floats, t: FloatType) -> _Floats:
+    """An early "Truncation" cell: drop the low mantissa bits (denormals, NaN may change class)."""
+    return _Floats(t, x.sign, x.exp, x.man >> (x.t.mbits - t.mbits))
+
+
+def _shift_round_saturate(b: I64, shift: int, unsigned: bool) -> _Ints:
+    """INT32 -> INT8 / UINT8: magnitude shifted right by ``shift & 31``, rounded to nearest with
+    ties away from zero on the shifted-out bits, saturated to 127 (sign kept, cleared for 0) or
+    to 0..255 (negative values to 0)."""
+    s = shift & 31
+    sign = b >> 31
+    mag = ((b & 0x7FFFFFFF) + ((1 << s) >> 1)) >> s
+    if unsigned:
+        return _Ints("UINT8", np.where(sign != 0, 0, np.minimum(mag, 255)))
+    mag = np.minimum(mag, 127)
+    return _Ints("INT8", np.where(mag != 0, sign << 7, 0) | mag)
+
+
+def _early_step(cfg: PackerConfig) -> _Early:
+    """The early table cell ``cfg`` selects (FormatConversion.md "Configuring the conversions")."""
+    code = cfg.intermediate_format
+    if code not in _CODES or code in _LATE_TO_ONLY:
+        raise UndefinedBehavior(f"{PAGE}: IntermediateFormat {_fmt_name(code)} is not valid "
+                                "(unassigned, or a BFP4/BFP2 type only LateToFormat may name)")
+    f, raw = Fmt(code), cfg.read_raw
+    if cfg.read_32b_data:
+        src, fields, source_type = "FP32/INT32", _fp32_fields, FP32
+    elif f in (Fmt.FP16, Fmt.BFP8A, Fmt.FP8):
+        src, fields, source_type = "FP16", _fp16_fields, FP16
+    else:
+        src, fields, source_type = "BF16", _bf16_fields, BF16
+
+    def floats(target: FloatType, how: str) -> _Early:
+        op = _round if how == "rounding" else _truncate
+        return _Early(src, target.name, how, lambda b: op(fields(b), target))
+
+    def identity() -> _Early:
+        return _Early(src, source_type.name, "identity", fields)
+
+    def undefined(why: str) -> UndefinedBehavior:
+        width = 32 if cfg.read_32b_data else 16
+        return UndefinedBehavior(f"{PAGE}: early conversion of {width}-bit Dst data with "
+                                 f"IntermediateFormat {f.name}, Read_raw={int(raw)}: {why}")
+
+    if f == Fmt.BF16 and cfg.round_10b_mant and cfg.late_to_format == Fmt.FP16:
+        if raw or cfg.late_from_format != Fmt.TF32:
+            raise undefined("Round_10b_mant=1 with a late conversion to FP16 is defined only "
+                            "with Read_raw=0 and a TF32 -> FP16 late conversion")
+        return floats(TF32, "rounding")
+    if cfg.read_32b_data:
+        if f == Fmt.INT32:
+            return _Early(src, "INT32", "identity or bitcast", lambda b: _Ints("INT32", b))
+        if f == Fmt.FP32:
+            return identity() if raw or not cfg.round_10b_mant else floats(TF32, "rounding")
+        if f == Fmt.TF32:
+            return identity() if raw else floats(TF32, "rounding")
+        if f == Fmt.BF16:
+            return floats(BF16, "truncation" if raw else "rounding")
+        if f == Fmt.BFP8:
+            return floats(BF16, "truncation") if raw else floats(E8M6, "rounding")
+        if f == Fmt.INT8:
+            return _early_int8(cfg, src)
+        raise undefined("the table says No")
+    if f == Fmt.INT16:
+        return _Early("INT16", "INT16", "identity", lambda b: _Ints("INT16", b))
+    if f == Fmt.TF32 or (f == Fmt.FP32 and cfg.round_10b_mant):
+        if raw:
+            raise undefined("rounding to TF32 needs Read_raw=0")
+        return floats(TF32, "rounding")
+    if f == Fmt.BF16:
+        return identity() if raw else floats(BF16, "rounding")
+    if f == Fmt.BFP8:
+        return identity() if raw else floats(E8M6, "rounding")
+    if f == Fmt.FP16:
+        return identity() if raw else floats(FP16, "rounding")
+    if f == Fmt.BFP8A:
+        return floats(E5M7, "truncation") if raw else floats(E5M6, "rounding")
+    if f == Fmt.FP8 and raw:
+        return floats(FP8, "truncation")
+    if f == Fmt.INT8 and raw and not cfg.read_unsigned:
+        return _Early("BF16/FP16", "INT8", "sign bit only",
+                      lambda b: _Ints("INT8", (b >> 15) << 7))
+    raise undefined("the table says No, or the page gives no configuration for it")
+
+
+def _early_int8(cfg: PackerConfig, src: str) -> _Early:
+    """FP32 / INT32 -> INT8 or UINT8 (``Read_unsigned``): raw low bits or shift-round-saturate."""
+    name = "UINT8" if cfg.read_unsigned else "INT8"
+    if cfg.read_raw:
+        if cfg.read_unsigned:  # low 8 bits of mantissa / magnitude
+            return _Early(src, name, "low bits", lambda b: _Ints(name, b & 0xFF))
+        return _Early(src, name, "sign and low bits",  # sign, low 7 bits of mantissa / magnitude
+                      lambda b: _Ints(name, ((b >> 31) << 7) | (b & 0x7F)))
+    shift = cfg.shift_amount
+    if shift is None:
+        raise MissingSpecification(
+            f"{PAGE}: INT_DESCALE_Mode=1 takes ShiftAmount from INT_DESCALE_VALUES_SEC"
+            "[(z & 63) >> 2] 'for some value z' the page does not specify")
+    return _Early(src, name, "shift, round, saturate",
+                  lambda b: _shift_round_saturate(b, shift, cfg.read_unsigned))
+
+
+# -- late conversion ---------------------------------------------------------------------------
+
+def _late_float(x: _Floats, t: FloatType) -> _Floats:
+    """Late float -> float: exponent rebias, saturation when the exponent narrows, mantissa
+    truncation when it narrows, per the page's denormal and NaN tables."""
+    shift = t.mbits - x.t.mbits
+    man = x.man << shift if shift >= 0 else x.man >> -shift
+    sign, exp = x.sign, x.exp
+    denormal = (x.exp == 0) & (x.man != 0)
+    rule = f"{PAGE}: late {x.t.name} -> {t.name}"
+    if x.t.ebits == t.ebits:
+        if shift < 0:  # mantissa narrows: denormals flushed
+            man = np.where(x.exp == 0, 0, man)
+    elif t.ebits == 8:  # exponent widens
+        if shift >= 0 and denormal.any():
+            raise UndefinedBehavior(f"{rule}: denormal inputs are mishandled when the exponent "
+                                    "widens and the mantissa does not narrow")
+        exp = np.where(x.exp == 0, 0, x.exp + _REBIAS)
+        man = np.where(x.exp == 0, 0, man)
+    else:  # exponent narrows 8 -> 5: saturate, then truncate
+        if ((x.exp == _REBIAS) & (x.man != 0)).any():
+            raise UndefinedBehavior(f"{rule}: inputs with 2**-15 < |x| < 2**-14 are mishandled")
+        exp = x.exp - _REBIAS
+        sat = exp > t.emax  # includes infinity and NaN
+        tiny = exp <= 0     # |x| <= 2**-15, denormals, zero
+        exp = np.where(sat, t.emax, np.where(tiny, 0, exp))
+        man = np.where(sat, t.mmax, np.where(tiny, 0, man))
+    return _Floats(t, sign, exp, man)
+
+
+def _bfp(x: _Floats, mag_bits: int) -> tuple[I64, I64]:
+    """BF16 / E5M7 datums -> (sign-magnitude BFP datums, one shared exponent per 16).
+
+    Rounds to BFP8 / BFP8a (nearest, ties away from zero, clamped at 127), then truncates to
+    ``mag_bits`` magnitude bits (7, 3 or 1); see the module docstring for the choices.
+    """
+    exp = x.exp.reshape(-1, BLOCK)
+    normal = exp != 0
+    shared = exp.max(axis=1)
+    sig = np.where(normal, (1 << 7) | x.man.reshape(-1, BLOCK), 0)
+    shift = np.minimum(1 + shared[:, None] - exp, 10)
+    mag = np.minimum((sig + ((1 << shift) >> 1)) >> shift, 127) >> (7 - mag_bits)
+    sign = np.where(mag != 0, x.sign.reshape(-1, BLOCK), 0)
+    return ((sign << mag_bits) | mag).ravel(), shared
+
+
+@dataclass(frozen=True)
+class _Late:
+    fmt: PackFormat
+    run: Callable[[Datums], tuple[bytes, bytes]]
+
+
+_FLOAT_OUT = {Fmt.FP32: FP32, Fmt.TF32: TF32, Fmt.BF16: BF16, Fmt.FP16: FP16, Fmt.FP8: FP8}
+# LateFromFormat -> the intermediate types it may describe (footnote † for the BFP8 codes).
+_LATE_FROM = {
+    Fmt.FP32: ("FP32",), Fmt.TF32: ("TF32",), Fmt.BF16: ("BF16",), Fmt.BFP8: ("E8M6", "BF16"),
+    Fmt.FP16: ("FP16",), Fmt.BFP8A: ("E5M6", "E5M7"), Fmt.FP8: ("FP8",),
+    Fmt.INT32: ("INT32",), Fmt.INT16: ("INT16",), Fmt.INT8: ("INT8", "UINT8"),
+}
+
+
+def _store(values: I64, bits: int) -> bytes:
+    """Datums of ``bits`` (2, 4, 8, 16, 32) bits each, little-endian, earliest datum lowest."""
+    if bits >= 8:
+        return values.astype(f"<u{bits // 8}").tobytes()
+    per = 8 // bits
+    v = values.reshape(-1, per) << (bits * np.arange(per))
+    return v.sum(axis=1).astype(np.uint8).tobytes()
+
+
+def _float_bits(x: _Floats) -> I64:
+    return (x.sign << (x.t.ebits + x.t.mbits)) | (x.exp << x.t.mbits) | x.man
+
+
+def _late_step(cfg: PackerConfig, intermediate: str) -> _Late:
+    """The late table cell for ``intermediate`` -> ``LateToFormat``, checked against
+    ``LateFromFormat``."""
+    out = cfg.output_format
+    code = cfg.late_from_format
+    rule = f"{PAGE}: late {intermediate} -> {out.name}"
+    if code not in _LATE_FROM:
+        raise UndefinedBehavior(f"{PAGE}: LateFromFormat {_fmt_name(code)} is not valid there")
+    if intermediate not in _LATE_FROM[Fmt(code)]:
+        raise UndefinedBehavior(f"{PAGE}: LateFromFormat {Fmt(code).name} does not describe the "
+                                f"{intermediate} the early conversion produces")
+    if intermediate.startswith(("INT", "UINT")):
+        if out.code != Fmt(code):
+            raise UndefinedBehavior(f"{rule}: the table says No")
+        return _Late(out, lambda d: (_store(d.bits, out.datum_bits), b""))
+    if out.code in (Fmt.INT32, Fmt.INT16, Fmt.INT8):
+        raise UndefinedBehavior(f"{rule}: the table says No")
+    if out.code == Fmt.TF32 and intermediate == "FP32":
+        raise UndefinedBehavior(f"{rule}: the table says No (use the early conversion)")
+    if out.is_bfp:
+        step = BF16 if out.exp_bits == 8 else E5M7
+        mag_bits = out.datum_bits - 1
+
+        def run_bfp(d: Datums) -> tuple[bytes, bytes]:
+            data, exps = _bfp(_late_float(d, step), mag_bits)
+            return _store(data, out.datum_bits), exps.astype(np.uint8).tobytes()
+
+        return _Late(out, run_bfp)
+    t = _FLOAT_OUT[out.code]
+    widen = 23 - t.mbits if t is TF32 else 0  # TF32 is stored as FP32 with 13 zero bits
+
+    def run_float(d: Datums) -> tuple[bytes, bytes]:
+        return _store(_float_bits(_late_float(d, t)) << widen, out.datum_bits), b""
+
+    return _Late(out, run_float)
+
+
+# -- pack --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PackedData:
+    """What a packer writes: ``data`` (the datum stream) and ``exponents`` (BFP formats: one
+    byte per 16 datums, a separate stream in L1; empty otherwise)."""
+
+    fmt: PackFormat
+    data: bytes
+    exponents: bytes
+
+
+def _dst_input(dst_bits: ArrayLike, wide: bool) -> I64:
+    """Dst32b words (``wide``) or Dst16b words, flattened, as conventional-layout int64."""
+    a = np.asarray(dst_bits)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"Dst bit patterns must be integers, not {a.dtype}")
+    b = a.astype(np.int64).ravel()
+    width = 32 if wide else 16
+    if b.size and (b.min() < 0 or b.max() >> width):
+        raise ValueError(f"Dst{width}b bit pattern does not fit in {width} bits")
+    return dst32_to_ieee(b.astype(np.uint32)).astype(np.int64) if wide else b
+
+
+def pack(dst_bits: ArrayLike, cfg: PackerConfig) -> PackedData:
+    """Convert ``Dst`` datums (flattened in order) as the packer configured by ``cfg`` would.
+
+    ``dst_bits`` are Dst32b words (``cfg.read_32b_data``) or Dst16b words, in Dst bit layout.
+    BFP formats need a multiple of 16 datums.  Raises ``UndefinedBehavior`` for configurations
+    or data the page leaves undefined, ``UnsupportedFunctionality`` for stochastic rounding.
+    """
+    early = _early_step(cfg)
+    late = _late_step(cfg, early.target)
+    if cfg.stochastic and (early.rounds or late.fmt.is_bfp):
+        raise UnsupportedFunctionality(f"{PAGE}: stochastic rounding (the pages give no PRNG or "
+                                       "distribution for the packers)")
+    bits = _dst_input(dst_bits, cfg.read_32b_data)
+    if late.fmt.is_bfp and bits.size % BLOCK:
+        raise ValueError(f"{late.fmt.name} packs blocks of {BLOCK} datums; got {bits.size}")
+    data, exponents = late.run(early.run(bits))
+    return PackedData(late.fmt, data, exponents)
