@@ -34,6 +34,7 @@ from unicorn import (
 )
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 
+from tdbg.target.fasthook import add_mem_hook
 from tdbg.target.regions import Region
 from tdbg.target.stops import Access, Stop, StopKind
 from tdbg.tensix.events import TensixEvent, UndefinedBehavior
@@ -132,7 +133,7 @@ class Core:
         base, thread, load, store = region.base, self.thread, region.load, region.store
         watches = self._mmio_watches
 
-        def on_read(uc: Uc, access: int, address: int, size: int, value: int, _: object) -> None:
+        def on_read(access: int, address: int, size: int, value: int) -> None:
             if watches and self._watch_hit(address, size, False, None):
                 return
             try:
@@ -143,7 +144,7 @@ class Core:
                 value = 0
             _PACK[size](buf, address - base, value)
 
-        def on_write(uc: Uc, access: int, address: int, size: int, value: int, _: object) -> None:
+        def on_write(access: int, address: int, size: int, value: int) -> None:
             if watches and self._watch_hit(address, size, True, value):
                 return
             try:
@@ -152,8 +153,11 @@ class Core:
                 self._event(event, Access(address, size, True, value & ((1 << (8 * size)) - 1)))
 
         end = region.base + region.size - 1
-        self.uc.hook_add(UC_HOOK_MEM_READ, on_read, begin=region.base, end=end)
-        self.uc.hook_add(UC_HOOK_MEM_WRITE, on_write, begin=region.base, end=end)
+        add_mem_hook(self.uc, UC_HOOK_MEM_READ, on_read, region.base, end, self._internal_error)
+        add_mem_hook(self.uc, UC_HOOK_MEM_WRITE, on_write, region.base, end, self._internal_error)
+
+    def _internal_error(self, exc: BaseException) -> None:
+        self._halt(Stop(StopKind.FAULT, self.name, self.pc, detail=f"internal error in tdbg: {exc!r}"))
 
     def region_at(self, address: int) -> Region | None:
         for region in self.regions:

@@ -47,8 +47,10 @@ class Dst:
         self._flat = memoryview(self.bits.reshape(-1))  # shares memory; fast scalar access
         self.unpredictable = np.zeros((ROWS, COLS), dtype=bool)
         self._any_unpredictable = False
-        self.ever_written = np.zeros(ROWS, dtype=bool)  # per DstBits row
+        self._written = bytearray(ROWS)  # per DstBits row; ``ever_written`` is a numpy view
+        self.ever_written = np.frombuffer(self._written, dtype=bool)
         self._feature_disable = 0
+        self.alias16 = False  # Dst16b aliases the high half of Dst32b (bit 11 mode)
         self._key: tuple[bool, bool, bool] | None = None
         self.row16 = np.arange(ROWS)   # Dst16b row -> DstBits row
         self.row32 = np.arange(ROWS)   # Dst32b row -> DstBits row of the high halves
@@ -66,12 +68,8 @@ class Dst:
     @feature_disable.setter
     def feature_disable(self, value: int) -> None:
         self._feature_disable = value & 0xFFFFFFFF
+        self.alias16 = bool(self._feature_disable & FEATURE_DISABLE_DST16_ALIAS)
         self._refresh()
-
-    @property
-    def alias16(self) -> bool:
-        """True while ``Dst16b`` aliases the high half of ``Dst32b`` (bit 11 mode)."""
-        return bool(self._feature_disable & FEATURE_DISABLE_DST16_ALIAS)
 
     def _refresh(self) -> None:
         cfg = self.config
@@ -97,7 +95,7 @@ class Dst:
         """``Dst16b[row][col] = value``."""
         i = self._row16_base[row & 0x3FF] + col
         self._flat[i] = value
-        self.ever_written[i >> 4] = True
+        self._written[i >> 4] = 1
         if self.alias16:
             self._mark_low_half_garbage(i)
         elif self._any_unpredictable:
@@ -115,7 +113,7 @@ class Dst:
         i = self._row32_base[row & 0x3FF] + col
         self._flat[i] = value >> 16
         self._flat[i + 8 * COLS] = value & 0xFFFF
-        self.ever_written[i >> 4] = self.ever_written[(i >> 4) + 8] = True
+        self._written[i >> 4] = self._written[(i >> 4) + 8] = 1
         if self._any_unpredictable:
             self.unpredictable.flat[i] = self.unpredictable.flat[i + 8 * COLS] = False
 

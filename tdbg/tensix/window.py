@@ -25,7 +25,7 @@ ELEMENT_SIZE = {0: 4, 1: 4, 2: 2, 3: 2, 4: 2, 5: 1}
 FMT_NAMES = {0: "FP32/uint32", 1: "int32", 2: "FP16", 3: "BF16", 4: "int16", 5: "int8"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AccessCtrl:
     """``RISC_DEST_ACCESS_CTRL_SEC[core]`` as the window sees it."""
 
@@ -68,47 +68,46 @@ class DstWindow:
     # -- entry points: one access as the core's load/store instruction makes it ----------------
     def load(self, core: int, offset: int, size: int) -> int:
         """The bits a ``size``-byte load at ``0xFFBD8000 + offset`` by ``core`` returns."""
-        ctrl = self.ctrl(core)
-        elem = ELEMENT_SIZE.get(ctrl.fmt, size)
-        if core == 2 and size > elem:
-            self._check_t2_alignment(offset, size)
-            value = 0
-            for i in range(size // elem):
-                value |= self._load_one(ctrl, offset + i * elem, elem) << (8 * elem * i)
-            return value
-        return self._load_one(ctrl, offset, size)
-
-    def store(self, core: int, offset: int, size: int, value: int) -> None:
-        """Apply a ``size``-byte store of ``value`` at ``0xFFBD8000 + offset`` by ``core``."""
-        ctrl = self.ctrl(core)
-        elem = ELEMENT_SIZE.get(ctrl.fmt, size)
-        if core == 2 and size > elem:
-            self._check_t2_alignment(offset, size)
-            mask = (1 << (8 * elem)) - 1
-            for i in range(size // elem):
-                self._store_one(ctrl, offset + i * elem, elem, (value >> (8 * elem * i)) & mask)
-            return
-        self._store_one(ctrl, offset, size, value)
-
-    @staticmethod
-    def _check_t2_alignment(offset: int, size: int) -> None:
-        if offset % size:
-            raise UndefinedBehavior(f"Dst.md: RISCV T2 multi-element access of {size} bytes at offset {offset:#x} is not aligned")
-
-    def _load_one(self, ctrl: AccessCtrl, offset: int, size: int) -> int:
+        ctrl = self._ctrl[core] or self.ctrl(core)
+        if core == 2 and size > ELEMENT_SIZE.get(ctrl.fmt, size):
+            return self._load_t2(ctrl, offset, size)
         if size == 4:
             return self.load32(ctrl, offset)
         if size == 2:
             return self.load16(ctrl, offset)
         return self.load8(ctrl, offset)
 
-    def _store_one(self, ctrl: AccessCtrl, offset: int, size: int, value: int) -> None:
-        if size == 4:
+    def store(self, core: int, offset: int, size: int, value: int) -> None:
+        """Apply a ``size``-byte store of ``value`` at ``0xFFBD8000 + offset`` by ``core``."""
+        ctrl = self._ctrl[core] or self.ctrl(core)
+        if core == 2 and size > ELEMENT_SIZE.get(ctrl.fmt, size):
+            self._store_t2(ctrl, offset, size, value)
+        elif size == 4:
             self.store32(ctrl, offset, value)
         elif size == 2:
             self.store16(ctrl, offset, value)
         else:
             self.store8(ctrl, offset, value)
+
+    # T2 splits a wider aligned access into the elements fmt defines.
+    def _load_t2(self, ctrl: AccessCtrl, offset: int, size: int) -> int:
+        elem = self._t2_elements(ctrl, offset, size)
+        value = 0
+        for i in range(size // elem):
+            value |= self.load(2, offset + i * elem, elem) << (8 * elem * i)
+        return value
+
+    def _store_t2(self, ctrl: AccessCtrl, offset: int, size: int, value: int) -> None:
+        elem = self._t2_elements(ctrl, offset, size)
+        mask = (1 << (8 * elem)) - 1
+        for i in range(size // elem):
+            self.store(2, offset + i * elem, elem, (value >> (8 * elem * i)) & mask)
+
+    @staticmethod
+    def _t2_elements(ctrl: AccessCtrl, offset: int, size: int) -> int:
+        if offset % size:
+            raise UndefinedBehavior(f"Dst.md: RISCV T2 multi-element access of {size} bytes at offset {offset:#x} is not aligned")
+        return ELEMENT_SIZE[ctrl.fmt]
 
     # -- the six functions of Dst.md ---------------------------------------------------------
     def load32(self, ctrl: AccessCtrl, offset: int) -> int:

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""tdbg benchmarks: figures and ratios measured in one run, printed (tests never assert times).
+
+    python scripts/bench.py [--quick]
+
+Model (tdbg/tensix):  writing all 1024 Dst16b rows from numpy; reading all 512 Dst32b rows.
+Tile (tdbg/target):   (a) exact Dst-window accesses per second against the same loop on L1;
+                      (b) a 60-million-iteration loop with 8 armed, never-hit breakpoints
+                          against none; (c) firmware instructions per second against bare
+                          Unicorn running the same ELF.
+"""
+
+from __future__ import annotations
+
+import argparse
+import struct
+import time
+from collections.abc import Callable
+
+import numpy as np
+from unicorn import UC_ARCH_RISCV, UC_HOOK_CODE, UC_MODE_RISCV32, Uc, UcError
+
+from tdbg.session import Session
+from tdbg.target.elf import ElfImage
+from tdbg.target.stops import StopKind
+from tdbg.target.toolchain import build, firmware_dir
+from tdbg.tensix.tile import TensixState
+
+
+def best_of(repeat: int, fn: Callable[[], object]) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def model() -> None:
+    t = TensixState()
+    rows16 = np.random.default_rng(1).integers(0, 1 << 16, size=(1024, 16), dtype=np.uint16)
+    w = best_of(20, lambda: t.dst.write16(slice(0, 1024), rows16))
+    r = best_of(20, lambda: t.dst.read32(slice(0, 512)))
+    print(f"model: write all 1024 Dst16b rows       {w * 1e3:8.3f} ms")
+    print(f"model: read all 512 Dst32b rows         {r * 1e3:8.3f} ms")
+
+
+def firmware(name: str, iterations: int | None = None) -> Session:
+    s = Session(firmware_dir() / f"{name}.c")
+    if iterations is not None:
+        s.core.uc.mem_write(s.symbol("iterations").addr, struct.pack("<I", iterations))
+    return s
+
+
+def run_to_end(s: Session) -> float:
+    t0 = time.perf_counter()
+    stop = s.cont()
+    elapsed = time.perf_counter() - t0
+    assert stop.kind is StopKind.EBREAK, stop.describe()
+    return elapsed
+
+
+def window(n: int) -> None:
+    t_window = run_to_end(firmware("bench_window", n))
+    t_l1 = run_to_end(firmware("bench_l1", n))
+    accesses = 2 * n  # one store and one load per iteration
+    print(f"(a) Dst window: {accesses / t_window / 1e6:6.2f} M exact accesses/s "
+          f"({accesses} accesses in {t_window:.3f} s); same loop on L1 {t_l1:.3f} s; "
+          f"window/L1 time ratio {t_window / t_l1:.1f}")
+
+
+def breakpoints(n: int) -> None:
+    plain = firmware("bench_loop", n)
+    armed = firmware("bench_loop", n)
+    for i in range(8):  # armed, never hit: word addresses in L1 no code reaches
+        armed.break_at(0x100000 + 4 * i)
+    t_plain = run_to_end(plain)
+    t_armed = run_to_end(armed)
+    print(f"(b) {n:,}-iteration loop: no breakpoints {t_plain:.3f} s, 8 armed {t_armed:.3f} s, "
+          f"speed ratio {t_plain / t_armed:.3f}")
+
+
+def bare_unicorn(image: ElfImage, count_insns: bool = False) -> tuple[float, int]:
+    """Run the ELF on a bare Unicorn core to its ebreak: (seconds, instructions if counted)."""
+    uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
+    uc.mem_map(0, 1536 * 1024)
+    uc.mem_map(0xFFB00000, 0x1000)
+    for seg in image.segments:
+        uc.mem_write(seg.vaddr, seg.data)
+    counter = [0]
+    if count_insns:
+        uc.hook_add(UC_HOOK_CODE, lambda *_: counter.__setitem__(0, counter[0] + 1))
+    t0 = time.perf_counter()
+    try:
+        uc.emu_start(image.entry, 0)
+    except UcError:
+        pass  # the final ebreak
+    return time.perf_counter() - t0, counter[0]
+
+
+def instructions_per_second(n: int) -> None:
+    def image(iterations: int) -> ElfImage:
+        s = firmware("bench_loop", iterations)
+        data = bytearray(s.image.segments[-1].data)
+        sym = s.symbol("iterations")
+        seg = s.image.segments[-1]
+        struct.pack_into("<I", data, sym.addr - seg.vaddr, iterations)
+        return ElfImage(s.image.path, s.image.entry, [*s.image.segments[:-1], type(seg)(seg.vaddr, bytes(data), seg.memsz, seg.executable)],
+                        s.image.symbols, s.image.exec_ranges)
+
+    # instructions(N) = a + b*N, calibrated with a counting hook on small N
+    c1 = bare_unicorn(image(1000), count_insns=True)[1]
+    c2 = bare_unicorn(image(2000), count_insns=True)[1]
+    per_iter = (c2 - c1) / 1000
+    total = c1 + per_iter * (n - 1000)
+    t_bare = bare_unicorn(image(n))[0]
+    t_tdbg = run_to_end(firmware("bench_loop", n))
+    print(f"(c) {total / 1e6:.0f} M instructions: bare Unicorn {total / t_bare / 1e6:6.1f} M insn/s, "
+          f"tdbg {total / t_tdbg / 1e6:6.1f} M insn/s, ratio {t_bare / t_tdbg:.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller loops (a rough look)")
+    args = parser.parse_args()
+    for src in ("bench_window", "bench_l1", "bench_loop"):
+        build(firmware_dir() / f"{src}.c")
+    model()
+    window(20_000 if args.quick else 200_000)
+    loop = 6_000_000 if args.quick else 60_000_000
+    breakpoints(loop)
+    instructions_per_second(loop)
+
+
+if __name__ == "__main__":
+    main()
