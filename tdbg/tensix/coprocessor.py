@@ -1,0 +1,229 @@
+"""The Tensix coprocessor: three threads' frontends (MOP Expander, Replay Expander, Wait Gate)
+feeding the backend units that tdbg models.
+
+Implements the instruction path of WormholeB0 ``TensixCoprocessor/README.md``,
+``MOPExpander.md``, ``REPLAY.md`` and the newer ``WaitGate.md``; each instruction's semantics
+is in the module named in ``_EXECUTE``.  The target layer calls ``push(thread, word)`` for a word
+that RISC-V T<thread> stores to ``INSTRN_BUF_BASE``.
+
+State kept here (the rest is architectural state in ``TensixState``):
+
+* per thread: ``RWCs`` (``rwc(thread)``), the MOP Expander's ``MaskHi``, the replay buffer and
+  its recording state, the Wait Gate's latched ``STALLWAIT`` / ``SEMWAIT`` (``wait_gate``), and
+  the queue of instructions that reached the Wait Gate but have not passed it;
+* shared: ``semaphores`` (``Semaphores[8]`` of SyncUnit.md), the Vector Unit (``vector``: LRegs,
+  ``LaneConfig``; one for all threads, as ``LReg.md`` / ``README.md`` say), and
+  ``unpacker_src_row[2][3]`` (``Unpackers[i].SrcRow[thread]``, written by ``SETDVALID``).
+
+Execution is synchronous: an instruction that passes the Wait Gate completes before ``push``
+returns.  An instruction the Wait Gate holds (a latched wait whose conditions are unmet, or a
+Matrix Unit instruction whose ``SrcA`` / ``SrcB`` bank is not ``AllowedClient == MatrixUnit``)
+stays queued with everything behind it, as in hardware; ``waiting(thread)`` says why.  After
+every executed instruction the other threads' queues are retried, so one thread's ``SEMPOST``
+or ``SETDVALID`` releases another; ``resume()`` retries them on demand (after a RISC-V
+semaphore write, or to finish a queue an exception interrupted).
+
+Events: an instruction tdbg does not model raises ``UnimplementedFunctionality`` naming it; a
+word no encoding matches raises ``MissingSpecification``.  Every event raised out of ``push`` /
+``resume`` carries ``.thread`` and ``.word`` of the instruction that raised it (not necessarily
+the pushing thread's).  The instruction is consumed either way.
+
+``on_dst_write(rows)`` is called once per instruction that wrote ``Dst`` (or marked rows
+undefined with ``ZEROACC``) with the sorted ``DstBits`` row numbers it touched; a ``Dst32b``
+write touches two ``DstBits`` rows (high and low halves, 8 apart).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+
+import numpy as np
+
+from tdbg.tensix import cfg_insns, matrix_unit as mu, sfpu, sync
+from tdbg.tensix.dst_access import DstPort
+from tdbg.tensix.events import MissingSpecification, TensixEvent, UnimplementedFunctionality
+from tdbg.tensix.frontend import MopExpander, ReplayExpander
+from tdbg.tensix.isa import BLACKHOLE_A0, WORMHOLE_B0, UnknownInstruction, decode
+from tdbg.tensix.rwc import RWCs, incrwc
+from tdbg.tensix.src import SrcClient
+from tdbg.tensix.tile import TensixState
+
+THREADS = 3
+_ISA_ARCH = {"blackhole": BLACKHOLE_A0, "wormhole_b0": WORMHOLE_B0}
+
+Executor = Callable[["Coprocessor", int, dict[str, int]], None]
+
+
+def _nop(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``NOP`` (newer NOP.md): no effect."""
+
+
+def _frontend_only(page: str) -> Executor:
+    def run(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+        raise MissingSpecification(f"{page}: this instruction came out of an expander and reached the backend, "
+                                   "which no page describes")
+    return run
+
+
+_EXECUTE: dict[str, Executor] = {
+    "NOP": _nop,
+    "SETRWC": mu.setrwc,
+    "INCRWC": lambda cop, t, f: incrwc(cop.rwcs[t], f),
+    "MOVD2A": mu.movd2a, "MOVD2B": mu.movd2b, "MOVA2D": mu.mova2d, "MOVB2D": mu.movb2d, "MOVB2A": mu.movb2a,
+    "ZEROACC": mu.zeroacc, "ZEROSRC": mu.zerosrc, "SETDVALID": mu.setdvalid, "CLEARDVALID": mu.cleardvalid,
+    "ELWADD": mu.elwadd, "ELWSUB": mu.elwsub, "ELWMUL": mu.elwmul,
+    "MVMUL": mu.mvmul, "DOTPV": mu.dotpv, "GAPOOL": mu.gapool, "GMPOOL": mu.gmpool, "TRNSPSRCB": mu.trnspsrcb,
+    "SETC16": lambda cop, t, f: cfg_insns.setc16(cop.state, t, f),
+    "WRCFG": lambda cop, t, f: cfg_insns.wrcfg(cop.state, t, f),
+    "RDCFG": lambda cop, t, f: cfg_insns.rdcfg(cop.state, t, f),
+    **{f"RMWCIB{i}": (lambda i: lambda cop, t, f: cfg_insns.rmwcib(cop.state, t, i, f))(i) for i in range(4)},
+    "SFPLOAD": sfpu.sfpload, "SFPLOAD_BH": sfpu.sfpload, "SFPSTORE": sfpu.sfpstore, "SFPSTORE_BH": sfpu.sfpstore,
+    "STALLWAIT": lambda cop, t, f: cop._latch(t, sync.stallwait_latch(f)),
+    "STALLWAIT_BH": lambda cop, t, f: cop._latch(t, sync.stallwait_latch(f)),
+    "SEMWAIT": lambda cop, t, f: cop._latch(t, sync.semwait_latch(f)),
+    "SEMINIT": lambda cop, t, f: sync.seminit(cop.semaphores, f),
+    "SEMPOST": lambda cop, t, f: sync.sempost(cop.semaphores, f["SemaphoreMask"]),
+    "SEMGET": lambda cop, t, f: sync.semget(cop.semaphores, f["SemaphoreMask"]),
+    "MOP": _frontend_only("MOPExpander.md"), "MOP_CFG": _frontend_only("MOPExpander.md"),
+    "REPLAY": _frontend_only("REPLAY.md"),
+}
+
+# Matrix Unit instructions that wait at the Wait Gate for their banks (each instruction's page).
+_WAITS_SRCA = {"MOVA2D", "ELWADD", "ELWSUB", "ELWMUL", "MVMUL", "DOTPV", "GAPOOL", "GMPOOL"}
+_WAITS_SRCB = {"MOVB2D", "MOVB2A", "TRNSPSRCB", "ELWADD", "ELWSUB", "ELWMUL", "MVMUL", "DOTPV", "GAPOOL", "GMPOOL"}
+
+
+class Coprocessor:
+    """The Tensix coprocessor model of one tile (see the module docstring)."""
+
+    def __init__(self, state: TensixState, on_dst_write: Callable[[np.ndarray], None] | None = None,
+                 arch: str | None = None) -> None:
+        self.state = state
+        self.arch = arch or _ISA_ARCH.get(state.profile.name, WORMHOLE_B0)
+        self.on_dst_write = on_dst_write
+        self.dst_port = DstPort(state.dst, self._dst_written)
+        self.rwcs = [RWCs() for _ in range(THREADS)]
+        self.semaphores = [sync.Semaphore() for _ in range(8)]
+        self.vector = sfpu.VectorUnit()
+        self.unpacker_src_row = [[0] * THREADS for _ in range(2)]
+        self.mop = [MopExpander(state.mop_cfg[t]) for t in range(THREADS)]
+        self.replay = [ReplayExpander() for _ in range(THREADS)]
+        self.wait_gate: list[sync.LatchedWait | None] = [None] * THREADS
+        self._queue: list[deque[int]] = [deque() for _ in range(THREADS)]
+        self._written: list[np.ndarray] = []
+
+    def reset(self) -> None:
+        """Power-on state of everything kept here (``TensixState.reset`` resets the rest)."""
+        for t in range(THREADS):
+            self.rwcs[t] = RWCs()
+            self.mop[t] = MopExpander(self.state.mop_cfg[t])
+            self.replay[t] = ReplayExpander()
+            self.wait_gate[t] = None
+            self._queue[t].clear()
+        self.semaphores[:] = [sync.Semaphore() for _ in range(8)]
+        self.vector.reset()
+        self.unpacker_src_row = [[0] * THREADS for _ in range(2)]
+
+    def rwc(self, thread: int) -> RWCs:
+        """Thread ``thread``'s RWCs (mutable)."""
+        return self.rwcs[thread]
+
+    # -- the frontend --------------------------------------------------------------------------
+    def push(self, thread: int, word: int) -> None:
+        """RISC-V T<thread> pushes ``word``: expand it, queue it at the Wait Gate, run what can."""
+        if thread not in range(THREADS):
+            raise ValueError(f"Tensix thread {thread} does not exist (0..{THREADS - 1})")
+        if not 0 <= word < 1 << 32:
+            raise ValueError(f"{word:#x} is not a 32-bit instruction word")
+        for expanded in self.mop[thread].feed(word):
+            self._queue[thread].extend(self.replay[thread].feed(expanded))
+        self._run(first=thread)
+
+    def resume(self) -> None:
+        """Retry every thread's queued instructions."""
+        self._run(first=0)
+
+    def pending(self, thread: int) -> list[int]:
+        """Words that reached thread ``thread``'s Wait Gate and have not passed it, oldest first."""
+        return list(self._queue[thread])
+
+    def waiting(self, thread: int) -> str | None:
+        """Why the oldest queued instruction of ``thread`` is held, or None if nothing is."""
+        if not self._queue[thread]:
+            return None
+        return self._held(thread, decode(self._queue[thread][0], self.arch).mnemonic)
+
+    # -- RISC-V access to semaphores (SyncUnit.md) ---------------------------------------------
+    def riscv_semaphore_read(self, index: int) -> int:
+        return self.semaphores[index].Value
+
+    def riscv_semaphore_write(self, index: int, value: int) -> None:
+        sync.riscv_semaphore_write(self.semaphores, index, value)
+        self.resume()
+
+    # -- the Wait Gate and the backend -----------------------------------------------------------
+    def _latch(self, thread: int, latch: sync.LatchedWait) -> None:
+        self.wait_gate[thread] = latch
+
+    def _settle(self) -> None:
+        """Forget latched waits whose conditions are all met (WaitGate.md)."""
+        for t, latch in enumerate(self.wait_gate):
+            if latch is not None and not sync.unmet_conditions(latch, self.state, self.semaphores):
+                self.wait_gate[t] = None
+
+    def _held(self, thread: int, mnemonic: str) -> str | None:
+        self._settle()
+        latch = self.wait_gate[thread]
+        if latch is not None and sync.blocked_by(mnemonic, latch.BlockMask):
+            unmet = "; ".join(sync.unmet_conditions(latch, self.state, self.semaphores))
+            return f"{mnemonic} held by the latched {latch.Opcode} (BlockMask {latch.BlockMask:#05x}): {unmet}"
+        banks = self.state.src_banks
+        for names, reg, bank in ((_WAITS_SRCA, "SrcA", banks.matrix_unit_srca),
+                                 (_WAITS_SRCB, "SrcB", banks.matrix_unit_srcb)):
+            src = self.state.srca if reg == "SrcA" else self.state.srcb
+            if mnemonic in names and src.allowed_client[bank] != SrcClient.MatrixUnit:
+                return f"{mnemonic} waits for {reg}[{bank}].AllowedClient == MatrixUnit ({mnemonic}.md)"
+        return None
+
+    def _run(self, first: int) -> None:
+        order = [first] + [t for t in range(THREADS) if t != first]
+        progress = True
+        while progress:
+            progress = False
+            for t in order:
+                while self._queue[t]:
+                    word = self._queue[t][0]
+                    try:
+                        insn = decode(word, self.arch)
+                    except UnknownInstruction as e:
+                        self._queue[t].popleft()
+                        raise self._tag(MissingSpecification(f"no {self.arch} instruction encodes {word:#010x} ({e})"),
+                                        t, word) from None
+                    if self._held(t, insn.mnemonic):
+                        break
+                    self._queue[t].popleft()
+                    self._execute(t, word, insn.mnemonic, insn.fields)
+                    progress = True
+
+    def _execute(self, thread: int, word: int, mnemonic: str, fields: dict[str, int]) -> None:
+        run = _EXECUTE.get(mnemonic)
+        self._written.clear()
+        try:
+            if run is None:
+                raise UnimplementedFunctionality(f"{mnemonic}: tdbg does not model this instruction")
+            run(self, thread, fields)
+        except TensixEvent as e:
+            raise self._tag(e, thread, word)
+        finally:
+            if self._written and self.on_dst_write is not None:
+                self.on_dst_write(np.unique(np.concatenate(self._written)))
+            self._written.clear()
+
+    @staticmethod
+    def _tag(event: TensixEvent, thread: int, word: int) -> TensixEvent:
+        event.thread, event.word = thread, word  # type: ignore[attr-defined]
+        return event
+
+    def _dst_written(self, rows: np.ndarray) -> None:
+        self._written.append(np.asarray(rows).ravel())

@@ -1,0 +1,78 @@
+"""How backend instructions read and write ``Dst`` rows, with row validity.
+
+``ZEROACC`` (WormholeB0 ``TensixCoprocessor/ZEROACC.md``) marks rows undefined; the Matrix Unit
+then reads an undefined row as the identity of the instruction (zero, or minus infinity with all
+bits set for ``GMPOOL``), the Vector Unit must not read one, and any write makes the row defined
+again.  tdbg keeps that per ``DstBits`` row in ``Dst.ever_written`` (False: undefined), which
+every ``Dst`` write path already sets; power-on rows count as undefined.  A ``Dst32b`` row spans
+two ``DstBits`` rows (high and low halves), each with its own flag.
+
+Every write reports the ``DstBits`` rows it touched to ``notify`` (the Coprocessor's
+``on_dst_write`` hook).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from tdbg.tensix.dst import COLS, Dst
+
+
+class DstPort:
+    """Row-block access to ``Dst16b`` / ``Dst32b`` on behalf of backend instructions."""
+
+    def __init__(self, dst: Dst, notify: Callable[[np.ndarray], None]) -> None:
+        self.dst = dst
+        self.notify = notify
+
+    def bits_rows16(self, rows: np.ndarray) -> np.ndarray:
+        """The ``DstBits`` rows holding ``Dst16b[rows]``."""
+        return self.dst.row16[np.asarray(rows) & 0x3FF]
+
+    def bits_rows32(self, rows: np.ndarray) -> np.ndarray:
+        """The ``DstBits`` rows holding ``Dst32b[rows]`` (high halves, then low halves)."""
+        hi = self.dst.row32[np.asarray(rows) & 0x3FF]
+        return np.concatenate([hi, hi + 8])
+
+    def read16(self, rows: np.ndarray, undefined: int = 0) -> np.ndarray:
+        """``Dst16b[rows]`` as uint16 ``(n, 16)``; undefined rows read as ``undefined``."""
+        out = self.dst.read16(rows).reshape(-1, COLS)
+        out[~self.dst.ever_written[self.bits_rows16(rows)].reshape(-1)] = undefined
+        return out
+
+    def read32(self, rows: np.ndarray, undefined: int = 0) -> np.ndarray:
+        """``Dst32b[rows]`` as uint32 ``(n, 16)``; each undefined half reads as that half of
+        ``undefined``."""
+        rows = np.atleast_1d(rows)
+        hi = self.dst.row32[rows & 0x3FF]
+        out = self.dst.read32(rows).reshape(-1, COLS)
+        out[~self.dst.ever_written[hi]] &= np.uint32(0x0000FFFF)
+        out[~self.dst.ever_written[hi]] |= np.uint32(undefined & 0xFFFF0000)
+        out[~self.dst.ever_written[hi + 8]] &= np.uint32(0xFFFF0000)
+        out[~self.dst.ever_written[hi + 8]] |= np.uint32(undefined & 0x0000FFFF)
+        return out
+
+    def write16(self, rows: np.ndarray, values: np.ndarray, cols: np.ndarray | None = None) -> None:
+        """``Dst16b[rows][cols] = values`` (all columns when ``cols`` is None)."""
+        rows = np.atleast_1d(rows)
+        values = np.asarray(values, dtype=np.uint16).reshape(-1, COLS)
+        if cols is not None and not cols.all():
+            values = np.where(cols, values, self.dst.read16(rows).reshape(-1, COLS))
+        self.dst.write16(rows, values)
+        self.notify(self.bits_rows16(rows))
+
+    def write32(self, rows: np.ndarray, values: np.ndarray, cols: np.ndarray | None = None) -> None:
+        """``Dst32b[rows][cols] = values`` (all columns when ``cols`` is None)."""
+        rows = np.atleast_1d(rows)
+        values = np.asarray(values, dtype=np.uint32).reshape(-1, COLS)
+        if cols is not None and not cols.all():
+            values = np.where(cols, values, self.dst.read32(rows).reshape(-1, COLS))
+        self.dst.write32(rows, values)
+        self.notify(self.bits_rows32(rows))
+
+    def undefine(self, bits_rows: np.ndarray) -> None:
+        """Mark ``DstBits`` rows undefined (ZEROACC)."""
+        self.dst.ever_written[bits_rows] = False
+        self.notify(bits_rows)

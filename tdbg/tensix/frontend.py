@@ -1,0 +1,129 @@
+"""The per-thread frontend expanders: MOP Expander (``MOP``, ``MOP_CFG``) and Replay Expander.
+
+Implements WormholeB0 ``TensixCoprocessor/MOPExpander.md`` (with ``MOP.md``, ``MOP_CFG.md``) and
+``REPLAY.md``.  Both work on raw instruction words and look only at the opcode (bits 31:24) and
+the fields of ``MOP`` / ``MOP_CFG`` / ``REPLAY``; everything else passes through.  ``MopCfg``
+lives in ``TensixState.mop_cfg`` (it is written by RISC-V stores); ``MaskHi`` and the replay
+buffer with its recording state live here, one expander of each per thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tdbg.tensix.isa import encoding
+
+_MOP, _MOP_CFG, _REPLAY, _NOP = (encoding(m) for m in ("MOP", "MOP_CFG", "REPLAY", "NOP"))
+
+
+def _opcode(word: int) -> int:
+    return word >> 24
+
+
+def _is_nop(word: int) -> bool:
+    """``IsNop`` of MOPExpander.md: plain ``NOP`` only (not ``DMANOP`` / ``SFPNOP``)."""
+    return _opcode(word) == _NOP.opcode
+
+
+@dataclass
+class MopExpander:
+    """One thread's MOP Expander; ``mop_cfg`` is that thread's row of ``TensixState.mop_cfg``."""
+
+    mop_cfg: np.ndarray
+    MaskHi: int = 0
+
+    def feed(self, word: int) -> Iterator[int]:
+        """The words the expander emits for one incoming word."""
+        op = _opcode(word)
+        if op == _MOP_CFG.opcode:
+            self.MaskHi = _MOP_CFG.unpack(word)["MaskHi"]
+        elif op == _MOP.opcode:
+            f = _MOP.unpack(word)
+            cfg = [int(x) for x in self.mop_cfg]
+            if f["Template"]:
+                yield from _template1(cfg)
+            else:
+                yield from _template0((self.MaskHi << 16) | f["MaskLo"], f["Count1"], cfg)
+        else:
+            yield word
+
+
+def _template0(mask: int, count1: int, cfg: list[int]) -> Iterator[int]:
+    """``ExpandTemplate0`` of MOPExpander.md."""
+    flags, insn_b, a0, a1, a2, a3, skip_a0, skip_b = cfg[1:9]
+    has_b, has_a123 = flags & 1, flags & 2
+    for _ in range(count1 + 1):
+        if mask & 1 == 0:
+            yield a0
+            if has_a123:
+                yield a1
+                yield a2
+                yield a3
+            if has_b:
+                yield insn_b
+        else:
+            yield skip_a0
+            if has_b:
+                yield skip_b
+        mask >>= 1
+
+
+def _template1(cfg: list[int]) -> Iterator[int]:
+    """``ExpandTemplate1`` of MOPExpander.md, including its documented hardware bug."""
+    outer, inner = cfg[0] & 127, cfg[1] & 127
+    start, end0, end1, loop_op, loop_op1, loop0_last, loop1_last = cfg[2:9]
+    if _is_nop(loop_op1):
+        flip = 0
+    else:
+        flip = loop_op ^ loop_op1
+        inner *= 2
+    if outer == 1 and _is_nop(start) and inner == 0 and not _is_nop(end0):
+        outer += 128
+    for j in range(outer):
+        if not _is_nop(start):
+            yield start
+        for i in range(inner):
+            if i != inner - 1:
+                yield loop_op
+            elif j != outer - 1:
+                yield loop1_last
+            else:
+                yield loop0_last
+            loop_op ^= flip
+        if not _is_nop(end0):
+            yield end0
+            if not _is_nop(end1):
+                yield end1
+
+
+@dataclass
+class ReplayExpander:
+    """One thread's Replay Expander (REPLAY.md): ``ReplayBuffer[32]`` and the recording state."""
+
+    buffer: list[int] = field(default_factory=lambda: [0] * 32)
+    load_left: int = 0      # instructions still to record
+    load_index: int = 0     # where the next recorded instruction goes
+    load_exec: bool = False  # also pass recorded instructions on
+
+    def feed(self, word: int) -> Iterator[int]:
+        """The words the expander emits for one incoming word."""
+        if self.load_left:
+            self.buffer[self.load_index % 32] = word
+            self.load_index += 1
+            self.load_left -= 1
+            if self.load_exec:
+                yield word
+            return
+        if _opcode(word) != _REPLAY.opcode:
+            yield word
+            return
+        f = _REPLAY.unpack(word)
+        count = f["Count"] or 64
+        if f["Load"]:
+            self.load_left, self.load_index, self.load_exec = count, f["Index"], bool(f["Exec"])
+        else:
+            for i in range(count):
+                yield self.buffer[(f["Index"] + i) % 32]

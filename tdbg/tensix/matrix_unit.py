@@ -1,0 +1,568 @@
+"""Matrix Unit (FPU) instructions.
+
+Each function implements the functional model of the WormholeB0 page it names (``MOVD2B`` per
+seed 001, ``MOVB2A`` per the newer page), after the Wait Gate: the waits for ``AllowedClient``
+are the Coprocessor's (``waits_for``).  Data formats come from the thread's Config bank
+(``CFG_STATE_ID_StateID``); ``SrcAFmt`` codes are the 4-bit data format encoding of
+``Packers/FormatConversion.md``.  Undefined ``Dst`` rows (``ZEROACC``) read as the instruction's
+identity (see ``dst_access``).  Floating-point arithmetic is described in ``fpu_numerics``.
+
+``LaneConfig[Column / 2].BLOCK_DEST_MOV`` masks columns of ``MOVD2A`` / ``MOVA2D`` / ``MOVB2D`` /
+``MOVB2A`` as their pages say; ``MOVD2B`` follows seed 001, which has no such mask (although
+``SFPCONFIG.md`` lists MOVD2B among the users of ``BLOCK_DEST_MOV``), and writes
+``SrcB[MatrixUnit.SrcABank]`` exactly as the seed does (the SrcA bank bit, not the SrcB one).
+``ShuffleTF32`` is ``formats.shuffle_tf32``, which keeps the sign and high mantissa with mask
+``0x7f800`` (the seed's comment and the Src TF32 layout) where the seed's listing has ``0x3fc000``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tdbg.tensix import fpu_numerics as fx
+from tdbg.tensix.events import MissingSpecification, UndefinedBehavior
+from tdbg.tensix.formats import shuffle_bf16, shuffle_fp16, shuffle_tf32
+from tdbg.tensix.rwc import apply_addr_mod
+from tdbg.tensix.rwc import setrwc as set_counters
+from tdbg.tensix.src import MASK19, SrcClient
+
+if TYPE_CHECKING:
+    from tdbg.tensix.coprocessor import Coprocessor
+
+# Data format codes (Packers/FormatConversion.md); 12 and 13 name no format.
+FP32, FP16, BFP8a, BFP4a, TF32, BF16, BFP8, BFP4, INT32, INT16, FP8, BFP2a, INT8, BFP2 = (
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 15)
+_BF16_STYLE = {FP32, BF16, BFP8, BFP4, BFP2, INT32, INT16}
+_FP16_STYLE = {FP16, FP8, BFP8a, BFP4a, BFP2a, INT8}
+_EXP8 = _BF16_STYLE | {TF32}
+COLS = np.arange(16)
+
+
+class _Ctx:
+    """What one instruction of one thread reads: its config, RWCs and unit state."""
+
+    def __init__(self, cop: Coprocessor, thread: int, page: str) -> None:
+        self.cop, self.thread, self.page = cop, thread, page
+        self.state = cop.state
+        self.rwc = cop.rwcs[thread]
+        self.port = cop.dst_port
+        self.banks = cop.state.src_banks
+
+    def get(self, name: str) -> int:
+        return self.state.config.get(name, thread=self.thread)
+
+    def srca_fmt(self) -> int:
+        fmt = self.get("ALU_FORMAT_SPEC_REG_SrcA_val") if self.get("ALU_FORMAT_SPEC_REG_SrcA_override") \
+            else self.get("ALU_FORMAT_SPEC_REG0_SrcA")
+        if fmt in (12, 13):
+            raise MissingSpecification(f"{self.page}: SrcAFmt {fmt} names no data format")
+        return fmt
+
+    def style(self, fmt: int) -> str:
+        return "BF16" if fmt in _BF16_STYLE else "FP16" if fmt in _FP16_STYLE else "TF32"
+
+    def math_style(self) -> tuple[str, bool]:
+        """``SrcAStyle`` and ``UseDst32b`` of the arithmetic pages (ELWADD.md, MVMUL.md)."""
+        if self.get("FP16A_FORCE_Enable"):
+            return "FP16", False
+        if self.get("ALU_ACC_CTRL_INT8_math_enabled"):
+            return "INT8", True
+        return self.style(self.srca_fmt()), bool(self.get("ALU_ACC_CTRL_Fp32_enabled"))
+
+    def dst_row(self, row: int) -> int:
+        """``DstRow`` plus ``DEST_TARGET_REG_CFG_MATH_Offset``, ``RWCs.Dst`` and ``DEST_REGW_BASE_Base``."""
+        return row + self.get("DEST_TARGET_REG_CFG_MATH_Offset") + self.rwc.Dst + self.get("DEST_REGW_BASE_Base")
+
+    def fidelity_phase(self) -> int:
+        return (self.rwc.FidelityPhase + self.get("FIDELITY_BASE_Phase")) & 3
+
+    def mov_columns(self) -> np.ndarray:
+        """Columns not masked by ``LaneConfig[Column / 2].BLOCK_DEST_MOV.Bit[Column & 1]``."""
+        block = (self.cop.vector.lane_config[COLS // 2] >> 9) & 3
+        return (block >> (COLS & 1) & 1) == 0
+
+    def flip_banks(self, f: dict[str, int]) -> None:
+        """The "possibly flip source banks" step shared by SETRWC and the arithmetic pages."""
+        if f["FlipSrcA"]:
+            if not self.get("CLR_DVALID_SrcA_Disable"):
+                self.state.srca.allowed_client[self.banks.matrix_unit_srca] = SrcClient.Unpackers
+            self.banks.matrix_unit_srca ^= 1
+        if f["FlipSrcB"]:
+            if not self.get("CLR_DVALID_SrcB_Disable"):
+                self.state.srcb.allowed_client[self.banks.matrix_unit_srcb] = SrcClient.Unpackers
+            self.banks.matrix_unit_srcb ^= 1
+
+    def addr_mod(self, addr_mod: int) -> None:
+        apply_addr_mod(self.rwc, self.state.config, self.thread, addr_mod)
+
+
+# -- Dst -> Src ---------------------------------------------------------------------------------
+
+def _movd2src(cop: Coprocessor, thread: int, f: dict[str, int], to_srcb: bool) -> None:
+    page = "MOVD2B.md (seed 001)" if to_srcb else "MOVD2A.md"
+    c = _Ctx(cop, thread, page)
+    if c.get("FP16A_FORCE_Enable"):
+        use32, style = False, "FP16"
+    else:
+        style = c.style(c.srca_fmt())
+        use32 = bool(c.get("ALU_ACC_CTRL_Fp32_enabled") or c.get("ALU_ACC_CTRL_INT8_math_enabled"))
+    dst_row = c.dst_row(f["DstRow"])
+    src_row = f["SrcRow"] + (c.rwc.SrcB if to_srcb else c.rwc.SrcA)
+    if f["Move4Rows"]:
+        n, dst_row, src_row = 4, dst_row & 0x3FC, src_row & 0x3C
+    else:
+        n, dst_row, src_row = 1, dst_row & 0x3FF, src_row & 0x3F
+    cols = np.ones(16, dtype=bool) if to_srcb else c.mov_columns()
+    lo = f["UseDst32bLo"]
+    if cols.any() and not use32 and (lo or style == "TF32"):
+        why = "UseDst32bLo with 16-bit Dst" if lo else "TF32 style with 16-bit Dst"
+        raise UndefinedBehavior(f"{page}: {why}")
+    rows = dst_row + np.arange(n)
+    if use32:
+        v = c.port.read32(rows)
+        if lo:
+            v = (v << np.uint32(16)) | (v & np.uint32(0xFFFF))
+        if style == "BF16":
+            out = shuffle_bf16(v >> 16)
+        elif style == "FP16":
+            out = shuffle_fp16(v >> 16)
+        elif not lo:
+            out = shuffle_tf32(v >> 13)
+        else:
+            out = v & np.uint32(0x1FFF)
+    else:
+        v = c.port.read16(rows)
+        out = shuffle_bf16(v) if style == "BF16" else shuffle_fp16(v)
+    target = cop.state.srcb if to_srcb else cop.state.srca
+    block = target.data[c.banks.matrix_unit_srca, src_row:src_row + n]
+    block[:, cols] = out[:, cols]
+    c.addr_mod(f["AddrMod"])
+
+
+def movd2a(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``MOVD2A`` (MOVD2A.md)."""
+    _movd2src(cop, thread, f, to_srcb=False)
+
+
+def movd2b(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``MOVD2B`` (seed 001, MOVD2B.md)."""
+    _movd2src(cop, thread, f, to_srcb=True)
+
+
+# -- Src -> Dst ---------------------------------------------------------------------------------
+
+def remove_low_mantissa(x: np.ndarray) -> np.ndarray:
+    """``RemoveLowMantissa`` (MOVA2D.md): Src BF16/TF32 to Dst16 BF16 (drop 3 low mantissa bits)."""
+    return (((x & (1 << 18)) >> 3) | ((x & (0x7F << 11)) >> 3) | (x & 0xFF)).astype(np.uint16)
+
+
+def remove_high_exponent(x: np.ndarray) -> np.ndarray:
+    """``RemoveHighExponent`` (MOVA2D.md): Src FP16 to Dst16 FP16 (keep 5 low exponent bits)."""
+    return (((x & (1 << 18)) >> 3) | ((x & (0x3FF << 8)) >> 3) | (x & 0x1F)).astype(np.uint16)
+
+
+def _src2dst(c: _Ctx, f: dict[str, int], vals: np.ndarray, rows: np.ndarray) -> None:
+    """The shared conversion and write of MOVA2D.md / MOVB2D.md."""
+    fmt = c.srca_fmt()
+    use8 = not c.get("FP16A_FORCE_Enable") and fmt in _EXP8
+    if not c.get("ALU_ACC_CTRL_Zero_Flag_disabled_src"):
+        vals = np.where(vals & 0xFF == 0, 0, vals).astype(np.uint32)
+    val16 = (remove_low_mantissa(vals) if use8 else remove_high_exponent(vals)).astype(np.uint32)
+    cols = c.mov_columns()
+    if fmt == TF32:
+        low = ((vals >> 8) & 7) << 13
+        if f["UseDst32bLo"]:
+            low |= val16
+        c.port.write32(rows, (val16 << 16) | low, cols)
+    elif f["UseDst32bLo"]:
+        c.port.write32(rows, (c.port.read32(rows) & np.uint32(0xFFFF0000)) | val16, cols)
+    else:
+        c.port.write16(rows, val16, cols)
+    c.addr_mod(f["AddrMod"])
+
+
+def mova2d(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``MOVA2D`` (MOVA2D.md)."""
+    c = _Ctx(cop, thread, "MOVA2D.md")
+    dst_row, src_row = c.dst_row(f["DstRow"]), f["SrcRow"] + c.rwc.SrcA
+    if f["Move8Rows"]:
+        n, dst_row, src_row = 8, dst_row & 0x3F8, src_row & 0x38
+    else:
+        n, dst_row, src_row = 1, dst_row & 0x3FF, src_row & 0x3F
+    vals = cop.state.srca.data[c.banks.matrix_unit_srca, src_row:src_row + n]
+    _src2dst(c, f, vals, dst_row + np.arange(n))
+
+
+def movb2d(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``MOVB2D`` (MOVB2D.md), with row and column-0 broadcasts."""
+    c = _Ctx(cop, thread, "MOVB2D.md")
+    dst_row, src_row = c.dst_row(f["DstRow"]), f["SrcRow"] + c.rwc.SrcB
+    if f["Broadcast1RowTo8"]:
+        n, dst_row, src_row = 8, dst_row & 0x3F8, src_row & 0x3F
+        src_rows = np.full(8, src_row)
+    elif f["Move4Rows"]:
+        n, dst_row, src_row = 4, dst_row & 0x3FC, src_row & 0x3C
+        src_rows = src_row + np.arange(4)
+    else:
+        n, dst_row, src_row = 1, dst_row & 0x3FF, src_row & 0x3F
+        src_rows = np.array([src_row])
+    vals = cop.state.srcb.data[c.banks.matrix_unit_srcb][src_rows]
+    if f["BroadcastCol0"]:
+        vals = np.repeat(vals[:, :1], 16, axis=1)
+    _src2dst(c, f, vals, dst_row + np.arange(n))
+
+
+def movb2a(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``MOVB2A`` (newer MOVB2A.md)."""
+    c = _Ctx(cop, thread, "MOVB2A.md")
+    a_row, b_row = f["SrcARow"] + c.rwc.SrcA, f["SrcBRow"] + c.rwc.SrcB
+    if f["Move4Rows"]:
+        n, a_row, b_row = 4, a_row & 0x3C, b_row & 0x3C
+    else:
+        n, a_row, b_row = 1, a_row & 0x3F, b_row & 0x3F
+    vals = cop.state.srcb.data[c.banks.matrix_unit_srcb, b_row:b_row + n]
+    if not c.get("ALU_ACC_CTRL_Zero_Flag_disabled_src"):
+        vals = np.where(vals & 0xFF == 0, 0, vals)
+    cols = c.mov_columns()
+    block = cop.state.srca.data[c.banks.matrix_unit_srca, a_row:a_row + n]
+    block[:, cols] = vals[:, cols]
+    c.addr_mod(f["AddrMod"])
+
+
+# -- clearing and bank handover -----------------------------------------------------------------
+
+ZEROACC_MODE_ONE_ROW, ZEROACC_MODE_16_ROWS, ZEROACC_MODE_HALF_OF_DST, ZEROACC_MODE_ALL_OF_DST = 0, 1, 2, 3
+
+
+def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``ZEROACC`` (ZEROACC.md): mark 1, 16, 512 or 1024 ``Dst16b`` rows (or the ``Dst32b``
+    equivalent) undefined."""
+    c = _Ctx(cop, thread, "ZEROACC.md")
+    mode, imm = f["Mode"], f["Imm10"]
+    rows16 = rows32 = np.arange(0)
+    if mode == ZEROACC_MODE_ONE_ROW:
+        row = np.array([c.dst_row(imm) & 0x3FF])
+        if c.get("ALU_ACC_CTRL_Fp32_enabled") or c.get("ALU_ACC_CTRL_INT8_math_enabled"):
+            rows32 = row
+        else:
+            rows16 = row
+    elif f["Revert"]:
+        raise UndefinedBehavior("ZEROACC.md: Revert with a mode other than ZEROACC_MODE_ONE_ROW")
+    elif mode == ZEROACC_MODE_16_ROWS:
+        imm &= 0xFF
+        if f["UseDst32b"]:
+            rows32 = imm * 16 + np.arange(16) if imm < 32 else rows32
+        else:
+            rows16 = imm * 16 + np.arange(16) if imm < 64 else rows16
+    elif mode == ZEROACC_MODE_HALF_OF_DST:
+        half = imm & 1
+        rows16, rows32 = 512 * half + np.arange(512), 256 * half + np.arange(256)
+    else:
+        rows16, rows32 = np.arange(1024), np.arange(512)
+    c.port.undefine(np.unique(np.concatenate([c.port.bits_rows16(rows16), c.port.bits_rows32(rows32)])))
+    if mode in (ZEROACC_MODE_ONE_ROW, ZEROACC_MODE_16_ROWS):
+        c.addr_mod(f["AddrMod"])
+
+
+def zerosrc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``ZEROSRC`` (ZEROSRC.md): zero (or -inf, SrcA only) whole banks."""
+    banks = cop.state.src_banks
+    neg_inf = MASK19 if f["NegativeInfSrcA"] else 0
+    for reg, clear, mu_bank, unp_bank, value in (
+        (cop.state.srca, f["ClearSrcA"], banks.matrix_unit_srca, banks.unpacker[0], neg_inf),
+        (cop.state.srcb, f["ClearSrcB"], banks.matrix_unit_srcb, banks.unpacker[1], 0),
+    ):
+        if not clear:
+            continue
+        chosen = (0, 1) if f["BothBanks"] else (mu_bank,) if f["SingleBankMatrixUnit"] else (unp_bank,)
+        for bank in chosen:
+            reg.data[bank] = value
+
+
+def setdvalid(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``SETDVALID`` (SETDVALID.md): the Unpackers' banks go to the Matrix Unit."""
+    c = _Ctx(cop, thread, "SETDVALID.md")
+    for i, (reg, flip, base) in enumerate(((cop.state.srca, f["FlipSrcA"], "SRCA_SET_Base"),
+                                           (cop.state.srcb, f["FlipSrcB"], "SRCB_SET_Base"))):
+        if flip:
+            reg.allowed_client[c.banks.unpacker[i]] = SrcClient.MatrixUnit
+            c.banks.unpacker[i] ^= 1
+            cop.unpacker_src_row[i][thread] = c.get(base) << 4
+
+
+def cleardvalid(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``CLEARDVALID`` (CLEARDVALID.md): the Matrix Unit's banks go back to the Unpackers."""
+    state, banks = cop.state, cop.state.src_banks
+    if f["Reset"]:
+        banks.matrix_unit_srca = banks.matrix_unit_srcb = 0
+        banks.unpacker[:] = [0, 0]
+        state.srca.allowed_client[:] = [SrcClient.Unpackers] * 2
+        state.srcb.allowed_client[:] = [SrcClient.Unpackers] * 2
+        return
+    if f["FlipSrcA"]:
+        state.srca.allowed_client[banks.matrix_unit_srca] = SrcClient.Unpackers
+        if not f["KeepReadingSameSrc"]:
+            banks.matrix_unit_srca ^= 1
+    if f["FlipSrcB"]:
+        state.srcb.allowed_client[banks.matrix_unit_srcb] = SrcClient.Unpackers
+        if not f["KeepReadingSameSrc"]:
+            banks.matrix_unit_srcb ^= 1
+
+
+def setrwc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``SETRWC`` (SETRWC.md): counters, then the optional bank flips."""
+    set_counters(cop.rwcs[thread], f)
+    _Ctx(cop, thread, "SETRWC.md").flip_banks(f)
+
+
+def trnspsrcb(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``TRNSPSRCB`` (TRNSPSRCB.md): transpose ``SrcB[MatrixUnit.SrcBBank]`` rows 16..31."""
+    block = cop.state.srcb.data[cop.state.src_banks.matrix_unit_srcb, 16:32]
+    block[:] = block.T.copy()
+
+
+# -- arithmetic ---------------------------------------------------------------------------------
+
+def _read_dst_float(c: _Ctx, rows: np.ndarray, use32: bool, style: str) -> np.ndarray:
+    if use32:
+        return fx.read_dst_fp32(c.port.read32(rows), c.page)
+    bits = c.port.read16(rows)
+    return fx.read_dst_fp16(bits) if style == "FP16" else fx.read_dst_bf16(bits, c.page)
+
+
+def _write_dst_float(c: _Ctx, rows: np.ndarray, x: np.ndarray, use32: bool, style: str) -> None:
+    if use32:
+        c.port.write32(rows, fx.write_dst_fp32(x, c.page))
+    elif style == "FP16":
+        c.port.write16(rows, fx.write_dst_fp16(x, c.page))
+    else:
+        c.port.write16(rows, fx.write_dst_bf16(x, c.page))
+
+
+def _elw(cop: Coprocessor, thread: int, f: dict[str, int], page: str,
+         int_op: Callable[[np.ndarray, np.ndarray, int], np.ndarray],
+         float_op: Callable[[np.ndarray, np.ndarray, int], np.ndarray], add_dst: bool) -> None:
+    """The functional model shared by ELWADD.md, ELWSUB.md and ELWMUL.md."""
+    c = _Ctx(cop, thread, page)
+    style, use32 = c.math_style()
+    a_row = c.rwc.SrcA & 0x38
+    b_row = c.rwc.SrcB & (0x3F if f["BroadcastSrcBRow"] else 0x38)
+    rows = (c.dst_row(f["DstRow"]) & 0x3F8) + np.arange(8)
+    phase = c.fidelity_phase()
+    a = cop.state.srca.data[c.banks.matrix_unit_srca, a_row:a_row + 8]
+    b_rows = np.full(8, b_row) if f["BroadcastSrcBRow"] else b_row + np.arange(8)
+    b = cop.state.srcb.data[c.banks.matrix_unit_srcb][b_rows]
+    if f["BroadcastSrcBCol0"]:
+        b = np.repeat(b[:, :1], 16, axis=1)
+    with np.errstate(all="ignore"):
+        if style == "INT8":
+            result = int_op(a, b, phase)
+            if add_dst:
+                result = fx.saturate_add_int32(result, fx.read_dst_int32(c.port.read32(rows)))
+            c.port.write32(rows, fx.write_dst_int32(result))
+        else:
+            result = float_op(fx.read_src_float(a, style, page), fx.read_src_float(b, style, page), phase)
+            if add_dst:
+                result = fx.ftz(result + _read_dst_float(c, rows, use32, style))
+            _write_dst_float(c, rows, result, use32, style)
+    c.flip_banks(f)
+    c.addr_mod(f["AddrMod"])
+
+
+def _fidelity_divide(x: np.ndarray, phase: int) -> np.ndarray:
+    if phase & 1:
+        x = fx.ftz(x / fx.F32(32))
+    if phase & 2:
+        x = fx.ftz(x / fx.F32(128))
+    return x
+
+
+def elwadd(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``ELWADD`` (ELWADD.md): ``Dst (+)= SrcA + SrcB``."""
+    _elw(cop, thread, f, "ELWADD.md",
+         lambda a, b, _: fx.read_src_int8(a) + fx.read_src_int8(b),
+         lambda a, b, phase: _fidelity_divide(fx.ftz(a + b), phase), bool(f["AddDst"]))
+
+
+def elwsub(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``ELWSUB`` (ELWSUB.md): ``Dst (+)= SrcA - SrcB``."""
+    _elw(cop, thread, f, "ELWSUB.md",
+         lambda a, b, _: fx.read_src_int8(a) - fx.read_src_int8(b),
+         lambda a, b, phase: _fidelity_divide(fx.ftz(a - b), phase), bool(f["AddDst"]))
+
+
+def _int8_fidelity(a: np.ndarray, b: np.ndarray, phase: int) -> tuple[np.ndarray, np.ndarray]:
+    """The magnitude bits of integer "8" operands a fidelity phase consumes (ELWMUL.md)."""
+    a = fx.read_src_int8(a & (0x41FFF if phase & 1 else 0x4E0FF))
+    b = fx.read_src_int8(b & (0x40FFF if phase & 2 else 0x7F0FF))
+    return a, b
+
+
+def elwmul(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``ELWMUL`` (ELWMUL.md): ``Dst += SrcA * SrcB`` for one fidelity phase."""
+    def int_mul(a: np.ndarray, b: np.ndarray, phase: int) -> np.ndarray:
+        ai, bi = _int8_fidelity(a, b, phase)
+        return ai * bi
+
+    def float_mul(a: np.ndarray, b: np.ndarray, phase: int) -> np.ndarray:
+        return fx.ftz(fx.srca_fidelity_bits(a, phase) * fx.srcb_fidelity_bits(b, phase))
+
+    _elw(cop, thread, f, "ELWMUL.md", int_mul, float_mul, add_dst=True)
+
+
+def _matmul(cop: Coprocessor, thread: int, f: dict[str, int], page: str, num_rows: int, broadcast: bool) -> None:
+    """The functional model of MVMUL.md (also DOTPV.md and GAPOOL.md)."""
+    c = _Ctx(cop, thread, page)
+    style, use32 = c.math_style()
+    a_row = c.rwc.SrcA & 0x38
+    if a_row + 16 > 64:
+        raise UndefinedBehavior(f"{page}: SrcA rows {a_row}..{a_row + 15} run past row 63")
+    b_row = c.rwc.SrcB & (0x3F if broadcast else 0x38)
+    dst_row = c.dst_row(f["DstRow"]) & (0x400 - num_rows)
+    phase = c.fidelity_phase()
+    a = cop.state.srca.data[c.banks.matrix_unit_srca, a_row:a_row + 16]
+    b_rows = np.full(num_rows, b_row) if broadcast else b_row + np.arange(num_rows)
+    b = cop.state.srcb.data[c.banks.matrix_unit_srcb][b_rows]
+    out_i = np.arange(0, num_rows, 2 if broadcast else 1)
+    rows = dst_row + out_i
+    with np.errstate(all="ignore"):
+        if style == "INT8":
+            ai, bi = _int8_fidelity(a, b, phase)
+            product = (bi @ ai)[out_i]
+            c.port.write32(rows, fx.write_dst_int32(
+                fx.saturate_add_int32(product, fx.read_dst_int32(c.port.read32(rows)))))
+        else:
+            af = fx.srca_fidelity_bits(fx.read_src_float(a, style, page), phase)
+            bf = fx.srcb_fidelity_bits(fx.read_src_float(b, style, page), phase)
+            x = np.zeros((num_rows, 16), dtype=fx.F32)
+            for k in range(16):
+                x = fx.ftz(x + fx.ftz(bf[:, k:k + 1] * af[k:k + 1, :]))
+            x = fx.ftz(x[out_i] + _read_dst_float(c, rows, use32, style))
+            _write_dst_float(c, rows, x, use32, style)
+    c.flip_banks(f)
+    c.addr_mod(f["AddrMod"])
+
+
+def mvmul(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``MVMUL`` (MVMUL.md): ``Dst += SrcB @ SrcA`` for one fidelity phase."""
+    broadcast = bool(f["BroadcastSrcBRow"])
+    _matmul(cop, thread, f, "MVMUL.md", 7 if broadcast else 8, broadcast)
+
+
+def dotpv(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``DOTPV`` (DOTPV.md): MVMUL without the row broadcast."""
+    _matmul(cop, thread, f, "DOTPV.md", 8, False)
+
+
+def gapool(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``GAPOOL`` (GAPOOL.md): MVMUL on a 4-row ``SrcB`` / ``Dst`` block."""
+    _matmul(cop, thread, f, "GAPOOL.md", 4, False)
+
+
+# -- GMPOOL -------------------------------------------------------------------------------------
+
+_NONLINEAR_I_TRANSFORM = (0, 3, 6, 1, 4, 7, 2, 5)
+
+
+def _gm_read_dst(v: int, style: str) -> tuple[int, int, int]:
+    """``ReadDst`` of GMPOOL.md: (Sign, Exponent (9 bits), MagOrMan (10 bits))."""
+    sign = v >> 31
+    if style == "INT32":
+        return sign, ((v >> 10) & 0x3F) + (((v >> 24) & 7) << 6), v & 0x3FF
+    if style == "FP16":
+        return sign, ((v >> 16) & 0x1F) + 15, (v >> 21) & 0x3FF
+    man = ((v >> 24) & 0x7F) << 3
+    if style == "TF32":
+        man += (v >> 13) & 7
+    return sign, ((v >> 16) & 0xFF) + 127, man
+
+
+def _gm_write_dst(d: tuple[int, int, int], style: str) -> int:
+    """``WriteDst`` of GMPOOL.md (exponents wrap at 9 bits)."""
+    sign, exp, man = d
+    if style == "INT32":
+        return (sign << 31) | ((exp & 7) << 10) | man
+    if style == "FP16":
+        if exp & 0x3F == 0:
+            return 0
+        return (sign << 31) | (man << 21) | (((exp - 15) & 0x1F) << 16)
+    if exp == 0:
+        return 0
+    x = (sign << 31) | ((man & 0x3F8) << 21) | (((exp - 127) & 0xFF) << 16)
+    if style == "TF32":
+        x += (man & 7) << 13
+    return x
+
+
+def _gm_read_scale_src(a: int, style: str, b: int) -> tuple[int, int, int]:
+    """``ReadAndScaleSrc`` of GMPOOL.md."""
+    a_exp, b_exp = a & 0xFF, b & 0xFF
+    if b_exp == 0:
+        return 1, 0x1FF, 0x3FF
+    if a_exp == 0:
+        return 0, 0, 0
+    man = (a >> 8) & 0x3FF
+    if style == "INT8":
+        return a >> 18, 0, man
+    if style == "FP16":
+        return a >> 18, ((a_exp & 0x1F) + (b_exp & 0x1F)) & 0x1FF, man
+    return a >> 18, (a_exp + b_exp) & 0x1FF, man & 0x3F8 if style == "BF16" else man
+
+
+def _comparable(d: tuple[int, int, int]) -> int:
+    return (-1 if d[0] else 1) * ((d[1] << 10) + d[2])
+
+
+def gmpool(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``GMPOOL`` (GMPOOL.md): column-wise max of 16 scaled ``SrcA`` rows into one ``Dst`` row,
+    zeroing the next three, with the optional ``ArgMax`` index."""
+    c = _Ctx(cop, thread, "GMPOOL.md")
+    argmax = f["ArgMax"]
+    if c.get("FP16A_FORCE_Enable"):
+        a_style, d_style, use32 = "FP16", "FP16", False
+    elif c.get("ALU_ACC_CTRL_INT8_math_enabled"):
+        a_style, d_style, use32 = "INT8", "INT32", True
+    else:
+        a_style = c.style(c.srca_fmt())
+        use32 = bool(c.get("ALU_ACC_CTRL_Fp32_enabled"))
+        if a_style == "TF32":
+            d_style = "INT32" if argmax else "TF32" if use32 else "BF16"
+        elif argmax and use32:
+            d_style = a_style
+        else:
+            d_style = "TF32" if use32 else a_style
+    a_row, b_row = c.rwc.SrcA & 0x30, c.rwc.SrcB & 0x38
+    rows = (c.dst_row(f["DstRow"]) & 0x3FC) + np.arange(4)
+    a = cop.state.srca.data[c.banks.matrix_unit_srca, a_row:a_row + 16].astype(np.int64)
+    b = cop.state.srcb.data[c.banks.matrix_unit_srcb, b_row].astype(np.int64)
+    if use32:
+        block = c.port.read32(rows, undefined=0xFFFFFFFF).astype(np.int64)
+    else:
+        block = c.port.read16(rows[:1], undefined=0xFFFF).astype(np.int64) << 16
+    top = np.zeros(16, dtype=np.int64)
+    for j in range(16):
+        v = int(block[0, j])
+        best = _gm_read_dst(v, d_style)
+        index = v & 0xFF
+        phase = (v + 0x100) & 0xF00
+        for i_ in range(16):
+            i = i_ ^ 4 if i_ < 8 else i_
+            x = _gm_read_scale_src(int(a[i, j]), a_style, int(b[i]))
+            if _comparable(x) >= _comparable(best):
+                best = x
+                if i < 8:
+                    index = ((phase >> 4) + _NONLINEAR_I_TRANSFORM[i]) & 0xFF
+        if argmax:
+            top[j] = phase | index if d_style == "INT32" else _gm_write_dst(best, d_style) | phase | index
+        else:
+            top[j] = _gm_write_dst(best, d_style)
+    if use32:
+        rest = ((block[1:] + 0x100) & 0xF00) if argmax else np.zeros((3, 16), dtype=np.int64)
+        c.port.write32(rows, np.vstack([top, rest]).astype(np.uint32))
+    else:
+        c.port.write16(rows, np.vstack([top >> 16, np.zeros((3, 16), dtype=np.int64)]).astype(np.uint16))
+    c.flip_banks(f)
+    c.addr_mod(f["AddrMod"])

@@ -1,0 +1,86 @@
+"""SETC16, WRCFG, RDCFG and RMWCIB0-3 (their pages; Blackhole field addresses)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tdbg.tensix.coprocessor import Coprocessor
+from tdbg.tensix.events import UndefinedBehavior
+from tdbg.tensix.isa import encode
+from tdbg.tensix.tile import TensixState
+
+
+@pytest.fixture
+def cop() -> Coprocessor:
+    return Coprocessor(TensixState())
+
+
+def run(cop: Coprocessor, mnemonic: str, thread: int = 0, **fields: int) -> None:
+    cop.push(thread, encode(mnemonic, **fields))
+
+
+def test_setc16_writes_thread_config(cop: Coprocessor) -> None:
+    addr = cop.state.config.table.field("FP16A_FORCE_Enable").addr32
+    run(cop, "SETC16", thread=2, CfgIndex=addr, NewValue=0xBEEF)
+    assert cop.state.config.thread_config[2, addr] == 0xBEEF
+    assert cop.state.config.thread_config[0, addr] == 0
+    assert cop.state.config.get("FP16A_FORCE_Enable", thread=2) == 1     # bit 0 of 0xBEEF
+
+
+def test_setc16_out_of_range(cop: Coprocessor) -> None:
+    with pytest.raises(UndefinedBehavior, match="THD_STATE_SIZE"):
+        run(cop, "SETC16", CfgIndex=68)         # THD_STATE_SIZE is 68 on Blackhole
+
+
+def test_wrcfg_32_and_128(cop: Coprocessor) -> None:
+    cop.state.gprs[0, 5] = 0x11223344
+    cop.state.gprs[0, 8:12] = [1, 2, 3, 4]
+    run(cop, "WRCFG", InputReg=5, CfgIndex=10)
+    # Is128Bit: CfgIndex 22 & ~3 = 20, InputReg 9 & ~3 = 8 -> words 20..23 = GPRs 8..11.
+    run(cop, "WRCFG", InputReg=9, CfgIndex=22, Is128Bit=1)
+    bank = cop.state.config.config[0]
+    assert bank[10] == 0x11223344 and list(bank[20:24]) == [1, 2, 3, 4]
+
+
+def test_wrcfg_uses_the_threads_bank(cop: Coprocessor) -> None:
+    cop.state.config.set("CFG_STATE_ID_StateID", 1, thread=1)
+    cop.state.gprs[1, 0] = 7
+    run(cop, "WRCFG", thread=1, InputReg=0, CfgIndex=3)
+    assert cop.state.config.config[1, 3] == 7 and cop.state.config.config[0, 3] == 0
+
+
+def test_wrcfg_global_words_land_in_both_banks(cop: Coprocessor) -> None:
+    cop.state.gprs[0, 0] = 9
+    run(cop, "WRCFG", InputReg=0, CfgIndex=180)     # GLOBAL_CFGREG_BASE_ADDR32
+    assert list(cop.state.config.config[:, 180]) == [9, 9]
+
+
+def test_wrcfg_bounds(cop: Coprocessor) -> None:
+    with pytest.raises(UndefinedBehavior, match="CFG_STATE_SIZE"):
+        run(cop, "WRCFG", CfgIndex=224)             # CFG_STATE_SIZE 56 * 4
+
+
+def test_rdcfg(cop: Coprocessor) -> None:
+    cop.state.config.config[0, 17] = 0xCAFEF00D
+    run(cop, "RDCFG", ResultReg=63, CfgIndex=17)
+    assert cop.state.gprs[0, 63] == 0xCAFEF00D
+    with pytest.raises(UndefinedBehavior):
+        run(cop, "RDCFG", CfgIndex=300)
+
+
+def test_rmwcib_masks_one_byte(cop: Coprocessor) -> None:
+    # Byte 2 of 0x11223344 is 0x22; (0xF5 & 0x0F) | (0x22 & 0xF0) = 0x25 -> 0x11253344.
+    cop.state.config.config[0, 40] = 0x11223344
+    run(cop, "RMWCIB2", Index4=40, Mask=0x0F, NewValue=0xF5)
+    assert cop.state.config.config[0, 40] == 0x11253344
+    run(cop, "RMWCIB0", Index4=40, Mask=0xFF, NewValue=0x99)
+    assert cop.state.config.config[0, 40] == 0x11253399
+
+
+def test_state_reset_en_by_wrcfg_not_by_rmwcib(cop: Coprocessor) -> None:
+    reset = cop.state.config.table.field("STATE_RESET_EN").addr32
+    cop.state.config.config[0, 0] = 5
+    run(cop, "RMWCIB0", Index4=reset, Mask=1, NewValue=1)
+    assert cop.state.config.config[0, 0] == 5
+    run(cop, "WRCFG", InputReg=0, CfgIndex=reset)
+    assert cop.state.config.config[0, 0] == 0
