@@ -92,6 +92,20 @@ def test_movd2b_pushes_as_ttinsn_and_store() -> None:
     assert s.read_u32(ttinsn_pcs[0]) == s.image.ttinsn[ttinsn_pcs[0]] == 0xDC00003C
 
 
+def test_movd2b_moves_dst_rows_to_srcb() -> None:
+    s = run("movd2b")
+    # Dst32b[r][c] = float(r*16 + c + 1), r < 8.  ALU_ACC_CTRL_Fp32_enabled = 1 and SrcA format
+    # FP32 select the BF16 style: SrcB = ShuffleBF16(Dst32b >> 16) = sign << 18 | the high seven
+    # mantissa bits << 11 | exponent (seed 001).  MOVD2B rows 0..3 one by one, 4..7 as a block.
+    want = np.zeros((8, 16), dtype=np.uint32)
+    for r in range(8):
+        for c in range(16):
+            bits = fp32(float(r * 16 + c + 1))
+            want[r, c] = ((bits >> 31) << 18) | (((bits >> 16) & 0x7F) << 11) | ((bits >> 23) & 0xFF)
+    assert (s.tile.tensix.srcb.data[0, :8] == want).all()
+    assert want[0, 0] == 0x0007F and want[0, 2] == 0x20080  # 1.0 and 3.0, by hand
+
+
 def test_demo_runs() -> None:
     s = run("demo")
     assert words(s, "results", 4) == [0x3FC00000, 0x3E80, 4, 30]

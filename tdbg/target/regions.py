@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.tile import TensixState
 
@@ -79,7 +80,7 @@ class DebugRegisters:
         self.cfgreg_rd_cntl = 0
 
 
-def t_core_regions(tensix: TensixState, debug: DebugRegisters, push: Push) -> list[Region]:
+def t_core_regions(tensix: TensixState, coprocessor: Coprocessor, debug: DebugRegisters, push: Push) -> list[Region]:
     """The devices of a T core (thread 0..2), beyond L1 and its local data RAM."""
     profile = tensix.profile
 
@@ -122,17 +123,22 @@ def t_core_regions(tensix: TensixState, debug: DebugRegisters, push: Push) -> li
     # TTSync.md: loads from CoprocessorDoneCheck / MOPExpanderDoneCheck wait until the thread is
     # idle and return an undefined value (firmware discards it); stores are discarded.  tdbg runs
     # every pushed instruction to completion at push time, so the wait is over at once; the
-    # undefined value is given as 0.
+    # undefined value is given as 0.  SyncUnit.md: the eight semaphores from offset 0x20.
     done_checks = (0x4, 0x8)
+    semaphores = range(0x20, 0x40)
 
     def pcbuf_value(thread: int, offset: int) -> int:
         if offset in done_checks:
             return 0
-        raise UnimplementedFunctionality(f"PC_BUF_BASE offset {offset:#x} (PCBuf / semaphores) is not modelled by tdbg")
+        if offset in semaphores:
+            return coprocessor.riscv_semaphore_read((offset - 0x20) >> 2)
+        raise UnimplementedFunctionality(f"PC_BUF_BASE offset {offset:#x} (PCBuf) is not modelled by tdbg")
 
     def pcbuf_store(thread: int, offset: int, size: int, value: int) -> None:
-        if offset & ~3 not in done_checks:
-            raise UnimplementedFunctionality(f"PC_BUF_BASE offset {offset:#x} (PCBuf / semaphores) is not modelled by tdbg")
+        if offset & ~3 in semaphores:
+            coprocessor.riscv_semaphore_write((offset - 0x20) >> 2, value)
+        elif offset & ~3 not in done_checks:
+            raise UnimplementedFunctionality(f"PC_BUF_BASE offset {offset:#x} (PCBuf) is not modelled by tdbg")
 
     cfg = tensix.config
 

@@ -9,13 +9,17 @@ coprocessor when the core reaches it, as a store to ``INSTRN_BUF_BASE`` is
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+
+import numpy as np
 
 from tdbg.target.core import NOP, Core
 from tdbg.target.elf import ElfImage, ElfLoadError
 from tdbg.target.regions import DebugRegisters, t_core_regions
 from tdbg.target.stops import Access
+from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import Category, TensixEvent
 from tdbg.tensix.isa import UnknownInstruction, decode
 from tdbg.tensix.profile import BLACKHOLE, Profile
@@ -58,6 +62,8 @@ class Tile:
     def __init__(self, profile: Profile = BLACKHOLE) -> None:
         self.profile = profile
         self.tensix = TensixState(profile)
+        self.coprocessor = Coprocessor(self.tensix, on_dst_write=self._dst_written)
+        self.dst_write_listeners: list[Callable[[np.ndarray], None]] = []
         self.l1 = ctypes.create_string_buffer(profile.l1_size)
         self.debug_registers = DebugRegisters(self.tensix)
         self.image: ElfImage | None = None
@@ -77,7 +83,7 @@ class Tile:
             core = self.cores[name]
             self.push(core, core.pc, word, "store")
 
-        regions = t_core_regions(self.tensix, self.debug_registers, push)
+        regions = t_core_regions(self.tensix, self.coprocessor, self.debug_registers, push)
         core = Core(self, name, thread, regions, self.profile.trisc_local_ram_size)
         self.cores[name] = core
         if self.image is not None:
@@ -104,6 +110,7 @@ class Tile:
         for address in self.image.ttinsn:
             ctypes.memmove(ctypes.addressof(self.l1) + address, nop, 4)
         self.tensix.reset()
+        self.coprocessor.reset()
         self.debug_registers.reset()
         self.pushes.clear()
         self.warnings.clear()
@@ -122,12 +129,22 @@ class Tile:
         self.push(core, address, ((riscv_word >> 2) | (riscv_word << 30)) & 0xFFFFFFFF, "ttinsn")
 
     def push(self, core: Core, pc: int, word: int, via: str) -> None:
-        """A core pushes one Tensix instruction to its thread."""
+        """A core pushes one Tensix instruction to its thread; the coprocessor runs it now.
+
+        An event it raises stops the core after the push (the push itself has happened)."""
         try:
             mnemonic: str | None = decode(word).mnemonic
         except UnknownInstruction:
             mnemonic = None
         self.pushes.append(PushRecord(pc, core.name, core.thread, word, via, mnemonic))
+        try:
+            self.coprocessor.push(core.thread, word)
+        except TensixEvent as event:
+            core.push_event(event)
+
+    def _dst_written(self, rows: np.ndarray) -> None:
+        for listener in self.dst_write_listeners:
+            listener(rows)
 
     # -- events ---------------------------------------------------------------------------------
     def report(self, event: TensixEvent, core: str, pc: int, access: Access | None) -> bool:
