@@ -10,15 +10,18 @@ The shell and the GDB stub are thin layers over ``Session``.  Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from tdbg.target.core import Core, Watch
+from tdbg.target.core import ABI_NAMES, Core, Watch
 from tdbg.target.elf import ElfImage
-from tdbg.target.stops import Stop
+from tdbg.target.stops import Stop, StopKind
 from tdbg.target.tile import Tile
 from tdbg.target.toolchain import build, demo_source
+from tdbg.tensix.events import TensixEvent
 from tdbg.tensix.profile import BLACKHOLE, Profile
+
+REGISTERS: dict[str, int] = {**{f"x{i}": i for i in range(32)}, **{n: i for i, n in enumerate(ABI_NAMES)}, "s0": 8}
 
 
 class SessionError(Exception):
@@ -32,6 +35,10 @@ class Breakpoint:
     enabled: bool = True
     temporary: bool = False
     hits: int = 0
+    ignore_count: int = 0
+    condition: str | None = None
+    commands: list[str] = field(default_factory=list)
+    location: str = ""          # what the user typed, for ``info breakpoints``
 
 
 def load_program(path: str | Path) -> ElfImage:
@@ -72,25 +79,79 @@ class Session:
 
     # -- run control -------------------------------------------------------------------------------
     def cont(self, limit: int | None = None) -> Stop:
-        """Run the current core until it stops (``limit``: at most that many instructions)."""
-        stop = self.core.resume(limit)
-        return self._after(stop)
+        """Run the current core until it stops (``limit``: at most that many instructions).
+
+        A breakpoint whose ignore count is not used up, or whose condition is false, does not
+        stop the run."""
+        while True:
+            stop = self.core.resume(limit)
+            if stop.kind is not StopKind.BREAKPOINT or self._breakpoint_stops(stop.pc):
+                return stop
 
     def stepi(self, count: int = 1) -> Stop:
-        return self._after(self.core.step(count))
+        return self.core.step(count)
 
+    def nexti(self, count: int = 1) -> Stop:
+        """Like ``stepi``, but a call (``jal``/``jalr`` linking ``ra``) runs until it returns."""
+        stop = None
+        for _ in range(count):
+            pc = self.core.pc
+            word = int.from_bytes(self.read_memory(pc, 4), "little")
+            if word & 0x7F in (0x6F, 0x67) and (word >> 7) & 0x1F == 1:
+                stop = self.run_to(pc + 4, frame_sp=self.register("sp"))
+            else:
+                stop = self.stepi()
+            if stop.kind is not StopKind.STEP:
+                return stop
+        assert stop is not None
+        return stop
+
+    def run_to(self, address: int, frame_sp: int | None = None) -> Stop:
+        """Run until ``address`` is reached (with ``sp >= frame_sp`` when given, so a recursive
+        call's own visit does not count); another stop ends the run first."""
+        core = self.core
+        user = core.breakpoints
+        core.set_breakpoints(user | {address})
+        try:
+            while True:
+                stop = core.resume()
+                if stop.kind is StopKind.BREAKPOINT and stop.pc == address and address not in user:
+                    if frame_sp is None or self.register("sp") >= frame_sp:
+                        return Stop(StopKind.STEP, stop.core, stop.pc)
+                    continue
+                if stop.kind is not StopKind.BREAKPOINT or self._breakpoint_stops(stop.pc):
+                    return stop
+        finally:
+            core.set_breakpoints(user)
     def interrupt(self) -> None:
         """Stop a running ``cont`` (safe to call from another thread)."""
         self.core.interrupt()
 
-    def _after(self, stop: Stop) -> Stop:
-        for bp in self.breakpoints.values():
-            if bp.address == stop.pc and stop.kind.value == "breakpoint":
-                bp.hits += 1
-                if bp.temporary:
-                    self.delete(bp.number)
-                break
-        return stop
+    def _breakpoint_stops(self, pc: int) -> bool:
+        """Count a hit on the breakpoints at ``pc``; True if one of them stops the run."""
+        stops = False
+        for bp in list(self.breakpoints.values()):
+            if bp.address != pc or not bp.enabled:
+                continue
+            if bp.condition is not None and not self.condition_true(bp):
+                continue
+            bp.hits += 1
+            if bp.ignore_count > 0:
+                bp.ignore_count -= 1
+                continue
+            stops = True
+            if bp.temporary:
+                self.delete(bp.number)
+        return stops
+
+    def condition_true(self, bp: Breakpoint) -> bool:
+        """Evaluate a breakpoint condition (an error counts as true, so the user sees it)."""
+        from tdbg.expr import ExprError, evaluate
+
+        try:
+            return bool(evaluate(bp.condition, self.expression_context()).raw)
+        except (ExprError, SessionError):
+            return True
 
     # -- breakpoints and watchpoints ----------------------------------------------------------
     def resolve(self, location: str | int) -> int:
@@ -120,6 +181,26 @@ class Session:
         self.core.add_watch(watch)
         return watch
 
+    def watch_dst_row(self, row: int, kind: str = "write") -> Watch:
+        """Watch ``Dst`` row ``row`` in the view the current core's window uses (Dst32b for
+        fmt 0/1, else Dst16b): window accesses and Tensix instructions that write it stop."""
+        if kind not in ("write", "access"):
+            raise SessionError("Dst rows can be watched for writes (watch) or any access (awatch)")
+        if not 0 <= row < 1024:
+            raise SessionError(f"Dst row {row} out of range 0..1023")
+        tensix = self.tile.tensix
+        if tensix.window.ctrl(self.core.thread).fmt <= 1:
+            high = int(tensix.dst.row32[row])
+            rows, view = frozenset({high, high + 8}), "Dst32b"
+        else:
+            rows, view = frozenset({int(tensix.dst.row16[row])}), "Dst16b"
+        profile = self.tile.profile
+        assert profile.dst_window_base is not None
+        watch = Watch(self._take_number(), profile.dst_window_base, profile.dst_window_size, kind, rows, view)
+        self.watchpoints[watch.number] = watch
+        self.core.add_watch(watch)
+        return watch
+
     def delete(self, number: int) -> None:
         if number in self.breakpoints:
             del self.breakpoints[number]
@@ -136,10 +217,43 @@ class Session:
         return number
 
     def _sync_breakpoints(self) -> None:
-        self.core.set_breakpoints({bp.address for bp in self.breakpoints.values() if bp.enabled})
+        addresses = {bp.address for bp in self.breakpoints.values() if bp.enabled}
+        for core in self.tile.cores.values():
+            core.set_breakpoints(addresses)
+
+    def select_core(self, name: str) -> Core:
+        """Make ``name`` (T0, T1, T2) the current core, creating it on first use."""
+        name = name.upper()
+        if name not in self.tile.cores:
+            try:
+                core = self.tile.add_core(name)
+            except ValueError as exc:
+                raise SessionError(str(exc)) from None
+        self.current = name
+        self._sync_breakpoints()
+        return self.core
+
+    # -- registers --------------------------------------------------------------------------------
+    def register(self, name: str) -> int:
+        """``pc`` or an integer register by ABI name or ``xN``."""
+        if name == "pc":
+            return self.core.pc
+        try:
+            return self.core.reg(REGISTERS[name])
+        except KeyError:
+            raise SessionError(f"Invalid register `{name}'") from None
+
+    def set_register(self, name: str, value: int) -> None:
+        if name == "pc":
+            self.core.pc = value
+        elif name in REGISTERS:
+            self.core.set_reg(REGISTERS[name], value)
+        else:
+            raise SessionError(f"Invalid register `{name}'")
 
     # -- memory as the current core sees it ---------------------------------------------------
     def read_memory(self, address: int, size: int) -> bytes:
+        """Bytes as the debugger sees them (devices read element by element as ``load``)."""
         data = self.tile.read(self.core, address, size)
         if data is None:
             raise SessionError(f"Cannot access memory at address {address:#x}")
@@ -147,6 +261,46 @@ class Session:
 
     def read_u32(self, address: int) -> int:
         return int.from_bytes(self.read_memory(address, 4), "little")
+
+    def read_value(self, address: int, size: int) -> int:
+        """What a ``size``-byte load by the current core at ``address`` returns."""
+        region = self.core.region_at(address)
+        if region is None:
+            return int.from_bytes(self.read_memory(address, size), "little")
+        try:
+            return region.load(self.core.thread, address - region.base, size)
+        except TensixEvent as exc:
+            raise SessionError(f"Cannot access memory at address {address:#x}: {exc}") from None
+
+    def write_value(self, address: int, size: int, value: int) -> None:
+        """Store as the current core's ``sb``/``sh``/``sw`` at ``address`` would."""
+        value &= (1 << (8 * size)) - 1
+        region = self.core.region_at(address)
+        if region is not None:
+            try:
+                region.store(self.core.thread, address - region.base, size, value)
+            except TensixEvent as exc:
+                raise SessionError(f"Cannot write memory at address {address:#x}: {exc}") from None
+            return
+        self.write_memory(address, value.to_bytes(size, "little"))
+
+    def write_memory(self, address: int, data: bytes) -> None:
+        """Write plain memory (L1, local RAM) as the debugger does."""
+        try:
+            self.core.uc.mem_write(address, data)
+        except Exception:
+            raise SessionError(f"Cannot access memory at address {address:#x}") from None
+        if self.image.is_executable(address):
+            for core in self.tile.cores.values():
+                core.uc.ctl_remove_cache(address, address + len(data))
+
+    def symbolize(self, address: int) -> str:
+        """``<main+4>`` for an address inside a known function or object, else ``""``."""
+        hit = self.image.symbol_at(address)
+        if hit is None:
+            return ""
+        sym, offset = hit
+        return f"<{sym.name}+{offset}>" if offset else f"<{sym.name}>"
 
     def symbol(self, name: str):
         try:

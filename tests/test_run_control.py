@@ -121,3 +121,24 @@ def test_bad_location_is_one_line_error() -> None:
     s = session(0)
     with pytest.raises(SessionError, match='No symbol "nope"'):
         s.break_at("nope")
+
+
+def test_dst_row_watch_window_store_and_tensix_instruction() -> None:
+    from tdbg.target.toolchain import firmware_dir
+
+    s = Session(firmware_dir() / "movd2b.c")
+    # movd2b.c writes Dst32b rows 0..7 in fmt 0: Dst32b row 1 is DstBits rows 1 and 9.
+    w = s.watch_dst_row(1)
+    assert w.view == "Dst32b" and w.bits_rows == [1, 9]
+    stop = s.cont()
+    assert stop.kind is StopKind.WATCHPOINT and stop.watch is w
+    assert stop.access.address == 0xFFBD8000 + 16 * 4  # the first store to Dst32b[1][0]
+    assert stop.new == 0x41880000 and insn_at(s, stop.pc) == "sw"  # 17.0f
+    s.delete(w.number)
+    # a Tensix instruction that writes a row: ZEROACC pushed by hand hits a watch on row 1
+    from tdbg.tensix.isa import encode
+
+    s.tile.tensix.dst.set32(1, 0, 5)
+    w2 = s.watch_dst_row(1)
+    s.tile.push(s.core, s.core.pc, encode("ZEROACC", UseDst32b=1, Mode=0, AddrMod=0, Imm10=1), "store")  # one row
+    assert s.core._stop is not None and s.core._stop.watch is w2

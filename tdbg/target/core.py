@@ -51,17 +51,25 @@ ABI_NAMES = (
 _PACK = {1: struct.Struct("<B").pack_into, 2: struct.Struct("<H").pack_into, 4: struct.Struct("<I").pack_into}
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Watch:
     """A watched address range; ``kind`` is ``write``, ``read`` or ``access`` (GDB's watch,
-    rwatch, awatch)."""
+    rwatch, awatch).  A Dst row watch covers the whole window and names the ``DstBits`` rows
+    it guards; Tensix instructions that write those rows hit it too."""
 
     number: int
     address: int
     length: int
     kind: str
+    dst_rows: frozenset[int] = frozenset()
+    view: str = ""
+    hits: int = 0
 
-    def hits(self, address: int, size: int, write: bool) -> bool:
+    @property
+    def bits_rows(self) -> list[int]:
+        return sorted(self.dst_rows)
+
+    def covers(self, address: int, size: int, write: bool) -> bool:
         if address >= self.address + self.length or address + size <= self.address:
             return False
         return self.kind == "access" or (self.kind == "write") == write
@@ -211,6 +219,12 @@ class Core:
         """A pushed instruction raised ``event``; the push itself has happened."""
         self._event(event, None, completed=True)
 
+    def push_watch(self, watch: Watch, old: int, new: int, detail: str) -> None:
+        """A pushed instruction wrote a watched Dst row: stop after the push."""
+        watch.hits += 1
+        self._completed_pc = self.pc
+        self._halt(Stop(StopKind.WATCHPOINT, self.name, self.pc, detail=detail, watch=watch, old=old, new=new))
+
     # -- breakpoints and watchpoints ------------------------------------------------------------
     def set_breakpoints(self, addresses: set[int]) -> None:
         self.breakpoints = set(addresses)
@@ -242,19 +256,23 @@ class Core:
         watch, hooks = self.watches.pop(number)
         for h in hooks:
             self.uc.hook_del(h)
-        if watch in self._mmio_watches:
+        if any(w is watch for w in self._mmio_watches):
             self._mmio_watches.remove(watch)
 
     def _watch_hit(self, address: int, size: int, write: bool, value: int | None) -> bool:
         if self._muted:
             return False
         for watch, _ in self.watches.values():
-            if watch.hits(address, size, write):
-                old = self.tile.peek(self, address, size)
-                new = value & ((1 << (8 * size)) - 1) if value is not None else None
-                access = Access(address, size, write, new)
-                self._halt(Stop(StopKind.WATCHPOINT, self.name, self.pc, access=access, watch=watch, old=old, new=new))
-                return True
+            if not watch.covers(address, size, write):
+                continue
+            if watch.dst_rows and not watch.dst_rows & self.tile.window_rows(self, address, size):
+                continue
+            old = self.tile.peek(self, address, size)
+            new = value & ((1 << (8 * size)) - 1) if value is not None else None
+            access = Access(address, size, write, new)
+            watch.hits += 1
+            self._halt(Stop(StopKind.WATCHPOINT, self.name, self.pc, access=access, watch=watch, old=old, new=new))
+            return True
         return False
 
     # -- running ----------------------------------------------------------------------------------

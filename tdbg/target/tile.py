@@ -69,6 +69,7 @@ class Tile:
         self.image: ElfImage | None = None
         self.cores: dict[str, Core] = {}
         self.pushes: list[PushRecord] = []
+        self._rows_written: set[int] = set()  # DstBits rows the current push wrote
         self.policy: dict[Category, Policy] = {c: Policy.STOP for c in Category}
         self.warnings: list[Warning_] = []
         self.add_core("T0")
@@ -137,12 +138,34 @@ class Tile:
         except UnknownInstruction:
             mnemonic = None
         self.pushes.append(PushRecord(pc, core.name, core.thread, word, via, mnemonic))
+        watches = [w for w, _ in core.watches.values() if w.dst_rows and w.kind != "read"]
+        before = [self.tensix.dst.bits[w.bits_rows].copy() for w in watches]
+        self._rows_written: set[int] = set()
         try:
             self.coprocessor.push(core.thread, word)
         except TensixEvent as event:
             core.push_event(event)
+            return
+        for watch, old in zip(watches, before):
+            written = sorted(watch.dst_rows & self._rows_written)
+            if written:
+                i = watch.bits_rows.index(written[0])
+                now = self.tensix.dst.bits[written[0]]
+                changed = np.flatnonzero(now != old[i])
+                col = int(changed[0]) if len(changed) else 0
+                detail = f"{mnemonic or hex(word)} wrote DstBits row {written[0]}"
+                core.push_watch(watch, int(old[i, col]), int(now[col]), detail)
+                return
+
+    def window_rows(self, core: Core, address: int, size: int) -> set[int]:
+        """``DstBits`` rows a window access by ``core`` would touch."""
+        base = self.profile.dst_window_base
+        if base is None or not base <= address < base + self.profile.dst_window_size:
+            return set()
+        return self.tensix.window.rows_touched(core.thread, address - base, size)
 
     def _dst_written(self, rows: np.ndarray) -> None:
+        self._rows_written.update(int(r) for r in rows)
         for listener in self.dst_write_listeners:
             listener(rows)
 

@@ -89,6 +89,24 @@ class DstWindow:
         else:
             self.store8(ctrl, offset, value)
 
+    def rows_touched(self, core: int, offset: int, size: int) -> set[int]:
+        """The ``DstBits`` rows an access by ``core`` at ``offset`` would touch (none if the
+        access is undefined)."""
+        ctrl = self._ctrl[core] or self.ctrl(core)
+        elem = ELEMENT_SIZE.get(ctrl.fmt)
+        if elem is None or (size != elem and not (core == 2 and size > elem)):
+            return set()
+        dst = self.dst
+        rows: set[int] = set()
+        for i in range(max(size // elem, 1)):
+            index = (offset + i * elem) // elem
+            if elem == 4:
+                high = int(dst.row32[(index >> 4) & 0x3FF])
+                rows |= {high, high + 8}
+            else:
+                rows.add(int(dst.row16[(index >> 4) & 0x3FF]))
+        return rows
+
     # T2 splits a wider aligned access into the elements fmt defines.
     def _load_t2(self, ctrl: AccessCtrl, offset: int, size: int) -> int:
         elem = self._t2_elements(ctrl, offset, size)

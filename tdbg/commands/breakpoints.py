@@ -1,0 +1,201 @@
+"""Breakpoints and watchpoints: ``break``, ``tbreak``, ``delete``, ``disable``, ``enable``,
+``condition``, ``ignore``, ``commands``, ``watch``/``rwatch``/``awatch``, ``info breakpoints``."""
+
+from __future__ import annotations
+
+import re
+
+from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.session import Breakpoint
+
+_DST_ROW = re.compile(r"^dst\[(.+)\]$")
+
+
+def resolve_location(interp: Interpreter, text: str) -> tuple[int, str]:
+    """A breakpoint location -> (address, description)."""
+    from tdbg.commands.examine import interp_address
+
+    s = interp.session
+    if not text:
+        return s.core.pc, ""
+    if text.startswith("*"):
+        return interp_address(interp, text[1:].strip()), ""
+    resolve = interp.context.get("resolve_location")
+    if resolve is not None:
+        return resolve(interp, text)  # type: ignore[operator]
+    return s.resolve(text), ""
+
+
+def _break(interp: Interpreter, args: str, temporary: bool) -> None:
+    location, _, condition = args.partition(" if ")
+    address, where = resolve_location(interp, location.strip())
+    bp = interp.session.break_at(address, temporary=temporary)
+    bp.location = location.strip()
+    if condition.strip():
+        bp.condition = condition.strip()
+    kind = "Temporary breakpoint" if temporary else "Breakpoint"
+    interp.out(f"{kind} {bp.number} at {address:#x}{': ' + where if where else ''}")
+
+
+def _complete_locations(interp: Interpreter, word: str) -> list[str]:
+    return [n for n in interp.session.image.symbols if n.startswith(word)]
+
+
+@command("break", aliases=("b", "br"), usage="break [LOCATION] [if COND]", help="Set a breakpoint at LOCATION: *ADDRESS, FUNCTION, FILE:LINE or LINE (default: the current pc).  It costs nothing until hit.", example="break main", complete=_complete_locations)
+def break_cmd(interp: Interpreter, args: str) -> None:
+    _break(interp, args, temporary=False)
+
+
+@command("tbreak", usage="tbreak [LOCATION] [if COND]", help="Set a temporary breakpoint: deleted when first hit.", example="tbreak fill_row", complete=_complete_locations)
+def tbreak_cmd(interp: Interpreter, args: str) -> None:
+    _break(interp, args, temporary=True)
+
+
+def _numbers(interp: Interpreter, args: str) -> list[int]:
+    if not args.strip():
+        return sorted([*interp.session.breakpoints, *interp.session.watchpoints])
+    out = []
+    for part in args.split():
+        lo, _, hi = part.partition("-")
+        try:
+            out += list(range(int(lo), int(hi or lo) + 1))
+        except ValueError:
+            raise CommandError(f"Convenience variable must have integer value.\nArgs must be numbers or '$' variables: \"{part}\"") from None
+    return out
+
+
+@command("delete", aliases=("d",), usage="delete [N...]", help="Delete breakpoints and watchpoints N (all when none given).", example="delete 2")
+def delete_cmd(interp: Interpreter, args: str) -> None:
+    for n in _numbers(interp, args):
+        interp.session.delete(n)
+
+
+def _set_enabled(interp: Interpreter, args: str, enabled: bool) -> None:
+    s = interp.session
+    for n in _numbers(interp, args):
+        bp = s.breakpoints.get(n)
+        if bp is None:
+            raise CommandError(f"No breakpoint number {n}.")
+        bp.enabled = enabled
+    s._sync_breakpoints()
+
+
+@command("disable", usage="disable [N...]", help="Disable breakpoints N (all when none given); they stay listed.", example="disable 1")
+def disable_cmd(interp: Interpreter, args: str) -> None:
+    _set_enabled(interp, args, False)
+
+
+@command("enable", usage="enable [N...]", help="Enable breakpoints N (all when none given).", example="enable 1")
+def enable_cmd(interp: Interpreter, args: str) -> None:
+    _set_enabled(interp, args, True)
+
+
+def _breakpoint(interp: Interpreter, text: str) -> Breakpoint:
+    try:
+        n = int(text)
+    except ValueError:
+        raise CommandError(f'Bad breakpoint argument: \'{text}\'') from None
+    bp = interp.session.breakpoints.get(n)
+    if bp is None:
+        raise CommandError(f"No breakpoint number {n}.")
+    return bp
+
+
+@command("condition", usage="condition N [EXPR]", help="Stop at breakpoint N only when EXPR is non-zero; without EXPR, always.", example="condition 1 $a0 == 3")
+def condition_cmd(interp: Interpreter, args: str) -> None:
+    number, _, expr = args.strip().partition(" ")
+    bp = _breakpoint(interp, number)
+    bp.condition = expr.strip() or None
+    if bp.condition is None:
+        interp.out(f"Breakpoint {bp.number} now unconditional.")
+
+
+@command("ignore", usage="ignore N COUNT", help="Do not stop at breakpoint N for its next COUNT hits.", example="ignore 1 3")
+def ignore_cmd(interp: Interpreter, args: str) -> None:
+    parts = args.split()
+    if len(parts) != 2:
+        raise CommandError("Argument required (a breakpoint number and a count).")
+    bp = _breakpoint(interp, parts[0])
+    bp.ignore_count = int(parts[1], 0)
+    interp.out(f"Will ignore next {bp.ignore_count} crossings of breakpoint {bp.number}.")
+
+
+@command("commands", usage="commands [N]\\n  COMMANDS...\\nend", help="Give breakpoint N (default: the last one set) commands to run each time it stops the program.", example="commands 1")
+def commands_cmd(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    if args.strip():
+        bp = _breakpoint(interp, args.strip())
+    elif s.breakpoints:
+        bp = s.breakpoints[max(s.breakpoints)]
+    else:
+        raise CommandError("No breakpoints specified.")
+    interp.out("Type commands for breakpoint(s) %d, one per line.\nEnd with a line saying just \"end\"." % bp.number) if interp.context.get("interactive") else None
+    bp.commands = interp.read_block()
+
+
+def _watch(interp: Interpreter, args: str, kind: str) -> None:
+    from tdbg.commands.examine import interp_address
+
+    expr = args.strip()
+    if not expr:
+        raise CommandError("Argument required (expression to compute).")
+    s = interp.session
+    m = _DST_ROW.match(expr.replace(" ", ""))
+    if m:
+        from tdbg.commands.examine import interp_int
+
+        watch = s.watch_dst_row(interp_int(interp, m.group(1)), kind)
+        what = f"{expr} ({watch.view}, DstBits rows {', '.join(map(str, watch.bits_rows))})"
+    else:
+        size = interp.context.get("lvalue_size", lambda i, e: 4)(interp, expr)  # type: ignore[operator]
+        address = interp_address(interp, expr if expr.startswith(("&", "*", "{")) or expr[0].isdigit() else "&" + expr) if not expr.startswith("*") else interp_address(interp, expr[1:])
+        watch = s.watch(address, size, kind)
+        what = expr
+    interp.context.setdefault("watch_expr", {})[watch.number] = what  # type: ignore[union-attr]
+    title = {"write": "Hardware watchpoint", "read": "Hardware read watchpoint", "access": "Hardware access (read/write) watchpoint"}[kind]
+    interp.out(f"{title} {watch.number}: {what}")
+
+
+@command("watch", usage="watch EXPR | watch dst[ROW]", help="Stop before any store to the memory EXPR designates (a variable, *ADDRESS or {TYPE}ADDRESS), printing Old and New values; watch dst[ROW] stops on any write to that Dst row, by a window store or a Tensix instruction.", example="watch dst[12]")
+def watch_cmd(interp: Interpreter, args: str) -> None:
+    _watch(interp, args, "write")
+
+
+@command("rwatch", usage="rwatch EXPR", help="Stop before any load from the memory EXPR designates.", example="rwatch results[0]")
+def rwatch_cmd(interp: Interpreter, args: str) -> None:
+    _watch(interp, args, "read")
+
+
+@command("awatch", usage="awatch EXPR", help="Stop before any load from or store to the memory EXPR designates.", example="awatch *0x6310")
+def awatch_cmd(interp: Interpreter, args: str) -> None:
+    _watch(interp, args, "access")
+
+
+@info_command("breakpoints", aliases=("b", "break", "watchpoints"), usage="info breakpoints", help="List breakpoints and watchpoints with their hit counts, conditions and commands.", example="info breakpoints")
+def info_breakpoints(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    rows = sorted([*s.breakpoints.values(), *s.watchpoints.values()], key=lambda b: b.number)
+    if not rows:
+        interp.out("No breakpoints or watchpoints.")
+        return
+    interp.out("Num     Type           Disp Enb Address    What")
+    exprs = interp.context.get("watch_expr", {})
+    for item in rows:
+        if isinstance(item, Breakpoint):
+            where = interp.context.get("breakpoint_what", lambda i, b: s.symbolize(b.address))(interp, item)  # type: ignore[operator]
+            disp = "del " if item.temporary else "keep"
+            interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {'y' if item.enabled else 'n'}   {item.address:#010x} {where}")
+            if item.condition:
+                interp.out(f"\tstop only if {item.condition}")
+            if item.hits:
+                interp.out(f"\tbreakpoint already hit {item.hits} time{'s' if item.hits != 1 else ''}")
+            if item.ignore_count:
+                interp.out(f"\tWill ignore next {item.ignore_count} crossings of breakpoint.")
+            for line in item.commands:
+                interp.out(f"        {line}")
+        else:
+            kind = {"write": "hw watchpoint", "read": "read watchpoint", "access": "acc watchpoint"}[item.kind]
+            interp.out(f"{item.number:<7} {kind:<14} keep y              {exprs.get(item.number, hex(item.address))}")  # type: ignore[union-attr]
+            if item.hits:
+                interp.out(f"\tbreakpoint already hit {item.hits} time{'s' if item.hits != 1 else ''}")

@@ -1,0 +1,295 @@
+"""``x/NFU ADDR``: GDB's examine, over memory as the current core sees it and over ``Dst``,
+``SrcA``, ``SrcB`` rows (``dst[ROW]``, ``dstbits[ROW]``, ``srca[B][ROW]``, ``srcb[B][ROW]``),
+with named number views (``as bf16``)."""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.registry import CommandError, command
+from tdbg.disasm import disassemble
+from tdbg.tensix import formats
+
+SIZES = {"b": 1, "h": 2, "w": 4, "g": 8}
+FORMATS = set("xduotacfsiz")
+PER_LINE = {1: 8, 2: 8, 4: 4, 8: 2}  # GDB's do_examine
+_FMT = re.compile(r"^/(\d*)([a-z]*)$")
+_REG_LOC = re.compile(r"^(dst|dstbits|srca|srcb)((?:\[[^\]]+\])+)$")
+
+
+@dataclass(frozen=True)
+class RegLoc:
+    """An element of a Tensix register file: ``dst[row]`` (col 0), ``srca[bank][row]``..."""
+
+    kind: str   # dst, dstbits, srca, srcb
+    bank: int
+    row: int
+    col: int
+
+    def label(self) -> str:
+        bank = f"[{self.bank}]" if self.kind in ("srca", "srcb") else ""
+        col = f"[{self.col}]" if self.col else ""
+        return f"{self.kind}{bank}[{self.row}]{col}"
+
+
+def parse_fmt(text: str, state) -> tuple[int, str, str]:
+    """``/NFU`` -> (count, format, size) with GDB's sticky defaults."""
+    count, fmt, size = 1, state.fmt, state.size
+    if text:
+        m = _FMT.match(text)
+        if not m:
+            raise CommandError(f"Invalid number \"{text[1:]}\".")
+        if m.group(1):
+            count = int(m.group(1))
+        for letter in m.group(2):
+            if letter in SIZES:
+                size = letter
+            elif letter in FORMATS:
+                fmt = letter
+            else:
+                raise CommandError(f"Undefined output format \"{letter}\".")
+    if fmt == "c" and not (text and any(c in SIZES for c in text)):
+        size = "b"
+    if fmt == "a":
+        size = "w"
+    return count, fmt, size
+
+
+def parse_regloc(interp: Interpreter, text: str) -> RegLoc | None:
+    m = _REG_LOC.match(text.replace(" ", ""))
+    if not m:
+        return None
+    kind = m.group(1)
+    indexes = [interp_int(interp, i) for i in re.findall(r"\[([^\]]+)\]", m.group(2))]
+    want = 2 if kind in ("srca", "srcb") else 1
+    if len(indexes) not in (want, want + 1):
+        raise CommandError(f"{kind} takes {'[BANK][ROW]' if want == 2 else '[ROW]'}, optionally [COL]")
+    bank = indexes.pop(0) if want == 2 else 0
+    row = indexes[0]
+    col = indexes[1] if len(indexes) > 1 else 0
+    rows = 64 if kind in ("srca", "srcb") else 1024
+    if not (0 <= bank < 2 and 0 <= row < rows and 0 <= col < 16):
+        raise CommandError(f"{kind} index out of range (rows 0..{rows - 1}, columns 0..15)")
+    return RegLoc(kind, bank, row, col)
+
+
+def interp_int(interp: Interpreter, text: str) -> int:
+    """An integer argument: a number, or an expression once ``print`` exists."""
+    evaluate = interp.context.get("evaluate_int")
+    if evaluate is not None:
+        return evaluate(interp, text)  # type: ignore[operator]
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise CommandError(f'No symbol "{text}" in current context.') from None
+
+
+@command(
+    "x",
+    usage="x/NFU ADDR [as VIEW]",
+    help=(
+        "Examine memory or a Tensix register row: N units of size U (b h w g) in format F "
+        "(x d u o t a c f s i z); F and U are sticky and a bare x continues after the last "
+        "unit shown.  ADDR is an expression, or dst[ROW] (Dst16b for h, Dst32b for w), "
+        "dstbits[ROW] (raw storage, h), srca[B][ROW] / srcb[B][ROW] (19-bit values, w).  "
+        "Device memory (the Dst window, config) reads as the current core's load would.  "
+        "'as VIEW' decodes Dst/Src data: bf16 fp16 fp8 int8 int16 raw (h), fp32 int32 tf32 "
+        "raw (w), tf32 bf16 fp16 fp8 int8 int16 raw (Src)."
+    ),
+    example="x/16h dst[3] as bf16",
+    repeatable=True,
+)
+def x_command(interp: Interpreter, args: str) -> None:
+    state = interp.examine
+    fmt_text = ""
+    if args.startswith("/"):
+        fmt_text, _, args = args.partition(" ")
+    count, fmt, size = parse_fmt(fmt_text, state)
+    view = None
+    if " as " in f" {args} ":
+        args, _, view = args.rpartition(" as ")
+        args, view = args.strip(), view.strip()
+    if not args:
+        if state.next is None:
+            raise CommandError("Argument required (starting display address).")
+        where = state.next
+    else:
+        where = parse_regloc(interp, args)
+        if where is None:
+            where = interp_address(interp, args)
+    state.fmt, state.size = fmt, size
+    if isinstance(where, RegLoc):
+        state.next = examine_register(interp, where, count, fmt, size, view)
+    else:
+        if view:
+            raise CommandError("'as VIEW' applies to dst, dstbits, srca and srcb")
+        state.next = examine_memory(interp, where, count, fmt, SIZES[size])
+
+
+def interp_address(interp: Interpreter, text: str) -> int:
+    evaluate = interp.context.get("evaluate_address")
+    if evaluate is not None:
+        return evaluate(interp, text)  # type: ignore[operator]
+    if text.startswith("$"):
+        return interp.session.register(text[1:])
+    try:
+        return int(text, 0)
+    except ValueError:
+        return interp.session.resolve(text.lstrip("&"))
+
+
+# -- memory ------------------------------------------------------------------------------------
+
+def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size: int) -> int:
+    s = interp.session
+    if fmt == "i":
+        for _ in range(count):
+            insn = disassemble(address, s.read_value(address, 4))
+            marker = "=> " if address == s.core.pc else "   "
+            interp.out(f"{marker}{label(interp, address)}\t{insn.text}")
+            address += 4
+        return address
+    if fmt == "s":
+        for _ in range(count):
+            data = bytearray()
+            while len(data) < 200:
+                byte = s.read_value(address + len(data), 1)
+                if byte == 0:
+                    break
+                data.append(byte)
+            interp.out(f"{label(interp, address)}\t{c_string(bytes(data))}")
+            address += len(data) + 1
+        return address
+    per_line = PER_LINE[size]
+    for start in range(0, count, per_line):
+        n = min(per_line, count - start)
+        base = address + start * size
+        values = [read_unit(interp, base + i * size, size) for i in range(n)]
+        interp.out(f"{label(interp, base)}" + "".join("\t" + format_int(interp, v, fmt, size) for v in values))
+    return address + count * size
+
+
+def read_unit(interp: Interpreter, address: int, size: int) -> int:
+    s = interp.session
+    if size == 8:
+        return int.from_bytes(s.read_memory(address, 8), "little")
+    return s.read_value(address, size)
+
+
+def label(interp: Interpreter, address: int) -> str:
+    sym = interp.session.symbolize(address)
+    return f"{address:#x} {sym}:" if sym else f"{address:#x}:"
+
+
+def c_string(data: bytes) -> str:
+    out = []
+    for b in data:
+        ch = chr(b)
+        out.append(ch if 32 <= b < 127 and ch not in "\"\\" else ("\\" + ch if ch in "\"\\" else f"\\{b:03o}"))
+    return '"' + "".join(out) + '"'
+
+
+def format_int(interp: Interpreter, value: int, fmt: str, size: int) -> str:
+    """One unit in a GDB print format."""
+    bits = 8 * size
+    value &= (1 << bits) - 1
+    signed = value - (1 << bits) if value >> (bits - 1) else value
+    if fmt in ("x", "z"):
+        return f"0x{value:0{2 * size}x}"
+    if fmt == "d":
+        return str(signed)
+    if fmt == "u":
+        return str(value)
+    if fmt == "o":
+        return f"0{value:o}" if value else "0"
+    if fmt == "t":
+        return f"{value:0{bits}b}"
+    if fmt == "c":
+        ch = signed & 0xFF
+        shown = chr(ch) if 32 <= ch < 127 else f"\\{ch:03o}"
+        return f"{signed if size == 1 else value} '{shown}'"
+    if fmt == "a":
+        sym = interp.session.symbolize(value)
+        return f"{value:#x} {sym}" if sym else f"{value:#x}"
+    if fmt == "f":
+        if size == 2:
+            return format_float(float(np.array(value, dtype=np.uint16).view(np.float16)))
+        if size == 4:
+            return format_float(struct.unpack("<f", struct.pack("<I", value))[0])
+        if size == 8:
+            return format_float(struct.unpack("<d", struct.pack("<Q", value))[0], 17)
+        return str(signed)
+    raise CommandError(f"Format letter \"{fmt}\" is meaningless here.")
+
+
+def format_float(value: float, digits: int = 9) -> str:
+    if value != value:
+        return "nan"
+    if value in (float("inf"), float("-inf")):
+        return "inf" if value > 0 else "-inf"
+    return f"{value:.{digits}g}"
+
+
+# -- Dst / SrcA / SrcB -------------------------------------------------------------------------
+
+def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, size: str, view_name: str | None) -> RegLoc:
+    tensix = interp.session.tile.tensix
+    if loc.kind == "dstbits":
+        storage, unit, rows, width = "dst16", "h", tensix.dst.bits, 16
+    elif loc.kind == "dst":
+        if size not in ("h", "w"):
+            raise CommandError("dst rows are examined in units of h (Dst16b) or w (Dst32b)")
+        unit = size
+        storage, width = ("dst16", 16) if size == "h" else ("dst32", 32)
+        rows = None
+    else:
+        storage, unit, width = "src", "w", 19
+        reg = tensix.srca if loc.kind == "srca" else tensix.srcb
+        rows = reg.data[loc.bank]
+    if loc.kind != "dst" and size != unit and size in ("b", "g"):
+        raise CommandError(f"{loc.kind} is examined in units of {unit}")
+    nrows = 64 if storage == "src" else (512 if storage == "dst32" else 1024)
+    first = loc.row * 16 + loc.col
+    if first + count > nrows * 16 and storage == "dst32":
+        nrows = 1024  # Dst32b rows are 10-bit indexes; Adj32 folds them onto 512 pairs
+    last = min(first + count, nrows * 16)
+    if rows is None:
+        row_ids = np.arange(first // 16, (last + 15) // 16)
+        rows = tensix.dst.read16(row_ids) if unit == "h" else tensix.dst.read32(row_ids)
+        flat = np.asarray(rows).reshape(-1)[first % 16 : first % 16 + (last - first)]
+    else:
+        flat = np.asarray(rows).reshape(-1)[first:last]
+    view = None
+    if view_name:
+        try:
+            view = formats.get_view(storage, view_name)
+        except KeyError as exc:
+            raise CommandError(str(exc.args[0])) from None
+        decoded = view.decode(flat)
+    per_line = 8 if unit == "h" else 4
+    unit_bytes = 2 if unit == "h" else 4
+    for start in range(0, last - first, per_line):
+        index = first + start
+        where = RegLoc(loc.kind, loc.bank, index // 16, index % 16)
+        chunk = range(start, min(start + per_line, last - first))
+        if view is not None and view_name != "raw":
+            cells = [format_view_value(decoded[i]) for i in chunk]
+        elif view_name == "raw" or fmt in ("x", "z"):
+            digits = (width + 3) // 4
+            cells = [f"0x{int(flat[i]):0{digits}x}" for i in chunk]
+        else:
+            cells = [format_int(interp, int(flat[i]), fmt, unit_bytes) for i in chunk]
+        interp.out(f"{where.label()}:" + "".join("\t" + c for c in cells))
+    end = last
+    return RegLoc(loc.kind, loc.bank, end // 16, end % 16)
+
+
+def format_view_value(value: object) -> str:
+    if isinstance(value, (np.floating, float)):
+        return format_float(float(value))
+    return str(int(value))  # type: ignore[call-overload]

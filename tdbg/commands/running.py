@@ -1,0 +1,160 @@
+"""Run control: ``run``, ``start``, ``continue``, ``stepi``, ``nexti``, ``kill``, ``restart``,
+and the GDB-style line printed at every stop."""
+
+from __future__ import annotations
+
+from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.registry import CommandError, command
+from tdbg.target.stops import Stop, StopKind
+
+
+def count_arg(interp: Interpreter, args: str, default: int = 1) -> int:
+    from tdbg.commands.examine import interp_int
+
+    if not args:
+        return default
+    n = interp_int(interp, args)
+    if n < 1:
+        raise CommandError(f"Argument must be positive, not {n}.")
+    return n
+
+
+def require_running(interp: Interpreter) -> None:
+    if not interp.context.get("running"):
+        raise CommandError("The program is not being run.")
+
+
+def run_and_report(interp: Interpreter, action) -> Stop:
+    """Run ``action()`` (a session run-control call), then print the stop the way GDB does."""
+    interp.context["running"] = True
+    stop = action()
+    report_stop(interp, stop)
+    return stop
+
+
+def report_stop(interp: Interpreter, stop: Stop) -> None:
+    s = interp.session
+    for warning in s.tile.warnings:
+        interp.out(f"warning: {warning.event} (pc {warning.pc:#010x}, {warning.core})")
+    s.tile.warnings.clear()
+    where = describe_location(interp, stop.pc)
+    kind = stop.kind
+    if kind is StopKind.EBREAK and s.image.symbols.get("_tdbg_exit") and stop.pc == s.image.symbols["_tdbg_exit"].addr:
+        interp.context["running"] = False
+        code = s.read_u32(s.symbol("tdbg_exit_code").addr) if "tdbg_exit_code" in s.image.symbols else 0
+        interp.out(f"[Inferior 1 ({stop.core}) exited {'normally' if code == 0 else f'with code {code:02o}'}]")
+        return
+    if kind is StopKind.BREAKPOINT:
+        numbers = [bp.number for bp in s.breakpoints.values() if bp.address == stop.pc]
+        interp.out("")
+        interp.out(f"Breakpoint {numbers[0] if numbers else '?'}, {where}")
+    elif kind is StopKind.WATCHPOINT:
+        watch = stop.watch
+        title = {"write": "Hardware watchpoint", "read": "Hardware read watchpoint", "access": "Hardware access (read/write) watchpoint"}[watch.kind]
+        interp.out("")
+        interp.out(f"{title} {watch.number}: {interp.context.get('watch_expr', {}).get(watch.number, hex(watch.address))}")
+        interp.out("")
+        if stop.access and stop.access.write:
+            interp.out(f"Old value = {fmt_value(stop.old)}")
+            interp.out(f"New value = {fmt_value(stop.new)}")
+        else:
+            interp.out(f"Value = {fmt_value(stop.old)}")
+        interp.out(where)
+    elif kind is StopKind.EVENT:
+        interp.out("")
+        interp.out(f"Program stopped: {stop.describe()}")
+        interp.out(where)
+    elif kind is StopKind.INTERRUPTED:
+        interp.out("")
+        interp.out("Program received signal SIGINT, Interrupt.")
+        interp.out(where)
+    elif kind is StopKind.EBREAK:
+        interp.out("")
+        interp.out("Program received signal SIGTRAP, Trace/breakpoint trap.")
+        interp.out(where)
+    elif kind is StopKind.ECALL:
+        interp.out("")
+        interp.out(f"Program stopped: ecall ({stop.detail})")
+        interp.out(where)
+    elif kind is StopKind.FAULT:
+        interp.out("")
+        interp.out(f"Program stopped: {stop.describe()}")
+        interp.out(where)
+    elif kind is StopKind.LIMIT:
+        interp.out(f"Instruction limit reached: {where}")
+    else:
+        interp.out(where)
+    for hook in interp.context.get("stop_hooks", []):
+        hook(interp, stop)  # type: ignore[operator]
+
+
+def fmt_value(value: int | None) -> str:
+    return "<unreadable>" if value is None else str(value)
+
+
+def describe_location(interp: Interpreter, pc: int) -> str:
+    """``main () at demo.c:12`` + the source line when known, else ``0x... in main ()``."""
+    describe = interp.context.get("describe_location")
+    if describe is not None:
+        return describe(interp, pc)  # type: ignore[operator]
+    sym = interp.session.image.symbol_at(pc)
+    name = sym[0].name if sym else "??"
+    return f"{pc:#010x} in {name} ()"
+
+
+@command("run", aliases=("r",), usage="run", help="Start the firmware from its entry point (restarting it if it was running) and run until it stops.", example="run")
+def run_cmd(interp: Interpreter, args: str) -> None:
+    interp.session.restart()
+    run_and_report(interp, interp.session.cont)
+
+
+@command("start", usage="start", help="Start the firmware from its entry point and stop at the beginning of main (a temporary breakpoint).", example="start")
+def start_cmd(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    s.restart()
+    location = interp.context.get("main_location", "main")
+    bp = s.break_at(location, temporary=True)
+    interp.out(f"Temporary breakpoint {bp.number} at {bp.address:#x}")
+    run_and_report(interp, s.cont)
+
+
+@command("continue", aliases=("c", "cont", "fg"), usage="continue [N]", help="Resume the current core until it stops; with N, ignore the breakpoint it stopped at N-1 more times.", example="continue", repeatable=True)
+def continue_cmd(interp: Interpreter, args: str) -> None:
+    require_running(interp)
+    s = interp.session
+    n = count_arg(interp, args)
+    stop = s.core.last_stop
+    if n > 1 and stop is not None and stop.kind is StopKind.BREAKPOINT:
+        for bp in s.breakpoints.values():
+            if bp.address == stop.pc:
+                bp.ignore_count = n - 1
+                interp.out(f"Will ignore next {n - 1} crossings of breakpoint {bp.number}.  Continuing.")
+    run_and_report(interp, s.cont)
+
+
+@command("stepi", aliases=("si",), usage="stepi [N]", help="Execute N machine instructions (default 1), entering calls.", example="stepi 4", repeatable=True)
+def stepi_cmd(interp: Interpreter, args: str) -> None:
+    require_running(interp)
+    n = count_arg(interp, args)
+    run_and_report(interp, lambda: interp.session.stepi(n))
+
+
+@command("nexti", aliases=("ni",), usage="nexti [N]", help="Execute N machine instructions, stepping over calls (jal/jalr that link ra).", example="nexti", repeatable=True)
+def nexti_cmd(interp: Interpreter, args: str) -> None:
+    require_running(interp)
+    n = count_arg(interp, args)
+    run_and_report(interp, lambda: interp.session.nexti(n))
+
+
+@command("kill", aliases=("k",), usage="kill", help="Stop the firmware and put the tile back in its loaded state; breakpoints stay.", example="kill")
+def kill_cmd(interp: Interpreter, args: str) -> None:
+    interp.session.restart()
+    interp.context["running"] = False
+    interp.out("[Inferior 1 killed]")
+
+
+@command("restart", usage="restart", help="Put the tile back in its loaded state (memory, Dst, Src, config, registers) with the core at the entry point, ready to continue; breakpoints stay.", example="restart")
+def restart_cmd(interp: Interpreter, args: str) -> None:
+    interp.session.restart()
+    interp.context["running"] = True
+    interp.out(describe_location(interp, interp.session.core.pc))

@@ -1,0 +1,43 @@
+"""Disassembly for the baby RISC-V: capstone for RV32IM, the Tensix codec for ``.ttinsn`` words.
+
+A word whose low two bits are not ``0b11`` is a ``.ttinsn`` (BabyRISCV
+``PushTensixInstruction.md``): it is shown as the Tensix instruction ``rotr32(word, 2)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import capstone
+
+from tdbg.tensix.isa import UnknownInstruction, decode
+
+_CS = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)
+
+
+@dataclass(frozen=True)
+class Insn:
+    address: int
+    word: int
+    mnemonic: str
+    operands: str
+    tensix: bool = False
+
+    @property
+    def text(self) -> str:
+        return f"{self.mnemonic}\t{self.operands}" if self.operands else self.mnemonic
+
+
+def disassemble(address: int, word: int) -> Insn:
+    """One 32-bit instruction word at ``address``."""
+    if word & 3 != 3:
+        tensix_word = ((word >> 2) | (word << 30)) & 0xFFFFFFFF
+        try:
+            insn = decode(tensix_word)
+            fields = insn.text().split(" ", 1)
+            return Insn(address, word, f".ttinsn {fields[0]}", fields[1] if len(fields) > 1 else "", True)
+        except UnknownInstruction:
+            return Insn(address, word, ".ttinsn", f"{tensix_word:#010x}", True)
+    for insn in _CS.disasm(word.to_bytes(4, "little"), address, 1):
+        return Insn(address, word, insn.mnemonic, insn.op_str)
+    return Insn(address, word, ".word", f"{word:#010x}")
