@@ -1,18 +1,76 @@
-"""``tdbg`` command line."""
+"""``tdbg`` command line: open firmware, run ``-ex``/``-x`` commands, then the REPL (or exit
+with ``-batch``); ``--rsp-stdio`` / ``--gdb-port`` serve the GDB remote protocol instead."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
 
 from tdbg import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tdbg", description="Debugger for Tensix tile firmware.")
+    parser = argparse.ArgumentParser(
+        prog="tdbg",
+        description="A GDB-like debugger for Tensix tile firmware (Blackhole T cores, Dst window, Tensix instructions).",
+    )
+    parser.add_argument("program", nargs="?", help="firmware ELF, or a .c file to build (default: the bundled demo)")
+    parser.add_argument("-ex", dest="commands", action="append", default=[], metavar="CMD", help="run CMD (repeatable, in order, after -x files)")
+    parser.add_argument("-x", dest="scripts", action="append", default=[], metavar="FILE", help="run the commands in FILE (repeatable)")
+    parser.add_argument("-batch", "--batch", action="store_true", help="run the commands and exit (status 1 if any failed)")
+    parser.add_argument("-q", "-quiet", "--quiet", action="store_true", help="no banner")
     parser.add_argument("--version", action="version", version=f"tdbg {__version__}")
     return parser
 
 
+def run_interruptibly(session, action: Callable[[], bool]) -> bool:
+    """Run ``action`` in a worker thread so Ctrl-C can stop a running core (the main thread
+    keeps handling signals while Unicorn runs) without losing any state."""
+    result: list[bool] = []
+    worker = threading.Thread(target=lambda: result.append(action()), daemon=True)
+    worker.start()
+    while worker.is_alive():
+        try:
+            worker.join(0.05)
+        except KeyboardInterrupt:
+            session.interrupt()
+    return bool(result and result[0])
+
+
 def main(argv: list[str] | None = None) -> int:
-    build_parser().parse_args(argv)
-    return 0
+    args = build_parser().parse_args(argv)
+    from tdbg.commands import Interpreter
+    from tdbg.session import Session, SessionError
+    from tdbg.target.elf import ElfLoadError
+    from tdbg.target.toolchain import ToolchainError
+
+    try:
+        session = Session(args.program)
+    except (SessionError, ElfLoadError, ToolchainError, OSError) as exc:
+        print(f"tdbg: {exc}", file=sys.stderr)
+        return 1
+    interp = Interpreter(session, write=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
+    ok = True
+    if not args.quiet and not args.batch:
+        print(f"tdbg {__version__}: {session.image.path.name} on a Blackhole Tensix tile, core T0.  Type \"help\".")
+    for script in args.scripts:
+        ok = run_interruptibly(session, lambda s=script: interp.execute(f"source {s}")) and ok
+    for command in args.commands:
+        ok = run_interruptibly(session, lambda c=command: interp.execute(c)) and ok
+    if args.batch:
+        return 0 if ok and not interp.failed else 1
+    if sys.stdin.isatty():
+        from tdbg.cli.repl import repl
+
+        repl(interp)
+    else:
+        for line in sys.stdin:
+            run_interruptibly(session, lambda l=line: interp.execute(l))
+    return 0 if not interp.failed else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

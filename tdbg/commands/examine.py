@@ -290,6 +290,8 @@ def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, siz
 
 
 def format_view_value(value: object) -> str:
-    if isinstance(value, (np.floating, float)):
-        return format_float(float(value))
-    return str(int(value))  # type: ignore[call-overload]
+    """A decoded view value: floats like GDB's %g, integers in decimal."""
+    array = np.asarray(value)
+    if array.dtype.kind == "f":
+        return format_float(float(array))
+    return str(int(array))

@@ -132,17 +132,12 @@ class Tile:
     def push(self, core: Core, pc: int, word: int, via: str) -> None:
         """A core pushes one Tensix instruction to its thread; the coprocessor runs it now.
 
-        An event it raises stops the core after the push (the push itself has happened)."""
-        try:
-            mnemonic: str | None = decode(word).mnemonic
-        except UnknownInstruction:
-            mnemonic = None
-        self.pushes.append(PushRecord(pc, core.name, core.thread, word, via, mnemonic))
+        An event it raises, or a write to a watched Dst row, stops the core after the push
+        (the push itself has happened)."""
         watches = [w for w, _ in core.watches.values() if w.dst_rows and w.kind != "read"]
         before = [self.tensix.dst.bits[w.bits_rows].copy() for w in watches]
-        self._rows_written: set[int] = set()
         try:
-            self.coprocessor.push(core.thread, word)
+            mnemonic = self.execute(core, pc, word, via)
         except TensixEvent as event:
             core.push_event(event)
             return
@@ -156,6 +151,18 @@ class Tile:
                 detail = f"{mnemonic or hex(word)} wrote DstBits row {written[0]}"
                 core.push_watch(watch, int(old[i, col]), int(now[col]), detail)
                 return
+
+    def execute(self, core: Core, pc: int, word: int, via: str) -> str | None:
+        """Log and run one pushed instruction on ``core``'s thread; events propagate.
+        Returns the mnemonic (None if no encoding matches)."""
+        try:
+            mnemonic: str | None = decode(word).mnemonic
+        except UnknownInstruction:
+            mnemonic = None
+        self.pushes.append(PushRecord(pc, core.name, core.thread, word, via, mnemonic))
+        self._rows_written = set()
+        self.coprocessor.push(core.thread, word)
+        return mnemonic
 
     def window_rows(self, core: Core, address: int, size: int) -> set[int]:
         """``DstBits`` rows a window access by ``core`` would touch."""

@@ -1,0 +1,17 @@
+"""tdbg's commands: one module per family, each declaring its commands once (``registry``).
+
+Importing this package registers them all; ``Interpreter`` runs them.
+"""
+
+from tdbg.commands import (  # noqa: F401  (registration)
+    breakpoints,
+    examine,
+    machine,
+    running,
+    support,
+    tensix_cmds,
+)
+from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.registry import ROOT, CommandError
+
+__all__ = ["Interpreter", "ROOT", "CommandError"]

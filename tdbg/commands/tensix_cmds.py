@@ -1,0 +1,292 @@
+"""Tensix commands: ``tensix`` (issue or decode an instruction), ``info tensix``,
+``info pushes``, ``info cfg``, ``dst row``, ``info dst``, ``pack``."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from tdbg.commands.examine import format_view_value, interp_address, interp_int
+from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.tensix import formats, packer
+from tdbg.tensix.isa import IsaError, decode, field_names, mnemonics, parse
+
+WINDOW_VIEW = {0: "fp32", 1: "int32", 2: "fp16", 3: "bf16", 4: "int16", 5: "int8"}
+
+
+def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
+    line = interp.context.get("completion_line", "")
+    parts = str(line).split()
+    if len(parts) >= 2 and (len(parts) > 2 or str(line).endswith(" ")):
+        try:
+            return [f"{f}=" for f in field_names(parts[1].upper()) if f.lower().startswith(word.lower())]
+        except IsaError:
+            return []
+    return [m for m in [*mnemonics(), "decode"] if m.lower().startswith(word.lower())]
+
+
+def _snapshot(interp: Interpreter) -> dict[str, object]:
+    tile = interp.session.tile
+    t = tile.tensix
+    cop = tile.coprocessor
+    return {
+        "dst": t.dst.bits.copy(), "srca": t.srca.data.copy(), "srcb": t.srcb.data.copy(),
+        "config": t.config.config.copy(), "thread": t.config.thread_config.copy(),
+        "rwc": [cop.rwc(i).as_dict() for i in range(3)],
+        "sem": [(s.Value, s.Max) for s in cop.semaphores],
+        "clients": [list(t.srca.allowed_client), list(t.srcb.allowed_client)],
+    }
+
+
+def _report_changes(interp: Interpreter, before: dict[str, object], thread: int) -> None:
+    after = _snapshot(interp)
+    changed = False
+
+    def rows(name: str, a: np.ndarray, b: np.ndarray) -> None:
+        nonlocal changed
+        if a.ndim == 3:
+            for bank in range(a.shape[0]):
+                rows(f"{name}[{bank}]", a[bank], b[bank])
+            return
+        diff = np.flatnonzero((a != b).any(axis=1))
+        if len(diff):
+            changed = True
+            interp.out(f"{name} rows changed: {ranges(diff)}")
+
+    rows("DstBits", before["dst"], after["dst"])  # type: ignore[arg-type]
+    rows("SrcA", before["srca"], after["srca"])  # type: ignore[arg-type]
+    rows("SrcB", before["srcb"], after["srcb"])  # type: ignore[arg-type]
+    for bank in range(2):
+        for i in np.flatnonzero(before["config"][bank] != after["config"][bank]):  # type: ignore[index]
+            changed = True
+            interp.out(f"Config[{bank}][{i}]: {int(before['config'][bank][i]):#x} -> {int(after['config'][bank][i]):#x}")  # type: ignore[index]
+    for t in range(3):
+        for i in np.flatnonzero(before["thread"][t] != after["thread"][t]):  # type: ignore[index]
+            changed = True
+            interp.out(f"ThreadConfig[{t}][{i}]: {int(before['thread'][t][i]):#x} -> {int(after['thread'][t][i]):#x}")  # type: ignore[index]
+    for t in range(3):
+        old, new = before["rwc"][t], after["rwc"][t]  # type: ignore[index]
+        moved = [f"{k} {old[k]} -> {new[k]}" for k in new if old[k] != new[k]]
+        if moved:
+            changed = True
+            interp.out(f"RWC T{t}: " + ", ".join(moved))
+    for i, (old, new) in enumerate(zip(before["sem"], after["sem"])):  # type: ignore[call-overload]
+        if old != new:
+            changed = True
+            interp.out(f"Semaphore {i}: Value {old[0]} -> {new[0]}, Max {old[1]} -> {new[1]}")
+    if before["clients"] != after["clients"]:
+        changed = True
+        interp.out(f"AllowedClient: SrcA {[c.value for c in after['clients'][0]]}, SrcB {[c.value for c in after['clients'][1]]}")  # type: ignore[index]
+    waiting = interp.session.tile.coprocessor.waiting(thread)
+    if waiting:
+        changed = True
+        interp.out(f"T{thread} is waiting: {waiting}")
+    if not changed:
+        interp.out("No state changed.")
+
+
+def ranges(values: np.ndarray | list[int]) -> str:
+    """``1-3, 7`` for [1, 2, 3, 7]."""
+    out, start, prev = [], None, None
+    for v in list(map(int, values)) + [None]:
+        if start is not None and v is not None and v == prev + 1:
+            prev = v
+            continue
+        if start is not None:
+            out.append(f"{start}" if start == prev else f"{start}-{prev}")
+        start = prev = v
+    return ", ".join(out)
+
+
+@command(
+    "tensix",
+    usage="tensix MNEMONIC [Field=V ...] | tensix 0xWORD | tensix decode 0xWORD",
+    help=(
+        "Execute one Tensix instruction on the current thread as if its core pushed it, and "
+        "print what changed (Dst, SrcA/SrcB rows, config, RWCs, semaphores).  Fields are named "
+        "as in encodings.json (missing fields are 0) or given positionally in the order of the "
+        "instruction's page.  'tensix decode' only shows the instruction."
+    ),
+    example="tensix MOVD2B SrcRow=0 DstRow=4 Move4Rows=1",
+    complete=_complete_tensix,
+)
+def tensix_cmd(interp: Interpreter, args: str) -> None:
+    text = args.strip()
+    if not text:
+        raise CommandError("Argument required (an instruction, a word, or decode WORD).")
+    decode_only = text.split()[0].lower() == "decode"
+    if decode_only:
+        text = text.split(None, 1)[1] if len(text.split()) > 1 else ""
+        if not text:
+            raise CommandError("Argument required (instruction word).")
+    try:
+        if re.fullmatch(r"0[xX][0-9a-fA-F]+|\d+", text):
+            word = int(text, 0)
+            insn = decode(word)
+        else:
+            insn = parse(text)
+            word = insn.word
+    except IsaError as exc:
+        raise CommandError(str(exc)) from None
+    interp.out(f"{word:#010x}  {insn.text()}")
+    if decode_only:
+        return
+    s = interp.session
+    before = _snapshot(interp)
+    core = s.core
+    try:
+        s.tile.execute(core, core.pc, word, "debugger")
+    finally:
+        _report_changes(interp, before, core.thread)
+
+
+@info_command("tensix", usage="info tensix", help="Show the coprocessor state: RWCs per thread, SrcA/SrcB banks and clients, semaphores, queued instructions, pushes per thread.", example="info tensix")
+def info_tensix(interp: Interpreter, args: str) -> None:
+    tile = interp.session.tile
+    cop, t = tile.coprocessor, tile.tensix
+    for thread in range(3):
+        rwc = cop.rwc(thread).as_dict()
+        pushes = sum(1 for p in tile.pushes if p.thread == thread)
+        interp.out(f"T{thread}: RWC " + " ".join(f"{k}={v}" for k, v in rwc.items()) + f"; {pushes} pushed")
+        waiting = cop.waiting(thread)
+        if waiting:
+            interp.out(f"    waiting: {waiting} ({len(cop.pending(thread))} queued)")
+    b = t.src_banks
+    interp.out(f"MatrixUnit: SrcABank={b.matrix_unit_srca} SrcBBank={b.matrix_unit_srcb}; Unpackers: SrcBank={b.unpacker[0]} (SrcA), {b.unpacker[1]} (SrcB)")
+    for reg in (t.srca, t.srcb):
+        interp.out(f"{reg.name}: AllowedClient bank0={reg.allowed_client[0].value} bank1={reg.allowed_client[1].value}")
+    interp.out("Semaphores: " + " ".join(f"[{i}] {sem.Value}/{sem.Max}" for i, sem in enumerate(cop.semaphores)))
+
+
+@info_command("pushes", usage="info pushes [N]", help="List the last N (default 20) Tensix instructions pushed: pc, core, how (ttinsn, store, debugger), word, instruction.", example="info pushes 5")
+def info_pushes(interp: Interpreter, args: str) -> None:
+    pushes = interp.session.tile.pushes
+    n = interp_int(interp, args) if args.strip() else 20
+    if not pushes:
+        interp.out("No Tensix instructions pushed.")
+        return
+    for i, p in enumerate(pushes[-n:], start=max(len(pushes) - n, 0) + 1):
+        try:
+            text = decode(p.word).text()
+        except IsaError:
+            text = "(no encoding matches)"
+        interp.out(f"{i:>5}  {p.pc:#010x} {p.core} {p.via:<8} {p.word:#010x}  {text}")
+
+
+@info_command("cfg", usage="info cfg [NAME|GLOB]", help="Show config fields by cfg_defines.h name (a glob or prefix selects several): Config fields in the current thread's CFG_STATE_ID bank, ThreadConfig fields of the current thread.", example="info cfg RISC_DEST_ACCESS_CTRL_SEC0*")
+def info_cfg(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    cfg = s.tile.tensix.config
+    thread = s.core.thread
+    fields = list(cfg.fields(args.strip() or None))
+    if not fields:
+        raise CommandError(f'No config field matches "{args.strip()}".')
+    bank = cfg.state_id(thread)
+    for f in fields:
+        value = cfg.get(f.name, thread=thread)
+        where = f"ThreadConfig[{thread}][{f.addr32}]" if f.thread else f"Config[{bank}][{f.addr32}]"
+        interp.out(f"{f.name:<48} = {value:#x} ({value})  {where} bits {f.shamt + f.width - 1}:{f.shamt}")
+
+
+def set_cfg(interp: Interpreter, text: str) -> None:
+    """``set cfg NAME = V``."""
+    name, eq, value = text.partition("=")
+    if not eq:
+        raise CommandError("Usage: set cfg NAME = VALUE")
+    s = interp.session
+    v = interp_int(interp, value.strip())
+    try:
+        s.tile.tensix.config.set(name.strip(), v, thread=s.core.thread)
+    except KeyError as exc:
+        raise CommandError(str(exc.args[0])) from None
+
+
+@command("dst", usage="dst row N", help="Show Dst row N in every view side by side with the raw bits: Dst16b as bf16, fp16, int8, int16 and Dst32b as fp32, int32, tf32.", example="dst row 3")
+def dst_cmd(interp: Interpreter, args: str) -> None:
+    words = args.split()
+    if len(words) != 2 or words[0] != "row":
+        raise CommandError("Usage: dst row N")
+    row = interp_int(interp, words[1])
+    if not 0 <= row < 1024:
+        raise CommandError(f"Dst row {row} out of range 0..1023")
+    dst = interp.session.tile.tensix.dst
+    r16 = dst.read16(row)
+    interp.out(f"Dst16b[{row}] (DstBits row {int(dst.row16[row])})")
+    interp.out("col" + "".join(f" {n:>15}" for n in ("raw", "bf16", "fp16", "int8", "int16")))
+    views16 = [formats.get_view("dst16", n) for n in ("bf16", "fp16", "int8", "int16")]
+    for c in range(16):
+        cells = [f"{int(r16[c]):#06x}"] + [format_view_value(v.decode(r16[c])) for v in views16]
+        interp.out(f"{c:>3}" + "".join(f" {x:>15}" for x in cells))
+    r32 = dst.read32(row)
+    high = int(dst.row32[row])
+    interp.out(f"Dst32b[{row}] (DstBits rows {high}, {high + 8})")
+    interp.out("col" + "".join(f" {n:>15}" for n in ("raw", "fp32", "int32", "tf32")))
+    views32 = [formats.get_view("dst32", n) for n in ("fp32", "int32", "tf32")]
+    for c in range(16):
+        cells = [f"{int(r32[c]):#010x}"] + [format_view_value(v.decode(r32[c])) for v in views32]
+        interp.out(f"{c:>3}" + "".join(f" {x:>15}" for x in cells))
+
+
+@info_command("dst", usage="info dst", help="Which DstBits rows were ever written (and not since marked undefined), and counts of NaN, Inf and denormal values in the FP32 (Dst32b) and BF16 (Dst16b) readings of them.", example="info dst")
+def info_dst(interp: Interpreter, args: str) -> None:
+    dst = interp.session.tile.tensix.dst
+    written = np.flatnonzero(dst.ever_written)
+    if not len(written):
+        interp.out("No Dst rows written.")
+        return
+    interp.out(f"DstBits rows written: {ranges(written)} ({len(written)} rows)")
+    bf16 = formats.get_view("dst16", "bf16")
+    bits = dst.bits[written]
+    interp.out(f"As BF16 (Dst16b): NaN {int(bf16.is_nan(bits).sum())}, Inf {int(bf16.is_inf(bits).sum())}, denormal {int(bf16.is_denormal(bits).sum())}")
+    fp32 = formats.get_view("dst32", "fp32")
+    rows32 = [r for r in range(1024) if dst.ever_written[dst.row32[r]] and r < 512]
+    if rows32:
+        v = dst.read32(np.array(rows32))
+        interp.out(f"As FP32 (Dst32b rows {ranges(rows32)}): NaN {int(fp32.is_nan(v).sum())}, Inf {int(fp32.is_inf(v).sum())}, denormal {int(fp32.is_denormal(v).sum())}")
+    if dst._any_unpredictable:
+        interp.out(f"Elements holding garbage from bit-11 writes: {int(dst.unpredictable.sum())}")
+
+
+@command(
+    "pack",
+    usage="pack ROWS to FORMAT [from DSTFMT] [at ADDR]",
+    help=(
+        "Run the packer's format conversion on Dst rows (N or A-B) and show the bytes it "
+        "would write to L1, or write them at ADDR.  FORMAT: " + ", ".join(packer.FORMATS) + ".  "
+        "DSTFMT is what Dst holds (fp32, int32: Dst32b rows; bf16, fp16, int16: Dst16b rows); "
+        "by default the current core's window view."
+    ),
+    example="pack 0-3 to bfp8 from fp32",
+)
+def pack_cmd(interp: Interpreter, args: str) -> None:
+    m = re.fullmatch(r"\s*(\S+)\s+to\s+(\S+)(?:\s+from\s+(\S+))?(?:\s+at\s+(.+))?\s*", args)
+    if not m:
+        raise CommandError("Usage: pack ROWS to FORMAT [from DSTFMT] [at ADDR]")
+    rows_text, fmt_name, dst_fmt, at = m.groups()
+    lo, _, hi = rows_text.partition("-")
+    first, last = interp_int(interp, lo), interp_int(interp, hi or lo)
+    s = interp.session
+    if dst_fmt is None:
+        dst_fmt = WINDOW_VIEW.get(s.tile.tensix.window.ctrl(s.core.thread).fmt, "fp32")
+    if dst_fmt == "int8":
+        dst_fmt = "fp16"  # Integer "8" is overlaid on FP16 (Dst.md)
+    try:
+        cfg = packer.PackerConfig.for_output(fmt_name, dst_fmt)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    dst = s.tile.tensix.dst
+    rows = np.arange(first, last + 1)
+    data = dst.read32(rows) if cfg.read_32b_data else dst.read16(rows)
+    packed = packer.pack(data, cfg)
+    interp.out(f"{cfg.describe()}: {len(packed.data)} bytes" + (f" + {len(packed.exponents)} exponent bytes" if packed.exponents else ""))
+    if at:
+        address = interp_address(interp, at)
+        s.write_memory(address, packed.data + packed.exponents)
+        interp.out(f"Written at {address:#x}" + (f" (exponents at {address + len(packed.data):#x})" if packed.exponents else ""))
+        return
+    for off in range(0, len(packed.data), 16):
+        interp.out(f"  {off:#06x}: " + " ".join(f"{b:02x}" for b in packed.data[off:off + 16]))
+    if packed.exponents:
+        interp.out("  exponents: " + " ".join(f"{b:02x}" for b in packed.exponents))

@@ -1,0 +1,706 @@
+"""Source-level debug information of a firmware ELF, read with pyelftools.
+
+``DebugInfo`` answers what GDB's symbol tables answer: the line-table row at an address, the
+addresses of ``FILE:LINE``, the function around an address and where its prologue ends, global and
+local variables with minimal C types, and a backtrace.  Unwinding uses the ``.eh_frame`` call-frame
+information the toolchain emits for every function; code without it is unwound along the
+``s0`` frame-pointer chain (``ra`` at ``s0-4``, the caller's ``s0`` at ``s0-8``).
+
+The compile unit of the toolchain's runtime (zig's ``compiler_rt``) is left out: its functions
+count as code without line information, so ``step`` steps over them.  Line-table sequences that
+do not start in an executable section (garbage-collected code left at address 0) are dropped.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from elftools.dwarf.callframe import FDE, RegisterRule
+from elftools.dwarf.die import DIE
+from elftools.dwarf.dwarf_expr import DWARFExprParser
+from elftools.dwarf.locationlists import BaseAddressEntry, LocationParser
+from elftools.elf.constants import SH_FLAGS
+from elftools.elf.elffile import ELFFile
+
+from tdbg.tensix.profile import BLACKHOLE
+
+RUNTIME_CU = "compiler_rt"
+MAX_FRAMES = 64
+RA, SP, FP = 1, 2, 8
+CALLEE_SAVED = (SP, 8, 9, *range(18, 28))   # sp, s0-s11 (RISC-V psABI)
+#: Where a stack frame may live: L1 and the cores' local data RAM.
+STACK_RANGES = ((0, BLACKHOLE.l1_size),
+                (BLACKHOLE.local_ram_base,
+                 BLACKHOLE.local_ram_base + max(BLACKHOLE.trisc_local_ram_size, BLACKHOLE.brisc_local_ram_size)))
+
+
+@dataclass(frozen=True)
+class LineInfo:
+    file: Path
+    line: int
+    addr: int     # start of the line-table row
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line-table row and the addresses it covers, ``[addr, end)``."""
+
+    addr: int
+    end: int
+    file: Path
+    line: int     # 0: code the compiler attributes to no line
+    is_stmt: bool
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    low: int
+    high: int                 # one past the last byte
+    file: Path | None         # where it is declared
+    line: int | None
+    die: DIE | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(eq=False)
+class CType:
+    """A C type with typedefs resolved and qualifiers dropped; ``name`` is the written name."""
+
+    name: str
+    size: int
+    kind: str                         # 'base' | 'pointer' | 'array' | 'struct' | 'union' | 'enum' | 'function'
+    signed: bool = False
+    floating: bool = False
+    target: CType | None = None       # array element / pointee (None: void)
+    count: int | None = None          # array elements (None: unknown)
+    members: list[Member] = field(default_factory=list)       # struct / union
+    enumerators: dict[int, str] = field(default_factory=dict)  # enum
+
+    def __repr__(self) -> str:        # types can be cyclic (struct node { struct node *next; })
+        return f"CType({self.name!r})"
+
+
+@dataclass(frozen=True)
+class Member:
+    name: str
+    offset: int
+    type: CType
+
+
+@dataclass(frozen=True)
+class Variable:
+    """Where a variable lives: ``addr`` (memory), ``register`` (x<n>), or ``value`` (a
+    constant); all three None means optimized out."""
+
+    name: str
+    addr: int | None
+    type: CType
+    register: int | None = None
+    value: int | None = None
+    param: bool = False
+
+
+@dataclass(frozen=True)
+class Frame:
+    level: int
+    pc: int
+    function: str | None
+    file: Path | None
+    line: int | None
+    cfa: int                   # sp before the call that made this frame (= sp after it returns)
+    sp: int
+    fp: int | None             # s0
+    regs: dict[int, int] = field(default_factory=dict, compare=False, repr=False)  # registers known here
+
+    @property
+    def lookup_pc(self) -> int:
+        """The address that names the frame's line: a caller's return address may already be
+        on the next line, so callers are looked up one byte before it (as GDB does)."""
+        return self.pc if self.level == 0 else self.pc - 1
+
+
+@dataclass(frozen=True)
+class _Fde:
+    low: int
+    high: int
+    pcs: list[int]
+    rows: list[dict]
+
+
+class DebugInfo:
+    """Line table, functions, variables and unwind tables of one ELF."""
+
+    def __init__(self, elf: ELFFile, exec_ranges: list[tuple[int, int]]) -> None:
+        self._elf = elf
+        self._dwarf = elf.get_dwarf_info()
+        self._exec = exec_ranges
+        self._expr = DWARFExprParser(self._dwarf.structs)
+        self._locations = LocationParser(self._dwarf.location_lists())
+        self._cus = [cu for cu in self._dwarf.iter_CUs() if _cu_name(cu) != RUNTIME_CU]
+        self._rows = self._read_rows()
+        self._row_starts = [r.addr for r in self._rows]
+        self._functions = self._read_functions()
+        self._function_starts = [f.low for f in self._functions]
+        self._by_name = {f.name: f for f in reversed(self._functions)}
+        self._symbols = self._read_symbols()
+        self._symbol_starts = [s.low for s in self._symbols]
+        self._fdes = self._read_fdes()
+        self._fde_starts = [f.low for f in self._fdes]
+        self._types: dict[int, CType] = {}
+        self._globals: dict[str, Variable] | None = None
+        self._sources: dict[Path, list[str]] = {}
+
+    @classmethod
+    def load(cls, elf_path: str | Path) -> DebugInfo | None:
+        """The debug information of ``elf_path``; None when it has no DWARF ``.debug_info``."""
+        elf = ELFFile(io.BytesIO(Path(elf_path).read_bytes()))   # DIEs are read lazily
+        if elf.get_section_by_name(".debug_info") is None:
+            return None
+        exec_ranges = [(s["sh_addr"], s["sh_addr"] + s["sh_size"]) for s in elf.iter_sections()
+                       if s["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and s["sh_size"]]
+        return cls(elf, exec_ranges)
+
+    # -- reading ------------------------------------------------------------------------------
+    def _executable(self, addr: int) -> bool:
+        return any(lo <= addr < hi for lo, hi in self._exec)
+
+    def _read_rows(self) -> list[Row]:
+        rows: list[Row] = []
+        for cu in self._cus:
+            program = self._dwarf.line_program_for_CU(cu)
+            if program is None:
+                continue
+            files = _file_names(cu, program)
+            sequence: list = []
+            for entry in program.get_entries():
+                state = entry.state
+                if state is None:
+                    continue
+                sequence.append(state)
+                if state.end_sequence:
+                    if self._executable(sequence[0].address):
+                        rows.extend(_sequence_rows(sequence, files))
+                    sequence = []
+        rows.sort(key=lambda r: r.addr)
+        return rows
+
+    def _read_functions(self) -> list[Function]:
+        functions = []
+        for cu in self._cus:
+            for die in cu.get_top_DIE().iter_children():
+                if die.tag != "DW_TAG_subprogram" or "DW_AT_low_pc" not in die.attributes:
+                    continue
+                low = die.attributes["DW_AT_low_pc"].value
+                high = _high_pc(die, low)
+                name = _name(die)
+                if name and self._executable(low):
+                    file, line = self._decl(die)
+                    functions.append(Function(name, low, high, file, line, die))
+        functions.sort(key=lambda f: f.low)
+        return functions
+
+    def _read_symbols(self) -> list[Function]:
+        """ELF function symbols, for code without DWARF (crt0's ``_start``)."""
+        table = self._elf.get_section_by_name(".symtab")
+        symbols = [] if table is None else [
+            Function(s.name, s["st_value"], s["st_value"] + max(s["st_size"], 1), None, None)
+            for s in table.iter_symbols()
+            if s["st_info"]["type"] == "STT_FUNC" and s.name and self._executable(s["st_value"])]
+        symbols.sort(key=lambda f: f.low)
+        return symbols
+
+    def _read_fdes(self) -> list[_Fde]:
+        fdes = []
+        if self._dwarf.has_EH_CFI():
+            for entry in self._dwarf.EH_CFI_entries():
+                if isinstance(entry, FDE):
+                    low = entry["initial_location"]
+                    rows = entry.get_decoded().table
+                    fdes.append(_Fde(low, low + entry["address_range"], [r["pc"] for r in rows], rows))
+        fdes.sort(key=lambda f: f.low)
+        return fdes
+
+    def _decl(self, die: DIE) -> tuple[Path | None, int | None]:
+        attrs = die.attributes
+        if "DW_AT_decl_file" not in attrs:
+            return None, None
+        program = self._dwarf.line_program_for_CU(die.cu)
+        files = _file_names(die.cu, program)
+        index = attrs["DW_AT_decl_file"].value
+        return files.get(index), attrs["DW_AT_decl_line"].value if "DW_AT_decl_line" in attrs else None
+
+    # -- lines ------------------------------------------------------------------------------------
+    def row_at(self, addr: int) -> Row | None:
+        """The line-table row covering ``addr`` (line 0 included)."""
+        i = bisect.bisect_right(self._row_starts, addr) - 1
+        if i >= 0 and addr < self._rows[i].end:
+            return self._rows[i]
+        return None
+
+    def rows_in(self, low: int, high: int) -> list[Row]:
+        """Rows starting in ``[low, high)``, by address."""
+        return self._rows[bisect.bisect_left(self._row_starts, low):bisect.bisect_left(self._row_starts, high)]
+
+    def line_for(self, addr: int) -> LineInfo | None:
+        """The source line of ``addr``; None where there is none (or line 0)."""
+        row = self.row_at(addr)
+        if row is None or row.line == 0:
+            return None
+        return LineInfo(row.file, row.line, row.addr)
+
+    def files(self) -> list[Path]:
+        """Every source file the line table names."""
+        return sorted({r.file for r in self._rows})
+
+    def find_files(self, name: str) -> list[Path]:
+        """Source files whose path ends with ``name`` (a basename or a path suffix)."""
+        wanted = Path(name)
+        if wanted.is_absolute():
+            return [f for f in self.files() if f == Path(os.path.normpath(wanted))]
+        parts = Path(os.path.normpath(wanted)).parts
+        return [f for f in self.files() if f.parts[-len(parts):] == parts]
+
+    def addresses_for(self, file: str, line: int) -> list[int]:
+        """Breakpoint addresses of ``FILE:LINE``: per function, the lowest statement address of
+        the line (or of the next line with code, as GDB does), past the prologue when that is the
+        function's entry."""
+        files = set(self.find_files(file))
+        if not files:
+            raise KeyError(f"No source file named {file}.")
+        rows = [r for r in self._rows if r.file in files and r.is_stmt and r.line >= line]
+        if not rows:
+            raise KeyError(f'No line {line} in file "{file}".')
+        best = min(r.line for r in rows)
+        chosen: dict[int | None, int] = {}
+        for row in rows:
+            if row.line == best:
+                function = self.function_at(row.addr)
+                key = function.low if function else None
+                chosen[key] = min(chosen.get(key, row.addr), row.addr)
+        out = set()
+        for low, addr in chosen.items():
+            function = self.function_at(addr)
+            out.add(self._prologue_end(function) if function and addr == low else addr)
+        return sorted(out)
+
+    def source_lines(self, file: str | Path) -> list[str]:
+        """The lines of a source file (cached); ``file`` may also be a suffix of a known file."""
+        path = Path(file)
+        if not path.is_file():
+            matches = self.find_files(str(file))
+            if matches:
+                path = matches[0]
+        path = path.resolve() if path.exists() else path
+        if path not in self._sources:
+            try:
+                self._sources[path] = path.read_text(errors="replace").splitlines()
+            except OSError as exc:
+                raise FileNotFoundError(f"{file}: {exc.strerror or 'cannot read'}.") from None
+        return self._sources[path]
+
+    # -- functions --------------------------------------------------------------------------------
+    def function_at(self, addr: int) -> Function | None:
+        """The DWARF function containing ``addr``."""
+        return _containing(self._functions, self._function_starts, addr)
+
+    def symbol_function_at(self, addr: int) -> Function | None:
+        """The DWARF function containing ``addr``, else the ELF function symbol."""
+        return self.function_at(addr) or _containing(self._symbols, self._symbol_starts, addr)
+
+    def function(self, name: str) -> Function:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f'Function "{name}" not defined.') from None
+
+    def functions(self) -> list[Function]:
+        return list(self._functions)
+
+    def breakpoint_address(self, name: str) -> int:
+        """Where ``break NAME`` stops: past the prologue, at the function's second line."""
+        return self._prologue_end(self.function(name))
+
+    def _prologue_end(self, function: Function) -> int:
+        rows = [r for r in self.rows_in(function.low, function.high) if r.line]
+        if not rows:
+            return function.low
+        opening = rows[0].line
+        return next((r.addr for r in rows if r.is_stmt and r.line != opening), function.low)
+
+    def return_type(self, function: Function) -> CType | None:
+        """What ``function`` returns; None for void (or without DWARF)."""
+        if function.die is None or "DW_AT_type" not in function.die.attributes:
+            return None
+        return self._type(function.die.get_DIE_from_attribute("DW_AT_type"))
+
+    # -- variables ------------------------------------------------------------------------------------
+    def global_variable(self, name: str) -> Variable:
+        if self._globals is None:
+            self._globals = {}
+            for cu in self._cus:
+                for die in cu.get_top_DIE().iter_children():
+                    if die.tag == "DW_TAG_variable" and _name(die) and "DW_AT_type" in die.attributes:
+                        var = self._variable(die, 0, {}, None)
+                        if var is not None and (var.addr is not None or var.value is not None):
+                            self._globals.setdefault(var.name, var)
+        try:
+            return self._globals[name]
+        except KeyError:
+            raise KeyError(f'No symbol "{name}" in current context.') from None
+
+    def locals_at(self, frame: Frame) -> list[Variable]:
+        """Parameters (``param``) and locals in scope at ``frame``, innermost block first; their
+        addresses use the frame's registers and CFA."""
+        pc = frame.lookup_pc
+        function = self.function_at(pc)
+        if function is None or function.die is None:
+            return []
+        scopes: list[list[Variable]] = []
+
+        def visit(die: DIE) -> None:
+            here: list[Variable] = []
+            for child in die.iter_children():
+                if child.tag in ("DW_TAG_variable", "DW_TAG_formal_parameter") and _name(child):
+                    var = self._variable(child, pc, frame.regs, frame.cfa, function.die)
+                    if var is not None:
+                        here.append(var)
+                elif child.tag == "DW_TAG_lexical_block" and _die_covers(child, pc):
+                    visit(child)
+            scopes.append(here)
+
+        visit(function.die)
+        return [v for scope in scopes for v in scope]
+
+    def _variable(self, die: DIE, pc: int, regs: Mapping[int, int], cfa: int | None,
+                  function: DIE | None = None) -> Variable | None:
+        attrs = die.attributes
+        if "DW_AT_type" not in attrs:
+            return None
+        ctype = self._type(die.get_DIE_from_attribute("DW_AT_type"))
+        param = die.tag == "DW_TAG_formal_parameter"
+        name = _name(die) or ""
+        if "DW_AT_const_value" in attrs and isinstance(attrs["DW_AT_const_value"].value, int):
+            return Variable(name, None, ctype, value=attrs["DW_AT_const_value"].value, param=param)
+        if "DW_AT_location" not in attrs:
+            return Variable(name, None, ctype, param=param)
+        expr = self._location_expr(attrs["DW_AT_location"], die, pc)
+        where = self._evaluate(expr, regs, cfa, function) if expr is not None else None
+        addr, register = where if where is not None else (None, None)
+        return Variable(name, addr, ctype, register=register, param=param)
+
+    def _location_expr(self, attr, die: DIE, pc: int) -> list[int] | None:
+        """The location expression in effect at ``pc`` (location lists pick one entry)."""
+        parsed = self._locations.parse_from_attribute(attr, die.cu.header.version, die)
+        if hasattr(parsed, "loc_expr"):
+            return parsed.loc_expr
+        base = die.cu.get_top_DIE().attributes.get("DW_AT_low_pc")
+        base_addr = base.value if base is not None else 0
+        for entry in parsed:
+            if isinstance(entry, BaseAddressEntry):
+                base_addr = entry.base_address
+                continue
+            lo, hi = (entry.begin_offset, entry.end_offset) if entry.is_absolute else \
+                (base_addr + entry.begin_offset, base_addr + entry.end_offset)
+            if lo <= pc < hi:
+                return entry.loc_expr
+        return None
+
+    def _evaluate(self, expr: list[int], regs: Mapping[int, int], cfa: int | None,
+                  function: DIE | None) -> tuple[int | None, int | None] | None:
+        """(address, register) of a simple location: DW_OP_addr, DW_OP_fbreg, DW_OP_bregN,
+        DW_OP_regN; None when it cannot be computed here."""
+        ops = self._expr.parse_expr(expr)
+        if len(ops) != 1:
+            return None
+        op = ops[0]
+        if op.op_name == "DW_OP_addr":
+            return op.args[0], None
+        if op.op_name.startswith("DW_OP_reg"):
+            return None, _reg_number(op)
+        if op.op_name.startswith("DW_OP_breg"):
+            reg = _reg_number(op)
+            return ((regs[reg] + op.args[-1]) & 0xFFFFFFFF, None) if reg in regs else None
+        if op.op_name == "DW_OP_fbreg" and function is not None and "DW_AT_frame_base" in function.attributes:
+            base = self._frame_base(function.attributes["DW_AT_frame_base"].value, regs, cfa)
+            return ((base + op.args[0]) & 0xFFFFFFFF, None) if base is not None else None
+        return None
+
+    def _frame_base(self, expr: list[int], regs: Mapping[int, int], cfa: int | None) -> int | None:
+        ops = self._expr.parse_expr(expr)
+        if len(ops) != 1:
+            return None
+        op = ops[0]
+        if op.op_name == "DW_OP_call_frame_cfa":
+            return cfa
+        if op.op_name.startswith(("DW_OP_reg", "DW_OP_breg")):
+            reg = _reg_number(op)
+            offset = op.args[-1] if op.op_name.startswith("DW_OP_breg") else 0
+            return regs[reg] + offset if reg in regs else None
+        return None
+
+    # -- types -----------------------------------------------------------------------------------
+    def _type(self, die: DIE) -> CType:
+        cached = self._types.get(die.offset)
+        if cached is not None:
+            return cached
+        attrs = die.attributes
+        tag = die.tag
+        inner = die.get_DIE_from_attribute("DW_AT_type") if "DW_AT_type" in attrs else None
+        if tag in ("DW_TAG_const_type", "DW_TAG_volatile_type", "DW_TAG_restrict_type", "DW_TAG_atomic_type"):
+            return self._remember(die, self._type(inner) if inner else _VOID)
+        if tag == "DW_TAG_typedef":
+            base = self._type(inner) if inner else _VOID
+            named = CType(_name(die) or base.name, base.size, base.kind, base.signed, base.floating,
+                          base.target, base.count, base.members, base.enumerators)
+            return self._remember(die, named)
+        if tag == "DW_TAG_pointer_type" or tag == "DW_TAG_reference_type":
+            ctype = self._remember(die, CType("void *", attrs["DW_AT_byte_size"].value if "DW_AT_byte_size" in attrs else 4, "pointer"))
+            if inner is not None:
+                ctype.target = self._type(inner)
+                ctype.name = f"{ctype.target.name} *"
+            return ctype
+        if tag == "DW_TAG_array_type":
+            counts = [_subrange_count(c) for c in die.iter_children() if c.tag == "DW_TAG_subrange_type"] or [None]
+            element = self._type(inner) if inner else _VOID
+            for count in reversed(counts):
+                size = element.size * count if count is not None else 0
+                element = CType(f"{element.name} [{'' if count is None else count}]", size, "array",
+                                target=element, count=count)
+            return self._remember(die, element)
+        if tag in ("DW_TAG_structure_type", "DW_TAG_union_type", "DW_TAG_class_type"):
+            kind = "union" if tag == "DW_TAG_union_type" else "struct"
+            ctype = self._remember(die, CType(f"{kind} {_name(die) or '{...}'}", _size(die), kind))
+            for child in die.iter_children():
+                if child.tag == "DW_TAG_member" and "DW_AT_type" in child.attributes:
+                    loc = child.attributes.get("DW_AT_data_member_location")
+                    offset = loc.value if loc is not None and isinstance(loc.value, int) else 0
+                    ctype.members.append(Member(_name(child) or "", offset,
+                                                self._type(child.get_DIE_from_attribute("DW_AT_type"))))
+            return ctype
+        if tag == "DW_TAG_enumeration_type":
+            base = self._type(inner) if inner else None
+            values = {c.attributes["DW_AT_const_value"].value: _name(c) or ""
+                      for c in die.iter_children() if c.tag == "DW_TAG_enumerator"}
+            return self._remember(die, CType(f"enum {_name(die) or '{...}'}", _size(die), "enum",
+                                             signed=base.signed if base else False, enumerators=values))
+        if tag == "DW_TAG_base_type":
+            encoding = attrs["DW_AT_encoding"].value if "DW_AT_encoding" in attrs else 0
+            return self._remember(die, CType(_name(die) or "?", _size(die), "base",
+                                             signed=encoding in _SIGNED, floating=encoding == _DW_ATE_FLOAT))
+        if tag == "DW_TAG_subroutine_type":
+            return self._remember(die, CType("<function>", 0, "function"))
+        return self._remember(die, CType(_name(die) or "?", _size(die), "base"))
+
+    def _remember(self, die: DIE, ctype: CType) -> CType:
+        self._types[die.offset] = ctype
+        return ctype
+
+    # -- unwinding ---------------------------------------------------------------------------------
+    def frames(self, pc: int, regs: Sequence[int] | Mapping[int, int],
+               read_u32: Callable[[int], int],
+               stack_ranges: Iterable[tuple[int, int]] = STACK_RANGES) -> list[Frame]:
+        """The backtrace from ``pc`` with registers ``regs`` (x0..x31): CFI where ``.eh_frame``
+        covers the code, else the ``s0`` chain.  Stops at an undefined or zero return address,
+        a frame outside ``stack_ranges``, a stack that does not grow, or 64 frames."""
+        ranges = list(stack_ranges)
+        known = dict(enumerate(regs)) if isinstance(regs, Sequence) else dict(regs)
+        out: list[Frame] = []
+        while len(out) < MAX_FRAMES:
+            level = len(out)
+            step = self._unwind(pc, known, read_u32, level, ranges)
+            lookup = pc if level == 0 else pc - 1
+            function = self.symbol_function_at(lookup)
+            line = self.line_for(lookup)
+            cfa = step[0] if step else known.get(SP, 0)
+            out.append(Frame(level, pc, function.name if function else None, line.file if line else None,
+                             line.line if line else None, cfa, known.get(SP, 0), known.get(FP), known))
+            if step is None:
+                break
+            cfa, ra, caller = step
+            frame = out[-1]
+            if not ra or not _inside(cfa, ranges) or cfa < frame.sp or (cfa, ra) == (frame.sp, pc):
+                break
+            pc, known = ra, caller
+        return out
+
+    def cfa(self, pc: int, regs: Sequence[int], read_u32: Callable[[int], int]) -> int:
+        """The canonical frame address of the innermost frame (its sp before the call)."""
+        step = self._unwind(pc, dict(enumerate(regs)), read_u32, 0, list(STACK_RANGES))
+        return step[0] if step else regs[SP]
+
+    def _unwind(self, pc: int, regs: dict[int, int], read_u32: Callable[[int], int], level: int,
+                ranges: list[tuple[int, int]]) -> tuple[int, int | None, dict[int, int]] | None:
+        """(CFA, return address, the caller's registers) of the frame at ``pc``."""
+        lookup = pc if level == 0 else pc - 1
+        fde = _containing(self._fdes, self._fde_starts, lookup)
+        if fde is None:
+            return self._unwind_fp(pc, regs, read_u32, level, ranges)
+        row = fde.rows[bisect.bisect_right(fde.pcs, lookup) - 1]
+        rule = row["cfa"]
+        if rule.expr is not None or rule.reg not in regs:
+            return None
+        cfa = (regs[rule.reg] + rule.offset) & 0xFFFFFFFF
+        caller = {r: v for r, v in regs.items() if r in CALLEE_SAVED}
+        caller[SP] = cfa
+        ra: int | None = regs.get(RA)
+        for reg, reg_rule in row.items():
+            if not isinstance(reg, int):
+                continue
+            value = _apply(reg, reg_rule, cfa, regs, read_u32, ranges)
+            if reg == RA:
+                ra = value
+            elif value is None:
+                caller.pop(reg, None)
+            else:
+                caller[reg] = value
+        return cfa, ra, caller
+
+    def _unwind_fp(self, pc: int, regs: dict[int, int], read_u32: Callable[[int], int], level: int,
+                   ranges: list[tuple[int, int]]) -> tuple[int, int | None, dict[int, int]] | None:
+        """The ``s0`` chain.  Before the prologue end of the innermost frame, ``ra`` is still in
+        its register; ``s0`` is this frame's own once the prologue saved ``ra`` at ``s0-4``."""
+        fp = regs.get(FP)
+        function = self.function_at(pc)
+        if level == 0 and function is not None and pc < self._prologue_end(function) and RA in regs:
+            ra = regs[RA]
+            if fp and _inside(fp - 8, ranges) and read_u32(fp - 4) == ra:
+                return fp, ra, {SP: fp, FP: read_u32(fp - 8)}
+            return regs[SP], ra, {SP: regs[SP], FP: fp} if fp is not None else {SP: regs[SP]}
+        if not fp or not _inside(fp - 8, ranges):
+            return None
+        return fp, read_u32(fp - 4), {SP: fp, FP: read_u32(fp - 8)}
+
+
+# -- helpers ------------------------------------------------------------------------------------
+_DW_ATE_FLOAT = 0x04
+_SIGNED = {0x05, 0x06, 0x0D}     # DW_ATE_signed, signed_char, signed_fixed
+_VOID = CType("void", 0, "base")
+
+
+def _cu_name(cu) -> str:
+    attr = cu.get_top_DIE().attributes.get("DW_AT_name")
+    return attr.value.decode(errors="replace") if attr is not None else ""
+
+
+def _name(die: DIE) -> str | None:
+    attr = die.attributes.get("DW_AT_name")
+    if attr is not None:
+        return attr.value.decode(errors="replace")
+    for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
+        if ref in die.attributes:
+            return _name(die.get_DIE_from_attribute(ref))
+    return None
+
+
+def _size(die: DIE) -> int:
+    attr = die.attributes.get("DW_AT_byte_size")
+    return attr.value if attr is not None else 0
+
+
+def _subrange_count(die: DIE) -> int | None:
+    attrs = die.attributes
+    if "DW_AT_count" in attrs and isinstance(attrs["DW_AT_count"].value, int):
+        return attrs["DW_AT_count"].value
+    if "DW_AT_upper_bound" in attrs and isinstance(attrs["DW_AT_upper_bound"].value, int):
+        return attrs["DW_AT_upper_bound"].value + 1
+    return None
+
+
+def _high_pc(die: DIE, low: int) -> int:
+    attr = die.attributes.get("DW_AT_high_pc")
+    if attr is None:
+        return low + 1
+    return attr.value if attr.form == "DW_FORM_addr" else low + attr.value
+
+
+def _die_covers(die: DIE, pc: int) -> bool:
+    """Does a lexical block cover ``pc`` (DW_AT_low_pc/high_pc or DW_AT_ranges)?"""
+    attrs = die.attributes
+    if "DW_AT_low_pc" in attrs:
+        low = attrs["DW_AT_low_pc"].value
+        return low <= pc < _high_pc(die, low)
+    if "DW_AT_ranges" in attrs:
+        dwarf = die.dwarfinfo
+        ranges = dwarf.range_lists().get_range_list_at_offset(attrs["DW_AT_ranges"].value, cu=die.cu)
+        base_attr = die.cu.get_top_DIE().attributes.get("DW_AT_low_pc")
+        base = base_attr.value if base_attr is not None else 0
+        for entry in ranges:
+            if hasattr(entry, "base_address"):
+                base = entry.base_address
+            elif (entry.begin_offset if entry.is_absolute else base + entry.begin_offset) <= pc < \
+                    (entry.end_offset if entry.is_absolute else base + entry.end_offset):
+                return True
+        return False
+    return True
+
+
+def _reg_number(op) -> int:
+    """N of DW_OP_regN / DW_OP_bregN (or their ...x forms)."""
+    name = op.op_name
+    if name in ("DW_OP_regx", "DW_OP_bregx"):
+        return op.args[0]
+    return int(name.removeprefix("DW_OP_breg").removeprefix("DW_OP_reg"))
+
+
+def _apply(reg: int, rule: RegisterRule, cfa: int, regs: Mapping[int, int], read_u32: Callable[[int], int],
+           ranges: list[tuple[int, int]]) -> int | None:
+    """A caller's register value from its CFI rule; None when unknown."""
+    if rule.type == RegisterRule.OFFSET:
+        addr = (cfa + rule.arg) & 0xFFFFFFFF
+        return read_u32(addr) if _inside(addr, ranges) else None
+    if rule.type == RegisterRule.VAL_OFFSET:
+        return (cfa + rule.arg) & 0xFFFFFFFF
+    if rule.type == RegisterRule.REGISTER:
+        return regs.get(rule.arg)
+    if rule.type == RegisterRule.SAME_VALUE:
+        return regs.get(reg)
+    return None
+
+
+def _inside(addr: int, ranges: list[tuple[int, int]]) -> bool:
+    return any(lo <= addr and addr + 4 <= hi for lo, hi in ranges)
+
+
+def _containing(items: list, starts: list[int], addr: int):
+    i = bisect.bisect_right(starts, addr) - 1
+    if i >= 0 and addr < items[i].high:
+        return items[i]
+    return None
+
+
+def _file_names(cu, program) -> dict[int, Path]:
+    """Line-program file index -> absolute path (DWARF 4 indexes from 1, DWARF 5 from 0)."""
+    top = cu.get_top_DIE().attributes
+    comp_dir = top["DW_AT_comp_dir"].value.decode(errors="replace") if "DW_AT_comp_dir" in top else ""
+    header = program.header
+    dirs = [d.decode(errors="replace") if isinstance(d, bytes) else d.DW_LNCT_path.decode(errors="replace")
+            for d in header["include_directory"]]
+    version5 = header["version"] >= 5
+    out: dict[int, Path] = {}
+    for i, entry in enumerate(header["file_entry"]):
+        name = entry.name.decode(errors="replace")
+        dir_index = entry.dir_index
+        if version5:
+            directory = dirs[dir_index] if dir_index < len(dirs) else comp_dir
+        else:
+            directory = dirs[dir_index - 1] if 0 < dir_index <= len(dirs) else comp_dir
+        path = os.path.join(comp_dir, directory, name)
+        out[i if version5 else i + 1] = Path(os.path.normpath(path))
+    return out
+
+
+def _sequence_rows(states: list, files: dict[int, Path]) -> list[Row]:
+    """The rows of one line-table sequence, each ending where the next address starts."""
+    rows: list[Row] = []
+    for state, following in zip(states, states[1:]):
+        if following.address == state.address:
+            continue        # several rows at one address: the last one describes it
+        file = files.get(state.file)
+        if file is not None:
+            rows.append(Row(state.address, following.address, file, state.line, bool(state.is_stmt)))
+    return rows

@@ -1,0 +1,288 @@
+"""Source-level run control (GDB's ``step``, ``next``, ``finish``, ``until``, ``advance``) on
+the Session API: single instructions within a line, temporary breakpoints for everything longer.
+
+Each operation returns the ``Stop`` that ended it.  When the operation itself completed, that is
+a ``StopKind.STEP`` stop at the final PC.  Anything else that stopped the core first (a user
+breakpoint, also one a single step lands on; a watchpoint; an event; ``ebreak``) ends the operation
+and is returned as it came.  The temporary breakpoints are gone in every case.
+
+Frames are told apart by their CFA (``DebugInfo.cfa``): a call made from this frame returns
+with ``sp`` equal to the ``sp`` it was made with, and a frame has returned when the CFA grows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from tdbg.debuginfo import RA, SP, DebugInfo
+from tdbg.session import Breakpoint, Session, SessionError
+from tdbg.target.stops import Stop, StopKind
+
+#: Instructions single-stepped within one line before switching to temporary breakpoints (a
+#: line that loops on itself, e.g. ``while (!ready) ;``).
+STEP_BUDGET = 2000
+
+Condition = Callable[[], bool]
+Line = tuple[Path, int] | None     # (file, line) of the line being stepped
+
+
+# -- public operations ---------------------------------------------------------------------------
+def step(session: Session, info: DebugInfo) -> Stop:
+    """Run to the next source line, entering calls to functions with line information."""
+    return _step(session, info, into=True)
+
+
+def next(session: Session, info: DebugInfo) -> Stop:  # noqa: A001 - GDB's name
+    """Run to the next source line of this frame, stepping over calls."""
+    return _step(session, info, into=False)
+
+
+def finish(session: Session, info: DebugInfo) -> tuple[Stop, int | None]:
+    """Run until the current function returns; the stop and ``a0`` (None if something else
+    stopped the core first)."""
+    frames = _frames(session, info)
+    if len(frames) < 2:
+        raise SessionError('"finish" not meaningful in the outermost frame.')
+    cfa = frames[0].cfa
+    stop, own = _run(session, {frames[1].pc: lambda: session.core.reg(SP) >= cfa})
+    return stop, session.core.reg(10) if own else None
+
+
+def until(session: Session, info: DebugInfo, location: str | int | None = None) -> Stop:
+    """``until``: like ``next``, but never stops at code below the current line (a loop's backward
+    jump runs the loop to its end).  ``until LOCATION``: run to LOCATION in this frame (any frame,
+    if LOCATION is in another function) or until this frame returns."""
+    if location is not None:
+        return _run_to_location(session, info, location, anywhere=False)
+    pc = session.core.pc
+    row, function = info.row_at(pc), info.function_at(pc)
+    if row is None or row.line == 0 or function is None:
+        return next(session, info)
+    end = row.end
+    for later in info.rows_in(row.end, function.high):   # the rest of the line's code
+        if later.addr != end or later.line not in (0, row.line):
+            break
+        end = later.end
+    cfa = _cfa(session, info)
+    same_frame = _same_frame(session, info, cfa)
+    targets = {r.addr: same_frame for r in info.rows_in(end, function.high)
+               if r.is_stmt and r.line and (r.file, r.line) != (row.file, row.line)}
+    return _run_or_return(session, info, targets, cfa)
+
+
+def advance(session: Session, info: DebugInfo, location: str | int) -> Stop:
+    """Run to LOCATION (in any frame) or until the current frame returns."""
+    return _run_to_location(session, info, location, anywhere=True)
+
+
+def resolve_location(session: Session, info: DebugInfo, location: str | int) -> list[int]:
+    """Addresses of a GDB location: an address (int, ``*EXPR``, ``0x...``), ``LINE`` (in the
+    current file), ``FILE:LINE``, ``FUNCTION`` (past its prologue) or ``FILE:FUNCTION``."""
+    if isinstance(location, int):
+        return [location]
+    text = location.strip()
+    try:
+        if text.startswith("*"):
+            return [session.resolve(text[1:].strip())]
+        if text.isdigit():
+            here = info.line_for(session.core.pc)
+            if here is None:
+                raise SessionError("No line number information available for the current location.")
+            return info.addresses_for(str(here.file), int(text))
+        if ":" in text:
+            file, _, rest = text.rpartition(":")
+            if rest.strip().isdigit():
+                return info.addresses_for(file.strip(), int(rest))
+            text = rest.strip()
+        try:
+            return [int(text, 0)]
+        except ValueError:
+            pass
+        try:
+            return [info.breakpoint_address(text)]
+        except KeyError:
+            return [session.resolve(text)]
+    except KeyError as exc:
+        raise SessionError(str(exc.args[0])) from None
+
+
+# -- stepping by lines -------------------------------------------------------------------------
+def _step(session: Session, info: DebugInfo, into: bool) -> Stop:
+    row = info.row_at(session.core.pc)
+    if row is None or row.line == 0 and info.function_at(session.core.pc) is None:
+        # No line information here: run out to the caller, then finish its line (GDB's
+        # "Single stepping until exit from function ..., which has no line number information").
+        frames = _frames(session, info)
+        if len(frames) < 2:
+            return session.stepi()
+        cfa = frames[0].cfa
+        stop, own = _run(session, {frames[1].pc: lambda: session.core.reg(SP) >= cfa})
+        return _finish_line(session, info, into, stop) if own else stop
+    return _lines(session, info, into, (row.file, row.line) if row.line else None)
+
+
+def _finish_line(session: Session, info: DebugInfo, into: bool, stop: Stop) -> Stop:
+    """After returning into a caller: stop at the start of a statement, else step to the next."""
+    row = info.row_at(stop.pc)
+    if row is None or row.line and row.addr == stop.pc and row.is_stmt:
+        return stop
+    return _lines(session, info, into, (row.file, row.line) if row.line else None)
+
+
+def _lines(session: Session, info: DebugInfo, into: bool, current: Line) -> Stop:
+    """Single-step until the PC is at the start of a statement of another line in this frame
+    (or the frame it returns to); calls are stepped over by a breakpoint at the return address,
+    or, for ``step``, entered when the callee has line information."""
+    core = session.core
+    cfa = _cfa(session, info)
+    budget = STEP_BUDGET
+    while True:
+        prev = core.pc
+        sp = core.reg(SP)
+        stop = session.stepi()
+        if stop.kind is not StopKind.STEP:
+            return stop
+        if (hit := _user_breakpoint(session, stop)) is not None:
+            return hit
+        pc = stop.pc
+        if core.reg(RA) == (prev + 4) & 0xFFFFFFFF and pc != prev + 4:      # a call
+            callee = info.function_at(pc)
+            if into and info.line_for(pc) is not None:
+                if callee is None or info.breakpoint_address(callee.name) == pc:
+                    return stop
+                return _run(session, {info.breakpoint_address(callee.name): _called_from(session, info, sp)})[0]
+            stop, own = _run(session, {prev + 4: lambda: core.reg(SP) >= sp})
+            if not own:
+                return stop
+            pc = stop.pc
+        here = _cfa(session, info)
+        if here > cfa:                                   # returned to the caller
+            cfa, current = here, None
+        row = info.row_at(pc)
+        if row is None:
+            return stop
+        if row.line == 0:
+            continue
+        if pc == row.addr and row.is_stmt and (row.file, row.line) != current:
+            return stop
+        if pc != row.addr:
+            current = (row.file, row.line)               # entered a line in its middle
+        budget -= 1
+        if budget == 0:
+            return _lines_by_breakpoints(session, info, into, current, cfa)
+
+
+def _lines_by_breakpoints(session: Session, info: DebugInfo, into: bool, current: Line, cfa: int) -> Stop:
+    """``_lines`` for a line that keeps running: breakpoints at every other statement of the
+    function, at the return address and (``step``) past the prologue of every function."""
+    core = session.core
+    function = info.function_at(core.pc)
+    if function is None:
+        raise SessionError("Cannot step: no function information at the current location.")
+    same_frame = _same_frame(session, info, cfa)
+    targets = {r.addr: same_frame for r in info.rows_in(function.low, function.high)
+               if r.is_stmt and r.line and (r.file, r.line) != current}
+    if into:
+        callee = _called_from_frame(session, info, cfa)
+        for other in info.functions():
+            _add(targets, info.breakpoint_address(other.name), callee)
+    return _run_or_return(session, info, targets, cfa, into)
+
+
+def _run_or_return(session: Session, info: DebugInfo, targets: dict[int, Condition], cfa: int,
+                   into: bool = False) -> Stop:
+    """Run to one of ``targets`` or to the return from the frame with ``cfa``; after a return,
+    finish the caller's line as ``next`` would."""
+    frames = _frames(session, info)
+    if len(frames) > 1:
+        _add(targets, frames[1].pc, lambda: session.core.reg(SP) >= cfa)
+    stop, own = _run(session, targets)
+    return _finish_line(session, info, into, stop) if own and _cfa(session, info) > cfa else stop
+
+
+def _run_to_location(session: Session, info: DebugInfo, location: str | int, anywhere: bool) -> Stop:
+    addresses = resolve_location(session, info, location)
+    frames = _frames(session, info)
+    cfa = frames[0].cfa
+    current = info.function_at(session.core.pc)
+    targets: dict[int, Condition] = {}
+    for addr in addresses:
+        here = current is not None and current.low <= addr < current.high
+        _add(targets, addr, _same_frame(session, info, cfa) if here and not anywhere else _always)
+    if len(frames) > 1:
+        _add(targets, frames[1].pc, lambda: session.core.reg(SP) >= cfa)
+    return _run(session, targets)[0]
+
+
+# -- running to temporary breakpoints ----------------------------------------------------------
+def _run(session: Session, targets: dict[int, Condition]) -> tuple[Stop, bool]:
+    """Continue until a temporary breakpoint at one of ``targets`` is hit with its condition
+    true: (that stop as a STEP stop, True); or any other stop: (it, False)."""
+    temps: dict[int, Breakpoint] = {addr: session.break_at(addr, temporary=True) for addr in targets}
+    try:
+        while True:
+            stop = session.cont()
+            if stop.kind is not StopKind.BREAKPOINT or stop.pc not in targets or _user_at(session, stop.pc, temps):
+                return stop, False
+            if targets[stop.pc]():
+                return replace(stop, kind=StopKind.STEP), True
+            if temps[stop.pc].number not in session.breakpoints:        # the session deleted it
+                temps[stop.pc] = session.break_at(stop.pc, temporary=True)
+    finally:
+        for bp in temps.values():
+            if bp.number in session.breakpoints:
+                session.delete(bp.number)
+
+
+def _user_at(session: Session, pc: int, temps: dict[int, Breakpoint]) -> bool:
+    ours = {bp.number for bp in temps.values()}
+    return any(bp.enabled and bp.address == pc and bp.number not in ours for bp in session.breakpoints.values())
+
+
+def _user_breakpoint(session: Session, stop: Stop) -> Stop | None:
+    """A single step that lands on an enabled breakpoint reports it, as GDB does."""
+    for bp in session.breakpoints.values():
+        if bp.enabled and bp.address == stop.pc:
+            bp.hits += 1
+            if bp.temporary:
+                session.delete(bp.number)
+            return replace(stop, kind=StopKind.BREAKPOINT)
+    return None
+
+
+def _add(targets: dict[int, Condition], addr: int, condition: Condition) -> None:
+    previous = targets.get(addr)
+    targets[addr] = condition if previous is None else (lambda: previous() or condition())
+
+
+def _always() -> bool:
+    return True
+
+
+# -- frames ------------------------------------------------------------------------------------
+def _frames(session: Session, info: DebugInfo):
+    return info.frames(session.core.pc, session.core.regs(), session.read_u32)
+
+
+def _cfa(session: Session, info: DebugInfo) -> int:
+    return info.cfa(session.core.pc, session.core.regs(), session.read_u32)
+
+
+def _same_frame(session: Session, info: DebugInfo, cfa: int) -> Condition:
+    return lambda: _cfa(session, info) == cfa
+
+
+def _called_from(session: Session, info: DebugInfo, sp: int) -> Condition:
+    """Past a callee's prologue: is it the call made with ``sp``?"""
+    return lambda: _cfa(session, info) == sp
+
+
+def _called_from_frame(session: Session, info: DebugInfo, cfa: int) -> Condition:
+    """Past a callee's prologue: was it called by the frame with ``cfa``?"""
+    def check() -> bool:
+        frames = _frames(session, info)
+        return len(frames) > 1 and frames[1].cfa == cfa
+    return check
+
