@@ -8,8 +8,13 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tdbg import __version__
+
+if TYPE_CHECKING:
+    from tdbg.commands import Interpreter
+    from tdbg.session import Session
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,27 +27,41 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-x", dest="scripts", action="append", default=[], metavar="FILE", help="run the commands in FILE (repeatable)")
     parser.add_argument("-batch", "--batch", action="store_true", help="run the commands and exit (status 1 if any failed)")
     parser.add_argument("-q", "-quiet", "--quiet", action="store_true", help="no banner")
+    parser.add_argument("--rsp-stdio", action="store_true", help="serve the GDB remote protocol on stdin/stdout (target remote | tdbg --rsp-stdio FW)")
+    parser.add_argument("--gdb-port", type=int, metavar="N", help="serve the GDB remote protocol on TCP port N (127.0.0.1 unless --gdb-host)")
+    parser.add_argument("--gdb-host", default="127.0.0.1", help="address to listen on with --gdb-port")
     parser.add_argument("--version", action="version", version=f"tdbg {__version__}")
     return parser
 
 
 def run_interruptibly(session, action: Callable[[], bool]) -> bool:
     """Run ``action`` in a worker thread so Ctrl-C can stop a running core (the main thread
-    keeps handling signals while Unicorn runs) without losing any state."""
-    result: list[bool] = []
-    worker = threading.Thread(target=lambda: result.append(action()), daemon=True)
+    keeps handling signals while Unicorn runs) without losing any state.  What the action
+    raises past the interpreter (``quit``) is raised again here."""
+    result: list[bool | BaseException] = []
+
+    def work() -> None:
+        try:
+            result.append(action())
+        except BaseException as exc:  # noqa: BLE001  (re-raised in the calling thread)
+            result.append(exc)
+
+    worker = threading.Thread(target=work, daemon=True)
     worker.start()
     while worker.is_alive():
         try:
             worker.join(0.05)
         except KeyboardInterrupt:
             session.interrupt()
+    if result and isinstance(result[0], BaseException):
+        raise result[0]
     return bool(result and result[0])
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from tdbg.commands import Interpreter
+    from tdbg.commands.session_cmds import Quit
     from tdbg.session import Session, SessionError
     from tdbg.target.elf import ElfLoadError
     from tdbg.target.toolchain import ToolchainError
@@ -52,10 +71,26 @@ def main(argv: list[str] | None = None) -> int:
     except (SessionError, ElfLoadError, ToolchainError, OSError) as exc:
         print(f"tdbg: {exc}", file=sys.stderr)
         return 1
+    if args.rsp_stdio or args.gdb_port is not None:
+        from tdbg.rsp.server import serve_stdio, serve_tcp
+
+        if args.rsp_stdio:
+            serve_stdio(session)
+        else:
+            serve_tcp(session, args.gdb_port, args.gdb_host, ready=lambda port: print(f"tdbg: listening on {args.gdb_host}:{port}", file=sys.stderr, flush=True))
+        return 0
     interp = Interpreter(session, write=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
-    ok = True
     if not args.quiet and not args.batch:
         print(f"tdbg {__version__}: {session.image.path.name} on a Blackhole Tensix tile, core T0.  Type \"help\".")
+    try:
+        return _run(args, session, interp)
+    except Quit as stop:
+        return (1 if interp.failed else 0) if stop.code is None else stop.code
+
+
+def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int:
+    """The scripts, the ``-ex`` commands, then the REPL or the piped lines; the exit status."""
+    ok = True
     for script in args.scripts:
         ok = run_interruptibly(session, lambda s=script: interp.execute(f"source {s}")) and ok
     for command in args.commands:

@@ -1,0 +1,105 @@
+"""The GDB stub driven by the real gdb-multiarch (stdio and TCP), and the protocol's error
+paths driven by hand.  Expected values come from the firmware source and Dst.md."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from tdbg.rsp.server import checksum, serve_tcp
+from tdbg.session import Session
+from tdbg.target.toolchain import build, firmware_dir
+
+GDB = shutil.which("gdb-multiarch")
+needs_gdb = pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (Debian package gdb-multiarch)")
+DEMO = firmware_dir() / "demo.c"
+
+
+def gdb(*commands: str, target: str) -> str:
+    args = [GDB, "-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set confirm off", "-ex", f"target remote {target}"]
+    for c in commands:
+        args += ["-ex", c]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent)
+    return done.stdout + done.stderr
+
+
+@needs_gdb
+def test_gdb_over_stdio_debugs_demo_to_its_end() -> None:
+    build(DEMO)
+    out = gdb(
+        "info registers pc",
+        "break main",
+        "continue",
+        "stepi",
+        "x/4wx &results",
+        "watch results[2]",
+        "continue",
+        "monitor x/4h dst[0]",
+        "delete",
+        "continue",
+        target=f"| {sys.executable} -m tdbg --rsp-stdio {DEMO}",
+    )
+    assert "pc             0x6000" in out
+    assert "Breakpoint 1, main () at" in out and "demo.c" in out
+    assert "<results>:\t0x00000000\t0x00000000\t0x00000000\t0x00000000" in out
+    # demo.c stores 4 (rows filled) in results[2]
+    assert "Old value = 0" in out and "New value = 4" in out
+    # Dst16b[0][0..3] read through monitor: demo fills Dst32b row 0 with 0.0, 0.25, 0.5, 0.75;
+    # Dst16b[0] is DstBits[0], the high halves: BF16 layout (sign, mantissa, exponent) of them
+    assert "dst[0]:\t0x0000\t0x007d\t0x007e\t0x407e" in out
+    assert "exited normally" in out
+
+
+@needs_gdb
+def test_gdb_over_tcp() -> None:
+    session = Session(DEMO)
+    ready = threading.Event()
+    port: list[int] = []
+    server = threading.Thread(target=serve_tcp, args=(session, 0), kwargs={"ready": lambda p: (port.append(p), ready.set())}, daemon=True)
+    server.start()
+    assert ready.wait(30)
+    out = gdb("break fill_row", "continue", "info registers a0", "bt", "detach", target=f"127.0.0.1:{port[0]}")
+    assert "Breakpoint 1, fill_row (" in out
+    assert "#1 " in out and "main ()" in out
+    server.join(30)
+    assert not server.is_alive()
+
+
+def packet(body: bytes) -> bytes:
+    return b"$" + body + b"#%02x" % checksum(body)
+
+
+def test_protocol_errors_and_vanishing_client() -> None:
+    session = Session(DEMO)
+    ready = threading.Event()
+    port: list[int] = []
+    server = threading.Thread(target=serve_tcp, args=(session, 0), kwargs={"ready": lambda p: (port.append(p), ready.set())}, daemon=True)
+    server.start()
+    assert ready.wait(30)
+    conn = socket.create_connection(("127.0.0.1", port[0]), timeout=10)
+
+    def ask(raw: bytes) -> bytes:
+        """Send raw bytes; return the acknowledgement plus the reply packet (if any)."""
+        conn.sendall(raw)
+        data = b""
+        while data != b"-" and not (b"#" in data and len(data.rsplit(b"#", 1)[1]) >= 2):
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+    assert ask(b"$g#00").startswith(b"-")  # bad checksum: retransmit request
+    assert b"$E01" in ask(packet(b"mzz,4"))  # malformed address
+    assert b"$E01" in ask(packet(b"p99"))  # no such register
+    assert ask(packet(b"qNoSuchThing")).startswith(b"+$#00")  # unknown packet: empty reply
+    assert b"$" in ask(packet(b"m6000,4"))  # the session still answers
+    conn.close()  # the client vanishes
+    server.join(30)
+    assert not server.is_alive()
