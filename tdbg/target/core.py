@@ -141,28 +141,35 @@ class Core:
         base, thread, load, store = region.base, self.thread, region.load, region.store
         watches = self._mmio_watches
 
-        def on_read(access: int, address: int, size: int, value: int) -> None:
-            if watches and self._watch_hit(address, size, False, None):
-                return
+        def on_read(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
             try:
-                value = load(thread, address - base, size)
-            except TensixEvent as event:
-                if self._event(event, Access(address, size, False)):
+                if watches and self._watch_hit(address, size, False, None):
                     return
-                value = 0
-            _PACK[size](buf, address - base, value)
+                try:
+                    value = load(thread, address - base, size)
+                except TensixEvent as event:
+                    if self._event(event, Access(address, size, False)):
+                        return
+                    value = 0
+                _PACK[size](buf, address - base, value)
+            except BaseException as exc:  # a bug in tdbg: a stop that says so, never a lost error
+                self._internal_error(exc)
 
-        def on_write(access: int, address: int, size: int, value: int) -> None:
-            if watches and self._watch_hit(address, size, True, value):
-                return
+        def on_write(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
             try:
-                store(thread, address - base, size, value & ((1 << (8 * size)) - 1))
-            except TensixEvent as event:
-                self._event(event, Access(address, size, True, value & ((1 << (8 * size)) - 1)))
+                value &= (1 << (8 * size)) - 1
+                if watches and self._watch_hit(address, size, True, value):
+                    return
+                try:
+                    store(thread, address - base, size, value)
+                except TensixEvent as event:
+                    self._event(event, Access(address, size, True, value))
+            except BaseException as exc:
+                self._internal_error(exc)
 
         end = region.base + region.size - 1
-        add_mem_hook(self.uc, UC_HOOK_MEM_READ, on_read, region.base, end, self._internal_error)
-        add_mem_hook(self.uc, UC_HOOK_MEM_WRITE, on_write, region.base, end, self._internal_error)
+        add_mem_hook(self.uc, UC_HOOK_MEM_READ, on_read, region.base, end)
+        add_mem_hook(self.uc, UC_HOOK_MEM_WRITE, on_write, region.base, end)
 
     def _internal_error(self, exc: BaseException) -> None:
         self._halt(Stop(StopKind.FAULT, self.name, self.pc, detail=f"internal error in tdbg: {exc!r}"))

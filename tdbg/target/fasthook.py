@@ -2,8 +2,8 @@
 
 The Python binding wraps every hook call in two extra Python frames (an exception guard and an
 argument adapter); on the Dst window path that is a third of the cost of an access.  A hook
-added here is called with the C arguments ``(access, address, size, value)`` and must not
-raise: ``guard`` turns an unexpected exception into a recorded error and a stop.
+added here receives the C arguments ``(handle, access, address, size, value, user_data)`` and
+must not raise (ctypes would print and drop the exception): it catches its own errors.
 """
 
 from __future__ import annotations
@@ -14,20 +14,13 @@ from collections.abc import Callable
 from unicorn import Uc, UcError
 from unicorn.unicorn_py3.unicorn import HOOK_MEM_ACCESS_CFUNC, uc_hook_h, uclib
 
-MemHook = Callable[[int, int, int, int], None]  # (access, address, size, value)
+RawMemHook = Callable[[int, int, int, int, int, int], None]
 
 
-def add_mem_hook(uc: Uc, htype: int, hook: MemHook, begin: int, end: int, on_error: Callable[[BaseException], None]) -> int:
+def add_mem_hook(uc: Uc, htype: int, hook: RawMemHook, begin: int, end: int) -> int:
     """Register ``hook`` for ``htype`` accesses in ``[begin, end]``; returns the handle for
     ``uc.hook_del``."""
-
-    def call(handle: int, access: int, address: int, size: int, value: int, key: int) -> None:
-        try:
-            hook(access, address, size, value)
-        except BaseException as exc:  # a bug in tdbg: report it as a stop, never lose it
-            on_error(exc)
-
-    fptr = HOOK_MEM_ACCESS_CFUNC(call)
+    fptr = HOOK_MEM_ACCESS_CFUNC(hook)
     handle = uc_hook_h()
     status = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), htype, fptr, None, ctypes.c_uint64(begin), ctypes.c_uint64(end))
     if status:
