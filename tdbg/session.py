@@ -16,7 +16,7 @@ from pathlib import Path
 from tdbg.target.core import ABI_NAMES, Core, Watch
 from tdbg.target.elf import ElfImage
 from tdbg.target.stops import Stop, StopKind
-from tdbg.target.tile import Tile
+from tdbg.target.tile import Checkpoint, Tile
 from tdbg.target.toolchain import build, demo_source
 from tdbg.tensix.events import TensixEvent
 from tdbg.tensix.profile import BLACKHOLE, Profile
@@ -52,11 +52,15 @@ def load_program(path: str | Path) -> ElfImage:
 class Session:
     """One debugging session over one tile."""
 
+    HISTORY = 256  # single steps that reverse_stepi can undo
+
     def __init__(self, program: str | Path | None = None, profile: Profile = BLACKHOLE) -> None:
         self.tile = Tile(profile)
         self.current = "T0"
         self.breakpoints: dict[int, Breakpoint] = {}
         self.watchpoints: dict[int, Watch] = {}
+        self.checkpoints: dict[int, Checkpoint] = {}
+        self.history: list[Checkpoint] = []
         self._next_number = 1
         self.load(demo_source() if program is None else program)
 
@@ -73,9 +77,31 @@ class Session:
     def core(self) -> Core:
         return self.tile.cores[self.current]
 
-    def restart(self) -> None:
-        """Back to the loaded state; breakpoints and watchpoints stay."""
-        self.tile.reset()
+    def restart(self, checkpoint: int | None = None) -> None:
+        """Back to the loaded state, or to checkpoint N; breakpoints and watchpoints stay."""
+        self.history.clear()
+        if checkpoint is None:
+            self.tile.reset()
+            return
+        try:
+            self.tile.restore(self.checkpoints[checkpoint])
+        except KeyError:
+            raise SessionError(f"No checkpoint number {checkpoint}.") from None
+
+    def checkpoint(self) -> int:
+        """Save the whole tile; returns the checkpoint's number."""
+        number = max(self.checkpoints, default=0) + 1
+        self.checkpoints[number] = self.tile.checkpoint()
+        return number
+
+    def reverse_stepi(self, count: int = 1) -> Stop:
+        """Undo the last ``count`` single steps (tdbg records single steps, not ``continue``)."""
+        if count > len(self.history):
+            raise SessionError(f"Cannot go back {count} instruction{'s' if count > 1 else ''}: "
+                               f"{len(self.history)} recorded (single steps since the last continue)")
+        for _ in range(count):
+            self.tile.restore(self.history.pop())
+        return Stop(StopKind.STEP, self.current, self.core.pc, detail="reverse")
 
     # -- run control -------------------------------------------------------------------------------
     def cont(self, limit: int | None = None) -> Stop:
@@ -83,13 +109,23 @@ class Session:
 
         A breakpoint whose ignore count is not used up, or whose condition is false, does not
         stop the run."""
+        self.history.clear()
         while True:
             stop = self.core.resume(limit)
             if stop.kind is not StopKind.BREAKPOINT or self._breakpoint_stops(stop.pc):
                 return stop
 
     def stepi(self, count: int = 1) -> Stop:
-        return self.core.step(count)
+        """Execute ``count`` instructions, recording each for ``reverse_stepi``."""
+        stop = None
+        for _ in range(count):
+            self.history.append(self.tile.checkpoint())
+            del self.history[: -self.HISTORY]
+            stop = self.core.step()
+            if stop.kind is not StopKind.STEP:
+                return stop
+        assert stop is not None
+        return stop
 
     def nexti(self, count: int = 1) -> Stop:
         """Like ``stepi``, but a call (``jal``/``jalr`` linking ``ra``) runs until it returns."""
@@ -109,6 +145,7 @@ class Session:
     def run_to(self, address: int, frame_sp: int | None = None) -> Stop:
         """Run until ``address`` is reached (with ``sp >= frame_sp`` when given, so a recursive
         call's own visit does not count); another stop ends the run first."""
+        self.history.clear()
         core = self.core
         user = core.breakpoints
         core.set_breakpoints(user | {address})

@@ -101,7 +101,7 @@ class Core:
         self._stop: Stop | None = None
         self._undo: tuple[int, bytes] | None = None  # RAM bytes a stopped store overwrote
         self._muted = False          # stepping over the instruction we last stopped at
-        self._completed_pc: int | None = None  # its effect already happened (a push): skip it
+        self.completed_pc: int | None = None  # its effect already happened (a push): skip it
         self._interrupt = False
         self.last_stop: Stop | None = None
 
@@ -113,7 +113,7 @@ class Core:
     @pc.setter
     def pc(self, value: int) -> None:
         self.uc.reg_write(UC_RISCV_REG_PC, value & 0xFFFFFFFF)
-        self._completed_pc = None
+        self.completed_pc = None
 
     def reg(self, index: int) -> int:
         """``x<index>``."""
@@ -190,7 +190,7 @@ class Core:
         if not self.tile.report(event, self.name, self.pc, access):
             return False
         if completed:
-            self._completed_pc = self.pc
+            self.completed_pc = self.pc
         self._halt(Stop(StopKind.EVENT, self.name, self.pc, access=access, event=event))
         return True
 
@@ -229,7 +229,7 @@ class Core:
     def push_watch(self, watch: Watch, old: int, new: int, detail: str) -> None:
         """A pushed instruction wrote a watched Dst row: stop after the push."""
         watch.hits += 1
-        self._completed_pc = self.pc
+        self.completed_pc = self.pc
         self._halt(Stop(StopKind.WATCHPOINT, self.name, self.pc, detail=detail, watch=watch, old=old, new=new))
 
     # -- breakpoints and watchpoints ------------------------------------------------------------
@@ -312,7 +312,7 @@ class Core:
         skip it, if its effect already happened); a stop it causes is returned."""
         self._interrupt = False
         pc = self.pc
-        if self._completed_pc == pc:
+        if self.completed_pc == pc:
             self.pc = pc + 4
             return None
         self._muted = True

@@ -49,6 +49,31 @@ class PushRecord:
 
 
 @dataclass(frozen=True)
+class CoreState:
+    context: object
+    local_ram: bytes
+    pc: int
+    completed_pc: int | None
+    last_stop: object
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A saved tile (``Tile.checkpoint``)."""
+
+    l1: bytes
+    cores: dict[str, CoreState]
+    tensix: dict[str, object]
+    coprocessor: dict[str, object]
+    pushes: int
+    cfgreg_rd_cntl: int
+
+    @property
+    def dst_bits(self) -> object:
+        return self.tensix["dst_bits"]
+
+
+@dataclass(frozen=True)
 class Warning_:
     event: TensixEvent
     core: str
@@ -118,6 +143,32 @@ class Tile:
         for core in self.cores.values():
             ctypes.memset(core.local_ram, 0, len(core.local_ram))
             self._start_core(core)
+
+    def checkpoint(self) -> Checkpoint:
+        """Everything needed to come back here: CPU contexts, L1, local RAMs, Dst, SrcA/SrcB,
+        config, RWCs and the rest of the coprocessor, the push log position."""
+        cores = {
+            name: CoreState(core.uc.context_save(), bytes(core.local_ram), core.pc, core.completed_pc, core.last_stop)
+            for name, core in self.cores.items()
+        }
+        return Checkpoint(bytes(self.l1), cores, self.tensix.snapshot(), self.coprocessor.snapshot(),
+                          len(self.pushes), self.debug_registers.cfgreg_rd_cntl)
+
+    def restore(self, cp: Checkpoint) -> None:
+        """Return to ``cp`` (cores created after it are left where they are)."""
+        ctypes.memmove(self.l1, cp.l1, len(cp.l1))
+        for name, state in cp.cores.items():
+            core = self.cores[name]
+            core.uc.context_restore(state.context)
+            ctypes.memmove(core.local_ram, state.local_ram, len(state.local_ram))
+            core.pc = state.pc
+            core.completed_pc = state.completed_pc
+            core.last_stop = state.last_stop
+            core.uc.ctl_remove_cache(0, self.profile.l1_size)
+        self.tensix.restore(cp.tensix)
+        self.coprocessor.restore(cp.coprocessor)
+        del self.pushes[cp.pushes:]
+        self.debug_registers.cfgreg_rd_cntl = cp.cfgreg_rd_cntl
 
     def _start_core(self, core: Core) -> None:
         assert self.image is not None

@@ -35,6 +35,8 @@ write touches two ``DstBits`` rows (high and low halves, 8 apart).
 
 from __future__ import annotations
 
+import copy
+
 from collections import deque
 from collections.abc import Callable
 
@@ -124,6 +126,20 @@ class Coprocessor:
         self.semaphores[:] = [sync.Semaphore() for _ in range(8)]
         self.vector.reset()
         self.unpacker_src_row = [[0] * THREADS for _ in range(2)]
+
+    _SNAPSHOT = ("rwcs", "semaphores", "vector", "unpacker_src_row", "replay", "wait_gate", "_queue")
+
+    def snapshot(self) -> dict[str, object]:
+        """A deep copy of everything kept here (for checkpoints)."""
+        state = {name: copy.deepcopy(getattr(self, name)) for name in self._SNAPSHOT}
+        state["mask_hi"] = [m.MaskHi for m in self.mop]
+        return state
+
+    def restore(self, state: dict[str, object]) -> None:
+        for name in self._SNAPSHOT:
+            setattr(self, name, copy.deepcopy(state[name]))
+        for m, mask_hi in zip(self.mop, state["mask_hi"]):  # type: ignore[call-overload]
+            m.MaskHi = mask_hi
 
     def rwc(self, thread: int) -> RWCs:
         """Thread ``thread``'s RWCs (mutable)."""

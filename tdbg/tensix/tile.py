@@ -6,6 +6,8 @@ RISC-V ``Dst`` window, ``SrcA`` / ``SrcB`` with their bank bits.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from tdbg.tensix.config import CfgTable, TensixConfig
@@ -28,6 +30,36 @@ class TensixState:
         self.src_banks = SrcBankSelect()
         self.gprs = np.zeros((3, 64), dtype=np.uint32)      # ScalarUnit GPRs[3][64]
         self.mop_cfg = np.zeros((3, 9), dtype=np.uint32)    # MOPExpander MopCfg[9] per thread
+
+    def snapshot(self) -> dict[str, object]:
+        """Copies of every array and bit of state (for checkpoints)."""
+        dst = self.dst
+        return {
+            "config": self.config.config.copy(), "thread_config": self.config.thread_config.copy(),
+            "dst_bits": dst.bits.copy(), "unpredictable": dst.unpredictable.copy(),
+            "ever_written": dst.ever_written.copy(), "feature_disable": dst.feature_disable,
+            "srca": self.srca.data.copy(), "srcb": self.srcb.data.copy(),
+            "clients": (list(self.srca.allowed_client), list(self.srcb.allowed_client)),
+            "banks": copy.deepcopy(self.src_banks), "gprs": self.gprs.copy(), "mop_cfg": self.mop_cfg.copy(),
+        }
+
+    def restore(self, snap: dict[str, object]) -> None:
+        """Put back a ``snapshot`` (arrays are copied in place, so views stay valid)."""
+        dst = self.dst
+        self.config.config[:] = snap["config"]
+        self.config.thread_config[:] = snap["thread_config"]
+        dst.bits[:] = snap["dst_bits"]
+        dst.unpredictable[:] = snap["unpredictable"]
+        dst._any_unpredictable = bool(dst.unpredictable.any())
+        dst.ever_written[:] = snap["ever_written"]
+        dst.feature_disable = snap["feature_disable"]  # type: ignore[assignment]
+        self.config.notify()
+        self.srca.data[:] = snap["srca"]
+        self.srcb.data[:] = snap["srcb"]
+        self.srca.allowed_client, self.srcb.allowed_client = (list(c) for c in snap["clients"])  # type: ignore[attr-defined]
+        self.src_banks = copy.deepcopy(snap["banks"])  # type: ignore[assignment]
+        self.gprs[:] = snap["gprs"]
+        self.mop_cfg[:] = snap["mop_cfg"]
 
     def reset(self) -> None:
         """Back to the power-on state (all zero; Dst rows never written)."""
