@@ -4,7 +4,7 @@ and the GDB-style line printed at every stop."""
 from __future__ import annotations
 
 from tdbg.commands.interpreter import Interpreter
-from tdbg.commands.registry import CommandError, command
+from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.target.stops import Stop, StopKind
 
 
@@ -153,8 +153,37 @@ def kill_cmd(interp: Interpreter, args: str) -> None:
     interp.out("[Inferior 1 killed]")
 
 
-@command("restart", usage="restart", help="Put the tile back in its loaded state (memory, Dst, Src, config, registers) with the core at the entry point, ready to continue; breakpoints stay.", example="restart")
+@command("restart", usage="restart [N]", help="Put the tile back in its loaded state, or in checkpoint N (CPU context, memory, Dst, SrcA/SrcB, config, RWCs), ready to continue; breakpoints stay.", example="restart 1")
 def restart_cmd(interp: Interpreter, args: str) -> None:
-    interp.session.restart()
+    from tdbg.commands.examine import interp_int
+
+    interp.session.restart(interp_int(interp, args.strip()) if args.strip() else None)
     interp.context["running"] = True
     interp.out(describe_location(interp, interp.session.core.pc))
+
+
+@command("checkpoint", usage="checkpoint", help="Save the whole tile (every core's registers, L1, local RAM, Dst, SrcA/SrcB, config, RWCs, coprocessor queues) as a numbered checkpoint for 'restart N' and 'dst diff checkpoint N'.", example="checkpoint")
+def checkpoint_cmd(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    n = s.checkpoint()
+    interp.context["checkpoints"] = s.checkpoints
+    interp.out(f"Checkpoint {n} at {describe_location(interp, s.core.pc).splitlines()[0]}")
+
+
+@command("reverse-stepi", aliases=("rsi",), usage="reverse-stepi [N]", help="Go back N instructions (default 1) over the single steps recorded since the last continue (each stepi keeps a checkpoint; up to 256).", example="reverse-stepi", repeatable=True)
+def reverse_stepi_cmd(interp: Interpreter, args: str) -> None:
+    require_running(interp)
+    n = count_arg(interp, args)
+    report_stop(interp, interp.session.reverse_stepi(n))
+
+
+@info_command("checkpoints", usage="info checkpoints", help="List the checkpoints with the pc of the current core in each.", example="info checkpoints")
+def info_checkpoints(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    if not s.checkpoints:
+        interp.out("No checkpoints.")
+        return
+    for n, cp in s.checkpoints.items():
+        state = cp.cores.get(s.current)
+        where = describe_location(interp, state.pc).splitlines()[0] if state else "(core not created then)"
+        interp.out(f"{n:>3}  {where}")

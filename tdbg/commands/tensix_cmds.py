@@ -290,3 +290,54 @@ def pack_cmd(interp: Interpreter, args: str) -> None:
         interp.out(f"  {off:#06x}: " + " ".join(f"{b:02x}" for b in packed.data[off:off + 16]))
     if packed.exponents:
         interp.out("  exponents: " + " ".join(f"{b:02x}" for b in packed.exponents))
+
+
+@command(
+    "trace",
+    usage="trace dst on|off",
+    help=(
+        "Log every Dst-window access (pc, core, row, column, width, value, view); the log is "
+        "printed at each stop and window stores are recorded for 'info dst-writer'.  Costs a "
+        "pc read per window access, so it is off by default."
+    ),
+    example="trace dst on",
+)
+def trace_cmd(interp: Interpreter, args: str) -> None:
+    words = args.split()
+    if len(words) != 2 or words[0] != "dst" or words[1] not in ("on", "off"):
+        raise CommandError("Usage: trace dst on|off")
+    on = words[1] == "on"
+    interp.session.tile.observe_window(trace=on, writers=on)
+    hooks = interp.context.setdefault("stop_hooks", [])
+    if on and print_trace not in hooks:  # type: ignore[operator]
+        hooks.append(print_trace)  # type: ignore[union-attr]
+    interp.out(f"Dst window tracing is {words[1]}.")
+
+
+def print_trace(interp: Interpreter, stop: object) -> None:
+    trace = interp.session.tile.window_trace
+    if not trace:
+        return
+    limit = 1000
+    for a in trace[-limit:]:
+        kind = "store" if a.write else "load "
+        interp.out(f"[{a.seq}] {a.pc:#010x} {a.core} {kind} row {a.row} col {a.col} {a.size}B {a.value:#x} ({a.view})")
+    if len(trace) > limit:
+        interp.out(f"({len(trace) - limit} earlier accesses not shown)")
+    trace.clear()
+
+
+@info_command("dst-writer", usage="info dst-writer ROW", help="The last writer of Dst row ROW (Dst16b row; both DstBits rows of the Dst32b row are shown): pc, core, the Tensix instruction or window store, and its sequence number.  Window stores are recorded while 'trace dst on'.", example="info dst-writer 4")
+def info_dst_writer(interp: Interpreter, args: str) -> None:
+    row = interp_int(interp, args.strip())
+    if not 0 <= row < 1024:
+        raise CommandError(f"Dst row {row} out of range 0..1023")
+    tile = interp.session.tile
+    dst = tile.tensix.dst
+    high = int(dst.row32[row])
+    for label, bits_row in ((f"Dst16b[{row}]", int(dst.row16[row])), (f"Dst32b[{row}] high", high), (f"Dst32b[{row}] low", high + 8)):
+        w = tile.dst_writers.get(bits_row)
+        who = f"{w.what} at pc {w.pc:#010x} on {w.core} (#{w.seq})" if w else "no recorded writer"
+        interp.out(f"{label:<18} DstBits[{bits_row}]: {who}")
+    if not tile.record_window_writers:
+        interp.out("(window stores are not being recorded: 'trace dst on' records them)")

@@ -140,6 +140,8 @@ class Core:
         self.uc.mem_map_ptr(region.base, region.size, UC_PROT_ALL, buf)
         base, thread, load, store = region.base, self.thread, region.load, region.store
         watches = self._mmio_watches
+        tile = self.tile
+        observed = region.observed
 
         def on_read(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
             try:
@@ -152,6 +154,8 @@ class Core:
                         return
                     value = 0
                 _PACK[size](buf, address - base, value)
+                if observed and tile.window_observer is not None:
+                    tile.window_observer(self, address, size, value, False)
             except BaseException as exc:  # a bug in tdbg: a stop that says so, never a lost error
                 self._internal_error(exc)
 
@@ -160,6 +164,8 @@ class Core:
                 value &= (1 << (8 * size)) - 1
                 if watches and self._watch_hit(address, size, True, value):
                     return
+                if observed and tile.window_observer is not None:
+                    tile.window_observer(self, address, size, value, True)
                 try:
                     store(thread, address - base, size, value)
                 except TensixEvent as event:

@@ -29,6 +29,7 @@ class Region:
     size: int          # mapped bytes (a multiple of 4 KiB)
     load: Load
     store: Store
+    observed: bool = False  # accesses go to ``Tile.window_observer`` when one is set
 
 
 def _unimplemented(name: str) -> tuple[Load, Store]:
@@ -158,7 +159,7 @@ def t_core_regions(tensix: TensixState, coprocessor: Coprocessor, debug: DebugRe
         Region("Tensix backend configuration", profile.cfg_base, 0x10000, cfg_load, cfg_store),
     ]
     if profile.dst_window_base is not None:
-        regions.append(Region("Dst window", profile.dst_window_base, profile.dst_window_size, window.load, window.store))
+        regions.append(Region("Dst window", profile.dst_window_base, profile.dst_window_size, window.load, window.store, observed=True))
     for name, base, size in (
         ("TDMA-RISC registers", 0xFFB1_1000, PAGE),
         ("PIC registers", 0xFFB1_3000, PAGE),

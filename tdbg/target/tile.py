@@ -24,6 +24,7 @@ from tdbg.tensix.events import Category, TensixEvent
 from tdbg.tensix.isa import UnknownInstruction, decode
 from tdbg.tensix.profile import BLACKHOLE, Profile
 from tdbg.tensix.tile import TensixState
+from tdbg.tensix.window import ELEMENT_SIZE, FMT_NAMES
 
 T_CORES = ("T0", "T1", "T2")
 
@@ -46,6 +47,31 @@ class PushRecord:
     word: int
     via: str                 # "ttinsn" or "store"
     mnemonic: str | None     # None: no encoding matches the word
+
+
+@dataclass(frozen=True)
+class DstWriter:
+    """Who last wrote a ``DstBits`` row (``seq`` orders pushes and recorded window accesses)."""
+
+    pc: int
+    core: str
+    what: str   # "MOVD2B ..." or "window store (4 bytes, fmt 0)"
+    seq: int
+
+
+@dataclass(frozen=True)
+class WindowAccess:
+    """One traced Dst-window access."""
+
+    seq: int
+    pc: int
+    core: str
+    row: int       # Dst16b or Dst32b row, per the view
+    col: int
+    size: int
+    value: int
+    view: str      # the window format's name
+    write: bool
 
 
 @dataclass(frozen=True)
@@ -95,6 +121,12 @@ class Tile:
         self.cores: dict[str, Core] = {}
         self.pushes: list[PushRecord] = []
         self._rows_written: set[int] = set()  # DstBits rows the current push wrote
+        self.dst_writers: dict[int, DstWriter] = {}   # DstBits row -> its last writer
+        self.seq = 0
+        self.record_window_writers = False             # costs a PC read per window access
+        self.window_trace: list[WindowAccess] | None = None
+        self.window_observer: Callable[[Core, int, int, int, bool], None] | None = None
+        self._push: tuple[int, str, str] = (0, "", "")
         self.policy: dict[Category, Policy] = {c: Policy.STOP for c in Category}
         self.warnings: list[Warning_] = []
         self.add_core("T0")
@@ -140,6 +172,9 @@ class Tile:
         self.debug_registers.reset()
         self.pushes.clear()
         self.warnings.clear()
+        self.dst_writers.clear()
+        if self.window_trace is not None:
+            self.window_trace.clear()
         for core in self.cores.values():
             ctypes.memset(core.local_ram, 0, len(core.local_ram))
             self._start_core(core)
@@ -212,8 +247,35 @@ class Tile:
             mnemonic = None
         self.pushes.append(PushRecord(pc, core.name, core.thread, word, via, mnemonic))
         self._rows_written = set()
+        self.seq += 1
+        self._push = (pc, core.name, mnemonic or f"{word:#010x}")
         self.coprocessor.push(core.thread, word)
         return mnemonic
+
+    # -- provenance and tracing of window accesses ------------------------------------------
+    def observe_window(self, trace: bool | None = None, writers: bool | None = None) -> None:
+        """Turn window-access tracing and window-store provenance on or off (each costs a PC
+        read per window access, so both are off by default)."""
+        if trace is not None:
+            self.window_trace = [] if trace else None
+        if writers is not None:
+            self.record_window_writers = writers
+        on = self.window_trace is not None or self.record_window_writers
+        self.window_observer = self._observe if on else None
+
+    def _observe(self, core: Core, address: int, size: int, value: int, write: bool) -> None:
+        self.seq += 1
+        pc = core.pc
+        window = self.tensix.window
+        fmt = window.ctrl(core.thread).fmt
+        if self.window_trace is not None:
+            index = (address - (self.profile.dst_window_base or 0)) // ELEMENT_SIZE.get(fmt, size)
+            view = FMT_NAMES.get(fmt, f"reserved fmt {fmt}")
+            self.window_trace.append(WindowAccess(self.seq, pc, core.name, index // 16, index % 16, size, value, view, write))
+        if write and self.record_window_writers:
+            writer = DstWriter(pc, core.name, f"window store ({size} bytes, fmt {fmt})", self.seq)
+            for row in self.window_rows(core, address, size):
+                self.dst_writers[row] = writer
 
     def window_rows(self, core: Core, address: int, size: int) -> set[int]:
         """``DstBits`` rows a window access by ``core`` would touch."""
@@ -223,7 +285,11 @@ class Tile:
         return self.tensix.window.rows_touched(core.thread, address - base, size)
 
     def _dst_written(self, rows: np.ndarray) -> None:
-        self._rows_written.update(int(r) for r in rows)
+        pc, core, what = self._push
+        writer = DstWriter(pc, core, what, self.seq)
+        for r in rows:
+            self._rows_written.add(int(r))
+            self.dst_writers[int(r)] = writer
         for listener in self.dst_write_listeners:
             listener(rows)
 
