@@ -205,14 +205,15 @@ class DebugInfo:
         return functions
 
     def _read_symbols(self) -> list[Function]:
-        """ELF function symbols, for code without DWARF (crt0's ``_start``)."""
+        """ELF function symbols, for code without DWARF (crt0's ``_start``); at one address a
+        global symbol is preferred to a local one."""
         table = self._elf.get_section_by_name(".symtab")
-        symbols = [] if table is None else [
-            Function(s.name, s["st_value"], s["st_value"] + max(s["st_size"], 1), None, None)
-            for s in table.iter_symbols()
+        found = [] if table is None else [
+            (s["st_info"]["bind"] == "STB_GLOBAL", s) for s in table.iter_symbols()
             if s["st_info"]["type"] == "STT_FUNC" and s.name and self._executable(s["st_value"])]
-        symbols.sort(key=lambda f: f.low)
-        return symbols
+        found.sort(key=lambda item: (item[1]["st_value"], item[0]))
+        return [Function(s.name, s["st_value"], s["st_value"] + max(s["st_size"], 1), None, None)
+                for _, s in found]
 
     def _read_fdes(self) -> list[_Fde]:
         fdes = []
@@ -289,12 +290,11 @@ class DebugInfo:
         return sorted(out)
 
     def source_lines(self, file: str | Path) -> list[str]:
-        """The lines of a source file (cached); ``file`` may also be a suffix of a known file."""
+        """The lines of a source file (cached); a relative ``file`` is first looked up as the
+        suffix of a file the line table names."""
         path = Path(file)
-        if not path.is_file():
-            matches = self.find_files(str(file))
-            if matches:
-                path = matches[0]
+        if not path.is_absolute():
+            path = next(iter(self.find_files(str(file))), path)
         path = path.resolve() if path.exists() else path
         if path not in self._sources:
             try:

@@ -10,6 +10,7 @@ The shell and the GDB stub are thin layers over ``Session``.  Example::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -134,7 +135,8 @@ class Session:
             pc = self.core.pc
             word = int.from_bytes(self.read_memory(pc, 4), "little")
             if word & 0x7F in (0x6F, 0x67) and (word >> 7) & 0x1F == 1:
-                stop = self.run_to(pc + 4, frame_sp=self.register("sp"))
+                sp = self.register("sp")
+                stop, _ = self.run_until({pc + 4: lambda: self.register("sp") >= sp})
             else:
                 stop = self.stepi()
             if stop.kind is not StopKind.STEP:
@@ -142,24 +144,34 @@ class Session:
         assert stop is not None
         return stop
 
-    def run_to(self, address: int, frame_sp: int | None = None) -> Stop:
-        """Run until ``address`` is reached (with ``sp >= frame_sp`` when given, so a recursive
-        call's own visit does not count); another stop ends the run first."""
+    def run_until(self, targets: dict[int, Callable[[], bool]]) -> tuple[Stop, bool]:
+        """Continue until the pc reaches one of ``targets`` with its condition true, using
+        internal breakpoints (no numbers): returns (a STEP stop there, True); any other stop
+        (a user breakpoint, watchpoint, event, ...) comes back as (it, False)."""
         self.history.clear()
         core = self.core
         user = core.breakpoints
-        core.set_breakpoints(user | {address})
+        core.set_breakpoints(user | set(targets))
         try:
             while True:
                 stop = core.resume()
-                if stop.kind is StopKind.BREAKPOINT and stop.pc == address and address not in user:
-                    if frame_sp is None or self.register("sp") >= frame_sp:
-                        return Stop(StopKind.STEP, stop.core, stop.pc)
-                    continue
-                if stop.kind is not StopKind.BREAKPOINT or self._breakpoint_stops(stop.pc):
-                    return stop
+                if stop.kind is not StopKind.BREAKPOINT:
+                    return stop, False
+                if stop.pc in user and self._breakpoint_stops(stop.pc):
+                    return stop, False
+                condition = targets.get(stop.pc)
+                if condition is not None and condition():
+                    return Stop(StopKind.STEP, stop.core, stop.pc), True
         finally:
             core.set_breakpoints(user)
+
+    def landed_on_breakpoint(self, stop: Stop) -> Stop:
+        """A step that lands on an enabled breakpoint reports it (and counts the hit), as GDB's
+        source-level stepping does."""
+        if stop.kind is StopKind.STEP and stop.pc in self.core.breakpoints and self._breakpoint_stops(stop.pc):
+            return Stop(StopKind.BREAKPOINT, stop.core, stop.pc)
+        return stop
+
     def interrupt(self) -> None:
         """Stop a running ``cont`` (safe to call from another thread)."""
         self.core.interrupt()

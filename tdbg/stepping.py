@@ -13,11 +13,10 @@ with ``sp`` equal to the ``sp`` it was made with, and a frame has returned when 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 from tdbg.debuginfo import RA, SP, DebugInfo
-from tdbg.session import Breakpoint, Session, SessionError
+from tdbg.session import Session, SessionError
 from tdbg.target.stops import Stop, StopKind
 
 #: Instructions single-stepped within one line before switching to temporary breakpoints (a
@@ -144,17 +143,19 @@ def _lines(session: Session, info: DebugInfo, into: bool, current: Line) -> Stop
         stop = session.stepi()
         if stop.kind is not StopKind.STEP:
             return stop
-        if (hit := _user_breakpoint(session, stop)) is not None:
+        if (hit := session.landed_on_breakpoint(stop)) is not stop:
             return hit
         pc = stop.pc
         if core.reg(RA) == (prev + 4) & 0xFFFFFFFF and pc != prev + 4:      # a call
-            callee = info.function_at(pc)
+            targets: dict[int, Condition] = {prev + 4: lambda: core.reg(SP) >= sp}
             if into and info.line_for(pc) is not None:
-                if callee is None or info.breakpoint_address(callee.name) == pc:
+                callee = info.function_at(pc)
+                entry = info.breakpoint_address(callee.name) if callee is not None else pc
+                if entry == pc:
                     return stop
-                return _run(session, {info.breakpoint_address(callee.name): _called_from(session, info, sp)})[0]
-            stop, own = _run(session, {prev + 4: lambda: core.reg(SP) >= sp})
-            if not own:
+                targets[entry] = _called_from(session, info, sp)   # (or it returns before)
+            stop, own = _run(session, targets)
+            if not own or stop.pc != prev + 4:
                 return stop
             pc = stop.pc
         here = _cfa(session, info)
@@ -216,40 +217,11 @@ def _run_to_location(session: Session, info: DebugInfo, location: str | int, any
     return _run(session, targets)[0]
 
 
-# -- running to temporary breakpoints ----------------------------------------------------------
+# -- running to internal breakpoints -------------------------------------------------------------
 def _run(session: Session, targets: dict[int, Condition]) -> tuple[Stop, bool]:
-    """Continue until a temporary breakpoint at one of ``targets`` is hit with its condition
-    true: (that stop as a STEP stop, True); or any other stop: (it, False)."""
-    temps: dict[int, Breakpoint] = {addr: session.break_at(addr, temporary=True) for addr in targets}
-    try:
-        while True:
-            stop = session.cont()
-            if stop.kind is not StopKind.BREAKPOINT or stop.pc not in targets or _user_at(session, stop.pc, temps):
-                return stop, False
-            if targets[stop.pc]():
-                return replace(stop, kind=StopKind.STEP), True
-            if temps[stop.pc].number not in session.breakpoints:        # the session deleted it
-                temps[stop.pc] = session.break_at(stop.pc, temporary=True)
-    finally:
-        for bp in temps.values():
-            if bp.number in session.breakpoints:
-                session.delete(bp.number)
-
-
-def _user_at(session: Session, pc: int, temps: dict[int, Breakpoint]) -> bool:
-    ours = {bp.number for bp in temps.values()}
-    return any(bp.enabled and bp.address == pc and bp.number not in ours for bp in session.breakpoints.values())
-
-
-def _user_breakpoint(session: Session, stop: Stop) -> Stop | None:
-    """A single step that lands on an enabled breakpoint reports it, as GDB does."""
-    for bp in session.breakpoints.values():
-        if bp.enabled and bp.address == stop.pc:
-            bp.hits += 1
-            if bp.temporary:
-                session.delete(bp.number)
-            return replace(stop, kind=StopKind.BREAKPOINT)
-    return None
+    """Continue until the pc reaches one of ``targets`` with its condition true: (that stop as a
+    STEP stop, True); or any other stop: (it, False)."""
+    return session.run_until(targets)
 
 
 def _add(targets: dict[int, Condition], addr: int, condition: Condition) -> None:

@@ -1,0 +1,204 @@
+"""DebugInfo on the demo firmware: lines, functions, prologues, variables, backtraces.
+
+Expected values come from the source text (line numbers found by marker strings), the ELF
+symbol table and capstone's disassembly, never from the code under test.
+"""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+from pathlib import Path
+
+import capstone
+import pytest
+
+from tdbg.debuginfo import DebugInfo
+from tdbg.session import Session
+from tdbg.target.toolchain import compile_command, firmware_dir
+
+DEMO = firmware_dir() / "demo.c"
+SOURCE = DEMO.read_text().splitlines()
+CS = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)
+
+
+def line_of(marker: str, after: int = 0) -> int:
+    """1-based number of the first source line after line ``after`` containing ``marker``."""
+    return next(i + 1 for i, text in enumerate(SOURCE) if i + 1 > after and marker in text)
+
+
+def insns(s: Session, addr: int, count: int) -> list[str]:
+    return [f"{i.mnemonic} {i.op_str}".strip() for i in CS.disasm(s.read_memory(addr, 4 * count), addr)]
+
+
+@pytest.fixture(scope="module")
+def demo() -> tuple[Session, DebugInfo]:
+    s = Session(DEMO)
+    info = DebugInfo.load(s.image.path)
+    assert info is not None
+    return s, info
+
+
+def test_line_of_main_entry_is_its_opening_brace(demo) -> None:
+    s, info = demo
+    main = s.symbol("main")
+    row = info.line_for(main.addr)
+    assert row is not None and row.file.name == "demo.c" and row.addr == main.addr
+    assert row.line == line_of("{", after=line_of("int main(void)"))
+
+
+def test_addresses_for_a_line_with_code(demo) -> None:
+    s, info = demo
+    main = s.symbol("main")
+    (addr,) = info.addresses_for("demo.c", line_of("rows++;"))
+    assert main.addr < addr < main.addr + main.size
+    # rows++ on a stack local: load, add one, store back
+    load, add, store = insns(s, addr, 3)
+    assert load.startswith("lw a0") and add == "addi a0, a0, 1" and store.startswith("sw a0")
+    assert info.line_for(addr).line == line_of("rows++;")
+    assert info.addresses_for("firmware/demo.c", line_of("rows++;")) == [addr]
+    assert info.addresses_for(str(DEMO), line_of("rows++;")) == [addr]
+
+
+def test_a_line_without_code_uses_the_next_line(demo) -> None:
+    _, info = demo
+    comment = line_of("A small loop to")
+    assert SOURCE[comment].strip() == "int total = 0;"
+    assert info.addresses_for("demo.c", comment) == info.addresses_for("demo.c", comment + 1)
+
+
+def test_line_errors(demo) -> None:
+    _, info = demo
+    with pytest.raises(KeyError) as exc:
+        info.addresses_for("demo.c", 999)
+    assert exc.value.args[0] == 'No line 999 in file "demo.c".'
+    with pytest.raises(KeyError) as exc:
+        info.addresses_for("foo.c", 1)
+    assert exc.value.args[0] == "No source file named foo.c."
+    with pytest.raises(KeyError) as exc:
+        info.function("nosuch")
+    assert exc.value.args[0] == 'Function "nosuch" not defined.'
+    with pytest.raises(FileNotFoundError):
+        info.source_lines("nosuch.c")
+
+
+@pytest.mark.parametrize("name", ["main", "fill_row"])
+def test_breakpoint_address_is_past_the_prologue(demo, name: str) -> None:
+    s, info = demo
+    sym = s.symbol(name)
+    bp = info.breakpoint_address(name)
+    assert sym.addr < bp < sym.addr + sym.size
+    prologue = insns(s, sym.addr, (bp - sym.addr) // 4)
+    assert prologue[0].startswith("addi sp, sp, -")
+    frame_size = prologue[0].removeprefix("addi sp, sp, -")
+    assert f"addi s0, sp, {frame_size}" in prologue          # the frame pointer is set up
+    opening = line_of("{", after=line_of(f"{name}("))
+    assert info.line_for(bp).line == opening + 1                # the first line of the body
+
+
+def test_functions_match_the_symbol_table(demo) -> None:
+    s, info = demo
+    for name in ("main", "fill_row"):
+        sym = s.symbol(name)
+        function = info.function_at(sym.addr + sym.size - 4)
+        assert (function.name, function.low, function.high) == (name, sym.addr, sym.addr + sym.size)
+        assert function.file == DEMO and function.line == line_of(f"{name}(")
+    assert info.function_at(s.symbol("_start").addr) is None          # assembly: no DWARF function
+    assert info.symbol_function_at(s.symbol("_start").addr).name == "_start"
+    assert info.function_at(s.symbol("__addsf3").addr) is None        # compiler-rt: left out
+    assert info.line_for(s.symbol("__addsf3").addr) is None
+
+
+def test_source_lines(demo) -> None:
+    _, info = demo
+    assert info.source_lines("demo.c") == SOURCE
+    assert info.source_lines(DEMO) is info.source_lines("demo.c")
+
+
+def test_global_variable_and_types(demo) -> None:
+    s, info = demo
+    results = info.global_variable("results")                       # volatile uint32_t results[4]
+    assert results.addr == s.symbol("results").addr
+    assert results.type.kind == "array" and results.type.count == 4 and results.type.size == 16
+    element = results.type.target
+    assert (element.name, element.kind, element.size, element.signed) == ("uint32_t", "base", 4, False)
+    assert info.return_type(info.function("main")).name == "int"
+    assert info.return_type(info.function("fill_row")) is None
+    with pytest.raises(KeyError):
+        info.global_variable("nosuch")
+
+
+def stop_in_fill_row(s: Session, info: DebugInfo) -> None:
+    s.restart()
+    bp = s.break_at(info.breakpoint_address("fill_row"))
+    s.cont()
+    s.delete(bp.number)
+
+
+def test_backtrace_from_fill_row(demo) -> None:
+    s, info = demo
+    stop_in_fill_row(s, info)
+    frames = info.frames(s.core.pc, s.core.regs(), s.read_u32)
+    assert [f.function for f in frames] == ["fill_row", "main", "_start"]
+    assert frames[0].line == line_of("float value = start;")
+    assert frames[1].line == line_of("fill_row(r,")
+    assert frames[1].file == DEMO and frames[2].file.name == "crt0.S"
+    main, start = s.symbol("main"), s.symbol("_start")
+    assert main.addr <= frames[1].pc < main.addr + main.size
+    assert start.addr <= frames[2].pc < start.addr + start.size
+    assert insns(s, frames[1].pc - 4, 1)[0].startswith("jalr ra")  # returns right after the call
+    assert frames[0].sp < frames[0].cfa == frames[1].sp < frames[1].cfa
+    assert frames[0].fp == frames[0].cfa                          # s0 = sp at entry
+
+
+def test_backtrace_inside_the_prologue(demo) -> None:
+    """At the entry (ra not yet saved, s0 still the caller's) and through the prologue."""
+    s, info = demo
+    s.restart()
+    bp = s.break_at("fill_row")
+    s.cont()
+    s.delete(bp.number)
+    expected = ["fill_row", "main", "_start"]
+    for _ in range((info.breakpoint_address("fill_row") - s.symbol("fill_row").addr) // 4 + 1):
+        frames = info.frames(s.core.pc, s.core.regs(), s.read_u32)
+        assert [f.function for f in frames] == expected
+        assert frames[1].line == line_of("fill_row(r,")
+        s.stepi()
+
+
+def test_frame_pointer_chain_without_cfi(demo, monkeypatch) -> None:
+    s, info = demo
+    stop_in_fill_row(s, info)
+    with_cfi = info.frames(s.core.pc, s.core.regs(), s.read_u32)
+    monkeypatch.setattr(info, "_fdes", [])
+    monkeypatch.setattr(info, "_fde_starts", [])
+    without = info.frames(s.core.pc, s.core.regs(), s.read_u32)
+    assert [(f.function, f.line, f.pc) for f in without[:2]] == [(f.function, f.line, f.pc) for f in with_cfi[:2]]
+    s.restart()
+    bp = s.break_at("fill_row")                                   # entry: ra still in its register
+    s.cont()
+    s.delete(bp.number)
+    frames = info.frames(s.core.pc, s.core.regs(), s.read_u32)
+    assert [(f.function, f.pc) for f in frames[:2]] == [("fill_row", s.symbol("fill_row").addr), ("main", with_cfi[1].pc)]
+
+
+def test_arguments_and_locals(demo) -> None:
+    s, info = demo
+    stop_in_fill_row(s, info)                    # first call: fill_row(0, (float)0, 0.25f)
+    frames = info.frames(s.core.pc, s.core.regs(), s.read_u32)
+    values = {v.name: (v.param, s.read_u32(v.addr)) for v in info.locals_at(frames[0])}
+    assert values["row"] == (True, 0)
+    assert values["start"] == (True, struct.unpack("<I", struct.pack("<f", 0.0))[0])
+    assert values["step"] == (True, struct.unpack("<I", struct.pack("<f", 0.25))[0])
+    assert "value" in values and not values["value"][0]
+    outer = {v.name: s.read_u32(v.addr) for v in info.locals_at(frames[1])}
+    assert outer["r"] == 0 and outer["rows"] == 0
+
+
+def test_no_dwarf_gives_none(tmp_path: Path) -> None:
+    source = tmp_path / "plain.c"
+    source.write_text("int main(void) { return 0; }\n")
+    elf = tmp_path / "plain.elf"
+    command = ["-g0" if arg == "-g" else arg for arg in compile_command(source, elf)] + ["-nostdlib"]
+    subprocess.run(command, check=True, capture_output=True, timeout=120)
+    assert DebugInfo.load(elf) is None
