@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tdbg.debuginfo import DebugInfo, Frame
 from tdbg.target.core import ABI_NAMES, Core, Watch
 from tdbg.target.elf import ElfImage
 from tdbg.target.stops import Stop, StopKind
@@ -61,13 +62,16 @@ class Session:
         self.breakpoints: dict[int, Breakpoint] = {}
         self.watchpoints: dict[int, Watch] = {}
         self.checkpoints: dict[int, Checkpoint] = {}
+        self.debug: DebugInfo | None = None
         self.history: list[Checkpoint] = []
         self._next_number = 1
         self.load(demo_source() if program is None else program)
 
     # -- program -----------------------------------------------------------------------------------
     def load(self, program: str | Path) -> None:
-        self.tile.load(load_program(program))
+        image = load_program(program)
+        self.tile.load(image)
+        self.debug = DebugInfo.load(image.path)
 
     @property
     def image(self) -> ElfImage:
@@ -204,17 +208,31 @@ class Session:
 
     # -- breakpoints and watchpoints ----------------------------------------------------------
     def resolve(self, location: str | int) -> int:
-        """An address from a number or a symbol name."""
+        """An address from a number, ``FUNCTION`` (past its prologue when there is line
+        information), ``FILE:LINE`` or ``LINE``."""
         if isinstance(location, int):
             return location
         try:
             return int(location, 0)
         except ValueError:
             pass
+        if self.debug is not None:
+            from tdbg.stepping import resolve_location
+
+            return resolve_location(self, self.debug, location)[0]
         try:
             return self.image.symbol(location).addr
         except KeyError as exc:
             raise SessionError(str(exc.args[0])) from None
+
+    def frames(self) -> list[Frame]:
+        """The current core's backtrace (innermost first); one frame without debug info."""
+        core = self.core
+        if self.debug is None:
+            hit = self.image.symbol_at(core.pc)
+            name = hit[0].name if hit else None
+            return [Frame(0, core.pc, name, None, None, core.reg(2), core.reg(2), core.reg(8), {})]
+        return self.debug.frames(core.pc, core.regs(), self.read_u32)
 
     def break_at(self, location: str | int, temporary: bool = False) -> Breakpoint:
         bp = Breakpoint(self._take_number(), self.resolve(location), temporary=temporary)

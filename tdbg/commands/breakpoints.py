@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.location import breakpoint_what
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.session import Breakpoint
 
@@ -21,10 +22,9 @@ def resolve_location(interp: Interpreter, text: str) -> tuple[int, str]:
         return s.core.pc, ""
     if text.startswith("*"):
         return interp_address(interp, text[1:].strip()), ""
-    resolve = interp.context.get("resolve_location")
-    if resolve is not None:
-        return resolve(interp, text)  # type: ignore[operator]
-    return s.resolve(text), ""
+    address = s.resolve(text)
+    li = s.debug.line_for(address) if s.debug else None
+    return address, f"file {li.file}, line {li.line}." if li else ""
 
 
 def _break(interp: Interpreter, args: str, temporary: bool) -> None:
@@ -183,7 +183,7 @@ def info_breakpoints(interp: Interpreter, args: str) -> None:
     exprs = interp.context.get("watch_expr", {})
     for item in rows:
         if isinstance(item, Breakpoint):
-            where = interp.context.get("breakpoint_what", lambda i, b: s.symbolize(b.address))(interp, item)  # type: ignore[operator]
+            where = breakpoint_what(interp, item)
             disp = "del " if item.temporary else "keep"
             interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {'y' if item.enabled else 'n'}   {item.address:#010x} {where}")
             if item.condition:

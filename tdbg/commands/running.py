@@ -4,6 +4,7 @@ and the GDB-style line printed at every stop."""
 from __future__ import annotations
 
 from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.location import describe_location
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.target.stops import Stop, StopKind
 
@@ -90,16 +91,6 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
 
 def fmt_value(value: int | None) -> str:
     return "<unreadable>" if value is None else str(value)
-
-
-def describe_location(interp: Interpreter, pc: int) -> str:
-    """``main () at demo.c:12`` + the source line when known, else ``0x... in main ()``."""
-    describe = interp.context.get("describe_location")
-    if describe is not None:
-        return describe(interp, pc)  # type: ignore[operator]
-    sym = interp.session.image.symbol_at(pc)
-    name = sym[0].name if sym else "??"
-    return f"{pc:#010x} in {name} ()"
 
 
 @command("run", aliases=("r",), usage="run", help="Start the firmware from its entry point (restarting it if it was running) and run until it stops.", example="run")

@@ -1,0 +1,102 @@
+"""Where the core is, as GDB says it: ``fill_row (row=0) at demo.c:27`` and the source line,
+breakpoint locations, frame headers and argument values (from DWARF when the ELF has it)."""
+
+from __future__ import annotations
+
+import struct
+
+from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.registry import CommandError
+from tdbg.debuginfo import DebugInfo, Frame
+
+
+def need_debug(interp: Interpreter) -> DebugInfo:
+    info = interp.session.debug
+    if info is None:
+        raise CommandError("No symbol table is loaded: the firmware has no debug information (build with -g).")
+    return info
+
+
+def source_line(info: DebugInfo, file, line: int) -> str | None:
+    try:
+        lines = info.source_lines(str(file))
+    except (OSError, KeyError):
+        return None
+    return lines[line - 1].rstrip("\n") if 0 < line <= len(lines) else None
+
+
+def frame_args(interp: Interpreter, frame: Frame) -> str:
+    info = interp.session.debug
+    if info is None:
+        return ""
+    try:
+        params = [v for v in info.locals_at(frame) if v.param]
+    except Exception:
+        return ""
+    shown = []
+    for v in params:
+        value = variable_value(interp, frame, v)
+        shown.append(f"{v.name}={value}")
+    return ", ".join(shown)
+
+
+def variable_value(interp: Interpreter, frame: Frame, v) -> str:
+    """A variable's value as a plain integer (hex for pointers) or ``<optimized out>``."""
+    s = interp.session
+    try:
+        if v.value is not None:
+            raw = v.value
+        elif v.register is not None:
+            raw = frame.regs.get(v.register, s.core.reg(v.register)) if frame.level else s.core.reg(v.register)
+        elif v.addr is not None:
+            size = max(1, min(v.type.size or 4, 8))
+            raw = int.from_bytes(s.read_memory(v.addr, size), "little")
+        else:
+            return "<optimized out>"
+    except Exception:
+        return "<error>"
+    t = v.type
+    if t is not None and t.kind == "pointer":
+        return f"{raw:#x}"
+    if t is not None and t.kind == "base" and t.floating and t.size == 4:
+        return f"{struct.unpack('<f', struct.pack('<I', raw & 0xFFFFFFFF))[0]:.9g}"
+    if t is not None and t.signed and t.size and raw >> (8 * t.size - 1):
+        raw -= 1 << (8 * t.size)
+    return str(raw)
+
+
+def frame_header(interp: Interpreter, frame: Frame, with_pc: bool) -> str:
+    name = frame.function or "??"
+    where = f" at {frame.file}:{frame.line}" if frame.file and frame.line else ""
+    pc = f"{frame.pc:#010x} in " if with_pc else ""
+    return f"{pc}{name} ({frame_args(interp, frame)}){where}"
+
+
+def describe_location(interp: Interpreter, pc: int) -> str:
+    """What GDB prints at a stop: ``fill_row (row=0) at demo.c:27`` then ``27\\t<source>``; the
+    function line only when the function changed or the stop is not a plain step."""
+    s = interp.session
+    info = s.debug
+    frames = s.frames()
+    frame = frames[0]
+    if info is None or frame.line is None or frame.file is None:
+        return f"{pc:#010x} in {frame.function or '??'} ()"
+    row = info.row_at(pc)
+    mid_line = row is not None and row.addr != pc
+    text = source_line(info, frame.file, frame.line)
+    src = f"{frame.line}\t{text}" if text is not None else f"{frame.line}\tin {frame.file}"
+    previous = interp.context.get("last_function")
+    interp.context["last_function"] = (frame.function, frame.cfa)
+    stepping_in_place = interp.context.pop("plain_step", False) and previous == (frame.function, frame.cfa)
+    lines = [] if stepping_in_place else [frame_header(interp, frame, with_pc=mid_line)]
+    lines.append(f"{pc:#010x}\t{src}" if mid_line and stepping_in_place else src)
+    return "\n".join(lines)
+
+
+def breakpoint_what(interp: Interpreter, bp) -> str:
+    info = interp.session.debug
+    fn = info.function_at(bp.address) if info else None
+    li = info.line_for(bp.address) if info else None
+    if fn and li:
+        return f"in {fn.name} at {li.file}:{li.line}"
+    return interp.session.symbolize(bp.address)
