@@ -36,7 +36,7 @@ def in_function(s: Session, pc: int, name: str) -> bool:
 
 def test_breakpoint_step_and_continue() -> None:
     s = session(0)
-    bp = s.break_at("main")
+    bp = s.break_at(s.symbol("main").addr)
     stop = s.cont()
     assert stop.kind is StopKind.BREAKPOINT and stop.pc == s.symbol("main").addr and bp.hits == 1
     assert s.stepi().pc == s.symbol("main").addr + 4
