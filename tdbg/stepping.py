@@ -84,7 +84,11 @@ def resolve_location(session: Session, info: DebugInfo, location: str | int) -> 
     text = location.strip()
     try:
         if text.startswith("*"):
-            return [session.resolve(text[1:].strip())]
+            target = text[1:].strip()
+            try:
+                return [int(target, 0)]
+            except ValueError:
+                return [session.image.symbol(target).addr]
         if text.isdigit():
             here = info.line_for(session.core.pc)
             if here is None:
@@ -102,7 +106,7 @@ def resolve_location(session: Session, info: DebugInfo, location: str | int) -> 
         try:
             return [info.breakpoint_address(text)]
         except KeyError:
-            return [session.resolve(text)]
+            return [session.image.symbol(text).addr]
     except KeyError as exc:
         raise SessionError(str(exc.args[0])) from None
 
