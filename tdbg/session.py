@@ -10,9 +10,12 @@ The shell and the GDB stub are thin layers over ``Session``.  Example::
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
+from numpy.typing import ArrayLike
 
 from tdbg.debuginfo import DebugInfo, Frame
 from tdbg.target.core import ABI_NAMES, Core, Watch
@@ -20,6 +23,7 @@ from tdbg.target.elf import ElfImage
 from tdbg.target.stops import Stop, StopKind
 from tdbg.target.tile import Checkpoint, Tile
 from tdbg.target.toolchain import build, demo_source
+from tdbg.tensix import formats
 from tdbg.tensix.events import TensixEvent
 from tdbg.tensix.profile import BLACKHOLE, Profile
 
@@ -43,6 +47,18 @@ class Breakpoint:
     location: str = ""          # what the user typed, for ``info breakpoints``
 
 
+def _dst_view(view: str) -> tuple[str, str]:
+    if view in ("raw16", "raw32"):
+        return ("dst16" if view == "raw16" else "dst32"), "raw"
+    storage = "dst32" if view in ("fp32", "int32", "tf32") else "dst16"
+    formats.get_view(storage, view)  # a clear KeyError for unknown names
+    return storage, view
+
+
+def _rows(rows: int | slice | Sequence[int]) -> int | slice | np.ndarray:
+    return rows if isinstance(rows, (int, slice)) else np.asarray(rows)
+
+
 def load_program(path: str | Path) -> ElfImage:
     """An ELF, or a C file built with the bundled toolchain first."""
     path = Path(path)
@@ -63,6 +79,7 @@ class Session:
         self.watchpoints: dict[int, Watch] = {}
         self.checkpoints: dict[int, Checkpoint] = {}
         self.debug: DebugInfo | None = None
+        self._interpreter = None
         self.history: list[Checkpoint] = []
         self._next_number = 1
         self.load(demo_source() if program is None else program)
@@ -368,6 +385,60 @@ class Session:
             return ""
         sym, offset = hit
         return f"<{sym.name}+{offset}>" if offset else f"<{sym.name}>"
+
+    # -- the Tensix side, for scripts -------------------------------------------------------------
+    def dst(self, rows: int | slice | Sequence[int], view: str = "fp32") -> np.ndarray:
+        """``Dst`` rows decoded in a view: ``fp32``/``int32``/``tf32``/``raw32`` read ``Dst32b``
+        rows, ``bf16``/``fp16``/``fp8``/``int8``/``int16``/``raw16`` read ``Dst16b`` rows."""
+        dst = self.tile.tensix.dst
+        storage, name = _dst_view(view)
+        bits = dst.read32(_rows(rows)) if storage == "dst32" else dst.read16(_rows(rows))
+        return bits if name == "raw" else formats.get_view(storage, name).decode(bits)
+
+    def set_dst(self, rows: int | slice | Sequence[int], values: ArrayLike, view: str = "fp32") -> None:
+        """Write ``Dst`` rows from values in a view (the inverse of ``dst``)."""
+        dst = self.tile.tensix.dst
+        storage, name = _dst_view(view)
+        bits = np.asarray(values) if name == "raw" else formats.get_view(storage, name).encode(values)
+        (dst.write32 if storage == "dst32" else dst.write16)(_rows(rows), bits)
+
+    def src(self, which: str, bank: int, rows: int | slice | Sequence[int] = slice(None), view: str = "raw") -> np.ndarray:
+        """``SrcA``/``SrcB`` rows (19-bit values, or decoded: tf32, bf16, fp16, fp8, int8, int16)."""
+        reg = {"srca": self.tile.tensix.srca, "srcb": self.tile.tensix.srcb}[which.lower()]
+        bits = reg.read(bank, _rows(rows))
+        return bits if view == "raw" else formats.get_view("src", view).decode(bits)
+
+    def cfg(self, name: str) -> int:
+        """A config field by its ``cfg_defines.h`` name, as the current core's thread sees it."""
+        try:
+            return self.tile.tensix.config.get(name, thread=self.core.thread)
+        except KeyError as exc:
+            raise SessionError(str(exc.args[0])) from None
+
+    def set_cfg(self, name: str, value: int) -> None:
+        try:
+            self.tile.tensix.config.set(name, value, thread=self.core.thread)
+        except (KeyError, ValueError) as exc:
+            raise SessionError(str(exc.args[0])) from None
+
+    def tensix(self, instruction: str | int) -> None:
+        """Execute one Tensix instruction (text form or word) on the current thread, as if
+        pushed; an event it raises comes back as the exception."""
+        from tdbg.tensix.isa import IsaError, parse
+
+        try:
+            word = instruction if isinstance(instruction, int) else parse(instruction).word
+        except IsaError as exc:
+            raise SessionError(str(exc)) from None
+        self.tile.execute(self.core, self.core.pc, word, "debugger")
+
+    def execute(self, line: str) -> str:
+        """Run one shell command and return what the shell would print."""
+        if self._interpreter is None:
+            from tdbg.commands import Interpreter
+
+            self._interpreter = Interpreter(self)
+        return self._interpreter.capture(line)
 
     def symbol(self, name: str):
         try:
