@@ -80,6 +80,7 @@ class Session:
         self.checkpoints: dict[int, Checkpoint] = {}
         self.debug: DebugInfo | None = None
         self._interpreter = None
+        self._expr_context = None
         self.history: list[Checkpoint] = []
         self._next_number = 1
         self.load(demo_source() if program is None else program)
@@ -222,6 +223,20 @@ class Session:
             return bool(evaluate(bp.condition, self.expression_context()).raw)
         except (ExprError, SessionError):
             return True
+
+    def expression_context(self):
+        """The context ``tdbg.expr`` evaluates in (one per session: it keeps the history)."""
+        if self._expr_context is None:
+            from tdbg.expr_context import SessionContext
+
+            self._expr_context = SessionContext(self)
+        return self._expr_context
+
+    def evaluate(self, text: str):
+        """Evaluate a C expression (``tdbg.expr``) in the current core's innermost frame."""
+        from tdbg.expr import evaluate
+
+        return evaluate(text, self.expression_context())
 
     # -- breakpoints and watchpoints ----------------------------------------------------------
     def resolve(self, location: str | int) -> int:

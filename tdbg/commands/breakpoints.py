@@ -8,6 +8,7 @@ import re
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import breakpoint_what
 from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.commands.values import lvalue
 from tdbg.session import Breakpoint
 
 _DST_ROW = re.compile(r"^dst\[(.+)\]$")
@@ -135,8 +136,6 @@ def commands_cmd(interp: Interpreter, args: str) -> None:
 
 
 def _watch(interp: Interpreter, args: str, kind: str) -> None:
-    from tdbg.commands.examine import interp_address
-
     expr = args.strip()
     if not expr:
         raise CommandError("Argument required (expression to compute).")
@@ -148,8 +147,7 @@ def _watch(interp: Interpreter, args: str, kind: str) -> None:
         watch = s.watch_dst_row(interp_int(interp, m.group(1)), kind)
         what = f"{expr} ({watch.view}, DstBits rows {', '.join(map(str, watch.bits_rows))})"
     else:
-        size = interp.context.get("lvalue_size", lambda i, e: 4)(interp, expr)  # type: ignore[operator]
-        address = interp_address(interp, expr if expr.startswith(("&", "*", "{")) or expr[0].isdigit() else "&" + expr) if not expr.startswith("*") else interp_address(interp, expr[1:])
+        address, size = lvalue(interp, expr)
         watch = s.watch(address, size, kind)
         what = expr
     interp.context.setdefault("watch_expr", {})[watch.number] = what  # type: ignore[union-attr]

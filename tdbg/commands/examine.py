@@ -11,7 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.commands.registry import CommandError, command
+from tdbg.commands.remap_cmds import remap_order
 from tdbg.disasm import disassemble
 from tdbg.tensix import formats
 
@@ -79,19 +81,13 @@ def parse_regloc(interp: Interpreter, text: str) -> RegLoc | None:
 
 
 def interp_int(interp: Interpreter, text: str) -> int:
-    """An integer argument: a number, or an expression once ``print`` exists."""
-    evaluate = interp.context.get("evaluate_int")
-    if evaluate is not None:
-        return evaluate(interp, text)  # type: ignore[operator]
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise CommandError(f'No symbol "{text}" in current context.') from None
+    """An integer argument: any expression with an integer value."""
+    return evaluate_int(interp, text)
 
 
 @command(
     "x",
-    usage="x/NFU ADDR [as VIEW]",
+    usage="x/NFU ADDR [as VIEW] [remap SHAPE]",
     help=(
         "Examine memory or a Tensix register row: N units of size U (b h w g) in format F "
         "(x d u o t a c f s i z); F and U are sticky and a bare x continues after the last "
@@ -99,7 +95,10 @@ def interp_int(interp: Interpreter, text: str) -> int:
         "dstbits[ROW] (raw storage, h), srca[B][ROW] / srcb[B][ROW] (19-bit values, w).  "
         "Device memory (the Dst window, config) reads as the current core's load would.  "
         "'as VIEW' decodes Dst/Src data: bf16 fp16 fp8 int8 int16 raw (h), fp32 int32 tf32 "
-        "raw (w), tf32 bf16 fp16 fp8 int8 int16 raw (Src)."
+        "raw (w), tf32 bf16 fp16 fp8 int8 int16 raw (Src).  'remap SHAPE' (last; a remap "
+        "NAME, 0xHEX or xdim=.. ydim=.. ..., see help remap) shows the N register elements from "
+        "ADDR in the shape's index order, 16 per row; each line is labelled with where its first "
+        "value lives."
     ),
     example="x/16h dst[3] as bf16",
     repeatable=True,
@@ -111,6 +110,11 @@ def x_command(interp: Interpreter, args: str) -> None:
         fmt_text, _, args = args.partition(" ")
     count, fmt, size = parse_fmt(fmt_text, state)
     view = None
+    order = None
+    if " remap " in f" {args} ":
+        args, _, shape = f" {args} ".partition(" remap ")
+        args = args.strip()
+        order = remap_order(interp, shape, count)
     if " as " in f" {args} ":
         args, _, view = args.rpartition(" as ")
         args, view = args.strip(), view.strip()
@@ -124,23 +128,18 @@ def x_command(interp: Interpreter, args: str) -> None:
             where = interp_address(interp, args)
     state.fmt, state.size = fmt, size
     if isinstance(where, RegLoc):
-        state.next = examine_register(interp, where, count, fmt, size, view)
+        state.next = examine_register(interp, where, count, fmt, size, view, order)
     else:
+        if order is not None:
+            raise CommandError("'remap SHAPE' applies to dst, dstbits, srca and srcb")
         if view:
             raise CommandError("'as VIEW' applies to dst, dstbits, srca and srcb")
         state.next = examine_memory(interp, where, count, fmt, SIZES[size])
 
 
 def interp_address(interp: Interpreter, text: str) -> int:
-    evaluate = interp.context.get("evaluate_address")
-    if evaluate is not None:
-        return evaluate(interp, text)  # type: ignore[operator]
-    if text.startswith("$"):
-        return interp.session.register(text[1:])
-    try:
-        return int(text, 0)
-    except ValueError:
-        return interp.session.resolve(text.lstrip("&"))
+    """An address argument: any expression (GDB's rules for arrays and functions)."""
+    return evaluate_address(interp, text)
 
 
 # -- memory ------------------------------------------------------------------------------------
@@ -237,7 +236,9 @@ def format_float(value: float, digits: int = 9) -> str:
 
 # -- Dst / SrcA / SrcB -------------------------------------------------------------------------
 
-def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, size: str, view_name: str | None) -> RegLoc:
+def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, size: str, view_name: str | None,
+                     order: list[int] | None = None) -> RegLoc:
+    """Show ``count`` elements from ``loc``; with ``order``, element i is ``loc + order[i]``."""
     tensix = interp.session.tile.tensix
     if loc.kind == "dstbits":
         storage, unit, rows, width = "dst16", "h", tensix.dst.bits, 16
@@ -255,15 +256,20 @@ def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, siz
         raise CommandError(f"{loc.kind} is examined in units of {unit}")
     nrows = 64 if storage == "src" else (512 if storage == "dst32" else 1024)
     first = loc.row * 16 + loc.col
-    if first + count > nrows * 16 and storage == "dst32":
+    span = count if order is None else max(order, default=-1) + 1
+    if first + span > nrows * 16 and storage == "dst32":
         nrows = 1024  # Dst32b rows are 10-bit indexes; Adj32 folds them onto 512 pairs
-    last = min(first + count, nrows * 16)
+    if order is not None and first + span > nrows * 16:
+        raise CommandError(f"the remap shape reaches past {loc.kind}'s last row")
+    last = min(first + span, nrows * 16)
     if rows is None:
         row_ids = np.arange(first // 16, (last + 15) // 16)
         rows = tensix.dst.read16(row_ids) if unit == "h" else tensix.dst.read32(row_ids)
         flat = np.asarray(rows).reshape(-1)[first % 16 : first % 16 + (last - first)]
     else:
         flat = np.asarray(rows).reshape(-1)[first:last]
+    if order is not None:
+        flat = flat[order]
     view = None
     if view_name:
         try:
@@ -273,10 +279,10 @@ def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, siz
         decoded = view.decode(flat)
     per_line = 8 if unit == "h" else 4
     unit_bytes = 2 if unit == "h" else 4
-    for start in range(0, last - first, per_line):
-        index = first + start
+    for start in range(0, len(flat), per_line):
+        index = first + (start if order is None else order[start])
         where = RegLoc(loc.kind, loc.bank, index // 16, index % 16)
-        chunk = range(start, min(start + per_line, last - first))
+        chunk = range(start, min(start + per_line, len(flat)))
         if view is not None and view_name != "raw":
             cells = [format_view_value(decoded[i]) for i in chunk]
         elif view_name == "raw" or fmt in ("x", "z"):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tdbg.commands.interpreter import Interpreter, UserCommand
 from tdbg.commands.registry import INFO, ROOT, CommandError, command, info_command
+from tdbg.commands.values import evaluate
 from tdbg.target.tile import Policy
 from tdbg.tensix.events import Category
 
@@ -57,7 +58,6 @@ def printf_cmd(interp: Interpreter, args: str) -> None:
         raise CommandError("Bad format string")
     fmt = unescape(m.group(1))
     values = [v.strip() for v in split_args(m.group(2) or "")]
-    evaluate = interp.context.get("evaluate_value")
     out, vi = [], 0
     for piece in re.split(r"(%[-#0 +]*\d*(?:\.\d+)?[a-zA-Z%])", fmt):
         if not piece.startswith("%") or piece == "%":
@@ -68,7 +68,7 @@ def printf_cmd(interp: Interpreter, args: str) -> None:
             continue
         if vi >= len(values):
             raise CommandError(f"Missing argument {vi} in format string")
-        value = evaluate(interp, values[vi]) if evaluate else int(values[vi], 0)  # type: ignore[operator]
+        value = evaluate(interp, values[vi]).raw
         vi += 1
         conv = piece[-1]
         spec = piece.replace("l", "").replace("z", "")

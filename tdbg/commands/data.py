@@ -1,0 +1,171 @@
+"""Values: ``print``/``p``, ``output``, ``set`` (variables, memory as a core's store, registers,
+config fields, settings), ``display``/``undisplay``, ``whatis``, ``ptype``."""
+
+from __future__ import annotations
+
+import re
+
+from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.commands.tensix_cmds import set_cfg
+from tdbg.commands.values import evaluate
+from tdbg.expr import ExprError, evaluate as evaluate_expr, format_value, type_name
+
+_FMT = re.compile(r"^/([xduotacfsz])\s*(.*)$", re.S)
+SETTINGS = {"pagination", "confirm", "height", "width", "listsize", "print", "logging", "verbose", "style"}
+
+
+def split_format(args: str) -> tuple[str | None, str]:
+    m = _FMT.match(args.strip())
+    if m:
+        return m.group(1), m.group(2).strip()
+    if args.strip().startswith("/"):
+        raise CommandError(f'Undefined output format "{args.strip()[1:].split()[0]}".')
+    return None, args.strip()
+
+
+def show(interp: Interpreter, text: str, fmt: str | None) -> str:
+    ctx = interp.session.expression_context()
+    value = evaluate(interp, text)
+    try:
+        return format_value(value, fmt, ctx), value  # type: ignore[return-value]
+    except ExprError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _complete_expr(interp: Interpreter, word: str) -> list[str]:
+    s = interp.session
+    if word.startswith("$"):
+        from tdbg.session import REGISTERS
+
+        return [f"${r}" for r in ["pc", *REGISTERS] if r.startswith(word[1:])]
+    return [n for n in s.image.symbols if n.startswith(word)]
+
+
+@command("print", aliases=("p", "inspect", "call"), usage="print[/FMT] EXPR", help="Evaluate a C expression and print its value as $N (registers $pc $a0 $x5, variables, &symbol, casts, arithmetic, comparisons, assignments, dst[r][c], dst32[r][c], srca[b][r][c], srcb[b][r][c], cfg.NAME).  FMT: x d u o t a c f s z.", example="p/x results[1]", complete=_complete_expr)
+def print_cmd(interp: Interpreter, args: str) -> None:
+    fmt, text = split_format(args)
+    ctx = interp.session.expression_context()
+    value = evaluate(interp, text or "$")
+    try:
+        shown = format_value(value, fmt, ctx)
+    except ExprError as exc:
+        raise CommandError(str(exc)) from None
+    interp.out(f"${ctx.record(value)} = {shown}")
+
+
+@command("output", usage="output[/FMT] EXPR", help="Print an expression's value with no newline and no history entry.", example='output $pc')
+def output_cmd(interp: Interpreter, args: str) -> None:
+    fmt, text = split_format(args)
+    if not text:
+        raise CommandError("Argument required (expression to compute).")
+    shown, _ = show(interp, text, fmt)  # type: ignore[misc]
+    interp.write(shown)
+
+
+@command("set", usage="set var EXPR | set {TYPE}ADDR = V | set $REG = V | set cfg NAME = V | set dst-provenance on|off", help="Assign: a variable, memory as the current core's store would write it ({uint32_t}ADDR, *(uint16_t*)ADDR), a register, a config field by name; also GDB settings (pagination, confirm, ...) and dst-provenance (record window stores for 'info dst-writer').", example="set {uint32_t}0xFFBD8000 = 0x3f800000")
+def set_cmd(interp: Interpreter, args: str) -> None:
+    text = args.strip()
+    word, _, rest = text.partition(" ")
+    if word == "cfg":
+        set_cfg(interp, rest)
+        return
+    if word in ("var", "variable"):
+        text = rest
+    elif word == "dst-provenance":
+        if rest.strip() not in ("on", "off"):
+            raise CommandError("Usage: set dst-provenance on|off")
+        interp.session.tile.observe_window(writers=rest.strip() == "on")
+        return
+    elif word in SETTINGS:
+        return  # GDB display settings: accepted, nothing to do in tdbg's output
+    if not text:
+        raise CommandError("Argument required (expression to compute).")
+    evaluate(interp, text)
+
+
+def _display_list(interp: Interpreter) -> dict[int, tuple[str | None, str]]:
+    return interp.context.setdefault("displays", {})  # type: ignore[return-value]
+
+
+def show_displays(interp: Interpreter, stop: object = None) -> None:
+    for n, (fmt, text) in sorted(_display_list(interp).items()):
+        try:
+            if fmt == "i" or (fmt and fmt[0].isdigit()) or (fmt and fmt.endswith("i")):
+                interp.out(f"{n}: x/{fmt} {text}")
+                interp.execute(f"x/{fmt} {text}")
+                continue
+            shown, _ = show(interp, text, fmt)  # type: ignore[misc]
+            interp.out(f"{n}: {'/' + fmt + ' ' if fmt else ''}{text} = {shown}")
+        except CommandError as exc:
+            interp.out(f"{n}: {text} = <error: {exc}>")
+
+
+@command("display", usage="display[/FMT] EXPR", help="Print EXPR now and at every stop (FMT with i or a count shows memory like x).", example="display/i $pc")
+def display_cmd(interp: Interpreter, args: str) -> None:
+    displays = _display_list(interp)
+    if not args.strip():
+        show_displays(interp)
+        return
+    m = re.match(r"^/(\S+)\s+(.*)$", args.strip())
+    fmt, text = (m.group(1), m.group(2)) if m else (None, args.strip())
+    n = max(displays, default=0) + 1
+    displays[n] = (fmt, text)
+    hooks = interp.context.setdefault("stop_hooks", [])
+    if show_displays not in hooks:  # type: ignore[operator]
+        hooks.append(show_displays)  # type: ignore[union-attr]
+    saved = dict(displays)
+    interp.context["displays"] = {n: displays[n]}
+    try:
+        show_displays(interp)
+    finally:
+        interp.context["displays"] = saved
+
+
+@command("undisplay", usage="undisplay [N...]", help="Stop displaying expressions N (all when none given).", example="undisplay 1")
+def undisplay_cmd(interp: Interpreter, args: str) -> None:
+    displays = _display_list(interp)
+    if not args.strip():
+        displays.clear()
+        return
+    for word in args.split():
+        try:
+            del displays[int(word)]
+        except (ValueError, KeyError):
+            raise CommandError(f"No display number {word}.") from None
+
+
+@info_command("display", usage="info display", help="List the expressions displayed at each stop.", example="info display")
+def info_display(interp: Interpreter, args: str) -> None:
+    displays = _display_list(interp)
+    if not displays:
+        interp.out("There are no auto-display expressions now.")
+        return
+    interp.out("Auto-display expressions now in effect:\nNum Enb Expression")
+    for n, (fmt, text) in sorted(displays.items()):
+        interp.out(f"{n}:   y  {'/' + fmt + ' ' if fmt else ''}{text}")
+
+
+@command("whatis", usage="whatis EXPR", help="The type of an expression.", example="whatis results")
+def whatis_cmd(interp: Interpreter, args: str) -> None:
+    try:
+        value = evaluate_expr(args.strip(), interp.session.expression_context(), side_effects=False)
+    except ExprError as exc:
+        raise CommandError(str(exc)) from None
+    interp.out(f"type = {type_name(value.ctype)}")
+
+
+@command("ptype", usage="ptype EXPR", help="The type of an expression, with struct members spelled out.", example="ptype results")
+def ptype_cmd(interp: Interpreter, args: str) -> None:
+    try:
+        value = evaluate_expr(args.strip(), interp.session.expression_context(), side_effects=False)
+    except ExprError as exc:
+        raise CommandError(str(exc)) from None
+    t = value.ctype
+    if t.fields:
+        interp.out(f"type = struct {t.name} {{")
+        for f in t.fields:
+            interp.out(f"    {type_name(f.ctype)} {f.name};")
+        interp.out("}")
+    else:
+        interp.out(f"type = {type_name(t)}")
