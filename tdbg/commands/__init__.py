@@ -5,9 +5,14 @@ Importing this package registers them all; ``Interpreter`` runs them.
 
 from tdbg.commands import (  # noqa: F401  (registration)
     breakpoints,
+    data,
+    dst_cmds,
     examine,
     machine,
+    remap_cmds,
     running,
+    session_cmds,
+    source_cmds,
     support,
     tensix_cmds,
 )
