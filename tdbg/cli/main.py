@@ -37,25 +37,31 @@ def build_parser() -> argparse.ArgumentParser:
 def run_interruptibly(session, action: Callable[[], bool]) -> bool:
     """Run ``action`` in a worker thread so Ctrl-C can stop a running core (the main thread
     keeps handling signals while Unicorn runs) without losing any state.  What the action
-    raises past the interpreter (``quit``) is raised again here."""
+    raises past the interpreter (``quit``) is raised again here.
+
+    The main thread waits on an event, not ``Thread.join``: on Python 3.11 a join interrupted
+    by Ctrl-C marks the still-running worker as finished."""
     result: list[bool | BaseException] = []
+    done = threading.Event()
 
     def work() -> None:
         try:
             result.append(action())
         except BaseException as exc:  # noqa: BLE001  (re-raised in the calling thread)
             result.append(exc)
+        finally:
+            done.set()
 
-    worker = threading.Thread(target=work, daemon=True)
-    worker.start()
-    while worker.is_alive():
+    threading.Thread(target=work, daemon=True).start()
+    while True:
         try:
-            worker.join(0.05)
+            if done.wait(0.05):
+                break
         except KeyboardInterrupt:
             session.interrupt()
-    if result and isinstance(result[0], BaseException):
+    if isinstance(result[0], BaseException):
         raise result[0]
-    return bool(result and result[0])
+    return bool(result[0])
 
 
 def main(argv: list[str] | None = None) -> int:

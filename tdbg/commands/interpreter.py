@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from tdbg.commands.registry import ROOT, Command, CommandError
+from tdbg.commands.registry import INIT_HOOKS, ROOT, Command, CommandError
 from tdbg.session import Session, SessionError
 from tdbg.tensix.events import TensixEvent
 
@@ -48,6 +48,8 @@ class Interpreter:
         self.read_line: Callable[[str], str | None] = lambda prompt: None
         self.failed = False
         self.context: dict[str, object] = {}  # per-command-family state (displays, ...)
+        for hook in INIT_HOOKS:
+            hook(self)
 
     # -- output --------------------------------------------------------------------------------
     def out(self, text: str = "") -> None:

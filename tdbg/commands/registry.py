@@ -89,6 +89,9 @@ class Registry:
         return sorted([*self.commands, *self.aliases])
 
 
+#: Called with every new ``Interpreter`` (command families that keep state across stops).
+INIT_HOOKS: list[Callable[["Interpreter"], None]] = []
+
 ROOT = Registry()
 INFO = Registry("info")
 command = ROOT.command

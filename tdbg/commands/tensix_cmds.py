@@ -1,5 +1,5 @@
 """Tensix commands: ``tensix`` (issue or decode an instruction), ``info tensix``,
-``info pushes``, ``info cfg``, ``dst row``, ``info dst``, ``pack``."""
+``info pushes``, ``info cfg``, ``info dst``, ``pack`` (the ``dst`` family is ``dst_cmds``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from tdbg.commands.examine import format_view_value, interp_address, interp_int
+from tdbg.commands.examine import interp_address, interp_int
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.tensix import formats, packer
@@ -201,32 +201,6 @@ def set_cfg(interp: Interpreter, text: str) -> None:
         s.tile.tensix.config.set(name.strip(), v, thread=s.core.thread)
     except KeyError as exc:
         raise CommandError(str(exc.args[0])) from None
-
-
-@command("dst", usage="dst row N", help="Show Dst row N in every view side by side with the raw bits: Dst16b as bf16, fp16, int8, int16 and Dst32b as fp32, int32, tf32.", example="dst row 3")
-def dst_cmd(interp: Interpreter, args: str) -> None:
-    words = args.split()
-    if len(words) != 2 or words[0] != "row":
-        raise CommandError("Usage: dst row N")
-    row = interp_int(interp, words[1])
-    if not 0 <= row < 1024:
-        raise CommandError(f"Dst row {row} out of range 0..1023")
-    dst = interp.session.tile.tensix.dst
-    r16 = dst.read16(row)
-    interp.out(f"Dst16b[{row}] (DstBits row {int(dst.row16[row])})")
-    interp.out("col" + "".join(f" {n:>15}" for n in ("raw", "bf16", "fp16", "int8", "int16")))
-    views16 = [formats.get_view("dst16", n) for n in ("bf16", "fp16", "int8", "int16")]
-    for c in range(16):
-        cells = [f"{int(r16[c]):#06x}"] + [format_view_value(v.decode(r16[c])) for v in views16]
-        interp.out(f"{c:>3}" + "".join(f" {x:>15}" for x in cells))
-    r32 = dst.read32(row)
-    high = int(dst.row32[row])
-    interp.out(f"Dst32b[{row}] (DstBits rows {high}, {high + 8})")
-    interp.out("col" + "".join(f" {n:>15}" for n in ("raw", "fp32", "int32", "tf32")))
-    views32 = [formats.get_view("dst32", n) for n in ("fp32", "int32", "tf32")]
-    for c in range(16):
-        cells = [f"{int(r32[c]):#010x}"] + [format_view_value(v.decode(r32[c])) for v in views32]
-        interp.out(f"{c:>3}" + "".join(f" {x:>15}" for x in cells))
 
 
 @info_command("dst", usage="info dst", help="Which DstBits rows were ever written (and not since marked undefined), and counts of NaN, Inf and denormal values in the FP32 (Dst32b) and BF16 (Dst16b) readings of them.", example="info dst")

@@ -1,0 +1,657 @@
+"""The ``dst`` command family (``dst row``, ``dst diff``, ``dst stats``, ``dst heatmap``,
+``dst tile``) and ``dump dst`` / ``restore dst``.
+
+Rows and views follow BlackholeA0 ``TensixCoprocessor/Dst.md``: a 16-bit view reads
+``Dst16b`` (1024 rows), a 32-bit view reads ``Dst32b`` (512 distinct rows), both through the
+current ``Adj16`` / ``Adj32`` row mapping.  A 32x32 tile is 64 rows of the view's storage
+starting at row ``64*T``: four 16x16 faces of 16 rows each, arranged ``[[f0, f1], [f2, f3]]``.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from tdbg.commands.examine import format_float, format_view_value, interp_int
+from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command
+from tdbg.commands.tensix_cmds import WINDOW_VIEW, ranges
+from tdbg.tensix import formats
+from tdbg.tensix.dst import Dst
+
+DST = Registry("dst")
+DUMP = Registry("dump")
+RESTORE = Registry("restore")
+
+STORAGE_ROWS = {"dst16": 1024, "dst32": 512}  # Dst32b rows 512..1023 alias 256..511 (Adj32)
+STORAGE_NAME = {"dst16": "Dst16b", "dst32": "Dst32b"}
+TILE_ROWS = 64
+VIEW_CHOICES = ("bf16", "fp16", "fp8", "int8", "int16", "raw", "fp32", "tf32", "int32", "raw32")
+VIEW_NAMES = "bf16 fp16 fp8 int8 int16 raw (Dst16b); fp32 tf32 int32 raw32 (Dst32b)"
+RAMP = " .:-=+*#%@"
+PALETTE = (16, 17, 18, 19, 25, 31, 37, 43, 184, 226)  # ANSI 256-colour backgrounds per level
+NAN_COLOUR, INF_COLOUR = 196, 201
+LAYOUT = (
+    "A tile is 64 rows of the view's storage (Dst16b rows for 16-bit views, Dst32b rows for "
+    "32-bit views) starting at row 64*T: face f is rows 16f..16f+15 of the tile, 16 columns "
+    "each; the 32x32 matrix is [[f0, f1], [f2, f3]]."
+)
+
+
+# -- stop snapshots --------------------------------------------------------------------------
+
+def install(interp: Interpreter) -> None:
+    """Snapshot ``DstBits`` at every stop from now on (for ``dst diff``); idempotent."""
+    hooks = interp.context.setdefault("stop_hooks", [])
+    if _on_stop not in hooks:  # type: ignore[operator]
+        hooks.append(_on_stop)  # type: ignore[union-attr]
+        interp.context["dst_stops"] = [None, interp.session.tile.tensix.dst.bits.copy()]
+
+
+INIT_HOOKS.append(install)
+
+
+def _on_stop(interp: Interpreter, stop: object) -> None:
+    snaps = interp.context["dst_stops"]
+    snaps[0], snaps[1] = snaps[1], interp.session.tile.tensix.dst.bits.copy()  # type: ignore[index]
+
+
+# -- argument parsing ---------------------------------------------------------------------------
+
+def _parse(args: str, **spec: Callable[[str], object] | None) -> tuple[list[str], dict[str, object]]:
+    """Positional words and ``--NAME VALUE`` / ``--NAME=VALUE`` / ``--FLAG`` options; ``spec``
+    maps each option to its converter (None for a flag)."""
+    try:
+        words = shlex.split(args)
+    except ValueError as exc:
+        raise CommandError(f"Bad arguments: {exc}.") from None
+    positional: list[str] = []
+    options: dict[str, object] = {}
+    it = iter(words)
+    for word in it:
+        if not word.startswith("--") or len(word) == 2:
+            positional.append(word)
+            continue
+        name, eq, value = word[2:].partition("=")
+        if name not in spec:
+            raise CommandError(f"Unknown option --{name}; expected " + ", ".join(f"--{n}" for n in spec) + ".")
+        convert = spec[name]
+        if convert is None:
+            options[name] = True
+            continue
+        if not eq:
+            value = next(it, None)  # type: ignore[arg-type]
+            if value is None:
+                raise CommandError(f"--{name} needs a value.")
+        try:
+            options[name] = convert(value)
+        except ValueError:
+            raise CommandError(f"Bad value for --{name}: {value}") from None
+    return positional, options
+
+
+def _int(text: str) -> int:
+    return int(text, 0)
+
+
+def _view(interp: Interpreter, name: object) -> formats.View:
+    """A Dst view by name (``raw32`` for raw Dst32b); None: the current core's window view."""
+    if name is None:
+        s = interp.session
+        name = WINDOW_VIEW.get(s.tile.tensix.window.ctrl(s.core.thread).fmt, "fp32")
+    if name == "raw32":
+        return formats.get_view("dst32", "raw")
+    for storage in STORAGE_ROWS:
+        view = formats.VIEWS.get(f"{storage}.{name}")
+        if view is not None:
+            return view
+    raise CommandError(f'Unknown view "{name}"; choose from: {VIEW_NAMES}.')
+
+
+def _rows(interp: Interpreter, text: str, limit: int, what: str) -> np.ndarray:
+    """``A-B`` or ``A`` as an array of row numbers below ``limit``."""
+    lo, _, hi = text.partition("-")
+    first, last = interp_int(interp, lo), interp_int(interp, hi or lo)
+    if not 0 <= first <= last < limit:
+        raise CommandError(f"{what} rows {text} out of range 0..{limit - 1}.")
+    return np.arange(first, last + 1)
+
+
+def _tile_number(interp: Interpreter, text: str, view: formats.View) -> int:
+    tile = interp_int(interp, text)
+    tiles = STORAGE_ROWS[view.storage] // TILE_ROWS
+    if not 0 <= tile < tiles:
+        raise CommandError(f"Tile {tile} out of range 0..{tiles - 1} for {STORAGE_NAME[view.storage]} ({view.name}).")
+    return tile
+
+
+# -- reading and formatting ---------------------------------------------------------------------
+
+def _read(dst: Dst, bits: np.ndarray, storage: str, rows: np.ndarray) -> np.ndarray:
+    """``Dst16b[rows]`` or ``Dst32b[rows]`` of the DstBits array ``bits`` (the live one or a
+    snapshot), through the current row mapping."""
+    if storage == "dst16":
+        return bits[dst.row16[rows]]
+    hi = dst.row32[rows]
+    return (bits[hi].astype(np.uint32) << 16) | bits[hi + 8]
+
+
+def _fmt(view: formats.View, value: object) -> str:
+    """A decoded value: raw bits in hex, numbers as ``x`` shows them."""
+    if view.name == "raw":
+        return f"{int(value):#0{view.width // 4 + 2}x}"  # type: ignore[call-overload]
+    return format_view_value(value)
+
+
+def _where(view: formats.View, rows: np.ndarray) -> str:
+    return f"{STORAGE_NAME[view.storage]} rows {ranges(rows)} as {view.name}"
+
+
+def to_matrix(rows: np.ndarray) -> np.ndarray:
+    """64 tile rows (4 faces of 16x16) -> the 32x32 matrix ``[[f0, f1], [f2, f3]]``."""
+    return rows.reshape(2, 2, 16, 16).transpose(0, 2, 1, 3).reshape(32, 32)
+
+
+def from_matrix(matrix: np.ndarray) -> np.ndarray:
+    """The inverse of ``to_matrix``."""
+    return matrix.reshape(2, 16, 2, 16).transpose(0, 2, 1, 3).reshape(64, 16)
+
+
+def _grid(cells: list[list[str]], labels: list[str], header: list[str] | None, split: bool, sep: str = " ", width: int = 0) -> list[str]:
+    """Right-aligned columns (``width``: the cells' visible width, else the widest text); with
+    ``split`` a ``|`` between the two halves of the columns and a ``-`` line between the two
+    halves of the rows (face borders)."""
+    width = width or max([*(len(c) for row in cells for c in row), *(len(h) for h in header or [])])
+    label_width = max(len(x) for x in labels)
+    half = len(cells[0]) // 2 if split else len(cells[0])
+
+    def line(items: list[str], border: str) -> str:
+        parts = [x.rjust(width) for x in items]
+        body = sep.join(parts[:half])
+        if split:
+            body += sep + border + sep + sep.join(parts[half:])
+        return body
+
+    out = [" " * label_width + " " + line(header, " ")] if header else []
+    side = "-" * (half * width + (half - 1) * len(sep))
+    for i, (label, row) in enumerate(zip(labels, cells)):
+        if split and i == len(cells) // 2:
+            out.append(" " * label_width + " " + side + "-" * len(sep) + "+" + "-" * len(sep) + side)
+        out.append(label.rjust(label_width) + " " + line(row, "|"))
+    return out
+
+
+# -- magnitude maps -------------------------------------------------------------------------------
+
+def _colour(interp: Interpreter) -> bool:
+    """ANSI colour only on a terminal and never in batch mode."""
+    return sys.stdout.isatty() and not interp.context.get("batch")
+
+
+def _magnitudes(view: formats.View, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """|value| (0 where not finite), NaN mask and Inf mask of the view's reading of ``bits``."""
+    values = view.decode(bits).astype(np.float64)
+    nan, inf = np.isnan(values), np.isinf(values)
+    return np.where(nan | inf, 0.0, np.abs(values)), nan, inf
+
+
+def _cells(mag: np.ndarray, nan: np.ndarray, inf: np.ndarray, top: float, width: int, colour: bool) -> list[list[str]]:
+    """One cell per element: a ramp character (or an ANSI background) for its level."""
+    levels = np.zeros(mag.shape, dtype=np.int64)
+    if top > 0:
+        levels = np.clip(np.ceil(mag / top * (len(RAMP) - 1)), 0, len(RAMP) - 1).astype(np.int64)
+
+    def cell(level: int, is_nan: bool, is_inf: bool) -> str:
+        char = "N" if is_nan else "I" if is_inf else RAMP[level]
+        if not colour:
+            return char * width
+        code = NAN_COLOUR if is_nan else INF_COLOUR if is_inf else PALETTE[level]
+        return f"\x1b[48;5;{code}m{(char if is_nan or is_inf else ' ') * width}\x1b[0m"
+
+    return [[cell(int(lv), bool(n), bool(i)) for lv, n, i in zip(*row)] for row in zip(levels, nan, inf)]
+
+
+def _legend(top: float, colour: bool) -> str:
+    scale = "colours dark to bright" if colour else f'ramp "{RAMP}"'
+    return f"|value| 0 .. {format_float(top)} linear, {scale}; N NaN, I Inf."
+
+
+# -- dst subcommands --------------------------------------------------------------------------------
+
+@DST.command("row", usage="dst row N", help="Show Dst row N in every view side by side with the raw bits: Dst16b as bf16, fp16, int8, int16 and Dst32b as fp32, int32, tf32.", example="dst row 3")
+def dst_row(interp: Interpreter, args: str) -> None:
+    words = args.split()
+    if len(words) != 1:
+        raise CommandError("Usage: dst row N")
+    row = interp_int(interp, words[0])
+    if not 0 <= row < 1024:
+        raise CommandError(f"Dst row {row} out of range 0..1023")
+    dst = interp.session.tile.tensix.dst
+    r16 = dst.read16(row)
+    interp.out(f"Dst16b[{row}] (DstBits row {int(dst.row16[row])})")
+    interp.out("col" + "".join(f" {n:>15}" for n in ("raw", "bf16", "fp16", "int8", "int16")))
+    views16 = [formats.get_view("dst16", n) for n in ("bf16", "fp16", "int8", "int16")]
+    for c in range(16):
+        cells = [f"{int(r16[c]):#06x}"] + [format_view_value(v.decode(r16[c])) for v in views16]
+        interp.out(f"{c:>3}" + "".join(f" {x:>15}" for x in cells))
+    r32 = dst.read32(row)
+    high = int(dst.row32[row])
+    interp.out(f"Dst32b[{row}] (DstBits rows {high}, {high + 8})")
+    interp.out("col" + "".join(f" {n:>15}" for n in ("raw", "fp32", "int32", "tf32")))
+    views32 = [formats.get_view("dst32", n) for n in ("fp32", "int32", "tf32")]
+    for c in range(16):
+        cells = [f"{int(r32[c]):#010x}"] + [format_view_value(v.decode(r32[c])) for v in views32]
+        interp.out(f"{c:>3}" + "".join(f" {x:>15}" for x in cells))
+
+
+def _load(path: str) -> np.ndarray:
+    """A 2-D array from ``.npy`` or ``.csv`` (integers if every CSV field is one)."""
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise CommandError(f"{path}: No such file.")
+    try:
+        if file.suffix == ".csv":
+            with warnings.catch_warnings():  # an empty file is reported below
+                warnings.simplefilter("ignore")
+                text = np.loadtxt(file, delimiter=",", dtype=str, ndmin=2)
+            try:
+                data = text.astype(np.int64)
+            except ValueError:
+                data = text.astype(np.float64)
+        else:
+            data = np.load(file, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise CommandError(f"{path}: {exc}") from None
+    if data.ndim != 2 or data.dtype.kind not in "iuf" or not data.size:
+        raise CommandError(f"{path}: expected a 2-D numeric array, not {data.dtype} of shape {data.shape}.")
+    return data
+
+
+def _report_diff(interp: Interpreter, view: formats.View, rows: np.ndarray, old: np.ndarray, new: np.ndarray,
+                 differ: np.ndarray, limit: int, what: str) -> None:
+    """``row R col C: OLD -> NEW`` per differing lane (``old``/``new`` are display values), then
+    the count."""
+    where = np.argwhere(differ)
+    for r, c in where[:limit]:
+        interp.out(f"row {int(rows[r])} col {int(c)}: {old[r, c]} -> {new[r, c]}")
+    shown = f"; the first {limit} shown" if len(where) > limit else ""
+    interp.out(f"{len(where)} of {differ.size} lanes differ ({_where(view, rows)}, {what}){shown}.")
+
+
+def _display(view: formats.View, bits: np.ndarray) -> np.ndarray:
+    """The view's text for every lane of ``bits``."""
+    return np.array([[_fmt(view, v) for v in row] for row in view.decode(bits)], dtype=object)
+
+
+def _diff_bits(interp: Interpreter, view: formats.View, before: np.ndarray, limit: int, what: str) -> None:
+    dst = interp.session.tile.tensix.dst
+    rows = np.arange(STORAGE_ROWS[view.storage])
+    old, new = _read(dst, before, view.storage, rows), _read(dst, dst.bits, view.storage, rows)
+    differ = old != new
+    r_idx, c_idx = np.nonzero(differ)
+    old_text = np.full(differ.shape, "", dtype=object)
+    new_text = np.full(differ.shape, "", dtype=object)
+    raw = formats.get_view(view.storage, "raw")
+    for r, c in zip(r_idx[:limit], c_idx[:limit]):
+        a, b = _fmt(view, view.decode(old[r, c])), _fmt(view, view.decode(new[r, c]))
+        if a == b:  # e.g. sign-magnitude -0 and 0
+            a, b = f"{a} ({_fmt(raw, old[r, c])})", f"{b} ({_fmt(raw, new[r, c])})"
+        old_text[r, c], new_text[r, c] = a, b
+    _report_diff(interp, view, rows, old_text, new_text, differ, limit, what)
+
+
+def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts: dict[str, object], limit: int) -> None:
+    path = words[0]
+    golden = _load(path)
+    limit_rows = STORAGE_ROWS[view.storage]
+    if golden.shape == (32, 32):
+        if len(words) not in (1, 3) or words[1:2] not in ([], ["tile"]):
+            raise CommandError("Usage: dst diff FILE [tile T] (a 32x32 golden tile)")
+        tile = _tile_number(interp, words[2], view) if len(words) == 3 else 0
+        golden = from_matrix(golden)
+        rows = np.arange(TILE_ROWS) + TILE_ROWS * tile
+    elif golden.shape[1] == 16:
+        if len(words) > 2:
+            raise CommandError("Usage: dst diff FILE [ROWS] (an (N, 16) golden)")
+        rows = np.arange(len(golden))
+        if len(words) == 2:
+            rows = _rows(interp, words[1], limit_rows, STORAGE_NAME[view.storage])
+            if len(rows) == 1:
+                rows = np.arange(rows[0], rows[0] + len(golden))
+        if len(rows) != len(golden) or rows[-1] >= limit_rows:
+            raise CommandError(f"{path} holds {len(golden)} rows; they do not match {STORAGE_NAME[view.storage]} rows {ranges(rows)} (0..{limit_rows - 1} exist).")
+    else:
+        raise CommandError(f"{path} holds shape {golden.shape}; expected (N, 16) rows or a (32, 32) tile.")
+    dst = interp.session.tile.tensix.dst
+    bits = _read(dst, dst.bits, view.storage, rows)
+    new = _display(view, bits)
+    if opts.get("raw"):
+        if golden.dtype.kind not in "iu" or golden.min() < 0 or int(golden.max()) >> view.width:
+            raise CommandError(f"{path} does not hold {view.width}-bit patterns (--raw).")
+        differ = golden != bits
+        old = _display(view, golden.astype(bits.dtype))
+        what = f"against {path} bits"
+    else:
+        atol, rtol = float(opts.get("atol", 0.0)), float(opts.get("rtol", 0.0))  # type: ignore[arg-type]
+        values = view.decode(bits).astype(np.float64)
+        differ = ~np.isclose(values, golden.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
+        old = np.array([[format_view_value(v) for v in row] for row in golden], dtype=object)
+        what = f"against {path}, atol {format_float(atol)}, rtol {format_float(rtol)}"
+    _report_diff(interp, view, rows, old, new, differ, limit, what)
+
+
+@DST.command(
+    "diff",
+    usage="dst diff [checkpoint N | FILE [ROWS | tile T] [--atol A] [--rtol R] [--raw]] [--view V] [--max N]",
+    help=(
+        "List the Dst lanes that differ, one line 'row R col C: OLD -> NEW' each (at most --max, "
+        "default 64), then their count.  With no argument: since the previous stop (Dst is "
+        "snapshotted at every stop).  'checkpoint N': against checkpoint N.  FILE (.npy or .csv): "
+        "against a golden array in view V, either (N, 16) rows compared with rows ROWS (A-B, or the "
+        "first row; default from 0) or a (32, 32) tile matrix compared with tile T (default 0); "
+        "lanes within --atol + --rtol * |golden| match.  --raw: the golden holds the view "
+        "storage's bit patterns, compared exactly."
+    ),
+    example="dst diff golden.npy 0-63 --view bf16 --atol 0.01",
+)
+def dst_diff(interp: Interpreter, args: str) -> None:
+    words, opts = _parse(args, view=str, max=_int, atol=float, rtol=float, raw=None)
+    view = _view(interp, opts.get("view"))
+    limit = int(opts.get("max", 64))  # type: ignore[call-overload]
+    if limit < 0:
+        raise CommandError("--max must not be negative.")
+    if words and words[0] != "checkpoint":
+        _diff_golden(interp, view, words, opts, limit)
+        return
+    if {"atol", "rtol", "raw"} & opts.keys():
+        raise CommandError("--atol, --rtol and --raw apply to a golden FILE.")
+    if words:
+        if len(words) != 2:
+            raise CommandError("Usage: dst diff checkpoint N")
+        number = interp_int(interp, words[1])
+        checkpoint = interp.session.checkpoints.get(number)
+        if checkpoint is None:
+            raise CommandError(f"No checkpoint {number}.")
+        _diff_bits(interp, view, np.asarray(checkpoint.dst_bits), limit, f"since checkpoint {number}")
+        return
+    previous = interp.context["dst_stops"][0]  # type: ignore[index]
+    if previous is None:
+        raise CommandError("No previous stop recorded yet; Dst is snapshotted at every stop from now on.")
+    _diff_bits(interp, view, previous, limit, "since the previous stop")
+
+
+@DST.command(
+    "stats",
+    usage="dst stats [ROWS] [--view V]",
+    help=(
+        "Statistics of Dst rows ROWS (A-B or N; default every row ever written) in view V: min, "
+        "max and mean of the finite values, and counts of NaN, Inf, denormal and zero values."
+    ),
+    example="dst stats 0-63 --view bf16",
+)
+def dst_stats(interp: Interpreter, args: str) -> None:
+    words, opts = _parse(args, view=str)
+    view = _view(interp, opts.get("view"))
+    dst = interp.session.tile.tensix.dst
+    storage = view.storage
+    if len(words) > 1:
+        raise CommandError("Usage: dst stats [ROWS] [--view V]")
+    if words:
+        rows = _rows(interp, words[0], STORAGE_ROWS[storage], STORAGE_NAME[storage])
+    else:
+        every = np.arange(STORAGE_ROWS[storage])
+        written = dst.ever_written[dst.row16] if storage == "dst16" else dst.ever_written[dst.row32[every]] | dst.ever_written[dst.row32[every] + 8]
+        rows = np.flatnonzero(written)
+        if not len(rows):
+            interp.out("No Dst rows written.")
+            return
+    bits = _read(dst, dst.bits, storage, rows)
+    values = view.decode(bits)
+    finite = values[np.isfinite(values.astype(np.float64))]
+    interp.out(f"{_where(view, rows)}: {values.size} values")
+    if finite.size:
+        interp.out(f"  min {format_view_value(finite.min())}, max {format_view_value(finite.max())}, mean {format_float(float(finite.astype(np.float64).mean()))}")
+    else:
+        interp.out("  no finite values")
+    counts = (view.is_nan(bits).sum(), view.is_inf(bits).sum(), view.is_denormal(bits).sum(), (values == 0).sum())
+    interp.out("  NaN {}, Inf {}, denormal {}, zero {}".format(*map(int, counts)))
+
+
+@DST.command(
+    "heatmap",
+    usage="dst heatmap [tile T | all] [--view V]",
+    help=(
+        "A map of |value| in view V, scaled linearly to the largest finite magnitude shown: "
+        "ANSI 256-colour backgrounds on a terminal, the characters of \"" + RAMP + "\" otherwise "
+        "(batch output); N marks NaN, I Inf.  'tile T' draws the 32x32 tile, two characters per "
+        "element, with face borders; 'all' (the default) draws one line per tile, one character per "
+        "row (the largest magnitude of its 16 columns), '|' between faces."
+    ),
+    example="dst heatmap tile 0 --view bf16",
+)
+def dst_heatmap(interp: Interpreter, args: str) -> None:
+    words, opts = _parse(args, view=str)
+    view = _view(interp, opts.get("view"))
+    dst = interp.session.tile.tensix.dst
+    colour = _colour(interp)
+    if words[:1] == ["tile"] and len(words) == 2:
+        tile = _tile_number(interp, words[1], view)
+        rows = np.arange(TILE_ROWS) + TILE_ROWS * tile
+        mag, nan, inf = (to_matrix(a) for a in _magnitudes(view, _read(dst, dst.bits, view.storage, rows)))
+        top = float(mag.max())
+        interp.out(f"Tile {tile} ({_where(view, rows)}): {_legend(top, colour)}")
+        cells = _cells(mag, nan, inf, top, 2, colour)
+        for line in _grid(cells, [str(i) for i in range(32)], None, True, sep="", width=2):
+            interp.out(line)
+        return
+    if words not in ([], ["all"]):
+        raise CommandError("Usage: dst heatmap [tile T | all] [--view V]")
+    rows = np.arange(STORAGE_ROWS[view.storage])
+    mag, nan, inf = _magnitudes(view, _read(dst, dst.bits, view.storage, rows))
+    shape = (-1, TILE_ROWS)
+    mag, nan, inf = mag.max(axis=1).reshape(shape), nan.any(axis=1).reshape(shape), inf.any(axis=1).reshape(shape)
+    top = float(mag.max())
+    interp.out(f"{_where(view, rows)}, one line per tile, one character per row: {_legend(top, colour)}")
+    cells = _cells(mag, nan, inf, top, 1, colour)
+    for t, row in enumerate(cells):
+        faces = ["".join(row[f * 16:(f + 1) * 16]) for f in range(4)]
+        interp.out(f"tile {t:>2} |" + "|".join(faces) + "|")
+
+
+@DST.command(
+    "tile",
+    usage="dst tile T [face F] [--view V]",
+    help=(
+        "Print tile T as a 32x32 matrix in view V, aligned columns, face borders drawn with '|' "
+        "and '-' (rows and columns labelled with matrix indices), or only its face F as 16x16 "
+        "(rows labelled with their Dst rows)."
+    ),
+    example="dst tile 0 face 2 --view bf16",
+)
+def dst_tile(interp: Interpreter, args: str) -> None:
+    words, opts = _parse(args, view=str)
+    view = _view(interp, opts.get("view"))
+    if len(words) not in (1, 3) or (len(words) == 3 and words[1] != "face"):
+        raise CommandError("Usage: dst tile T [face F] [--view V]")
+    tile = _tile_number(interp, words[0], view)
+    dst = interp.session.tile.tensix.dst
+    first = TILE_ROWS * tile
+    if len(words) == 3:
+        face = interp_int(interp, words[2])
+        if not 0 <= face < 4:
+            raise CommandError(f"Face {face} out of range 0..3.")
+        rows = np.arange(16) + first + 16 * face
+        text = _display(view, _read(dst, dst.bits, view.storage, rows))
+        interp.out(f"Tile {tile} face {face} ({_where(view, rows)}):")
+        lines = _grid(text.tolist(), [str(r) for r in rows], [str(c) for c in range(16)], False)
+    else:
+        rows = np.arange(TILE_ROWS) + first
+        text = to_matrix(_display(view, _read(dst, dst.bits, view.storage, rows)))
+        interp.out(f"Tile {tile} ({_where(view, rows)}), faces [[0, 1], [2, 3]]:")
+        lines = _grid(text.tolist(), [str(i) for i in range(32)], [str(j) for j in range(32)], True)
+    for line in lines:
+        interp.out(line)
+
+
+def _subcommand(registry: Registry, interp: Interpreter, args: str) -> None:
+    """Run ``registry``'s subcommand named by the first word, or list them."""
+    install(interp)
+    word, _, rest = args.strip().partition(" ")
+    if not word:
+        interp.out(f'"{registry.prefix}" must be followed by a subcommand:')
+        for cmd in registry.commands.values():
+            interp.out(f"  {cmd.usage}")
+        return
+    registry.lookup(word).handler(interp, rest.strip())
+
+
+def _summary(registry: Registry) -> str:
+    return "\n".join(f"  {cmd.usage}: {cmd.help}" for cmd in registry.commands.values())
+
+
+def _complete(registry: Registry) -> Callable[[Interpreter, str], list[str]]:
+    """Subcommand names for the second word, view names after --view."""
+
+    def complete(interp: Interpreter, word: str) -> list[str]:
+        line = str(interp.context.get("completion_line", ""))
+        words = line.split() + ([""] if line.endswith(" ") else [])
+        if len(words) == 2:
+            return [n for n in registry.names() if n.startswith(word)]
+        if len(words) > 2 and words[-2] == "--view":
+            return [n for n in VIEW_CHOICES if n.startswith(word)]
+        return []
+
+    return complete
+
+
+# -- dump / restore ----------------------------------------------------------------------------------
+
+@DUMP.command(
+    "dst",
+    usage="dump dst ROWS FILE.npy|FILE.csv [--view V | --raw]",
+    help=(
+        "Save Dst rows ROWS (A-B or N) to a .npy or .csv file as an (N, 16) array: the values of "
+        "view V (float32 or int64; rows of the view's storage, default the current window view), "
+        "or with --raw the DstBits storage rows themselves (uint16, no Adj16), which 'restore dst' "
+        "loads back."
+    ),
+    example="dump dst 0-63 tile0.npy --raw",
+)
+def dump_dst(interp: Interpreter, args: str) -> None:
+    words, opts = _parse(args, view=str, raw=None)
+    if len(words) != 2:
+        raise CommandError("Usage: dump dst ROWS FILE.npy|FILE.csv [--view V | --raw]")
+    file = Path(words[1]).expanduser()
+    if file.suffix not in (".npy", ".csv"):
+        raise CommandError(f"{words[1]}: the file name must end in .npy or .csv.")
+    dst = interp.session.tile.tensix.dst
+    if opts.get("raw"):
+        if "view" in opts:
+            raise CommandError("--view and --raw exclude each other.")
+        rows = _rows(interp, words[0], 1024, "DstBits")
+        data = dst.bits[rows].copy()
+        what = f"DstBits rows {ranges(rows)}"
+    else:
+        view = _view(interp, opts.get("view"))
+        rows = _rows(interp, words[0], STORAGE_ROWS[view.storage], STORAGE_NAME[view.storage])
+        data = view.decode(_read(dst, dst.bits, view.storage, rows))
+        what = _where(view, rows)
+    try:
+        if file.suffix == ".npy":
+            np.save(file, data)
+        else:
+            np.savetxt(file, data, delimiter=",", fmt="%.9g" if data.dtype.kind == "f" else "%d")
+    except OSError as exc:
+        raise CommandError(f"{words[1]}: {exc.strerror or exc}") from None
+    hint = f"; restore dst {words[1]} {int(rows[0])} loads it back" if opts.get("raw") else ""
+    interp.out(f"Saved {what} ({data.shape[0]}x16 {data.dtype}) to {words[1]}{hint}.")
+
+
+@RESTORE.command(
+    "dst",
+    usage="restore dst FILE.npy|FILE.csv [ROW] [--view V]",
+    help=(
+        "Load an (N, 16) array into Dst from row ROW (default 0).  Without --view the file must "
+        "hold integers: raw DstBits rows (as 'dump dst --raw' saves them), written as they are.  "
+        "With --view V the values are encoded in view V and written to rows of its storage "
+        "(Dst16b or Dst32b) as a store of the view's format would."
+    ),
+    example="restore dst tile0.npy 0",
+)
+def restore_dst(interp: Interpreter, args: str) -> None:
+    words, opts = _parse(args, view=str)
+    if len(words) not in (1, 2):
+        raise CommandError("Usage: restore dst FILE.npy|FILE.csv [ROW] [--view V]")
+    data = _load(words[0])
+    if data.shape[1] != 16:
+        raise CommandError(f"{words[0]} holds shape {data.shape}; expected (N, 16).")
+    start = interp_int(interp, words[1]) if len(words) == 2 else 0
+    dst = interp.session.tile.tensix.dst
+    if "view" in opts:
+        view = _view(interp, opts["view"])
+        limit, where = STORAGE_ROWS[view.storage], STORAGE_NAME[view.storage]
+    else:
+        limit, where = 1024, "DstBits"
+    rows = np.arange(start, start + len(data))
+    if start < 0 or rows[-1] >= limit:
+        raise CommandError(f"{words[0]} holds {len(data)} rows; from row {start} they do not fit {where} rows 0..{limit - 1}.")
+    if "view" in opts:
+        try:
+            bits = view.encode(data)
+        except (TypeError, ValueError) as exc:
+            raise CommandError(f"{words[0]}: {exc} (view {view.name}).") from None
+        (dst.write16 if view.storage == "dst16" else dst.write32)(rows, bits)
+        interp.out(f"Restored {_where(view, rows)} from {words[0]}.")
+        return
+    if data.dtype.kind not in "iu" or data.min() < 0 or data.max() > 0xFFFF:
+        raise CommandError(f"{words[0]} does not hold raw 16-bit DstBits (use --view V for values).")
+    dst.bits[rows] = data.astype(np.uint16)
+    dst.ever_written[rows] = True
+    dst.unpredictable[rows] = False
+    interp.out(f"Restored DstBits rows {ranges(rows)} from {words[0]}.")
+
+
+# -- the prefix commands ----------------------------------------------------------------------------
+
+@command(
+    "dst",
+    usage="dst SUBCOMMAND",
+    help=(
+        "Inspect the Dst register: rows in every view, differences, statistics, heatmaps, tiles.\n"
+        + _summary(DST) + "\n"
+        f"Views (--view V, default the current core's window view): {VIEW_NAMES}.  Rows and lanes "
+        "are those of the view's storage: 1024 Dst16b rows or 512 Dst32b rows, through the "
+        "current row mapping.  " + LAYOUT
+    ),
+    example="dst tile 0 --view bf16",
+    complete=_complete(DST),
+)
+def dst_cmd(interp: Interpreter, args: str) -> None:
+    _subcommand(DST, interp, args)
+
+
+@command(
+    "dump",
+    usage="dump dst ROWS FILE [--view V | --raw]",
+    help="Save data to a file.\n" + _summary(DUMP),
+    example="dump dst 0-63 tile0.npy --raw",
+    complete=_complete(DUMP),
+)
+def dump_cmd(interp: Interpreter, args: str) -> None:
+    _subcommand(DUMP, interp, args)
+
+
+@command(
+    "restore",
+    usage="restore dst FILE [ROW] [--view V]",
+    help="Load data from a file.\n" + _summary(RESTORE),
+    example="restore dst tile0.npy 0",
+    complete=_complete(RESTORE),
+)
+def restore_cmd(interp: Interpreter, args: str) -> None:
+    _subcommand(RESTORE, interp, args)
