@@ -413,8 +413,14 @@ class DebugInfo:
     def _evaluate(self, expr: list[int], regs: Mapping[int, int], cfa: int | None,
                   function: DIE | None) -> tuple[int | None, int | None] | None:
         """(address, register) of a simple location: DW_OP_addr, DW_OP_fbreg, DW_OP_bregN,
-        DW_OP_regN; None when it cannot be computed here."""
+        DW_OP_regN, each optionally followed by DW_OP_plus_uconst (merged globals); None when
+        it cannot be computed here."""
         ops = self._expr.parse_expr(expr)
+        if len(ops) == 2 and ops[1].op_name == "DW_OP_plus_uconst":
+            inner = self._evaluate(expr[: len(expr) - _uleb_length(ops[1].args[0]) - 1], regs, cfa, function)
+            if inner is None or inner[0] is None:
+                return None
+            return (inner[0] + ops[1].args[0]) & 0xFFFFFFFF, None
         if len(ops) != 1:
             return None
         op = ops[0]
@@ -637,6 +643,15 @@ def _die_covers(die: DIE, pc: int) -> bool:
                 return True
         return False
     return True
+
+
+def _uleb_length(value: int) -> int:
+    """Bytes of ``value`` as an unsigned LEB128 (to split an expression after its first op)."""
+    n = 1
+    while value >= 0x80:
+        value >>= 7
+        n += 1
+    return n
 
 
 def _reg_number(op) -> int:

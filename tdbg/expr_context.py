@@ -8,8 +8,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tdbg import debuginfo
-from tdbg.expr import CField, CType, Kind, SymbolInfo, Value, array_of, function_type, pointer_to
+from tdbg.expr import CField, CType, ExprError, Kind, SymbolInfo, Value, array_of, function_type, pointer_to
 from tdbg.target.core import ABI_NAMES
+
+from tdbg.session import SessionError
 
 if TYPE_CHECKING:
     from tdbg.session import Session
@@ -103,17 +105,23 @@ class SessionContext:
     def lookup_type(self, name: str) -> CType | None:
         return None
 
-    # memory
+    # memory (a device access that is undefined says which rule it breaks)
     def read_memory(self, address: int, size: int) -> bytes:
-        if size in (1, 2, 4) and self.s.core.region_at(address) is not None:
-            return self.s.read_value(address, size).to_bytes(size, "little")
-        return self.s.read_memory(address, size)
+        try:
+            if size in (1, 2, 4) and self.s.core.region_at(address) is not None:
+                return self.s.read_value(address, size).to_bytes(size, "little")
+            return self.s.read_memory(address, size)
+        except SessionError as exc:
+            raise ExprError(str(exc)) from None
 
     def write_memory(self, address: int, data: bytes) -> None:
-        if len(data) in (1, 2, 4) and self.s.core.region_at(address) is not None:
-            self.s.write_value(address, len(data), int.from_bytes(data, "little"))
-        else:
-            self.s.write_memory(address, data)
+        try:
+            if len(data) in (1, 2, 4) and self.s.core.region_at(address) is not None:
+                self.s.write_value(address, len(data), int.from_bytes(data, "little"))
+            else:
+                self.s.write_memory(address, data)
+        except SessionError as exc:
+            raise ExprError(str(exc)) from None
 
     # Tensix
     def _check(self, row: int, col: int, rows: int = 1024) -> None:
