@@ -81,3 +81,39 @@ def disassemble_cmd(interp: Interpreter, args: str) -> None:
         raw_text = f"\t{insn.word:08x}" if raw else ""
         interp.out(f"{marker}{address:#010x} {offset}:{raw_text}\t{highlight(insn.text)}")  # type: ignore[operator]
     interp.out("End of assembler dump.")
+
+
+def context_panel(interp: Interpreter, stop: object = None) -> None:
+    """Registers changed since the previous stop and the next instructions (displays follow,
+    printed by ``display``'s own stop hook)."""
+    s = interp.session
+    regs = {name: s.register(name) for name in [*ABI_NAMES[1:], "pc"]}
+    before: dict[str, int] = interp.context.get("context_regs") or {}  # type: ignore[assignment]
+    interp.context["context_regs"] = regs
+    changed = [f"{n}={v:#x}" for n, v in regs.items() if before.get(n) != v and n != "pc"]
+    interp.out("--- registers changed: " + (" ".join(changed) if before and changed else "(none)" if before else "(first stop)"))
+    interp.out("--- code")
+    pc = s.core.pc
+    for address in range(pc, pc + 16, 4):
+        try:
+            insn = disassemble(address, int.from_bytes(s.read_memory(address, 4), "little"))
+        except Exception:
+            break
+        marker = "=> " if address == pc else "   "
+        interp.out(f"{marker}{address:#010x} {s.symbolize(address)}\t{insn.text}")
+
+
+@command("context", usage="context [on|off]", help="Show the context panel now, or turn on/off showing it at every stop: registers changed since the previous stop and the next instructions (then the displays).", example="context on")
+def context_cmd(interp: Interpreter, args: str) -> None:
+    word = args.strip()
+    hooks = interp.context.setdefault("stop_hooks", [])
+    if word == "on":
+        if context_panel not in hooks:  # type: ignore[operator]
+            hooks.append(context_panel)  # type: ignore[union-attr]
+    elif word == "off":
+        if context_panel in hooks:  # type: ignore[operator]
+            hooks.remove(context_panel)  # type: ignore[union-attr]
+    elif not word:
+        context_panel(interp)
+    else:
+        raise CommandError("Usage: context [on|off]")

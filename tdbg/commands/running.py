@@ -87,6 +87,29 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
         interp.out(where)
     for hook in interp.context.get("stop_hooks", []):
         hook(interp, stop)  # type: ignore[operator]
+    if kind is StopKind.BREAKPOINT:
+        run_breakpoint_commands(interp, stop.pc)
+
+
+def run_breakpoint_commands(interp: Interpreter, pc: int) -> None:
+    """Run the ``commands`` of the breakpoints at ``pc`` after the stop, as GDB does.  A
+    ``continue`` among them reports its own stop, whose commands are queued rather than run
+    inside this call, so a breakpoint hit a million times does not nest a million calls."""
+    pending: list[int] = interp.context.setdefault("bp_pending", [])  # type: ignore[assignment]
+    pending.append(pc)
+    if interp.context.get("bp_running"):
+        return
+    interp.context["bp_running"] = True
+    try:
+        while pending:
+            at = pending.pop(0)
+            for bp in [b for b in interp.session.breakpoints.values() if b.address == at and b.commands]:
+                for line in bp.commands:
+                    if line.strip() != "silent" and not interp.execute(line):
+                        break
+    finally:
+        interp.context["bp_running"] = False
+        pending.clear()
 
 
 def fmt_value(value: int | None) -> str:
