@@ -7,7 +7,6 @@ import argparse
 import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tdbg import __version__
@@ -34,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_interruptibly(session, action: Callable[[], bool]) -> bool:
+def run_interruptibly(session: Session, action: Callable[[], bool]) -> bool:
     """Run ``action`` in a worker thread so Ctrl-C can stop a running core (the main thread
     keeps handling signals while Unicorn runs) without losing any state.  What the action
     raises past the interpreter (``quit``) is raised again here.
@@ -53,11 +52,15 @@ def run_interruptibly(session, action: Callable[[], bool]) -> bool:
             done.set()
 
     threading.Thread(target=work, daemon=True).start()
+    interrupted = False
     while True:
         try:
             if done.wait(0.05):
                 break
+            if interrupted:  # again: a request that came between two emulator runs is lost
+                session.interrupt()
         except KeyboardInterrupt:
+            interrupted = True
             session.interrupt()
     if isinstance(result[0], BaseException):
         raise result[0]

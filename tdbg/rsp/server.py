@@ -265,7 +265,10 @@ class RspServer:
             raise ValueError(n)
 
     def _monitor(self, command: str) -> str:
-        output = self.interp.capture(command)
+        try:
+            output = self.interp.capture(command)
+        except SystemExit:  # ``quit``: the GDB client decides when the session ends
+            output = "quit: use GDB's detach or kill to end the session\n"
         if output:
             self.send("O" + output.encode().hex())
         return "OK"

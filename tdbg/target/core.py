@@ -316,7 +316,6 @@ class Core:
     def _step_past_last_stop(self) -> Stop | None:
         """Execute the instruction at the PC with this PC's breakpoint and watchpoints muted (or
         skip it, if its effect already happened); a stop it causes is returned."""
-        self._interrupt = False
         pc = self.pc
         if self.completed_pc == pc:
             self.pc = pc + 4
@@ -341,6 +340,9 @@ class Core:
         """Run up to ``count`` instructions (0: no limit); ``done`` is the stop when they ran."""
         self._stop = None
         start = self.pc
+        if self._interrupt:  # asked before this run started: emu_stop had nothing to stop
+            self._interrupt = False
+            return Stop(StopKind.INTERRUPTED, self.name, start)
         error: UcError | None = None
         try:
             self.uc.emu_start(start, 0, count=count)
