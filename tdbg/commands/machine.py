@@ -86,6 +86,8 @@ def disassemble_cmd(interp: Interpreter, args: str) -> None:
 def context_panel(interp: Interpreter, stop: object = None) -> None:
     """Registers changed since the previous stop and the next instructions (displays follow,
     printed by ``display``'s own stop hook)."""
+    if stop is not None and not interp.context.get("running"):
+        return
     s = interp.session
     regs = {name: s.register(name) for name in [*ABI_NAMES[1:], "pc"]}
     before: dict[str, int] = interp.context.get("context_regs") or {}  # type: ignore[assignment]

@@ -44,8 +44,7 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
         interp.context["running"] = False
         code = s.read_u32(s.symbol("tdbg_exit_code").addr) if "tdbg_exit_code" in s.image.symbols else 0
         interp.out(f"[Inferior 1 ({stop.core}) exited {'normally' if code == 0 else f'with code {code:02o}'}]")
-        return
-    if kind is StopKind.BREAKPOINT:
+    elif kind is StopKind.BREAKPOINT:
         numbers = [bp.number for bp in s.breakpoints.values() if bp.address == stop.pc]
         interp.out("")
         interp.out(f"Breakpoint {numbers[0] if numbers else '?'}, {where}")
