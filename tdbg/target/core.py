@@ -48,7 +48,8 @@ ABI_NAMES = (
     "zero ra sp gp tp t0 t1 t2 fp s1 a0 a1 a2 a3 a4 a5 a6 a7 "
     "s2 s3 s4 s5 s6 s7 s8 s9 s10 s11 t3 t4 t5 t6"
 ).split()
-_PACK = {1: struct.Struct("<B").pack_into, 2: struct.Struct("<H").pack_into, 4: struct.Struct("<I").pack_into}
+_PACK = (None, struct.Struct("<B").pack_into, struct.Struct("<H").pack_into, None, struct.Struct("<I").pack_into)
+_MASK = (0, 0xFF, 0xFFFF, 0, 0xFFFFFFFF)
 
 
 @dataclass(eq=False)
@@ -138,6 +139,8 @@ class Core:
         buf = ctypes.create_string_buffer(region.size)
         self._region_buffers.append(buf)
         self.uc.mem_map_ptr(region.base, region.size, UC_PROT_ALL, buf)
+        raw = memoryview(buf).cast("B")
+        views = (None, raw, raw.cast("H"), None, raw.cast("I"))  # aligned element stores
         base, thread, load, store = region.base, self.thread, region.load, region.store
         watches = self._mmio_watches
         tile = self.tile
@@ -147,13 +150,17 @@ class Core:
             try:
                 if watches and self._watch_hit(address, size, False, None):
                     return
+                offset = address - base
                 try:
-                    value = load(thread, address - base, size)
+                    value = load(thread, offset, size)
                 except TensixEvent as event:
                     if self._event(event, Access(address, size, False)):
                         return
                     value = 0
-                _PACK[size](buf, address - base, value)
+                if offset & (size - 1):
+                    _PACK[size](buf, offset, value)
+                else:
+                    views[size][offset // size] = value
                 if observed and tile.window_observer is not None:
                     tile.window_observer(self, address, size, value, False)
             except BaseException as exc:  # a bug in tdbg: a stop that says so, never a lost error
@@ -161,7 +168,7 @@ class Core:
 
         def on_write(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
             try:
-                value &= (1 << (8 * size)) - 1
+                value &= _MASK[size]
                 if watches and self._watch_hit(address, size, True, value):
                     return
                 if observed and tile.window_observer is not None:

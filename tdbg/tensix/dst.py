@@ -20,6 +20,7 @@ from tdbg.tensix.events import UnpredictableValueUsed
 
 ROWS = 1024
 COLS = 16
+LOW_HALF = 8 * COLS  # flat distance from DstBits[Adj32(r)][c] to DstBits[Adj32(r) + 8][c]
 FEATURE_DISABLE_DST16_ALIAS = 1 << 11  # RISCV_DEBUG_REG_DBG_FEATURE_DISABLE bit 11
 
 
@@ -104,22 +105,25 @@ class Dst:
     def get32(self, row: int, col: int) -> int:
         """``Dst32b[row][col]``."""
         i = self._row32_base[row & 0x3FF] + col
-        if self._any_unpredictable and (self.unpredictable.flat[i] or self.unpredictable.flat[i + 8 * COLS]):
+        if self._any_unpredictable and (self.unpredictable.flat[i] or self.unpredictable.flat[i + LOW_HALF]):
             raise UnpredictableValueUsed(f"Dst.md: Dst32b[{row}][{col}] holds garbage left by a bit-11 Dst16b write")
-        return (self._flat[i] << 16) | self._flat[i + 8 * COLS]
+        flat = self._flat
+        return (flat[i] << 16) | flat[i + LOW_HALF]
 
     def set32(self, row: int, col: int, value: int) -> None:
         """``Dst32b[row][col] = value``."""
         i = self._row32_base[row & 0x3FF] + col
-        self._flat[i] = value >> 16
-        self._flat[i + 8 * COLS] = value & 0xFFFF
-        self._written[i >> 4] = self._written[(i >> 4) + 8] = 1
+        flat = self._flat
+        flat[i] = value >> 16
+        flat[i + LOW_HALF] = value & 0xFFFF
+        r = i >> 4
+        self._written[r] = self._written[r + 8] = 1
         if self._any_unpredictable:
-            self.unpredictable.flat[i] = self.unpredictable.flat[i + 8 * COLS] = False
+            self.unpredictable.flat[i] = self.unpredictable.flat[i + LOW_HALF] = False
 
     def _mark_low_half_garbage(self, i: int) -> None:
         self.unpredictable.flat[i] = False
-        self.unpredictable.flat[i + 8 * COLS] = True
+        self.unpredictable.flat[i + LOW_HALF] = True
         self._any_unpredictable = True
 
     # -- rows and blocks (numpy) -------------------------------------------------------------
