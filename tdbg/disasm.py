@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import capstone
 
-from tdbg.tensix.isa import UnknownInstruction, decode
+from tdbg.tensix.isa import UnknownInstruction, decode, is_ttinsn, ttinsn_to_word
 
 _CS = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)
 
@@ -30,8 +30,8 @@ class Insn:
 
 def disassemble(address: int, word: int) -> Insn:
     """One 32-bit instruction word at ``address``."""
-    if word & 3 != 3:
-        tensix_word = ((word >> 2) | (word << 30)) & 0xFFFFFFFF
+    if is_ttinsn(word):
+        tensix_word = ttinsn_to_word(word)
         try:
             insn = decode(tensix_word)
             fields = insn.text().split(" ", 1)

@@ -16,6 +16,8 @@ from elftools.common.exceptions import ELFError
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
+from tdbg.tensix.isa import is_ttinsn
+
 EM_RISCV = 243
 
 
@@ -91,7 +93,7 @@ class ElfImage:
                 lo = (lo + 3) & ~3
                 for addr in range(lo, hi - 3, 4):
                     (word,) = struct.unpack_from("<I", seg.data, addr - seg.vaddr)
-                    if word & 3 != 3:
+                    if is_ttinsn(word):
                         found[addr] = word
         return found
 

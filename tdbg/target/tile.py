@@ -21,7 +21,7 @@ from tdbg.target.regions import DebugRegisters, t_core_regions
 from tdbg.target.stops import Access
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import Category, TensixEvent
-from tdbg.tensix.isa import UnknownInstruction, decode
+from tdbg.tensix.isa import UnknownInstruction, decode, ttinsn_to_word
 from tdbg.tensix.profile import BLACKHOLE, Profile
 from tdbg.tensix.tile import TensixState
 from tdbg.tensix.window import ELEMENT_SIZE, FMT_NAMES
@@ -213,7 +213,7 @@ class Tile:
 
     # -- Tensix instruction pushes -------------------------------------------------------------
     def _push_ttinsn(self, core: Core, address: int, riscv_word: int) -> None:
-        self.push(core, address, ((riscv_word >> 2) | (riscv_word << 30)) & 0xFFFFFFFF, "ttinsn")
+        self.push(core, address, ttinsn_to_word(riscv_word), "ttinsn")
 
     def push(self, core: Core, pc: int, word: int, via: str) -> None:
         """A core pushes one Tensix instruction to its thread; the coprocessor runs it now.
