@@ -40,7 +40,7 @@ def test_gdb_over_stdio_debugs_demo_to_its_end() -> None:
         "x/4wx &results",
         "watch results[2]",
         "continue",
-        "monitor x/4h dst[0]",
+        "monitor x/16h dst[0]",
         "delete",
         "continue",
         target=f"| {sys.executable} -m tdbg --rsp-stdio {DEMO}",
@@ -52,7 +52,7 @@ def test_gdb_over_stdio_debugs_demo_to_its_end() -> None:
     assert "Old value = 0" in out and "New value = 4" in out
     # Dst16b[0][0..3] read through monitor: demo fills Dst32b row 0 with 0.0, 0.25, 0.5, 0.75;
     # Dst16b[0] is DstBits[0], the high halves: BF16 layout (sign, mantissa, exponent) of them
-    assert "dst[0]:\t0x0000\t0x007d\t0x007e\t0x407e" in out
+    assert "dst[0]:\t0x0000\t0x007d\t0x007e\t0x407e\t0x007f\t0x207f\t0x407f\t0x607f" in out  # 0..1.75
     assert "exited normally" in out
 
 
@@ -73,6 +73,17 @@ def test_gdb_over_tcp() -> None:
 
 def packet(body: bytes) -> bytes:
     return b"$" + body + b"#%02x" % checksum(body)
+
+
+def recv_packet(conn: socket.socket) -> bytes:
+    """The next whole packet (acknowledgements before it are dropped)."""
+    data = b""
+    while not (b"#" in data and len(data.rsplit(b"#", 1)[1]) >= 2):
+        chunk = conn.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return data[data.find(b"$"):]
 
 
 def test_protocol_errors_and_vanishing_client() -> None:
@@ -101,5 +112,25 @@ def test_protocol_errors_and_vanishing_client() -> None:
     assert ask(packet(b"qNoSuchThing")).startswith(b"+$#00")  # unknown packet: empty reply
     assert b"$" in ask(packet(b"m6000,4"))  # the session still answers
     conn.close()  # the client vanishes
+    server.join(30)
+    assert not server.is_alive()
+
+
+def test_interrupt_packet_stops_a_running_core() -> None:
+    session = Session(Path(__file__).parent / "firmware" / "forever.c")
+    ready = threading.Event()
+    port: list[int] = []
+    server = threading.Thread(target=serve_tcp, args=(session, 0), kwargs={"ready": lambda p: (port.append(p), ready.set())}, daemon=True)
+    server.start()
+    assert ready.wait(30)
+    conn = socket.create_connection(("127.0.0.1", port[0]), timeout=20)
+    conn.sendall(packet(b"QStartNoAckMode"))
+    assert recv_packet(conn) == packet(b"OK")
+    conn.sendall(packet(b"vCont;c"))  # runs forever
+    threading.Timer(0.3, lambda: conn.sendall(b"\x03")).start()
+    assert recv_packet(conn) == packet(b"S02")  # SIGINT
+    conn.sendall(packet(b"p20"))  # the session still answers: pc
+    assert len(recv_packet(conn)) == len(packet(b"00000000"))
+    conn.sendall(packet(b"k"))
     server.join(30)
     assert not server.is_alive()
