@@ -81,6 +81,7 @@ class Session:
         self.debug: DebugInfo | None = None
         self._interpreter = None
         self._expr_context = None
+        self.last_hits: list[Breakpoint] = []  # the breakpoints that made the last stop
         self.history: list[Checkpoint] = []
         self._next_number = 1
         self.load(demo_source() if program is None else program)
@@ -199,8 +200,10 @@ class Session:
         self.core.interrupt()
 
     def _breakpoint_stops(self, pc: int) -> bool:
-        """Count a hit on the breakpoints at ``pc``; True if one of them stops the run."""
+        """Count a hit on the breakpoints at ``pc``; True if one of them stops the run (those
+        are kept in ``last_hits`` for the stop report)."""
         stops = False
+        self.last_hits = []
         for bp in list(self.breakpoints.values()):
             if bp.address != pc or not bp.enabled:
                 continue
@@ -211,6 +214,7 @@ class Session:
                 bp.ignore_count -= 1
                 continue
             stops = True
+            self.last_hits.append(bp)
             if bp.temporary:
                 self.delete(bp.number)
         return stops
@@ -244,10 +248,11 @@ class Session:
         information), ``FILE:LINE`` or ``LINE``."""
         if isinstance(location, int):
             return location
-        try:
-            return int(location, 0)
-        except ValueError:
-            pass
+        if not (location.strip().isdigit() and self.debug is not None):  # LINE, as GDB reads it
+            try:
+                return int(location, 0)
+            except ValueError:
+                pass
         if self.debug is not None:
             from tdbg.stepping import resolve_location
 

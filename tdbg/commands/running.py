@@ -40,25 +40,31 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     s.tile.warnings.clear()
     where = describe_location(interp, stop.pc)
     kind = stop.kind
+    hits = []
+    if kind is StopKind.BREAKPOINT:  # a temporary one is already deleted: the session kept it
+        hits = [bp for bp in s.last_hits if bp.address == stop.pc] or [bp for bp in s.breakpoints.values() if bp.address == stop.pc]
     if kind is StopKind.EBREAK and s.image.symbols.get("_tdbg_exit") and stop.pc == s.image.symbols["_tdbg_exit"].addr:
         interp.context["running"] = False
         code = s.read_u32(s.symbol("tdbg_exit_code").addr) if "tdbg_exit_code" in s.image.symbols else 0
         interp.out(f"[Inferior 1 ({stop.core}) exited {'normally' if code == 0 else f'with code {code:02o}'}]")
     elif kind is StopKind.BREAKPOINT:
-        numbers = [bp.number for bp in s.breakpoints.values() if bp.address == stop.pc]
+        title = "Temporary breakpoint" if hits and hits[0].temporary else "Breakpoint"
         interp.out("")
-        interp.out(f"Breakpoint {numbers[0] if numbers else '?'}, {where}")
+        interp.out(f"{title} {hits[0].number if hits else '?'}, {where}")
     elif kind is StopKind.WATCHPOINT:
         watch = stop.watch
         title = {"write": "Hardware watchpoint", "read": "Hardware read watchpoint", "access": "Hardware access (read/write) watchpoint"}[watch.kind]
         interp.out("")
         interp.out(f"{title} {watch.number}: {interp.context.get('watch_expr', {}).get(watch.number, hex(watch.address))}")
         interp.out("")
-        if stop.access and stop.access.write:
-            interp.out(f"Old value = {fmt_value(stop.old)}")
-            interp.out(f"New value = {fmt_value(stop.new)}")
+        show = fmt_bits if watch.dst_rows else fmt_value  # Dst data reads best as bits
+        if stop.access is None or stop.access.write:
+            interp.out(f"Old value = {show(stop.old)}")
+            interp.out(f"New value = {show(stop.new)}")
         else:
-            interp.out(f"Value = {fmt_value(stop.old)}")
+            interp.out(f"Value = {show(stop.old)}")
+        if stop.detail:
+            interp.out(stop.detail)
         interp.out(where)
     elif kind is StopKind.EVENT:
         interp.out("")
@@ -87,25 +93,24 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     for hook in interp.context.get("stop_hooks", []):
         hook(interp, stop)  # type: ignore[operator]
     if kind is StopKind.BREAKPOINT:
-        run_breakpoint_commands(interp, stop.pc)
+        run_breakpoint_commands(interp, [line for bp in hits for line in bp.commands])
 
 
-def run_breakpoint_commands(interp: Interpreter, pc: int) -> None:
-    """Run the ``commands`` of the breakpoints at ``pc`` after the stop, as GDB does.  A
+def run_breakpoint_commands(interp: Interpreter, commands: list[str]) -> None:
+    """Run the ``commands`` of the breakpoints that made a stop, after it, as GDB does.  A
     ``continue`` among them reports its own stop, whose commands are queued rather than run
     inside this call, so a breakpoint hit a million times does not nest a million calls."""
-    pending: list[int] = interp.context.setdefault("bp_pending", [])  # type: ignore[assignment]
-    pending.append(pc)
+    pending: list[list[str]] = interp.context.setdefault("bp_pending", [])  # type: ignore[assignment]
+    if commands:
+        pending.append(commands)
     if interp.context.get("bp_running"):
         return
     interp.context["bp_running"] = True
     try:
         while pending:
-            at = pending.pop(0)
-            for bp in [b for b in interp.session.breakpoints.values() if b.address == at and b.commands]:
-                for line in bp.commands:
-                    if line.strip() != "silent" and not interp.execute(line):
-                        break
+            for line in pending.pop(0):
+                if line.strip() != "silent" and not interp.execute(line):
+                    break
     finally:
         interp.context["bp_running"] = False
         pending.clear()
@@ -113,6 +118,10 @@ def run_breakpoint_commands(interp: Interpreter, pc: int) -> None:
 
 def fmt_value(value: int | None) -> str:
     return "<unreadable>" if value is None else str(value)
+
+
+def fmt_bits(value: int | None) -> str:
+    return "<unreadable>" if value is None else f"{value:#x}"
 
 
 @command("run", aliases=("r",), usage="run", help="Start the firmware from its entry point (restarting it if it was running) and run until it stops.", example="run")

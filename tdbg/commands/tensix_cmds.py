@@ -33,6 +33,7 @@ def _snapshot(interp: Interpreter) -> dict[str, object]:
     cop = tile.coprocessor
     return {
         "dst": t.dst.bits.copy(), "srca": t.srca.data.copy(), "srcb": t.srcb.data.copy(),
+        "written": t.dst.ever_written.copy(),
         "config": t.config.config.copy(), "thread": t.config.thread_config.copy(),
         "rwc": [cop.rwc(i).as_dict() for i in range(3)],
         "sem": [(s.Value, s.Max) for s in cop.semaphores],
@@ -56,6 +57,10 @@ def _report_changes(interp: Interpreter, before: dict[str, object], thread: int)
             interp.out(f"{name} rows changed: {ranges(diff)}")
 
     rows("DstBits", before["dst"], after["dst"])  # type: ignore[arg-type]
+    undefined = np.flatnonzero(before["written"] & ~after["written"])  # type: ignore[operator]
+    if len(undefined):
+        changed = True
+        interp.out(f"DstBits rows now undefined: {ranges(undefined)}")
     rows("SrcA", before["srca"], after["srca"])  # type: ignore[arg-type]
     rows("SrcB", before["srcb"], after["srcb"])  # type: ignore[arg-type]
     for bank in range(2):
