@@ -143,3 +143,20 @@ def test_random_command_lines_never_raise(lines: list[tuple[str, str]]) -> None:
 
 
 RANDOM_SHELL = shell()
+
+
+def test_breakpoint_commands_line_breakpoints_and_tbreak(tmp_path: Path) -> None:
+    source = (firmware_dir() / "demo.c").read_text().splitlines()
+    line = next(i for i, text in enumerate(source, 1) if "rows++;" in text)
+    script = tmp_path / "bp.gdb"
+    script.write_text(
+        f"break demo.c:{line}\ncommands\nsilent\np rows\ncontinue\nend\n"
+        "tbreak fill_row\nrun\ncontinue\n"
+    )
+    done = subprocess.run([sys.executable, "-m", "tdbg", "-q", "-batch", "-x", str(script)], capture_output=True, text=True, timeout=120)
+    out = done.stdout
+    assert "Breakpoint 1 at " in out and f"line {line}." in out
+    assert "Temporary breakpoint 2, fill_row (row=0" in out
+    # demo.c's loop runs fill_row four times, then rows++: the commands print 0, 1, 2, 3
+    assert [l for l in out.splitlines() if l.startswith("$")] == ["$1 = 0", "$2 = 1", "$3 = 2", "$4 = 3"]
+    assert out.rstrip().endswith("exited normally]")
