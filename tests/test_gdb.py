@@ -134,3 +134,22 @@ def test_interrupt_packet_stops_a_running_core() -> None:
     conn.sendall(packet(b"k"))
     server.join(30)
     assert not server.is_alive()
+
+
+@needs_gdb
+def test_dst_rows_are_gdb_registers() -> None:
+    import struct
+
+    source = firmware_dir() / "dst_fill.c"
+    build(source)
+    out = gdb("break _tdbg_exit", "continue", "p/x $dst1", "set var $dst2[3] = 0x1234", "monitor x/4hx dst[2]",
+              target=f"| {sys.executable} -m tdbg --rsp-stdio {source}")
+
+    def dst16(value: float) -> int:  # FP32 bits -> the high half in the Dst layout (sign, mantissa-high7, exponent)
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        return (bits >> 31) << 15 | ((bits >> 16) & 0x7F) << 8 | (bits >> 23) & 0xFF
+
+    # dst_fill.c: Dst32b[r][c] = r*0.5 + c - 3.0; Dst16b row 1 holds the high halves of Dst32b row 1
+    row1 = ", ".join(hex(dst16(0.5 + c - 3.0)) for c in range(16))
+    assert f"$1 = {{{row1}}}" in out
+    assert "dst[2]:\t0x8080\t0x807f\t0x0000\t0x1234" in out  # written through the register

@@ -19,7 +19,9 @@ from collections.abc import Callable
 from typing import BinaryIO
 
 from tdbg.commands import Interpreter
-from tdbg.rsp.target_xml import REGISTER_COUNT, target_xml
+import numpy as np
+
+from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
 from tdbg.session import Session, SessionError
 from tdbg.target.stops import Stop, StopKind
 
@@ -176,13 +178,16 @@ class RspServer:
         if kind == "G":
             data = text[1:]
             for i in range(REGISTER_COUNT):
-                self._set_reg(i, int.from_bytes(bytes.fromhex(data[8 * i : 8 * i + 8]), "little"))
+                self._set_reg(i, bytes.fromhex(data[8 * i : 8 * i + 8]))
             return "OK"
         if kind == "p":
             return self._reg_hex(int(text[1:], 16))
         if kind == "P":
             n, value = text[1:].split("=")
-            self._set_reg(int(n, 16), int.from_bytes(bytes.fromhex(value), "little"))
+            data = bytes.fromhex(value)
+            if len(data) != (32 if int(n, 16) >= REGISTER_COUNT else 4):
+                return "E01"
+            self._set_reg(int(n, 16), data)
             return "OK"
         if kind == "m":
             addr, length = (int(x, 16) for x in text[1:].split(","))
@@ -251,12 +256,18 @@ class RspServer:
         return "F-1,58"  # ENOSYS: fstat, unlink, readlink ...
 
     def _reg_hex(self, n: int) -> str:
+        if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:
+            return self.session.tile.tensix.dst.read16(n - REGISTER_COUNT).astype("<u2").tobytes().hex()
         if not 0 <= n < REGISTER_COUNT:
             raise ValueError(n)
         value = self.session.core.pc if n == 32 else self.session.core.reg(n)
         return value.to_bytes(4, "little").hex()
 
-    def _set_reg(self, n: int, value: int) -> None:
+    def _set_reg(self, n: int, data: bytes) -> None:
+        if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:
+            self.session.tile.tensix.dst.write16(n - REGISTER_COUNT, np.frombuffer(data, dtype="<u2"))
+            return
+        value = int.from_bytes(data, "little")
         if n == 32:
             self.session.core.pc = value
         elif 0 <= n < 32:
