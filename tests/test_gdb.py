@@ -108,7 +108,7 @@ def test_protocol_errors_and_vanishing_client() -> None:
 
     assert ask(b"$g#00").startswith(b"-")  # bad checksum: retransmit request
     assert b"$E01" in ask(packet(b"mzz,4"))  # malformed address
-    assert b"$E01" in ask(packet(b"p99"))  # no such register
+    assert b"$E01" in ask(packet(b"p999"))  # no such register (33 + 1024 rows)
     assert ask(packet(b"qNoSuchThing")).startswith(b"+$#00")  # unknown packet: empty reply
     assert b"$" in ask(packet(b"m6000,4"))  # the session still answers
     conn.close()  # the client vanishes
