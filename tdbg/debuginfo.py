@@ -27,11 +27,11 @@ from elftools.dwarf.locationlists import BaseAddressEntry, LocationParser
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
+from tdbg.riscv import FP, RA, SP
 from tdbg.tensix.profile import BLACKHOLE
 
 RUNTIME_CU = "compiler_rt"
 MAX_FRAMES = 64
-RA, SP, FP = 1, 2, 8
 CALLEE_SAVED = (SP, 8, 9, *range(18, 28))   # sp, s0-s11 (RISC-V psABI)
 #: Where a stack frame may live: L1 and the cores' local data RAM.
 STACK_RANGES = ((0, BLACKHOLE.l1_size),

@@ -40,6 +40,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Protocol
 
+from tdbg.riscv import ABI_NAMES, NUMBERS
+
 
 class ExprError(Exception):
     """A bad expression or a failed evaluation; the message is one line, GDB's where it has one."""
@@ -199,8 +201,8 @@ class SymbolInfo:
 class EvalContext(Protocol):
     """What the evaluator needs from a debugging session.
 
-    Registers are named by their ABI name (``zero ra sp gp tp t0..t6 s0..s11 a0..a7``) or
-    ``pc``; ``$fp`` and ``$xN`` are mapped to those.  ``register`` is also asked about any
+    Registers are named by their ABI name as ``tdbg.riscv.ABI_NAMES`` spells it (``x8`` is
+    ``fp``) or ``pc``; ``$s0`` and ``$xN`` are mapped to those.  ``register`` is also asked about any
     other ``$NAME`` first (a session may offer CSRs); ``KeyError`` makes it a convenience
     variable.  Memory accessors raise any exception for an address they cannot access.
     The Tensix accessors raise ``IndexError`` or ``ValueError`` with a one-line message for bad
@@ -227,12 +229,9 @@ class EvalContext(Protocol):
     def set_convenience(self, name: str, value: Value) -> None: ...
 
 
-_ABI = ["zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", *(f"a{i}" for i in range(8)),
-        *(f"s{i}" for i in range(2, 12)), "t3", "t4", "t5", "t6"]
-REGISTERS: dict[str, str] = {n: n for n in _ABI} | {f"x{i}": n for i, n in enumerate(_ABI)} | {
-    "fp": "s0", "pc": "pc"}
+REGISTERS: dict[str, str] = {name: ABI_NAMES[n] for name, n in NUMBERS.items()} | {"pc": "pc"}
 _REGISTER_TYPES = {"pc": CODE_POINTER, "ra": CODE_POINTER, "sp": DATA_POINTER, "gp": DATA_POINTER,
-                   "tp": DATA_POINTER, "s0": DATA_POINTER}
+                   "tp": DATA_POINTER, "fp": DATA_POINTER}
 ROW_WIDTH = 16  # elements in a Dst / SrcA / SrcB row
 _TENSIX = {"dst": 2, "dst32": 2, "srca": 3, "srcb": 3}  # name -> indices of one element
 MAX_VALUE_SIZE = 65536  # GDB's max-value-size

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from tdbg import debuginfo
 from tdbg.expr import CField, CType, ExprError, Kind, SymbolInfo, Value, array_of, function_type, pointer_to
-from tdbg.target.core import ABI_NAMES
+from tdbg.riscv import ABI_NAMES
 
 from tdbg.session import SessionError
 

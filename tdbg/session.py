@@ -18,7 +18,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from tdbg.debuginfo import DebugInfo, Frame
-from tdbg.target.core import ABI_NAMES, Core, Watch
+from tdbg.riscv import NUMBERS as REGISTERS
+from tdbg.target.core import Core, Watch
 from tdbg.target.elf import ElfImage
 from tdbg.target.stops import Stop, StopKind
 from tdbg.target.tile import Checkpoint, Tile
@@ -27,7 +28,6 @@ from tdbg.tensix import formats
 from tdbg.tensix.events import TensixEvent
 from tdbg.tensix.profile import BLACKHOLE, Profile
 
-REGISTERS: dict[str, int] = {**{f"x{i}": i for i in range(32)}, **{n: i for i, n in enumerate(ABI_NAMES)}, "s0": 8}
 
 
 class SessionError(Exception):

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tdbg.debuginfo import RA, SP, DebugInfo
+from tdbg.debuginfo import DebugInfo
+from tdbg.riscv import RA, SP
 from tdbg.session import Session, SessionError
 from tdbg.target.stops import Stop, StopKind
 

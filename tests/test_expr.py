@@ -33,8 +33,8 @@ class FakeContext:
     """Dict-backed registers, a bytearray memory at 0x6000, a small symbol table, fake Tensix."""
 
     def __init__(self) -> None:
-        self.regs = {name: 0 for name in ["pc", "zero", "ra", "sp", "gp", "tp", "s0", "a0", "t0", "s11"]}
-        self.regs.update(pc=0x6004, ra=0x6040, sp=0x8FF0, s0=0x8FF8, a0=5, a1=0x3FC00000, s1=41, mstatus=0x1800)
+        self.regs = {name: 0 for name in ["pc", "zero", "ra", "sp", "gp", "tp", "fp", "a0", "t0", "s11"]}
+        self.regs.update(pc=0x6004, ra=0x6040, sp=0x8FF0, fp=0x8FF8, a0=5, a1=0x3FC00000, s1=41, mstatus=0x1800)
         self.mem = bytearray(SIZE)
         self.write_only: dict[int, bytes] = {}
         self.symbols: dict[str, tuple[SymbolInfo, int]] = {}

@@ -7,7 +7,7 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.disasm import disassemble
 from tdbg.session import REGISTERS
-from tdbg.target.core import ABI_NAMES
+from tdbg.riscv import ABI_NAMES
 
 
 def _complete_registers(interp: Interpreter, word: str) -> list[str]:

@@ -5,7 +5,7 @@ fetched one at a time with ``p`` only when asked for."""
 
 from __future__ import annotations
 
-from tdbg.target.core import ABI_NAMES
+from tdbg.riscv import ABI_NAMES
 
 REGISTER_COUNT = 33  # x0..x31, pc: what g / G carry
 DST_ROWS = 1024     # registers 33.. are the Dst16b rows

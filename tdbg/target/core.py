@@ -44,10 +44,6 @@ if TYPE_CHECKING:
 
 EBREAK = 0x00100073
 NOP = 0x00000013  # addi x0, x0, 0
-ABI_NAMES = (
-    "zero ra sp gp tp t0 t1 t2 fp s1 a0 a1 a2 a3 a4 a5 a6 a7 "
-    "s2 s3 s4 s5 s6 s7 s8 s9 s10 s11 t3 t4 t5 t6"
-).split()
 _PACK = (None, struct.Struct("<B").pack_into, struct.Struct("<H").pack_into, None, struct.Struct("<I").pack_into)
 _MASK = (0, 0xFF, 0xFFFF, 0, 0xFFFFFFFF)
 
