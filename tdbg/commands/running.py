@@ -69,6 +69,7 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     elif kind is StopKind.EVENT:
         interp.out("")
         interp.out(f"Program stopped: {stop.describe()}")
+        interp.out(f"Instruction: {instruction_at(interp, stop)}")
         interp.out(where)
     elif kind is StopKind.INTERRUPTED:
         interp.out("")
@@ -116,6 +117,26 @@ def run_breakpoint_commands(interp: Interpreter, commands: list[str]) -> None:
         pending.clear()
 
 
+def instruction_at(interp: Interpreter, stop: Stop) -> str:
+    """The instruction a stop is about: the core's, and the Tensix instruction it pushed when
+    the event came from the coprocessor."""
+    from tdbg.disasm import disassemble
+    from tdbg.tensix.isa import IsaError, decode
+
+    s = interp.session
+    try:
+        text = disassemble(stop.pc, s.read_u32(stop.pc)).text.replace("\t", " ")
+    except Exception:
+        text = "(unreadable)"
+    pushes = s.tile.pushes
+    if stop.access is None and pushes and pushes[-1].pc == stop.pc:
+        try:
+            text += f" pushing {decode(pushes[-1].word).text()}"
+        except IsaError:
+            text += f" pushing {pushes[-1].word:#010x} (no encoding matches)"
+    return text
+
+
 def fmt_value(value: int | None) -> str:
     return "<unreadable>" if value is None else str(value)
 
@@ -158,6 +179,7 @@ def continue_cmd(interp: Interpreter, args: str) -> None:
 def stepi_cmd(interp: Interpreter, args: str) -> None:
     require_running(interp)
     n = count_arg(interp, args)
+    interp.context["plain_step"] = True
     run_and_report(interp, lambda: interp.session.stepi(n))
 
 
@@ -165,6 +187,7 @@ def stepi_cmd(interp: Interpreter, args: str) -> None:
 def nexti_cmd(interp: Interpreter, args: str) -> None:
     require_running(interp)
     n = count_arg(interp, args)
+    interp.context["plain_step"] = True
     run_and_report(interp, lambda: interp.session.nexti(n))
 
 

@@ -100,6 +100,7 @@ class Core:
         self._muted = False          # stepping over the instruction we last stopped at
         self.completed_pc: int | None = None  # its effect already happened (a push): skip it
         self._interrupt = False
+        self.running = False  # inside emu_start: device side effects belong to the firmware
         self.last_stop: Stop | None = None
 
     # -- registers ------------------------------------------------------------------------------
@@ -347,10 +348,13 @@ class Core:
             self._interrupt = False
             return Stop(StopKind.INTERRUPTED, self.name, start)
         error: UcError | None = None
+        self.running = True
         try:
             self.uc.emu_start(start, 0, count=count)
         except UcError as exc:
             error = exc
+        finally:
+            self.running = False
         if self._undo is not None:
             self.uc.mem_write(*self._undo)
             self._undo = None

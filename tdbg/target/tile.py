@@ -219,7 +219,11 @@ class Tile:
         """A core pushes one Tensix instruction to its thread; the coprocessor runs it now.
 
         An event it raises, or a write to a watched Dst row, stops the core after the push
-        (the push itself has happened)."""
+        (the push itself has happened).  A push the debugger makes while the core is stopped
+        (a store to ``INSTRN_BUF_BASE`` typed by the user) raises the event instead."""
+        if not core.running:
+            self.execute(core, pc, word, "debugger")
+            return
         watches = [w for w, _ in core.watches.values() if w.dst_rows and w.kind != "read"]
         before = [self.tensix.dst.bits[w.bits_rows].copy() for w in watches]
         try:
