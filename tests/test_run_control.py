@@ -134,11 +134,16 @@ def test_dst_row_watch_window_store_and_tensix_instruction() -> None:
     assert stop.kind is StopKind.WATCHPOINT and stop.watch is w
     assert stop.access.address == 0xFFBD8000 + 16 * 4  # the first store to Dst32b[1][0]
     assert stop.new == 0x41880000 and insn_at(s, stop.pc) == "sw"  # 17.0f
-    s.delete(w.number)
-    # a Tensix instruction that writes a row: ZEROACC pushed by hand hits a watch on row 1
-    from tdbg.tensix.isa import encode
 
-    s.tile.tensix.dst.set32(1, 0, 5)
-    w2 = s.watch_dst_row(1)
-    s.tile.push(s.core, s.core.pc, encode("ZEROACC", UseDst32b=1, Mode=0, AddrMod=0, Imm10=1), "store")  # one row
-    assert s.core._stop is not None and s.core._stop.watch is w2
+
+def test_dst_row_watch_hit_by_a_tensix_instruction() -> None:
+    s = Session(Path(__file__).parent / "firmware" / "zeroacc.c")
+    s.break_at(s.symbol("after_store").addr)
+    assert s.cont().kind is StopKind.BREAKPOINT
+    w = s.watch_dst_row(1)  # fmt 0: Dst32b row 1 = DstBits rows 1 and 9
+    stop = s.cont()
+    # ZEROACC (one row, ZEROACC.md) marks Dst32b[1] undefined: a write to the watched rows,
+    # reported after the push, at the .ttinsn word that pushed it
+    assert stop.kind is StopKind.WATCHPOINT and stop.watch is w and stop.access is None
+    assert stop.pc in s.image.ttinsn and "ZEROACC" in stop.detail
+    assert s.cont().kind is StopKind.EBREAK  # the push is not repeated
