@@ -122,7 +122,7 @@ def ignore_cmd(interp: Interpreter, args: str) -> None:
     interp.out(f"Will ignore next {bp.ignore_count} crossings of breakpoint {bp.number}.")
 
 
-@command("commands", usage="commands [N]\\n  COMMANDS...\\nend", help="Give breakpoint N (default: the last one set) commands to run each time it stops the program.", example="commands 1")
+@command("commands", usage="commands [N] ... end", help="Give breakpoint N (default: the last one set) commands to run each time it stops the program.", example="commands 1")
 def commands_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
     if args.strip():

@@ -16,6 +16,11 @@ from tdbg.tensix.events import Category
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "a": "\a", "e": "\x1b", "r": "\r", " ": " "}
 
 
+def first_sentence(text: str) -> str:
+    """The help text up to its first full stop (not the dots of ``cfg.NAME`` or ``1..3``)."""
+    return re.split(r"(?<=\.)\s", text.strip(), maxsplit=1)[0]
+
+
 def unescape(text: str) -> str:
     """GDB's backslash escapes (``\\n``, ``\\t``, ``\\033`` ...)."""
     def sub(m: re.Match[str]) -> str:
@@ -36,7 +41,7 @@ def help_cmd(interp: Interpreter, args: str) -> None:
             if name.startswith("__"):
                 continue
             cmd = ROOT.commands[name]
-            interp.out(f"  {cmd.usage:<40} {cmd.help.split('.')[0]}.")
+            interp.out(f"  {cmd.usage:<40} {first_sentence(cmd.help)}")
         return
     if words[0] in ("info", "i") and len(words) > 1:
         interp.out(INFO.lookup(words[1]).help_text())
@@ -120,7 +125,7 @@ def source_cmd(interp: Interpreter, args: str) -> None:
     interp.run_lines(iter(lines))
 
 
-@command("define", usage="define NAME\\n  COMMANDS...\\nend", help="Define a new command NAME that runs COMMANDS; $arg0..$argN and $argc are its arguments.", example="define showdst")
+@command("define", usage="define NAME ... end", help="Define a new command NAME that runs COMMANDS; $arg0..$argN and $argc are its arguments.", example="define showdst")
 def define_cmd(interp: Interpreter, args: str) -> None:
     name = args.strip()
     if not re.fullmatch(r"[A-Za-z_][\w-]*", name):
@@ -201,6 +206,6 @@ def info_cmd(interp: Interpreter, args: str) -> None:
     if not word:
         interp.out('"info" must be followed by the name of an info command.')
         for name in sorted(INFO.commands):
-            interp.out(f"  info {INFO.commands[name].usage[5:]:<34} {INFO.commands[name].help.split('.')[0]}.")
+            interp.out(f"  info {INFO.commands[name].usage[5:]:<34} {first_sentence(INFO.commands[name].help)}")
         return
     INFO.lookup(word).handler(interp, rest.strip())
