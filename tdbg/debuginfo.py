@@ -2,7 +2,7 @@
 
 ``DebugInfo`` answers what GDB's symbol tables answer: the line-table row at an address, the
 addresses of ``FILE:LINE``, the function around an address and where its prologue ends, global and
-local variables with minimal C types, and a backtrace.  Unwinding uses the ``.eh_frame`` call-frame
+local variables with their C types (the evaluator's ``tdbg.expr.CType``), and a backtrace.  Unwinding uses the ``.eh_frame`` call-frame
 information the toolchain emits for every function; code without it is unwound along the
 ``s0`` frame-pointer chain (``ra`` at ``s0-4``, the caller's ``s0`` at ``s0-8``).
 
@@ -17,7 +17,7 @@ import bisect
 import io
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from elftools.dwarf.callframe import FDE, RegisterRule
@@ -27,6 +27,7 @@ from elftools.dwarf.locationlists import BaseAddressEntry, LocationParser
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
+from tdbg.expr import VOID, CField, CType, Kind, array_of, function_type, pointer_to
 from tdbg.riscv import FP, RA, SP
 from tdbg.tensix.profile import BLACKHOLE
 
@@ -65,31 +66,6 @@ class Function:
     file: Path | None         # where it is declared
     line: int | None
     die: DIE | None = field(default=None, compare=False, repr=False)
-
-
-@dataclass(eq=False)
-class CType:
-    """A C type with typedefs resolved and qualifiers dropped; ``name`` is the written name."""
-
-    name: str
-    size: int
-    kind: str                         # 'base' | 'pointer' | 'array' | 'struct' | 'union' | 'enum' | 'function'
-    signed: bool = False
-    floating: bool = False
-    target: CType | None = None       # array element / pointee (None: void)
-    count: int | None = None          # array elements (None: unknown)
-    members: list[Member] = field(default_factory=list)       # struct / union
-    enumerators: dict[int, str] = field(default_factory=dict)  # enum
-
-    def __repr__(self) -> str:        # types can be cyclic (struct node { struct node *next; })
-        return f"CType({self.name!r})"
-
-
-@dataclass(frozen=True)
-class Member:
-    name: str
-    offset: int
-    type: CType
 
 
 @dataclass(frozen=True)
@@ -153,6 +129,7 @@ class DebugInfo:
         self._fde_starts = [f.low for f in self._fdes]
         self._types: dict[int, CType] = {}
         self._globals: dict[str, Variable] | None = None
+        self._type_dies: dict[str, DIE] | None = None
         self._sources: dict[Path, list[str]] = {}
 
     @classmethod
@@ -450,60 +427,64 @@ class DebugInfo:
         return None
 
     # -- types -----------------------------------------------------------------------------------
+    def lookup_type(self, name: str) -> CType | None:
+        """The file-scope type spelled ``name`` (``"uint32_t"``, ``"struct node"``, ``"enum mode"``),
+        from its definition rather than a declaration; None if the program has none."""
+        if self._type_dies is None:
+            self._type_dies = {}
+            for cu in self._cus:
+                for die in cu.get_top_DIE().iter_children():
+                    spelled = _type_spelling(die)
+                    if spelled is not None and "DW_AT_declaration" not in die.attributes:
+                        self._type_dies.setdefault(spelled, die)
+        die = self._type_dies.get(name)
+        return self._type(die) if die is not None else None
+
     def _type(self, die: DIE) -> CType:
+        """The type of a DWARF type DIE, qualifiers dropped; enums are integers.  A struct
+        reached again while its members are read (``struct node { struct node *next; }``) is
+        its incomplete shell, which the evaluator completes through ``lookup_type``."""
         cached = self._types.get(die.offset)
         if cached is not None:
             return cached
         attrs = die.attributes
         tag = die.tag
-        inner = die.get_DIE_from_attribute("DW_AT_type") if "DW_AT_type" in attrs else None
+        inner = self._type(die.get_DIE_from_attribute("DW_AT_type")) if "DW_AT_type" in attrs else None
         if tag in ("DW_TAG_const_type", "DW_TAG_volatile_type", "DW_TAG_restrict_type", "DW_TAG_atomic_type"):
-            return self._remember(die, self._type(inner) if inner else _VOID)
+            return self._remember(die, inner or VOID)
         if tag == "DW_TAG_typedef":
-            base = self._type(inner) if inner else _VOID
-            named = CType(_name(die) or base.name, base.size, base.kind, base.signed, base.floating,
-                          base.target, base.count, base.members, base.enumerators)
-            return self._remember(die, named)
-        if tag == "DW_TAG_pointer_type" or tag == "DW_TAG_reference_type":
-            ctype = self._remember(die, CType("void *", attrs["DW_AT_byte_size"].value if "DW_AT_byte_size" in attrs else 4, "pointer"))
-            if inner is not None:
-                ctype.target = self._type(inner)
-                ctype.name = f"{ctype.target.name} *"
-            return ctype
+            return self._remember(die, replace(inner or VOID, name=_name(die) or "?"))
+        if tag in ("DW_TAG_pointer_type", "DW_TAG_reference_type"):
+            return self._remember(die, pointer_to(inner or VOID))
         if tag == "DW_TAG_array_type":
             counts = [_subrange_count(c) for c in die.iter_children() if c.tag == "DW_TAG_subrange_type"] or [None]
-            element = self._type(inner) if inner else _VOID
+            element = inner or VOID
             for count in reversed(counts):
-                size = element.size * count if count is not None else 0
-                element = CType(f"{element.name} [{'' if count is None else count}]", size, "array",
-                                target=element, count=count)
+                element = array_of(element, count or 0)
             return self._remember(die, element)
         if tag in ("DW_TAG_structure_type", "DW_TAG_union_type", "DW_TAG_class_type"):
-            kind = "union" if tag == "DW_TAG_union_type" else "struct"
-            ctype = self._remember(die, CType(f"{kind} {_name(die) or '{...}'}", _size(die), kind))
-            for child in die.iter_children():
-                if child.tag == "DW_TAG_member" and "DW_AT_type" in child.attributes:
-                    loc = child.attributes.get("DW_AT_data_member_location")
-                    offset = loc.value if loc is not None and isinstance(loc.value, int) else 0
-                    ctype.members.append(Member(_name(child) or "", offset,
-                                                self._type(child.get_DIE_from_attribute("DW_AT_type"))))
+            shell = CType(_type_spelling(die) or f"{_TAGS[tag]} {{...}}", _size(die), Kind.STRUCT)
+            self._types[die.offset] = shell  # while the members are read
+            fields = tuple(CField(_name(c) or "", _member_offset(c), self._type(c.get_DIE_from_attribute("DW_AT_type")))
+                           for c in die.iter_children() if c.tag == "DW_TAG_member" and "DW_AT_type" in c.attributes)
+            self._types[die.offset] = ctype = replace(shell, fields=fields)
             return ctype
         if tag == "DW_TAG_enumeration_type":
-            base = self._type(inner) if inner else None
-            values = {c.attributes["DW_AT_const_value"].value: _name(c) or ""
-                      for c in die.iter_children() if c.tag == "DW_TAG_enumerator"}
-            return self._remember(die, CType(f"enum {_name(die) or '{...}'}", _size(die), "enum",
-                                             signed=base.signed if base else False, enumerators=values))
+            return self._remember(die, CType(_type_spelling(die) or "enum {...}", _size(die), Kind.INT,
+                                             signed=inner is not None and inner.signed))
         if tag == "DW_TAG_base_type":
             encoding = attrs["DW_AT_encoding"].value if "DW_AT_encoding" in attrs else 0
-            return self._remember(die, CType(_name(die) or "?", _size(die), "base",
-                                             signed=encoding in _SIGNED, floating=encoding == _DW_ATE_FLOAT))
+            kind = {_DW_ATE_BOOLEAN: Kind.BOOL, _DW_ATE_FLOAT: Kind.FLOAT}.get(encoding, Kind.INT)
+            return self._remember(die, CType(_name(die) or "?", _size(die), kind, signed=encoding in _SIGNED))
         if tag == "DW_TAG_subroutine_type":
-            return self._remember(die, CType("<function>", 0, "function"))
-        return self._remember(die, CType(_name(die) or "?", _size(die), "base"))
+            return self._remember(die, function_type(inner or VOID, None))
+        return self._remember(die, CType(_name(die) or "?", _size(die)))
 
     def _remember(self, die: DIE, ctype: CType) -> CType:
-        self._types[die.offset] = ctype
+        """Cache ``ctype`` unless it is an incomplete struct: a typedef or qualifier of a struct
+        whose members are being read is complete when looked up later."""
+        if ctype.kind is not Kind.STRUCT or ctype.fields:
+            self._types[die.offset] = ctype
         return ctype
 
     # -- unwinding ---------------------------------------------------------------------------------
@@ -583,9 +564,11 @@ class DebugInfo:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+_DW_ATE_BOOLEAN = 0x02
 _DW_ATE_FLOAT = 0x04
-_SIGNED = {0x05, 0x06, 0x0D}     # DW_ATE_signed, signed_char, signed_fixed
-_VOID = CType("void", 0, "base")
+_SIGNED = {0x04, 0x05, 0x06, 0x0D}     # DW_ATE_float (as tdbg.expr's), signed, signed_char, signed_fixed
+_TAGS = {"DW_TAG_structure_type": "struct", "DW_TAG_class_type": "struct", "DW_TAG_union_type": "union",
+         "DW_TAG_enumeration_type": "enum"}
 
 
 def _cu_name(cu) -> str:
@@ -601,6 +584,22 @@ def _name(die: DIE) -> str | None:
         if ref in die.attributes:
             return _name(die.get_DIE_from_attribute(ref))
     return None
+
+
+def _type_spelling(die: DIE) -> str | None:
+    """How C names a type DIE: ``uint32_t``, ``struct node``, ``enum mode``; None if anonymous
+    or not a named type."""
+    name = _name(die)
+    if name is None:
+        return None
+    if die.tag == "DW_TAG_typedef":
+        return name
+    return f"{_TAGS[die.tag]} {name}" if die.tag in _TAGS else None
+
+
+def _member_offset(die: DIE) -> int:
+    loc = die.attributes.get("DW_AT_data_member_location")
+    return loc.value if loc is not None and isinstance(loc.value, int) else 0
 
 
 def _size(die: DIE) -> int:

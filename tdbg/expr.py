@@ -877,7 +877,8 @@ def _float_bits(x: float, size: int) -> int:
 _DEFAULT_NAN = struct.unpack("<d", bytes.fromhex("000000000000f8ff"))[0]  # x86's 0.0/0.0
 
 
-def _decode(data: bytes, t: CType) -> int | float | bytes:
+def decode(data: bytes, t: CType) -> int | float | bytes:
+    """The ``Value.raw`` of an object of type ``t`` from its little-endian bytes."""
     if t.kind in (Kind.INT, Kind.BOOL, Kind.POINTER):
         return int.from_bytes(data, "little", signed=t.signed and t.kind is Kind.INT)
     if t.kind is Kind.FLOAT:
@@ -894,7 +895,7 @@ def _encode(raw: int | float | bytes, t: CType) -> bytes:
 
 
 def _member_raw(struct_raw: bytes, f: CField) -> int | float | bytes:
-    return _decode(struct_raw[f.offset:f.offset + f.ctype.size], f.ctype)
+    return decode(struct_raw[f.offset:f.offset + f.ctype.size], f.ctype)
 
 
 def _is_number(t: CType) -> bool:
@@ -971,7 +972,7 @@ class _Evaluator:
         if v.raw is not None:
             return v
         assert v.address is not None
-        return replace(v, raw=_decode(self.read(v.address, v.ctype.size), v.ctype))
+        return replace(v, raw=decode(self.read(v.address, v.ctype.size), v.ctype))
 
     def decay(self, v: Value) -> Value:
         """Arrays to pointers to their first element, functions to function pointers, then read."""
@@ -1083,7 +1084,7 @@ class _Evaluator:
         except KeyError:
             raise ExprError(f"Invalid register `{name}'") from None
         data = (raw & _MASK32).to_bytes(4, "little")[:t.size].ljust(t.size, b"\0")
-        return Value(t, _decode(data, t), lval=Lval.REGISTER, location=(name,))
+        return Value(t, decode(data, t), lval=Lval.REGISTER, location=(name,))
 
     def dollar(self, name: str) -> Value:
         try:
@@ -1182,7 +1183,7 @@ class _Evaluator:
             if not 0 <= i < t.count:
                 raise ExprError("no such vector element")
             data = self.fetch(base).raw[i * elem.size:(i + 1) * elem.size]  # type: ignore[index]
-            return Value(elem, _decode(data, elem))  # type: ignore[arg-type]
+            return Value(elem, decode(data, elem))  # type: ignore[arg-type]
         if t.kind is Kind.POINTER:
             return self.deref(self.binary("+", self.fetch(base), Value(INT, i)))
         raise ExprError(f"cannot subscript something of type `{type_name(t)}'")
@@ -1464,7 +1465,7 @@ class _Formatter:
             j = i + 1
             while j < t.count and raw[j * size:(j + 1) * size] == chunk:
                 j += 1
-            text = self.value(elem, _decode(chunk, elem))
+            text = self.value(elem, decode(chunk, elem))
             if j - i > _REPEATS:
                 items.append(f"{text} <repeats {j - i} times>")
                 i, printed = j, printed + _REPEATS
@@ -1516,7 +1517,7 @@ class _Formatter:
                 return _float_text(raw, t.size)  # type: ignore[arg-type]
             if t.size in (4, 8):  # the bits read as the float of that size
                 as_float = FLOAT if t.size == 4 else DOUBLE
-                return _float_text(_decode(bits.to_bytes(t.size, "little"), as_float), t.size)  # type: ignore[arg-type]
+                return _float_text(decode(bits.to_bytes(t.size, "little"), as_float), t.size)  # type: ignore[arg-type]
             return str(_wrap(bits, t) if t.kind is Kind.INT else bits)
         if fmt == "x":
             return f"{bits:#x}"
@@ -1531,10 +1532,12 @@ class _Formatter:
         return str(bits)  # "u"
 
 
-def format_value(value: Value, fmt: str | None, ctx: EvalContext) -> str:
+def format_value(value: Value, fmt: str | None, ctx: EvalContext, *, typed: bool = True) -> str:
     """A value as GDB's ``print`` shows it (without the ``$N = ``), in format letter ``fmt``
-    (one of ``x d u o t a c f s z``) or the natural format for its type."""
+    (one of ``x d u o t a c f s z``) or the natural format for its type.  ``typed=False``
+    leaves out the ``(type *)`` before a pointer, as ``info locals`` and frame lines do."""
     if fmt is not None and fmt not in PRINT_FORMATS:
         raise ExprError(f'Format letter "{fmt}" is meaningless in "print" command.' if fmt == "i"
                         else f'Undefined output format "{fmt}".')
-    return _Formatter(ctx, fmt).top(value)
+    formatter = _Formatter(ctx, fmt)
+    return formatter.top(value) if typed else formatter.value(value.ctype, value.raw)  # type: ignore[arg-type]

@@ -8,48 +8,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tdbg import debuginfo
-from tdbg.expr import CField, CType, ExprError, Kind, SymbolInfo, Value, array_of, function_type, pointer_to
+from tdbg.expr import VOID, CType, ExprError, SymbolInfo, Value, function_type
 from tdbg.riscv import ABI_NAMES
 
 from tdbg.session import SessionError
 
 if TYPE_CHECKING:
     from tdbg.session import Session
-
-_KINDS = {"pointer": Kind.POINTER, "array": Kind.ARRAY, "struct": Kind.STRUCT, "union": Kind.STRUCT,
-          "enum": Kind.INT, "function": Kind.FUNC}
-
-
-def convert_type(t: debuginfo.CType | None, memo: dict[int, CType]) -> CType | None:
-    """A debug-info type as the evaluator's ``CType`` (enums print as integers; a struct that
-    refers to itself gets its pointee as the same object)."""
-    if t is None:
-        return None
-    if id(t) in memo:
-        return memo[id(t)]
-    if t.kind == "base":
-        kind = Kind.FLOAT if t.floating else (Kind.BOOL if t.name in ("_Bool", "bool") else Kind.INT)
-        out = CType(t.name, t.size, kind, t.signed)
-        memo[id(t)] = out
-        return out
-    kind = _KINDS.get(t.kind, Kind.INT)
-    if kind is Kind.STRUCT:
-        shell = CType(t.name, t.size, kind)  # breaks cycles through pointers to itself
-        memo[id(t)] = shell
-        fields = tuple(CField(m.name, m.offset, convert_type(m.type, memo) or shell) for m in t.members)
-        out = CType(t.name, t.size, kind, fields=fields)
-    elif kind is Kind.FUNC:
-        out = function_type(convert_type(t.target, memo) or CType("void", 0, Kind.VOID), None)
-    else:
-        target = convert_type(t.target, memo) if t.target is not None else CType("void", 1, Kind.VOID)
-        if kind is Kind.ARRAY:
-            out = array_of(target, t.count or 0)
-        elif kind is Kind.POINTER and "*" in t.name:
-            out = pointer_to(target)
-        else:  # a typedef'd pointer keeps its name; enums print as integers
-            out = CType(t.name, t.size, kind, t.signed, target=target if kind is Kind.POINTER else None)
-    memo[id(t)] = out
-    return out
 
 
 class SessionContext:
@@ -59,7 +24,6 @@ class SessionContext:
         self.s = session
         self._history: list[Value] = []
         self._convenience: dict[str, Value] = {}
-        self._memo: dict[int, CType] = {}
 
     # registers
     def register(self, name: str) -> int:
@@ -86,24 +50,24 @@ class SessionContext:
             raise KeyError(name)
         if sym.kind == "func":
             fn = info.function(name) if info is not None and name in {f.name for f in info.functions()} else None
-            ret = convert_type(info.return_type(fn), self._memo) if fn is not None and info is not None else None
-            return SymbolInfo(sym.addr, True, function_type(ret or CType("int", 4, Kind.INT, True), None) if fn else None)
+            ret = info.return_type(fn) if fn is not None and info is not None else None
+            return SymbolInfo(sym.addr, True, function_type(ret or VOID, None) if fn else None)
         return SymbolInfo(sym.addr)
 
     def _variable(self, v: debuginfo.Variable) -> SymbolInfo:
-        ctype = convert_type(v.type, self._memo)
         if v.register is not None:
-            return SymbolInfo(0, ctype=ctype, register=ABI_NAMES[v.register])
+            return SymbolInfo(0, ctype=v.type, register=ABI_NAMES[v.register])
         if v.addr is None:
             raise KeyError(v.name)
-        return SymbolInfo(v.addr, ctype=ctype)
+        return SymbolInfo(v.addr, ctype=v.type)
 
     def symbolize(self, address: int) -> str | None:
         text = self.s.symbolize(address)
         return text[1:-1] if text else None
 
     def lookup_type(self, name: str) -> CType | None:
-        return None
+        info = self.s.debug
+        return info.lookup_type(name) if info is not None else None
 
     # memory (a device access that is undefined says which rule it breaks)
     def read_memory(self, address: int, size: int) -> bytes:

@@ -13,7 +13,9 @@ from pathlib import Path
 import capstone
 import pytest
 
+from tdbg.commands import Interpreter
 from tdbg.debuginfo import DebugInfo
+from tdbg.expr import Kind, type_name
 from tdbg.session import Session
 from tdbg.target.toolchain import compile_command, firmware_dir
 
@@ -119,10 +121,11 @@ def test_global_variable_and_types(demo) -> None:
     s, info = demo
     results = info.global_variable("results")                       # volatile uint32_t results[4]
     assert results.addr == s.symbol("results").addr
-    assert results.type.kind == "array" and results.type.count == 4 and results.type.size == 16
+    assert results.type.kind is Kind.ARRAY and results.type.count == 4 and results.type.size == 16
+    assert type_name(results.type) == "uint32_t [4]"
     element = results.type.target
-    assert (element.name, element.kind, element.size, element.signed) == ("uint32_t", "base", 4, False)
-    assert info.return_type(info.function("main")).name == "int"
+    assert (element.name, element.kind, element.size, element.signed) == ("uint32_t", Kind.INT, 4, False)
+    assert type_name(info.return_type(info.function("main"))) == "int"
     assert info.return_type(info.function("fill_row")) is None
     with pytest.raises(KeyError):
         info.global_variable("nosuch")
@@ -202,3 +205,53 @@ def test_no_dwarf_gives_none(tmp_path: Path) -> None:
     command = ["-g0" if arg == "-g" else arg for arg in compile_command(source, elf)] + ["-nostdlib"]
     subprocess.run(command, check=True, capture_output=True, timeout=120)
     assert DebugInfo.load(elf) is None
+
+
+@pytest.fixture(scope="module")
+def typed() -> tuple[Interpreter, list[str]]:
+    out: list[str] = []
+    return Interpreter(Session(Path(__file__).parent / "firmware" / "types.c"), write=out.append), out
+
+
+def run(interp: Interpreter, out: list[str], line: str) -> str:
+    out.clear()
+    assert interp.execute(line), "".join(out)
+    return "".join(out).strip()
+
+
+def test_named_types_and_self_referencing_structs(typed) -> None:
+    interp, out = typed
+    info = interp.session.debug
+    assert type_name(info.global_variable("nodes").type) == "node_t [3]"
+    assert type_name(info.global_variable("vec").type) == "vec_t"
+    node = info.lookup_type("struct node")
+    assert node is not None and [(f.name, f.offset, type_name(f.ctype)) for f in node.fields] == \
+        [("v", 0, "int"), ("next", 4, "node_t *")]
+    assert info.lookup_type("node_t").fields == node.fields
+    assert info.lookup_type("enum mode").kind is Kind.INT and info.lookup_type("nosuch") is None
+    nodes = interp.session.symbol("nodes").addr
+    for line, expected in [
+        ("print *head->next", f"$1 = {{v = 2, next = {nodes + 16:#x} <nodes+16>}}"),
+        ("print head->next->next->v", "$2 = 3"),
+        ("print *nodes[1].next", "$3 = {v = 3, next = 0x0}"),
+        ("print (node_t *)head", f"$4 = (node_t *) {nodes:#x} <nodes>"),
+        ("print sizeof(node_t)", "$5 = 8"),
+        ("print pair", "$6 = {a = -2, c = 65 'A'}"),
+        ("print m", "$7 = 5"),
+        ("print w", "$8 = {u = 1065353216, f = 1}"),
+        ("print vec", "$9 = {7, 8, 9}"),
+        ("print flag", "$10 = true"),
+        ("whatis head", "type = struct node *"),
+        ("whatis m", "type = enum mode"),
+        ("whatis pair", "type = pair_t"),
+    ]:
+        assert run(interp, out, line) == expected
+
+
+def test_arguments_print_as_gdb_shows_them(typed) -> None:
+    interp, out = typed
+    run(interp, out, "break walk")
+    run(interp, out, "run")
+    nodes, pair = (interp.session.symbol(name).addr for name in ("nodes", "pair"))
+    assert run(interp, out, "info args") == f"n = {nodes:#x} <nodes>\np = {pair:#x} <pair>\nscale = 1.5"
+    assert run(interp, out, "info locals") == "total = 0"

@@ -165,9 +165,10 @@ def ptype_cmd(interp: Interpreter, args: str) -> None:
         raise CommandError(str(exc)) from None
     t = value.ctype
     if t.fields:
-        interp.out(f"type = struct {t.name} {{")
+        interp.out(f"type = {t.name if t.name.startswith(('struct', 'union')) else 'struct ' + t.name} {{")
         for f in t.fields:
-            interp.out(f"    {type_name(f.ctype)} {f.name};")
+            kind = type_name(f.ctype)
+            interp.out(f"    {kind}{'' if kind.endswith('*') else ' '}{f.name};")
         interp.out("}")
     else:
         interp.out(f"type = {type_name(t)}")

@@ -3,11 +3,10 @@ breakpoint locations, frame headers and argument values (from DWARF when the ELF
 
 from __future__ import annotations
 
-import struct
-
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError
-from tdbg.debuginfo import DebugInfo, Frame
+from tdbg.debuginfo import DebugInfo, Frame, Variable
+from tdbg.expr import UINT, ExprError, Literal, MemAt, Value, decode, evaluate, format_value
 
 
 def need_debug(interp: Interpreter) -> DebugInfo:
@@ -40,29 +39,26 @@ def frame_args(interp: Interpreter, frame: Frame) -> str:
     return ", ".join(shown)
 
 
-def variable_value(interp: Interpreter, frame: Frame, v) -> str:
-    """A variable's value as a plain integer (hex for pointers) or ``<optimized out>``."""
+def variable_value(interp: Interpreter, frame: Frame, v: Variable) -> str:
+    """A variable's value as GDB shows it in ``info locals`` and frame lines (a pointer without
+    its ``(type *)``), ``<optimized out>`` or ``<error: ...>``."""
     s = interp.session
+    ctx = s.expression_context()
     try:
-        if v.value is not None:
-            raw = v.value
-        elif v.register is not None:
-            raw = frame.regs.get(v.register, s.core.reg(v.register)) if frame.level else s.core.reg(v.register)
-        elif v.addr is not None:
-            size = max(1, min(v.type.size or 4, 8))
-            raw = int.from_bytes(s.read_memory(v.addr, size), "little")
+        if v.addr is not None:
+            value = evaluate(MemAt(v.type, Literal(UINT, v.addr)), ctx)
+        elif v.value is not None or v.register is not None:
+            if v.value is not None:
+                raw = v.value
+            else:
+                raw = frame.regs.get(v.register, s.core.reg(v.register)) if frame.level else s.core.reg(v.register)
+            size = v.type.size
+            value = Value(v.type, decode((raw & ((1 << 8 * size) - 1)).to_bytes(size, "little"), v.type))
         else:
             return "<optimized out>"
-    except Exception:
-        return "<error>"
-    t = v.type
-    if t is not None and t.kind == "pointer":
-        return f"{raw:#x}"
-    if t is not None and t.kind == "base" and t.floating and t.size == 4:
-        return f"{struct.unpack('<f', struct.pack('<I', raw & 0xFFFFFFFF))[0]:.9g}"
-    if t is not None and t.signed and t.size and raw >> (8 * t.size - 1):
-        raw -= 1 << (8 * t.size)
-    return str(raw)
+        return format_value(value, None, ctx, typed=False)
+    except ExprError as exc:
+        return f"<error: {exc}>"
 
 
 def frame_header(interp: Interpreter, frame: Frame, with_pc: bool) -> str:
