@@ -139,12 +139,17 @@ class Session:
             if stop.kind is not StopKind.BREAKPOINT or self._breakpoint_stops(stop.pc):
                 return stop
 
-    def stepi(self, count: int = 1) -> Stop:
-        """Execute ``count`` instructions, recording each for ``reverse_stepi``."""
+    def stepi(self, count: int = 1, record: bool = True) -> Stop:
+        """Execute ``count`` instructions, recording each for ``reverse_stepi``; with
+        ``record=False`` (the steps inside source-level stepping) nothing is copied and the
+        recorded history ends here."""
         stop = None
+        if not record:
+            self.history.clear()
         for _ in range(count):
-            self.history.append(self.tile.checkpoint())
-            del self.history[: -self.HISTORY]
+            if record:
+                self.history.append(self.tile.checkpoint())
+                del self.history[: -self.HISTORY]
             stop = self.core.step()
             if stop.kind is not StopKind.STEP:
                 return stop

@@ -120,7 +120,7 @@ def _step(session: Session, info: DebugInfo, into: bool) -> Stop:
         # "Single stepping until exit from function ..., which has no line number information").
         frames = _frames(session, info)
         if len(frames) < 2:
-            return session.stepi()
+            return session.stepi(record=False)
         cfa = frames[0].cfa
         stop, own = _run(session, {frames[1].pc: lambda: session.core.reg(SP) >= cfa})
         return _finish_line(session, info, into, stop) if own else stop
@@ -145,7 +145,7 @@ def _lines(session: Session, info: DebugInfo, into: bool, current: Line) -> Stop
     while True:
         prev = core.pc
         sp = core.reg(SP)
-        stop = session.stepi()
+        stop = session.stepi(record=False)
         if stop.kind is not StopKind.STEP:
             return stop
         if (hit := session.landed_on_breakpoint(stop)) is not stop:
