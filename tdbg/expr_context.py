@@ -49,7 +49,10 @@ class SessionContext:
         if sym is None:
             raise KeyError(name)
         if sym.kind == "func":
-            fn = info.function(name) if info is not None and name in {f.name for f in info.functions()} else None
+            try:
+                fn = info.function(name) if info is not None else None
+            except KeyError:  # code without debug information (crt0, compiler-rt)
+                fn = None
             ret = info.return_type(fn) if fn is not None and info is not None else None
             return SymbolInfo(sym.addr, True, function_type(ret or VOID, None) if fn else None)
         return SymbolInfo(sym.addr)

@@ -335,7 +335,7 @@ class Session:
         name = name.upper()
         if name not in self.tile.cores:
             try:
-                core = self.tile.add_core(name)
+                self.tile.add_core(name)
             except ValueError as exc:
                 raise SessionError(str(exc)) from None
         self.current = name

@@ -59,16 +59,22 @@ def test_gdb_over_stdio_debugs_demo_to_its_end() -> None:
 @needs_gdb
 def test_gdb_over_tcp() -> None:
     session = Session(DEMO)
+    server, port = start_server(session)
+    out = gdb("break fill_row", "continue", "info registers a0", "bt", "detach", target=f"127.0.0.1:{port}")
+    assert "Breakpoint 1, fill_row (" in out
+    assert "#1 " in out and "main ()" in out
+    server.join(30)
+    assert not server.is_alive()
+
+
+def start_server(session: Session) -> tuple[threading.Thread, int]:
+    """Serve ``session`` on a free TCP port in a thread: (the thread, the port)."""
     ready = threading.Event()
     port: list[int] = []
     server = threading.Thread(target=serve_tcp, args=(session, 0), kwargs={"ready": lambda p: (port.append(p), ready.set())}, daemon=True)
     server.start()
     assert ready.wait(30)
-    out = gdb("break fill_row", "continue", "info registers a0", "bt", "detach", target=f"127.0.0.1:{port[0]}")
-    assert "Breakpoint 1, fill_row (" in out
-    assert "#1 " in out and "main ()" in out
-    server.join(30)
-    assert not server.is_alive()
+    return server, port[0]
 
 
 def packet(body: bytes) -> bytes:
@@ -88,12 +94,8 @@ def recv_packet(conn: socket.socket) -> bytes:
 
 def test_protocol_errors_and_vanishing_client() -> None:
     session = Session(DEMO)
-    ready = threading.Event()
-    port: list[int] = []
-    server = threading.Thread(target=serve_tcp, args=(session, 0), kwargs={"ready": lambda p: (port.append(p), ready.set())}, daemon=True)
-    server.start()
-    assert ready.wait(30)
-    conn = socket.create_connection(("127.0.0.1", port[0]), timeout=10)
+    server, port = start_server(session)
+    conn = socket.create_connection(("127.0.0.1", port), timeout=10)
 
     def ask(raw: bytes) -> bytes:
         """Send raw bytes; return the acknowledgement plus the reply packet (if any)."""
@@ -118,12 +120,8 @@ def test_protocol_errors_and_vanishing_client() -> None:
 
 def test_interrupt_packet_stops_a_running_core() -> None:
     session = Session(Path(__file__).parent / "firmware" / "forever.c")
-    ready = threading.Event()
-    port: list[int] = []
-    server = threading.Thread(target=serve_tcp, args=(session, 0), kwargs={"ready": lambda p: (port.append(p), ready.set())}, daemon=True)
-    server.start()
-    assert ready.wait(30)
-    conn = socket.create_connection(("127.0.0.1", port[0]), timeout=20)
+    server, port = start_server(session)
+    conn = socket.create_connection(("127.0.0.1", port), timeout=20)
     conn.sendall(packet(b"QStartNoAckMode"))
     assert recv_packet(conn) == packet(b"OK")
     conn.sendall(packet(b"vCont;c"))  # runs forever

@@ -8,7 +8,7 @@ import re
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import breakpoint_what
 from tdbg.commands.registry import CommandError, command, info_command
-from tdbg.commands.values import lvalue
+from tdbg.commands.values import evaluate_address, evaluate_int, lvalue
 from tdbg.session import Breakpoint
 
 _DST_ROW = re.compile(r"^dst\[(.+)\]$")
@@ -16,13 +16,11 @@ _DST_ROW = re.compile(r"^dst\[(.+)\]$")
 
 def resolve_location(interp: Interpreter, text: str) -> tuple[int, str]:
     """A breakpoint location -> (address, description)."""
-    from tdbg.commands.examine import interp_address
-
     s = interp.session
     if not text:
         return s.core.pc, ""
     if text.startswith("*"):
-        return interp_address(interp, text[1:].strip()), ""
+        return evaluate_address(interp, text[1:].strip()), ""
     address = s.resolve(text)
     li = s.debug.line_for(address) if s.debug else None
     return address, f"file {li.file}, line {li.line}." if li else ""
@@ -142,9 +140,7 @@ def _watch(interp: Interpreter, args: str, kind: str) -> None:
     s = interp.session
     m = _DST_ROW.match(expr.replace(" ", ""))
     if m:
-        from tdbg.commands.examine import interp_int
-
-        watch = s.watch_dst_row(interp_int(interp, m.group(1)), kind)
+        watch = s.watch_dst_row(evaluate_int(interp, m.group(1)), kind)
         what = f"{expr} ({watch.view}, DstBits rows {', '.join(map(str, watch.bits_rows))})"
     else:
         address, size = lvalue(interp, expr)

@@ -17,10 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from tdbg.commands.examine import format_float, format_view_value, interp_int
+from tdbg.commands.examine import format_float, format_view_value
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command
 from tdbg.commands.tensix_cmds import WINDOW_VIEW, ranges
+from tdbg.commands.values import evaluate_int
 from tdbg.tensix import formats
 from tdbg.tensix.dst import Dst
 
@@ -116,14 +117,14 @@ def _view(interp: Interpreter, name: object) -> formats.View:
 def _rows(interp: Interpreter, text: str, limit: int, what: str) -> np.ndarray:
     """``A-B`` or ``A`` as an array of row numbers below ``limit``."""
     lo, _, hi = text.partition("-")
-    first, last = interp_int(interp, lo), interp_int(interp, hi or lo)
+    first, last = evaluate_int(interp, lo), evaluate_int(interp, hi or lo)
     if not 0 <= first <= last < limit:
         raise CommandError(f"{what} rows {text} out of range 0..{limit - 1}.")
     return np.arange(first, last + 1)
 
 
 def _tile_number(interp: Interpreter, text: str, view: formats.View) -> int:
-    tile = interp_int(interp, text)
+    tile = evaluate_int(interp, text)
     tiles = STORAGE_ROWS[view.storage] // TILE_ROWS
     if not 0 <= tile < tiles:
         raise CommandError(f"Tile {tile} out of range 0..{tiles - 1} for {STORAGE_NAME[view.storage]} ({view.name}).")
@@ -228,7 +229,7 @@ def dst_row(interp: Interpreter, args: str) -> None:
     words = args.split()
     if len(words) != 1:
         raise CommandError("Usage: dst row N")
-    row = interp_int(interp, words[0])
+    row = evaluate_int(interp, words[0])
     if not 0 <= row < 1024:
         raise CommandError(f"Dst row {row} out of range 0..1023")
     dst = interp.session.tile.tensix.dst
@@ -373,7 +374,7 @@ def dst_diff(interp: Interpreter, args: str) -> None:
     if words:
         if len(words) != 2:
             raise CommandError("Usage: dst diff checkpoint N")
-        number = interp_int(interp, words[1])
+        number = evaluate_int(interp, words[1])
         checkpoint = interp.session.checkpoints.get(number)
         if checkpoint is None:
             raise CommandError(f"No checkpoint {number}.")
@@ -482,7 +483,7 @@ def dst_tile(interp: Interpreter, args: str) -> None:
     dst = interp.session.tile.tensix.dst
     first = TILE_ROWS * tile
     if len(words) == 3:
-        face = interp_int(interp, words[2])
+        face = evaluate_int(interp, words[2])
         if not 0 <= face < 4:
             raise CommandError(f"Face {face} out of range 0..3.")
         rows = np.arange(16) + first + 16 * face
@@ -590,7 +591,7 @@ def restore_dst(interp: Interpreter, args: str) -> None:
     data = _load(words[0])
     if data.shape[1] != 16:
         raise CommandError(f"{words[0]} holds shape {data.shape}; expected (N, 16).")
-    start = interp_int(interp, words[1]) if len(words) == 2 else 0
+    start = evaluate_int(interp, words[1]) if len(words) == 2 else 0
     dst = interp.session.tile.tensix.dst
     if "view" in opts:
         view = _view(interp, opts["view"])

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from tdbg.commands.interpreter import Interpreter
-from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.commands.registry import CommandError, command
 from tdbg.commands.remap_cmds import remap_order
+from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.disasm import disassemble
 from tdbg.tensix import formats
 
@@ -67,7 +67,7 @@ def parse_regloc(interp: Interpreter, text: str) -> RegLoc | None:
     if not m:
         return None
     kind = m.group(1)
-    indexes = [interp_int(interp, i) for i in re.findall(r"\[([^\]]+)\]", m.group(2))]
+    indexes = [evaluate_int(interp, i) for i in re.findall(r"\[([^\]]+)\]", m.group(2))]
     want = 2 if kind in ("srca", "srcb") else 1
     if len(indexes) not in (want, want + 1):
         raise CommandError(f"{kind} takes {'[BANK][ROW]' if want == 2 else '[ROW]'}, optionally [COL]")
@@ -79,10 +79,6 @@ def parse_regloc(interp: Interpreter, text: str) -> RegLoc | None:
         raise CommandError(f"{kind} index out of range (rows 0..{rows - 1}, columns 0..15)")
     return RegLoc(kind, bank, row, col)
 
-
-def interp_int(interp: Interpreter, text: str) -> int:
-    """An integer argument: any expression with an integer value."""
-    return evaluate_int(interp, text)
 
 
 @command(
@@ -125,7 +121,7 @@ def x_command(interp: Interpreter, args: str) -> None:
     else:
         where = parse_regloc(interp, args)
         if where is None:
-            where = interp_address(interp, args)
+            where = evaluate_address(interp, args)
     state.fmt, state.size = fmt, size
     if isinstance(where, RegLoc):
         state.next = examine_register(interp, where, count, fmt, size, view, order)
@@ -136,10 +132,6 @@ def x_command(interp: Interpreter, args: str) -> None:
             raise CommandError("'as VIEW' applies to dst, dstbits, srca and srcb")
         state.next = examine_memory(interp, where, count, fmt, SIZES[size])
 
-
-def interp_address(interp: Interpreter, text: str) -> int:
-    """An address argument: any expression (GDB's rules for arrays and functions)."""
-    return evaluate_address(interp, text)
 
 
 # -- memory ------------------------------------------------------------------------------------

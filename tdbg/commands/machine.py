@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tdbg.commands.examine import interp_address
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.commands.values import evaluate_address
 from tdbg.disasm import disassemble
-from tdbg.session import REGISTERS
 from tdbg.riscv import ABI_NAMES
+from tdbg.session import REGISTERS
 
 
 def _complete_registers(interp: Interpreter, word: str) -> list[str]:
@@ -37,7 +37,7 @@ def info_registers(interp: Interpreter, args: str) -> None:
 def info_symbol(interp: Interpreter, args: str) -> None:
     if not args.strip():
         raise CommandError("Argument required (address).")
-    address = interp_address(interp, args.strip())
+    address = evaluate_address(interp, args.strip())
     hit = interp.session.image.symbol_at(address)
     if hit is None:
         interp.out(f"No symbol matches {args.strip()}.")
@@ -58,11 +58,11 @@ def disassemble_cmd(interp: Interpreter, args: str) -> None:
         text = text.strip()
     if "," in text:
         a, b = (t.strip() for t in text.split(",", 1))
-        start = interp_address(interp, a)
-        end = start + interp_address(interp, b[1:]) if b.startswith("+") else interp_address(interp, b)
+        start = evaluate_address(interp, a)
+        end = start + evaluate_address(interp, b[1:]) if b.startswith("+") else evaluate_address(interp, b)
         name = None
     else:
-        address = interp_address(interp, text) if text else s.core.pc
+        address = evaluate_address(interp, text) if text else s.core.pc
         hit = s.image.symbol_at(address)
         if hit is None or hit[0].kind != "func":
             raise CommandError("No function contains specified address.")

@@ -6,15 +6,14 @@ from __future__ import annotations
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import describe_location
 from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.commands.values import evaluate_int
 from tdbg.target.stops import Stop, StopKind
 
 
 def count_arg(interp: Interpreter, args: str, default: int = 1) -> int:
-    from tdbg.commands.examine import interp_int
-
     if not args:
         return default
-    n = interp_int(interp, args)
+    n = evaluate_int(interp, args)
     if n < 1:
         raise CommandError(f"Argument must be positive, not {n}.")
     return n
@@ -200,9 +199,7 @@ def kill_cmd(interp: Interpreter, args: str) -> None:
 
 @command("restart", usage="restart [N]", help="Put the tile back in its loaded state, or in checkpoint N (CPU context, memory, Dst, SrcA/SrcB, config, RWCs), ready to continue; breakpoints stay.", example="restart 1")
 def restart_cmd(interp: Interpreter, args: str) -> None:
-    from tdbg.commands.examine import interp_int
-
-    interp.session.restart(interp_int(interp, args.strip()) if args.strip() else None)
+    interp.session.restart(evaluate_int(interp, args.strip()) if args.strip() else None)
     interp.context["running"] = True
     interp.out(describe_location(interp, interp.session.core.pc))
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tdbg.commands.examine import interp_int
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import command
+from tdbg.commands.values import evaluate_int
 
 
 class Quit(SystemExit):
@@ -18,4 +18,4 @@ class Quit(SystemExit):
 
 @command("quit", aliases=("q",), usage="quit [EXPR]", help="Exit tdbg (in a script or -batch, end it there), with status EXPR when given.", example="quit")
 def quit_cmd(interp: Interpreter, args: str) -> None:
-    raise Quit(interp_int(interp, args.strip()) if args.strip() else None)
+    raise Quit(evaluate_int(interp, args.strip()) if args.strip() else None)

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from tdbg import stepping
-from tdbg.commands.examine import interp_int
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import frame_header, need_debug, variable_value
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.running import count_arg, require_running, run_and_report
+from tdbg.commands.values import evaluate_int
 
 
 def _stepping(interp: Interpreter, args: str, fn) -> None:
@@ -79,7 +79,7 @@ def advance_cmd(interp: Interpreter, args: str) -> None:
 @command("backtrace", aliases=("bt", "where"), usage="backtrace [N]", help="Show the call stack of the current core (innermost first).", example="bt")
 def backtrace_cmd(interp: Interpreter, args: str) -> None:
     frames = interp.session.frames()
-    limit = interp_int(interp, args) if args.strip() else len(frames)
+    limit = evaluate_int(interp, args) if args.strip() else len(frames)
     for f in frames[:limit]:
         interp.out(f"#{f.level:<2} {frame_header(interp, f, with_pc=f.level > 0)}")
 

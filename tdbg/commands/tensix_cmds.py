@@ -7,9 +7,9 @@ import re
 
 import numpy as np
 
-from tdbg.commands.examine import interp_address, interp_int
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.tensix import formats, packer
 from tdbg.tensix.isa import IsaError, decode, field_names, mnemonics, parse
 
@@ -168,7 +168,7 @@ def info_tensix(interp: Interpreter, args: str) -> None:
 @info_command("pushes", usage="info pushes [N]", help="List the last N (default 20) Tensix instructions pushed: pc, core, how (ttinsn, store, debugger), word, instruction.", example="info pushes 5")
 def info_pushes(interp: Interpreter, args: str) -> None:
     pushes = interp.session.tile.pushes
-    n = interp_int(interp, args) if args.strip() else 20
+    n = evaluate_int(interp, args) if args.strip() else 20
     if not pushes:
         interp.out("No Tensix instructions pushed.")
         return
@@ -201,7 +201,7 @@ def set_cfg(interp: Interpreter, text: str) -> None:
     if not eq:
         raise CommandError("Usage: set cfg NAME = VALUE")
     s = interp.session
-    v = interp_int(interp, value.strip())
+    v = evaluate_int(interp, value.strip())
     try:
         s.tile.tensix.config.set(name.strip(), v, thread=s.core.thread)
     except KeyError as exc:
@@ -245,7 +245,7 @@ def pack_cmd(interp: Interpreter, args: str) -> None:
         raise CommandError("Usage: pack ROWS to FORMAT [from DSTFMT] [at ADDR]")
     rows_text, fmt_name, dst_fmt, at = m.groups()
     lo, _, hi = rows_text.partition("-")
-    first, last = interp_int(interp, lo), interp_int(interp, hi or lo)
+    first, last = evaluate_int(interp, lo), evaluate_int(interp, hi or lo)
     s = interp.session
     if dst_fmt is None:
         dst_fmt = WINDOW_VIEW.get(s.tile.tensix.window.ctrl(s.core.thread).fmt, "fp32")
@@ -261,7 +261,7 @@ def pack_cmd(interp: Interpreter, args: str) -> None:
     packed = packer.pack(data, cfg)
     interp.out(f"{cfg.describe()}: {len(packed.data)} bytes" + (f" + {len(packed.exponents)} exponent bytes" if packed.exponents else ""))
     if at:
-        address = interp_address(interp, at)
+        address = evaluate_address(interp, at)
         s.write_memory(address, packed.data + packed.exponents)
         interp.out(f"Written at {address:#x}" + (f" (exponents at {address + len(packed.data):#x})" if packed.exponents else ""))
         return
@@ -308,7 +308,7 @@ def print_trace(interp: Interpreter, stop: object) -> None:
 
 @info_command("dst-writer", usage="info dst-writer ROW", help="The last writer of Dst row ROW (Dst16b row; both DstBits rows of the Dst32b row are shown): pc, core, the Tensix instruction or window store, and its sequence number.  Window stores are recorded while 'trace dst on'.", example="info dst-writer 4")
 def info_dst_writer(interp: Interpreter, args: str) -> None:
-    row = interp_int(interp, args.strip())
+    row = evaluate_int(interp, args.strip())
     if not 0 <= row < 1024:
         raise CommandError(f"Dst row {row} out of range 0..1023")
     tile = interp.session.tile

@@ -10,13 +10,11 @@ A malformed packet gets an error reply, a bad checksum a ``-``; a vanished clien
 from __future__ import annotations
 
 import queue
-import re
 import socket
 import struct
 import sys
 import threading
 from collections.abc import Callable
-from typing import BinaryIO
 
 from tdbg.commands import Interpreter
 import numpy as np

@@ -42,6 +42,16 @@ def _unimplemented(name: str) -> tuple[Load, Store]:
     return load, store
 
 
+def word_loads(value_of: Callable[[int, int], int]) -> Load:
+    """A device read a word at a time: ``value_of(thread, word_offset)``; narrower loads take
+    their bytes out of that word."""
+
+    def load(thread: int, offset: int, size: int) -> int:
+        return (value_of(thread, offset & ~3) >> (8 * (offset & 3))) & ((1 << (8 * size)) - 1)
+
+    return load
+
+
 class DebugRegisters:
     """Tile control / debug / status registers (``RISCV_DEBUG_REGS_START_ADDR``), the ones tdbg
     models: ``DBG_FEATURE_DISABLE`` (bit 11 changes ``Dst16b``, Dst.md) and the
@@ -54,18 +64,16 @@ class DebugRegisters:
     def __init__(self, tensix: TensixState) -> None:
         self.tensix = tensix
         self.cfgreg_rd_cntl = 0
+        self.load = word_loads(self._word)
 
-    def load(self, thread: int, offset: int, size: int) -> int:
-        word = offset & ~3
+    def _word(self, thread: int, word: int) -> int:
         if word == self.FEATURE_DISABLE:
-            value = self.tensix.dst.feature_disable
-        elif word == self.CFGREG_RD_CNTL:
-            value = self.cfgreg_rd_cntl
-        elif word == self.CFGREG_RDDATA:
-            value = self.tensix.config.riscv_load((self.cfgreg_rd_cntl & 0x7FF) * 4, 4)
-        else:
-            raise UnimplementedFunctionality(f"debug register at offset {offset:#x} is not modelled by tdbg")
-        return (value >> (8 * (offset & 3))) & ((1 << (8 * size)) - 1)
+            return self.tensix.dst.feature_disable
+        if word == self.CFGREG_RD_CNTL:
+            return self.cfgreg_rd_cntl
+        if word == self.CFGREG_RDDATA:
+            return self.tensix.config.riscv_load((self.cfgreg_rd_cntl & 0x7FF) * 4, 4)
+        raise UnimplementedFunctionality(f"debug register at offset {word:#x} is not modelled by tdbg")
 
     def store(self, thread: int, offset: int, size: int, value: int) -> None:
         if size != 4:
@@ -84,11 +92,6 @@ class DebugRegisters:
 def t_core_regions(tensix: TensixState, coprocessor: Coprocessor, debug: DebugRegisters, push: Push) -> list[Region]:
     """The devices of a T core (thread 0..2), beyond L1 and its local data RAM."""
     profile = tensix.profile
-
-    def word_only(name: str, value_of: Callable[[int, int], int]) -> Load:
-        def load(thread: int, offset: int, size: int) -> int:
-            return (value_of(thread, offset & ~3) >> (8 * (offset & 3))) & ((1 << (8 * size)) - 1)
-        return load
 
     # ScalarUnit.md "RISCV access to GPRs": own thread's GPRs[64] at REGFILE_BASE.
     def gpr_value(thread: int, offset: int) -> int:
@@ -153,9 +156,9 @@ def t_core_regions(tensix: TensixState, coprocessor: Coprocessor, debug: DebugRe
     regions = [
         Region("debug registers", profile.debug_regs_base, PAGE, debug.load, debug.store),
         Region("MOP expander config", 0xFFB8_0000, PAGE, mop_load, mop_store),
-        Region("Tensix GPRs", 0xFFE0_0000, PAGE, word_only("Tensix GPRs", gpr_value), gpr_store),
+        Region("Tensix GPRs", 0xFFE0_0000, PAGE, word_loads(gpr_value), gpr_store),
         Region("Tensix instruction push", profile.instrn_buf_base, 0x10000, instrn_load, instrn_store),
-        Region("PCBuf / TTSync / semaphores", profile.pc_buf_base, 0x10000, word_only("PC_BUF", pcbuf_value), pcbuf_store),
+        Region("PCBuf / TTSync / semaphores", profile.pc_buf_base, 0x10000, word_loads(pcbuf_value), pcbuf_store),
         Region("Tensix backend configuration", profile.cfg_base, 0x10000, cfg_load, cfg_store),
     ]
     if profile.dst_window_base is not None:
