@@ -4,7 +4,7 @@
     python scripts/bench.py [--quick]
 
 Model (tdbg/tensix):  writing all 1024 Dst16b rows from numpy; reading all 512 Dst32b rows.
-Tile (tdbg/target):   (a) exact Dst-window accesses per second against the same loop on L1;
+Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loop on L1;
                       (b) a 60-million-iteration loop with 8 armed, never-hit breakpoints
                           against none; (c) firmware instructions per second against bare
                           Unicorn running the same ELF.
@@ -21,9 +21,9 @@ import numpy as np
 from unicorn import UC_ARCH_RISCV, UC_HOOK_CODE, UC_MODE_RISCV32, Uc, UcError
 
 from tdbg.session import Session
-from tdbg.target.elf import ElfImage
-from tdbg.target.stops import StopKind
-from tdbg.target.toolchain import build, firmware_dir
+from tdbg.emu.elf import ElfImage
+from tdbg.emu.stops import StopKind
+from tdbg.emu.toolchain import build, firmware_dir
 from tdbg.tensix.tile import TensixState
 
 

@@ -19,11 +19,11 @@ from numpy.typing import ArrayLike
 
 from tdbg.debuginfo import DebugInfo, Frame
 from tdbg.riscv import NUMBERS as REGISTERS
-from tdbg.target.core import Core, Watch
-from tdbg.target.elf import ElfImage
-from tdbg.target.stops import Stop, StopKind
-from tdbg.target.tile import Checkpoint, Tile
-from tdbg.target.toolchain import build, demo_source
+from tdbg.emu.core import Core, Watch
+from tdbg.emu.elf import ElfImage
+from tdbg.emu.stops import Stop, StopKind
+from tdbg.emu.tile import Checkpoint, Tile
+from tdbg.emu.toolchain import build, demo_source
 from tdbg.tensix import formats
 from tdbg.tensix.events import TensixEvent
 from tdbg.tensix.profile import BLACKHOLE, Profile

@@ -18,7 +18,7 @@ from pathlib import Path
 from tdbg.debuginfo import DebugInfo
 from tdbg.riscv import RA, SP
 from tdbg.session import Session, SessionError
-from tdbg.target.stops import Stop, StopKind
+from tdbg.emu.stops import Stop, StopKind
 
 #: Instructions single-stepped within one line before switching to temporary breakpoints (a
 #: line that loops on itself, e.g. ``while (!ready) ;``).

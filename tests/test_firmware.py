@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from tdbg.session import Session
-from tdbg.target.stops import StopKind
-from tdbg.target.toolchain import firmware_dir
+from tdbg.emu.stops import StopKind
+from tdbg.emu.toolchain import firmware_dir
 
 
 def run(name: str) -> Session:

@@ -11,7 +11,7 @@ import capstone
 import pytest
 
 from tdbg.session import Session
-from tdbg.target.stops import StopKind
+from tdbg.emu.stops import StopKind
 from tdbg.tensix.events import Category
 
 FAULTS = Path(__file__).parent / "firmware" / "faults.c"
@@ -124,7 +124,7 @@ def test_bad_location_is_one_line_error() -> None:
 
 
 def test_dst_row_watch_window_store_and_tensix_instruction() -> None:
-    from tdbg.target.toolchain import firmware_dir
+    from tdbg.emu.toolchain import firmware_dir
 
     s = Session(firmware_dir() / "movd2b.c")
     # movd2b.c writes Dst32b rows 0..7 in fmt 0: Dst32b row 1 is DstBits rows 1 and 9.

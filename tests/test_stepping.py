@@ -14,8 +14,8 @@ import pytest
 from tdbg import stepping
 from tdbg.debuginfo import DebugInfo
 from tdbg.session import Session, SessionError
-from tdbg.target.stops import Stop, StopKind
-from tdbg.target.toolchain import firmware_dir
+from tdbg.emu.stops import Stop, StopKind
+from tdbg.emu.toolchain import firmware_dir
 
 DEMO = firmware_dir() / "demo.c"
 CS = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)

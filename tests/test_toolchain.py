@@ -13,8 +13,8 @@ import pytest
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
-from tdbg.target import toolchain
-from tdbg.target.toolchain import ToolchainError
+from tdbg.emu import toolchain
+from tdbg.emu.toolchain import ToolchainError
 
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"  # the spec pack beside the repo
 L1_END = 1536 * 1024

@@ -72,8 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     from tdbg.commands import Interpreter
     from tdbg.commands.session_cmds import Quit
     from tdbg.session import Session, SessionError
-    from tdbg.target.elf import ElfLoadError
-    from tdbg.target.toolchain import ToolchainError
+    from tdbg.emu.elf import ElfLoadError
+    from tdbg.emu.toolchain import ToolchainError
 
     try:
         session = Session(args.program)

@@ -7,7 +7,7 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import describe_location
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_int
-from tdbg.target.stops import Stop, StopKind
+from tdbg.emu.stops import Stop, StopKind
 
 
 def count_arg(interp: Interpreter, args: str, default: int = 1) -> int:

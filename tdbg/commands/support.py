@@ -10,7 +10,7 @@ from pathlib import Path
 from tdbg.commands.interpreter import Interpreter, UserCommand
 from tdbg.commands.registry import INFO, ROOT, CommandError, command, info_command
 from tdbg.commands.values import evaluate
-from tdbg.target.tile import Policy
+from tdbg.emu.tile import Policy
 from tdbg.tensix.events import Category
 
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "a": "\a", "e": "\x1b", "r": "\r", " ": " "}

@@ -21,7 +21,7 @@ import numpy as np
 
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
 from tdbg.session import Session, SessionError
-from tdbg.target.stops import Stop, StopKind
+from tdbg.emu.stops import Stop, StopKind
 
 SIGTRAP, SIGINT, SIGILL, SIGSEGV = 5, 2, 4, 11
 

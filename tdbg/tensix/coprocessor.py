@@ -3,7 +3,7 @@ feeding the backend units that tdbg models.
 
 Implements the instruction path of WormholeB0 ``TensixCoprocessor/README.md``,
 ``MOPExpander.md``, ``REPLAY.md`` and the newer ``WaitGate.md``; each instruction's semantics
-is in the module named in ``_EXECUTE``.  The target layer calls ``push(thread, word)`` for a word
+is in the module named in ``_EXECUTE``.  The emulation layer (``tdbg.emu``) calls ``push(thread, word)`` for a word
 that RISC-V T<thread> stores to ``INSTRN_BUF_BASE``.
 
 State kept here (the rest is architectural state in ``TensixState``):

@@ -2,7 +2,7 @@
 
 The taxonomy splits "the firmware is wrong" (``UndefinedBehavior``, ``UnpredictableValueUsed``,
 ``NonContractualBehavior``) from "tdbg does not model it" (``UnimplementedFunctionality``,
-``UnsupportedFunctionality``, ``MissingSpecification``).  The model raises them; the target adds
+``UnsupportedFunctionality``, ``MissingSpecification``).  The model raises them; the emulation layer adds
 the PC and core and turns them into stops, per the user's ``handle`` policy.
 """
 

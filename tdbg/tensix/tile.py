@@ -1,6 +1,6 @@
 """``TensixState``: everything the coprocessor model holds for one tile.
 
-This is the object the target layer bridges to and the session inspects: config, ``Dst``, the
+This is the object the emulation layer (``tdbg.emu``) bridges to and the session inspects: config, ``Dst``, the
 RISC-V ``Dst`` window, ``SrcA`` / ``SrcB`` with their bank bits.
 """
 

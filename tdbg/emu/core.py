@@ -34,13 +34,13 @@ from unicorn import (
 )
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 
-from tdbg.target.fasthook import add_mem_hook
-from tdbg.target.regions import Region
-from tdbg.target.stops import Access, Stop, StopKind
+from tdbg.emu.fasthook import add_mem_hook
+from tdbg.emu.regions import Region
+from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.tensix.events import TensixEvent, UndefinedBehavior
 
 if TYPE_CHECKING:
-    from tdbg.target.tile import Tile
+    from tdbg.emu.tile import Tile
 
 EBREAK = 0x00100073
 NOP = 0x00000013  # addi x0, x0, 0

@@ -15,10 +15,10 @@ from enum import Enum
 
 import numpy as np
 
-from tdbg.target.core import NOP, Core
-from tdbg.target.elf import ElfImage, ElfLoadError
-from tdbg.target.regions import DebugRegisters, t_core_regions
-from tdbg.target.stops import Access
+from tdbg.emu.core import NOP, Core
+from tdbg.emu.elf import ElfImage, ElfLoadError
+from tdbg.emu.regions import DebugRegisters, t_core_regions
+from tdbg.emu.stops import Access
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import Category, TensixEvent
 from tdbg.tensix.isa import UnknownInstruction, decode, ttinsn_to_word
