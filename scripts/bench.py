@@ -56,7 +56,7 @@ def run_to_end(s: Session) -> float:
     t0 = time.perf_counter()
     stop = s.cont()
     elapsed = time.perf_counter() - t0
-    assert stop.kind is StopKind.EBREAK, stop.describe()
+    assert stop.kind is StopKind.EXITED, stop.describe()
     return elapsed
 
 

@@ -34,10 +34,10 @@ from tdbg.tensix.profile import BLACKHOLE
 RUNTIME_CU = "compiler_rt"
 MAX_FRAMES = 64
 CALLEE_SAVED = (SP, 8, 9, *range(18, 28))   # sp, s0-s11 (RISC-V psABI)
-#: Where a stack frame may live: L1 and the cores' local data RAM.
+#: Where a stack frame may live by default: L1 and a T core's local data RAM (the session passes
+#: the current core's own ranges).
 STACK_RANGES = ((0, BLACKHOLE.l1_size),
-                (BLACKHOLE.local_ram_base,
-                 BLACKHOLE.local_ram_base + max(BLACKHOLE.trisc_local_ram_size, BLACKHOLE.brisc_local_ram_size)))
+                (BLACKHOLE.local_ram_base, BLACKHOLE.local_ram_base + BLACKHOLE.core("T0").local_ram_size))
 
 
 @dataclass(frozen=True)
@@ -676,8 +676,9 @@ def _apply(reg: int, rule: RegisterRule, cfa: int, regs: Mapping[int, int], read
     return None
 
 
-def _inside(addr: int, ranges: list[tuple[int, int]]) -> bool:
-    return any(lo <= addr and addr + 4 <= hi for lo, hi in ranges)
+def _inside(cfa: int, ranges: list[tuple[int, int]]) -> bool:
+    """True when a frame with this CFA has its save area (the words below it) in a range."""
+    return any(lo < cfa <= hi for lo, hi in ranges)
 
 
 def _containing(items: list, starts: list[int], addr: int):

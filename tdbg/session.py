@@ -10,7 +10,8 @@ The shell and the GDB stub are thin layers over ``Session``.  Example::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,15 +19,18 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from tdbg.debuginfo import DebugInfo, Frame
-from tdbg.riscv import NUMBERS as REGISTERS
-from tdbg.emu.core import Core, Watch
-from tdbg.emu.elf import ElfImage
+from tdbg.emu.core import Core, CoreState, Watch
+from tdbg.emu.elf import ElfImage, ElfLoadError
+from tdbg.emu.regions import Stall
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.emu.tile import Checkpoint, Tile
-from tdbg.emu.toolchain import build, demo_source
+from tdbg.emu.toolchain import ToolchainError, build, demo_source
+from tdbg.riscv import NUMBERS as REGISTERS
 from tdbg.tensix import formats
 from tdbg.tensix.events import TensixEvent
 from tdbg.tensix.profile import BLACKHOLE, Profile
+
+Programs = Mapping[str, "str | Path | None"]   # core name -> ELF or C file
 
 
 
@@ -36,8 +40,10 @@ class SessionError(Exception):
 
 @dataclass
 class Breakpoint:
+    """A breakpoint: one address per core it is set on (GDB's locations)."""
+
     number: int
-    address: int
+    locations: dict[str, int]   # core name -> address
     enabled: bool = True
     temporary: bool = False
     hits: int = 0
@@ -45,6 +51,15 @@ class Breakpoint:
     condition: str | None = None
     commands: list[str] = field(default_factory=list)
     location: str = ""          # what the user typed, for ``info breakpoints``
+    thread: str | None = None   # ``break LOC thread N``: only that core
+
+    @property
+    def address(self) -> int:
+        """The address of its first location."""
+        return next(iter(self.locations.values()))
+
+    def at(self, core: str, pc: int) -> bool:
+        return self.locations.get(core) == pc
 
 
 def _dst_view(view: str) -> tuple[str, str]:
@@ -68,34 +83,61 @@ def load_program(path: str | Path) -> ElfImage:
 
 
 class Session:
-    """One debugging session over one tile."""
+    """One debugging session over one tile: its cores, their firmware and debug information,
+    breakpoints, watchpoints and the run model (the tile's, with GDB's ``scheduler-locking``)."""
 
     HISTORY = 256  # single steps that reverse_stepi can undo
+    LOCKING = ("off", "on", "step")
 
-    def __init__(self, program: str | Path | None = None, profile: Profile = BLACKHOLE) -> None:
+    def __init__(self, program: str | Path | Programs | None = None, profile: Profile = BLACKHOLE) -> None:
         self.tile = Tile(profile)
         self.current = "T0"
         self.breakpoints: dict[int, Breakpoint] = {}
         self.watchpoints: dict[int, Watch] = {}
         self.checkpoints: dict[int, Checkpoint] = {}
-        self.debug: DebugInfo | None = None
+        self.debug_infos: dict[str, DebugInfo | None] = {}
+        self.scheduler_locking = "off"
         self._interpreter = None
         self._expr_context = None
         self.last_hits: list[Breakpoint] = []  # the breakpoints that made the last stop
         self.history: list[Checkpoint] = []
         self._next_number = 1
-        self.load(demo_source() if program is None else program)
+        programs = program if isinstance(program, Mapping) else {"T0": demo_source() if program is None else program}
+        for name, path in programs.items():
+            if path is not None:
+                self.load(name, path, reset=False)
+        self.current = next(iter(self.tile.programs), "T0")
+        self.tile.reset()
 
-    # -- program -----------------------------------------------------------------------------------
-    def load(self, program: str | Path) -> None:
-        image = load_program(program)
-        self.tile.load(image)
-        self.debug = DebugInfo.load(image.path)
+    # -- programs -----------------------------------------------------------------------------------
+    def load(self, core: str, program: str | Path | None, reset: bool = True) -> None:
+        """Give ``core`` its firmware (an ELF, or C built with the bundled toolchain; None takes
+        it away), then put the tile back in its loaded state."""
+        try:
+            name = self.tile.core_named(core).name
+        except ValueError as exc:
+            raise SessionError(str(exc)) from None
+        try:
+            image = None if program is None else load_program(program)
+            self.tile.load(name, image)
+        except (ElfLoadError, ToolchainError, OSError) as exc:
+            raise SessionError(str(exc)) from None
+        self.debug_infos[name] = None if image is None else DebugInfo.load(image.path)
+        self._sync_breakpoints()
+        self.history.clear()
 
     @property
     def image(self) -> ElfImage:
-        assert self.tile.image is not None
-        return self.tile.image
+        """The current core's firmware."""
+        image = self.tile.image(self.current)
+        if image is None:
+            raise SessionError(f"No symbol table is loaded for {self.current}.  Use the \"file {self.current} FILE\" command.")
+        return image
+
+    @property
+    def debug(self) -> DebugInfo | None:
+        """The current core's debug information (None without firmware or DWARF)."""
+        return self.debug_infos.get(self.current)
 
     @property
     def core(self) -> Core:
@@ -129,20 +171,51 @@ class Session:
 
     # -- run control -------------------------------------------------------------------------------
     def cont(self, limit: int | None = None) -> Stop:
-        """Run the current core until it stops (``limit``: at most that many instructions).
+        """Run the tile until something stops it (``limit``: at most that many instructions per
+        turn of a core); with ``scheduler-locking on`` only the current core runs.
 
         A breakpoint whose ignore count is not used up, or whose condition is false, does not
-        stop the run."""
+        stop the run.  The core that stopped becomes the current core, as in GDB."""
         self.history.clear()
+        only = self.current if self.scheduler_locking == "on" else None
         while True:
-            stop = self.core.resume(limit)
-            if stop.kind is not StopKind.BREAKPOINT or self._breakpoint_stops(stop.pc):
+            stop = self.tile.run(only, limit)
+            self._focus(stop)
+            if stop.kind is not StopKind.BREAKPOINT or self._breakpoint_stops(stop.core, stop.pc):
+                return stop
+
+    def _focus(self, stop: Stop) -> None:
+        if stop.core in self.tile.cores:
+            self.current = stop.core
+
+    def _steppable(self) -> Core:
+        core = self.core
+        if core.state is CoreState.IDLE:
+            raise SessionError(f"{core.name} has no firmware (load one with \"file {core.name} FILE\").")
+        if core.state is CoreState.RESET:
+            raise SessionError(f"{core.name} is held in reset (SOFT_RESET_0 bit {core.spec.soft_reset_bit}).")
+        return core
+
+    def _step_core(self) -> Stop:
+        """One instruction of the current core.  If it must wait and ``scheduler-locking`` is
+        off, the other cores run until the wait is over, then the instruction executes."""
+        core = self._steppable()
+        if core.state in (CoreState.PARKED, CoreState.EXITED):
+            core.state = CoreState.RUNNABLE   # stepping a finished core executes its j . / ebreak
+        while True:
+            if core.state is CoreState.BLOCKED and self.scheduler_locking == "off":
+                stop = self.tile.run_others_until_ready(core.name)
+                if stop is not None:
+                    self._focus(stop)
+                    return stop
+            stop = self.tile.classify_step(core, core.step())
+            if stop.kind is not StopKind.BLOCKED or self.scheduler_locking != "off":
                 return stop
 
     def stepi(self, count: int = 1, record: bool = True) -> Stop:
-        """Execute ``count`` instructions, recording each for ``reverse_stepi``; with
-        ``record=False`` (the steps inside source-level stepping) nothing is copied and the
-        recorded history ends here."""
+        """Execute ``count`` instructions of the current core, recording each for
+        ``reverse_stepi``; with ``record=False`` (the steps inside source-level stepping)
+        nothing is copied and the recorded history ends here."""
         stop = None
         if not record:
             self.history.clear()
@@ -150,7 +223,7 @@ class Session:
             if record:
                 self.history.append(self.tile.checkpoint())
                 del self.history[: -self.HISTORY]
-            stop = self.core.step()
+            stop = self._step_core()
             if stop.kind is not StopKind.STEP:
                 return stop
         assert stop is not None
@@ -173,20 +246,28 @@ class Session:
         return stop
 
     def run_until(self, targets: dict[int, Callable[[], bool]]) -> tuple[Stop, bool]:
-        """Continue until the pc reaches one of ``targets`` with its condition true, using
-        internal breakpoints (no numbers): returns (a STEP stop there, True); any other stop
-        (a user breakpoint, watchpoint, event, ...) comes back as (it, False)."""
+        """Continue until the current core's pc reaches one of ``targets`` with its condition
+        true, using internal breakpoints (no numbers) on that core: returns (a STEP stop there,
+        True); any other stop (a user breakpoint, watchpoint, event, ...) comes back as (it,
+        False).  The other cores run unless ``scheduler-locking`` is on or step."""
         self.history.clear()
-        core = self.core
+        core = self._steppable()
+        name = core.name
+        only = None if self.scheduler_locking == "off" else name
         user = core.breakpoints
         core.set_breakpoints(user | set(targets))
         try:
             while True:
-                stop = core.resume()
+                stop = self.tile.run(only)
                 if stop.kind is not StopKind.BREAKPOINT:
+                    self._focus(stop)
                     return stop, False
-                if stop.pc in user and self._breakpoint_stops(stop.pc):
-                    return stop, False
+                if stop.core != name or stop.pc in user:
+                    if self._breakpoint_stops(stop.core, stop.pc):
+                        self._focus(stop)
+                        return stop, False
+                    if stop.core != name:
+                        continue
                 condition = targets.get(stop.pc)
                 if condition is not None and condition():
                     return Stop(StopKind.STEP, stop.core, stop.pc), True
@@ -196,32 +277,37 @@ class Session:
     def landed_on_breakpoint(self, stop: Stop) -> Stop:
         """A step that lands on an enabled breakpoint reports it (and counts the hit), as GDB's
         source-level stepping does."""
-        if stop.kind is StopKind.STEP and stop.pc in self.core.breakpoints and self._breakpoint_stops(stop.pc):
+        if stop.kind is StopKind.STEP and stop.pc in self.core.breakpoints and self._breakpoint_stops(stop.core, stop.pc):
             return Stop(StopKind.BREAKPOINT, stop.core, stop.pc)
         return stop
 
     def interrupt(self) -> None:
         """Stop a running ``cont`` (safe to call from another thread)."""
-        self.core.interrupt()
+        self.tile.interrupt()
 
-    def _breakpoint_stops(self, pc: int) -> bool:
-        """Count a hit on the breakpoints at ``pc``; True if one of them stops the run (those
-        are kept in ``last_hits`` for the stop report)."""
+    def _breakpoint_stops(self, core: str, pc: int) -> bool:
+        """Count a hit on the breakpoints at ``pc`` of ``core``; True if one of them stops the
+        run (those are kept in ``last_hits`` for the stop report).  Conditions are evaluated in
+        that core's context."""
         stops = False
         self.last_hits = []
-        for bp in list(self.breakpoints.values()):
-            if bp.address != pc or not bp.enabled:
-                continue
-            if bp.condition is not None and not self.condition_true(bp):
-                continue
-            bp.hits += 1
-            if bp.ignore_count > 0:
-                bp.ignore_count -= 1
-                continue
-            stops = True
-            self.last_hits.append(bp)
-            if bp.temporary:
-                self.delete(bp.number)
+        saved, self.current = self.current, core
+        try:
+            for bp in list(self.breakpoints.values()):
+                if not bp.at(core, pc) or not bp.enabled:
+                    continue
+                if bp.condition is not None and not self.condition_true(bp):
+                    continue
+                bp.hits += 1
+                if bp.ignore_count > 0:
+                    bp.ignore_count -= 1
+                    continue
+                stops = True
+                self.last_hits.append(bp)
+                if bp.temporary:
+                    self.delete(bp.number)
+        finally:
+            self.current = saved
         return stops
 
     def condition_true(self, bp: Breakpoint) -> bool:
@@ -250,7 +336,7 @@ class Session:
     # -- breakpoints and watchpoints ----------------------------------------------------------
     def resolve(self, location: str | int) -> int:
         """An address from a number, ``FUNCTION`` (past its prologue when there is line
-        information), ``FILE:LINE`` or ``LINE``."""
+        information), ``FILE:LINE`` or ``LINE``, in the current core's program."""
         if isinstance(location, int):
             return location
         if not (location.strip().isdigit() and self.debug is not None):  # LINE, as GDB reads it
@@ -271,34 +357,61 @@ class Session:
         """The current core's backtrace (innermost first); one frame without debug info."""
         core = self.core
         if self.debug is None:
-            hit = self.image.symbol_at(core.pc)
+            hit = self.image.symbol_at(core.pc) if self.tile.image(self.current) else None
             name = hit[0].name if hit else None
             return [Frame(0, core.pc, name, None, None, core.reg(2), core.reg(2), core.reg(8), {})]
-        return self.debug.frames(core.pc, core.regs(), self.read_u32)
+        profile = self.tile.profile
+        ranges = ((0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + core.spec.local_ram_size))
+        return self.debug.frames(core.pc, core.regs(), self.read_u32, ranges)
 
-    def break_at(self, location: str | int, temporary: bool = False) -> Breakpoint:
-        bp = Breakpoint(self._take_number(), self.resolve(location), temporary=temporary)
+    def break_at(self, location: str | int, temporary: bool = False, thread: str | None = None) -> Breakpoint:
+        """A breakpoint at ``location`` in every core's program where it resolves (the current
+        core's first), or only on core ``thread``; an address is set on every core with firmware."""
+        cores = [thread] if thread else [self.current] + [n for n in self.tile.programs if n != self.current]
+        if thread and thread not in self.tile.cores:
+            raise SessionError(f"Unknown thread {thread}.")
+        locations: dict[str, int] = {}
+        error: SessionError | None = None
+        saved = self.current
+        try:
+            for name in cores:
+                if self.tile.image(name) is None and not isinstance(location, int):
+                    continue
+                self.current = name
+                try:
+                    locations[name] = self.resolve(location)
+                except SessionError as exc:
+                    error = error or exc
+        finally:
+            self.current = saved
+        if not locations:
+            raise error or SessionError(f"No firmware to set a breakpoint in.")
+        bp = Breakpoint(self._take_number(), locations, temporary=temporary, thread=thread)
         self.breakpoints[bp.number] = bp
         self._sync_breakpoints()
         return bp
 
     def watch(self, address: int, length: int, kind: str = "write") -> Watch:
+        """Stop on an access to ``[address, address+length)`` by any core (a watch on private
+        memory: by the current core, whose memory it is)."""
         if kind not in ("write", "read", "access"):
             raise SessionError(f"watch kind must be write, read or access, not {kind!r}")
-        watch = Watch(self._take_number(), address, length, kind)
-        self.watchpoints[watch.number] = watch
-        self.core.add_watch(watch)
-        return watch
+        if length <= 0:
+            raise SessionError("Cannot watch zero bytes.")
+        owner = self.current if self.core.owns_private(address) else None
+        return self._add_watch(Watch(self._take_number(), address, length, kind, core=owner))
 
     def watch_dst_row(self, row: int, kind: str = "write") -> Watch:
         """Watch ``Dst`` row ``row`` in the view the current core's window uses (Dst32b for
-        fmt 0/1, else Dst16b): window accesses and Tensix instructions that write it stop."""
+        fmt 0/1, else Dst16b): window accesses by any T core and Tensix instructions that write
+        it stop."""
         if kind not in ("write", "access"):
             raise SessionError("Dst rows can be watched for writes (watch) or any access (awatch)")
         if not 0 <= row < 1024:
             raise SessionError(f"Dst row {row} out of range 0..1023")
         tensix = self.tile.tensix
-        if tensix.window.ctrl(self.core.thread).fmt <= 1:
+        thread = self.core.thread if self.core.thread is not None else 0
+        if tensix.window.ctrl(thread).fmt <= 1:
             high = int(tensix.dst.row32[row])
             rows, view = frozenset({high, high + 8}), "Dst32b"
         else:
@@ -306,8 +419,14 @@ class Session:
         profile = self.tile.profile
         assert profile.dst_window_base is not None
         watch = Watch(self._take_number(), profile.dst_window_base, profile.dst_window_size, kind, rows, view)
+        return self._add_watch(watch)
+
+    def _add_watch(self, watch: Watch) -> Watch:
         self.watchpoints[watch.number] = watch
-        self.core.add_watch(watch)
+        self.tile.watches.append(watch)
+        for core in self.tile.cores.values():
+            if watch.core in (None, core.name):
+                core.add_watch(watch)
         return watch
 
     def delete(self, number: int) -> None:
@@ -315,8 +434,10 @@ class Session:
             del self.breakpoints[number]
             self._sync_breakpoints()
         elif number in self.watchpoints:
-            del self.watchpoints[number]
-            self.core.remove_watch(number)
+            watch = self.watchpoints.pop(number)
+            self.tile.watches.remove(watch)
+            for core in self.tile.cores.values():
+                core.remove_watch(number)
         else:
             raise SessionError(f"No breakpoint number {number}.")
 
@@ -326,20 +447,42 @@ class Session:
         return number
 
     def _sync_breakpoints(self) -> None:
-        addresses = {bp.address for bp in self.breakpoints.values() if bp.enabled}
-        for core in self.tile.cores.values():
-            core.set_breakpoints(addresses)
+        for name, core in self.tile.cores.items():
+            core.set_breakpoints({bp.locations[name] for bp in self.breakpoints.values()
+                                  if bp.enabled and name in bp.locations})
+
+    @contextmanager
+    def on_core(self, name: str) -> Iterator[Core]:
+        """Make ``name`` the current core for a while (e.g. to describe each core's frame)."""
+        saved = self.current
+        self.select_core(name)
+        try:
+            yield self.core
+        finally:
+            self.current = saved
+
+    def thread_id(self, name: str) -> int:
+        """GDB's thread number of a core (its place in the profile's core table, from 1)."""
+        return list(self.tile.cores).index(name) + 1
+
+    def core_by_thread(self, text: str) -> str:
+        """A core from a GDB thread number or a core name."""
+        names = list(self.tile.cores)
+        if text.isdigit():
+            if not 1 <= int(text) <= len(names):
+                raise SessionError(f"Invalid thread ID: {text}")
+            return names[int(text) - 1]
+        try:
+            return self.tile.core_named(text).name
+        except ValueError as exc:
+            raise SessionError(str(exc)) from None
 
     def select_core(self, name: str) -> Core:
-        """Make ``name`` (T0, T1, T2) the current core, creating it on first use."""
-        name = name.upper()
-        if name not in self.tile.cores:
-            try:
-                self.tile.add_core(name)
-            except ValueError as exc:
-                raise SessionError(str(exc)) from None
-        self.current = name
-        self._sync_breakpoints()
+        """Make ``name`` (B, T0, T1, T2) the current core."""
+        try:
+            self.current = self.tile.core_named(name).name
+        except ValueError as exc:
+            raise SessionError(str(exc)) from None
         return self.core
 
     # -- registers --------------------------------------------------------------------------------
@@ -378,34 +521,65 @@ class Session:
             return int.from_bytes(self.read_memory(address, size), "little")
         try:
             return region.load(self.core.thread, address - region.base, size)
-        except TensixEvent as exc:
+        except (TensixEvent, Stall) as exc:
             raise SessionError(f"Cannot access memory at address {address:#x}: {exc}") from None
 
     def write_value(self, address: int, size: int, value: int) -> None:
         """Store as the current core's ``sb``/``sh``/``sw`` at ``address`` would."""
-        value &= (1 << (8 * size)) - 1
-        region = self.core.region_at(address)
-        if region is not None:
-            try:
-                region.store(self.core.thread, address - region.base, size, value)
-            except TensixEvent as exc:
-                raise SessionError(f"Cannot write memory at address {address:#x}: {exc}") from None
-            return
-        self.write_memory(address, value.to_bytes(size, "little"))
+        self.write_memory(address, (value & ((1 << (8 * size)) - 1)).to_bytes(size, "little"))
 
     def write_memory(self, address: int, data: bytes) -> None:
-        """Write plain memory (L1, local RAM) as the debugger does."""
+        """Write bytes as the current core's stores would: plain memory (L1, local RAM) as is,
+        device addresses through the device model, a naturally aligned element at a time."""
+        core = self.core
+        pos = 0
+        while pos < len(data):
+            at = address + pos
+            region = core.region_at(at)
+            if region is None:
+                n = len(data) - pos
+                for r in core.regions:  # plain memory up to the next device
+                    if at < r.base < at + n:
+                        n = r.base - at
+                try:
+                    core.uc.mem_write(at, bytes(data[pos:pos + n]))
+                except Exception:
+                    raise SessionError(f"Cannot access memory at address {at:#x}") from None
+                if at < self.tile.profile.l1_size:
+                    for other in self.tile.cores.values():
+                        other.uc.ctl_remove_cache(at, at + n)
+            else:
+                left = len(data) - pos
+                n = next(w for w in (4, 2, 1) if at % w == 0 and left >= w)
+                try:
+                    region.store(core.thread, at - region.base, n, int.from_bytes(data[pos:pos + n], "little"))
+                except (TensixEvent, Stall) as exc:
+                    raise SessionError(f"Cannot write memory at address {at:#x}: {exc}") from None
+            pos += n
+
+    def load_binary(self, path: str | Path, address: int) -> int:
+        """GDB's ``restore FILE binary ADDR``: write a file's bytes at ``address``; their count."""
         try:
-            self.core.uc.mem_write(address, data)
-        except Exception:
-            raise SessionError(f"Cannot access memory at address {address:#x}") from None
-        if self.image.is_executable(address):
-            for core in self.tile.cores.values():
-                core.uc.ctl_remove_cache(address, address + len(data))
+            data = Path(path).expanduser().read_bytes()
+        except OSError as exc:
+            raise SessionError(f"{path}: {exc.strerror or exc}.") from None
+        self.write_memory(address, data)
+        return len(data)
+
+    def save_binary(self, path: str | Path, start: int, end: int) -> None:
+        """GDB's ``dump binary memory FILE START END``."""
+        if end < start:
+            raise SessionError("Invalid memory address range (start > end).")
+        data = self.read_memory(start, end - start)
+        try:
+            Path(path).expanduser().write_bytes(data)
+        except OSError as exc:
+            raise SessionError(f"{path}: {exc.strerror or exc}.") from None
 
     def symbolize(self, address: int) -> str:
         """``<main+4>`` for an address inside a known function or object, else ``""``."""
-        hit = self.image.symbol_at(address)
+        image = self.tile.image(self.current)
+        hit = image.symbol_at(address) if image else None
         if hit is None:
             return ""
         sym, offset = hit
@@ -455,7 +629,8 @@ class Session:
             word = instruction if isinstance(instruction, int) else parse(instruction).word
         except IsaError as exc:
             raise SessionError(str(exc)) from None
-        self.tile.execute(self.core, self.core.pc, word, "debugger")
+        core = self.core
+        self.tile.execute(core, core.thread if core.thread is not None else 0, core.pc, word, "debugger")
 
     def execute(self, line: str) -> str:
         """Run one shell command and return what the shell would print."""

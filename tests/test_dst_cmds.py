@@ -311,7 +311,7 @@ def test_dump_values_and_restore_them_in_a_view(shell, tmp_path, suffix) -> None
     ("dump dst 0-3", "Usage: dump dst ROWS FILE.npy|FILE.csv [--view V | --raw]"),
     ("dump dst 0-3 out.txt", "out.txt: the file name must end in .npy or .csv."),
     ("restore dst", "Usage: restore dst FILE.npy|FILE.csv [ROW] [--view V]"),
-    ("restore memory x", 'Undefined restore command: "memory".  Try "help restore".'),
+    ("restore memory x", 'No symbol "x" in current context.'),  # GDB's restore FILE BIAS
 ])
 def test_errors_are_one_line(shell, line, message) -> None:
     interp, _ = shell

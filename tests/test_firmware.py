@@ -16,7 +16,7 @@ from tdbg.emu.toolchain import firmware_dir
 def run(name: str) -> Session:
     s = Session(firmware_dir() / f"{name}.c")
     stop = s.cont()
-    assert stop.kind is StopKind.EBREAK, stop.describe()
+    assert stop.kind is StopKind.EXITED, stop.describe()
     assert s.read_u32(s.symbol("tdbg_exit_code").addr) == 0
     return s
 
@@ -116,5 +116,5 @@ def test_bench_firmware_checksums(name: str) -> None:
     s = Session(firmware_dir() / f"{name}.c")
     iterations = s.symbol("iterations").addr
     s.tile.cores["T0"].uc.mem_write(iterations, struct.pack("<I", 1000))
-    assert s.cont().kind is StopKind.EBREAK
+    assert s.cont().kind is StopKind.EXITED
     assert np.uint32(words(s, "results", 2)[1]) == 1000

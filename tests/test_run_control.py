@@ -41,11 +41,11 @@ def test_breakpoint_step_and_continue() -> None:
     assert stop.kind is StopKind.BREAKPOINT and stop.pc == s.symbol("main").addr and bp.hits == 1
     assert s.stepi().pc == s.symbol("main").addr + 4
     assert s.stepi(3).kind is StopKind.STEP
-    assert s.cont().kind is StopKind.EBREAK
+    assert s.cont().kind is StopKind.EXITED
     s.restart()
     assert s.cont().pc == s.symbol("main").addr and bp.hits == 2
     s.delete(bp.number)
-    assert s.cont().kind is StopKind.EBREAK
+    assert s.cont().kind is StopKind.EXITED
 
 
 def test_undefined_window_access_stops_at_the_load() -> None:
@@ -57,7 +57,7 @@ def test_undefined_window_access_stops_at_the_load() -> None:
     assert "Load16" in stop.describe() and f"{stop.pc:#010x}" in stop.describe()
     assert s.core.pc == stop.pc  # nothing committed: the core is on the load
     s.tile.policy[Category.UndefinedBehavior] = s.tile.policy[Category.UndefinedBehavior].__class__("warn")
-    assert s.cont().kind is StopKind.EBREAK  # with "warn" the load gives 0 and the run goes on
+    assert s.cont().kind is StopKind.EXITED  # with "warn" the load gives 0 and the run goes on
     assert [w.pc for w in s.tile.warnings] == [stop.pc]
 
 
@@ -90,7 +90,7 @@ def test_watchpoints_stop_before_the_access() -> None:
     assert s.tile.tensix.dst.get32(1, 0) == 0  # the window store has not happened
     s.stepi()
     assert s.tile.tensix.dst.get32(1, 0) == 0x007F0000  # now it has (Dst32 layout of 1.0)
-    assert s.cont().kind is StopKind.EBREAK
+    assert s.cont().kind is StopKind.EXITED
 
 
 def test_interrupt_from_another_thread_and_limit() -> None:
@@ -146,4 +146,4 @@ def test_dst_row_watch_hit_by_a_tensix_instruction() -> None:
     # reported after the push, at the .ttinsn word that pushed it
     assert stop.kind is StopKind.WATCHPOINT and stop.watch is w and stop.access is None
     assert stop.pc in s.image.ttinsn and "ZEROACC" in stop.detail
-    assert s.cont().kind is StopKind.EBREAK  # the push is not repeated
+    assert s.cont().kind is StopKind.EXITED  # the push is not repeated

@@ -278,7 +278,7 @@ def test_the_end_of_the_program_ends_next(demo) -> None:
     s, info = demo
     run_to(s, info.addresses_for("demo.c", demo_line("return 0;"))[0])
     kinds = [stepping.next(s, info).kind for _ in range(6)]
-    assert StopKind.EBREAK in kinds and not s.breakpoints
+    assert StopKind.EXITED in kinds and not s.breakpoints
 
 
 def test_lines_that_run_long_switch_to_breakpoints(demo_info: DebugInfo, fact_source: Path, monkeypatch) -> None:

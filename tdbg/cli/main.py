@@ -21,7 +21,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tdbg",
         description="A GDB-like debugger for Tensix tile firmware (Blackhole T cores, Dst window, Tensix instructions).",
     )
-    parser.add_argument("program", nargs="?", help="firmware ELF, or a .c file to build (default: the bundled demo)")
+    parser.add_argument("programs", nargs="*", metavar="[CORE=]FIRMWARE",
+                        help="firmware ELF, or a .c file to build, for a core: T0=unpack.elf T1=math.elf T2=pack.elf "
+                             "[B=brisc.elf]; a bare FIRMWARE is T0's (default: the bundled demo on T0)")
     parser.add_argument("-ex", dest="commands", action="append", default=[], metavar="CMD", help="run CMD (repeatable, in order, after -x files)")
     parser.add_argument("-x", dest="scripts", action="append", default=[], metavar="FILE", help="run the commands in FILE (repeatable)")
     parser.add_argument("-batch", "--batch", action="store_true", help="run the commands and exit (status 1 if any failed)")
@@ -31,6 +33,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--gdb-host", default="127.0.0.1", help="address to listen on with --gdb-port")
     parser.add_argument("--version", action="version", version=f"tdbg {__version__}")
     return parser
+
+
+def programs(args: list[str]) -> dict[str, str]:
+    """``CORE=FILE`` arguments by core name; a bare FILE is T0's."""
+    out: dict[str, str] = {}
+    for arg in args:
+        core, sep, path = arg.partition("=")
+        if not sep or "/" in core or "." in core:
+            core, path = "T0", arg
+        core = core.upper()
+        if core in out:
+            raise ValueError(f"two firmware files for {core}: {out[core]} and {path}")
+        out[core] = path
+    return out
 
 
 def run_interruptibly(session: Session, action: Callable[[], bool]) -> bool:
@@ -76,8 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     from tdbg.emu.toolchain import ToolchainError
 
     try:
-        session = Session(args.program)
-    except (SessionError, ElfLoadError, ToolchainError, OSError) as exc:
+        session = Session(programs(args.programs) or None)
+    except (SessionError, ElfLoadError, ToolchainError, OSError, ValueError) as exc:
         print(f"tdbg: {exc}", file=sys.stderr)
         return 1
     if args.rsp_stdio or args.gdb_port is not None:
@@ -90,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     interp = Interpreter(session, write=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
     if not args.quiet and not args.batch:
-        print(f"tdbg {__version__}: {session.image.path.name} on a Blackhole Tensix tile, core T0.  Type \"help\".")
+        loaded = ", ".join(f"{p.image.path.name} on {name}" for name, p in session.tile.programs.items())
+        print(f"tdbg {__version__}: {loaded} (a {session.tile.profile.name.capitalize()} Tensix tile); "
+              f"current core {session.current}.  Type \"help\".")
     try:
         return _run(args, session, interp)
     except Quit as stop:

@@ -8,6 +8,7 @@ from tdbg.commands import (  # noqa: F401  (registration)
     data,
     dst_cmds,
     examine,
+    files,
     machine,
     remap_cmds,
     running,

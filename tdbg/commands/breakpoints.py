@@ -14,39 +14,50 @@ from tdbg.session import Breakpoint
 _DST_ROW = re.compile(r"^dst\[(.+)\]$")
 
 
-def resolve_location(interp: Interpreter, text: str) -> tuple[int, str]:
-    """A breakpoint location -> (address, description)."""
-    s = interp.session
-    if not text:
-        return s.core.pc, ""
-    if text.startswith("*"):
-        return evaluate_address(interp, text[1:].strip()), ""
-    address = s.resolve(text)
-    li = s.debug.line_for(address) if s.debug else None
-    return address, f"file {li.file}, line {li.line}." if li else ""
+_THREAD = re.compile(r"\s+thread\s+(\S+)\s*$")
 
 
 def _break(interp: Interpreter, args: str, temporary: bool) -> None:
+    """``break [LOCATION] [thread N] [if COND]``."""
+    s = interp.session
     location, _, condition = args.partition(" if ")
-    address, where = resolve_location(interp, location.strip())
-    bp = interp.session.break_at(address, temporary=temporary)
-    bp.location = location.strip()
+    location = location.strip()
+    thread = None
+    if m := _THREAD.search(" " + location):
+        thread = s.core_by_thread(m.group(1))
+        location = (" " + location)[: m.start()].strip()
+    if not location:
+        where: str | int = s.core.pc
+        thread = thread or s.current
+    elif location.startswith("*"):
+        where = evaluate_address(interp, location[1:].strip())
+    else:
+        where = location
+    bp = s.break_at(where, temporary=temporary, thread=thread)
+    bp.location = location
     if condition.strip():
         bp.condition = condition.strip()
     kind = "Temporary breakpoint" if temporary else "Breakpoint"
-    interp.out(f"{kind} {bp.number} at {address:#x}{': ' + where if where else ''}")
+    if len(bp.locations) > 1:
+        interp.out(f"{kind} {bp.number} at {bp.address:#x}: {location}. ({len(bp.locations)} locations)")
+        return
+    core, address = next(iter(bp.locations.items()))
+    with s.on_core(core):
+        li = s.debug.line_for(address) if s.debug else None
+    place = f": file {li.file}, line {li.line}." if li else ""
+    interp.out(f"{kind} {bp.number} at {address:#x}{place}")
 
 
 def _complete_locations(interp: Interpreter, word: str) -> list[str]:
     return [n for n in interp.session.image.symbols if n.startswith(word)]
 
 
-@command("break", aliases=("b", "br"), usage="break [LOCATION] [if COND]", help="Set a breakpoint at LOCATION: *ADDRESS, FUNCTION, FILE:LINE or LINE (default: the current pc).  It costs nothing until hit.", example="break main", complete=_complete_locations)
+@command("break", aliases=("b", "br"), usage="break [LOCATION] [thread N] [if COND]", help="Set a breakpoint at LOCATION: *ADDRESS, FUNCTION, FILE:LINE or LINE (default: the current pc), in every core whose firmware has it (one location per core), or with 'thread N' only on that core (N: thread number or T0, T1, T2, B).  It costs nothing until hit.", example="break main", complete=_complete_locations)
 def break_cmd(interp: Interpreter, args: str) -> None:
     _break(interp, args, temporary=False)
 
 
-@command("tbreak", usage="tbreak [LOCATION] [if COND]", help="Set a temporary breakpoint: deleted when first hit.", example="tbreak fill_row", complete=_complete_locations)
+@command("tbreak", usage="tbreak [LOCATION] [thread N] [if COND]", help="Set a temporary breakpoint: deleted when first hit.", example="tbreak fill_row", complete=_complete_locations)
 def tbreak_cmd(interp: Interpreter, args: str) -> None:
     _break(interp, args, temporary=True)
 
@@ -177,9 +188,16 @@ def info_breakpoints(interp: Interpreter, args: str) -> None:
     exprs = interp.context.get("watch_expr", {})
     for item in rows:
         if isinstance(item, Breakpoint):
-            where = breakpoint_what(interp, item)
             disp = "del " if item.temporary else "keep"
-            interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {'y' if item.enabled else 'n'}   {item.address:#010x} {where}")
+            enabled = "y" if item.enabled else "n"
+            if len(item.locations) == 1:
+                core, address = next(iter(item.locations.items()))
+                thread = f" thread {s.thread_id(core)}" if item.thread else ""
+                interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {enabled}   {address:#010x} {breakpoint_what(interp, core, address)}{thread}")
+            else:
+                interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {enabled}   <MULTIPLE> ")
+                for i, (core, address) in enumerate(item.locations.items(), 1):
+                    interp.out(f"{f'{item.number}.{i}':<7} {'':<14} {'':<4} {enabled}   {address:#010x} {breakpoint_what(interp, core, address)} ({core})")
             if item.condition:
                 interp.out(f"\tstop only if {item.condition}")
             if item.hits:

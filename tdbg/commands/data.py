@@ -63,7 +63,7 @@ def output_cmd(interp: Interpreter, args: str) -> None:
     interp.write(shown)
 
 
-@command("set", usage="set var EXPR | set {TYPE}ADDR = V | set $REG = V | set cfg NAME = V | set dst-provenance on|off", help="Assign: a variable, memory as the current core's store would write it ({uint32_t}ADDR, *(uint16_t*)ADDR), a register, a config field by name; also GDB settings (pagination, confirm, ...) and dst-provenance (record window stores for 'info dst-writer').", example="set {uint32_t}0xFFBD8000 = 0x3f800000")
+@command("set", usage="set var EXPR | set {TYPE}ADDR = V | set $REG = V | set cfg NAME = V | set scheduler-locking off|on|step | set dst-provenance on|off", help="Assign: a variable, memory as the current core's store would write it ({uint32_t}ADDR, *(uint16_t*)ADDR), a register, a config field by name; also GDB settings: scheduler-locking (off: every core runs on continue, and while the current core waits during a step; on: only the current core ever runs; step: only it runs for steps), pagination, confirm, ...; and dst-provenance (record window stores for 'info dst-writer').", example="set {uint32_t}0xFFBD8000 = 0x3f800000")
 def set_cmd(interp: Interpreter, args: str) -> None:
     text = args.strip()
     word, _, rest = text.partition(" ")
@@ -72,6 +72,12 @@ def set_cmd(interp: Interpreter, args: str) -> None:
         return
     if word in ("var", "variable"):
         text = rest
+    elif word == "scheduler-locking":
+        mode = rest.strip()
+        if mode not in interp.session.LOCKING:
+            raise CommandError(f'Undefined item: "{mode}".' if mode else "Requires an argument. Valid arguments are off, on, step.")
+        interp.session.scheduler_locking = mode
+        return
     elif word == "dst-provenance":
         if rest.strip() not in ("on", "off"):
             raise CommandError("Usage: set dst-provenance on|off")

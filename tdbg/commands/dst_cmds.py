@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from tdbg.commands.examine import format_float, format_view_value
+from tdbg.commands.files import DUMP, RESTORE
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command
 from tdbg.commands.tensix_cmds import WINDOW_VIEW, ranges
@@ -26,8 +27,6 @@ from tdbg.tensix import formats
 from tdbg.tensix.dst import Dst
 
 DST = Registry("dst")
-DUMP = Registry("dump")
-RESTORE = Registry("restore")
 
 STORAGE_ROWS = {"dst16": 1024, "dst32": 512}  # Dst32b rows 512..1023 alias 256..511 (Adj32)
 STORAGE_NAME = {"dst16": "Dst16b", "dst32": "Dst32b"}
@@ -634,25 +633,3 @@ def restore_dst(interp: Interpreter, args: str) -> None:
 )
 def dst_cmd(interp: Interpreter, args: str) -> None:
     _subcommand(DST, interp, args)
-
-
-@command(
-    "dump",
-    usage="dump dst ROWS FILE [--view V | --raw]",
-    help="Save data to a file.\n" + _summary(DUMP),
-    example="dump dst 0-63 tile0.npy --raw",
-    complete=_complete(DUMP),
-)
-def dump_cmd(interp: Interpreter, args: str) -> None:
-    _subcommand(DUMP, interp, args)
-
-
-@command(
-    "restore",
-    usage="restore dst FILE [ROW] [--view V]",
-    help="Load data from a file.\n" + _summary(RESTORE),
-    example="restore dst tile0.npy 0",
-    complete=_complete(RESTORE),
-)
-def restore_cmd(interp: Interpreter, args: str) -> None:
-    _subcommand(RESTORE, interp, args)

@@ -89,10 +89,13 @@ def describe_location(interp: Interpreter, pc: int) -> str:
     return "\n".join(lines)
 
 
-def breakpoint_what(interp: Interpreter, bp) -> str:
-    info = interp.session.debug
-    fn = info.function_at(bp.address) if info else None
-    li = info.line_for(bp.address) if info else None
-    if fn and li:
-        return f"in {fn.name} at {li.file}:{li.line}"
-    return interp.session.symbolize(bp.address)
+def breakpoint_what(interp: Interpreter, core: str, address: int) -> str:
+    """``in main at demo.c:12`` for a breakpoint location on ``core``."""
+    s = interp.session
+    with s.on_core(core):
+        info = s.debug
+        fn = info.function_at(address) if info else None
+        li = info.line_for(address) if info else None
+        if fn and li:
+            return f"in {fn.name} at {li.file}:{li.line}"
+        return s.symbolize(address)

@@ -27,7 +27,10 @@ def require_running(interp: Interpreter) -> None:
 def run_and_report(interp: Interpreter, action) -> Stop:
     """Run ``action()`` (a session run-control call), then print the stop the way GDB does."""
     interp.context["running"] = True
+    before = interp.session.current
     stop = action()
+    if stop.core != before and stop.core in interp.session.tile.cores and stop.kind is not StopKind.EXITED:
+        interp.out(f"[Switching to {thread_label(interp, stop.core)}]")
     report_stop(interp, stop)
     return stop
 
@@ -41,11 +44,22 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     kind = stop.kind
     hits = []
     if kind is StopKind.BREAKPOINT:  # a temporary one is already deleted: the session kept it
-        hits = [bp for bp in s.last_hits if bp.address == stop.pc] or [bp for bp in s.breakpoints.values() if bp.address == stop.pc]
-    if kind is StopKind.EBREAK and s.image.symbols.get("_tdbg_exit") and stop.pc == s.image.symbols["_tdbg_exit"].addr:
+        hits = [bp for bp in s.last_hits if bp.at(stop.core, stop.pc)] or [bp for bp in s.breakpoints.values() if bp.at(stop.core, stop.pc)]
+    if kind is StopKind.EXITED and not s.tile.finished():
+        interp.out(f"[{thread_label(interp, stop.core)} {stop.detail.split(' ', 1)[1]}]")
+    elif kind is StopKind.EXITED:
         interp.context["running"] = False
-        code = s.read_u32(s.symbol("tdbg_exit_code").addr) if "tdbg_exit_code" in s.image.symbols else 0
-        interp.out(f"[Inferior 1 ({stop.core}) exited {'normally' if code == 0 else f'with code {code:02o}'}]")
+        interp.out(exit_line(interp))
+    elif kind is StopKind.DEADLOCK:
+        interp.out("")
+        interp.out("Program stopped: deadlock: no core can run.")
+        for wait in stop.detail.split("; "):
+            interp.out(f"  {wait}")
+        interp.out(where)
+    elif kind is StopKind.BLOCKED:
+        interp.out("")
+        interp.out(f"Program stopped: {stop.detail} (scheduler-locking {s.scheduler_locking}: the other cores do not run)")
+        interp.out(where)
     elif kind is StopKind.BREAKPOINT:
         title = "Temporary breakpoint" if hits and hits[0].temporary else "Breakpoint"
         interp.out("")
@@ -94,6 +108,22 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
         hook(interp, stop)  # type: ignore[operator]
     if kind is StopKind.BREAKPOINT:
         run_breakpoint_commands(interp, [line for bp in hits for line in bp.commands])
+
+
+def thread_label(interp: Interpreter, core: str) -> str:
+    """GDB's ``Thread N (NAME)`` for a core (threads are numbered in the profile's order)."""
+    names = list(interp.session.tile.cores)
+    return f"Thread {names.index(core) + 1} ({core})" if core in names else core
+
+
+def exit_line(interp: Interpreter) -> str:
+    """What GDB prints when the program has ended: one core's exit code, or each core's end."""
+    tile = interp.session.tile
+    loaded = list(tile.programs)
+    if len(loaded) == 1 and loaded[0] in tile.exit_codes:
+        code = tile.exit_codes[loaded[0]]
+        return f"[Inferior 1 ({loaded[0]}) exited {'normally' if code == 0 else f'with code {code:02o}'}]"
+    return f"[All cores finished: {tile.describe_finish(loaded)}]"
 
 
 def run_breakpoint_commands(interp: Interpreter, commands: list[str]) -> None:

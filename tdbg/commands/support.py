@@ -10,6 +10,7 @@ from pathlib import Path
 from tdbg.commands.interpreter import Interpreter, UserCommand
 from tdbg.commands.registry import INFO, ROOT, CommandError, command, info_command
 from tdbg.commands.values import evaluate
+from tdbg.emu.core import Core, CoreState
 from tdbg.emu.tile import Policy
 from tdbg.tensix.events import Category
 
@@ -177,27 +178,52 @@ def handle_cmd(interp: Interpreter, args: str) -> None:
         interp.out(f"{category.value:<28} {policy.value}")
 
 
-@command("thread", usage="thread [N|T0|T1|T2]", help="Select the core the other commands act on: 1..3 or T0, T1, T2 (a core is created, at the entry point, when first selected).", example="thread T1")
+@command("thread", usage="thread [N|CORE]", help="Select the core the other commands act on, by GDB thread number (1 T0, 2 T1, 3 T2, 4 B) or name; without an argument, name the current one.", example="thread T1")
 def thread_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
     arg = args.strip()
     if arg:
-        name = f"T{int(arg) - 1}" if arg.isdigit() else arg
-        s.select_core(name)
+        s.select_core(s.core_by_thread(arg))
+        interp.context["plain_step"] = False
     core = s.core
-    interp.out(f"[Current thread is {core.thread + 1} ({core.name})]")
+    interp.out(f"[Current thread is {s.thread_id(core.name)} ({core.name})]")
+    if arg and core.state is not CoreState.IDLE:
+        from tdbg.commands.location import describe_location
+
+        interp.out(describe_location(interp, core.pc).splitlines()[0])
 
 
-@info_command("threads", usage="info threads", help="List the cores with their pc; * marks the current one.", example="info threads")
+def core_state(core: Core) -> str:
+    """A core's state for ``info threads``: running, blocked on what, parked, ..."""
+    if core.state is CoreState.BLOCKED and core.wait is not None:
+        return f"blocked: {core.wait.reason}"
+    return core.state.value
+
+
+@info_command("threads", usage="info threads", help="List the cores (GDB threads) with their state (running, blocked and on what, parked, exited, held in reset, no firmware) and their own frame; * marks the current one.", example="info threads")
 def info_threads(interp: Interpreter, args: str) -> None:
-    from tdbg.commands.running import describe_location
+    from tdbg.commands.location import describe_location
 
     s = interp.session
-    interp.out("  Id   Target Id         Frame")
+    interp.out("  Id   Target Id                    Frame")
+    last = interp.context.get("last_function")
     for name, core in s.tile.cores.items():
         mark = "*" if name == s.current else " "
-        where = describe_location(interp, core.pc).splitlines()[0]
-        interp.out(f"{mark} {core.thread + 1:<4} Thread {core.thread + 1} ({name}) {where}")
+        target = f"Thread {s.thread_id(name)} ({name}) [{core_state(core)}]"
+        if core.state is CoreState.IDLE:
+            where = ""
+        else:
+            with s.on_core(name):
+                where = describe_location(interp, core.pc).splitlines()[0]
+        interp.out(f"{mark} {s.thread_id(name):<4} {target:<28} {where}".rstrip())
+    interp.context["last_function"] = last
+
+
+@command("show", usage="show scheduler-locking", help="Show a setting: scheduler-locking (which cores run during continue and steps; 'help set').", example="show scheduler-locking")
+def show_cmd(interp: Interpreter, args: str) -> None:
+    if args.strip() != "scheduler-locking":
+        raise CommandError(f'Undefined show command: "{args.strip()}".  Try "help show".')
+    interp.out(f'Mode for locking scheduler during execution is "{interp.session.scheduler_locking}".')
 
 
 @command("info", aliases=("i", "inf"), usage="info SUBCOMMAND", help="Show things about the program and the tile; 'help info' lists the subcommands.", example="info registers pc")

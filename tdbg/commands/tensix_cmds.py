@@ -140,11 +140,10 @@ def tensix_cmd(interp: Interpreter, args: str) -> None:
         return
     s = interp.session
     before = _snapshot(interp)
-    core = s.core
     try:
-        s.tile.execute(core, core.pc, word, "debugger")
+        s.tensix(word)
     finally:
-        _report_changes(interp, before, core.thread)
+        _report_changes(interp, before, s.core.thread or 0)
 
 
 @info_command("tensix", usage="info tensix", help="Show the coprocessor state: RWCs per thread, SrcA/SrcB banks and clients, semaphores, queued instructions, pushes per thread.", example="info tensix")

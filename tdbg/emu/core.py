@@ -5,6 +5,12 @@ Python on the path until something happens; devices and watchpoints are memory h
 the exact PC and stop the core before the access commits (``emu_stop`` inside a memory hook
 leaves the PC on the accessing instruction with nothing committed); ``.ttinsn`` words are
 replaced by a NOP at load time and pushed by a code hook on their single address.
+
+A core is in one of the ``CoreState`` states.  A device access that must wait (a TTSync load
+while the thread has instructions in flight, a push into a full Wait Gate queue, a polling loop
+whose reads cannot change until another agent acts) raises ``Stall`` in the device model: the
+core stops before the access, records what it waits for (``Wait``) and is ``BLOCKED`` until the
+tile sees the wait satisfied; then the access is executed again.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import ctypes
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from typing import TYPE_CHECKING
 
 from unicorn import (
@@ -33,11 +40,13 @@ from unicorn import (
     UcError,
 )
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
+from unicorn.unicorn_const import UC_QUERY_TIMEOUT
 
 from tdbg.emu.fasthook import add_mem_hook
-from tdbg.emu.regions import Region
+from tdbg.emu.regions import Region, Stall, Wait
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.tensix.events import TensixEvent, UndefinedBehavior
+from tdbg.tensix.profile import CoreSpec
 
 if TYPE_CHECKING:
     from tdbg.emu.tile import Tile
@@ -46,13 +55,27 @@ EBREAK = 0x00100073
 NOP = 0x00000013  # addi x0, x0, 0
 _PACK = (None, struct.Struct("<B").pack_into, struct.Struct("<H").pack_into, None, struct.Struct("<I").pack_into)
 _MASK = (0, 0xFF, 0xFFFF, 0, 0xFFFFFFFF)
+#: Identical device reads from one PC with identical registers before a loop counts as polling.
+POLL_REPEATS = 3
+
+
+class CoreState(str, Enum):
+    """Where a core is, as ``info threads`` shows it."""
+
+    IDLE = "no firmware"        # nothing loaded: the core never runs
+    RESET = "held in reset"     # its SOFT_RESET_0 bit is set
+    RUNNABLE = "running"        # runs when the tile runs
+    BLOCKED = "blocked"         # waiting (``Core.wait`` says on what)
+    PARKED = "parked"           # spinning on ``j .``: finished firmware
+    EXITED = "exited"           # reached the end of tdbg's crt0 (``_tdbg_exit``)
 
 
 @dataclass(eq=False)
 class Watch:
     """A watched address range; ``kind`` is ``write``, ``read`` or ``access`` (GDB's watch,
     rwatch, awatch).  A Dst row watch covers the whole window and names the ``DstBits`` rows
-    it guards; Tensix instructions that write those rows hit it too."""
+    it guards; Tensix instructions that write those rows hit it too.  ``core`` limits a watch
+    on private memory to the core that owns it (None: every core)."""
 
     number: int
     address: int
@@ -61,6 +84,7 @@ class Watch:
     dst_rows: frozenset[int] = frozenset()
     view: str = ""
     hits: int = 0
+    core: str | None = None
 
     @property
     def bits_rows(self) -> list[int]:
@@ -75,15 +99,20 @@ class Watch:
 class Core:
     """A baby RISC-V core: registers, its address space, breakpoints, watchpoints, stepping."""
 
-    def __init__(self, tile: Tile, name: str, thread: int, regions: list[Region], local_ram_size: int) -> None:
+    def __init__(self, tile: Tile, spec: CoreSpec, regions: list[Region],
+                 local_rams: dict[str, ctypes.Array]) -> None:
         self.tile = tile
-        self.name = name
-        self.thread = thread
+        self.spec = spec
+        self.name = spec.name
+        self.thread = spec.thread
         self.uc = uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
         profile = tile.profile
         uc.mem_map_ptr(0, profile.l1_size, UC_PROT_ALL, tile.l1)
-        self.local_ram = ctypes.create_string_buffer(local_ram_size)
-        uc.mem_map_ptr(profile.local_ram_base, local_ram_size, UC_PROT_ALL, self.local_ram)
+        self.local_ram = local_rams[spec.name]
+        uc.mem_map_ptr(profile.local_ram_base, spec.local_ram_size, UC_PROT_ALL, self.local_ram)
+        for other in profile.cores:  # BabyRISCV/README.md: every local RAM, by its slow path
+            for alias in range(other.local_ram_alias, other.local_ram_alias + max(other.local_ram_size, 0x2000), other.local_ram_size):
+                uc.mem_map_ptr(alias, other.local_ram_size, UC_PROT_ALL, local_rams[other.name])
         self.regions = regions
         self._region_buffers: list[ctypes.Array] = []
         self._mmio_watches: list[Watch] = []
@@ -92,7 +121,10 @@ class Core:
         uc.hook_add(UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED, self._on_unmapped)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
         uc.ctl_exits_enabled(True)
+        self.state = CoreState.IDLE
+        self.wait: Wait | None = None          # what a BLOCKED core waits for
         self.breakpoints: set[int] = set()
+        self.parks: set[int] = set()           # ``j .`` addresses: reaching one parks the core
         self.watches: dict[int, tuple[Watch, list[int]]] = {}
         self._ttinsn_hooks: list[int] = []
         self._stop: Stop | None = None
@@ -102,6 +134,9 @@ class Core:
         self._interrupt = False
         self.running = False  # inside emu_start: device side effects belong to the firmware
         self.last_stop: Stop | None = None
+        self._poll: tuple[int, int, int] | None = None  # (pc, address, value) of the last device read
+        self._poll_count = 0
+        self._poll_regs: list[int] | None = None
 
     # -- registers ------------------------------------------------------------------------------
     @property
@@ -125,11 +160,16 @@ class Core:
         """x0..x31."""
         return [self.uc.reg_read(UC_RISCV_REG_X0 + i) for i in range(32)]
 
-    def reset_registers(self, entry: int) -> None:
+    def reset(self, pc: int, state: CoreState) -> None:
+        """Registers zero, ``pc``, nothing pending; the local data RAM resets to zero as it does
+        when the core comes out of reset (BlackholeA0 BabyRISCV/README.md "Local Data RAM")."""
         for i in range(1, 32):
             self.uc.reg_write(UC_RISCV_REG_X0 + i, 0)
-        self.pc = entry
+        self.pc = pc
+        ctypes.memset(self.local_ram, 0, len(self.local_ram))
         self._stop = self.last_stop = None
+        self.state, self.wait = state, None
+        self._poll = None
 
     # -- devices -----------------------------------------------------------------------------------
     def _map_region(self, region: Region) -> None:
@@ -141,7 +181,8 @@ class Core:
         base, thread, load, store = region.base, self.thread, region.load, region.store
         watches = self._mmio_watches
         tile = self.tile
-        observed = region.observed
+        observed, pollable = region.observed, region.pollable
+        uc = self.uc
 
         def on_read(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
             try:
@@ -150,10 +191,17 @@ class Core:
                 offset = address - base
                 try:
                     value = load(thread, offset, size)
+                except Stall as stall:
+                    self._block(stall.wait)
+                    return
                 except TensixEvent as event:
                     if self._event(event, Access(address, size, False)):
                         return
                     value = 0
+                if pollable and self._polling(uc.reg_read(UC_RISCV_REG_PC), address, value):
+                    self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
+                                     lambda: _reads_other(load, thread, offset, size, value)))
+                    return
                 if offset & (size - 1):
                     _PACK[size](buf, offset, value)
                 else:
@@ -168,10 +216,13 @@ class Core:
                 value &= _MASK[size]
                 if watches and self._watch_hit(address, size, True, value):
                     return
+                self._poll = None
                 if observed and tile.window_observer is not None:
                     tile.window_observer(self, address, size, value, True)
                 try:
                     store(thread, address - base, size, value)
+                except Stall as stall:
+                    self._block(stall.wait)
                 except TensixEvent as event:
                     self._event(event, Access(address, size, True, value))
             except BaseException as exc:
@@ -180,6 +231,23 @@ class Core:
         end = region.base + region.size - 1
         add_mem_hook(self.uc, UC_HOOK_MEM_READ, on_read, region.base, end)
         add_mem_hook(self.uc, UC_HOOK_MEM_WRITE, on_write, region.base, end)
+
+    def _polling(self, pc: int, address: int, value: int) -> bool:
+        """True once the same load has returned the same value ``POLL_REPEATS`` times with the
+        registers the same each time round: the loop can only end when another agent changes
+        that value, so the core waits for that instead of spinning."""
+        key = (pc, address, value)
+        if key != self._poll:
+            self._poll, self._poll_count, self._poll_regs = key, 1, None
+            return False
+        self._poll_count += 1
+        if self._poll_count < POLL_REPEATS - 1:
+            return False
+        regs = self.regs()
+        if regs == self._poll_regs:
+            return True
+        self._poll_regs = regs
+        return False
 
     def _internal_error(self, exc: BaseException) -> None:
         self._halt(Stop(StopKind.FAULT, self.name, self.pc, detail=f"internal error in tdbg: {exc!r}"))
@@ -190,10 +258,22 @@ class Core:
                 return region
         return None
 
+    def owns_private(self, address: int) -> bool:
+        """True for an address in this core's private data RAM (``MEM_LOCAL_BASE``)."""
+        base = self.tile.profile.local_ram_base
+        return base <= address < base + self.spec.local_ram_size
+
     # -- stops raised from hooks ------------------------------------------------------------------
     def _halt(self, stop: Stop) -> None:
         self._stop = stop
         self.uc.emu_stop()
+
+    def _block(self, wait: Wait) -> None:
+        """Stop before the access that must wait; the tile resumes the core when ``wait`` is
+        satisfied and the access runs again."""
+        self._poll = None
+        self._halt(Stop(StopKind.BLOCKED, self.name, self.pc, detail=wait.reason))
+        self.state, self.wait = CoreState.BLOCKED, wait
 
     def _event(self, event: TensixEvent, access: Access | None, *, completed: bool = False) -> bool:
         """Apply the ``handle`` policy to an event; True if the core is stopping."""
@@ -220,16 +300,22 @@ class Core:
             self._halt(Stop(StopKind.FAULT, self.name, pc, detail=f"exception {intno}"))
 
     # -- .ttinsn --------------------------------------------------------------------------------
-    def hook_ttinsn(self, addresses: list[int], push: Callable[[Core, int, int], None]) -> None:
+    def hook_ttinsn(self, words: dict[int, int], push: Callable[[Core, int, int], None]) -> None:
         """Push the Tensix instruction of each ``.ttinsn`` address (now a NOP) when it is reached."""
         for h in self._ttinsn_hooks:
             self.uc.hook_del(h)
         self._ttinsn_hooks = []
 
         def on_ttinsn(uc: Uc, address: int, size: int, _: object) -> None:
-            push(self, address, self.tile.image.ttinsn[address])
+            try:
+                self._poll = None
+                push(self, address, words[address])
+            except Stall as stall:
+                self._block(stall.wait)
+            except BaseException as exc:
+                self._internal_error(exc)
 
-        for address in addresses:
+        for address in sorted(words):
             self._ttinsn_hooks.append(self.uc.hook_add(UC_HOOK_CODE, on_ttinsn, begin=address, end=address))
 
     def push_event(self, event: TensixEvent) -> None:
@@ -245,7 +331,15 @@ class Core:
     # -- breakpoints and watchpoints ------------------------------------------------------------
     def set_breakpoints(self, addresses: set[int]) -> None:
         self.breakpoints = set(addresses)
-        self.uc.ctl_set_exits(sorted(self.breakpoints))
+        self._set_exits()
+
+    def set_parks(self, addresses: set[int]) -> None:
+        self.parks = set(addresses)
+        self._set_exits()
+
+    def _set_exits(self, skip: int | None = None) -> None:
+        exits = (self.breakpoints | self.parks) - {skip}
+        self.uc.ctl_set_exits(sorted(exits))
 
     def add_watch(self, watch: Watch) -> None:
         """Stop before any access the watch covers (memory or device)."""
@@ -270,6 +364,8 @@ class Core:
         return hook
 
     def remove_watch(self, number: int) -> None:
+        if number not in self.watches:
+            return
         watch, hooks = self.watches.pop(number)
         for h in hooks:
             self.uc.hook_del(h)
@@ -308,14 +404,21 @@ class Core:
             return self._record(Stop(StopKind.STEP, self.name, self.pc))
         return self._record(self._emulate(count, StopKind.STEP))
 
-    def resume(self, limit: int | None = None) -> Stop:
-        """Run until a breakpoint, watchpoint, event, ebreak/ecall, interrupt or ``limit`` insns."""
+    def resume(self, limit: int | None = None, preempt_us: int = 0) -> Stop:
+        """Run until a breakpoint, watchpoint, event, ebreak/ecall, a wait, a ``j .`` (parked),
+        an interrupt or ``limit`` instructions; with ``preempt_us``, for at most that long
+        (then a ``PREEMPTED`` stop: the core just yields to the others)."""
         stop = self._step_past_last_stop()
         if stop is not None:
             return stop
-        if self.pc in self.breakpoints:
-            return self._record(Stop(StopKind.BREAKPOINT, self.name, self.pc))
-        return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT))
+        pc = self.pc
+        if pc in self.breakpoints:
+            return self._record(Stop(StopKind.BREAKPOINT, self.name, pc))
+        if pc in self.parks:
+            return self._record(Stop(StopKind.PARKED, self.name, pc))
+        if limit == 1:
+            return self._record(Stop(StopKind.LIMIT, self.name, pc))
+        return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT, preempt_us))
 
     def _step_past_last_stop(self) -> Stop | None:
         """Execute the instruction at the PC with this PC's breakpoint and watchpoints muted (or
@@ -325,22 +428,22 @@ class Core:
             self.pc = pc + 4
             return None
         self._muted = True
-        exits = self.breakpoints
-        if pc in exits:
-            self.uc.ctl_set_exits(sorted(exits - {pc}))
+        exits = pc in self.breakpoints or pc in self.parks
+        if exits:
+            self._set_exits(skip=pc)
         try:
             stop = self._emulate(1, StopKind.STEP)
         finally:
             self._muted = False
-            if pc in exits:
-                self.uc.ctl_set_exits(sorted(exits))
+            if exits:
+                self._set_exits()
         return None if stop.kind is StopKind.STEP else self._record(stop)
 
     def _record(self, stop: Stop) -> Stop:
         self.last_stop = stop
         return stop
 
-    def _emulate(self, count: int, done: StopKind) -> Stop:
+    def _emulate(self, count: int, done: StopKind, preempt_us: int = 0) -> Stop:
         """Run up to ``count`` instructions (0: no limit); ``done`` is the stop when they ran."""
         self._stop = None
         start = self.pc
@@ -350,7 +453,7 @@ class Core:
         error: UcError | None = None
         self.running = True
         try:
-            self.uc.emu_start(start, 0, count=count)
+            self.uc.emu_start(start, 0, timeout=preempt_us, count=count)
         except UcError as exc:
             error = exc
         finally:
@@ -370,8 +473,13 @@ class Core:
         if self._interrupt:
             self._interrupt = False
             return Stop(StopKind.INTERRUPTED, self.name, pc)
-        if pc in self.breakpoints and not self._muted:
-            return Stop(StopKind.BREAKPOINT, self.name, pc)
+        if not self._muted:
+            if pc in self.breakpoints:
+                return Stop(StopKind.BREAKPOINT, self.name, pc)
+            if pc in self.parks:
+                return Stop(StopKind.PARKED, self.name, pc)
+        if preempt_us and self.uc.query(UC_QUERY_TIMEOUT):
+            return Stop(StopKind.PREEMPTED, self.name, pc)
         return Stop(done, self.name, pc)
 
     def _error_stop(self, error: UcError, pc: int) -> Stop:
@@ -381,3 +489,11 @@ class Core:
                 return Stop(StopKind.EBREAK, self.name, pc)
             return Stop(StopKind.FAULT, self.name, pc, detail=f"invalid instruction {word:#010x}" if word is not None else "invalid instruction")
         return Stop(StopKind.FAULT, self.name, pc, detail=str(error))
+
+
+def _reads_other(load: Callable[[int | None, int, int], int], thread: int | None, offset: int, size: int, value: int) -> bool:
+    """True when a device load would now return something other than ``value`` (or raise)."""
+    try:
+        return load(thread, offset, size) != value
+    except (TensixEvent, Stall):
+        return True

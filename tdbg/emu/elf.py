@@ -1,8 +1,10 @@
 """ELF images for the baby RISC-V cores, read with pyelftools.
 
-An ``ElfImage`` holds what the target needs to load and describe a program: loadable segments,
-the entry point, symbols, executable ranges, and the ``.ttinsn`` words found in them (a word
+An ``ElfImage`` holds what the tile needs to load and describe a program, independent of where a
+host puts it: its sections, its loadable segments, the entry point, symbols, executable ranges,
+the ``Tag_RISCV_arch`` attribute, and the ``.ttinsn`` words found in executable code (a word
 whose low two bits are not ``0b11``: BabyRISCV ``PushTensixInstruction.md``, ".ttinsn").
+Where the bytes go in the tile is ``tdbg.emu.loader``'s business.
 """
 
 from __future__ import annotations
@@ -19,17 +21,31 @@ from elftools.elf.elffile import ELFFile
 from tdbg.tensix.isa import is_ttinsn
 
 EM_RISCV = 243
+#: ``j .`` (``jal x0, 0``): what finished firmware spins on (tt-llk's ``for (;;) {}``).
+JUMP_TO_SELF = 0x0000_006F
 
 
 class ElfLoadError(Exception):
-    """The file is not an RV32 ELF the tile can run."""
+    """The file is not an RV32 ELF the tile can run; the message is one line."""
 
 
 @dataclass(frozen=True)
 class Segment:
+    """Bytes to write at ``vaddr`` (``memsz`` bytes in all, the rest zero)."""
+
     vaddr: int
     data: bytes
     memsz: int
+    executable: bool
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    addr: int
+    data: bytes | None          # None: NOBITS (.bss-like)
+    size: int
+    alloc: bool
     executable: bool
 
 
@@ -48,7 +64,10 @@ class ElfImage:
     segments: list[Segment]
     symbols: dict[str, Symbol]
     exec_ranges: list[tuple[int, int]]      # [start, end) of executable sections
+    sections: list[Section] = field(default_factory=list)
+    arch: str | None = None                 # Tag_RISCV_arch, e.g. "rv32i2p1_m2p0"
     ttinsn: dict[int, int] = field(default_factory=dict)  # address -> the RISC-V word there
+    parks: list[int] = field(default_factory=list)        # addresses of ``j .`` in code
     _starts: list[int] = field(default_factory=list, repr=False)
     _by_addr: list[Symbol] = field(default_factory=list, repr=False)
 
@@ -58,44 +77,53 @@ class ElfImage:
         try:
             with path.open("rb") as fh:
                 elf = ELFFile(fh)
-                if elf["e_machine"] != "EM_RISCV" or elf.elfclass != 32:
-                    raise ElfLoadError(f"{path}: not a 32-bit RISC-V ELF")
+                if elf["e_machine"] != "EM_RISCV":
+                    raise ElfLoadError(f"{path}: not a RISC-V ELF (machine {elf['e_machine']})")
+                if elf.elfclass != 32:
+                    raise ElfLoadError(f"{path}: a {elf.elfclass}-bit ELF; the baby RISC-V cores are RV32")
                 segments = [
-                    Segment(seg["p_vaddr"], seg.data(), seg["p_memsz"], bool(seg["p_flags"] & 1))
+                    Segment(seg["p_vaddr"], seg.data()[: seg["p_memsz"]], seg["p_memsz"], bool(seg["p_flags"] & 1))
                     for seg in elf.iter_segments()
                     if seg["p_type"] == "PT_LOAD" and seg["p_memsz"]
                 ]
-                exec_ranges = [
-                    (sec["sh_addr"], sec["sh_addr"] + sec["sh_size"])
+                sections = [
+                    Section(sec.name, sec["sh_addr"], None if sec["sh_type"] == "SHT_NOBITS" else sec.data(),
+                            sec["sh_size"], bool(sec["sh_flags"] & SH_FLAGS.SHF_ALLOC),
+                            bool(sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR))
                     for sec in elf.iter_sections()
-                    if sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and sec["sh_size"]
                 ]
+                exec_ranges = [(s.addr, s.addr + s.size) for s in sections if s.executable and s.size]
                 symbols = _symbols(elf)
                 entry = elf["e_entry"]
+                arch = _arch_attribute(elf)
         except OSError as exc:
             raise ElfLoadError(f"{path}: {exc.strerror or exc}") from None
-        except ELFError as exc:
-            raise ElfLoadError(f"{path}: not an ELF file ({exc})") from None
-        image = cls(path, entry, segments, symbols, exec_ranges)
-        image.ttinsn = image._find_ttinsn()
+        except (ELFError, ValueError, KeyError, AssertionError, struct.error) as exc:
+            raise ElfLoadError(f"{path}: not a usable ELF file ({exc})") from None
+        image = cls(path, entry, segments, symbols, exec_ranges, sections, arch)
+        image.ttinsn, image.parks = image._scan_code()
         image._by_addr = sorted((s for s in symbols.values() if s.kind in ("func", "object")), key=lambda s: s.addr)
         image._starts = [s.addr for s in image._by_addr]
         return image
 
-    def _find_ttinsn(self) -> dict[int, int]:
-        """Every aligned word of an executable section whose low two bits are not 0b11."""
+    def section(self, name: str) -> Section | None:
+        return next((s for s in self.sections if s.name == name), None)
+
+    def _scan_code(self) -> tuple[dict[int, int], list[int]]:
+        """Every aligned word of an executable section whose low two bits are not 0b11 (a
+        ``.ttinsn``), and every ``j .``."""
         found: dict[int, int] = {}
-        for seg in self.segments:
-            if not seg.executable:
+        parks: list[int] = []
+        for sec in self.sections:
+            if not sec.executable or sec.data is None:
                 continue
-            for start, end in self.exec_ranges:
-                lo, hi = max(start, seg.vaddr), min(end, seg.vaddr + len(seg.data))
-                lo = (lo + 3) & ~3
-                for addr in range(lo, hi - 3, 4):
-                    (word,) = struct.unpack_from("<I", seg.data, addr - seg.vaddr)
-                    if is_ttinsn(word):
-                        found[addr] = word
-        return found
+            for offset in range((-sec.addr) & 3, len(sec.data) - 3, 4):
+                (word,) = struct.unpack_from("<I", sec.data, offset)
+                if is_ttinsn(word):
+                    found[sec.addr + offset] = word
+                elif word == JUMP_TO_SELF:
+                    parks.append(sec.addr + offset)
+        return found, parks
 
     def is_executable(self, addr: int) -> bool:
         return any(start <= addr < end for start, end in self.exec_ranges)
@@ -117,10 +145,26 @@ class ElfImage:
         return None
 
 
+def _arch_attribute(elf: ELFFile) -> str | None:
+    """``Tag_RISCV_arch`` from ``.riscv.attributes`` (None when absent or unreadable)."""
+    section = elf.get_section_by_name(".riscv.attributes")
+    if section is None or not hasattr(section, "iter_subsections"):
+        return None
+    try:
+        for sub in section.iter_subsections():
+            for subsub in sub.iter_subsubsections():
+                for attribute in subsub.iter_attributes():
+                    if attribute.tag == "TAG_ARCH":
+                        return str(attribute.value)
+    except Exception:  # noqa: BLE001 (a corrupt attribute section only loses the check)
+        return None
+    return None
+
+
 def _symbols(elf: ELFFile) -> dict[str, Symbol]:
     table = elf.get_section_by_name(".symtab")
     out: dict[str, Symbol] = {}
-    if table is None:
+    if table is None or not hasattr(table, "iter_symbols"):
         return out
     kinds = {"STT_FUNC": "func", "STT_OBJECT": "object", "STT_NOTYPE": "notype"}
     for sym in table.iter_symbols():

@@ -1,25 +1,52 @@
-"""The memory-mapped devices a baby RISC-V T core sees, as load/store handlers.
+"""The memory-mapped devices a baby RISC-V core sees, as load/store handlers.
 
 Each ``Region`` is mapped into the core's Unicorn address space as RAM that only the region's
 hooks touch: a read hook computes the value and writes it where the load will read it, a write
 hook applies the store.  Both hooks see the exact PC and can stop the core before the access
-commits.  Addresses: BlackholeA0 ``BabyRISCV/README.md`` "Memory map", ``memory_map.md``.
+commits.  Which devices a core sees, and where, is the profile's table (BlackholeA0
+``BabyRISCV/README.md`` "Memory map"); this module gives each device its behaviour.
+
+A handler that must wait raises ``Stall`` with a ``Wait``: the core stops before the access and
+runs it again once ``Wait.ready()`` holds (``tdbg.emu.core``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.profile import CoreSpec
 
-Load = Callable[[int, int, int], int]          # (thread, offset, size) -> value
-Store = Callable[[int, int, int, int], None]   # (thread, offset, size, value)
-Push = Callable[[int, int], None]              # (thread, word)
+if TYPE_CHECKING:
+    from tdbg.emu.tile import Tile
 
-PAGE = 0x1000
+Load = Callable[[int | None, int, int], int]          # (thread, offset, size) -> value
+Store = Callable[[int | None, int, int, int], None]   # (thread, offset, size, value)
+
+
+@dataclass(frozen=True)
+class Wait:
+    """What a blocked core waits for: what it is doing, the test that ends the wait, and
+    (when the cause can change while it waits) a function saying what holds it now."""
+
+    what: str
+    ready: Callable[[], bool] = field(compare=False)
+    why: Callable[[], str | None] | None = field(default=None, compare=False)
+
+    @property
+    def reason(self) -> str:
+        cause = self.why() if self.why is not None else None
+        return f"{self.what}: {cause}" if cause else self.what
+
+
+class Stall(Exception):
+    """Raised by a device handler: the access cannot complete yet."""
+
+    def __init__(self, wait: Wait) -> None:
+        super().__init__(wait.reason)
+        self.wait = wait
 
 
 @dataclass(frozen=True)
@@ -30,146 +57,232 @@ class Region:
     load: Load
     store: Store
     observed: bool = False  # accesses go to ``Tile.window_observer`` when one is set
+    pollable: bool = False  # loads may be polled: repeated identical reads block the core
 
 
-def _unimplemented(name: str) -> tuple[Load, Store]:
-    def load(thread: int, offset: int, size: int) -> int:
+def unimplemented(name: str) -> tuple[Load, Store]:
+    def load(thread: int | None, offset: int, size: int) -> int:
         raise UnimplementedFunctionality(f"{name} (offset {offset:#x}) is not modelled by tdbg")
 
-    def store(thread: int, offset: int, size: int, value: int) -> None:
+    def store(thread: int | None, offset: int, size: int, value: int) -> None:
         raise UnimplementedFunctionality(f"{name} (offset {offset:#x}) is not modelled by tdbg")
 
     return load, store
 
 
-def word_loads(value_of: Callable[[int, int], int]) -> Load:
+def word_loads(value_of: Callable[[int | None, int], int]) -> Load:
     """A device read a word at a time: ``value_of(thread, word_offset)``; narrower loads take
     their bytes out of that word."""
 
-    def load(thread: int, offset: int, size: int) -> int:
+    def load(thread: int | None, offset: int, size: int) -> int:
         return (value_of(thread, offset & ~3) >> (8 * (offset & 3))) & ((1 << (8 * size)) - 1)
 
     return load
 
 
-class DebugRegisters:
-    """Tile control / debug / status registers (``RISCV_DEBUG_REGS_START_ADDR``), the ones tdbg
-    models: ``DBG_FEATURE_DISABLE`` (bit 11 changes ``Dst16b``, Dst.md) and the
-    ``CFGREG_RD_CNTL`` / ``CFGREG_RDDATA`` config read path (BackendConfiguration.md)."""
+class TileRegisters:
+    """Tile control / debug / status registers (``RISCV_DEBUG_REGS_START_ADDR``): the ones the
+    profile lists (TileControlDebugStatus.md; offsets and reset values from bh_cfg_fields.json
+    ``tile_regs``).
 
-    FEATURE_DISABLE = 0x068
-    CFGREG_RD_CNTL = 0x058
-    CFGREG_RDDATA = 0x078
+    Effects: ``DBG_FEATURE_DISABLE`` bit 11 changes ``Dst16b`` (Dst.md); ``CFGREG_RD_CNTL`` /
+    ``CFGREG_RDDATA`` read config (BackendConfiguration.md); ``SOFT_RESET_0`` holds and releases
+    cores (SoftReset.md: a set bit holds the core in reset, clearing it starts the core at its
+    reset PC); ``TRISCn_RESET_PC`` with ``TRISC_RESET_PC_OVERRIDE`` bit n give that PC;
+    ``WALL_CLOCK_0/1`` read a clock that advances at each read (tdbg counts no cycles: a read
+    costs one microsecond of tile time, so waits built on the clock end); ``INSTRN_BUF_STATUS``
+    reports the Wait Gate queues as the FIFO state (PushTensixInstruction.md).  Other listed
+    registers keep what is written (``DEST_CG_CTRL``: clock gating, no architectural effect).
+    A write-only register reads as ``UndefinedBehavior``; an offset the table does not list is
+    ``UnimplementedFunctionality``."""
 
-    def __init__(self, tensix: TensixState) -> None:
-        self.tensix = tensix
-        self.cfgreg_rd_cntl = 0
-        self.load = word_loads(self._word)
-
-    def _word(self, thread: int, word: int) -> int:
-        if word == self.FEATURE_DISABLE:
-            return self.tensix.dst.feature_disable
-        if word == self.CFGREG_RD_CNTL:
-            return self.cfgreg_rd_cntl
-        if word == self.CFGREG_RDDATA:
-            return self.tensix.config.riscv_load((self.cfgreg_rd_cntl & 0x7FF) * 4, 4)
-        raise UnimplementedFunctionality(f"debug register at offset {word:#x} is not modelled by tdbg")
-
-    def store(self, thread: int, offset: int, size: int, value: int) -> None:
-        if size != 4:
-            raise UnimplementedFunctionality(f"{size}-byte store to debug register {offset:#x} is not modelled by tdbg")
-        if offset == self.FEATURE_DISABLE:
-            self.tensix.dst.feature_disable = value
-        elif offset == self.CFGREG_RD_CNTL:
-            self.cfgreg_rd_cntl = value
-        else:
-            raise UnimplementedFunctionality(f"debug register at offset {offset:#x} is not modelled by tdbg")
+    def __init__(self, tile: Tile) -> None:
+        self.tile = tile
+        profile = tile.profile
+        self._by_offset = {r.offset: r for r in profile.tile_registers}
+        self._soft_reset = profile.register("SOFT_RESET_0").offset
+        self.values: dict[int, int] = {}
+        self.clock = 0
+        self.reset()
 
     def reset(self) -> None:
-        self.cfgreg_rd_cntl = 0
+        self.values = {r.offset: r.reset or 0 for r in self.tile.profile.tile_registers}
+        self.clock = 0
+
+    def value(self, name: str) -> int:
+        return self.values[self.tile.profile.register(name).offset]
+
+    def set(self, name: str, value: int) -> None:
+        """Write a register as the host or the debugger does (no core is running)."""
+        self._write(self.tile.profile.register(name).offset, value)
+
+    def _word(self, thread: int | None, word: int) -> int:
+        reg = self._by_offset.get(word)
+        if reg is None:
+            raise UnimplementedFunctionality(f"tile register at offset {word:#x} is not modelled by tdbg")
+        tensix = self.tile.tensix
+        if reg.name == "DBG_FEATURE_DISABLE":
+            return tensix.dst.feature_disable
+        if reg.name == "CFGREG_RDDATA":
+            return tensix.config.riscv_load((self.values[self._offset("CFGREG_RD_CNTL")] & 0x7FF) * 4, 4)
+        if reg.name in ("WALL_CLOCK_0", "WALL_CLOCK_1"):
+            if reg.name == "WALL_CLOCK_0":
+                self.clock += self.tile.profile.clock_hz // 1_000_000
+            return (self.clock >> (32 if reg.name == "WALL_CLOCK_1" else 0)) & 0xFFFF_FFFF
+        if reg.name == "INSTRN_BUF_STATUS":
+            queued = [self.tile.coprocessor.pending(t) for t in range(3)]
+            full = [len(q) >= self.tile.profile.wait_gate_capacity for q in queued]
+            return sum((not f) << t for t, f in enumerate(full)) | sum((not q) << (4 + t) for t, q in enumerate(queued))
+        if reg.access == "wo":
+            raise UndefinedBehavior(f"TileControlDebugStatus.md: {reg.name} is write-only")
+        return self.values[word]
+
+    def _offset(self, name: str) -> int:
+        return self.tile.profile.register(name).offset
+
+    def load(self, thread: int | None, offset: int, size: int) -> int:
+        return word_loads(self._word)(thread, offset, size)
+
+    def store(self, thread: int | None, offset: int, size: int, value: int) -> None:
+        if size != 4:
+            raise UnimplementedFunctionality(f"{size}-byte store to tile register {offset:#x} is not modelled by tdbg")
+        reg = self._by_offset.get(offset)
+        if reg is None:
+            raise UnimplementedFunctionality(f"tile register at offset {offset:#x} is not modelled by tdbg")
+        if reg.access == "ro":
+            raise UndefinedBehavior(f"TileControlDebugStatus.md: {reg.name} is read-only")
+        self._write(offset, value)
+
+    def _write(self, offset: int, value: int) -> None:
+        if offset == self._offset("DBG_FEATURE_DISABLE"):
+            self.tile.tensix.dst.feature_disable = value
+        old = self.values.get(offset, 0)
+        self.values[offset] = value
+        if offset == self._soft_reset:
+            self.tile.soft_reset_changed(old, value)
+
+    def reset_pc(self, spec: CoreSpec) -> int | None:
+        """The PC a T core starts at when released, if the override gives one."""
+        if spec.reset_pc_reg is None or spec.thread is None:
+            return None
+        if not self.value("TRISC_RESET_PC_OVERRIDE") >> spec.thread & 1:
+            return None
+        return self.values[spec.reset_pc_reg]
 
 
-def t_core_regions(tensix: TensixState, coprocessor: Coprocessor, debug: DebugRegisters, push: Push) -> list[Region]:
-    """The devices of a T core (thread 0..2), beyond L1 and its local data RAM."""
-    profile = tensix.profile
+def core_regions(tile: Tile, spec: CoreSpec) -> list[Region]:
+    """The devices core ``spec`` sees, beyond L1 and the local data RAMs."""
+    profile = tile.profile
+    handlers = _handlers(tile, spec)
+    regions = []
+    for device in profile.devices:
+        if spec.name not in device.cores:
+            continue
+        load, store, flags = handlers.get(device.name, (*unimplemented(device.name), {}))
+        regions.append(Region(device.name, device.base, device.size, load, store, **flags))
+    return regions
 
-    # ScalarUnit.md "RISCV access to GPRs": own thread's GPRs[64] at REGFILE_BASE.
-    def gpr_value(thread: int, offset: int) -> int:
+
+def _handlers(tile: Tile, spec: CoreSpec) -> dict[str, tuple[Load, Store, dict[str, bool]]]:
+    """Load/store handlers by device name, as core ``spec`` sees each device."""
+    tensix, coprocessor, profile = tile.tensix, tile.coprocessor, tile.profile
+    own = spec.thread
+    poll = {"pollable": True}
+
+    # ScalarUnit.md "RISCV access to GPRs": a T core sees its own thread's GPRs[64]; B sees
+    # T0's, T1's and T2's one after another (BabyRISCV/README.md memory map).
+    def gpr_index(thread: int | None, offset: int) -> tuple[int, int]:
+        if own is None:
+            if offset >= 3 * 64 * 4:
+                raise UndefinedBehavior(f"BabyRISCV/README.md: REGFILE offset {offset:#x} is past GPRs[3][64]")
+            return offset // 256, (offset % 256) >> 2
         if offset >= 64 * 4:
             raise UndefinedBehavior(f"BabyRISCV/README.md: REGFILE offset {offset:#x} is past GPRs[64]")
-        return int(tensix.gprs[thread, offset >> 2])
+        return own, offset >> 2
 
-    def gpr_store(thread: int, offset: int, size: int, value: int) -> None:
-        gpr_value(thread, offset)
+    def gpr_value(thread: int | None, offset: int) -> int:
+        return int(tensix.gprs[gpr_index(thread, offset)])
+
+    def gpr_store(thread: int | None, offset: int, size: int, value: int) -> None:
+        index = gpr_index(thread, offset)
         shift = 8 * (offset & 3)
         mask = ((1 << (8 * size)) - 1) << shift
-        old = int(tensix.gprs[thread, offset >> 2])
-        tensix.gprs[thread, offset >> 2] = (old & ~mask) | ((value << shift) & mask)
+        tensix.gprs[index] = (int(tensix.gprs[index]) & ~mask) | ((value << shift) & mask)
 
     # MOPExpander.md "Configuration": MopCfg[9], write-only.
-    def mop_load(thread: int, offset: int, size: int) -> int:
+    def mop_load(thread: int | None, offset: int, size: int) -> int:
         raise UndefinedBehavior("MOPExpander.md: MOP expander configuration is write-only")
 
-    def mop_store(thread: int, offset: int, size: int, value: int) -> None:
+    def mop_store(thread: int | None, offset: int, size: int, value: int) -> None:
         if offset >= 9 * 4 or size != 4:
             raise UndefinedBehavior(f"MOPExpander.md: {size}-byte store at MopCfg offset {offset:#x}")
-        tensix.mop_cfg[thread, offset >> 2] = value
+        tensix.mop_cfg[own, offset >> 2] = value
 
-    # PushTensixInstruction.md: a store to INSTRN_BUF_BASE pushes one instruction.
-    def instrn_load(thread: int, offset: int, size: int) -> int:
+    # PushTensixInstruction.md: a store to INSTRN_BUF_BASE pushes one instruction; T cores push
+    # to their own thread before its MOP expander, B to T0/T1/T2 (INSTRN/INSTRN1/INSTRN2)
+    # after the MOP expander.
+    def instrn_load(thread: int | None, offset: int, size: int) -> int:
         raise UndefinedBehavior("PushTensixInstruction.md: INSTRN_BUF_BASE is for stores only")
 
-    def instrn_store(thread: int, offset: int, size: int, value: int) -> None:
-        if size != 4:
-            raise UndefinedBehavior(f"PushTensixInstruction.md: a Tensix instruction is pushed with sw, not a {size}-byte store")
-        push(thread, value)
+    def instrn_store_to(target: int) -> Store:
+        def store(thread: int | None, offset: int, size: int, value: int) -> None:
+            if size != 4:
+                raise UndefinedBehavior(f"PushTensixInstruction.md: a Tensix instruction is pushed with sw, not a {size}-byte store")
+            tile.store_push(spec.name, target, value)
+        return store
 
-    # TTSync.md: loads from CoprocessorDoneCheck / MOPExpanderDoneCheck wait until the thread is
-    # idle and return an undefined value (firmware discards it); stores are discarded.  tdbg runs
-    # every pushed instruction to completion at push time, so the wait is over at once; the
-    # undefined value is given as 0.  SyncUnit.md: the eight semaphores from offset 0x20.
-    done_checks = (0x4, 0x8)
+    # TTSync.md: a load from CoprocessorDoneCheck waits while the thread has any instruction in
+    # flight (tdbg runs every instruction that passes the Wait Gate to completion, so "in flight"
+    # is "queued at the Wait Gate"); MOPExpanderDoneCheck waits while a MOP is being expanded
+    # (tdbg expands at push time: never).  The value is undefined; tdbg gives 0 (ttsim: 0).
+    # Stores are discarded.  SyncUnit.md: the eight semaphores from offset 0x20.
+    coprocessor_done, mop_done = 0x4, 0x8
     semaphores = range(0x20, 0x40)
 
-    def pcbuf_value(thread: int, offset: int) -> int:
-        if offset in done_checks:
+    def pcbuf_value(thread: int | None, offset: int) -> int:
+        if offset == coprocessor_done:
+            if coprocessor.pending(own):
+                raise Stall(tile.ttsync_wait(spec.name))
+            return 0
+        if offset == mop_done:
             return 0
         if offset in semaphores:
             return coprocessor.riscv_semaphore_read((offset - 0x20) >> 2)
         raise UnimplementedFunctionality(f"PC_BUF_BASE offset {offset:#x} (PCBuf) is not modelled by tdbg")
 
-    def pcbuf_store(thread: int, offset: int, size: int, value: int) -> None:
+    def pcbuf_store(thread: int | None, offset: int, size: int, value: int) -> None:
         if offset & ~3 in semaphores:
             coprocessor.riscv_semaphore_write((offset - 0x20) >> 2, value)
-        elif offset & ~3 not in done_checks:
+            tile.coprocessor_progressed()
+        elif offset & ~3 not in (coprocessor_done, mop_done):
             raise UnimplementedFunctionality(f"PC_BUF_BASE offset {offset:#x} (PCBuf) is not modelled by tdbg")
 
     cfg = tensix.config
 
-    def cfg_load(thread: int, offset: int, size: int) -> int:
+    def cfg_load(thread: int | None, offset: int, size: int) -> int:
         return cfg.riscv_load(offset, size)
 
-    def cfg_store(thread: int, offset: int, size: int, value: int) -> None:
+    def cfg_store(thread: int | None, offset: int, size: int, value: int) -> None:
         cfg.riscv_store(offset, size, value)
 
     window = tensix.window
-    regions = [
-        Region("debug registers", profile.debug_regs_base, PAGE, debug.load, debug.store),
-        Region("MOP expander config", 0xFFB8_0000, PAGE, mop_load, mop_store),
-        Region("Tensix GPRs", 0xFFE0_0000, PAGE, word_loads(gpr_value), gpr_store),
-        Region("Tensix instruction push", profile.instrn_buf_base, 0x10000, instrn_load, instrn_store),
-        Region("PCBuf / TTSync / semaphores", profile.pc_buf_base, 0x10000, word_loads(pcbuf_value), pcbuf_store),
-        Region("Tensix backend configuration", profile.cfg_base, 0x10000, cfg_load, cfg_store),
-    ]
-    if profile.dst_window_base is not None:
-        regions.append(Region("Dst window", profile.dst_window_base, profile.dst_window_size, window.load, window.store, observed=True))
-    for name, base, size in (
-        ("TDMA-RISC registers", 0xFFB1_1000, PAGE),
-        ("PIC registers", 0xFFB1_3000, PAGE),
-        ("NoC 0 registers", 0xFFB2_0000, 0x10000),
-        ("NoC 1 registers", 0xFFB3_0000, 0x10000),
-        ("NoC overlay", 0xFFB4_0000, 0x40000),
-        ("mailboxes", 0xFFEC_0000, 0x4000),
-    ):
-        regions.append(Region(name, base, size, *_unimplemented(name)))
-    return regions
+    handlers: dict[str, tuple[Load, Store, dict[str, bool]]] = {
+        "debug registers": (tile.registers.load, tile.registers.store, poll),
+        "Tensix GPRs": (word_loads(gpr_value), gpr_store, poll),
+        "Tensix backend configuration": (cfg_load, cfg_store, poll),
+    }
+    if own is not None:
+        handlers |= {
+            "MOP expander config": (mop_load, mop_store, {}),
+            "Tensix instruction push": (instrn_load, instrn_store_to(own), {}),
+            "PCBuf / TTSync / semaphores": (word_loads(pcbuf_value), pcbuf_store, poll),
+            "Dst window": (window.load, window.store, {"observed": True}),
+        }
+    else:
+        handlers |= {
+            "Tensix instruction push": (instrn_load, instrn_store_to(0), {}),
+            "Tensix instruction push 1": (instrn_load, instrn_store_to(1), {}),
+            "Tensix instruction push 2": (instrn_load, instrn_store_to(2), {}),
+        }
+    return handlers
+

@@ -18,6 +18,11 @@ class StopKind(str, Enum):
     FAULT = "fault"            # unmapped access, invalid instruction: the core would hang
     INTERRUPTED = "interrupted"
     LIMIT = "limit"            # instruction-count limit reached
+    BLOCKED = "blocked"        # the core waits (Stop.detail says on what)
+    PARKED = "parked"          # the core reached ``j .``: its firmware is finished
+    EXITED = "exited"          # every core with firmware has exited or parked
+    DEADLOCK = "deadlock"      # no core can run and some wait: detail names every wait
+    PREEMPTED = "preempted"    # the core used up its turn (internal to the tile's run)
 
 
 @dataclass(frozen=True)

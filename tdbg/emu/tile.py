@@ -1,24 +1,39 @@
-"""The emulated Tensix tile: shared L1, the cores, the coprocessor state, pushes and policies.
+"""The emulated Tensix tile: shared L1, every core with its own firmware, the coprocessor state,
+pushes, policies, and the run model.
 
-Firmware (an ``ElfImage``) is loaded into L1; each ``.ttinsn`` word is replaced by a NOP in
-emulated memory (Unicorn would decode it as compressed instructions) and pushed to the
-coprocessor when the core reaches it, as a store to ``INSTRN_BUF_BASE`` is
-(BabyRISCV ``PushTensixInstruction.md``).  Debugger reads of that memory show the original word.
+Firmware (one ``ElfImage`` per core) is placed in L1 as a host does (``tdbg.emu.loader``); each
+``.ttinsn`` word is replaced by a NOP in emulated memory (Unicorn would decode it as compressed
+instructions) and pushed to the coprocessor when a core reaches it, as a store to
+``INSTRN_BUF_BASE`` is (BabyRISCV ``PushTensixInstruction.md``).  Debugger reads of that memory
+show the original word.
+
+Run model (DESIGN.md, "The whole tile"): all-stop and deterministic.  ``run`` gives the runnable
+cores turns in the profile's order; a core keeps its turn until it stops, blocks (a ``Wait``),
+parks (reaches ``j .``), exits (tdbg's crt0 end) or, while another core could run, has run
+``PREEMPT_US`` of host time without doing any of these (a core spinning on L1 for another core).
+Any stop stops every core and names its core.  With no runnable core left the run ends: a
+``DEADLOCK`` stop naming every wait when a core is blocked, else ``EXITED`` (every core with
+firmware has exited or parked).
+
+Releasing cores follows ``SOFT_RESET_0``: loading writes what a host writes (each TRISC's reset
+PC = its ELF's entry, the override on; ``shared/realfw/README.md``); with a B firmware only B is
+released and it releases the TRISCs, otherwise every loaded core starts at once.
 """
 
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
 
-from tdbg.emu.core import NOP, Core
-from tdbg.emu.elf import ElfImage, ElfLoadError
-from tdbg.emu.regions import DebugRegisters, t_core_regions
-from tdbg.emu.stops import Access
+from tdbg.emu import loader
+from tdbg.emu.core import NOP, Core, CoreState, Watch
+from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
+from tdbg.emu.regions import Stall, TileRegisters, Wait, core_regions
+from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import Category, TensixEvent
 from tdbg.tensix.isa import UnknownInstruction, decode, ttinsn_to_word
@@ -26,7 +41,9 @@ from tdbg.tensix.profile import BLACKHOLE, Profile
 from tdbg.tensix.tile import TensixState
 from tdbg.tensix.window import ELEMENT_SIZE, FMT_NAMES
 
-T_CORES = ("T0", "T1", "T2")
+#: Host time a core may run while another could run, before it yields its turn.
+PREEMPT_US = 10_000
+EXIT_SYMBOL, EXIT_CODE_SYMBOL = "_tdbg_exit", "tdbg_exit_code"   # tdbg's crt0
 
 
 class Policy(str, Enum):
@@ -45,7 +62,7 @@ class PushRecord:
     core: str
     thread: int
     word: int
-    via: str                 # "ttinsn" or "store"
+    via: str                 # "ttinsn", "store" or "debugger"
     mnemonic: str | None     # None: no encoding matches the word
 
 
@@ -75,12 +92,27 @@ class WindowAccess:
 
 
 @dataclass(frozen=True)
-class CoreState:
+class Program:
+    """One core's firmware and where its bytes go."""
+
+    image: ElfImage
+    segments: list[Segment]
+
+    @property
+    def exit_pc(self) -> int | None:
+        sym = self.image.symbols.get(EXIT_SYMBOL)
+        return sym.addr if sym else None
+
+
+@dataclass(frozen=True)
+class CoreSnapshot:
     context: object
     local_ram: bytes
     pc: int
     completed_pc: int | None
     last_stop: object
+    state: CoreState
+    wait: Wait | None
 
 
 @dataclass(frozen=True)
@@ -88,11 +120,13 @@ class Checkpoint:
     """A saved tile (``Tile.checkpoint``)."""
 
     l1: bytes
-    cores: dict[str, CoreState]
+    cores: dict[str, CoreSnapshot]
     tensix: dict[str, object]
     coprocessor: dict[str, object]
     pushes: int
-    cfgreg_rd_cntl: int
+    registers: dict[int, int]
+    clock: int
+    exit_codes: dict[str, int]
 
     @property
     def dst_bits(self) -> object:
@@ -108,7 +142,7 @@ class Warning_:
 
 
 class Tile:
-    """One Tensix tile: L1, T cores, the coprocessor model."""
+    """One Tensix tile: L1, the cores of the profile, the coprocessor model, the run model."""
 
     def __init__(self, profile: Profile = BLACKHOLE) -> None:
         self.profile = profile
@@ -116,9 +150,9 @@ class Tile:
         self.coprocessor = Coprocessor(self.tensix, on_dst_write=self._dst_written)
         self.dst_write_listeners: list[Callable[[np.ndarray], None]] = []
         self.l1 = ctypes.create_string_buffer(profile.l1_size)
-        self.debug_registers = DebugRegisters(self.tensix)
-        self.image: ElfImage | None = None
-        self.cores: dict[str, Core] = {}
+        self.registers = TileRegisters(self)
+        self.programs: dict[str, Program] = {}
+        self.ttinsn: dict[int, int] = {}      # every loaded program's .ttinsn words
         self.pushes: list[PushRecord] = []
         self._rows_written: set[int] = set()  # DstBits rows the current push wrote
         self.dst_writers: dict[int, DstWriter] = {}   # DstBits row -> its last writer
@@ -129,105 +163,293 @@ class Tile:
         self._push: tuple[int, str, str] = (0, "", "")
         self.policy: dict[Category, Policy] = {c: Policy.STOP for c in Category}
         self.warnings: list[Warning_] = []
-        self.add_core("T0")
+        self.watches: list[Watch] = []
+        self.exit_codes: dict[str, int] = {}
+        self._interrupt = False
+        self._active: Core | None = None
+        local_rams = {c.name: ctypes.create_string_buffer(c.local_ram_size) for c in profile.cores}
+        self.cores: dict[str, Core] = {}
+        for spec in profile.cores:
+            self.cores[spec.name] = Core(self, spec, core_regions(self, spec), local_rams)
 
-    def add_core(self, name: str) -> Core:
-        """Create T0, T1 or T2 (the window and config views depend on the issuing core)."""
-        if name not in T_CORES:
-            raise ValueError(f"unknown core {name!r}: tdbg models {', '.join(T_CORES)}")
-        thread = T_CORES.index(name)
-
-        def push(thread: int, word: int) -> None:
-            core = self.cores[name]
-            self.push(core, core.pc, word, "store")
-
-        regions = t_core_regions(self.tensix, self.coprocessor, self.debug_registers, push)
-        core = Core(self, name, thread, regions, self.profile.trisc_local_ram_size)
-        self.cores[name] = core
-        if self.image is not None:
-            self._start_core(core)
-        return core
+    def core_named(self, name: str) -> Core:
+        """The core called ``name`` (any case)."""
+        try:
+            return self.cores[self.profile.core(name).name]
+        except KeyError as exc:
+            raise ValueError(str(exc.args[0])) from None
 
     # -- loading ----------------------------------------------------------------------------------
-    def load(self, image: ElfImage) -> None:
-        """Load firmware and put every core at its entry point."""
-        for seg in image.segments:
-            if seg.vaddr + seg.memsz > self.profile.l1_size:
-                raise ElfLoadError(f"{image.path}: segment at {seg.vaddr:#x} is not in L1 (0..{self.profile.l1_size:#x})")
-        self.image = image
+    def load(self, name: str, image: ElfImage | None) -> None:
+        """Give core ``name`` its firmware (None: take it away), then reset the tile."""
+        spec = self.core_named(name).spec
+        if image is None:
+            self.programs.pop(spec.name, None)
+        else:
+            segments = loader.placements(image, self.profile, spec)
+            in_l1 = [s for s in segments if s.vaddr < self.profile.l1_size]
+            for other, program in self.programs.items():
+                if other == spec.name:
+                    continue
+                clash = loader.overlap(in_l1, [s for s in program.segments if s.vaddr < self.profile.l1_size])
+                if clash:
+                    raise ElfLoadError(f"{image.path}: L1 {clash[0]:#x}..{clash[1]:#x} is also {other}'s "
+                                       f"firmware ({program.image.path.name}), with other bytes")
+            self.programs[spec.name] = Program(image, segments)
+        self.ttinsn = {a: w for p in self.programs.values() for a, w in p.image.ttinsn.items()}
+        for core in self.cores.values():
+            program = self.programs.get(core.name)
+            core.set_parks(set(program.image.parks) if program else set())
+            if core.thread is not None:
+                core.hook_ttinsn(self.ttinsn, self._push_ttinsn)
         self.reset()
 
+    def image(self, name: str) -> ElfImage | None:
+        program = self.programs.get(name)
+        return program.image if program else None
+
     def reset(self) -> None:
-        """Back to the loaded state: memory, coprocessor, registers; breakpoints stay."""
+        """Back to the loaded state: memory, coprocessor, registers, cores released as a host
+        releases them; breakpoints and watchpoints stay."""
         ctypes.memset(self.l1, 0, len(self.l1))
-        if self.image is None:
-            return
-        for seg in self.image.segments:
-            ctypes.memmove(ctypes.addressof(self.l1) + seg.vaddr, seg.data, len(seg.data))
-        nop = NOP.to_bytes(4, "little")
-        for address in self.image.ttinsn:
-            ctypes.memmove(ctypes.addressof(self.l1) + address, nop, 4)
         self.tensix.reset()
         self.coprocessor.reset()
-        self.debug_registers.reset()
+        self.registers.reset()
         self.pushes.clear()
         self.warnings.clear()
         self.dst_writers.clear()
+        self.exit_codes.clear()
         if self.window_trace is not None:
             self.window_trace.clear()
         for core in self.cores.values():
-            ctypes.memset(core.local_ram, 0, len(core.local_ram))
-            self._start_core(core)
+            core.reset(0, CoreState.IDLE)
+            core.uc.ctl_remove_cache(0, self.profile.l1_size)
+        base = ctypes.addressof(self.l1)
+        for name, program in self.programs.items():
+            core = self.cores[name]
+            for seg in program.segments:
+                data = seg.data[: seg.memsz]
+                if seg.vaddr < self.profile.l1_size:
+                    ctypes.memmove(base + seg.vaddr, data, len(data))
+                else:
+                    ctypes.memmove(ctypes.addressof(core.local_ram) + seg.vaddr - self.profile.local_ram_base, data, len(data))
+        nop = NOP.to_bytes(4, "little")
+        for address in self.ttinsn:
+            ctypes.memmove(base + address, nop, 4)
+        override, soft_reset = 0, self.registers.value("SOFT_RESET_0")
+        host_releases = ["B"] if "B" in self.programs else list(self.programs)
+        for name, program in self.programs.items():
+            spec = self.cores[name].spec
+            if spec.reset_pc_reg is not None and spec.thread is not None:
+                self.registers.values[spec.reset_pc_reg] = program.image.entry
+                override |= 1 << spec.thread
+        self.registers.values[self.profile.register("TRISC_RESET_PC_OVERRIDE").offset] = override
+        for name in self.programs:
+            spec = self.cores[name].spec
+            if name in host_releases:
+                soft_reset &= ~(1 << spec.soft_reset_bit)
+                self.cores[name].reset(self.programs[name].image.entry, CoreState.RUNNABLE)
+            else:
+                self.cores[name].reset(self.programs[name].image.entry, CoreState.RESET)
+        self.registers.values[self.profile.register("SOFT_RESET_0").offset] = soft_reset
 
+    def soft_reset_changed(self, old: int, new: int) -> None:
+        """``SOFT_RESET_0`` was written: hold the cores whose bit became 1, start the ones whose
+        bit became 0 at their reset PC (SoftReset.md)."""
+        for core in self.cores.values():
+            bit = 1 << core.spec.soft_reset_bit
+            if new & bit and not old & bit:
+                core.state, core.wait = CoreState.RESET, None
+                if core.running:
+                    core.uc.emu_stop()
+            elif old & bit and not new & bit:
+                program = self.programs.get(core.name)
+                if program is None:
+                    continue  # released with no firmware: tdbg has nothing for it to run
+                pc = self.registers.reset_pc(core.spec)
+                core.reset(program.image.entry if pc is None else pc, CoreState.RUNNABLE)
+                core.uc.ctl_remove_cache(0, self.profile.l1_size)
+
+    # -- checkpoints ------------------------------------------------------------------------------
     def checkpoint(self) -> Checkpoint:
-        """Everything needed to come back here: CPU contexts, L1, local RAMs, Dst, SrcA/SrcB,
-        config, RWCs and the rest of the coprocessor, the push log position."""
+        """Everything needed to come back here: every core's context, state and local RAM, L1,
+        Dst, SrcA/SrcB, config, RWCs and the rest of the coprocessor, tile registers, the push
+        log position."""
         cores = {
-            name: CoreState(core.uc.context_save(), bytes(core.local_ram), core.pc, core.completed_pc, core.last_stop)
+            name: CoreSnapshot(core.uc.context_save(), bytes(core.local_ram), core.pc, core.completed_pc,
+                               core.last_stop, core.state, core.wait)
             for name, core in self.cores.items()
         }
         return Checkpoint(bytes(self.l1), cores, self.tensix.snapshot(), self.coprocessor.snapshot(),
-                          len(self.pushes), self.debug_registers.cfgreg_rd_cntl)
+                          len(self.pushes), dict(self.registers.values), self.registers.clock, dict(self.exit_codes))
 
     def restore(self, cp: Checkpoint) -> None:
-        """Return to ``cp`` (cores created after it are left where they are)."""
+        """Return to ``cp``."""
         ctypes.memmove(self.l1, cp.l1, len(cp.l1))
-        for name, state in cp.cores.items():
+        for name, snap in cp.cores.items():
             core = self.cores[name]
-            core.uc.context_restore(state.context)
-            ctypes.memmove(core.local_ram, state.local_ram, len(state.local_ram))
-            core.pc = state.pc
-            core.completed_pc = state.completed_pc
-            core.last_stop = state.last_stop
+            core.uc.context_restore(snap.context)
+            ctypes.memmove(core.local_ram, snap.local_ram, len(snap.local_ram))
+            core.pc = snap.pc
+            core.completed_pc = snap.completed_pc
+            core.last_stop = snap.last_stop
+            core.state, core.wait = snap.state, snap.wait
             core.uc.ctl_remove_cache(0, self.profile.l1_size)
         self.tensix.restore(cp.tensix)
         self.coprocessor.restore(cp.coprocessor)
         del self.pushes[cp.pushes:]
-        self.debug_registers.cfgreg_rd_cntl = cp.cfgreg_rd_cntl
+        self.registers.values = dict(cp.registers)
+        self.registers.clock = cp.clock
+        self.exit_codes = dict(cp.exit_codes)
 
-    def _start_core(self, core: Core) -> None:
-        assert self.image is not None
-        core.hook_ttinsn(sorted(self.image.ttinsn), self._push_ttinsn)
-        core.uc.ctl_remove_cache(0, self.profile.l1_size)
-        core.reset_registers(self.image.entry)
+    # -- running ------------------------------------------------------------------------------------
+    def run_others_until_ready(self, name: str) -> Stop | None:
+        """Give the cores other than ``name`` turns until ``name``'s wait is over (None), or
+        return what stopped them (a stop, or a deadlock naming every wait)."""
+        waiting = self.cores[name]
+        others = [n for n in self.cores if n != name]
+        turn = 0
+        while True:
+            self._runnable([name])
+            if waiting.state is not CoreState.BLOCKED:
+                return None
+            runnable = self._runnable(others)
+            if not runnable:
+                return self._idle_stop([name, *others], None)
+            stop = self._turn(self.cores[runnable[turn % len(runnable)]], None, True)
+            if stop is None:
+                turn += 1
+            elif stop.kind is not StopKind.PREEMPTED:
+                return stop
+
+    def run(self, only: str | None = None, limit: int | None = None) -> Stop:
+        """Run the runnable cores (every one, or just ``only``) until something stops them.
+        ``limit``: at most that many instructions per turn of a core."""
+        self._interrupt = False
+        names = [only] if only else list(self.cores)
+        turn = 0
+        while True:
+            runnable = self._runnable(names)
+            if self._interrupt:
+                self._interrupt = False
+                for core in self.cores.values():
+                    core._interrupt = False
+                core = self.cores[runnable[0] if runnable else names[0]]
+                return Stop(StopKind.INTERRUPTED, core.name, core.pc)
+            if not runnable:
+                return self._idle_stop(names, only)
+            stop = self._turn(self.cores[runnable[turn % len(runnable)]], limit, len(runnable) > 1)
+            if stop is None:
+                continue
+            if stop.kind is not StopKind.PREEMPTED:
+                return stop
+            turn += 1
+
+    def _turn(self, core: Core, limit: int | None, shared: bool) -> Stop | None:
+        """Run ``core`` for one turn (``shared``: others could run, so it may be preempted).
+        None when it blocked, parked, exited or went into reset; else its stop."""
+        self._active = core
+        try:
+            stop = core.resume(limit, PREEMPT_US if shared else 0)
+        finally:
+            self._active = None
+        if stop.kind is StopKind.BLOCKED or core.state is not CoreState.RUNNABLE:
+            return None
+        if stop.kind is StopKind.PARKED:
+            core.state = CoreState.PARKED
+            return None
+        if stop.kind is StopKind.EBREAK and stop.pc == self._exit_pc(core):
+            self._exit(core)
+            return None
+        return stop
+
+    def finished(self) -> bool:
+        """True when every core with firmware has exited or parked."""
+        return all(self.cores[n].state in (CoreState.EXITED, CoreState.PARKED) for n in self.programs)
+
+    def classify_step(self, core: Core, stop: Stop) -> Stop:
+        """A single step of ``core`` that reached its firmware's end: the core has exited (an
+        ``EXITED`` stop, for the whole tile once no core is left)."""
+        if stop.kind is StopKind.EBREAK and stop.pc == self._exit_pc(core):
+            self._exit(core)
+            names = list(self.programs)
+            return Stop(StopKind.EXITED, core.name, stop.pc,
+                        detail=self.describe_finish(names if self.finished() else [core.name]))
+        return stop
+
+    def _runnable(self, names: Sequence[str]) -> list[str]:
+        """Wake blocked cores whose wait is over; the cores that can run now."""
+        for name in names:
+            core = self.cores[name]
+            if core.state is CoreState.BLOCKED and core.wait is not None and core.wait.ready():
+                core.state, core.wait = CoreState.RUNNABLE, None
+        return [n for n in names if self.cores[n].state is CoreState.RUNNABLE]
+
+    def _exit_pc(self, core: Core) -> int | None:
+        program = self.programs.get(core.name)
+        return program.exit_pc if program else None
+
+    def _exit(self, core: Core) -> None:
+        core.state = CoreState.EXITED
+        sym = self.programs[core.name].image.symbols.get(EXIT_CODE_SYMBOL)
+        code = self.peek(core, sym.addr, 4) if sym else 0
+        self.exit_codes[core.name] = code or 0
+
+    def _idle_stop(self, names: Sequence[str], only: str | None) -> Stop:
+        """No core can run: a deadlock if one waits, else the end of the run."""
+        cores = [self.cores[n] for n in names]
+        blocked = [c for c in cores if c.state is CoreState.BLOCKED]
+        focus = blocked[0] if blocked else next((c for c in cores if c.state in (CoreState.EXITED, CoreState.PARKED)), cores[0])
+        if blocked:
+            waits = "; ".join(f"{c.name}: {c.wait.reason if c.wait else 'blocked'} (pc {c.pc:#010x})" for c in blocked)
+            return Stop(StopKind.DEADLOCK if only is None else StopKind.BLOCKED, focus.name, focus.pc, detail=waits)
+        return Stop(StopKind.EXITED, focus.name, focus.pc, detail=self.describe_finish(names))
+
+    def describe_finish(self, names: Sequence[str]) -> str:
+        parts = []
+        for name in names:
+            core = self.cores[name]
+            if core.state is CoreState.EXITED:
+                parts.append(f"{name} exited with code {self.exit_codes.get(name, 0)}")
+            elif core.state is CoreState.PARKED:
+                parts.append(f"{name} parked at {core.pc:#010x}")
+            elif core.state is CoreState.RESET and name in self.programs:
+                parts.append(f"{name} held in reset")
+        return ", ".join(parts)
+
+    def interrupt(self) -> None:
+        """Stop a running ``run`` from another thread (Ctrl-C)."""
+        self._interrupt = True
+        active = self._active
+        if active is not None:
+            active.interrupt()
 
     # -- Tensix instruction pushes -------------------------------------------------------------
     def _push_ttinsn(self, core: Core, address: int, riscv_word: int) -> None:
-        self.push(core, address, ttinsn_to_word(riscv_word), "ttinsn")
+        assert core.thread is not None
+        self.push(core, core.thread, address, ttinsn_to_word(riscv_word), "ttinsn")
 
-    def push(self, core: Core, pc: int, word: int, via: str) -> None:
-        """A core pushes one Tensix instruction to its thread; the coprocessor runs it now.
+    def store_push(self, core_name: str, thread: int, word: int) -> None:
+        """A store to an instruction-push address (``tdbg.emu.regions``)."""
+        core = self.cores[core_name]
+        self.push(core, thread, core.pc, word, "store")
 
-        An event it raises, or a write to a watched Dst row, stops the core after the push
-        (the push itself has happened).  A push the debugger makes while the core is stopped
-        (a store to ``INSTRN_BUF_BASE`` typed by the user) raises the event instead."""
+    def push(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
+        """A core pushes one Tensix instruction to ``thread``; the coprocessor runs it now.
+
+        A push into a full queue stalls the core (``Stall``).  An event it raises, or a write
+        to a watched Dst row, stops the core after the push (the push itself has happened).  A
+        push the debugger makes while the core is stopped (a store to ``INSTRN_BUF_BASE`` typed
+        by the user) raises the event instead."""
         if not core.running:
-            self.execute(core, pc, word, "debugger")
+            self.execute(core, thread, pc, word, "debugger")
             return
-        watches = [w for w, _ in core.watches.values() if w.dst_rows and w.kind != "read"]
+        if self.coprocessor.queued(thread) >= self.profile.wait_gate_capacity:
+            raise Stall(self._fifo_wait(thread))
+        watches = [w for w in self.watches if w.dst_rows and w.kind != "read"]
         before = [self.tensix.dst.bits[w.bits_rows].copy() for w in watches]
         try:
-            mnemonic = self.execute(core, pc, word, via)
+            mnemonic = self.execute(core, thread, pc, word, via)
         except TensixEvent as event:
             core.push_event(event)
             return
@@ -242,19 +464,37 @@ class Tile:
                 core.push_watch(watch, int(old[i, col]), int(now[col]), detail)
                 return
 
-    def execute(self, core: Core, pc: int, word: int, via: str) -> str | None:
-        """Log and run one pushed instruction on ``core``'s thread; events propagate.
-        Returns the mnemonic (None if no encoding matches)."""
+    def execute(self, core: Core, thread: int, pc: int, word: int, via: str) -> str | None:
+        """Log and run one pushed instruction on ``thread``; events propagate.  Returns the
+        mnemonic (None if no encoding matches).  A push from B enters after the MOP expander
+        (PushTensixInstruction.md)."""
         try:
-            mnemonic: str | None = decode(word).mnemonic
+            mnemonic: str | None = decode(word, self.coprocessor.arch).mnemonic
         except UnknownInstruction:
             mnemonic = None
-        self.pushes.append(PushRecord(pc, core.name, core.thread, word, via, mnemonic))
+        self.pushes.append(PushRecord(pc, core.name, thread, word, via, mnemonic))
         self._rows_written = set()
         self.seq += 1
         self._push = (pc, core.name, mnemonic or f"{word:#010x}")
-        self.coprocessor.push(core.thread, word)
+        self.coprocessor.push(thread, word, expand_mop=core.thread is not None)
         return mnemonic
+
+    def coprocessor_progressed(self) -> None:
+        """A RISC-V store changed coprocessor state that held instructions may wait on."""
+
+    def ttsync_wait(self, core_name: str) -> Wait:
+        """What a TTSync load by ``core_name`` waits for: its thread's queue to drain."""
+        thread = self.cores[core_name].thread
+        assert thread is not None
+        cop = self.coprocessor
+        pc = self.cores[core_name].pc
+        return Wait(f"TTSync load at {pc:#010x} waits for the coprocessor",
+                    lambda: not cop.queued(thread), lambda: cop.waiting(thread))
+
+    def _fifo_wait(self, thread: int) -> Wait:
+        cop, capacity = self.coprocessor, self.profile.wait_gate_capacity
+        return Wait(f"push stalls: thread T{thread} has {capacity} instructions waiting at the Wait Gate",
+                    lambda: cop.queued(thread) < capacity, lambda: cop.waiting(thread))
 
     # -- provenance and tracing of window accesses ------------------------------------------
     def observe_window(self, trace: bool | None = None, writers: bool | None = None) -> None:
@@ -271,6 +511,7 @@ class Tile:
         self.seq += 1
         pc = core.pc
         window = self.tensix.window
+        assert core.thread is not None
         fmt = window.ctrl(core.thread).fmt
         if self.window_trace is not None:
             index = (address - (self.profile.dst_window_base or 0)) // ELEMENT_SIZE.get(fmt, size)
@@ -284,7 +525,7 @@ class Tile:
     def window_rows(self, core: Core, address: int, size: int) -> set[int]:
         """``DstBits`` rows a window access by ``core`` would touch."""
         base = self.profile.dst_window_base
-        if base is None or not base <= address < base + self.profile.dst_window_size:
+        if base is None or core.thread is None or not base <= address < base + self.profile.dst_window_size:
             return set()
         return self.tensix.window.rows_touched(core.thread, address - base, size)
 
@@ -313,22 +554,30 @@ class Tile:
         return None if data is None else int.from_bytes(data, "little")
 
     def read(self, core: Core, address: int, size: int) -> bytes | None:
+        """Bytes as ``core`` would load them: devices a naturally aligned element at a time."""
         region = core.region_at(address)
         if region is not None:
+            out = bytearray()
             try:
-                return region.load(core.thread, address - region.base, size).to_bytes(size, "little")
-            except TensixEvent:
+                while len(out) < size:
+                    at, left = address + len(out), size - len(out)
+                    if not region.base <= at < region.base + region.size:
+                        rest = self.read(core, at, left)
+                        return None if rest is None else bytes(out + rest)
+                    n = next(w for w in (4, 2, 1) if at % w == 0 and left >= w)
+                    out += region.load(core.thread, at - region.base, n).to_bytes(n, "little")
+            except (TensixEvent, Stall):
                 return None
+            return bytes(out)
         try:
             data = bytearray(core.uc.mem_read(address, size))
         except Exception:
             return None
-        if self.image is not None:
-            for word_address in range(address & ~3, address + size, 4):
-                word = self.image.ttinsn.get(word_address)
-                if word is not None:
-                    raw = word.to_bytes(4, "little")
-                    for i in range(4):
-                        if address <= word_address + i < address + size:
-                            data[word_address + i - address] = raw[i]
+        for word_address in range(address & ~3, address + size, 4):
+            word = self.ttinsn.get(word_address)
+            if word is not None:
+                raw = word.to_bytes(4, "little")
+                for i in range(4):
+                    if address <= word_address + i < address + size:
+                        data[word_address + i - address] = raw[i]
         return bytes(data)

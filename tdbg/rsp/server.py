@@ -318,11 +318,10 @@ class RspServer:
         if stop is None:
             return "S05"
         s = self.session
-        exit_sym = s.image.symbols.get("_tdbg_exit")
-        if stop.kind is StopKind.EBREAK and exit_sym is not None and stop.pc == exit_sym.addr:
+        if stop.kind is StopKind.EXITED:
             self.exited = True
-            code = s.read_u32(s.symbol("tdbg_exit_code").addr) & 0xFF if "tdbg_exit_code" in s.image.symbols else 0
-            return f"W{code:02x}"
+            codes = s.tile.exit_codes
+            return f"W{max(codes.values(), default=0) & 0xFF:02x}"
         if stop.kind is StopKind.WATCHPOINT and stop.access is not None:
             name = {"write": "watch", "read": "rwatch", "access": "awatch"}[stop.watch.kind]  # type: ignore[union-attr]
             return f"T05{name}:{stop.access.address:x};"

@@ -146,13 +146,15 @@ class Coprocessor:
         return self.rwcs[thread]
 
     # -- the frontend --------------------------------------------------------------------------
-    def push(self, thread: int, word: int) -> None:
-        """RISC-V T<thread> pushes ``word``: expand it, queue it at the Wait Gate, run what can."""
+    def push(self, thread: int, word: int, expand_mop: bool = True) -> None:
+        """A RISC-V core pushes ``word`` to thread ``thread``: expand it, queue it at the Wait
+        Gate, run what can.  ``expand_mop=False``: the word enters after the MOP Expander (a
+        push from RISCV B, PushTensixInstruction.md)."""
         if thread not in range(THREADS):
             raise ValueError(f"Tensix thread {thread} does not exist (0..{THREADS - 1})")
         if not 0 <= word < 1 << 32:
             raise ValueError(f"{word:#x} is not a 32-bit instruction word")
-        for expanded in self.mop[thread].feed(word):
+        for expanded in (self.mop[thread].feed(word) if expand_mop else (word,)):
             self._queue[thread].extend(self.replay[thread].feed(expanded))
         self._run(first=thread)
 
@@ -163,6 +165,10 @@ class Coprocessor:
     def pending(self, thread: int) -> list[int]:
         """Words that reached thread ``thread``'s Wait Gate and have not passed it, oldest first."""
         return list(self._queue[thread])
+
+    def queued(self, thread: int) -> int:
+        """How many instructions wait at thread ``thread``'s Wait Gate."""
+        return len(self._queue[thread])
 
     def waiting(self, thread: int) -> str | None:
         """Why the oldest queued instruction of ``thread`` is held, or None if nothing is."""

@@ -1,0 +1,72 @@
+"""Where a host puts one core's ELF in the tile, and which ELFs a tile refuses.
+
+Two kinds of ELF are loaded:
+
+* tt-llk / tt-metal firmware, recognised by its loader section (``.loader_init``): only the
+  profile's sections are written; one that lies in the core's private data RAM is written to
+  the loader section's address in L1 instead, and the firmware's start-up code copies it from
+  there (tt-exalens' rule, ``shared/realfw/README.md``).
+* Anything else (tdbg's own firmware): every ``PT_LOAD`` segment at its address, in L1 or in the
+  core's private data RAM.
+
+Refused with one line: an ELF whose ``Tag_RISCV_arch`` names another architecture's Tenstorrent
+extension (a Wormhole ``xttwh`` build on a Blackhole tile), and bytes outside the places the
+core can be loaded (L1 and its private RAM).
+"""
+
+from __future__ import annotations
+
+from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
+from tdbg.tensix.profile import CoreSpec, Profile
+
+
+def placements(image: ElfImage, profile: Profile, spec: CoreSpec) -> list[Segment]:
+    """The bytes to write for ``image`` on core ``spec``, checked against the core's map."""
+    _check_arch(image, profile)
+    rule = profile.load_rule
+    private = (profile.local_ram_base, profile.local_ram_base + spec.local_ram_size)
+    loader = image.section(rule.loader_section)
+    if loader is None:
+        placed = list(image.segments)
+    else:
+        wanted = [s for s in image.sections if s.name in rule.sections and s.data]
+        private_starts = [s.addr for s in wanted if private[0] <= s.addr < private[1]]
+        base = min(private_starts, default=private[0])
+        placed = [
+            Segment(loader.addr + (s.addr - base) if private[0] <= s.addr < private[1] else s.addr,
+                    s.data, len(s.data), s.executable)
+            for s in wanted if s.data is not None
+        ]
+    allowed = [(0, profile.l1_size)] if loader is not None else [(0, profile.l1_size), private]
+    for seg in placed:
+        end = seg.vaddr + max(seg.memsz, len(seg.data))
+        if not any(lo <= seg.vaddr and end <= hi for lo, hi in allowed):
+            where = " or ".join(f"{lo:#x}..{hi:#x}" for lo, hi in allowed)
+            raise ElfLoadError(f"{image.path}: {max(seg.memsz, len(seg.data))} bytes at {seg.vaddr:#x} are outside "
+                               f"what {spec.name} can be loaded with ({where})")
+    return placed
+
+
+def _check_arch(image: ElfImage, profile: Profile) -> None:
+    if image.arch is None:
+        return
+    extensions = image.arch.lower().split("_")
+    for ext, arch in profile.load_rule.refused_arch.items():
+        if any(e.startswith(ext) for e in extensions):
+            raise ElfLoadError(f"{image.path}: built for {arch} (Tag_RISCV_arch {image.arch}); "
+                               f"this is a {profile.name.capitalize()} tile")
+
+
+def overlap(a: list[Segment], b: list[Segment]) -> tuple[int, int] | None:
+    """The first L1 range where two cores' images would write different bytes, if any."""
+    for x in a:
+        for y in b:
+            lo, hi = max(x.vaddr, y.vaddr), min(x.vaddr + x.memsz, y.vaddr + y.memsz)
+            if lo < hi and _bytes(x, lo, hi) != _bytes(y, lo, hi):
+                return lo, hi
+    return None
+
+
+def _bytes(seg: Segment, lo: int, hi: int) -> bytes:
+    data = seg.data.ljust(seg.memsz, b"\0")
+    return data[lo - seg.vaddr: hi - seg.vaddr]
