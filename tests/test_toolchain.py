@@ -6,7 +6,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import shlex
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import capstone
@@ -127,6 +130,31 @@ def test_read_only_source_is_cached_by_content_and_flags(tmp_path, monkeypatch, 
     assert capfd.readouterr().err == ""  # said once only
     monkeypatch.setattr(toolchain, "CFLAGS", toolchain.CFLAGS + ("-DTDBG_OTHER_FLAG=1",))
     assert toolchain.ensure_built(src).rebuilt  # tdbg's own flags are in the key too
+
+
+def test_build_command_writes_output_and_passes_flags(tmp_path):
+    src = tmp_path / "a.c"
+    src.write_text("#ifndef ANSWER\n#error ANSWER undefined\n#endif\nint main(void) { return ANSWER; }\n")
+    out = tmp_path / "elsewhere.elf"
+    run = [sys.executable, "-m", "tdbg", "build", str(src), "-o", str(out)]
+    failed = subprocess.run(run, capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1 and "ANSWER undefined" in failed.stderr
+    done = subprocess.run([*run, "--", "-DANSWER=42"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and out.read_bytes() == toolchain.build(src, ["-DANSWER=42"]).read_bytes()
+
+
+def test_build_command_prints_include_dir_and_flags():
+    def tdbg_build(option: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "tdbg", "build", option], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    kit = toolchain.firmware_dir()
+    assert tdbg_build("--print-include-dir") == str(kit)
+    flags = shlex.split(tdbg_build("--print-flags"))
+    assert flags == [*toolchain.CFLAGS, "-T", str(kit / "tdbg.ld"), "-I", str(kit), str(kit / "crt0.S")]
+    assert shlex.split(tdbg_build("--print-cc")) == [sys.executable, "-m", "ziglang", "cc"]
 
 
 def test_soft_float_links_without_libc(tmp_path):
