@@ -74,11 +74,11 @@ def _exec_words(path: Path):
 # --------------------------------------------------------------------------
 
 
-def test_all_firmware_builds(built):
+def test_all_firmware_builds(built, build_cache):
     expected = {"dst_fill", "dst_formats", "movd2b", "demo", "bench_window", "bench_l1", "bench_loop"}
     assert expected <= set(built)
     for stem, elf in built.items():
-        assert elf.parent.parent == toolchain.cache_dir() and elf.name == f"{stem}.elf"
+        assert elf.parent.parent == build_cache and elf.name == f"{stem}.elf"  # $XDG_CACHE_HOME/tdbg/KEY/
         assert elf.is_file()
 
 

@@ -74,10 +74,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     wheel = _build_wheel(tmp)
     bin_dir = _install(wheel, tmp / "venv")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    # An empty tdbg cache (so the cold-build line shows), but zig's own cache where it was.
-    cache_home = env.get("XDG_CACHE_HOME") if os.path.isabs(env.get("XDG_CACHE_HOME", "")) else None
-    env.setdefault("ZIG_GLOBAL_CACHE_DIR", str(Path(cache_home or Path.home() / ".cache") / "zig"))
-    env["XDG_CACHE_HOME"] = str(tmp / "cache")
+    env["XDG_CACHE_HOME"] = str(tmp / "cache")  # an empty tdbg cache; zig's stays (conftest.py)
     elsewhere = tmp / "elsewhere"
     elsewhere.mkdir()
     return bin_dir, env, elsewhere
