@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build every firmware/*.c with tdbg's toolchain; print each ELF and whether it was rebuilt."""
+"""Build every C file of the firmware kit (tdbg/firmware) with tdbg's toolchain; print each ELF and whether it was rebuilt."""
 
 from __future__ import annotations
 

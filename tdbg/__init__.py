@@ -1,6 +1,11 @@
 """tdbg: a GDB-like debugger for Tenstorrent Tensix tile firmware."""
 
-__version__ = "0.1.0"
+from importlib import metadata
+
+try:
+    __version__ = metadata.version("tdbg")  # the installed distribution's, from pyproject.toml
+except metadata.PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "unknown"
 
 __all__ = ["Session", "SessionError", "__version__"]
 

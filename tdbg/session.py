@@ -2,7 +2,7 @@
 
 The shell and the GDB stub are thin layers over ``Session``.  Example::
 
-    s = Session("firmware/dst_fill.c")     # a .c file is built with the bundled toolchain
+    s = Session("kernel.c")               # a .c file is built with the bundled toolchain
     s.break_at("main")
     stop = s.cont()
     s.read_u32(s.symbol("results").addr)

@@ -2,9 +2,40 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from tdbg.tensix.tile import TensixState
+
+_BUILD_CACHE = pytest.StashKey[Path]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every firmware build of the run, in this process (from collection on: some modules open
+    a session at import) and in ``python -m tdbg`` children, goes to a temporary tdbg cache
+    instead of the user's: the tests build throwaway sources under new paths each run.  zig
+    keeps its own cache where it was: like tdbg's it lives under ``$XDG_CACHE_HOME`` (else
+    ``~/.cache``), and it holds the C runtime, seconds to rebuild."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    zig_cache = (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "zig"
+    os.environ.setdefault("ZIG_GLOBAL_CACHE_DIR", str(zig_cache))
+    cache_home = Path(tempfile.mkdtemp(prefix="tdbg-test-cache-"))
+    os.environ["XDG_CACHE_HOME"] = str(cache_home)
+    config.stash[_BUILD_CACHE] = cache_home
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(config.stash[_BUILD_CACHE], ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def build_cache(pytestconfig: pytest.Config) -> Path:
+    """The tdbg cache every build of this run goes to."""
+    return pytestconfig.stash[_BUILD_CACHE] / "tdbg"
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -14,13 +13,8 @@ def test_readme_example_passes() -> None:
     block = re.search(r"## Python API.*?```python\n(.*?)```", text, re.S)
     assert block, "the README has no Python API example"
     namespace: dict[str, object] = {}
-    cwd = os.getcwd()
-    os.chdir(ROOT)  # the example names firmware/ relative to the checkout
-    try:
-        exec(compile(block.group(1), "README.md", "exec"), namespace)
-        tests = [f for name, f in namespace.items() if name.startswith("test_")]
-        assert tests
-        for test in tests:
-            test()  # type: ignore[operator]
-    finally:
-        os.chdir(cwd)
+    exec(compile(block.group(1), "README.md", "exec"), namespace)
+    tests = [f for name, f in namespace.items() if name.startswith("test_")]
+    assert tests
+    for test in tests:
+        test()  # type: ignore[operator]

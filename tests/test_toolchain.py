@@ -3,9 +3,13 @@ and tensix.h checked against the spec data (encodings.json, bh_cfg_fields.json).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+import shlex
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import capstone
@@ -70,11 +74,11 @@ def _exec_words(path: Path):
 # --------------------------------------------------------------------------
 
 
-def test_all_firmware_builds(built):
+def test_all_firmware_builds(built, build_cache):
     expected = {"dst_fill", "dst_formats", "movd2b", "demo", "bench_window", "bench_l1", "bench_loop"}
     assert expected <= set(built)
     for stem, elf in built.items():
-        assert elf == toolchain.firmware_dir() / "build" / f"{stem}.elf"
+        assert elf.parent.parent == build_cache and elf.name == f"{stem}.elf"  # $XDG_CACHE_HOME/tdbg/KEY/
         assert elf.is_file()
 
 
@@ -89,34 +93,68 @@ def test_second_build_is_cached(built):
 
 
 def test_demo_source_and_firmware_dir():
-    assert toolchain.firmware_dir().name == "firmware"
-    assert toolchain.demo_source() == toolchain.firmware_dir() / "demo.c"
+    kit = toolchain.firmware_dir()
+    assert kit == Path(toolchain.__file__).resolve().parents[1] / "firmware"  # package data
+    assert toolchain.demo_source() == kit / "demo.c"
     assert toolchain.demo_source().is_file()
 
 
-def test_user_file_cache_dir_and_rebuild_on_change(tmp_path, monkeypatch):
-    src = tmp_path / "user.c"
-    src.write_text("volatile unsigned results[1];\nint main(void) { results[0] = 7; return 0; }\n")
-    first = toolchain.ensure_built(src)
-    assert first.rebuilt
-    assert first.elf == tmp_path / ".tdbg-build" / "user.elf"
-    assert toolchain.ensure_built(src).rebuilt is False
+def test_cache_dir_follows_xdg(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert toolchain.cache_dir() == tmp_path / "tdbg"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/dir")  # ignored, as the XDG spec says
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert toolchain.cache_dir() == tmp_path / "home" / ".cache" / "tdbg"
 
+
+def test_read_only_source_is_cached_by_content_and_flags(tmp_path, monkeypatch, capfd):
+    monkeypatch.setattr(toolchain, "cache_dir", lambda: tmp_path / "cache")
+    folder = tmp_path / "src"
+    folder.mkdir()
+    src = folder / "user.c"
+    src.write_text("volatile unsigned results[1];\nint main(void) { results[0] = 7; return 0; }\n")
+    folder.chmod(0o555)
+    try:
+        first = toolchain.ensure_built(src)
+        assert first.rebuilt and first.elf.is_relative_to(tmp_path / "cache")
+        assert "building the C runtime" in capfd.readouterr().err  # the cold first build says why it is slow
+        assert toolchain.ensure_built(src) == dataclasses.replace(first, rebuilt=False)
+        assert toolchain.ensure_built(src, ["-DTDBG_TEST_FLAG=1"]).rebuilt  # other flags, other ELF
+        assert toolchain.ensure_built(src, ["-DTDBG_TEST_FLAG=1"]).rebuilt is False
+        assert sorted(folder.iterdir()) == [src]  # nothing written beside the source
+    finally:
+        folder.chmod(0o755)
     src.write_text(src.read_text() + "/* changed */\n")
     assert toolchain.ensure_built(src).rebuilt
     assert toolchain.ensure_built(src).rebuilt is False
+    assert capfd.readouterr().err == ""  # said once only
+    monkeypatch.setattr(toolchain, "CFLAGS", toolchain.CFLAGS + ("-DTDBG_OTHER_FLAG=1",))
+    assert toolchain.ensure_built(src).rebuilt  # tdbg's own flags are in the key too
 
-    # Different compiler flags invalidate the cache too.
-    monkeypatch.setattr(toolchain, "CFLAGS", toolchain.CFLAGS + ("-DTDBG_TEST_FLAG=1",))
-    assert toolchain.ensure_built(src).rebuilt
 
-
-def test_out_dir(tmp_path):
+def test_build_command_writes_output_and_passes_flags(tmp_path):
     src = tmp_path / "a.c"
-    src.write_text("int main(void) { return 0; }\n")
-    out = tmp_path / "elsewhere"
-    assert toolchain.build(src, out) == out / "a.elf"
-    assert (out / "a.elf").is_file()
+    src.write_text("#ifndef ANSWER\n#error ANSWER undefined\n#endif\nint main(void) { return ANSWER; }\n")
+    out = tmp_path / "elsewhere.elf"
+    run = [sys.executable, "-m", "tdbg", "build", str(src), "-o", str(out)]
+    failed = subprocess.run(run, capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1 and "ANSWER undefined" in failed.stderr
+    done = subprocess.run([*run, "--", "-DANSWER=42"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and out.read_bytes() == toolchain.build(src, ["-DANSWER=42"]).read_bytes()
+
+
+def test_build_command_prints_include_dir_and_flags():
+    def tdbg_build(option: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "tdbg", "build", option], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    kit = toolchain.firmware_dir()
+    assert tdbg_build("--print-include-dir") == str(kit)
+    flags = shlex.split(tdbg_build("--print-flags"))
+    assert flags == [*toolchain.CFLAGS, "-T", str(kit / "tdbg.ld"), "-I", str(kit), str(kit / "crt0.S")]
+    assert shlex.split(tdbg_build("--print-cc")) == [sys.executable, "-m", "ziglang", "cc"]
 
 
 def test_soft_float_links_without_libc(tmp_path):
@@ -138,7 +176,6 @@ def test_compile_error_raises_with_stderr(tmp_path):
     with pytest.raises(ToolchainError) as exc:
         toolchain.build(src)
     assert "undeclared_thing" in str(exc.value)
-    assert not (tmp_path / ".tdbg-build" / "bad.elf").exists()
 
 
 def test_missing_source_raises(tmp_path):
@@ -222,8 +259,15 @@ def _header_defines() -> dict[str, str]:
     return dict(re.findall(r"^#define\s+(\w+)\s+(\S+)", text, flags=re.M))
 
 
+def _spec(name: str) -> dict:
+    path = SPEC / name
+    if not path.is_file():
+        pytest.skip(f"../shared/spec/{name} not present")
+    return json.loads(path.read_text())
+
+
 def test_cfg_field_defines_match_bh_cfg_fields():
-    fields = {f["name"]: f for f in json.loads((SPEC / "bh_cfg_fields.json").read_text())["fields"]}
+    fields = {f["name"]: f for f in _spec("bh_cfg_fields.json")["fields"]}
     defines = _header_defines()
     names = {m[: -len("_ADDR32")] for m in defines if m.endswith("_ADDR32") and m[: -len("_ADDR32")] in fields}
     required = {
@@ -242,7 +286,7 @@ def test_cfg_field_defines_match_bh_cfg_fields():
 
 
 def _encoding_table() -> dict[str, dict]:
-    enc = json.loads((SPEC / "encodings.json").read_text())
+    enc = _spec("encodings.json")
     table = {i["name"]: i for i in enc["instructions"]}
     added = {i["name"]: i for i in enc["newer_upstream"]["added_instructions"]}
     table["NOP"] = added["NOP"]
@@ -295,7 +339,7 @@ def test_tt_op_macros_match_encodings(tmp_path):
         "volatile uint32_t probe[] = {\n    " + ",\n    ".join(calls) + "\n};\n"
         "int main(void) { return (int)(probe[0] & 0); }\n"
     )
-    elf = toolchain.build(src, tmp_path / "out")
+    elf = toolchain.build(src)
     got = struct.unpack(f"<{len(expected)}I", _read_symbol(elf, "probe"))
     mismatches = [(c, hex(g), hex(e)) for c, g, e in zip(calls, got, expected) if g != e]
     assert not mismatches

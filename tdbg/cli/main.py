@@ -1,5 +1,6 @@
 """``tdbg`` command line: open firmware, run ``-ex``/``-x`` commands, then the REPL (or exit
-with ``-batch``); ``--rsp-stdio`` / ``--gdb-port`` serve the GDB remote protocol instead."""
+with ``-batch``); ``--rsp-stdio`` / ``--gdb-port`` serve the GDB remote protocol instead;
+``tdbg build ...`` builds firmware (tdbg/cli/build.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tdbg",
         description="A GDB-like debugger for Tensix tile firmware (Blackhole T cores, Dst window, Tensix instructions).",
+        epilog="tdbg build FILE.c [-o FILE.elf] [-- FLAG ...] builds firmware; tdbg build --print-flags prints "
+               "the compiler flags for a Makefile (tdbg build --help).",
     )
     parser.add_argument("programs", nargs="*", metavar="[CORE=]FIRMWARE",
                         help="firmware ELF, or a .c file to build, for a core: T0=unpack.elf T1=math.elf T2=pack.elf "
@@ -84,6 +87,11 @@ def run_interruptibly(session: Session, action: Callable[[], bool]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["build"]:
+        from tdbg.cli import build
+
+        return build.main(argv[1:])
     args = build_parser().parse_args(argv)
     from tdbg.commands import Interpreter
     from tdbg.commands.session_cmds import Quit

@@ -1,4 +1,7 @@
-"""Build tdbg firmware: one C file + ``firmware/crt0.S`` + ``firmware/tdbg.ld`` -> ELF.
+"""Build tdbg firmware: one C file + the kit's ``crt0.S`` and ``tdbg.ld`` -> ELF.
+
+The firmware kit (``tensix.h``, ``crt0.S``, ``tdbg.ld``, the demo and example firmware) is
+package data, ``tdbg/firmware/``, so an installed wheel carries it.
 
 The compiler is the pip-installed zig (``python -m ziglang cc``) targeting the
 baby RISC-V T cores: RV32IM, no C extension
@@ -9,9 +12,10 @@ the compressed encoding space holds ``.ttinsn`` words instead).
 links its compiler-rt, which provides the soft-float helpers (``__addsf3`` ...)
 that ``float`` arithmetic needs; ``-nostdlib`` would drop compiler-rt as well.
 
-Builds are cached: the ELF is rebuilt only when the C source, a header next to
-it, ``tensix.h``, ``crt0.S``, the linker script, the compiler flags or the zig
-version changed. A digest of those inputs is stored beside the ELF.
+Builds are cached in the user's cache directory (``cache_dir()``), one folder per key: the
+digest of the source's path and content, the headers beside it, the kit, the compiler flags
+and the zig version.  An ELF is never written beside its source, so a read-only source folder
+works; the path is in the key because the ELF's debug information names the source file.
 """
 
 from __future__ import annotations
@@ -21,24 +25,23 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import metadata
+from importlib import metadata, resources
 from pathlib import Path
-
-import tdbg
 
 __all__ = [
     "CFLAGS",
     "BuildResult",
     "ToolchainError",
     "build",
-    "build_all",
+    "cache_dir",
     "compile_command",
     "demo_source",
     "ensure_built",
     "firmware_dir",
     "firmware_sources",
-    "output_path",
+    "kit_flags",
 ]
 
 #: Flags for ``python -m ziglang cc`` (order matters only for readability).
@@ -55,9 +58,6 @@ CFLAGS: tuple[str, ...] = (
 #: Seconds to wait for one compile (the first one also builds compiler-rt).
 COMPILE_TIMEOUT = 600
 
-HASH_SUFFIX = ".inputs.sha256"
-USER_CACHE_DIR = ".tdbg-build"
-
 
 class ToolchainError(Exception):
     """The firmware could not be built; the message includes the compiler's stderr."""
@@ -71,8 +71,18 @@ class BuildResult:
 
 
 def firmware_dir() -> Path:
-    """The repository's ``firmware/`` directory (tdbg is installed editable)."""
-    return Path(tdbg.__file__).resolve().parents[1] / "firmware"
+    """The firmware kit: the package data folder ``tdbg/firmware``."""
+    kit = resources.files("tdbg") / "firmware"
+    if not isinstance(kit, Path):  # pragma: no cover - tdbg imported from a zip archive
+        raise ToolchainError(f"the firmware kit is not on the file system: {kit}")
+    return kit
+
+
+def cache_dir() -> Path:
+    """Where built ELFs go: ``$XDG_CACHE_HOME/tdbg``, else ``~/.cache/tdbg`` (the XDG Base
+    Directory specification ignores a relative ``XDG_CACHE_HOME``)."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "tdbg"
 
 
 def demo_source() -> Path:
@@ -81,7 +91,7 @@ def demo_source() -> Path:
 
 
 def firmware_sources() -> list[Path]:
-    """Every ``firmware/*.c``, sorted by name."""
+    """Every ``*.c`` of the kit, sorted by name."""
     return sorted(firmware_dir().glob("*.c"))
 
 
@@ -90,31 +100,23 @@ def _support_files() -> list[Path]:
     return [fw / "crt0.S", fw / "tdbg.ld", fw / "tensix.h"]
 
 
-def output_path(source: Path, out_dir: Path | None = None) -> Path:
-    """Where the ELF for ``source`` goes.
-
-    ``firmware/build/<stem>.elf`` for sources in ``firmware/``, otherwise
-    ``.tdbg-build/<stem>.elf`` next to the source, unless ``out_dir`` is given.
-    """
-    source = Path(source).resolve()
-    if out_dir is None:
-        fw = firmware_dir().resolve()
-        out_dir = fw / "build" if source.parent == fw else source.parent / USER_CACHE_DIR
-    return Path(out_dir) / f"{source.stem}.elf"
-
-
-def compile_command(source: Path, output: Path) -> list[str]:
-    """The full compiler command line for ``source`` -> ``output``."""
-    fw = firmware_dir()
+def compile_command(source: Path, output: Path, extra_flags: Sequence[str] = ()) -> list[str]:
+    """The full compiler command line for ``source`` -> ``output``; ``extra_flags`` come after
+    tdbg's own, so they win (``-O2``, ``-DNAME=1``)."""
     return [
         sys.executable, "-m", "ziglang", "cc",
         *CFLAGS,
-        "-T", str(fw / "tdbg.ld"),
-        "-I", str(fw),
-        str(fw / "crt0.S"),
+        *extra_flags,
+        *kit_flags(),
         str(Path(source).resolve()),
         "-o", str(output),
     ]
+
+
+def kit_flags() -> list[str]:
+    """The linker script, the include directory and the start-up code every build adds."""
+    fw = firmware_dir()
+    return ["-T", str(fw / "tdbg.ld"), "-I", str(fw), str(fw / "crt0.S")]
 
 
 def _zig_version() -> str:
@@ -124,10 +126,10 @@ def _zig_version() -> str:
         return "unknown"
 
 
-def _inputs_digest(source: Path) -> str:
+def _inputs_digest(source: Path, extra_flags: Sequence[str]) -> str:
     """Digest of everything that decides the ELF's contents."""
     h = hashlib.sha256()
-    h.update(("\0".join(CFLAGS) + "\0zig=" + _zig_version()).encode())
+    h.update("\0".join((*CFLAGS, *extra_flags, "zig=" + _zig_version(), str(source))).encode())
     headers = sorted(p for p in source.parent.glob("*.h"))
     for path in [source, *_support_files(), *headers]:
         h.update(b"\0file\0" + path.name.encode() + b"\0")
@@ -138,8 +140,16 @@ def _inputs_digest(source: Path) -> str:
     return h.hexdigest()
 
 
-def ensure_built(source: Path, out_dir: Path | None = None, force: bool = False) -> BuildResult:
-    """Build ``source`` unless an up-to-date ELF is cached; say which happened."""
+def _runtime_marker() -> Path:
+    """Present once a build with this zig and these target flags has succeeded: zig has then
+    built its compiler-rt for the target (into zig's own cache), which the first build does
+    silently for several seconds."""
+    key = hashlib.sha256("\0".join((*CFLAGS, _zig_version())).encode()).hexdigest()[:16]
+    return cache_dir() / f"runtime-{key}"
+
+
+def ensure_built(source: Path, extra_flags: Sequence[str] = (), force: bool = False) -> BuildResult:
+    """Build ``source`` unless the cache holds its ELF; say which happened."""
     source = Path(source).resolve()
     if not source.is_file():
         raise ToolchainError(f"firmware source not found: {source}")
@@ -147,19 +157,21 @@ def ensure_built(source: Path, out_dir: Path | None = None, force: bool = False)
         if not support.is_file():
             raise ToolchainError(f"missing firmware support file: {support}")
 
-    elf = output_path(source, out_dir)
-    stamp = elf.with_name(elf.name + HASH_SUFFIX)
-    digest = _inputs_digest(source)
-    if not force and elf.is_file() and stamp.is_file() and stamp.read_text().strip() == digest:
-        return BuildResult(elf, False, tuple(compile_command(source, elf)))
+    elf = cache_dir() / _inputs_digest(source, extra_flags)[:24] / f"{source.stem}.elf"
+    if not force and elf.is_file():
+        return BuildResult(elf, False, tuple(compile_command(source, elf, extra_flags)))
 
     elf.parent.mkdir(parents=True, exist_ok=True)
+    marker = _runtime_marker()
+    if not marker.exists():
+        print("tdbg: first build: building the C runtime (zig's compiler-rt for RV32IM); "
+              "this takes a few seconds, once", file=sys.stderr, flush=True)
     # Compile to a private name and rename, so concurrent builds never see a
     # half-written ELF.
     fd, tmp_name = tempfile.mkstemp(prefix=f".{source.stem}.", suffix=".elf.tmp", dir=elf.parent)
     os.close(fd)
     tmp = Path(tmp_name)
-    cmd = compile_command(source, tmp)
+    cmd = compile_command(source, tmp, extra_flags)
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -172,18 +184,13 @@ def ensure_built(source: Path, out_dir: Path | None = None, force: bool = False)
             f"building {source.name} failed (exit {proc.returncode}):\n{detail}"
         )
     os.replace(tmp, elf)
-    stamp.write_text(digest + "\n")
-    return BuildResult(elf, True, tuple(compile_command(source, elf)))
+    marker.touch()
+    return BuildResult(elf, True, tuple(compile_command(source, elf, extra_flags)))
 
 
-def build(source: Path, out_dir: Path | None = None) -> Path:
+def build(source: Path, extra_flags: Sequence[str] = ()) -> Path:
     """Build ``source`` (cached) and return the ELF's path.
 
     Raises ToolchainError with the compiler's stderr if compilation fails.
     """
-    return ensure_built(source, out_dir).elf
-
-
-def build_all(force: bool = False) -> list[BuildResult]:
-    """Build every ``firmware/*.c``."""
-    return [ensure_built(src, force=force) for src in firmware_sources()]
+    return ensure_built(source, extra_flags).elf
