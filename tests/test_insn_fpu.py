@@ -14,9 +14,11 @@ import pytest
 
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior
-from tdbg.tensix.isa import encode
+from tdbg.tensix.profile import BLACKHOLE
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.tile import TensixState
+
+encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
 ONE, ONE_HALF, TWO_QUARTER, THREE = 0x0007F, 0x2007F, 0x08080, 0x20080
 TF32 = 4

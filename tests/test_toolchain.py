@@ -13,6 +13,7 @@ import pytest
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
+import tdbg
 from tdbg.emu import toolchain
 from tdbg.emu.toolchain import ToolchainError
 
@@ -241,13 +242,11 @@ def test_cfg_field_defines_match_bh_cfg_fields():
         assert int(defines[name + "_MASK"].rstrip("u"), 0) == f["mask"], name
 
 
-def _encoding_table() -> dict[str, dict]:
-    enc = json.loads((SPEC / "encodings.json").read_text())
-    table = {i["name"]: i for i in enc["instructions"]}
-    added = {i["name"]: i for i in enc["newer_upstream"]["added_instructions"]}
-    table["NOP"] = added["NOP"]
-    table["STALLWAIT"] = added["STALLWAIT_BH"]  # the tile is Blackhole
-    return table
+def _macro_params() -> dict[str, list[str]]:
+    """Parameter names of each ``TT_OP_NAME(...)`` macro in tensix.h."""
+    text = (toolchain.firmware_dir() / "tensix.h").read_text()
+    return {m[1]: [p.strip() for p in m[2].replace("\\", " ").split(",")]
+            for m in re.finditer(r"#define TT_OP_(\w+)\(([^)]*)\)", text)}
 
 
 MACROS = [
@@ -257,13 +256,17 @@ MACROS = [
 
 
 def test_tt_op_macros_match_encodings(tmp_path):
-    """Compile the macros with chosen field values and compare with words built
-    from encodings.json (field order in the macro = order in the JSON)."""
-    table = _encoding_table()
+    """Compile the macros with chosen field values and compare with words built from the
+    Blackhole table (bh_isa.json, generated from bh_encodings.json), field by macro parameter
+    name."""
+    table = {r["name"]: r for r in json.loads(
+        (Path(tdbg.__file__).parent / "tensix" / "data" / "bh_isa.json").read_text())["instructions"]}
+    params = _macro_params()
     calls, expected = [], []
     for name in MACROS:
         ins = table[name]
-        fields = ins["fields"]
+        by_name = {f[0]: f for f in ins["fields"]}
+        fields = [{"lsb": by_name[p][1], "width": by_name[p][2]} for p in params.get(name, [])]
         patterns = [
             [(1 << f["width"]) - 1 for f in fields],                          # all ones
             [(k + 1) & ((1 << f["width"]) - 1) for k, f in enumerate(fields)],  # distinct

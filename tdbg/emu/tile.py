@@ -21,7 +21,7 @@ from tdbg.emu.regions import DebugRegisters, t_core_regions
 from tdbg.emu.stops import Access
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import Category, TensixEvent
-from tdbg.tensix.isa import UnknownInstruction, decode, ttinsn_to_word
+from tdbg.tensix.isa import ttinsn_to_word
 from tdbg.tensix.profile import BLACKHOLE, Profile
 from tdbg.tensix.tile import TensixState
 from tdbg.tensix.window import ELEMENT_SIZE, FMT_NAMES
@@ -245,10 +245,7 @@ class Tile:
     def execute(self, core: Core, pc: int, word: int, via: str) -> str | None:
         """Log and run one pushed instruction on ``core``'s thread; events propagate.
         Returns the mnemonic (None if no encoding matches)."""
-        try:
-            mnemonic: str | None = decode(word).mnemonic
-        except UnknownInstruction:
-            mnemonic = None
+        mnemonic = self.coprocessor.mnemonic(word)
         self.pushes.append(PushRecord(pc, core.name, core.thread, word, via, mnemonic))
         self._rows_written = set()
         self.seq += 1
