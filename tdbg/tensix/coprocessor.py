@@ -56,6 +56,7 @@ from tdbg.tensix.src import SrcClient
 from tdbg.tensix.tile import TensixState
 
 THREADS = 3
+_OTHERS = tuple(tuple(t for t in range(THREADS) if t != first) for first in range(THREADS))
 
 Executor = Callable[["Coprocessor", int, dict[str, int]], None]
 
@@ -240,8 +241,20 @@ class Coprocessor:
         return None
 
     def _run(self, first: int) -> None:
-        order = (first, *(t for t in range(THREADS) if t != first))
         queues, gate = self._queue, self.wait_gate
+        others = _OTHERS[first]
+        if not any(queues[t] for t in others):  # nothing another thread could release
+            queue = queues[first]
+            while queue:
+                word = queue[0]
+                b = self._bound.get(word) or self.bound(word)
+                if b.mnemonic is None or ((gate[first] is not None or b.waits) and self._held(first, b)):
+                    break
+                queue.popleft()
+                self._execute(first, word, b)
+            if not queue or self._bound[queue[0]].mnemonic is not None:
+                return
+        order = (first, *others)
         progress = True
         while progress:
             progress = False
@@ -272,7 +285,8 @@ class Coprocessor:
         finally:
             if written:
                 if self.on_dst_write is not None:
-                    self.on_dst_write(np.unique(np.concatenate(written)))
+                    rows = written[0] if len(written) == 1 and len(written[0]) == 1 else np.unique(np.concatenate(written))
+                    self.on_dst_write(rows)
                 written.clear()
 
     @staticmethod

@@ -79,9 +79,13 @@ class _Ctx:
     def fidelity_phase(self) -> int:
         return (self.rwc.FidelityPhase + self.get("FIDELITY_BASE_Phase")) & 3
 
-    def mov_columns(self) -> np.ndarray:
-        """Columns not masked by ``LaneConfig[Column / 2].BLOCK_DEST_MOV.Bit[Column & 1]``."""
-        block = (self.cop.vector.lane_config[COLS // 2] >> 9) & 3
+    def mov_columns(self) -> np.ndarray | None:
+        """Columns not masked by ``LaneConfig[Column / 2].BLOCK_DEST_MOV.Bit[Column & 1]``
+        (None: no column is masked)."""
+        lane_config = self.cop.vector.lane_config
+        if not (lane_config[:8] & 0x600).any():
+            return None
+        block = (lane_config[COLS // 2] >> 9) & 3
         return (block >> (COLS & 1) & 1) == 0
 
     def flip_banks(self, f: dict[str, int]) -> None:
@@ -115,9 +119,9 @@ def _movd2src(cop: Coprocessor, thread: int, f: dict[str, int], to_srcb: bool) -
         n, dst_row, src_row = 4, dst_row & 0x3FC, src_row & 0x3C
     else:
         n, dst_row, src_row = 1, dst_row & 0x3FF, src_row & 0x3F
-    cols = np.ones(16, dtype=bool) if to_srcb else c.mov_columns()
+    cols = None if to_srcb else c.mov_columns()
     lo = f["UseDst32bLo"]
-    if cols.any() and not use32 and (lo or style == "TF32"):
+    if (cols is None or cols.any()) and not use32 and (lo or style == "TF32"):
         why = "UseDst32bLo with 16-bit Dst" if lo else "TF32 style with 16-bit Dst"
         raise UndefinedBehavior(f"{page}: {why}")
     rows = dst_row + np.arange(n)
@@ -138,7 +142,10 @@ def _movd2src(cop: Coprocessor, thread: int, f: dict[str, int], to_srcb: bool) -
         out = shuffle_bf16(v) if style == "BF16" else shuffle_fp16(v)
     target = cop.state.srcb if to_srcb else cop.state.srca
     block = target.data[c.banks.matrix_unit_srca, src_row:src_row + n]
-    block[:, cols] = out[:, cols]
+    if cols is None:
+        block[:] = out
+    else:
+        block[:, cols] = out[:, cols]
     c.addr_mod(f["AddrMod"])
 
 
@@ -228,7 +235,10 @@ def movb2a(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
         vals = np.where(vals & 0xFF == 0, 0, vals)
     cols = c.mov_columns()
     block = cop.state.srca.data[c.banks.matrix_unit_srca, a_row:a_row + n]
-    block[:, cols] = vals[:, cols]
+    if cols is None:
+        block[:] = vals
+    else:
+        block[:, cols] = vals[:, cols]
     c.addr_mod(f["AddrMod"])
 
 
@@ -244,12 +254,16 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     mode, imm = f["Mode"], f["Imm10"]
     rows16 = rows32 = np.arange(0)
     if mode == ZEROACC_MODE_ONE_ROW:
-        row = np.array([c.dst_row(imm) & 0x3FF])
+        row = c.dst_row(imm) & 0x3FF
+        dst = c.port.dst
         if c.get("ALU_ACC_CTRL_Fp32_enabled") or c.get("ALU_ACC_CTRL_INT8_math_enabled"):
-            rows32 = row
+            hi = int(dst.row32[row])
+            c.port.undefine(np.array([hi, hi + 8]))
         else:
-            rows16 = row
-    elif f["Revert"]:
+            c.port.undefine(np.array([int(dst.row16[row])]))
+        c.addr_mod(f["AddrMod"])
+        return
+    if f["Revert"]:
         raise UndefinedBehavior("ZEROACC.md: Revert with a mode other than ZEROACC_MODE_ONE_ROW")
     elif mode == ZEROACC_MODE_16_ROWS:
         imm &= 0xFF
@@ -263,7 +277,7 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     else:
         rows16, rows32 = np.arange(1024), np.arange(512)
     c.port.undefine(np.unique(np.concatenate([c.port.bits_rows16(rows16), c.port.bits_rows32(rows32)])))
-    if mode in (ZEROACC_MODE_ONE_ROW, ZEROACC_MODE_16_ROWS):
+    if mode == ZEROACC_MODE_16_ROWS:
         c.addr_mod(f["AddrMod"])
 
 
