@@ -65,6 +65,12 @@ def _nop(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``NOP`` (newer NOP.md): no effect."""
 
 
+def _unknown(why: str) -> Executor:
+    def run(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+        raise MissingSpecification(why)
+    return run
+
+
 def _frontend_only(page: str) -> Executor:
     def run(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
         raise MissingSpecification(f"{page}: this instruction came out of an expander and reached the backend, "
@@ -106,6 +112,7 @@ class Bound(NamedTuple):
     run: Executor | None        # None: tdbg does not model the instruction
     fields: dict[str, int]
     waits: bool                 # waits for a SrcA / SrcB bank at the Wait Gate
+    direct: bool                # passes the expanders unchanged and never waits for a bank
 
 
 class Coprocessor:
@@ -165,10 +172,13 @@ class Coprocessor:
             try:
                 insn = self.isa.decode(word)
             except UnknownInstruction:
-                b = Bound(None, None, {}, False)
+                b = Bound(None, _unknown(f"no {self.isa.name} instruction encodes {word:#010x}"), {}, False,
+                          word >> 24 not in self._frontend_ops)
             else:
                 name = insn.mnemonic
-                b = Bound(name, _EXECUTE.get(name), insn.fields, name in _WAITS_SRCA or name in _WAITS_SRCB)
+                waits = name in _WAITS_SRCA or name in _WAITS_SRCB
+                b = Bound(name, _EXECUTE.get(name), insn.fields, waits,
+                          not waits and word >> 24 not in self._frontend_ops)
             self._bound[word] = b
         return b
 
@@ -179,6 +189,12 @@ class Coprocessor:
     # -- the frontend --------------------------------------------------------------------------
     def push(self, thread: int, word: int) -> None:
         """RISC-V T<thread> pushes ``word``: expand it, queue it at the Wait Gate, run what can."""
+        b = self._bound.get(word)
+        q = self._queue
+        if (b is not None and b.direct and 0 <= thread < THREADS and self.wait_gate[thread] is None
+                and not (q[0] or q[1] or q[2] or self.replay[thread].load_left)):
+            self._execute(thread, word, b)  # a known word, nothing queued or latched: run it now
+            return
         if thread not in range(THREADS):
             raise ValueError(f"Tensix thread {thread} does not exist (0..{THREADS - 1})")
         if not 0 <= word < 1 << 32:
@@ -248,12 +264,11 @@ class Coprocessor:
             while queue:
                 word = queue[0]
                 b = self._bound.get(word) or self.bound(word)
-                if b.mnemonic is None or ((gate[first] is not None or b.waits) and self._held(first, b)):
-                    break
+                if (gate[first] is not None or b.waits) and self._held(first, b):
+                    return
                 queue.popleft()
                 self._execute(first, word, b)
-            if not queue or self._bound[queue[0]].mnemonic is not None:
-                return
+            return
         order = (first, *others)
         progress = True
         while progress:
@@ -263,10 +278,6 @@ class Coprocessor:
                 while queue:
                     word = queue[0]
                     b = self._bound.get(word) or self.bound(word)
-                    if b.mnemonic is None:
-                        queue.popleft()
-                        raise self._tag(MissingSpecification(
-                            f"no {self.isa.name} instruction encodes {word:#010x}"), t, word)
                     if (gate[t] is not None or b.waits) and self._held(t, b):
                         break
                     queue.popleft()

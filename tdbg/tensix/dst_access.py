@@ -76,3 +76,13 @@ class DstPort:
         """Mark ``DstBits`` rows undefined (ZEROACC)."""
         self.dst.ever_written[bits_rows] = False
         self.notify(bits_rows)
+
+    def undefine_row(self, bits_row: int) -> None:
+        """Mark one ``DstBits`` row undefined (``undefine`` without building an index array)."""
+        self.dst.ever_written[bits_row] = False
+        self.notify(_ONE_ROW[bits_row])
+
+
+_ONE_ROW = [np.array([r]) for r in range(1024)]  # shared, never written: the rows one write reports
+for _a in _ONE_ROW:
+    _a.flags.writeable = False

@@ -72,9 +72,14 @@ class _Ctx:
             return "INT8", True
         return self.style(self.srca_fmt()), bool(self.get("ALU_ACC_CTRL_Fp32_enabled"))
 
+    def derived(self, what: str, compute: Callable[[], object]) -> object:
+        """``compute()`` for this thread, cached until the next config write."""
+        return self.state.config.derived((what, self.thread), compute)
+
     def dst_row(self, row: int) -> int:
         """``DstRow`` plus ``DEST_TARGET_REG_CFG_MATH_Offset``, ``RWCs.Dst`` and ``DEST_REGW_BASE_Base``."""
-        return row + self.get("DEST_TARGET_REG_CFG_MATH_Offset") + self.rwc.Dst + self.get("DEST_REGW_BASE_Base")
+        base = self.derived("Dst base", lambda: self.get("DEST_TARGET_REG_CFG_MATH_Offset") + self.get("DEST_REGW_BASE_Base"))
+        return row + self.rwc.Dst + base  # type: ignore[operator]
 
     def fidelity_phase(self) -> int:
         return (self.rwc.FidelityPhase + self.get("FIDELITY_BASE_Phase")) & 3
@@ -108,11 +113,13 @@ class _Ctx:
 def _movd2src(cop: Coprocessor, thread: int, f: dict[str, int], to_srcb: bool) -> None:
     page = "MOVD2B.md (seed 001)" if to_srcb else "MOVD2A.md"
     c = _Ctx(cop, thread, page)
-    if c.get("FP16A_FORCE_Enable"):
-        use32, style = False, "FP16"
-    else:
-        style = c.style(c.srca_fmt())
-        use32 = bool(c.get("ALU_ACC_CTRL_Fp32_enabled") or c.get("ALU_ACC_CTRL_INT8_math_enabled"))
+
+    def mode() -> tuple[bool, str]:
+        if c.get("FP16A_FORCE_Enable"):
+            return False, "FP16"
+        return bool(c.get("ALU_ACC_CTRL_Fp32_enabled") or c.get("ALU_ACC_CTRL_INT8_math_enabled")), c.style(c.srca_fmt())
+
+    use32, style = c.derived(page, mode)  # type: ignore[misc]
     dst_row = c.dst_row(f["DstRow"])
     src_row = f["SrcRow"] + (c.rwc.SrcB if to_srcb else c.rwc.SrcA)
     if f["Move4Rows"]:
@@ -260,7 +267,7 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
             hi = int(dst.row32[row])
             c.port.undefine(np.array([hi, hi + 8]))
         else:
-            c.port.undefine(np.array([int(dst.row16[row])]))
+            c.port.undefine_row(int(dst.row16[row]))
         c.addr_mod(f["AddrMod"])
         return
     if f["Revert"]:

@@ -26,6 +26,7 @@ from tdbg.tensix.events import MissingSpecification
 
 _WIDTH = {"Dst": 10, "Dst_Cr": 10, "SrcA": 6, "SrcA_Cr": 6, "SrcB": 6, "SrcB_Cr": 6,
           "FidelityPhase": 2, "ExtraAddrModBit": 1}
+_MASK = {name: (1 << width) - 1 for name, width in _WIDTH.items()}
 
 
 @dataclass
@@ -42,7 +43,7 @@ class RWCs:
     ExtraAddrModBit: int = 0
 
     def __setattr__(self, name: str, value: int) -> None:
-        super().__setattr__(name, value & ((1 << _WIDTH[name]) - 1))
+        self.__dict__[name] = value & _MASK[name]
 
     def as_dict(self) -> dict[str, int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -132,9 +133,18 @@ def setrwc(rwc: RWCs, f: dict[str, int]) -> None:
 
 def incrwc(rwc: RWCs, f: dict[str, int]) -> None:
     """``INCRWC`` (INCRWC.md)."""
-    for reg, inc, cr in (("SrcA", "SrcAInc", "SrcACr"), ("SrcB", "SrcBInc", "SrcBCr"), ("Dst", "DstInc", "DstCr")):
-        if f[cr]:
-            setattr(rwc, f"{reg}_Cr", getattr(rwc, f"{reg}_Cr") + f[inc])
-            setattr(rwc, reg, getattr(rwc, f"{reg}_Cr"))
-        else:
-            setattr(rwc, reg, getattr(rwc, reg) + f[inc])
+    if f["SrcACr"]:
+        rwc.SrcA_Cr += f["SrcAInc"]
+        rwc.SrcA = rwc.SrcA_Cr
+    elif f["SrcAInc"]:
+        rwc.SrcA += f["SrcAInc"]
+    if f["SrcBCr"]:
+        rwc.SrcB_Cr += f["SrcBInc"]
+        rwc.SrcB = rwc.SrcB_Cr
+    elif f["SrcBInc"]:
+        rwc.SrcB += f["SrcBInc"]
+    if f["DstCr"]:
+        rwc.Dst_Cr += f["DstInc"]
+        rwc.Dst = rwc.Dst_Cr
+    elif f["DstInc"]:
+        rwc.Dst += f["DstInc"]
