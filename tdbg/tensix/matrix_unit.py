@@ -11,6 +11,13 @@ identity (see ``dst_access``).  Floating-point arithmetic is described in ``fpu_
 ``MOVB2A`` as their pages say; ``MOVD2B`` follows seed 001, which has no such mask (although
 ``SFPCONFIG.md`` lists MOVD2B among the users of ``BLOCK_DEST_MOV``), and writes
 ``SrcB[MatrixUnit.SrcABank]`` exactly as the seed does (the SrcA bank bit, not the SrcB one).
+Blackhole fields no Wormhole page has (tt-llk's names, ``bh_isa.json``): ELWMUL's
+``dest_accum_en`` is ignored (ELWMUL.md always accumulates; ttsim: "ELWMUL forces accumulation,
+independent of dest_accum_en"); GMPOOL's and GAPOOL's ``instr_mod19`` selects 1x16 (0) or 16x16
+(1) pooling (tt-llk ``p_gpool``), and the pages describe what tt-llk selects, 16x16 (ttsim
+accepts only 1), so 0 raises ``MissingSpecification``; DOTPV's ``instr_mod19`` and
+``dest_accum_en`` are described nowhere, so nonzero values raise ``MissingSpecification``.
+
 ``ShuffleTF32`` is ``formats.shuffle_tf32``, which keeps the sign and high mantissa with mask
 ``0x7f800`` (the seed's comment and the Src TF32 layout) where the seed's listing has ``0x3fc000``.
 """
@@ -475,11 +482,21 @@ def mvmul(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
 
 def dotpv(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``DOTPV`` (DOTPV.md): MVMUL without the row broadcast."""
+    for name in ("instr_mod19", "dest_accum_en"):
+        if f.get(name):
+            raise MissingSpecification(f"DOTPV.md: Blackhole's {name}={f[name]} (no page describes it)")
     _matmul(cop, thread, f, "DOTPV.md", 8, False)
+
+
+def _pool_16x16(f: dict[str, int], page: str) -> None:
+    """Blackhole's ``instr_mod19`` must select the 16x16 pooling the page describes."""
+    if f.get("instr_mod19", 1) != 1:
+        raise MissingSpecification(f"{page}: Blackhole's instr_mod19={f['instr_mod19']} (1x16 pooling; no page describes it)")
 
 
 def gapool(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``GAPOOL`` (GAPOOL.md): MVMUL on a 4-row ``SrcB`` / ``Dst`` block."""
+    _pool_16x16(f, "GAPOOL.md")
     _matmul(cop, thread, f, "GAPOOL.md", 4, False)
 
 
@@ -540,6 +557,7 @@ def _comparable(d: tuple[int, int, int]) -> int:
 def gmpool(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``GMPOOL`` (GMPOOL.md): column-wise max of 16 scaled ``SrcA`` rows into one ``Dst`` row,
     zeroing the next three, with the optional ``ArgMax`` index."""
+    _pool_16x16(f, "GMPOOL.md")
     c = _Ctx(cop, thread, "GMPOOL.md")
     argmax = f["ArgMax"]
     if c.get("FP16A_FORCE_Enable"):
