@@ -33,6 +33,15 @@ def rotl2(word: int) -> int:
 EXPECTED_TTINSN = {
     "demo": {rotl2(0x3700000F), rotl2(0x0A000000)},
     "movd2b": {rotl2(0x3700000F), rotl2(0x0A000000), rotl2(0x0A082004)},
+    # bench (d), Blackhole layouts (bh_encodings.json), worked by hand:
+    # ZEROACC where=3 0x10000003; INCRWC rwc_a=1<<6, rwc_b=1<<10, rwc_d=4<<14 -> 0x38010440;
+    # NOP 0x02000000; SETRWC BitMask=7 0x37000007
+    "bench_rwc": {rotl2(0x10000003), rotl2(0x38010440), rotl2(0x02000000), rotl2(0x37000007)},
+    # MOVD2B instr_mod=2<<12, src=4<<17 -> 0x0A082000; MOVD2A dst=4, 2<<12, src=8<<17 -> 0x08102004;
+    # ZEROACC where=12; INCRWC 0
+    "bench_mov": {rotl2(0x0A082000), rotl2(0x08102004), rotl2(0x1000000C), rotl2(0x38000000)},
+    # SETDVALID setvalid=3; ELWADD dest_accum_en=1<<21 -> 0x28200000; MVMUL dst=8; ELWADD dst=16
+    "bench_fpu": {rotl2(0x57000003), rotl2(0x28200000), rotl2(0x26000008), rotl2(0x28000010), rotl2(0x38000000)},
 }
 
 
