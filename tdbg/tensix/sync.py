@@ -117,10 +117,9 @@ for _bits, _names in (
 def base_mnemonic(mnemonic: str) -> str | None:
     """The STALLWAIT table row of a codec mnemonic (``SETDMAREG_Immediate`` -> ``SETDMAREG``,
     ``RMWCIB2`` -> ``RMWCIB``), or None for ``NOP`` / unknown."""
-    name = mnemonic
-    if name in _BLOCKED_BY:
-        return name
-    prefixes = [k for k in _BLOCKED_BY if name.startswith(k)]
+    if mnemonic in _BLOCKED_BY:
+        return mnemonic
+    prefixes = [k for k in _BLOCKED_BY if mnemonic.startswith(k)]
     return max(prefixes, key=len) if prefixes else None
 
 
