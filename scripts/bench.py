@@ -7,7 +7,10 @@ Model (tdbg/tensix):  writing all 1024 Dst16b rows from numpy; reading all 512 D
 Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loop on L1;
                       (b) a 60-million-iteration loop with 8 armed, never-hit breakpoints
                           against none; (c) firmware instructions per second against bare
-                          Unicorn running the same ELF.
+                          Unicorn running the same ELF; (d) Tensix instructions per second
+                          that firmware pushes (.ttinsn): an RWC/ZEROACC mix, a MOV mix and
+                          an FPU mix, next to the plain RISC-V loop's instructions per second,
+                          with the cost of the Unicorn code hook that catches each .ttinsn.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 from unicorn import UC_ARCH_RISCV, UC_HOOK_CODE, UC_MODE_RISCV32, Uc, UcError
+from unicorn.riscv_const import UC_RISCV_REG_A0, UC_RISCV_REG_A1
 
 from tdbg.session import Session
 from tdbg.emu.elf import ElfImage
@@ -130,17 +134,86 @@ def instructions_per_second(n: int) -> None:
           f"tdbg {total / t_tdbg / 1e6:6.1f} M insn/s, ratio {t_bare / t_tdbg:.3f}")
 
 
+# (d): firmware, Tensix instructions pushed per loop trip, what the mix holds
+PUSH_MIXES = (
+    ("bench_rwc", 4, "RWC/ZEROACC mix (ZEROACC, INCRWC, NOP, SETRWC)"),
+    ("bench_mov", 4, "MOV mix (MOVD2B, MOVD2A, ZEROACC, INCRWC)"),
+    ("bench_fpu", 4, "FPU mix (ELWADD, MVMUL, ELWADD, INCRWC)"),
+)
+
+
+def hook_cost(n: int = 200_000) -> float:
+    """Seconds per call of a one-address Unicorn code hook that does nothing (the .ttinsn path
+    has one per pushed word), from a tight loop with and without the hook."""
+    code = bytes.fromhex("13050500" "93851500" "e39ea5fe" "73001000")  # addi a0; addi a1,a1,1; bne a1,a0; ebreak
+    def run(hooked: bool) -> float:
+        uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
+        uc.mem_map(0, 0x1000)
+        uc.mem_write(0, code)
+        uc.reg_write(UC_RISCV_REG_A0, n)
+        uc.reg_write(UC_RISCV_REG_A1, 0)
+        if hooked:
+            uc.hook_add(UC_HOOK_CODE, lambda *_: None, begin=4, end=4)
+        t0 = time.perf_counter()
+        try:
+            uc.emu_start(0, 0x10)
+        except UcError:
+            pass
+        return time.perf_counter() - t0
+    return (min(run(True) for _ in range(REPEAT)) - min(run(False) for _ in range(REPEAT))) / n
+
+
+def pushes(quick: bool) -> None:
+    loop = best_run(lambda: firmware("bench_loop", 2_000_000))
+    per_trip = loop_instructions_per_trip()
+    riscv = 2_000_000 * per_trip / loop
+    print(f"(d) plain RISC-V loop on this machine: {riscv / 1e6:.1f} M insn/s; "
+          f"Unicorn code hook per .ttinsn: {hook_cost() * 1e6:.2f} us")
+    for name, per_iter, what in PUSH_MIXES:
+        n = {"bench_rwc": 20_000, "bench_mov": 5_000, "bench_fpu": 1_000}[name] // (4 if quick else 1)
+        t = best_run(lambda: firmware(name, n))
+        count = n * per_iter
+        print(f"    {what}: {count / t / 1e3:8.1f} k Tensix insn/s ({count} in {t:.3f} s), "
+              f"{t / count * 1e6:6.1f} us each")
+
+
+def loop_instructions_per_trip() -> float:
+    """RISC-V instructions per trip of bench_loop, counted with a hook on a short run."""
+    s = firmware("bench_loop", 1000)
+    image = s.image
+    c1 = bare_unicorn(_with_iterations(s, image, 1000), count_insns=True)[1]
+    c2 = bare_unicorn(_with_iterations(s, image, 2000), count_insns=True)[1]
+    return (c2 - c1) / 1000
+
+
+def _with_iterations(s: Session, image: ElfImage, iterations: int) -> ElfImage:
+    sym = s.symbol("iterations")
+    segs = []
+    for seg in image.segments:
+        if seg.vaddr <= sym.addr < seg.vaddr + len(seg.data):
+            data = bytearray(seg.data)
+            struct.pack_into("<I", data, sym.addr - seg.vaddr, iterations)
+            seg = type(seg)(seg.vaddr, bytes(data), seg.memsz, seg.executable)
+        segs.append(seg)
+    return ElfImage(image.path, image.entry, segs, image.symbols, image.exec_ranges)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller loops (a rough look)")
+    parser.add_argument("--only", choices=["d"], help="run one figure only")
     args = parser.parse_args()
-    for src in ("bench_window", "bench_l1", "bench_loop"):
+    for src in ("bench_window", "bench_l1", "bench_loop", *(m[0] for m in PUSH_MIXES)):
         build(firmware_dir() / f"{src}.c")
+    if args.only == "d":
+        pushes(args.quick)
+        return
     model()
     window(20_000 if args.quick else 200_000)
     loop = 6_000_000 if args.quick else 60_000_000
     breakpoints(loop)
     instructions_per_second(loop)
+    pushes(args.quick)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Generate ``tdbg/tensix/data/isa.json``: every Tensix instruction's opcode and bit fields.
+"""Generate the instruction tables of the profiles: ``tdbg/tensix/data/wh_isa.json`` (Wormhole
+B0) and ``tdbg/tensix/data/bh_isa.json`` (Blackhole).
 
-Reads ``../shared/spec/encodings.json`` (the pinned ``Bits32.lua`` layouts plus the newer
-upstream additions) and, for each instruction, the "Syntax" section of its documentation page
-to learn the positional operand order of its ``TT_*`` macro.  The package never reads
-``../shared`` at run time.  Rerun after the spec pack changes::
+Wormhole B0: ``../shared/spec/encodings.json`` (the pinned ``Bits32.lua`` layouts plus the newer
+upstream Wormhole additions) and, for each instruction, the "Syntax" section of its page for the
+positional operand order of its ``TT_*`` macro.  Blackhole: ``bh_encodings.json`` (tt-llk's
+``assembly.yaml``), with the field names and widths settled as ``bh_rows`` explains.  The package
+never reads ``../shared`` at run time.  Rerun after the spec pack changes::
 
     python scripts/gen_isa_table.py [--spec DIR]
 
@@ -17,7 +19,10 @@ Output: one JSON object per instruction, sorted by opcode then name, with
 * ``syntax``: field names in the macro's argument order (constants skipped; several fields
   packed into one argument are listed as they appear), or ``null`` when the page has no
   parseable syntax;
-* ``arch``: the architectures the entry belongs to.
+* ``doc``: the pages that describe it;
+* ``aliases`` (Blackhole only): ``{yaml_name: [lsb, width]}``, the names tt-llk's macros use
+  for bit ranges that the table names after the Wormhole pages (a range may hold several page
+  fields, e.g. ``clear_dvalid`` = ``FlipSrcA`` + ``FlipSrcB``).
 """
 
 from __future__ import annotations
@@ -34,10 +39,6 @@ NEWER_DOCS = "tt-isa-documentation-newer"
 PINNED_ARCH = "WormholeB0"
 WORD_BITS = 24  # bits below the opcode byte
 
-# Newer-upstream entries that are not Wormhole B0 but are kept: Blackhole variants of Wormhole
-# instructions, flagged with their arch so the codec only uses them for that profile.
-KEEP_SUFFIX = "_BH"
-
 # Variants sharing an opcode without fixed bits: (field, page, #define names of the values that
 # select the variant).  SFPSHFT2.md: SFPSHFT2_MOD1_SHFT_IMM is the mode that reads Imm12;
 # SFPSTOCHRND_IntInt.md: the two INT32 modes are the ones that read UseImm5 / Imm5 / VB.
@@ -46,7 +47,6 @@ SELECT = {
     "SFPSTOCHRNDi": ("Mod1", "SFPSTOCHRND_IntInt.md",
                      ["SFPSTOCHRND_MOD1_INT32_TO_UINT8", "SFPSTOCHRND_MOD1_INT32_TO_INT8"]),
 }
-SELECT["SFPSTOCHRNDi_BH"] = SELECT["SFPSTOCHRNDi"]  # no Blackhole page; same Lua fields
 COPROCESSOR = "WormholeB0/TensixTile/TensixCoprocessor"
 
 CALL = re.compile(r"\b(TTI?_\w+)\s*(\()?")
@@ -118,15 +118,14 @@ def check(entry: dict) -> None:
     assert len(set(lower)) == len(lower), entry["name"]
 
 
-def collect(spec: Path) -> list[tuple[dict, str, list[str]]]:
-    """(entry, docs root, arch list) for every instruction kept, duplicates merged."""
+def collect(spec: Path) -> list[tuple[dict, str]]:
+    """(entry, docs root) for every Wormhole B0 instruction, duplicates merged."""
     src = json.loads((spec / "encodings.json").read_text())
-    kept: list[tuple[dict, str, list[str]]] = [(e, PINNED_DOCS, [PINNED_ARCH]) for e in src["instructions"]]
+    kept: list[tuple[dict, str]] = [(e, PINNED_DOCS) for e in src["instructions"]]
     for e in src["newer_upstream"]["added_instructions"]:
-        arch = e["arch"].split("+")
-        if PINNED_ARCH in arch or e["name"].endswith(KEEP_SUFFIX):
-            kept.append((e, NEWER_DOCS, arch))
-    by_name: dict[str, tuple[dict, str, list[str]]] = {}
+        if PINNED_ARCH in e["arch"].split("+"):
+            kept.append((e, NEWER_DOCS))
+    by_name: dict[str, tuple[dict, str]] = {}
     for item in kept:
         name = item[0]["name"]
         if name in by_name:  # Bits32.lua defines SEMINIT twice; identical bodies are one entry
@@ -138,10 +137,10 @@ def collect(spec: Path) -> list[tuple[dict, str, list[str]]]:
     return list(by_name.values())
 
 
-def build(spec: Path) -> dict:
+def build_wormhole(spec: Path) -> dict:
     src = json.loads((spec / "encodings.json").read_text())
     rows = []
-    for entry, docs, arch in collect(spec):
+    for entry, docs in collect(spec):
         check(entry)
         pages = [spec / docs / p for p in entry["doc_pages"]]
         syntax = parse_syntax(entry, pages)
@@ -152,7 +151,6 @@ def build(spec: Path) -> dict:
             row = {
                 "name": name,
                 "opcode": opcode,
-                "arch": arch,
                 "fields": [[f["name"], f["lsb"], f["width"], bool(f.get("signed"))] for f in entry["fields"]],
                 "fixed": [[x["lsb"], x["width"], x["value"]] for x in entry.get("fixed", [])],
                 "syntax": syntax,
@@ -163,9 +161,7 @@ def build(spec: Path) -> dict:
                 values = defines(spec / PINNED_DOCS / COPROCESSOR / page)
                 row["select"] = {field: sorted(values[m] for m in macros)}
             rows.append(row)
-    rows.sort(key=lambda r: (r["opcode"], r["name"]))
-    lower = [r["name"].lower() for r in rows]
-    assert len(set(lower)) == len(lower), "mnemonics must differ ignoring case"
+    finish(rows)
     return {
         "source": {
             "file": "shared/spec/encodings.json",
@@ -174,6 +170,288 @@ def build(spec: Path) -> dict:
         },
         "instructions": rows,
     }
+
+
+def finish(rows: list[dict]) -> None:
+    """Sort by opcode then name; mnemonics must differ ignoring case."""
+    rows.sort(key=lambda r: (r["opcode"], r["name"]))
+    lower = [r["name"].lower() for r in rows]
+    assert len(set(lower)) == len(lower), "mnemonics must differ ignoring case"
+
+
+# -- Blackhole -----------------------------------------------------------------------------------
+#
+# bh_encodings.json gives each field's start bit and, as width, the gap to the next field (an
+# upper bound where reserved bits follow).  Each field of the Blackhole table is either
+#
+# * a Wormhole page field, where the Blackhole bits mean what the page says (the semantics modules
+#   cite the Wormhole pages and read fields by the pages' names); the YAML name stays accepted as
+#   an alias of the same bit range, and one YAML range may hold several page fields
+#   (``clear_dvalid`` = ``FlipSrcA`` at +0 and ``FlipSrcB`` at +1), the rest of the range staying
+#   reserved (``instr_mod`` of MOVD2B: bit 12 reserved, ``Move4Rows`` at +1); or
+# * the YAML field itself (sanitised name), where no page names those bits.
+#
+# Widths, in order of precedence: WIDTH below (each with its evidence); ttsim's Blackhole decoder
+# (``TTSIM_WIDTH``: tenstorrent/ttsim data/bh/tensix_isa.json, the hi:lo of every field its
+# decoder extracts, copied here as numbers, so the generator needs nothing beyond ../shared); the
+# Wormhole field of the same name at the same start bit; else the YAML upper bound.
+
+# name -> page field, or [(page field, offset in the YAML range, width), ...].
+_FLIP = [("FlipSrcA", 0, 1), ("FlipSrcB", 1, 1)]
+_MOV4 = [("Move4Rows", 1, 1)]            # instr_mod 2 = move 4 rows (p_movd2a / p_movd2b), bit 12 unused
+_MOV8 = [("Move8Rows", 1, 1)]            # instr_mod 2 = move 8 rows (p_mova2d)
+_MOV = {"dst": "DstRow", "addr_mode": "AddrMod", "src": "SrcRow", "dest_32b_lo": "UseDst32bLo"}
+_MATH = {"dst": "DstRow", "addr_mode": "AddrMod", "clear_dvalid": _FLIP}
+_U = [("U0", 0, 1), ("U1", 1, 1), ("PK", 2, 1)]     # CntSetMask: unpacker0, unpacker1, packer0 (YAML)
+
+
+def _adc(x: str, y: str, kind: str, bitmask: bool) -> dict:
+    """SETADCXY / ADDRCRXY / INCADCXY and the ZW forms: ``Ch0_X`` is X0 (or Z0) and so on."""
+    m: dict = {f"Ch{c}_{a}": f"{n}{c}{kind}" for c in (0, 1) for a, n in (("X", x), ("Y", y))}
+    m["CntSetMask"] = _U
+    if bitmask:
+        m["BitMask"] = [(f"{x}0", 0, 1), (f"{y}0", 1, 1), (f"{x}1", 2, 1), (f"{y}1", 3, 1)]
+    return m
+
+
+_DMAREG = {"OpARegIndex": "LeftReg", "OpBRegIndex": "RightReg", "ResultRegIndex": "ResultReg"}
+
+MAP: dict[str, dict] = {
+    # MOPExpander.md / MOP.md / MOP_CFG.md; REPLAY.md
+    "MOP": {"zmask_lo16_or_loop_count": "MaskLo", "loop_count": "Count1", "mop_type": "Template"},
+    "MOP_CFG": {"zmask_hi16": "MaskHi"},
+    "REPLAY": {"load_mode": "Load", "execute_while_loading": "Exec", "len": "Count", "start_idx": "Index"},
+    # Matrix Unit data movement (MOVD2A.md, MOVD2B.md, MOVA2D.md, MOVB2D.md, MOVDBGA2D.md, MOVB2A.md)
+    "MOVD2A": {**_MOV, "instr_mod": _MOV4}, "MOVD2B": {**_MOV, "instr_mod": _MOV4},
+    "MOVA2D": {**_MOV, "instr_mod": _MOV8}, "MOVDBGA2D": {**_MOV, "instr_mod": _MOV8},
+    # p_movb2d: 1 = broadcast column 0, 2 = broadcast one row to 8, 4 = move 4 rows
+    "MOVB2D": {**_MOV, "movb2d_instr_mod": [("BroadcastCol0", 0, 1), ("Broadcast1RowTo8", 1, 1), ("Move4Rows", 2, 1)]},
+    "MOVB2A": {"srcb": "SrcBRow", "instr_mod": _MOV4, "addr_mode": "AddrMod", "srca": "SrcARow"},
+    # ZEROACC.md; ttsim remaps clear_mode | use_32_bit_mode << 2 to the Wormhole Mode/UseDst32b,
+    # and clear_zero_flags un-assigns Undefined (sets rows valid), as the page's Revert does.
+    "ZEROACC": {"where": "Imm10", "addr_mode": "AddrMod", "clear_zero_flags": "Revert",
+                "use_32_bit_mode": "UseDst32b", "clear_mode": "Mode"},
+    # ZEROSRC.md; ttsim: bank_mask 1 = both banks, else write_mode 1 = the Matrix Unit's bank
+    "ZEROSRC": {"src_mask": [("ClearSrcA", 0, 1), ("ClearSrcB", 1, 1)], "bank_mask": "BothBanks",
+                "write_mode": "SingleBankMatrixUnit", "zero_val": "NegativeInfSrcA"},
+    # arithmetic (ELWADD.md ...); p_elwise: instr_mod19 1 = SrcB column broadcast, 2 = row broadcast
+    "ELWADD": {**_MATH, "instr_mod19": [("BroadcastSrcBCol0", 0, 1), ("BroadcastSrcBRow", 1, 1)], "dest_accum_en": "AddDst"},
+    "ELWSUB": {**_MATH, "instr_mod19": [("BroadcastSrcBCol0", 0, 1), ("BroadcastSrcBRow", 1, 1)], "dest_accum_en": "AddDst"},
+    # ELWMUL.md always accumulates (ttsim: "ELWMUL forces accumulation, independent of dest_accum_en")
+    "ELWMUL": {**_MATH, "instr_mod19": [("BroadcastSrcBCol0", 0, 1), ("BroadcastSrcBRow", 1, 1)]},
+    "MVMUL": {**_MATH, "instr_mod19": "BroadcastSrcBRow"},
+    "DOTPV": dict(_MATH),
+    "GMPOOL": {"dst": "DstRow", "max_pool_index_en": "ArgMax", "pool_addr_mode": "AddrMod", "clear_dvalid": _FLIP},
+    "GAPOOL": {"dst": "DstRow", "pool_addr_mode": "AddrMod", "clear_dvalid": _FLIP},
+    # CLEARDVALID.md (YAML: bit 0 resets, bit 1 "clear dvalid but don't switch bank"); SETDVALID.md
+    "CLEARDVALID": {"reset": [("Reset", 0, 1), ("KeepReadingSameSrc", 1, 1)], "cleardvalid": _FLIP},
+    "SETDVALID": {"setvalid": _FLIP},
+    # SETRWC.md / INCRWC.md (p_setrwc: SET_A 1, SET_B 2, SET_D 4, SET_F 8; CR_A 1, CR_B 2, CR_D 4)
+    "SETRWC": {"BitMask": [("SrcA", 0, 1), ("SrcB", 1, 1), ("Dst", 2, 1), ("Fidelity", 3, 1)],
+               "rwc_a": "SrcAVal", "rwc_b": "SrcBVal", "rwc_d": "DstVal",
+               "rwc_cr": [("SrcACr", 0, 1), ("SrcBCr", 1, 1), ("DstCr", 2, 1), ("DstCtoCr", 3, 1)],
+               "clear_ab_vld": _FLIP},
+    "INCRWC": {"rwc_a": "SrcAInc", "rwc_b": "SrcBInc", "rwc_d": "DstInc",
+               "rwc_cr": [("SrcACr", 0, 1), ("SrcBCr", 1, 1), ("DstCr", 2, 1)]},
+    # Sync Unit (STALLWAIT.md, SEMWAIT.md, SEMINIT.md, SEMPOST.md, SEMGET.md, ATGETM.md, ATRELM.md)
+    "STALLWAIT": {"wait_res": "ConditionMask", "stall_res": "BlockMask"},
+    "SEMWAIT": {"wait_sem_cond": "ConditionMask", "sem_sel": "SemaphoreMask", "stall_res": "BlockMask"},
+    "SEMINIT": {"sem_sel": "SemaphoreMask", "init_value": "NewValue", "max_value": "NewMax"},
+    "SEMPOST": {"sem_sel": "SemaphoreMask"}, "SEMGET": {"sem_sel": "SemaphoreMask"},
+    "ATGETM": {"mutex_index": "Index"}, "ATRELM": {"mutex_index": "Index"},
+    # Configuration Unit (SETC16.md, WRCFG.md, RDCFG.md, RMWCIB.md)
+    "SETC16": {"setc16_value": "NewValue", "setc16_reg": "CfgIndex"},
+    "WRCFG": {"CfgReg": "CfgIndex", "wr128b": "Is128Bit", "GprAddress": "InputReg"},
+    "RDCFG": {"CfgReg": "CfgIndex", "GprAddress": "ResultReg"},
+    **{f"RMWCIB{i}": {"CfgRegAddr": "Index4", "Data": "NewValue", "Mask": "Mask"} for i in range(4)},
+    # Vector Unit loads and stores (SFPLOAD.md, SFPSTORE.md, SFPLOADI.md, SFPLUT.md; the newer
+    # Bits32.lua's Blackhole SFPLOADMACRO splits dest_reg_addr and lreg_ind)
+    "SFPLOAD": {"dest_reg_addr": "Imm10", "sfpu_addr_mode": "AddrMod", "instr_mod0": "Mod0", "lreg_ind": "VD"},
+    "SFPSTORE": {"dest_reg_addr": "Imm10", "sfpu_addr_mode": "AddrMod", "instr_mod0": "Mod0", "lreg_ind": "VD"},
+    "SFPLOADMACRO": {"dest_reg_addr": [("VDHi", 0, 1), ("Imm9", 1, 9)], "sfpu_addr_mode": "AddrMod",
+                     "instr_mod0": "Mod0", "lreg_ind": [("VDLo", 0, 2), ("MacroIndex", 2, 2)]},
+    "SFPLOADI": {"imm16": "Imm16", "instr_mod0": "Mod0", "lreg_ind": "VD"},
+    "SFPLUT": {"instr_mod0": "Mod0", "lreg_ind": "VD"},
+    # the newer Bits32.lua's Blackhole SFPSTOCHRND (Imm5 of the IntInt variant at 16)
+    "SFP_STOCH_RND": {"instr_mod1": [("Mod1", 0, 3), ("UseImm5", 3, 1)], "lreg_dest": "VD", "lreg_src_c": "VC", "lreg_src_b": "VB",
+                      "imm8_math": "Imm5", "rnd_mode": "RoundingMode"},
+    # ADCs (SETADC.md, SETADCXX.md, SETADCXY.md, SETADCZW.md, INCADC*.md, ADDRCR*.md)
+    "SETADC": {"Value": "NewValue", "DimensionIndex": "XYZW", "ChannelIndex": "Channel", "CntSetMask": _U},
+    "SETADCXX": {"x_start": "X0Val", "x_end2": "X1Val", "CntSetMask": _U},
+    "SETADCXY": _adc("X", "Y", "Val", True), "SETADCZW": _adc("Z", "W", "Val", True),
+    "ADDRCRXY": _adc("X", "Y", "Inc", True), "ADDRCRZW": _adc("Z", "W", "Inc", True),
+    "INCADCXY": _adc("X", "Y", "Inc", False), "INCADCZW": _adc("Z", "W", "Inc", False),
+    # Scalar Unit arithmetic (ADDDMAREG.md ...): OpBisConst selects the immediate form, which the
+    # Lua splits into ``...i`` variants with a fixed bit 23
+    **{n: dict(_DMAREG) for n in ("ADDDMAREG", "SUBDMAREG", "MULDMAREG")},
+    **{n: {**_DMAREG, "OpSel": "Mode"} for n in ("BITWOPDMAREG", "SHIFTDMAREG", "CMPDMAREG")},
+}
+
+# The Vector Unit's arithmetic: YAML role -> page name, used where the reference layout (the newer
+# Bits32.lua's Blackhole entry, else the Wormhole one) has a field of that name at the same bit.
+SFPU_ROLES = {"instr_mod1": "Mod1", "lreg_dest": "VD", "lreg_c": "VC", "lreg_src_c": "VC", "lreg_src_b": "VB",
+              "lreg_src_a": "VA", "config_dest": "VD", "imm16_math": "Imm16",
+              "imm12_math": ("Imm12", "Imm8", "Imm2", "Imm1", "VB")}
+
+# Widths that neither ttsim's decoder nor the Wormhole layout settle: (instruction, YAML name).
+WIDTH = {
+    # YAML description of wait_res: bits 0..12 (thcon ... CfgExu bit 12); p_stall::CFGEXU = 0x1000;
+    # the newer Bits32.lua's STALLWAIT_BH: ConditionMask 13 bits (ttsim decodes only 11:0).
+    ("STALLWAIT", "wait_res"): 13,
+    # ttsim's frontend reads REPLAY bits 0, 1, 13:4, 23:14 and calls bits 3:2 unused.
+    ("REPLAY", "execute_while_loading"): 1,
+    ("REPLAY", "len"): 10,
+    ("REPLAY", "start_idx"): 10,
+    # ttsim's MOP_CFG reads bits 15:0 and calls 23:16 unused; MOP_CFG.md: MaskHi is 16 bits.
+    ("MOP_CFG", "zmask_hi16"): 16,
+    # DOTPV and MOVDBGA2D: ttsim leaves them unsupported; the same fields of the family it decodes
+    # (ELWADD, MOVA2D) are 10-bit dst and 3-bit addr_mode.
+    ("DOTPV", "dst"): 10, ("DOTPV", "addr_mode"): 3,
+    ("MOVDBGA2D", "dst"): 10,
+}
+
+# ttsim data/bh/tensix_isa.json: widths of the fields its decoder extracts where they are
+# narrower than the YAML gap (0: the decoder does not extract that field).
+TTSIM_WIDTH: dict[str, dict[str, int]] = {
+    "ADDDMAREG": {"ResultRegIndex": 6}, "MULDMAREG": {"ResultRegIndex": 6},
+    "ADDRCRXY": {"BitMask": 4, "Ch1_Y": 3}, "ADDRCRZW": {"BitMask": 4, "Ch1_Y": 3},
+    "SETADCXY": {"BitMask": 4, "Ch1_Y": 3}, "SETADCZW": {"BitMask": 4, "Ch1_Y": 3},
+    "INCADCXY": {"Ch1_Y": 3}, "INCADCZW": {"Ch1_Y": 3}, "SETADCXX": {"x_end2": 10},
+    "ATGETM": {"mutex_index": 16}, "ATRELM": {"mutex_index": 16},
+    "CLEARDVALID": {"reset": 2}, "SETDVALID": {"setvalid": 2},
+    "ELWADD": {"dst": 10, "addr_mode": 3}, "ELWMUL": {"dst": 10, "addr_mode": 3}, "ELWSUB": {"dst": 10, "addr_mode": 3},
+    "MVMUL": {"dst": 10, "addr_mode": 3, "instr_mod19": 1},
+    "GAPOOL": {"dst": 10, "pool_addr_mode": 3, "instr_mod19": 1},
+    "GMPOOL": {"dst": 10, "pool_addr_mode": 3, "instr_mod19": 1},
+    "GATESRCRST": {"reset srcb gate control": 1},
+    "INCRWC": {"rwc_cr": 3}, "SETRWC": {"BitMask": 4},
+    "MOVA2D": {"dst": 10}, "MOVB2D": {"dst": 10}, "MOVD2A": {"dst": 10}, "MOVD2B": {"dst": 10},
+    "MOVB2A": {"srcb": 6, "srca": 6},
+    "PACR": {"Concat": 1, "CfgContext": 2}, "REG2FLOP": {"FlopIndex": 7},
+    "RDCFG": {"CfgReg": 11, "GprAddress": 6}, "WRCFG": {"CfgReg": 11, "GprAddress": 6},
+    "SEMGET": {"sem_sel": 8}, "SEMINIT": {"sem_sel": 8}, "SEMPOST": {"sem_sel": 8}, "SEMWAIT": {"sem_sel": 8},
+    "SFPABS": {"imm12_math": 0}, "SFPADD": {"lreg_src_a": 4}, "SFPAND": {"imm12_math": 4},
+    "SFPARECIP": {"imm12_math": 4}, "SFPCAST": {"lreg_src_c": 4},
+    "SFPCOMPC": {"instr_mod1": 0, "lreg_c": 0, "imm12_math": 0}, "SFPENCC": {"imm12_math": 2, "lreg_c": 0},
+    "SFPEXEXP": {"imm12_math": 0}, "SFPEXMAN": {"imm12_math": 0}, "SFPGT": {"imm12_math": 0},
+    "SFPLE": {"imm12_math": 0}, "SFPLOAD": {"dest_reg_addr": 10}, "SFPLOADMACRO": {"dest_reg_addr": 10},
+    "SFPLUT": {"dest_reg_addr": 0}, "SFPLUTFP32": {"lreg_dest": 4}, "SFPLZ": {"imm12_math": 0},
+    "SFPMAD": {"lreg_src_a": 4}, "SFPMOV": {"imm12_math": 0}, "SFPMUL": {"lreg_src_a": 4},
+    "SFPMUL24": {"lreg_src_a": 4}, "SFPNOT": {"instr_mod1": 0, "imm12_math": 0},
+    "SFPOR": {"imm12_math": 4}, "SFPPOPC": {"lreg_c": 0, "imm12_math": 0},
+    "SFPPUSHC": {"lreg_c": 0, "imm12_math": 0}, "SFPSETCC": {"imm12_math": 1}, "SFPSETEXP": {"imm12_math": 8},
+    "SFPSETSGN": {"imm12_math": 1}, "SFPSTORE": {"dest_reg_addr": 10}, "SFPSWAP": {"imm12_math": 0},
+    "SFPTRANSP": {"instr_mod1": 0, "lreg_c": 0, "imm12_math": 0}, "SFPXOR": {"instr_mod1": 0, "imm12_math": 0},
+    "SFP_STOCH_RND": {"rnd_mode": 2}, "STALLWAIT": {"wait_res": 12}, "UNPACR": {"CfgContextCntInc": 1},
+    "UNPACR_NOP": {"Set_Dvalid": 1}, "ZEROACC": {"where": 10, "clear_mode": 2}, "ZEROSRC": {"zero_val": 1},
+}
+
+# Blackhole instructions whose page is a Wormhole page of another name.
+BH_PAGE = {**{f"RMWCIB{i}": "RMWCIB" for i in range(4)}, "SFP_STOCH_RND": "SFPSTOCHRND"}
+# Newer Bits32.lua Blackhole entries whose Blackhole (YAML) name differs.
+BH_LUA = {"SFPSTOCHRND_BH": "SFP_STOCH_RND", "SFPSTOCHRNDi_BH": "SFP_STOCH_RND"}
+
+
+def sanitise(name: str) -> str:
+    """A YAML field name as an identifier (``Mov block selection`` -> ``Mov_block_selection``)."""
+    return re.sub(r"\W", "_", name.strip())
+
+
+def references(spec: Path) -> tuple[dict, dict]:
+    """Page layouts ``{name: {field: (lsb, width)}}``: the Wormhole entries (variants merged under
+    their base name as well), and the newer Bits32.lua's Blackhole-only entries by Blackhole name."""
+    src = json.loads((spec / "encodings.json").read_text())
+    wh: dict[str, dict] = {}
+    bh: dict[str, dict] = {}
+    for e in src["instructions"] + src["newer_upstream"]["added_instructions"]:
+        layout = {f["name"]: (f["lsb"], f["width"]) for f in e["fields"]}
+        if PINNED_ARCH in e.get("arch", PINNED_ARCH).split("+"):
+            for name in {e["name"], re.sub(r"(i|_Immediate)$", "", e["name"])}:
+                wh.setdefault(name, {}).update(layout)
+        else:
+            bh.setdefault(BH_LUA.get(e["name"], e["name"].removesuffix("_BH")), {}).update(layout)
+    return wh, bh
+
+
+def bh_width(insn: str, yaml: dict, page: str | None, ref: dict[str, tuple[int, int]]) -> tuple[int, str]:
+    """The settled width of one YAML field and where it comes from."""
+    name = yaml["name"]
+    if (insn, name) in WIDTH:
+        return WIDTH[insn, name], "WIDTH"
+    w = TTSIM_WIDTH.get(insn, {}).get(name)
+    if w:
+        return w, "ttsim"
+    if page in ref and ref[page][0] == yaml["lsb"] and ref[page][1] <= yaml["width"]:
+        return ref[page][1], "wormhole"
+    return yaml["width"], "yaml"
+
+
+def bh_rows(spec: Path) -> list[dict]:
+    """The Blackhole table (see the comment above ``MAP``)."""
+    src = json.loads((spec / "bh_encodings.json").read_text())
+    wh = json.loads((spec / "encodings.json").read_text())
+    docs = {e["name"]: [f"{root}/{page}" for page in e["doc_pages"]]
+            for root, entries in ((PINNED_DOCS, wh["instructions"]), (NEWER_DOCS, wh["newer_upstream"]["added_instructions"]))
+            for e in entries if PINNED_ARCH in e.get("arch", PINNED_ARCH)}
+    wh_refs, bh_refs = references(spec)
+    rows = []
+    for e in src["instructions"]:
+        name = e["name"]
+        ref = bh_refs.get(name) or wh_refs.get(BH_PAGE.get(name, name), {})
+        mapping = dict(MAP.get(name, {}))
+        if name.startswith("SFP") and name not in MAP:
+            for y in e["fields"]:
+                roles = SFPU_ROLES.get(y["name"])
+                for page in (roles,) if isinstance(roles, str) else roles or ():
+                    if ref.get(page, (None,))[0] == y["lsb"]:
+                        mapping[y["name"]] = page
+                        break
+        fields, aliases = [], {}
+        for y in e["fields"]:
+            target = mapping.get(y["name"])
+            width, _ = bh_width(name, y, target if isinstance(target, str) else None, ref)
+            if isinstance(target, list):
+                for page, off, w in target:
+                    assert off + w <= width, (name, y["name"], page)
+                    fields.append([page, y["lsb"] + off, w, False])
+                aliases[sanitise(y["name"])] = [y["lsb"], width]
+            else:
+                fields.append([target or sanitise(y["name"]), y["lsb"], width, False])
+                if target and target.lower() != y["name"].lower():
+                    aliases[sanitise(y["name"])] = [y["lsb"], width]
+        # the codec ignores case, so a YAML range named like a page field (CLEARDVALID ``reset`` and
+        # ``Reset``) is reached through the page fields only
+        aliases = {a: r for a, r in aliases.items() if a.lower() not in {f[0].lower() for f in fields}}
+        names = [f[0].lower() for f in fields] + [a.lower() for a in aliases]
+        assert len(set(names)) == len(names), (name, names)
+        unused = set(mapping) - {y["name"] for y in e["fields"]}
+        assert not unused, (name, unused)
+        for f in fields:  # a page name must be the page's
+            if f[0] not in {sanitise(y["name"]) for y in e["fields"]}:
+                assert f[0] in ref, (name, f[0], sorted(ref))
+        page = BH_PAGE.get(name, name)
+        row = {
+            "name": name,
+            "opcode": e["opcode"],
+            "fields": sorted(fields, key=lambda f: f[1]),
+            "fixed": [],
+            "aliases": aliases,
+            "syntax": [sanitise(y["name"]) for y in sorted(e["fields"], key=lambda y: -y["lsb"])],
+            "doc": [f"tt-llk tt_llk_blackhole/instructions/assembly.yaml: {name}"]
+                   + docs.get(page, docs.get(page + "_Regular", [])),
+        }
+        check(row | {"fields": [{"name": f[0], "lsb": f[1], "width": f[2]} for f in fields]})
+        rows.append(row)
+    finish(rows)
+    opcodes = [r["opcode"] for r in rows]
+    assert len(set(opcodes)) == len(opcodes), "one Blackhole instruction per opcode"
+    return rows
+
+
+def build_blackhole(spec: Path) -> dict:
+    src = json.loads((spec / "bh_encodings.json").read_text())
+    return {"source": {"file": "shared/spec/bh_encodings.json", **{k: src["source"][k] for k in ("repo", "path", "commit")}},
+            "instructions": bh_rows(spec)}
 
 
 def dump(table: dict) -> str:
@@ -188,15 +466,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", type=Path, default=DEFAULT_SPEC)
     args = parser.parse_args()
-    table = build(args.spec)
-    out = ROOT / "tdbg" / "tensix" / "data" / "isa.json"
-    out.write_text(dump(table))
-    rows = table["instructions"]
-    full = sum(r["syntax"] is not None and len(r["syntax"]) == len(r["fields"]) for r in rows)
-    part = [r["name"] for r in rows if r["syntax"] is not None and len(r["syntax"]) < len(r["fields"])]
-    none = [r["name"] for r in rows if r["syntax"] is None]
-    print(f"wrote {out.relative_to(ROOT)}: {len(rows)} instructions; syntax for all fields: {full}; "
-          f"partial ({len(part)}): {' '.join(part)}; none ({len(none)}): {' '.join(none)}")
+    for filename, table in (("wh_isa.json", build_wormhole(args.spec)), ("bh_isa.json", build_blackhole(args.spec))):
+        out = ROOT / "tdbg" / "tensix" / "data" / filename
+        out.write_text(dump(table))
+        rows = table["instructions"]
+        aliases = sum(len(r.get("aliases", {})) for r in rows)
+        print(f"wrote {out.relative_to(ROOT)}: {len(rows)} instructions, {aliases} aliases")
 
 
 if __name__ == "__main__":

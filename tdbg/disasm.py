@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import capstone
 
-from tdbg.tensix.isa import UnknownInstruction, decode, is_ttinsn, ttinsn_to_word
+from tdbg.tensix.isa import Isa, UnknownInstruction, is_ttinsn, ttinsn_to_word
 
 _CS = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)
 
@@ -28,12 +28,12 @@ class Insn:
         return f"{self.mnemonic}\t{self.operands}" if self.operands else self.mnemonic
 
 
-def disassemble(address: int, word: int) -> Insn:
-    """One 32-bit instruction word at ``address``."""
+def disassemble(address: int, word: int, isa: Isa) -> Insn:
+    """One 32-bit instruction word at ``address``; ``.ttinsn`` words decode with ``isa``."""
     if is_ttinsn(word):
         tensix_word = ttinsn_to_word(word)
         try:
-            insn = decode(tensix_word)
+            insn = isa.decode(tensix_word)
             fields = insn.text().split(" ", 1)
             return Insn(address, word, f".ttinsn {fields[0]}", fields[1] if len(fields) > 1 else "", True)
         except UnknownInstruction:

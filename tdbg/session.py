@@ -623,10 +623,10 @@ class Session:
     def tensix(self, instruction: str | int) -> None:
         """Execute one Tensix instruction (text form or word) on the current thread, as if
         pushed; an event it raises comes back as the exception."""
-        from tdbg.tensix.isa import IsaError, parse
+        from tdbg.tensix.isa import IsaError
 
         try:
-            word = instruction if isinstance(instruction, int) else parse(instruction).word
+            word = instruction if isinstance(instruction, int) else self.tile.profile.isa.parse(instruction).word
         except IsaError as exc:
             raise SessionError(str(exc)) from None
         core = self.core

@@ -6,8 +6,10 @@ import pytest
 
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import UndefinedBehavior
-from tdbg.tensix.isa import encode
+from tdbg.tensix.profile import BLACKHOLE
 from tdbg.tensix.tile import TensixState
+
+encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
 
 @pytest.fixture

@@ -14,9 +14,11 @@ import pytest
 
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior
-from tdbg.tensix.isa import encode
+from tdbg.tensix.profile import BLACKHOLE
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.tile import TensixState
+
+encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
 ONE, ONE_HALF, TWO_QUARTER, THREE = 0x0007F, 0x2007F, 0x08080, 0x20080
 TF32 = 4
@@ -216,7 +218,7 @@ def test_gapool_four_rows(cop: Coprocessor) -> None:
     cfg(cop, ALU_ACC_CTRL_Fp32_enabled=1)
     cop.state.srca.data[0, np.arange(16), np.arange(16)] = 0x7F
     cop.state.srcb.data[0, 0:8] = 0x80
-    run(cop, "GAPOOL", DstRow=6)
+    run(cop, "GAPOOL", DstRow=6, instr_mod19=1)  # p_gpool::DIM_16X16
     written = [r for r in range(16) if cop.state.dst.ever_written[cop.state.dst.row32[r]]]
     assert written == [4, 5, 6, 7] and (cop.state.dst.read32(4) == 0x00800000).all()
 
@@ -248,7 +250,7 @@ def test_gmpool_bf16_max(cop: Coprocessor) -> None:
     cop.state.dst.write16(0, row0)
     for r in (1, 2, 3):
         cop.state.dst.write16(r, np.full(16, 0x1234))
-    run(cop, "GMPOOL", DstRow=2)                      # & 0x3fc -> 0
+    run(cop, "GMPOOL", DstRow=2, instr_mod19=1)                    # & 0x3fc -> 0
     out = cop.state.dst.read16(0)
     assert list(out[:3]) == [0x4080, 0x807F, 0x2081] and (out[3:] == 0).all()
     assert all((cop.state.dst.read16(r) == 0).all() for r in (1, 2, 3))
@@ -262,7 +264,7 @@ def test_gmpool_tf32_argmax_index(cop: Coprocessor) -> None:
     cop.state.srcb.data[0, 0] = ONE
     cop.state.srca.data[0, :16, 0] = ONE
     cop.state.srca.data[0, 6, 0] = 0x80
-    run(cop, "GMPOOL", ArgMax=1)
+    run(cop, "GMPOOL", ArgMax=1, instr_mod19=1)
     out = cop.state.dst.read32(0)
     assert (out[0], out[1]) == (2, 1)
     assert all((cop.state.dst.read32(r) == 0).all() for r in (1, 2, 3))
@@ -273,8 +275,15 @@ def test_gmpool_srcb_zero_exponent_gives_minus_infinity(cop: Coprocessor) -> Non
     # the defined Dst row (+0.0) stays the max -> 0.
     cop.state.srca.data[0, :16] = THREE
     cop.state.dst.write16(0, np.zeros(16))
-    run(cop, "GMPOOL")
+    run(cop, "GMPOOL", instr_mod19=1)
     assert (cop.state.dst.read16(0) == 0).all()
+
+
+def test_blackhole_pooling_fields_no_page_describes(cop: Coprocessor) -> None:
+    # instr_mod19 0 is 1x16 pooling (tt-llk p_gpool::DIM_1X16); DOTPV's instr_mod19 has no page.
+    for mnemonic, fields in (("GMPOOL", {}), ("GAPOOL", {}), ("DOTPV", {"instr_mod19": 1})):
+        with pytest.raises(MissingSpecification, match="instr_mod19"):
+            run(cop, mnemonic, **fields)
 
 
 # -- TRNSPSRCB ------------------------------------------------------------------------------------------

@@ -12,15 +12,17 @@ import pytest
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import MissingSpecification
 from tdbg.tensix.frontend import MopExpander, ReplayExpander
-from tdbg.tensix.isa import encode
+from tdbg.tensix.profile import BLACKHOLE
 from tdbg.tensix.tile import TensixState
+
+encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
 NOP = encode("NOP")
 A0, A1, A2, A3, B, SKIP_A, SKIP_B = (encode("SEMPOST", SemaphoreMask=1 << i) for i in range(7))
 
 
 def expand(cfg: list[int], word: int, mask_hi: int = 0) -> list[int]:
-    exp = MopExpander(np.array(cfg, dtype=np.uint32), MaskHi=mask_hi)
+    exp = MopExpander(BLACKHOLE.isa, np.array(cfg, dtype=np.uint32), MaskHi=mask_hi)
     return list(exp.feed(word))
 
 
@@ -61,7 +63,7 @@ def test_template1_hardware_bug() -> None:
 
 
 def test_mop_cfg_is_consumed_and_sets_mask_hi() -> None:
-    exp = MopExpander(np.zeros(9, dtype=np.uint32))
+    exp = MopExpander(BLACKHOLE.isa, np.zeros(9, dtype=np.uint32))
     assert list(exp.feed(encode("MOP_CFG", MaskHi=0xBEEF))) == [] and exp.MaskHi == 0xBEEF
     assert list(exp.feed(B)) == [B]
 
@@ -75,7 +77,7 @@ def test_mop_through_push_per_thread() -> None:
 
 
 def test_replay_load_exec_and_replay() -> None:
-    r = ReplayExpander()
+    r = ReplayExpander(BLACKHOLE.isa)
     # Load 2 at index 31 without exec: nothing comes out; slots 31 and 0 are filled.
     assert list(r.feed(encode("REPLAY", Index=31, Count=2, Load=1))) == []
     assert list(r.feed(A0)) == [] and list(r.feed(A1)) == []
@@ -87,14 +89,14 @@ def test_replay_load_exec_and_replay() -> None:
 
 
 def test_replay_count_zero_means_64() -> None:
-    r = ReplayExpander()
+    r = ReplayExpander(BLACKHOLE.isa)
     out = list(r.feed(encode("REPLAY", Index=0, Count=0)))
     assert len(out) == 64
 
 
 def test_replay_records_a_replay_word_verbatim() -> None:
     # While loading, the next incoming words are recorded whatever they are.
-    r = ReplayExpander()
+    r = ReplayExpander(BLACKHOLE.isa)
     inner = encode("REPLAY", Index=0, Count=3)
     list(r.feed(encode("REPLAY", Index=1, Count=1, Load=1)))
     assert list(r.feed(inner)) == [] and r.buffer[1] == inner

@@ -13,9 +13,11 @@ import pytest
 
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import UndefinedBehavior
-from tdbg.tensix.isa import encode
+from tdbg.tensix.profile import BLACKHOLE
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.tile import TensixState
+
+encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
 FP32, FP16, TF32, BF16 = 0, 1, 4, 5
 V = 0x12345678

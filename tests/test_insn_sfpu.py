@@ -12,13 +12,14 @@ import pytest
 
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import (
-    MissingSpecification,
     UndefinedBehavior,
     UnimplementedFunctionality,
     UnpredictableValueUsed,
 )
-from tdbg.tensix.isa import encode
+from tdbg.tensix.profile import BLACKHOLE
 from tdbg.tensix.tile import TensixState
+
+encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
 FP16, BF16, FP32, INT32, INT8, LO16, INT32_SM, INT8_COMP, LO16_ONLY, HI16_ONLY = 1, 2, 3, 4, 5, 9, 12, 13, 14, 15
 LANES = np.arange(32)
@@ -30,11 +31,11 @@ def cop() -> Coprocessor:
 
 
 def load(cop: Coprocessor, **f: int) -> None:
-    cop.push(0, encode("SFPLOAD_BH", **f))
+    cop.push(0, encode("SFPLOAD", **f))
 
 
 def store(cop: Coprocessor, **f: int) -> None:
-    cop.push(0, encode("SFPSTORE_BH", **f))
+    cop.push(0, encode("SFPSTORE", **f))
 
 
 def fill16(cop: Coprocessor, rows: range, value: int) -> None:
@@ -148,7 +149,7 @@ def test_store_reports_rows() -> None:
     fill16(c, range(4), 0)
     c.vector.lreg[0] = 0
     c.vector.defined[0] = True
-    c.push(0, encode("SFPSTORE_BH", VD=0, Mod0=FP16))
+    c.push(0, encode("SFPSTORE", VD=0, Mod0=FP16))
     assert seen == [[0, 1, 2, 3]]
 
 
@@ -187,5 +188,5 @@ def test_backdoor_load_is_not_modelled(cop: Coprocessor) -> None:
 
 def test_blackhole_wide_addr_mod(cop: Coprocessor) -> None:
     fill16(cop, range(4), 0)
-    with pytest.raises(MissingSpecification, match="AddrMod 5"):
+    with pytest.raises(UnimplementedFunctionality, match="AddrMod 5"):
         load(cop, VD=0, Mod0=FP16, AddrMod=5)

@@ -8,9 +8,11 @@ import pytest
 
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import MissingSpecification, UnimplementedFunctionality
-from tdbg.tensix.isa import encode
+from tdbg.tensix.profile import BLACKHOLE
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.tile import TensixState
+
+encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
 MU, UNP = SrcClient.MatrixUnit, SrcClient.Unpackers
 
@@ -99,17 +101,40 @@ def test_semwait_max_condition_and_riscv_release(cop: Coprocessor) -> None:
 
 
 def test_stallwait_on_srca_bank_condition(cop: Coprocessor) -> None:
-    # C10: SrcA[MatrixUnit.SrcABank].AllowedClient != MatrixUnit; B6 blocks MOVD2A.
-    run(cop, "STALLWAIT", ConditionMask=1 << 10, BlockMask=1 << 6)
+    # Blackhole C7 is "srcA valid" (assembly.yaml wait_res; tt-llk p_stall::SRCA_VLD = 0x80):
+    # the Wormhole page's C10, SrcA[MatrixUnit.SrcABank].AllowedClient != MatrixUnit.
+    # B6 blocks MOVD2A.
+    run(cop, "STALLWAIT", ConditionMask=1 << 7, BlockMask=1 << 6)
     cop.state.dst.write16(0, np.full(16, 0x3F))
     run(cop, "MOVD2A", DstRow=0, SrcRow=0)
-    assert "C10" in cop.waiting(0)
+    assert "C7" in cop.waiting(0)
     run(cop, "SETDVALID", thread=2, FlipSrcA=1)
     assert cop.waiting(0) is None and (cop.state.srca.data[0, 0] == 0x3F).all()
 
 
+def test_stallwait_blackhole_srca_cleared_condition(cop: Coprocessor) -> None:
+    # Blackhole C5 "srcA cleared" (p_stall::SRCA_CLR = 0x20) = the page's C8:
+    # SrcA[Unpackers[0].SrcBank].AllowedClient != Unpackers.  SETDVALID hands bank 0 over.
+    run(cop, "SETDVALID", thread=1, FlipSrcA=1)      # bank 0 -> MatrixUnit, unpacker to bank 1
+    run(cop, "SETDVALID", thread=1, FlipSrcA=1)      # bank 1 -> MatrixUnit: unpacker's bank 0 busy
+    run(cop, "STALLWAIT", ConditionMask=1 << 5, BlockMask=1 << 6)
+    run(cop, "INCRWC", SrcAInc=1)
+    assert "C5" in cop.waiting(0)
+    run(cop, "CLEARDVALID", thread=1, FlipSrcA=1)   # the Matrix Unit gives bank 0 back
+    assert cop.waiting(0) is None and cop.rwc(0).SrcA == 1
+
+
+def test_stallwait_blackhole_trisc_cfg_bit_is_met(cop: Coprocessor) -> None:
+    # Blackhole C10 is "trisc cfg" (p_stall::TRISC_CFG = 0x400), not the page's SrcA test:
+    # RISC-V config requests are done at once here, so the latch is forgotten at once.
+    run(cop, "STALLWAIT", ConditionMask=1 << 10, BlockMask=1 << 6)
+    run(cop, "INCRWC", SrcAInc=1)
+    assert cop.rwc(0).SrcA == 1 and cop.wait_gate[0] is None
+
+
 def test_stallwait_default_masks_are_met_at_once(cop: Coprocessor) -> None:
-    # ConditionMask 0 -> 0x7F (C0-C6: pipelines, always idle here); BlockMask 0 -> B6.
+    # ConditionMask 0 -> 0x0F on Blackhole (ThCon, unpackers, packer: always idle here);
+    # BlockMask 0 -> B6.
     run(cop, "STALLWAIT")
     run(cop, "INCRWC", SrcAInc=1)
     assert cop.rwc(0).SrcA == 1 and cop.wait_gate[0] is None
@@ -127,7 +152,7 @@ def test_nop_only_blocked_by_all_bits(cop: Coprocessor) -> None:
 
 def test_semwait_without_condition_latches_stallwait(cop: Coprocessor) -> None:
     run(cop, "SEMWAIT", SemaphoreMask=1, BlockMask=1 << 1)
-    # The latched STALLWAIT (C0-C6) is met at once and forgotten.
+    # The latched STALLWAIT (the default conditions) is met at once and forgotten.
     run(cop, "SEMPOST", SemaphoreMask=1)
     assert cop.semaphores[0].Value == 1 and cop.wait_gate[0] is None
 

@@ -17,6 +17,7 @@ import pytest
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
+import tdbg
 from tdbg.emu import toolchain
 from tdbg.emu.toolchain import ToolchainError
 
@@ -36,6 +37,15 @@ def rotl2(word: int) -> int:
 EXPECTED_TTINSN = {
     "demo": {rotl2(0x3700000F), rotl2(0x0A000000)},
     "movd2b": {rotl2(0x3700000F), rotl2(0x0A000000), rotl2(0x0A082004)},
+    # bench (d), Blackhole layouts (bh_encodings.json), worked by hand:
+    # ZEROACC where=3 0x10000003; INCRWC rwc_a=1<<6, rwc_b=1<<10, rwc_d=4<<14 -> 0x38010440;
+    # NOP 0x02000000; SETRWC BitMask=7 0x37000007
+    "bench_rwc": {rotl2(0x10000003), rotl2(0x38010440), rotl2(0x02000000), rotl2(0x37000007)},
+    # MOVD2B instr_mod=2<<12, src=4<<17 -> 0x0A082000; MOVD2A dst=4, 2<<12, src=8<<17 -> 0x08102004;
+    # ZEROACC where=12; INCRWC 0
+    "bench_mov": {rotl2(0x0A082000), rotl2(0x08102004), rotl2(0x1000000C), rotl2(0x38000000)},
+    # SETDVALID setvalid=3; ELWADD dest_accum_en=1<<21 -> 0x28200000; MVMUL dst=8; ELWADD dst=16
+    "bench_fpu": {rotl2(0x57000003), rotl2(0x28200000), rotl2(0x26000008), rotl2(0x28000010), rotl2(0x38000000)},
 }
 
 
@@ -285,13 +295,11 @@ def test_cfg_field_defines_match_bh_cfg_fields():
         assert int(defines[name + "_MASK"].rstrip("u"), 0) == f["mask"], name
 
 
-def _encoding_table() -> dict[str, dict]:
-    enc = _spec("encodings.json")
-    table = {i["name"]: i for i in enc["instructions"]}
-    added = {i["name"]: i for i in enc["newer_upstream"]["added_instructions"]}
-    table["NOP"] = added["NOP"]
-    table["STALLWAIT"] = added["STALLWAIT_BH"]  # the tile is Blackhole
-    return table
+def _macro_params() -> dict[str, list[str]]:
+    """Parameter names of each ``TT_OP_NAME(...)`` macro in tensix.h."""
+    text = (toolchain.firmware_dir() / "tensix.h").read_text()
+    return {m[1]: [p.strip() for p in m[2].replace("\\", " ").split(",")]
+            for m in re.finditer(r"#define TT_OP_(\w+)\(([^)]*)\)", text)}
 
 
 MACROS = [
@@ -301,13 +309,17 @@ MACROS = [
 
 
 def test_tt_op_macros_match_encodings(tmp_path):
-    """Compile the macros with chosen field values and compare with words built
-    from encodings.json (field order in the macro = order in the JSON)."""
-    table = _encoding_table()
+    """Compile the macros with chosen field values and compare with words built from the
+    Blackhole table (bh_isa.json, generated from bh_encodings.json), field by macro parameter
+    name."""
+    table = {r["name"]: r for r in json.loads(
+        (Path(tdbg.__file__).parent / "tensix" / "data" / "bh_isa.json").read_text())["instructions"]}
+    params = _macro_params()
     calls, expected = [], []
     for name in MACROS:
         ins = table[name]
-        fields = ins["fields"]
+        by_name = {f[0]: f for f in ins["fields"]}
+        fields = [{"lsb": by_name[p][1], "width": by_name[p][2]} for p in params.get(name, [])]
         patterns = [
             [(1 << f["width"]) - 1 for f in fields],                          # all ones
             [(k + 1) & ((1 << f["width"]) - 1) for k, f in enumerate(fields)],  # distinct

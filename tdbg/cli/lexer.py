@@ -12,7 +12,7 @@ from pygments.lexers.asm import GasLexer
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace
 
 from tdbg.session import REGISTERS
-from tdbg.tensix.isa import mnemonics
+from tdbg.tensix.profile import BLACKHOLE
 
 
 def _alternatives(names: list[str]) -> str:
@@ -21,7 +21,7 @@ def _alternatives(names: list[str]) -> str:
 
 
 _REGISTER = _alternatives([*REGISTERS, "pc", "fp"])
-_MNEMONIC = r"(?i:" + _alternatives([*mnemonics(), "decode"]) + ")"
+_MNEMONIC = r"(?i:" + _alternatives([*BLACKHOLE.isa.mnemonics(), "decode"]) + ")"  # the REPL's profile
 _HEX = r"-?0[xX][0-9a-fA-F]+"
 
 

@@ -140,7 +140,7 @@ def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size
     s = interp.session
     if fmt == "i":
         for _ in range(count):
-            insn = disassemble(address, s.read_value(address, 4))
+            insn = disassemble(address, s.read_value(address, 4), s.tile.profile.isa)
             marker = "=> " if address == s.core.pc else "   "
             interp.out(f"{marker}{label(interp, address)}\t{insn.text}")
             address += 4

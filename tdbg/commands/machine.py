@@ -75,7 +75,7 @@ def disassemble_cmd(interp: Interpreter, args: str) -> None:
     highlight = interp.context.get("highlight_asm", lambda t: t)
     pc = s.core.pc
     for address in range(start, end, 4):
-        insn = disassemble(address, int.from_bytes(s.read_memory(address, 4), "little"))
+        insn = disassemble(address, int.from_bytes(s.read_memory(address, 4), "little"), s.tile.profile.isa)
         offset = f"<+{address - start}>" if name else s.symbolize(address)
         marker = "=> " if address == pc else "   "
         raw_text = f"\t{insn.word:08x}" if raw else ""
@@ -98,7 +98,7 @@ def context_panel(interp: Interpreter, stop: object = None) -> None:
     pc = s.core.pc
     for address in range(pc, pc + 16, 4):
         try:
-            insn = disassemble(address, int.from_bytes(s.read_memory(address, 4), "little"))
+            insn = disassemble(address, int.from_bytes(s.read_memory(address, 4), "little"), s.tile.profile.isa)
         except Exception:
             break
         marker = "=> " if address == pc else "   "

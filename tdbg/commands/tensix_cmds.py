@@ -11,7 +11,7 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.tensix import formats, packer
-from tdbg.tensix.isa import IsaError, decode, field_names, mnemonics, parse
+from tdbg.tensix.isa import IsaError
 
 WINDOW_VIEW = {0: "fp32", 1: "int32", 2: "fp16", 3: "bf16", 4: "int16", 5: "int8"}
 
@@ -19,12 +19,13 @@ WINDOW_VIEW = {0: "fp32", 1: "int32", 2: "fp16", 3: "bf16", 4: "int16", 5: "int8
 def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
     line = interp.context.get("completion_line", "")
     parts = str(line).split()
+    isa = interp.session.tile.profile.isa
     if len(parts) >= 2 and (len(parts) > 2 or str(line).endswith(" ")):
         try:
-            return [f"{f}=" for f in field_names(parts[1].upper()) if f.lower().startswith(word.lower())]
+            return [f"{f}=" for f in isa.field_names(parts[1].upper()) if f.lower().startswith(word.lower())]
         except IsaError:
             return []
-    return [m for m in [*mnemonics(), "decode"] if m.lower().startswith(word.lower())]
+    return [m for m in [*isa.mnemonics(), "decode"] if m.lower().startswith(word.lower())]
 
 
 def _snapshot(interp: Interpreter) -> dict[str, object]:
@@ -110,9 +111,17 @@ def ranges(values: np.ndarray | list[int]) -> str:
     usage="tensix MNEMONIC [Field=V ...] | tensix 0xWORD | tensix decode 0xWORD",
     help=(
         "Execute one Tensix instruction on the current thread as if its core pushed it, and "
-        "print what changed (Dst, SrcA/SrcB rows, config, RWCs, semaphores).  Fields are named "
-        "as in encodings.json (missing fields are 0) or given positionally in the order of the "
-        "instruction's page.  'tensix decode' only shows the instruction."
+        "print what changed (Dst, SrcA/SrcB rows, config, RWCs, semaphores).  Encodings are the "
+        "session profile's (Blackhole: tt-llk's assembly.yaml).  Fields are named as on the "
+        "Wormhole pages (missing fields are 0), or by tt-llk's Blackhole names, which name the "
+        "same bits (dst=DstRow, src=SrcRow, addr_mode=AddrMod, instr_mod=Move4Rows/Move8Rows "
+        "bits, clear_dvalid=FlipSrcA+FlipSrcB, where=Imm10, clear_mode=Mode, "
+        "use_32_bit_mode=UseDst32b, clear_zero_flags=Revert, rwc_a/rwc_b/rwc_d=SrcA/SrcB/Dst "
+        "values, rwc_cr=the Cr bits, sem_sel=SemaphoreMask, wait_res=ConditionMask, "
+        "stall_res=BlockMask, lreg_ind/lreg_dest=VD, instr_mod0=Mod0, sfpu_addr_mode=AddrMod, "
+        "...: 'tensix decode' and completion list them), or positionally in the order of the "
+        "TT_OP_* macro (Blackhole) or the page's syntax (Wormhole).  'tensix decode' only "
+        "shows the instruction."
     ),
     example="tensix MOVD2B SrcRow=0 DstRow=4 Move4Rows=1",
     complete=_complete_tensix,
@@ -126,17 +135,21 @@ def tensix_cmd(interp: Interpreter, args: str) -> None:
         text = text.split(None, 1)[1] if len(text.split()) > 1 else ""
         if not text:
             raise CommandError("Argument required (instruction word).")
+    isa = interp.session.tile.profile.isa
     try:
         if re.fullmatch(r"0[xX][0-9a-fA-F]+|\d+", text):
             word = int(text, 0)
-            insn = decode(word)
+            insn = isa.decode(word)
         else:
-            insn = parse(text)
+            insn = isa.parse(text)
             word = insn.word
     except IsaError as exc:
         raise CommandError(str(exc)) from None
     interp.out(f"{word:#010x}  {insn.text()}")
     if decode_only:
+        aliases = insn.spec.aliases
+        if aliases:
+            interp.out("  also: " + ", ".join(f"{a.name}=[{a.lsb + a.width - 1}:{a.lsb}]" for a in aliases))
         return
     s = interp.session
     before = _snapshot(interp)
@@ -173,7 +186,7 @@ def info_pushes(interp: Interpreter, args: str) -> None:
         return
     for i, p in enumerate(pushes[-n:], start=max(len(pushes) - n, 0) + 1):
         try:
-            text = decode(p.word).text()
+            text = interp.session.tile.profile.isa.decode(p.word).text()
         except IsaError:
             text = "(no encoding matches)"
         interp.out(f"{i:>5}  {p.pc:#010x} {p.core} {p.via:<8} {p.word:#010x}  {text}")

@@ -36,7 +36,7 @@ from tdbg.emu.regions import Stall, TileRegisters, Wait, core_regions
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import Category, TensixEvent
-from tdbg.tensix.isa import UnknownInstruction, decode, ttinsn_to_word
+from tdbg.tensix.isa import ttinsn_to_word
 from tdbg.tensix.profile import BLACKHOLE, Profile
 from tdbg.tensix.tile import TensixState
 from tdbg.tensix.window import ELEMENT_SIZE, FMT_NAMES
@@ -468,10 +468,7 @@ class Tile:
         """Log and run one pushed instruction on ``thread``; events propagate.  Returns the
         mnemonic (None if no encoding matches).  A push from B enters after the MOP expander
         (PushTensixInstruction.md)."""
-        try:
-            mnemonic: str | None = decode(word, self.coprocessor.arch).mnemonic
-        except UnknownInstruction:
-            mnemonic = None
+        mnemonic = self.coprocessor.mnemonic(word)
         self.pushes.append(PushRecord(pc, core.name, thread, word, via, mnemonic))
         self._rows_written = set()
         self.seq += 1

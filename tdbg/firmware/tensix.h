@@ -11,7 +11,8 @@
  *                field positions from shared/spec/bh_cfg_fields.json
  *   pushes       tt-isa-documentation/WormholeB0/TensixTile/BabyRISCV/PushTensixInstruction.md
  *   ordering     .../WormholeB0/TensixTile/BabyRISCV/MemoryOrdering.md, TTSync.md
- *   encodings    shared/spec/encodings.json (opcode and field lsb/width)
+ *   encodings    shared/spec/bh_encodings.json (tt-llk's Blackhole assembly.yaml):
+ *                opcode and field start bits; fields named as on the Wormhole pages
  */
 #ifndef TDBG_TENSIX_H
 #define TDBG_TENSIX_H
@@ -211,7 +212,7 @@ static inline void tdbg_set_dst_access(unsigned core, unsigned fmt, unsigned no_
 }
 
 /* ------------------------------------------------------------------------ */
-/* Tensix instruction words (encodings.json)                                 */
+/* Tensix instruction words, Blackhole layouts (bh_encodings.json)          */
 /* ------------------------------------------------------------------------ */
 
 #define TT_OP(opcode, params)   (((uint32_t)(opcode) << 24) + (uint32_t)(params))
@@ -233,26 +234,27 @@ static inline void tdbg_set_dst_access(unsigned core, unsigned fmt, unsigned no_
                 TT_F(SrcACr, 18, 1) + TT_F(SrcBCr, 19, 1) + TT_F(DstCr, 20, 1))
 
 #define TT_OP_MOVD2A(DstRow, Move4Rows, AddrMod, SrcRow, UseDst32bLo)                     \
-    TT_OP(0x08, TT_F(DstRow, 0, 10) + TT_F(Move4Rows, 13, 1) + TT_F(AddrMod, 15, 2) +    \
+    TT_OP(0x08, TT_F(DstRow, 0, 10) + TT_F(Move4Rows, 13, 1) + TT_F(AddrMod, 14, 3) +    \
                 TT_F(SrcRow, 17, 6) + TT_F(UseDst32bLo, 23, 1))
 
 #define TT_OP_MOVD2B(DstRow, Move4Rows, AddrMod, SrcRow, UseDst32bLo)                     \
-    TT_OP(0x0A, TT_F(DstRow, 0, 10) + TT_F(Move4Rows, 13, 1) + TT_F(AddrMod, 15, 2) +    \
+    TT_OP(0x0A, TT_F(DstRow, 0, 10) + TT_F(Move4Rows, 13, 1) + TT_F(AddrMod, 14, 3) +    \
                 TT_F(SrcRow, 17, 6) + TT_F(UseDst32bLo, 23, 1))
 
 #define TT_OP_MOVA2D(DstRow, Move8Rows, AddrMod, SrcRow, UseDst32bLo)                     \
-    TT_OP(0x12, TT_F(DstRow, 0, 10) + TT_F(Move8Rows, 13, 1) + TT_F(AddrMod, 15, 2) +    \
+    TT_OP(0x12, TT_F(DstRow, 0, 10) + TT_F(Move8Rows, 13, 1) + TT_F(AddrMod, 14, 3) +    \
                 TT_F(SrcRow, 17, 6) + TT_F(UseDst32bLo, 23, 1))
 
 #define TT_OP_MOVB2D(DstRow, BroadcastCol0, Broadcast1RowTo8, Move4Rows, AddrMod, SrcRow, \
                      UseDst32bLo)                                                         \
-    TT_OP(0x13, TT_F(DstRow, 0, 10) + TT_F(BroadcastCol0, 12, 1) +                       \
-                TT_F(Broadcast1RowTo8, 13, 1) + TT_F(Move4Rows, 14, 1) +                 \
-                TT_F(AddrMod, 15, 2) + TT_F(SrcRow, 17, 6) + TT_F(UseDst32bLo, 23, 1))
+    TT_OP(0x13, TT_F(DstRow, 0, 10) + TT_F(BroadcastCol0, 11, 1) +                       \
+                TT_F(Broadcast1RowTo8, 12, 1) + TT_F(Move4Rows, 13, 1) +                 \
+                TT_F(AddrMod, 14, 3) + TT_F(SrcRow, 17, 6) + TT_F(UseDst32bLo, 23, 1))
 
+/* Blackhole moves UseDst32b to bit 18 (use_32_bit_mode) and Revert to 17 (clear_zero_flags). */
 #define TT_OP_ZEROACC(Imm10, AddrMod, Revert, Mode, UseDst32b)                            \
-    TT_OP(0x10, TT_F(Imm10, 0, 10) + TT_F(AddrMod, 15, 2) + TT_F(Revert, 18, 1) +        \
-                TT_F(Mode, 19, 2) + TT_F(UseDst32b, 21, 1))
+    TT_OP(0x10, TT_F(Imm10, 0, 10) + TT_F(AddrMod, 14, 3) + TT_F(Revert, 17, 1) +        \
+                TT_F(UseDst32b, 18, 1) + TT_F(Mode, 19, 2))
 
 #define TT_OP_ZEROSRC(ClearSrcA, ClearSrcB, BothBanks, SingleBankMatrixUnit,              \
                       NegativeInfSrcA)                                                    \
@@ -270,18 +272,18 @@ static inline void tdbg_set_dst_access(unsigned core, unsigned fmt, unsigned no_
 #define TT_OP_SEMPOST(SemaphoreMask)  TT_OP(0xA4, TT_F(SemaphoreMask, 2, 8))
 #define TT_OP_SEMGET(SemaphoreMask)   TT_OP(0xA5, TT_F(SemaphoreMask, 2, 8))
 
-/* Blackhole STALLWAIT (STALLWAIT_BH in encodings.json: 13-bit ConditionMask). */
+/* Blackhole STALLWAIT: 13-bit ConditionMask (wait_res), BlockMask (stall_res). */
 #define TT_OP_STALLWAIT(ConditionMask, BlockMask)                                         \
     TT_OP(0xA2, TT_F(ConditionMask, 0, 13) + TT_F(BlockMask, 15, 9))
 
 #define TT_OP_ELWADD(DstRow, AddrMod, BroadcastSrcBCol0, BroadcastSrcBRow, AddDst,        \
                      FlipSrcA, FlipSrcB)                                                  \
-    TT_OP(0x28, TT_F(DstRow, 0, 10) + TT_F(AddrMod, 15, 2) +                             \
+    TT_OP(0x28, TT_F(DstRow, 0, 10) + TT_F(AddrMod, 14, 3) +                             \
                 TT_F(BroadcastSrcBCol0, 19, 1) + TT_F(BroadcastSrcBRow, 20, 1) +         \
                 TT_F(AddDst, 21, 1) + TT_F(FlipSrcA, 22, 1) + TT_F(FlipSrcB, 23, 1))
 
 #define TT_OP_MVMUL(DstRow, AddrMod, BroadcastSrcBRow, FlipSrcA, FlipSrcB)                \
-    TT_OP(0x26, TT_F(DstRow, 0, 10) + TT_F(AddrMod, 15, 2) +                             \
+    TT_OP(0x26, TT_F(DstRow, 0, 10) + TT_F(AddrMod, 14, 3) +                             \
                 TT_F(BroadcastSrcBRow, 19, 1) + TT_F(FlipSrcA, 22, 1) + TT_F(FlipSrcB, 23, 1))
 
 #define TT_OP_SETDVALID(FlipSrcA, FlipSrcB)                                               \

@@ -85,6 +85,8 @@ class TensixConfig:
         self._reset_addr32 = table.field(self.STATE_RESET_EN).addr32
         self._state_id = table.field("CFG_STATE_ID_StateID")
         self._listeners: list[Callable[[], None]] = []
+        self._fields: dict[tuple[str, int, int | None], int] = {}  # ``get`` results
+        self._derived: dict[object, object] = {}                   # ``derived`` results
 
     # -- change notification ---------------------------------------------------------------
     def on_change(self, callback: Callable[[], None]) -> None:
@@ -92,9 +94,21 @@ class TensixConfig:
         self._listeners.append(callback)
 
     def notify(self) -> None:
-        """Tell listeners the state changed (called by every write, and after bulk updates)."""
+        """Forget cached reads and tell listeners the state changed (called by every write, and
+        by whoever writes ``config`` / ``thread_config`` in bulk: restore, reset)."""
+        self._fields.clear()
+        self._derived.clear()
         for callback in self._listeners:
             callback()
+
+    def derived(self, key: object, compute: Callable[[], object]) -> object:
+        """``compute()``, cached under ``key`` until the next write (parameters that
+        instructions derive from config, e.g. an ``ADDR_MOD`` entry)."""
+        try:
+            return self._derived[key]
+        except KeyError:
+            value = self._derived[key] = compute()
+            return value
 
     # -- words -------------------------------------------------------------------------------
     def write_word(self, bank: int, addr32: int, value: int, *, via_rmwcib: bool = False) -> None:
@@ -135,7 +149,16 @@ class TensixConfig:
 
     def get(self, name: str, *, thread: int = 0, bank: int | None = None) -> int:
         """Read a field: ``ThreadConfig[thread]`` for THREAD fields, else ``Config[bank]``
-        (default: the bank selected by the thread's ``CFG_STATE_ID_StateID``)."""
+        (default: the bank selected by the thread's ``CFG_STATE_ID_StateID``); cached until the
+        next write."""
+        key = (name, thread, bank)
+        try:
+            return self._fields[key]
+        except KeyError:
+            value = self._fields[key] = self._read(name, thread, bank)
+            return value
+
+    def _read(self, name: str, thread: int, bank: int | None) -> int:
         f = self.table.field(name)
         if f.thread:
             raw = int(self.thread_config[thread, f.addr32])

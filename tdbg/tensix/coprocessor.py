@@ -23,6 +23,10 @@ every executed instruction the other threads' queues are retried, so one thread'
 or ``SETDVALID`` releases another; ``resume()`` retries them on demand (after a RISC-V
 semaphore write, or to finish a queue an exception interrupted).
 
+Each distinct word is decoded once, with the profile's table (``Profile.isa``), into a
+``Bound`` (mnemonic, executor, fields) kept for the life of the coprocessor; words that are not
+``MOP`` / ``MOP_CFG`` / ``REPLAY`` and reach an idle Replay Expander skip the expanders.
+
 Events: an instruction tdbg does not model raises ``UnimplementedFunctionality`` naming it; a
 word no encoding matches raises ``MissingSpecification``.  Every event raised out of ``push`` /
 ``resume`` carries ``.thread`` and ``.word`` of the instruction that raised it (not necessarily
@@ -36,9 +40,9 @@ write touches two ``DstBits`` rows (high and low halves, 8 apart).
 from __future__ import annotations
 
 import copy
-
 from collections import deque
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -46,19 +50,25 @@ from tdbg.tensix import cfg_insns, matrix_unit as mu, sfpu, sync
 from tdbg.tensix.dst_access import DstPort
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UnimplementedFunctionality
 from tdbg.tensix.frontend import MopExpander, ReplayExpander
-from tdbg.tensix.isa import BLACKHOLE_A0, WORMHOLE_B0, UnknownInstruction, decode
+from tdbg.tensix.isa import UnknownInstruction
 from tdbg.tensix.rwc import RWCs, incrwc
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.tile import TensixState
 
 THREADS = 3
-_ISA_ARCH = {"blackhole": BLACKHOLE_A0, "wormhole_b0": WORMHOLE_B0}
+_OTHERS = tuple(tuple(t for t in range(THREADS) if t != first) for first in range(THREADS))
 
 Executor = Callable[["Coprocessor", int, dict[str, int]], None]
 
 
 def _nop(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``NOP`` (newer NOP.md): no effect."""
+
+
+def _unknown(why: str) -> Executor:
+    def run(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+        raise MissingSpecification(why)
+    return run
 
 
 def _frontend_only(page: str) -> Executor:
@@ -80,10 +90,9 @@ _EXECUTE: dict[str, Executor] = {
     "WRCFG": lambda cop, t, f: cfg_insns.wrcfg(cop.state, t, f),
     "RDCFG": lambda cop, t, f: cfg_insns.rdcfg(cop.state, t, f),
     **{f"RMWCIB{i}": (lambda i: lambda cop, t, f: cfg_insns.rmwcib(cop.state, t, i, f))(i) for i in range(4)},
-    "SFPLOAD": sfpu.sfpload, "SFPLOAD_BH": sfpu.sfpload, "SFPSTORE": sfpu.sfpstore, "SFPSTORE_BH": sfpu.sfpstore,
-    "STALLWAIT": lambda cop, t, f: cop._latch(t, sync.stallwait_latch(f)),
-    "STALLWAIT_BH": lambda cop, t, f: cop._latch(t, sync.stallwait_latch(f)),
-    "SEMWAIT": lambda cop, t, f: cop._latch(t, sync.semwait_latch(f)),
+    "SFPLOAD": sfpu.sfpload, "SFPSTORE": sfpu.sfpstore,
+    "STALLWAIT": lambda cop, t, f: cop._latch(t, sync.stallwait_latch(cop.state.profile.name, f)),
+    "SEMWAIT": lambda cop, t, f: cop._latch(t, sync.semwait_latch(cop.state.profile.name, f)),
     "SEMINIT": lambda cop, t, f: sync.seminit(cop.semaphores, f),
     "SEMPOST": lambda cop, t, f: sync.sempost(cop.semaphores, f["SemaphoreMask"]),
     "SEMGET": lambda cop, t, f: sync.semget(cop.semaphores, f["SemaphoreMask"]),
@@ -96,21 +105,32 @@ _WAITS_SRCA = {"MOVA2D", "ELWADD", "ELWSUB", "ELWMUL", "MVMUL", "DOTPV", "GAPOOL
 _WAITS_SRCB = {"MOVB2D", "MOVB2A", "TRNSPSRCB", "ELWADD", "ELWSUB", "ELWMUL", "MVMUL", "DOTPV", "GAPOOL", "GMPOOL"}
 
 
+class Bound(NamedTuple):
+    """One decoded word: what the Wait Gate and the backend need, extracted once."""
+
+    mnemonic: str | None        # None: no encoding matches the word
+    run: Executor | None        # None: tdbg does not model the instruction
+    fields: dict[str, int]
+    waits: bool                 # waits for a SrcA / SrcB bank at the Wait Gate
+    direct: bool                # passes the expanders unchanged and never waits for a bank
+
+
 class Coprocessor:
     """The Tensix coprocessor model of one tile (see the module docstring)."""
 
-    def __init__(self, state: TensixState, on_dst_write: Callable[[np.ndarray], None] | None = None,
-                 arch: str | None = None) -> None:
+    def __init__(self, state: TensixState, on_dst_write: Callable[[np.ndarray], None] | None = None) -> None:
         self.state = state
-        self.arch = arch or _ISA_ARCH.get(state.profile.name, WORMHOLE_B0)
+        self.isa = state.profile.isa
+        self._bound: dict[int, Bound] = {}
+        self._frontend_ops = {self.isa.encoding(m).opcode for m in ("MOP", "MOP_CFG", "REPLAY")}
         self.on_dst_write = on_dst_write
         self.dst_port = DstPort(state.dst, self._dst_written)
         self.rwcs = [RWCs() for _ in range(THREADS)]
         self.semaphores = [sync.Semaphore() for _ in range(8)]
         self.vector = sfpu.VectorUnit()
         self.unpacker_src_row = [[0] * THREADS for _ in range(2)]
-        self.mop = [MopExpander(state.mop_cfg[t]) for t in range(THREADS)]
-        self.replay = [ReplayExpander() for _ in range(THREADS)]
+        self.mop = [MopExpander(self.isa, state.mop_cfg[t]) for t in range(THREADS)]
+        self.replay = [ReplayExpander(self.isa) for _ in range(THREADS)]
         self.wait_gate: list[sync.LatchedWait | None] = [None] * THREADS
         self._queue: list[deque[int]] = [deque() for _ in range(THREADS)]
         self._written: list[np.ndarray] = []
@@ -119,8 +139,8 @@ class Coprocessor:
         """Power-on state of everything kept here (``TensixState.reset`` resets the rest)."""
         for t in range(THREADS):
             self.rwcs[t] = RWCs()
-            self.mop[t] = MopExpander(self.state.mop_cfg[t])
-            self.replay[t] = ReplayExpander()
+            self.mop[t] = MopExpander(self.isa, self.state.mop_cfg[t])
+            self.replay[t] = ReplayExpander(self.isa)
             self.wait_gate[t] = None
             self._queue[t].clear()
         self.semaphores[:] = [sync.Semaphore() for _ in range(8)]
@@ -145,17 +165,50 @@ class Coprocessor:
         """Thread ``thread``'s RWCs (mutable)."""
         return self.rwcs[thread]
 
+    def bound(self, word: int) -> Bound:
+        """``word`` decoded (once per distinct word)."""
+        b = self._bound.get(word)
+        if b is None:
+            try:
+                insn = self.isa.decode(word)
+            except UnknownInstruction:
+                b = Bound(None, _unknown(f"no {self.isa.name} instruction encodes {word:#010x}"), {}, False,
+                          word >> 24 not in self._frontend_ops)
+            else:
+                name = insn.mnemonic
+                waits = name in _WAITS_SRCA or name in _WAITS_SRCB
+                b = Bound(name, _EXECUTE.get(name), insn.fields, waits,
+                          not waits and word >> 24 not in self._frontend_ops)
+            self._bound[word] = b
+        return b
+
+    def mnemonic(self, word: int) -> str | None:
+        """The mnemonic of ``word`` in the profile's table (None if no encoding matches)."""
+        return self.bound(word).mnemonic
+
     # -- the frontend --------------------------------------------------------------------------
     def push(self, thread: int, word: int, expand_mop: bool = True) -> None:
         """A RISC-V core pushes ``word`` to thread ``thread``: expand it, queue it at the Wait
         Gate, run what can.  ``expand_mop=False``: the word enters after the MOP Expander (a
         push from RISCV B, PushTensixInstruction.md)."""
+        b = self._bound.get(word)
+        q = self._queue
+        if (b is not None and b.direct and 0 <= thread < THREADS and self.wait_gate[thread] is None
+                and not (q[0] or q[1] or q[2] or self.replay[thread].load_left)):
+            self._execute(thread, word, b)  # a known word, nothing queued or latched: run it now
+            return
         if thread not in range(THREADS):
             raise ValueError(f"Tensix thread {thread} does not exist (0..{THREADS - 1})")
         if not 0 <= word < 1 << 32:
             raise ValueError(f"{word:#x} is not a 32-bit instruction word")
-        for expanded in (self.mop[thread].feed(word) if expand_mop else (word,)):
-            self._queue[thread].extend(self.replay[thread].feed(expanded))
+        if word >> 24 in self._frontend_ops or self.replay[thread].load_left:
+            try:
+                for expanded in (self.mop[thread].feed(word) if expand_mop else (word,)):
+                    self._queue[thread].extend(self.replay[thread].feed(expanded))
+            except TensixEvent as e:
+                raise self._tag(e, thread, word)
+        else:  # MOPExpander.md and REPLAY.md pass every other word through unchanged
+            self._queue[thread].append(word)
         self._run(first=thread)
 
     def resume(self) -> None:
@@ -174,7 +227,7 @@ class Coprocessor:
         """Why the oldest queued instruction of ``thread`` is held, or None if nothing is."""
         if not self._queue[thread]:
             return None
-        return self._held(thread, decode(self._queue[thread][0], self.arch).mnemonic)
+        return self._held(thread, self.bound(self._queue[thread][0]))
 
     # -- RISC-V access to semaphores (SyncUnit.md) ---------------------------------------------
     def riscv_semaphore_read(self, index: int) -> int:
@@ -194,7 +247,8 @@ class Coprocessor:
             if latch is not None and not sync.unmet_conditions(latch, self.state, self.semaphores):
                 self.wait_gate[t] = None
 
-    def _held(self, thread: int, mnemonic: str) -> str | None:
+    def _held(self, thread: int, b: Bound) -> str | None:
+        mnemonic = b.mnemonic or ""
         self._settle()
         latch = self.wait_gate[thread]
         if latch is not None and sync.blocked_by(mnemonic, latch.BlockMask):
@@ -209,38 +263,48 @@ class Coprocessor:
         return None
 
     def _run(self, first: int) -> None:
-        order = [first] + [t for t in range(THREADS) if t != first]
+        queues, gate = self._queue, self.wait_gate
+        others = _OTHERS[first]
+        if not any(queues[t] for t in others):  # nothing another thread could release
+            queue = queues[first]
+            while queue:
+                word = queue[0]
+                b = self._bound.get(word) or self.bound(word)
+                if (gate[first] is not None or b.waits) and self._held(first, b):
+                    return
+                queue.popleft()
+                self._execute(first, word, b)
+            return
+        order = (first, *others)
         progress = True
         while progress:
             progress = False
             for t in order:
-                while self._queue[t]:
-                    word = self._queue[t][0]
-                    try:
-                        insn = decode(word, self.arch)
-                    except UnknownInstruction as e:
-                        self._queue[t].popleft()
-                        raise self._tag(MissingSpecification(f"no {self.arch} instruction encodes {word:#010x} ({e})"),
-                                        t, word) from None
-                    if self._held(t, insn.mnemonic):
+                queue = queues[t]
+                while queue:
+                    word = queue[0]
+                    b = self._bound.get(word) or self.bound(word)
+                    if (gate[t] is not None or b.waits) and self._held(t, b):
                         break
-                    self._queue[t].popleft()
-                    self._execute(t, word, insn.mnemonic, insn.fields)
+                    queue.popleft()
+                    self._execute(t, word, b)
                     progress = True
 
-    def _execute(self, thread: int, word: int, mnemonic: str, fields: dict[str, int]) -> None:
-        run = _EXECUTE.get(mnemonic)
-        self._written.clear()
+    def _execute(self, thread: int, word: int, b: Bound) -> None:
+        written = self._written
+        written.clear()
         try:
-            if run is None:
-                raise UnimplementedFunctionality(f"{mnemonic}: tdbg does not model this instruction")
-            run(self, thread, fields)
+            if b.run is None:
+                raise UnimplementedFunctionality(f"{b.mnemonic}: tdbg does not model this instruction")
+            b.run(self, thread, b.fields)
         except TensixEvent as e:
             raise self._tag(e, thread, word)
         finally:
-            if self._written and self.on_dst_write is not None:
-                self.on_dst_write(np.unique(np.concatenate(self._written)))
-            self._written.clear()
+            if written:
+                if self.on_dst_write is not None:
+                    rows = written[0] if len(written) == 1 and len(written[0]) == 1 else np.unique(np.concatenate(written))
+                    self.on_dst_write(rows)
+                written.clear()
 
     @staticmethod
     def _tag(event: TensixEvent, thread: int, word: int) -> TensixEvent:

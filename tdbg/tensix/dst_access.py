@@ -38,8 +38,11 @@ class DstPort:
 
     def read16(self, rows: np.ndarray, undefined: int = 0) -> np.ndarray:
         """``Dst16b[rows]`` as uint16 ``(n, 16)``; undefined rows read as ``undefined``."""
-        out = self.dst.read16(rows).reshape(-1, COLS)
-        out[~self.dst.ever_written[self.bits_rows16(rows)].reshape(-1)] = undefined
+        bits_rows = self.bits_rows16(np.atleast_1d(rows))
+        out = self.dst.bits[bits_rows]
+        valid = self.dst.ever_written[bits_rows]
+        if not valid.all():
+            out[~valid] = undefined
         return out
 
     def read32(self, rows: np.ndarray, undefined: int = 0) -> np.ndarray:
@@ -76,3 +79,13 @@ class DstPort:
         """Mark ``DstBits`` rows undefined (ZEROACC)."""
         self.dst.ever_written[bits_rows] = False
         self.notify(bits_rows)
+
+    def undefine_row(self, bits_row: int) -> None:
+        """Mark one ``DstBits`` row undefined (``undefine`` without building an index array)."""
+        self.dst.ever_written[bits_row] = False
+        self.notify(_ONE_ROW[bits_row])
+
+
+_ONE_ROW = [np.array([r]) for r in range(1024)]  # shared, never written: the rows one write reports
+for _a in _ONE_ROW:
+    _a.flags.writeable = False

@@ -216,13 +216,17 @@ def dst16_fp16_to_ieee(bits: ArrayLike) -> NDArray[np.uint16]:
 
 
 def shuffle_bf16(x: ArrayLike) -> U32:
-    """``ShuffleBF16`` of MOVD2B.md: a Dst16 BF16 (or Integer "16") word to the Src BF16 layout."""
-    return _DST16_BF16.repack(_bits(x, 16), _SRC_BF16)
+    """``ShuffleBF16`` of MOVD2B.md: a Dst16 BF16 (or Integer "16") word to the Src BF16 layout:
+    sign 15 and mantissa 14:8 move up 3 bits (to 18 and 17:11), the exponent 7:0 stays."""
+    x = _bits(x, 16)
+    return ((x & 0xFF00) << 3) | (x & 0xFF)
 
 
 def shuffle_fp16(x: ArrayLike) -> U32:
-    """``ShuffleFP16`` of MOVD2B.md: a Dst16 FP16 (or Integer "8") word to the Src FP16 layout."""
-    return _DST16_FP16.repack(_bits(x, 16), _SRC_FP16)
+    """``ShuffleFP16`` of MOVD2B.md: a Dst16 FP16 (or Integer "8") word to the Src FP16 layout:
+    sign 15 and mantissa 14:5 move up 3 bits (to 18 and 17:8), the exponent 4:0 stays."""
+    x = _bits(x, 16)
+    return ((x & 0xFFE0) << 3) | (x & 0x1F)
 
 
 def shuffle_tf32(x: ArrayLike) -> U32:

@@ -4,7 +4,13 @@ Implements WormholeB0 ``TensixCoprocessor/MOPExpander.md`` (with ``MOP.md``, ``M
 ``REPLAY.md``.  Both work on raw instruction words and look only at the opcode (bits 31:24) and
 the fields of ``MOP`` / ``MOP_CFG`` / ``REPLAY``; everything else passes through.  ``MopCfg``
 lives in ``TensixState.mop_cfg`` (it is written by RISC-V stores); ``MaskHi`` and the replay
-buffer with its recording state live here, one expander of each per thread.
+buffer with its recording state live here, one expander of each per thread.  The layouts of
+``MOP`` / ``MOP_CFG`` / ``REPLAY`` are the profile's (``Isa``).
+
+Blackhole's ``REPLAY`` has 10-bit ``Index`` and ``Count`` (tt-llk's assembly.yaml: "the hardware
+will only use the log2(replay_buffer_depth) LSBs"; ttsim: a 32-entry buffer, ``len`` 1..32,
+``start_idx`` < 32).  ``Index`` wraps modulo 32 as the page's model does; a ``Count`` above the
+Wormhole page's 6 bits raises ``MissingSpecification`` (the sources disagree about it).
 """
 
 from __future__ import annotations
@@ -14,37 +20,34 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tdbg.tensix.isa import encoding
-
-_MOP, _MOP_CFG, _REPLAY, _NOP = (encoding(m) for m in ("MOP", "MOP_CFG", "REPLAY", "NOP"))
+from tdbg.tensix.events import MissingSpecification
+from tdbg.tensix.isa import Isa
 
 
 def _opcode(word: int) -> int:
     return word >> 24
 
 
-def _is_nop(word: int) -> bool:
-    """``IsNop`` of MOPExpander.md: plain ``NOP`` only (not ``DMANOP`` / ``SFPNOP``)."""
-    return _opcode(word) == _NOP.opcode
-
-
 @dataclass
 class MopExpander:
     """One thread's MOP Expander; ``mop_cfg`` is that thread's row of ``TensixState.mop_cfg``."""
 
+    isa: Isa
     mop_cfg: np.ndarray
     MaskHi: int = 0
 
     def feed(self, word: int) -> Iterator[int]:
         """The words the expander emits for one incoming word."""
         op = _opcode(word)
-        if op == _MOP_CFG.opcode:
-            self.MaskHi = _MOP_CFG.unpack(word)["MaskHi"]
-        elif op == _MOP.opcode:
-            f = _MOP.unpack(word)
+        mop, mop_cfg = self.isa.encoding("MOP"), self.isa.encoding("MOP_CFG")
+        if op == mop_cfg.opcode:
+            self.MaskHi = mop_cfg.unpack(word)["MaskHi"]
+        elif op == mop.opcode:
+            f = mop.unpack(word)
             cfg = [int(x) for x in self.mop_cfg]
+            nop = self.isa.encoding("NOP").opcode
             if f["Template"]:
-                yield from _template1(cfg)
+                yield from _template1(cfg, nop)
             else:
                 yield from _template0((self.MaskHi << 16) | f["MaskLo"], f["Count1"], cfg)
         else:
@@ -71,8 +74,13 @@ def _template0(mask: int, count1: int, cfg: list[int]) -> Iterator[int]:
         mask >>= 1
 
 
-def _template1(cfg: list[int]) -> Iterator[int]:
-    """``ExpandTemplate1`` of MOPExpander.md, including its documented hardware bug."""
+def _template1(cfg: list[int], nop: int) -> Iterator[int]:
+    """``ExpandTemplate1`` of MOPExpander.md, including its documented hardware bug; ``IsNop``
+    is plain ``NOP`` only (opcode ``nop``; not ``DMANOP`` / ``SFPNOP``)."""
+
+    def _is_nop(word: int) -> bool:
+        return _opcode(word) == nop
+
     outer, inner = cfg[0] & 127, cfg[1] & 127
     start, end0, end1, loop_op, loop_op1, loop0_last, loop1_last = cfg[2:9]
     if _is_nop(loop_op1):
@@ -103,6 +111,7 @@ def _template1(cfg: list[int]) -> Iterator[int]:
 class ReplayExpander:
     """One thread's Replay Expander (REPLAY.md): ``ReplayBuffer[32]`` and the recording state."""
 
+    isa: Isa
     buffer: list[int] = field(default_factory=lambda: [0] * 32)
     load_left: int = 0      # instructions still to record
     load_index: int = 0     # where the next recorded instruction goes
@@ -117,10 +126,13 @@ class ReplayExpander:
             if self.load_exec:
                 yield word
             return
-        if _opcode(word) != _REPLAY.opcode:
+        replay = self.isa.encoding("REPLAY")
+        if _opcode(word) != replay.opcode:
             yield word
             return
-        f = _REPLAY.unpack(word)
+        f = replay.unpack(word)
+        if f["Count"] > 63:
+            raise MissingSpecification(f"REPLAY.md: Count {f['Count']} is wider than the page's 6 bits")
         count = f["Count"] or 64
         if f["Load"]:
             self.load_left, self.load_index, self.load_exec = count, f["Index"], bool(f["Exec"])

@@ -11,6 +11,13 @@ identity (see ``dst_access``).  Floating-point arithmetic is described in ``fpu_
 ``MOVB2A`` as their pages say; ``MOVD2B`` follows seed 001, which has no such mask (although
 ``SFPCONFIG.md`` lists MOVD2B among the users of ``BLOCK_DEST_MOV``), and writes
 ``SrcB[MatrixUnit.SrcABank]`` exactly as the seed does (the SrcA bank bit, not the SrcB one).
+Blackhole fields no Wormhole page has (tt-llk's names, ``bh_isa.json``): ELWMUL's
+``dest_accum_en`` is ignored (ELWMUL.md always accumulates; ttsim: "ELWMUL forces accumulation,
+independent of dest_accum_en"); GMPOOL's and GAPOOL's ``instr_mod19`` selects 1x16 (0) or 16x16
+(1) pooling (tt-llk ``p_gpool``), and the pages describe what tt-llk selects, 16x16 (ttsim
+accepts only 1), so 0 raises ``MissingSpecification``; DOTPV's ``instr_mod19`` and
+``dest_accum_en`` are described nowhere, so nonzero values raise ``MissingSpecification``.
+
 ``ShuffleTF32`` is ``formats.shuffle_tf32``, which keeps the sign and high mantissa with mask
 ``0x7f800`` (the seed's comment and the Src TF32 layout) where the seed's listing has ``0x3fc000``.
 """
@@ -72,16 +79,25 @@ class _Ctx:
             return "INT8", True
         return self.style(self.srca_fmt()), bool(self.get("ALU_ACC_CTRL_Fp32_enabled"))
 
+    def derived(self, what: str, compute: Callable[[], object]) -> object:
+        """``compute()`` for this thread, cached until the next config write."""
+        return self.state.config.derived((what, self.thread), compute)
+
     def dst_row(self, row: int) -> int:
         """``DstRow`` plus ``DEST_TARGET_REG_CFG_MATH_Offset``, ``RWCs.Dst`` and ``DEST_REGW_BASE_Base``."""
-        return row + self.get("DEST_TARGET_REG_CFG_MATH_Offset") + self.rwc.Dst + self.get("DEST_REGW_BASE_Base")
+        base = self.derived("Dst base", lambda: self.get("DEST_TARGET_REG_CFG_MATH_Offset") + self.get("DEST_REGW_BASE_Base"))
+        return row + self.rwc.Dst + base  # type: ignore[operator]
 
     def fidelity_phase(self) -> int:
         return (self.rwc.FidelityPhase + self.get("FIDELITY_BASE_Phase")) & 3
 
-    def mov_columns(self) -> np.ndarray:
-        """Columns not masked by ``LaneConfig[Column / 2].BLOCK_DEST_MOV.Bit[Column & 1]``."""
-        block = (self.cop.vector.lane_config[COLS // 2] >> 9) & 3
+    def mov_columns(self) -> np.ndarray | None:
+        """Columns not masked by ``LaneConfig[Column / 2].BLOCK_DEST_MOV.Bit[Column & 1]``
+        (None: no column is masked)."""
+        lane_config = self.cop.vector.lane_config
+        if not (lane_config[:8] & 0x600).any():
+            return None
+        block = (lane_config[COLS // 2] >> 9) & 3
         return (block >> (COLS & 1) & 1) == 0
 
     def flip_banks(self, f: dict[str, int]) -> None:
@@ -104,20 +120,22 @@ class _Ctx:
 def _movd2src(cop: Coprocessor, thread: int, f: dict[str, int], to_srcb: bool) -> None:
     page = "MOVD2B.md (seed 001)" if to_srcb else "MOVD2A.md"
     c = _Ctx(cop, thread, page)
-    if c.get("FP16A_FORCE_Enable"):
-        use32, style = False, "FP16"
-    else:
-        style = c.style(c.srca_fmt())
-        use32 = bool(c.get("ALU_ACC_CTRL_Fp32_enabled") or c.get("ALU_ACC_CTRL_INT8_math_enabled"))
+
+    def mode() -> tuple[bool, str]:
+        if c.get("FP16A_FORCE_Enable"):
+            return False, "FP16"
+        return bool(c.get("ALU_ACC_CTRL_Fp32_enabled") or c.get("ALU_ACC_CTRL_INT8_math_enabled")), c.style(c.srca_fmt())
+
+    use32, style = c.derived(page, mode)  # type: ignore[misc]
     dst_row = c.dst_row(f["DstRow"])
     src_row = f["SrcRow"] + (c.rwc.SrcB if to_srcb else c.rwc.SrcA)
     if f["Move4Rows"]:
         n, dst_row, src_row = 4, dst_row & 0x3FC, src_row & 0x3C
     else:
         n, dst_row, src_row = 1, dst_row & 0x3FF, src_row & 0x3F
-    cols = np.ones(16, dtype=bool) if to_srcb else c.mov_columns()
+    cols = None if to_srcb else c.mov_columns()
     lo = f["UseDst32bLo"]
-    if cols.any() and not use32 and (lo or style == "TF32"):
+    if (cols is None or cols.any()) and not use32 and (lo or style == "TF32"):
         why = "UseDst32bLo with 16-bit Dst" if lo else "TF32 style with 16-bit Dst"
         raise UndefinedBehavior(f"{page}: {why}")
     rows = dst_row + np.arange(n)
@@ -138,7 +156,10 @@ def _movd2src(cop: Coprocessor, thread: int, f: dict[str, int], to_srcb: bool) -
         out = shuffle_bf16(v) if style == "BF16" else shuffle_fp16(v)
     target = cop.state.srcb if to_srcb else cop.state.srca
     block = target.data[c.banks.matrix_unit_srca, src_row:src_row + n]
-    block[:, cols] = out[:, cols]
+    if cols is None:
+        block[:] = out
+    else:
+        block[:, cols] = out[:, cols]
     c.addr_mod(f["AddrMod"])
 
 
@@ -228,7 +249,10 @@ def movb2a(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
         vals = np.where(vals & 0xFF == 0, 0, vals)
     cols = c.mov_columns()
     block = cop.state.srca.data[c.banks.matrix_unit_srca, a_row:a_row + n]
-    block[:, cols] = vals[:, cols]
+    if cols is None:
+        block[:] = vals
+    else:
+        block[:, cols] = vals[:, cols]
     c.addr_mod(f["AddrMod"])
 
 
@@ -244,12 +268,16 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     mode, imm = f["Mode"], f["Imm10"]
     rows16 = rows32 = np.arange(0)
     if mode == ZEROACC_MODE_ONE_ROW:
-        row = np.array([c.dst_row(imm) & 0x3FF])
+        row = c.dst_row(imm) & 0x3FF
+        dst = c.port.dst
         if c.get("ALU_ACC_CTRL_Fp32_enabled") or c.get("ALU_ACC_CTRL_INT8_math_enabled"):
-            rows32 = row
+            hi = int(dst.row32[row])
+            c.port.undefine(np.array([hi, hi + 8]))
         else:
-            rows16 = row
-    elif f["Revert"]:
+            c.port.undefine_row(int(dst.row16[row]))
+        c.addr_mod(f["AddrMod"])
+        return
+    if f["Revert"]:
         raise UndefinedBehavior("ZEROACC.md: Revert with a mode other than ZEROACC_MODE_ONE_ROW")
     elif mode == ZEROACC_MODE_16_ROWS:
         imm &= 0xFF
@@ -263,7 +291,7 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     else:
         rows16, rows32 = np.arange(1024), np.arange(512)
     c.port.undefine(np.unique(np.concatenate([c.port.bits_rows16(rows16), c.port.bits_rows32(rows32)])))
-    if mode in (ZEROACC_MODE_ONE_ROW, ZEROACC_MODE_16_ROWS):
+    if mode == ZEROACC_MODE_16_ROWS:
         c.addr_mod(f["AddrMod"])
 
 
@@ -454,11 +482,21 @@ def mvmul(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
 
 def dotpv(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``DOTPV`` (DOTPV.md): MVMUL without the row broadcast."""
+    for name in ("instr_mod19", "dest_accum_en"):
+        if f.get(name):
+            raise MissingSpecification(f"DOTPV.md: Blackhole's {name}={f[name]} (no page describes it)")
     _matmul(cop, thread, f, "DOTPV.md", 8, False)
+
+
+def _pool_16x16(f: dict[str, int], page: str) -> None:
+    """Blackhole's ``instr_mod19`` must select the 16x16 pooling the page describes."""
+    if f.get("instr_mod19", 1) != 1:
+        raise MissingSpecification(f"{page}: Blackhole's instr_mod19={f['instr_mod19']} (1x16 pooling; no page describes it)")
 
 
 def gapool(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``GAPOOL`` (GAPOOL.md): MVMUL on a 4-row ``SrcB`` / ``Dst`` block."""
+    _pool_16x16(f, "GAPOOL.md")
     _matmul(cop, thread, f, "GAPOOL.md", 4, False)
 
 
@@ -519,6 +557,7 @@ def _comparable(d: tuple[int, int, int]) -> int:
 def gmpool(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``GMPOOL`` (GMPOOL.md): column-wise max of 16 scaled ``SrcA`` rows into one ``Dst`` row,
     zeroing the next three, with the optional ``ArgMax`` index."""
+    _pool_16x16(f, "GMPOOL.md")
     c = _Ctx(cop, thread, "GMPOOL.md")
     argmax = f["ArgMax"]
     if c.get("FP16A_FORCE_Enable"):

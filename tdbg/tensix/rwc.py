@@ -6,10 +6,15 @@ Tensix thread owns one ``RWCs`` record; every counter wraps at its width (``Dst`
 
 Blackhole differences (the Blackhole table has no RWC page, so RWCs.md is the reference):
 
-* the Blackhole config has no ``ADDR_MOD_SET_Base``; ``ApplyAddrMod`` then selects the upper
-  four ``ADDR_MOD_*_SEC`` entries by ``ExtraAddrModBit`` alone;
+* ``AddrMod`` is 3 bits (tt-llk's assembly.yaml: "3-bit index of cfg register ADDR_MOD_REG";
+  ttsim applies ``ADDR_MOD_*_SEC0..7`` by it directly) and the config has
+  ``ADDR_MOD_*_SEC0..7``; with no ``ADDR_MOD_SET_Base``, ``ExtraAddrModBit`` still adds 4 as on
+  Wormhole, and an index past 7 (``AddrMod`` 4-7 with ``ExtraAddrModBit``) raises
+  ``MissingSpecification`` (ttsim rejects any nonzero bias on Blackhole);
 * it has ``ADDR_MOD_AB2_SEC{i}_SrcAIncr`` / ``_SrcBIncr`` (one bit each) that no page
   explains: applying an entry where one of them is set raises ``MissingSpecification``.
+
+An entry's fields are read once per config change (``TensixConfig.derived``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from tdbg.tensix.events import MissingSpecification
 
 _WIDTH = {"Dst": 10, "Dst_Cr": 10, "SrcA": 6, "SrcA_Cr": 6, "SrcB": 6, "SrcB_Cr": 6,
           "FidelityPhase": 2, "ExtraAddrModBit": 1}
+_MASK = {name: (1 << width) - 1 for name, width in _WIDTH.items()}
 
 
 @dataclass
@@ -37,58 +43,74 @@ class RWCs:
     ExtraAddrModBit: int = 0
 
     def __setattr__(self, name: str, value: int) -> None:
-        super().__setattr__(name, value & ((1 << _WIDTH[name]) - 1))
+        self.__dict__[name] = value & _MASK[name]
 
     def as_dict(self) -> dict[str, int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _entry(config: TensixConfig, thread: int, index: int) -> tuple[int, ...]:
+    """The fields of ``ADDR_MOD_*_SEC<index>`` that ``ApplyAddrMod`` reads, in its order."""
+    def cfg(section: str, name: str) -> int:
+        return config.get(f"ADDR_MOD_{section}_SEC{index}_{name}", thread=thread)
+
+    if "ADDR_MOD_AB2_SEC0_SrcAIncr" in config.table.fields and (cfg("AB2", "SrcAIncr") or cfg("AB2", "SrcBIncr")):
+        raise MissingSpecification(f"RWCs.md: no page defines ADDR_MOD_AB2_SEC{index}_SrcAIncr/SrcBIncr (set here)")
+    return (cfg("AB", "SrcAIncr"), cfg("AB", "SrcAClear"), cfg("AB", "SrcACR"),
+            cfg("AB", "SrcBIncr"), cfg("AB", "SrcBClear"), cfg("AB", "SrcBCR"),
+            cfg("DST", "DestIncr"), cfg("DST", "DestClear"), cfg("DST", "DestCToCR"), cfg("DST", "DestCR"),
+            cfg("DST", "FidelityClear"), cfg("DST", "FidelityIncr"), cfg("BIAS", "BiasClear"), cfg("BIAS", "BiasIncr"))
 
 
 def apply_addr_mod(rwc: RWCs, config: TensixConfig, thread: int, addr_mod: int,
                    update_fidelity: bool = True) -> None:
     """``ApplyAddrMod`` (``ApplyPartialAddrMod`` when ``update_fidelity`` is false), RWCs.md."""
     index = addr_mod
-    set_base = "ADDR_MOD_SET_Base" in config.table.fields and config.get("ADDR_MOD_SET_Base", thread=thread)
-    if rwc.ExtraAddrModBit or set_base:
+    if rwc.ExtraAddrModBit or config.derived(
+            ("ADDR_MOD_SET_Base", thread),
+            lambda: "ADDR_MOD_SET_Base" in config.table.fields and config.get("ADDR_MOD_SET_Base", thread=thread)):
         index += 4
+    if index > 7:
+        raise MissingSpecification(f"RWCs.md: AddrMod {addr_mod} with ExtraAddrModBit selects entry {index}; "
+                                   "no page says what a 3-bit AddrMod does with the bias")
+    (a_incr, a_clear, a_cr, b_incr, b_clear, b_cr, d_incr, d_clear, d_ctocr, d_cr,
+     f_clear, f_incr, bias_clear, bias_incr) = config.derived(("ADDR_MOD", thread, index),
+                                                              lambda: _entry(config, thread, index))
+    if a_clear:
+        rwc.SrcA = rwc.SrcA_Cr = 0
+    elif a_cr:
+        rwc.SrcA_Cr += a_incr
+        rwc.SrcA = rwc.SrcA_Cr
+    elif a_incr:
+        rwc.SrcA += a_incr
+    if b_clear:
+        rwc.SrcB = rwc.SrcB_Cr = 0
+    elif b_cr:
+        rwc.SrcB_Cr += b_incr
+        rwc.SrcB = rwc.SrcB_Cr
+    elif b_incr:
+        rwc.SrcB += b_incr
 
-    def cfg(section: str, name: str) -> int:
-        return config.get(f"ADDR_MOD_{section}_SEC{index}_{name}", thread=thread)
-
-    if "ADDR_MOD_AB2_SEC0_SrcAIncr" in config.table.fields and (cfg("AB2", "SrcAIncr") or cfg("AB2", "SrcBIncr")):
-        raise MissingSpecification(f"RWCs.md: no page defines ADDR_MOD_AB2_SEC{index}_SrcAIncr/SrcBIncr (set here)")
-
-    for reg in ("SrcA", "SrcB"):
-        incr = cfg("AB", f"{reg}Incr")
-        if cfg("AB", f"{reg}Clear"):
-            setattr(rwc, reg, 0)
-            setattr(rwc, f"{reg}_Cr", 0)
-        elif cfg("AB", f"{reg}CR"):
-            setattr(rwc, f"{reg}_Cr", getattr(rwc, f"{reg}_Cr") + incr)
-            setattr(rwc, reg, getattr(rwc, f"{reg}_Cr"))
-        else:
-            setattr(rwc, reg, getattr(rwc, reg) + incr)
-
-    incr = cfg("DST", "DestIncr")
-    if cfg("DST", "DestClear"):
+    if d_clear:
         rwc.Dst = rwc.Dst_Cr = 0
-    elif cfg("DST", "DestCToCR"):
-        rwc.Dst += incr
+    elif d_ctocr:
+        rwc.Dst += d_incr
         rwc.Dst_Cr = rwc.Dst
-    elif cfg("DST", "DestCR"):
-        rwc.Dst_Cr += incr
+    elif d_cr:
+        rwc.Dst_Cr += d_incr
         rwc.Dst = rwc.Dst_Cr
-    else:
-        rwc.Dst += incr
+    elif d_incr:
+        rwc.Dst += d_incr
 
     if update_fidelity:
-        if cfg("DST", "FidelityClear"):
+        if f_clear:
             rwc.FidelityPhase = 0
-        else:
-            rwc.FidelityPhase += cfg("DST", "FidelityIncr")
+        elif f_incr:
+            rwc.FidelityPhase += f_incr
 
-    if cfg("BIAS", "BiasClear"):
+    if bias_clear:
         rwc.ExtraAddrModBit = 0
-    elif cfg("BIAS", "BiasIncr") & 3:
+    elif bias_incr & 3:
         rwc.ExtraAddrModBit += 1
 
 
@@ -111,9 +133,18 @@ def setrwc(rwc: RWCs, f: dict[str, int]) -> None:
 
 def incrwc(rwc: RWCs, f: dict[str, int]) -> None:
     """``INCRWC`` (INCRWC.md)."""
-    for reg, inc, cr in (("SrcA", "SrcAInc", "SrcACr"), ("SrcB", "SrcBInc", "SrcBCr"), ("Dst", "DstInc", "DstCr")):
-        if f[cr]:
-            setattr(rwc, f"{reg}_Cr", getattr(rwc, f"{reg}_Cr") + f[inc])
-            setattr(rwc, reg, getattr(rwc, f"{reg}_Cr"))
-        else:
-            setattr(rwc, reg, getattr(rwc, reg) + f[inc])
+    if f["SrcACr"]:
+        rwc.SrcA_Cr += f["SrcAInc"]
+        rwc.SrcA = rwc.SrcA_Cr
+    elif f["SrcAInc"]:
+        rwc.SrcA += f["SrcAInc"]
+    if f["SrcBCr"]:
+        rwc.SrcB_Cr += f["SrcBInc"]
+        rwc.SrcB = rwc.SrcB_Cr
+    elif f["SrcBInc"]:
+        rwc.SrcB += f["SrcBInc"]
+    if f["DstCr"]:
+        rwc.Dst_Cr += f["DstInc"]
+        rwc.Dst = rwc.Dst_Cr
+    elif f["DstInc"]:
+        rwc.Dst += f["DstInc"]

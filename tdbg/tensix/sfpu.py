@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tdbg.tensix.events import (
-    MissingSpecification,
     UndefinedBehavior,
     UnimplementedFunctionality,
     UnpredictableValueUsed,
@@ -218,8 +217,11 @@ def _check_backdoor(vu: VectorUnit, vd: int, page: str) -> None:
 
 
 def _addr_mod(cop: Coprocessor, thread: int, f: dict[str, int], page: str) -> None:
+    """``ApplyPartialAddrMod(AddrMod)``.  Blackhole's ``AddrMod`` (``sfpu_addr_mode``, bits
+    15:13) is 3 bits; modes 4-7 are not modelled here yet (ttsim applies ``ADDR_MOD_*_SEC4..7``
+    for them, without the fidelity phase, as for the low four)."""
     if f["AddrMod"] > 3:
-        raise MissingSpecification(f"{page}: Blackhole's 3-bit AddrMod {f['AddrMod']} (no Blackhole page defines it)")
+        raise UnimplementedFunctionality(f"{page}: AddrMod {f['AddrMod']} (Blackhole's modes 4-7)")
     apply_addr_mod(cop.rwcs[thread], cop.state.config, thread, f["AddrMod"], update_fidelity=False)
 
 

@@ -4,10 +4,41 @@ Implements WormholeB0 ``TensixCoprocessor/SyncUnit.md`` (``Semaphores[8]`` and t
 access), ``SEMINIT.md``, ``SEMPOST.md``, ``SEMGET.md``, ``STALLWAIT.md``, ``SEMWAIT.md`` and the
 newer ``WaitGate.md``.  The model is synchronous: every instruction that passes a Wait Gate
 finishes at once, so the conditions "an instruction of this thread is still in unit X's
-pipeline / has memory requests outstanding" (STALLWAIT C0-C7, C12-C14) are always met.  C8-C11
-(``AllowedClient`` of the ``SrcA`` / ``SrcB`` banks) and the ``SEMWAIT`` conditions are
-evaluated against the state.  Blackhole's ``STALLWAIT`` has 13 condition bits; no Blackhole
-page names them, so they are read with the Wormhole meanings.
+pipeline / has memory requests outstanding" are always met; the ``AllowedClient`` conditions of
+the ``SrcA`` / ``SrcB`` banks and the ``SEMWAIT`` conditions are evaluated against the state.
+
+``STALLWAIT`` condition bits (keep waiting while ...), by profile:
+
+===  ==========================================  ==========================================
+bit  Wormhole B0 (STALLWAIT.md)                  Blackhole
+===  ==========================================  ==========================================
+0    ThCon memory requests                       ThCon (thcon)
+1    Unpacker 0 busy                             Unpacker 0 (unpack0)
+2    Unpacker 1 busy                             Unpacker 1 (unpack1)
+3-6  Packer 0-3 busy                             3 Packer (packer0), 4 Matrix Unit (math)
+7    Matrix Unit busy                            5 SrcA cleared = WH C8, 6 SrcB cleared = WH C9
+8    SrcA[Unpackers[0].SrcBank] not Unpackers    7 SrcA valid = WH C10, 8 SrcB valid = WH C11
+9    SrcB[Unpackers[1].SrcBank] not Unpackers    9 mover = WH C12
+10   SrcA[MatrixUnit.SrcABank] not MatrixUnit    10 TRISC config requests = WH C13
+11   SrcB[MatrixUnit.SrcBBank] not MatrixUnit    11 Vector Unit (sfpu) = WH C14
+12   mover memory requests                       12 Configuration Unit (CfgExu); no WH bit
+13   RISC-V config/GPR requests
+14   Vector Unit busy
+===  ==========================================  ==========================================
+
+Blackhole evidence (no Blackhole page): tt-llk's ``assembly.yaml`` describes ``wait_res`` as
+``{CfgExu (bit12), sfpu(bit11), trisc cfg(bit10), mover(bit9), srcB valid(bit8), srcA
+valid(bit7), srcB cleared(bit6), srcA cleared(bit5), math(bit4), packer0(bit3), unpack1(bit2),
+unpack0(bit1), thcon(bit0)}``; tt-llk's Blackhole ``ckernel_instr_params.h`` ``p_stall`` has
+``SRCA_CLR 0x20``, ``SRCB_CLR 0x40``, ``SRCA_VLD 0x80``, ``SRCB_VLD 0x100``, ``XMOV 0x200``,
+``TRISC_CFG 0x400``, ``SFPU1 0x800``, ``CFGEXU 0x1000``; ttsim's Blackhole ``STALLWAIT`` never
+waits on bits 0-4, 10, 11 and waits on 7 / 8 until ``SrcA`` / ``SrcB`` of the Matrix Unit's
+bank is valid.  "Cleared" / "valid" are read as the Wormhole page's ``AllowedClient`` tests of
+the same banks.  A zero ``ConditionMask`` means C0-C6 on Wormhole (the page); Blackhole's default
+is undocumented (ttsim rejects it), and tdbg uses the same units, C0-C3 (always met here).  The
+block bits B0-B8 are the same on both (the YAML's ``stall_res``: compute/tdma, sync, pack,
+unpack, xmov, thcon, math, cfg, sfpu; ``p_stall::STALL_*``); Blackhole-only instructions are
+placed by the YAML's ``ex_resource``.
 """
 
 from __future__ import annotations
@@ -74,6 +105,10 @@ for _bits, _names in (
     ((0, 1, 2, 3, 4, 5, 6, 7, 8), "STALLWAIT"),
     ((0, 3), "UNPACR UNPACR_NOP"),
     ((0, 4), "XMOV"),
+    # Blackhole only (assembly.yaml ex_resource SFPU / CFG / SYNC)
+    ((8,), "SFPLE SFPGT SFPMUL24 SFPARECIP SFP_STOCH_RND"),
+    ((7,), "CFGSHIFTMASK STREAMWRCFG"),
+    ((1,), "STREAMWAIT"),
 ):
     for _name in _names.split():
         _BLOCKED_BY[_name] = sum(1 << b for b in _bits)
@@ -81,11 +116,10 @@ for _bits, _names in (
 
 def base_mnemonic(mnemonic: str) -> str | None:
     """The STALLWAIT table row of a codec mnemonic (``SETDMAREG_Immediate`` -> ``SETDMAREG``,
-    ``RMWCIB2`` -> ``RMWCIB``, ``SFPLOAD_BH`` -> ``SFPLOAD``), or None for ``NOP`` / unknown."""
-    name = mnemonic.removesuffix("_BH")
-    if name in _BLOCKED_BY:
-        return name
-    prefixes = [k for k in _BLOCKED_BY if name.startswith(k)]
+    ``RMWCIB2`` -> ``RMWCIB``), or None for ``NOP`` / unknown."""
+    if mnemonic in _BLOCKED_BY:
+        return mnemonic
+    prefixes = [k for k in _BLOCKED_BY if mnemonic.startswith(k)]
     return max(prefixes, key=len) if prefixes else None
 
 
@@ -107,17 +141,29 @@ class LatchedWait:
     SemaphoreMask: int = 0
 
 
-def stallwait_latch(f: dict[str, int]) -> LatchedWait:
-    """What ``STALLWAIT`` latches (STALLWAIT.md)."""
-    return LatchedWait("STALLWAIT", f["ConditionMask"] or 0x7F, f["BlockMask"] or B6_MATRIX_UNIT)
+# Per profile: the ConditionMask a zero selects, and the condition bits evaluated against the
+# state: bit -> (register, "unpacker" or "matrix_unit" bank, the client it waits for).
+DEFAULT_CONDITIONS = {"wormhole_b0": 0x7F, "blackhole": 0x0F}
+_SRC_CONDITIONS = {
+    "wormhole_b0": {8: ("SrcA", "unpacker", SrcClient.Unpackers), 9: ("SrcB", "unpacker", SrcClient.Unpackers),
+                    10: ("SrcA", "matrix_unit", SrcClient.MatrixUnit), 11: ("SrcB", "matrix_unit", SrcClient.MatrixUnit)},
+    "blackhole": {5: ("SrcA", "unpacker", SrcClient.Unpackers), 6: ("SrcB", "unpacker", SrcClient.Unpackers),
+                  7: ("SrcA", "matrix_unit", SrcClient.MatrixUnit), 8: ("SrcB", "matrix_unit", SrcClient.MatrixUnit)},
+}
 
 
-def semwait_latch(f: dict[str, int]) -> LatchedWait:
-    """What ``SEMWAIT`` latches (SEMWAIT.md); ConditionMask 0 latches a STALLWAIT on C0-C6."""
+def stallwait_latch(profile: str, f: dict[str, int]) -> LatchedWait:
+    """What ``STALLWAIT`` latches (STALLWAIT.md; the zero defaults per profile, module docstring)."""
+    return LatchedWait("STALLWAIT", f["ConditionMask"] or DEFAULT_CONDITIONS[profile], f["BlockMask"] or B6_MATRIX_UNIT)
+
+
+def semwait_latch(profile: str, f: dict[str, int]) -> LatchedWait:
+    """What ``SEMWAIT`` latches (SEMWAIT.md); ConditionMask 0 latches a STALLWAIT on the default
+    conditions (C0-C6 on Wormhole)."""
     block = f["BlockMask"] or B6_MATRIX_UNIT
     if f["ConditionMask"]:
         return LatchedWait("SEMWAIT", f["ConditionMask"], block, f["SemaphoreMask"])
-    return LatchedWait("STALLWAIT", 0x7F, block)
+    return LatchedWait("STALLWAIT", DEFAULT_CONDITIONS[profile], block)
 
 
 def unmet_conditions(latch: LatchedWait, state: TensixState, sems: list[Semaphore]) -> list[str]:
@@ -131,14 +177,15 @@ def unmet_conditions(latch: LatchedWait, state: TensixState, sems: list[Semaphor
             unmet.append("C1: a selected semaphore has Value >= Max")
         return unmet
     banks = state.src_banks
-    checks = (
-        (8, state.srca.allowed_client[banks.unpacker[0]] != SrcClient.Unpackers,
-         f"C8: SrcA[{banks.unpacker[0]}].AllowedClient != Unpackers"),
-        (9, state.srcb.allowed_client[banks.unpacker[1]] != SrcClient.Unpackers,
-         f"C9: SrcB[{banks.unpacker[1]}].AllowedClient != Unpackers"),
-        (10, state.srca.allowed_client[banks.matrix_unit_srca] != SrcClient.MatrixUnit,
-         f"C10: SrcA[{banks.matrix_unit_srca}].AllowedClient != MatrixUnit"),
-        (11, state.srcb.allowed_client[banks.matrix_unit_srcb] != SrcClient.MatrixUnit,
-         f"C11: SrcB[{banks.matrix_unit_srcb}].AllowedClient != MatrixUnit"),
-    )
-    return [text for bit, waiting, text in checks if latch.ConditionMask >> bit & 1 and waiting]
+    for bit, (reg, which, client) in _SRC_CONDITIONS[state.profile.name].items():
+        if latch.ConditionMask >> bit & 1:
+            if which == "unpacker":
+                bank = banks.unpacker[0 if reg == "SrcA" else 1]
+                holder = "Unpackers[0]" if reg == "SrcA" else "Unpackers[1]"
+            else:
+                bank = banks.matrix_unit_srca if reg == "SrcA" else banks.matrix_unit_srcb
+                holder = "MatrixUnit"
+            src = state.srca if reg == "SrcA" else state.srcb
+            if src.allowed_client[bank] != client:
+                unmet.append(f"C{bit}: {reg}[{bank}].AllowedClient != {client.name} ({holder}'s bank)")
+    return unmet

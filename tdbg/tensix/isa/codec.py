@@ -1,15 +1,17 @@
 """Tensix instruction words: decode, encode, text form, and the ``.ttinsn`` rotation.
 
-Implements the layouts of ``Diagrams/Src/Bits32.lua`` (as ``encodings.json``, turned into
-``data/isa.json`` by ``scripts/gen_isa_table.py``): the opcode is bits ``[31:24]``, each field is
+An ``Isa`` is one profile's table (package data made by ``scripts/gen_isa_table.py``):
+``wh_isa.json`` holds the layouts of ``Diagrams/Src/Bits32.lua`` (Wormhole B0), ``bh_isa.json``
+those of tt-llk's Blackhole ``assembly.yaml`` with its fields named after the Wormhole pages and
+the YAML names kept as aliases.  The opcode is bits ``[31:24]``, each field is
 ``(word >> lsb) & (2**width - 1)``, and variants sharing an opcode are told apart by their fixed
 bits (or, for ``SFPSHFT2b`` / ``SFPSTOCHRNDi``, by ``Mod1``).  Operand order follows the
-"Syntax" section of each instruction page.  ``.ttinsn`` follows
-``BabyRISCV/PushTensixInstruction.md``.
+"Syntax" section of each page (Wormhole) or the ``TT_OP_*`` macro (Blackhole, msb first).
+``.ttinsn`` follows ``BabyRISCV/PushTensixInstruction.md``.
 
 Decode rule for a word:
 
-1. The candidates are the profile's encodings with opcode ``word >> 24``.
+1. The candidates are the table's encodings with opcode ``word >> 24``.
 2. A candidate matches when all its fixed bits have their values and its selecting field (if
    any) holds one of its selecting values.
 3. Among matches the one with the most constrained bits (fixed bits plus selecting-field bits)
@@ -19,8 +21,9 @@ Decode rule for a word:
    pseudo-field ``_reserved`` (present only when nonzero), so ``encode(decode(w)) == w`` for
    every word ``decode`` accepts.
 
-Signed fields (``Imm12 (signed)``) decode to their two's-complement value and encode from
-``-2**(w-1) .. 2**w - 1``.
+An alias names a bit range; a value given for it is split over the fields inside the range
+(bits of the range no field covers go to ``_reserved``).  Signed fields (``Imm12 (signed)``)
+decode to their two's-complement value and encode from ``-2**(w-1) .. 2**w - 1``.
 """
 
 from __future__ import annotations
@@ -36,12 +39,6 @@ from importlib import resources
 RESERVED = "_reserved"
 OPCODE_SHIFT = 24
 OPERAND_MASK = (1 << OPCODE_SHIFT) - 1
-WORMHOLE_B0 = "WormholeB0"
-BLACKHOLE_A0 = "BlackholeA0"
-DEFAULT_ARCH = WORMHOLE_B0
-# Where a profile lacks an encoding, the Wormhole B0 one applies (DESIGN "Which text rules").
-_FALLBACK = {BLACKHOLE_A0: WORMHOLE_B0}
-_BH_SUFFIX = "_BH"
 
 
 class IsaError(ValueError):
@@ -49,7 +46,7 @@ class IsaError(ValueError):
 
 
 class UnknownInstruction(IsaError):
-    """No encoding of the profile matches ``word``."""
+    """No encoding of the table matches ``word``."""
 
     def __init__(self, word: int, why: str = "") -> None:
         self.word = word
@@ -103,20 +100,43 @@ class Encoding:
     fields: tuple[Field, ...]                           # lsb order
     fixed: tuple[tuple[int, int, int], ...]             # (lsb, width, value)
     select: tuple[tuple[str, tuple[int, ...]], ...]     # (field, values that select this variant)
-    syntax: tuple[str, ...] | None                      # page's positional order, None if absent
-    arch: tuple[str, ...]
+    syntax: tuple[str, ...] | None                      # positional order, None if unknown
     doc: tuple[str, ...]
+    aliases: tuple[Field, ...] = ()                     # other names of bit ranges
 
     @cached_property
     def order(self) -> tuple[str, ...]:
-        """Positional operand order: the page's syntax, then any field it omits, msb first."""
-        first = self.syntax or ()
-        rest = sorted((f for f in self.fields if f.name not in first), key=lambda f: -f.lsb)
+        """Positional operand order: the syntax, then any field it does not cover, msb first."""
+        first = tuple(self._field_of(self.resolve(n)).name for n in self.syntax or ())
+        covered = 0
+        for name in first:
+            covered |= self.resolve(name).mask
+        rest = sorted((f for f in self.fields if not f.mask & covered), key=lambda f: -f.lsb)
         return (*first, *(f.name for f in rest))
+
+    def _field_of(self, f: Field) -> Field:
+        """The field with exactly ``f``'s bits (an alias of one field), else ``f``."""
+        return next((g for g in self.fields if (g.lsb, g.width) == (f.lsb, f.width)), f)
+
+    @cached_property
+    def shown(self) -> tuple[str, ...]:
+        """Fields in text order: the positional order where it names fields only, else msb first."""
+        if all(n in self.names for n in self.order):
+            return self.order
+        return tuple(f.name for f in sorted(self.fields, key=lambda f: -f.lsb))
+
+    @cached_property
+    def names(self) -> dict[str, Field]:
+        return {f.name: f for f in self.fields}
 
     @cached_property
     def by_lower(self) -> dict[str, Field]:
-        return {f.name.lower(): f for f in self.fields}
+        return {f.name.lower(): f for f in (*self.aliases, *self.fields)}
+
+    @cached_property
+    def extract(self) -> tuple[tuple[str, int, int, int], ...]:
+        """(name, lsb, width mask, sign bit or 0) per field, for ``unpack``."""
+        return tuple((f.name, f.lsb, (1 << f.width) - 1, 1 << (f.width - 1) if f.signed else 0) for f in self.fields)
 
     @cached_property
     def fixed_mask(self) -> int:
@@ -140,13 +160,20 @@ class Encoding:
         sel = sum(self.field(name).width for name, _ in self.select)
         return self.fixed_mask.bit_count() + sel
 
-    def field(self, name: str) -> Field:
-        """The field called ``name`` (any case)."""
+    def resolve(self, name: str) -> Field:
+        """The field, or the alias range, called ``name`` (any case)."""
         try:
             return self.by_lower[name.lower()]
         except KeyError:
-            have = ", ".join(self.order) or "none"
+            have = ", ".join([*self.order, *(a.name for a in self.aliases)]) or "none"
             raise EncodeError(f"{self.name} has no field {name!r} (fields: {have})") from None
+
+    def field(self, name: str) -> Field:
+        """The field called ``name`` (any case), not an alias."""
+        f = self.resolve(name)
+        if f.name not in self.names:
+            raise EncodeError(f"{self.name}: {name} is an alias, not a field")
+        return f
 
     def matches(self, word: int) -> bool:
         if word >> OPCODE_SHIFT != self.opcode or word & self.fixed_mask != self.fixed_value:
@@ -154,16 +181,38 @@ class Encoding:
         return all((word & (f := self.field(n)).mask) >> f.lsb in vals for n, vals in self.select)
 
     def unpack(self, word: int) -> dict[str, int]:
-        values = {f.name: f.check((word & f.mask) >> f.lsb) for f in self.fields}
+        values = {}
+        for name, lsb, mask, sign in self.extract:
+            v = (word >> lsb) & mask
+            values[name] = v - (sign << 1) if v & sign else v
         if word & self.reserved_mask:
             values[RESERVED] = word & self.reserved_mask
         return values
+
+    def _split(self, alias: Field, value: int, given: dict[str, int]) -> None:
+        """Spread an alias value over the fields inside its range (the rest: ``_reserved``)."""
+        bits = alias.check(value) << alias.lsb
+        for f in self.fields:
+            if f.mask & alias.mask:
+                if f.name in given:
+                    raise EncodeError(f"{self.name}: field {f.name} given twice (also by {alias.name})")
+                given[f.name] = (bits & f.mask) >> f.lsb
+                bits &= ~f.mask
+        if bits:
+            given[RESERVED] = given.get(RESERVED, 0) | bits
 
     def canonical(self, values: Mapping[str, int]) -> dict[str, int]:
         """Validated fields in table order; missing ones 0 (a selecting field: its first value)."""
         given: dict[str, int] = {}
         for name, value in values.items():
-            key = RESERVED if name.lower() == RESERVED else self.field(name).name
+            if name.lower() == RESERVED:
+                key = RESERVED
+            else:
+                f = self.resolve(name)
+                if f.name not in self.names:
+                    self._split(f, value, given)
+                    continue
+                key = f.name
             if key in given:
                 raise EncodeError(f"{self.name}: field {key} given twice")
             given[key] = value
@@ -189,31 +238,25 @@ class Encoding:
 class Instruction:
     """A decoded or parsed instruction; ``fields`` are in table (lsb) order."""
 
-    mnemonic: str
+    spec: Encoding
     fields: dict[str, int] = field(hash=False)
 
     @property
-    def spec(self) -> Encoding:
-        return encoding(self.mnemonic)
+    def mnemonic(self) -> str:
+        return self.spec.name
 
     @property
     def word(self) -> int:
-        return encode(self.mnemonic, **self.fields)
+        return self.spec.pack(self.spec.canonical(self.fields))
 
     def text(self) -> str:
         """``MNEMONIC Field=V ...`` with fields in positional (syntax) order."""
         spec = self.spec
         values = spec.canonical(self.fields)
-        parts = [spec.name, *(f"{n}={values[n]}" for n in spec.order)]
+        parts = [spec.name, *(f"{n}={values[n]}" for n in spec.shown)]
         if RESERVED in values:
             parts.append(f"{RESERVED}=0x{values[RESERVED]:x}")
         return " ".join(parts)
-
-
-@dataclass(frozen=True)
-class _Table:
-    encodings: dict[str, Encoding]                       # lower-case mnemonic -> encoding
-    profiles: dict[str, dict[int, list[Encoding]]]       # arch -> opcode -> most specific first
 
 
 def _row(row: dict) -> Encoding:
@@ -224,87 +267,123 @@ def _row(row: dict) -> Encoding:
         fixed=tuple(tuple(x) for x in row["fixed"]),
         select=tuple((k, tuple(v)) for k, v in row.get("select", {}).items()),
         syntax=None if row["syntax"] is None else tuple(row["syntax"]),
-        arch=tuple(row["arch"]),
         doc=tuple(row["doc"]),
+        aliases=tuple(Field(name, lsb, width) for name, (lsb, width) in row.get("aliases", {}).items()),
     )
 
 
-@cache
-def _table() -> _Table:
-    data = json.loads(resources.files("tdbg.tensix").joinpath("data/isa.json").read_text())
-    encs = [_row(r) for r in data["instructions"]]
-    arches = sorted({a for e in encs for a in e.arch})
-    profiles: dict[str, dict[int, list[Encoding]]] = {}
-    for arch in arches:
-        chosen = [e for e in encs if arch in e.arch]
-        if arch in _FALLBACK:
-            replaced = {e.name.removesuffix(_BH_SUFFIX) for e in chosen}
-            chosen += [e for e in encs if _FALLBACK[arch] in e.arch and arch not in e.arch
-                       and e.name not in replaced]
-        groups: dict[int, list[Encoding]] = {}
-        for e in sorted(chosen, key=lambda e: (-e.specificity, e.name)):
-            groups.setdefault(e.opcode, []).append(e)
-        profiles[arch] = groups
-    return _Table({e.name.lower(): e for e in encs}, profiles)
+class Isa:
+    """One profile's instruction table (see the module docstring)."""
 
+    def __init__(self, name: str, rows: list[dict]) -> None:
+        self.name = name
+        encs = [_row(r) for r in rows]
+        self.encodings = {e.name.lower(): e for e in encs}
+        self.by_opcode: dict[int, list[Encoding]] = {}
+        for e in sorted(encs, key=lambda e: (-e.specificity, e.name)):
+            self.by_opcode.setdefault(e.opcode, []).append(e)
 
-def _profile(arch: str) -> dict[int, list[Encoding]]:
-    try:
-        return _table().profiles[arch]
-    except KeyError:
-        raise IsaError(f"unknown architecture {arch!r} (known: {', '.join(_table().profiles)})") from None
+    @classmethod
+    @cache
+    def load(cls, filename: str) -> Isa:
+        """The table in package data file ``filename`` (``wh_isa.json``, ``bh_isa.json``)."""
+        data = json.loads(resources.files("tdbg.tensix").joinpath("data", filename).read_text())
+        return cls(filename, data["instructions"])
 
+    def __repr__(self) -> str:
+        return f"Isa({self.name!r})"
 
-def arches() -> list[str]:
-    """Architecture profiles the table knows."""
-    return list(_table().profiles)
+    def __deepcopy__(self, memo: dict) -> Isa:
+        return self  # immutable: checkpoints of state that holds a table share it
 
+    def encoding(self, mnemonic: str) -> Encoding:
+        """The encoding called ``mnemonic`` (any case)."""
+        try:
+            return self.encodings[mnemonic.lower()]
+        except KeyError:
+            raise EncodeError(f"unknown Tensix instruction {mnemonic!r}") from None
 
-def encoding(mnemonic: str) -> Encoding:
-    """The encoding called ``mnemonic`` (any case, any profile)."""
-    try:
-        return _table().encodings[mnemonic.lower()]
-    except KeyError:
-        raise EncodeError(f"unknown Tensix instruction {mnemonic!r}") from None
+    def mnemonics(self) -> list[str]:
+        """Sorted mnemonics (for completion)."""
+        return sorted(e.name for e in self.encodings.values())
 
+    def field_names(self, mnemonic: str) -> list[str]:
+        """Field names of ``mnemonic`` in positional order, then its aliases (for completion)."""
+        enc = self.encoding(mnemonic)
+        return [*enc.order, *(a.name for a in enc.aliases if a.name not in enc.order)]
 
-def mnemonics(arch: str = DEFAULT_ARCH) -> list[str]:
-    """Sorted mnemonics of one profile (for completion)."""
-    return sorted(e.name for group in _profile(arch).values() for e in group)
+    def decode(self, word: int) -> Instruction:
+        """The instruction in a 32-bit word (rule in the module docstring)."""
+        if not isinstance(word, int) or not 0 <= word < 1 << 32:
+            raise UnknownInstruction(word, "not a 32-bit word")
+        group = self.by_opcode.get(word >> OPCODE_SHIFT)
+        if group is None:
+            raise UnknownInstruction(word, f"no opcode 0x{word >> OPCODE_SHIFT:02x} in {self.name}")
+        for enc in group:
+            if enc.matches(word):
+                return Instruction(enc, enc.unpack(word))
+        names = "/".join(e.name for e in group)
+        raise UnknownInstruction(word, f"opcode 0x{word >> OPCODE_SHIFT:02x} ({names}) with no matching variant bits")
 
+    def encode(self, mnemonic: str, **fields: int) -> int:
+        """The word for ``mnemonic`` with ``fields`` (any case, aliases too; missing ones 0).
 
-def field_names(mnemonic: str) -> list[str]:
-    """Field names of ``mnemonic`` in positional order (for completion)."""
-    return list(encoding(mnemonic).order)
+        Raises ``EncodeError`` for an unknown name, a value that does not fit its field, or values
+        that would decode as a different variant of the same opcode.
+        """
+        enc = self.encoding(mnemonic)
+        word = enc.pack(enc.canonical(fields))
+        got = self.decode(word).spec
+        if got is not enc:
+            rules = [f"{e.name} has {n} in {list(v)}" for e in (enc, got) for n, v in e.select]
+            raise EncodeError(f"these {enc.name} fields encode {got.name}{' (' + '; '.join(rules) + ')' if rules else ''}")
+        return word
 
+    def parse(self, text: str) -> Instruction:
+        """Parse ``MNEMONIC Field=V ...``, ``MNEMONIC v1, v2, ...`` or ``MNEMONIC(v1, v2, ...)``.
 
-def decode(word: int, arch: str = DEFAULT_ARCH) -> Instruction:
-    """The instruction in a 32-bit word (rule in the module docstring)."""
-    if not isinstance(word, int) or not 0 <= word < 1 << 32:
-        raise UnknownInstruction(word, "not a 32-bit word")
-    group = _profile(arch).get(word >> OPCODE_SHIFT)
-    if group is None:
-        raise UnknownInstruction(word, f"no {arch} opcode 0x{word >> OPCODE_SHIFT:02x}")
-    for enc in group:
-        if enc.matches(word):
-            return Instruction(enc.name, enc.unpack(word))
-    names = "/".join(e.name for e in group)
-    raise UnknownInstruction(word, f"opcode 0x{word >> OPCODE_SHIFT:02x} ({names}) with no matching variant bits")
-
-
-def encode(mnemonic: str, **fields: int) -> int:
-    """The word for ``mnemonic`` with ``fields`` (any case; missing ones default to 0).
-
-    Raises ``EncodeError`` for an unknown name, a value that does not fit its field, or values
-    that would decode as a different variant of the same opcode.
-    """
-    enc = encoding(mnemonic)
-    word = enc.pack(enc.canonical(fields))
-    got = decode(word, enc.arch[0]).mnemonic
-    if got != enc.name:
-        rules = [f"{e.name} has {n} in {list(v)}" for e in (enc, encoding(got)) for n, v in e.select]
-        raise EncodeError(f"these {enc.name} fields encode {got}{' (' + '; '.join(rules) + ')' if rules else ''}")
-    return word
+        Values are decimal, ``0x`` hex or ``0b`` binary; mnemonics and field names ignore case;
+        positional values follow ``field_names(mnemonic)``.
+        """
+        if "\n" in text.strip():
+            raise ParseError("one instruction per line")
+        head = _HEAD.fullmatch(text)
+        if head is None:
+            raise ParseError(f"expected MNEMONIC [operands], got {text.strip()!r}")
+        try:
+            enc = self.encoding(head.group(1))
+        except EncodeError as e:
+            raise ParseError(str(e)) from None
+        rest = head.group(2)
+        if rest.startswith("("):
+            if not rest.endswith(")"):
+                raise ParseError(f"{enc.name}: missing ')'")
+            rest = rest[1:-1]
+        rest = re.sub(r"\s*=\s*", "=", rest.strip())
+        tokens = [t for t in re.split(r"[\s,]+", rest) if t]
+        named = [t for t in tokens if "=" in t]
+        try:
+            if named and len(named) != len(tokens):
+                raise ParseError(f"{enc.name}: use either Field=V operands or positional values, not both")
+            if named:
+                values: dict[str, int] = {}
+                for tok in named:
+                    name, _, val = tok.partition("=")
+                    if not name:
+                        raise ParseError(f"{enc.name}: missing field name before '={val}'")
+                    key = RESERVED if name.lower() == RESERVED else enc.resolve(name).name
+                    if key in values:
+                        raise ParseError(f"{enc.name}: field {key} given twice")
+                    values[key] = _value(val, key)
+            else:
+                if tokens and len(tokens) != len(enc.order):
+                    raise ParseError(f"{enc.name} takes {len(enc.order)} operands "
+                                     f"({', '.join(enc.order) or 'none'}), got {len(tokens)}")
+                values = {n: _value(t, n) for n, t in zip(enc.order, tokens)}
+            self.encode(enc.name, **values)
+            return Instruction(enc, enc.canonical(values))
+        except EncodeError as e:
+            raise ParseError(str(e)) from None
 
 
 _VALUE = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)")
@@ -319,53 +398,6 @@ def _value(token: str, what: str) -> int:
     base = {"0x": 16, "0b": 2}.get(digits[:2].lower(), 10)
     value = int(digits[2:] if base != 10 else digits, base)
     return -value if neg else value
-
-
-def parse(text: str) -> Instruction:
-    """Parse ``MNEMONIC Field=V ...``, ``MNEMONIC v1, v2, ...`` or ``MNEMONIC(v1, v2, ...)``.
-
-    Values are decimal, ``0x`` hex or ``0b`` binary; mnemonics and field names ignore case;
-    positional values follow ``field_names(mnemonic)``.
-    """
-    if "\n" in text.strip():
-        raise ParseError("one instruction per line")
-    head = _HEAD.fullmatch(text)
-    if head is None:
-        raise ParseError(f"expected MNEMONIC [operands], got {text.strip()!r}")
-    try:
-        enc = encoding(head.group(1))
-    except EncodeError as e:
-        raise ParseError(str(e)) from None
-    rest = head.group(2)
-    if rest.startswith("("):
-        if not rest.endswith(")"):
-            raise ParseError(f"{enc.name}: missing ')'")
-        rest = rest[1:-1]
-    rest = re.sub(r"\s*=\s*", "=", rest.strip())
-    tokens = [t for t in re.split(r"[\s,]+", rest) if t]
-    named = [t for t in tokens if "=" in t]
-    try:
-        if named and len(named) != len(tokens):
-            raise ParseError(f"{enc.name}: use either Field=V operands or positional values, not both")
-        if named:
-            values: dict[str, int] = {}
-            for tok in named:
-                name, _, val = tok.partition("=")
-                if not name:
-                    raise ParseError(f"{enc.name}: missing field name before '={val}'")
-                key = RESERVED if name.lower() == RESERVED else enc.field(name).name
-                if key in values:
-                    raise ParseError(f"{enc.name}: field {key} given twice")
-                values[key] = _value(val, key)
-        else:
-            if tokens and len(tokens) != len(enc.order):
-                raise ParseError(f"{enc.name} takes {len(enc.order)} operands "
-                                 f"({', '.join(enc.order) or 'none'}), got {len(tokens)}")
-            values = {n: _value(t, n) for n, t in zip(enc.order, tokens)}
-        encode(enc.name, **values)
-        return Instruction(enc.name, enc.canonical(values))
-    except EncodeError as e:
-        raise ParseError(str(e)) from None
 
 
 def is_ttinsn(riscv_word: int) -> bool:
