@@ -173,8 +173,9 @@ BLACKHOLE = Profile(
         refused_arch={"xttwh": "Wormhole B0", "xttqsr": "Quasar"},
     ),
     # The pages give no FIFO capacities (TensixCoprocessor/README.md only says a full FIFO
-    # stalls the pushing core); tdbg stalls a core once its thread holds this many
-    # instructions at the Wait Gate, which bounds how far RISC-V execution runs ahead.
-    wait_gate_capacity=64,
+    # stalls the pushing core).  ttsim v1.10.0 stalls a .ttinsn push while the thread holds
+    # more than 52 instructions after MOP/REPLAY expansion (tensix.cpp:162-168); tdbg stalls
+    # any push at 52, which bounds how far RISC-V execution runs ahead.
+    wait_gate_capacity=52,
     clock_hz=1_350_000_000,     # BabyRISCV/README.md: 1.35 GHz
 )
