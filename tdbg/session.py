@@ -23,7 +23,7 @@ from tdbg.emu.core import Core, CoreState, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError
 from tdbg.emu.regions import Stall
 from tdbg.emu.stops import Stop, StopKind
-from tdbg.emu.tile import Checkpoint, Tile
+from tdbg.emu.tile import Checkpoint, Tile, Unreadable
 from tdbg.emu.toolchain import ToolchainError, build, demo_source
 from tdbg.riscv import NUMBERS as REGISTERS
 from tdbg.tensix import formats
@@ -74,11 +74,11 @@ def _rows(rows: int | slice | Sequence[int]) -> int | slice | np.ndarray:
     return rows if isinstance(rows, (int, slice)) else np.asarray(rows)
 
 
-def load_program(path: str | Path) -> ElfImage:
-    """An ELF, or a C file built with the bundled toolchain first."""
+def load_program(path: str | Path, core: str = "T0") -> ElfImage:
+    """An ELF, or a C file built with the bundled toolchain first (as ``core``'s firmware)."""
     path = Path(path)
     if path.suffix == ".c":
-        path = build(path)
+        path = build(path, core=core)
     return ElfImage.load(path)
 
 
@@ -97,6 +97,7 @@ class Session:
         self.checkpoints: dict[int, Checkpoint] = {}
         self.debug_infos: dict[str, DebugInfo | None] = {}
         self.scheduler_locking = "off"
+        self.started = False          # the tile has run since it was loaded or reset
         self._interpreter = None
         self._expr_context = None
         self.last_hits: list[Breakpoint] = []  # the breakpoints that made the last stop
@@ -118,8 +119,9 @@ class Session:
         except ValueError as exc:
             raise SessionError(str(exc)) from None
         try:
-            image = None if program is None else load_program(program)
+            image = None if program is None else load_program(program, name)
             self.tile.load(name, image)
+            self.started = False
         except (ElfLoadError, ToolchainError, OSError) as exc:
             raise SessionError(str(exc)) from None
         self.debug_infos[name] = None if image is None else DebugInfo.load(image.path)
@@ -148,6 +150,7 @@ class Session:
         self.history.clear()
         if checkpoint is None:
             self.tile.reset()
+            self.started = False
             return
         try:
             self.tile.restore(self.checkpoints[checkpoint])
@@ -177,6 +180,7 @@ class Session:
         A breakpoint whose ignore count is not used up, or whose condition is false, does not
         stop the run.  The core that stopped becomes the current core, as in GDB."""
         self.history.clear()
+        self.started = True
         only = self.current if self.scheduler_locking == "on" else None
         while True:
             stop = self.tile.run(only, limit)
@@ -200,6 +204,7 @@ class Session:
         """One instruction of the current core.  If it must wait and ``scheduler-locking`` is
         off, the other cores run until the wait is over, then the instruction executes."""
         core = self._steppable()
+        self.started = True
         if core.state in (CoreState.PARKED, CoreState.EXITED):
             core.state = CoreState.RUNNABLE   # stepping a finished core executes its j . / ebreak
         while True:
@@ -252,6 +257,7 @@ class Session:
         False).  The other cores run unless ``scheduler-locking`` is on or step."""
         self.history.clear()
         core = self._steppable()
+        self.started = True
         name = core.name
         only = None if self.scheduler_locking == "off" else name
         user = core.breakpoints
@@ -506,10 +512,10 @@ class Session:
     # -- memory as the current core sees it ---------------------------------------------------
     def read_memory(self, address: int, size: int) -> bytes:
         """Bytes as the debugger sees them (devices read element by element as ``load``)."""
-        data = self.tile.read(self.core, address, size)
-        if data is None:
-            raise SessionError(f"Cannot access memory at address {address:#x}")
-        return data
+        try:
+            return self.tile.read(self.core, address, size)
+        except Unreadable as exc:
+            raise SessionError(str(exc)) from None
 
     def read_u32(self, address: int) -> int:
         return int.from_bytes(self.read_memory(address, 4), "little")

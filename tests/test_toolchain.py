@@ -46,6 +46,13 @@ EXPECTED_TTINSN = {
     "bench_mov": {rotl2(0x0A082000), rotl2(0x08102004), rotl2(0x1000000C), rotl2(0x38000000)},
     # SETDVALID setvalid=3; ELWADD dest_accum_en=1<<21 -> 0x28200000; MVMUL dst=8; ELWADD dst=16
     "bench_fpu": {rotl2(0x57000003), rotl2(0x28200000), rotl2(0x26000008), rotl2(0x28000010), rotl2(0x38000000)},
+    # SETDVALID FlipSrcB (bit 1) 0x57000002
+    "pipeline_t0": {rotl2(0x57000002)},
+    # SEMWAIT wait_sem_cond=1, sem_sel=1<<2 (semaphore 0), stall_res=0x40<<15 -> 0xA6200005;
+    # SEMGET sem_sel=1<<2 -> 0xA5000004; SETRWC as in demo
+    "pipeline_t1": {rotl2(0xA6200005), rotl2(0xA5000004), rotl2(0x3700000F)},
+    # SEMWAIT on semaphore 1: sem_sel=2<<2 -> 0xA6200009; MOVD2B all zero -> 0x0A000000
+    "deadlock_t1": {rotl2(0xA6200009), rotl2(0x0A000000)},
 }
 
 

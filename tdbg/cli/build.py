@@ -8,7 +8,7 @@ import shlex
 import shutil
 import sys
 
-from tdbg.emu.toolchain import CFLAGS, ToolchainError, ensure_built, firmware_dir, kit_flags
+from tdbg.emu.toolchain import CFLAGS, KIT_CORES, ToolchainError, ensure_built, firmware_dir, kit_flags
 
 EPILOG = """\
 The ELF is cached in $XDG_CACHE_HOME/tdbg (else ~/.cache/tdbg), keyed by the source, the
@@ -24,7 +24,7 @@ headers beside it and the flags.  In a Makefile (one step: compile and link):
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tdbg build",
-        usage="tdbg build FILE.c [-o FILE.elf] [-- FLAG ...]\n"
+        usage="tdbg build FILE.c [--core T0|T1|T2|B] [-o FILE.elf] [-- FLAG ...]\n"
               "       tdbg build --print-cc | --print-flags | --print-include-dir",
         description="Build FILE.c with tdbg's firmware kit (tensix.h, start-up code, linker script) into an\n"
                     "RV32IM ELF.  FLAGs after -- go to the compiler after tdbg's own, so they win.",
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("source", nargs="?", metavar="FILE.c", help="the firmware source")
     parser.add_argument("-o", dest="output", metavar="FILE.elf", help="write the ELF here (default: print the cached ELF's path)")
+    parser.add_argument("--core", default="T0", choices=KIT_CORES, help="the core the firmware is for: its code goes in that core's part of L1 (default T0)")
     parser.add_argument("--force", action="store_true", help="rebuild even if the cache holds the ELF")
     show = parser.add_mutually_exclusive_group()
     show.add_argument("--print-cc", action="store_true", help="print the compiler command (this Python's zig cc)")
@@ -49,14 +50,14 @@ def main(argv: list[str]) -> int:
     if args.print_cc:
         print(shlex.join([sys.executable, "-m", "ziglang", "cc"]))
     elif args.print_flags:
-        print(shlex.join([*CFLAGS, *kit_flags()]))
+        print(shlex.join([*CFLAGS, *kit_flags(args.core)]))
     elif args.print_include_dir:
         print(firmware_dir())
     elif args.source is None:
         parser.error("FILE.c is required")
     else:
         try:
-            elf = ensure_built(args.source, extra, force=args.force).elf
+            elf = ensure_built(args.source, extra, force=args.force, core=args.core).elf
             if args.output is None:
                 print(elf)
             else:

@@ -63,12 +63,12 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     elif kind is StopKind.BREAKPOINT:
         title = "Temporary breakpoint" if hits and hits[0].temporary else "Breakpoint"
         interp.out("")
-        interp.out(f"{title} {hits[0].number if hits else '?'}, {where}")
+        interp.out(f"{who_hit(interp, stop, title)} {hits[0].number if hits else '?'}, {where}")
     elif kind is StopKind.WATCHPOINT:
         watch = stop.watch
         title = {"write": "Hardware watchpoint", "read": "Hardware read watchpoint", "access": "Hardware access (read/write) watchpoint"}[watch.kind]
         interp.out("")
-        interp.out(f"{title} {watch.number}: {interp.context.get('watch_expr', {}).get(watch.number, hex(watch.address))}")
+        interp.out(f"{who_hit(interp, stop, title)} {watch.number}: {interp.context.get('watch_expr', {}).get(watch.number, hex(watch.address))}")
         interp.out("")
         show = fmt_bits if watch.dst_rows else fmt_value  # Dst data reads best as bits
         if stop.access is None or stop.access.write:
@@ -108,6 +108,13 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
         hook(interp, stop)  # type: ignore[operator]
     if kind is StopKind.BREAKPOINT:
         run_breakpoint_commands(interp, [line for bp in hits for line in bp.commands])
+
+
+def who_hit(interp: Interpreter, stop: Stop, title: str) -> str:
+    """GDB's ``Breakpoint`` title, or ``Thread 2 (T1) hit Breakpoint`` when several cores run."""
+    if len(interp.session.tile.programs) > 1:
+        return f"{thread_label(interp, stop.core)} hit {title}"
+    return title
 
 
 def thread_label(interp: Interpreter, core: str) -> str:
@@ -174,16 +181,19 @@ def fmt_bits(value: int | None) -> str:
     return "<unreadable>" if value is None else f"{value:#x}"
 
 
-@command("run", aliases=("r",), usage="run", help="Start the firmware from its entry point (restarting it if it was running) and run until it stops.", example="run")
+@command("run", aliases=("r",), usage="run", help="Start every core's firmware (from the loaded state if the tile has run already: memory written before the first run, e.g. by restore, is kept until then) and run until something stops the cores or every core has exited or parked.", example="run")
 def run_cmd(interp: Interpreter, args: str) -> None:
-    interp.session.restart()
-    run_and_report(interp, interp.session.cont)
+    s = interp.session
+    if s.started:  # a tile that has not run yet keeps what was restored into it
+        s.restart()
+    run_and_report(interp, s.cont)
 
 
 @command("start", usage="start", help="Start the firmware from its entry point and stop at the beginning of main (a temporary breakpoint).", example="start")
 def start_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
-    s.restart()
+    if s.started:
+        s.restart()
     location = interp.context.get("main_location", "main")
     bp = s.break_at(location, temporary=True)
     interp.out(f"Temporary breakpoint {bp.number} at {bp.address:#x}")

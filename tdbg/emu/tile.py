@@ -133,6 +133,10 @@ class Checkpoint:
         return self.tensix["dst_bits"]
 
 
+class Unreadable(Exception):
+    """A debugger read that the core's load could not make; the message is for the user."""
+
+
 @dataclass(frozen=True)
 class Warning_:
     event: TensixEvent
@@ -547,11 +551,14 @@ class Tile:
     def peek(self, core: Core, address: int, size: int) -> int | None:
         """What a ``size``-byte load by ``core`` at ``address`` would return, or None where that
         load would be undefined or unmapped; ``.ttinsn`` words read as themselves."""
-        data = self.read(core, address, size)
-        return None if data is None else int.from_bytes(data, "little")
+        try:
+            return int.from_bytes(self.read(core, address, size), "little")
+        except Unreadable:
+            return None
 
-    def read(self, core: Core, address: int, size: int) -> bytes | None:
-        """Bytes as ``core`` would load them: devices a naturally aligned element at a time."""
+    def read(self, core: Core, address: int, size: int) -> bytes:
+        """Bytes as ``core`` would load them: devices a naturally aligned element at a time;
+        ``Unreadable`` (saying why, for a device) where such a load is undefined or unmapped."""
         region = core.region_at(address)
         if region is not None:
             out = bytearray()
@@ -559,17 +566,16 @@ class Tile:
                 while len(out) < size:
                     at, left = address + len(out), size - len(out)
                     if not region.base <= at < region.base + region.size:
-                        rest = self.read(core, at, left)
-                        return None if rest is None else bytes(out + rest)
+                        return bytes(out + self.read(core, at, left))
                     n = next(w for w in (4, 2, 1) if at % w == 0 and left >= w)
                     out += region.load(core.thread, at - region.base, n).to_bytes(n, "little")
-            except (TensixEvent, Stall):
-                return None
+            except (TensixEvent, Stall) as exc:
+                raise Unreadable(f"Cannot access memory at address {address + len(out):#x}: {exc}") from None
             return bytes(out)
         try:
             data = bytearray(core.uc.mem_read(address, size))
         except Exception:
-            return None
+            raise Unreadable(f"Cannot access memory at address {address:#x}") from None
         for word_address in range(address & ~3, address + size, 4):
             word = self.ttinsn.get(word_address)
             if word is not None:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 __all__ = [
     "CFLAGS",
+    "KIT_CORES",
     "BuildResult",
     "ToolchainError",
     "build",
@@ -95,28 +96,55 @@ def firmware_sources() -> list[Path]:
     return sorted(firmware_dir().glob("*.c"))
 
 
+#: Where each core's firmware goes in L1 (tt-llk's test layout for the TRISCs): ``tdbg.ld`` as
+#: written places T0's; the other cores get a copy with their base (``linker_script``).
+CODE_BASES = {"T0": 0x6000, "T1": 0xB000, "T2": 0x10000, "B": 0x1000}
+KIT_CORES = tuple(CODE_BASES)
+_BASE_LINE = "__tdbg_code_base = 0x6000;"
+
+
 def _support_files() -> list[Path]:
     fw = firmware_dir()
     return [fw / "crt0.S", fw / "tdbg.ld", fw / "tensix.h"]
 
 
-def compile_command(source: Path, output: Path, extra_flags: Sequence[str] = ()) -> list[str]:
-    """The full compiler command line for ``source`` -> ``output``; ``extra_flags`` come after
-    tdbg's own, so they win (``-O2``, ``-DNAME=1``)."""
+def linker_script(core: str = "T0") -> Path:
+    """The kit's ``tdbg.ld`` for ``core``: the kit's own file for T0, else a copy with the core's
+    code base, kept in the cache."""
+    if core not in CODE_BASES:
+        raise ToolchainError(f"the firmware kit has no code base for core {core!r} ({', '.join(KIT_CORES)})")
+    script = firmware_dir() / "tdbg.ld"
+    if core == "T0":
+        return script
+    text = script.read_text()
+    if _BASE_LINE not in text:
+        raise ToolchainError(f"{script} does not set {_BASE_LINE!r}")
+    derived = cache_dir() / "ld" / f"tdbg-{core}.ld"
+    text = text.replace(_BASE_LINE, f"__tdbg_code_base = {CODE_BASES[core]:#x};")
+    if not derived.is_file() or derived.read_text() != text:
+        derived.parent.mkdir(parents=True, exist_ok=True)
+        derived.write_text(text)
+    return derived
+
+
+def compile_command(source: Path, output: Path, extra_flags: Sequence[str] = (), core: str = "T0") -> list[str]:
+    """The full compiler command line for ``source`` -> ``output`` as firmware of ``core``;
+    ``extra_flags`` come after tdbg's own, so they win (``-O2``, ``-DNAME=1``)."""
     return [
         sys.executable, "-m", "ziglang", "cc",
         *CFLAGS,
         *extra_flags,
-        *kit_flags(),
+        *kit_flags(core),
         str(Path(source).resolve()),
         "-o", str(output),
     ]
 
 
-def kit_flags() -> list[str]:
-    """The linker script, the include directory and the start-up code every build adds."""
+def kit_flags(core: str = "T0") -> list[str]:
+    """The linker script (``core``'s: where its code goes in L1), the include directory and the
+    start-up code every build adds."""
     fw = firmware_dir()
-    return ["-T", str(fw / "tdbg.ld"), "-I", str(fw), str(fw / "crt0.S")]
+    return ["-T", str(linker_script(core)), "-I", str(fw), str(fw / "crt0.S")]
 
 
 def _zig_version() -> str:
@@ -126,10 +154,10 @@ def _zig_version() -> str:
         return "unknown"
 
 
-def _inputs_digest(source: Path, extra_flags: Sequence[str]) -> str:
+def _inputs_digest(source: Path, extra_flags: Sequence[str], core: str) -> str:
     """Digest of everything that decides the ELF's contents."""
     h = hashlib.sha256()
-    h.update("\0".join((*CFLAGS, *extra_flags, "zig=" + _zig_version(), str(source))).encode())
+    h.update("\0".join((*CFLAGS, *extra_flags, "zig=" + _zig_version(), "core=" + core, str(source))).encode())
     headers = sorted(p for p in source.parent.glob("*.h"))
     for path in [source, *_support_files(), *headers]:
         h.update(b"\0file\0" + path.name.encode() + b"\0")
@@ -148,8 +176,8 @@ def _runtime_marker() -> Path:
     return cache_dir() / f"runtime-{key}"
 
 
-def ensure_built(source: Path, extra_flags: Sequence[str] = (), force: bool = False) -> BuildResult:
-    """Build ``source`` unless the cache holds its ELF; say which happened."""
+def ensure_built(source: Path, extra_flags: Sequence[str] = (), force: bool = False, core: str = "T0") -> BuildResult:
+    """Build ``source`` as ``core``'s firmware unless the cache holds its ELF; say which happened."""
     source = Path(source).resolve()
     if not source.is_file():
         raise ToolchainError(f"firmware source not found: {source}")
@@ -157,9 +185,9 @@ def ensure_built(source: Path, extra_flags: Sequence[str] = (), force: bool = Fa
         if not support.is_file():
             raise ToolchainError(f"missing firmware support file: {support}")
 
-    elf = cache_dir() / _inputs_digest(source, extra_flags)[:24] / f"{source.stem}.elf"
+    elf = cache_dir() / _inputs_digest(source, extra_flags, core)[:24] / f"{source.stem}.elf"
     if not force and elf.is_file():
-        return BuildResult(elf, False, tuple(compile_command(source, elf, extra_flags)))
+        return BuildResult(elf, False, tuple(compile_command(source, elf, extra_flags, core)))
 
     elf.parent.mkdir(parents=True, exist_ok=True)
     marker = _runtime_marker()
@@ -171,7 +199,7 @@ def ensure_built(source: Path, extra_flags: Sequence[str] = (), force: bool = Fa
     fd, tmp_name = tempfile.mkstemp(prefix=f".{source.stem}.", suffix=".elf.tmp", dir=elf.parent)
     os.close(fd)
     tmp = Path(tmp_name)
-    cmd = compile_command(source, tmp, extra_flags)
+    cmd = compile_command(source, tmp, extra_flags, core)
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -185,12 +213,12 @@ def ensure_built(source: Path, extra_flags: Sequence[str] = (), force: bool = Fa
         )
     os.replace(tmp, elf)
     marker.touch()
-    return BuildResult(elf, True, tuple(compile_command(source, elf, extra_flags)))
+    return BuildResult(elf, True, tuple(compile_command(source, elf, extra_flags, core)))
 
 
-def build(source: Path, extra_flags: Sequence[str] = ()) -> Path:
-    """Build ``source`` (cached) and return the ELF's path.
+def build(source: Path, extra_flags: Sequence[str] = (), core: str = "T0") -> Path:
+    """Build ``source`` (cached) as ``core``'s firmware and return the ELF's path.
 
     Raises ToolchainError with the compiler's stderr if compilation fails.
     """
-    return ensure_built(source, extra_flags).elf
+    return ensure_built(source, extra_flags, core=core).elf

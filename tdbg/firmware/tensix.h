@@ -271,6 +271,10 @@ static inline void tdbg_set_dst_access(unsigned core, unsigned fmt, unsigned no_
     TT_OP(0xA3, TT_F(SemaphoreMask, 2, 8) + TT_F(NewValue, 16, 4) + TT_F(NewMax, 20, 4))
 #define TT_OP_SEMPOST(SemaphoreMask)  TT_OP(0xA4, TT_F(SemaphoreMask, 2, 8))
 #define TT_OP_SEMGET(SemaphoreMask)   TT_OP(0xA5, TT_F(SemaphoreMask, 2, 8))
+/* Blackhole SEMWAIT: ConditionMask (wait_sem_cond: 1 = while Value == 0, 2 = while Value == Max),
+ * SemaphoreMask (sem_sel), BlockMask (stall_res: the instructions it holds). */
+#define TT_OP_SEMWAIT(BlockMask, SemaphoreMask, ConditionMask)                             \
+    TT_OP(0xA6, TT_F(ConditionMask, 0, 2) + TT_F(SemaphoreMask, 2, 8) + TT_F(BlockMask, 15, 9))
 
 /* Blackhole STALLWAIT: 13-bit ConditionMask (wait_res), BlockMask (stall_res). */
 #define TT_OP_STALLWAIT(ConditionMask, BlockMask)                                         \
@@ -316,6 +320,12 @@ static inline void tdbg_wait_done_at(uint32_t addr)
     *p = 0;
     tdbg_consume(*p);
 }
+/* Tensix semaphores seen from RISC-V (SyncUnit.md): a load reads Value; a store of an even
+ * value is a post (increment), of an odd value a get (decrement). */
+#define TDBG_SEMAPHORE(i)  (*(volatile uint32_t *)TDBG_SEMAPHORE_ADDR(i))
+static inline void tdbg_semaphore_post(unsigned i) { TDBG_SEMAPHORE(i) = 0; }
+static inline void tdbg_semaphore_get(unsigned i) { TDBG_SEMAPHORE(i) = 1; }
+
 static inline void tdbg_wait_coprocessor_done(void) { tdbg_wait_done_at(TDBG_COPROCESSOR_DONE_CHECK); }
 static inline void tdbg_wait_mop_expander_done(void) { tdbg_wait_done_at(TDBG_MOP_EXPANDER_DONE_CHECK); }
 

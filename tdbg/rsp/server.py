@@ -5,6 +5,13 @@ interrupts a running ``continue``.  Breakpoints (``Z0``) are emulator breakpoint
 patches; watchpoints (``Z2``-``Z4``) stop before the access, as RISC-V triggers do (GDB steps
 over the access and compares values itself).  ``qRcmd`` runs any tdbg command (``monitor``).
 A malformed packet gets an error reply, a bad checksum a ``-``; a vanished client ends the stub.
+
+Each core with firmware is a GDB thread, numbered as the session numbers them (T0 1, T1 2, T2 3,
+B 4): ``qfThreadInfo`` lists them, ``qThreadExtraInfo`` names the core and its state, ``Hg``
+selects whose registers and memory view ``g``/``p``/``m`` use, stop replies name the thread
+(``T05thread:2;``), and ``vCont`` steps one thread while the others follow the session's
+``scheduler-locking`` (``vCont;c:N`` alone runs only thread N).  GDB reads the current core's
+ELF (``qXfer:exec-file``): one symbol file per connection.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import numpy as np
 
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
 from tdbg.session import Session, SessionError
+from tdbg.commands.support import core_state
 from tdbg.emu.stops import Stop, StopKind
 
 SIGTRAP, SIGINT, SIGILL, SIGSEGV = 5, 2, 4, 11
@@ -155,19 +163,29 @@ class RspServer:
             return self._vfile(text[6:])
         if text.startswith("qRcmd,"):
             return self._monitor(bytes.fromhex(text[6:]).decode("utf-8", "replace"))
-        if text in ("qC",):
-            return "QC1"
+        if text == "qC":
+            return f"QC{self.session.thread_id(self.session.current):x}"
         if text == "qfThreadInfo":
-            return "m1"
+            return "m" + ",".join(f"{self.session.thread_id(n):x}" for n in self._threads())
         if text == "qsThreadInfo":
             return "l"
+        if text.startswith("qThreadExtraInfo,"):
+            name = self._core(text.split(",", 1)[1])
+            return f"{name} {core_state(self.session.tile.cores[name])}".encode().hex()
         if text == "qAttached":
             return "1"
         if text.startswith("qOffsets"):
             return "Text=0;Data=0;Bss=0"
         if text == "qSymbol::":
             return "OK"
-        if kind == "H" or text.startswith("T"):
+        if kind == "H":
+            if text[2:] not in ("0", "-1"):
+                core = self._core(text[2:])
+                if text[1] == "g":
+                    self.session.select_core(core)
+            return "OK"
+        if kind == "T":
+            self._core(text[1:])
             return "OK"
         if text == "?":
             return self._stop_reply(self.session.core.last_stop)
@@ -209,8 +227,7 @@ class RspServer:
         if text == "vCont?":
             return "vCont;c;C;s;S"
         if text.startswith("vCont;"):
-            action = text[6:7]
-            return self._resume(step=action in "sS")
+            return self._vcont(text[6:].split(";"))
         if kind in "cC":
             return self._resume(step=False)
         if kind in "sS":
@@ -303,39 +320,69 @@ class RspServer:
             return "OK"
         return ""
 
-    def _resume(self, step: bool) -> str:
+    def _threads(self) -> list[str]:
+        """The cores GDB sees as threads: those with firmware."""
+        return [n for n in self.session.tile.cores if n in self.session.tile.programs]
+
+    def _core(self, thread_id: str) -> str:
+        """The core of a thread id in a packet (hex; -1/0 mean any: the current core)."""
+        tid = int(thread_id.split(".")[-1], 16) if thread_id not in ("-1", "0", "") else 0
+        if tid <= 0:
+            return self.session.current
+        name = self.session.core_by_thread(str(tid))
+        if name not in self._threads():
+            raise ValueError(f"no thread {tid}")
+        return name
+
+    def _vcont(self, actions: list[str]) -> str:
+        """``vCont``: a step action for a thread steps that core; ``c:N`` with no default
+        action runs only core N; otherwise every core runs."""
+        for action in actions:
+            verb, _, tid = action.partition(":")
+            if verb[:1] in "sS" and tid:
+                self.session.select_core(self._core(tid))
+                return self._resume(step=True)
+        if len(actions) == 1 and actions[0][:1] in "cC" and ":" in actions[0]:
+            self.session.select_core(self._core(actions[0].partition(":")[2]))
+            return self._resume(step=False, only=True)
+        return self._resume(step=any(a[:1] in "sS" for a in actions))
+
+    def _resume(self, step: bool, only: bool = False) -> str:
         if self.exited:
             return "W00"
         s = self.session
         self.running = True
+        saved = s.scheduler_locking
         try:
+            if only:
+                s.scheduler_locking = "on"
             stop = s.stepi() if step else s.cont()
         finally:
+            s.scheduler_locking = saved
             self.running = False
         return self._stop_reply(stop)
 
     def _stop_reply(self, stop: Stop | None) -> str:
-        if stop is None:
-            return "S05"
         s = self.session
+        if stop is None:
+            return f"T05thread:{s.thread_id(s.current):x};"
         if stop.kind is StopKind.EXITED:
             self.exited = True
             codes = s.tile.exit_codes
             return f"W{max(codes.values(), default=0) & 0xFF:02x}"
+        thread = f"thread:{s.thread_id(stop.core):x};" if stop.core in s.tile.cores else ""
         if stop.kind is StopKind.WATCHPOINT and stop.access is not None:
             name = {"write": "watch", "read": "rwatch", "access": "awatch"}[stop.watch.kind]  # type: ignore[union-attr]
-            return f"T05{name}:{stop.access.address:x};"
+            return f"T05{thread}{name}:{stop.access.address:x};"
         if stop.kind is StopKind.BREAKPOINT:
-            return "T05swbreak:;"
+            return f"T05{thread}swbreak:;"
         if stop.kind is StopKind.INTERRUPTED:
-            return f"S{SIGINT:02x}"
-        if stop.kind is StopKind.EVENT:
+            return f"T{SIGINT:02x}{thread}"
+        if stop.kind in (StopKind.EVENT, StopKind.FAULT, StopKind.DEADLOCK, StopKind.BLOCKED):
             self.send("O" + f"{stop.describe()}\n".encode().hex())
-            return f"S{SIGSEGV:02x}" if stop.access else f"S{SIGILL:02x}"
-        if stop.kind is StopKind.FAULT:
-            self.send("O" + f"{stop.describe()}\n".encode().hex())
-            return f"S{SIGILL:02x}"
-        return f"S{SIGTRAP:02x}"
+            signal = SIGSEGV if stop.kind is StopKind.EVENT and stop.access else SIGILL
+            return f"T{signal:02x}{thread}"
+        return f"T{SIGTRAP:02x}{thread}"
 
 
 def serve_stdio(session: Session) -> None:
