@@ -126,7 +126,7 @@ def test_interrupt_packet_stops_a_running_core() -> None:
     assert recv_packet(conn) == packet(b"OK")
     conn.sendall(packet(b"vCont;c"))  # runs forever
     threading.Timer(0.3, lambda: conn.sendall(b"\x03")).start()
-    assert recv_packet(conn) == packet(b"S02")  # SIGINT
+    assert recv_packet(conn) == packet(b"T02thread:1;")  # SIGINT, on thread 1 (T0)
     conn.sendall(packet(b"p20"))  # the session still answers: pc
     assert len(recv_packet(conn)) == len(packet(b"00000000"))
     conn.sendall(packet(b"k"))
