@@ -77,7 +77,7 @@ def test_dst_formats_every_fmt() -> None:
 def test_movd2b_pushes_as_ttinsn_and_store() -> None:
     s = run("movd2b")
     pushes = s.tile.pushes
-    assert [(p.word, p.via, p.mnemonic) for p in pushes] == [
+    assert [(p.word, p.via, s.tile.coprocessor.mnemonic(p.word)) for p in pushes] == [
         (0x3700000F, "ttinsn", "SETRWC"),
         (0x0A000000, "ttinsn", "MOVD2B"),
         (0x0A020001, "store", "MOVD2B"),

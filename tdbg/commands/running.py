@@ -157,19 +157,15 @@ def instruction_at(interp: Interpreter, stop: Stop) -> str:
     """The instruction a stop is about: the core's, and the Tensix instruction it pushed when
     the event came from the coprocessor."""
     from tdbg.disasm import disassemble
-    from tdbg.tensix.isa import IsaError
 
     s = interp.session
     try:
         text = disassemble(stop.pc, s.read_u32(stop.pc), s.tile.profile.isa).text.replace("\t", " ")
     except Exception:
         text = "(unreadable)"
-    pushes = s.tile.pushes
-    if stop.access is None and pushes and pushes[-1].pc == stop.pc:
-        try:
-            text += f" pushing {s.tile.profile.isa.decode(pushes[-1].word).text()}"
-        except IsaError:
-            text += f" pushing {pushes[-1].word:#010x} (no encoding matches)"
+    last = s.tile.pushes.last(1)
+    if stop.access is None and last and last[0].pc == stop.pc:
+        text += f" pushing {s.tile.describe_word(last[0].word)}"
     return text
 
 

@@ -165,7 +165,7 @@ def info_tensix(interp: Interpreter, args: str) -> None:
     cop, t = tile.coprocessor, tile.tensix
     for thread in range(3):
         rwc = cop.rwc(thread).as_dict()
-        pushes = sum(1 for p in tile.pushes if p.thread == thread)
+        pushes = tile.pushes.per_thread[thread]
         interp.out(f"T{thread}: RWC " + " ".join(f"{k}={v}" for k, v in rwc.items()) + f"; {pushes} pushed")
         waiting = cop.waiting(thread)
         if waiting:
@@ -179,17 +179,15 @@ def info_tensix(interp: Interpreter, args: str) -> None:
 
 @info_command("pushes", usage="info pushes [N]", help="List the last N (default 20) Tensix instructions pushed: pc, core, how (ttinsn, store, debugger), word, instruction.", example="info pushes 5")
 def info_pushes(interp: Interpreter, args: str) -> None:
-    pushes = interp.session.tile.pushes
+    tile = interp.session.tile
+    pushes = tile.pushes
     n = evaluate_int(interp, args) if args.strip() else 20
     if not pushes:
         interp.out("No Tensix instructions pushed.")
         return
-    for i, p in enumerate(pushes[-n:], start=max(len(pushes) - n, 0) + 1):
-        try:
-            text = interp.session.tile.profile.isa.decode(p.word).text()
-        except IsaError:
-            text = "(no encoding matches)"
-        interp.out(f"{i:>5}  {p.pc:#010x} {p.core} {p.via:<8} {p.word:#010x}  {text}")
+    shown = pushes.last(n)
+    for i, p in enumerate(shown, start=pushes.total - len(shown) + 1):
+        interp.out(f"{i:>5}  {p.pc:#010x} {p.core} {p.via:<8} {p.word:#010x}  {tile.describe_word(p.word)}")
 
 
 @info_command("cfg", usage="info cfg [NAME|GLOB]", help="Show config fields by cfg_defines.h name (a glob or prefix selects several): Config fields in the current thread's CFG_STATE_ID bank, ThreadConfig fields of the current thread.", example="info cfg RISC_DEST_ACCESS_CTRL_SEC0*")
@@ -327,7 +325,7 @@ def info_dst_writer(interp: Interpreter, args: str) -> None:
     dst = tile.tensix.dst
     high = int(dst.row32[row])
     for label, bits_row in ((f"Dst16b[{row}]", int(dst.row16[row])), (f"Dst32b[{row}] high", high), (f"Dst32b[{row}] low", high + 8)):
-        w = tile.dst_writers.get(bits_row)
+        w = tile.dst_writer(bits_row)
         who = f"{w.what} at pc {w.pc:#010x} on {w.core} (#{w.seq})" if w else "no recorded writer"
         interp.out(f"{label:<18} DstBits[{bits_row}]: {who}")
     if not tile.record_window_writers:

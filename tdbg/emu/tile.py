@@ -32,11 +32,12 @@ import numpy as np
 from tdbg.emu import loader
 from tdbg.emu.core import NOP, Core, CoreState, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
+from tdbg.emu.pushlog import DstProvenance, DstWriter, PushLog, PushRecord
 from tdbg.emu.regions import Stall, TileRegisters, Wait, core_regions
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import Category, TensixEvent
-from tdbg.tensix.isa import ttinsn_to_word
+from tdbg.tensix.isa import IsaError, ttinsn_to_word
 from tdbg.tensix.profile import BLACKHOLE, Profile
 from tdbg.tensix.tile import TensixState
 from tdbg.tensix.window import ELEMENT_SIZE, FMT_NAMES
@@ -52,28 +53,6 @@ class Policy(str, Enum):
     STOP = "stop"
     WARN = "warn"
     IGNORE = "ignore"
-
-
-@dataclass(frozen=True)
-class PushRecord:
-    """One Tensix instruction pushed by a core."""
-
-    pc: int
-    core: str
-    thread: int
-    word: int
-    via: str                 # "ttinsn", "store" or "debugger"
-    mnemonic: str | None     # None: no encoding matches the word
-
-
-@dataclass(frozen=True)
-class DstWriter:
-    """Who last wrote a ``DstBits`` row (``seq`` orders pushes and recorded window accesses)."""
-
-    pc: int
-    core: str
-    what: str   # "MOVD2B ..." or "window store (4 bytes, fmt 0)"
-    seq: int
 
 
 @dataclass(frozen=True)
@@ -123,7 +102,7 @@ class Checkpoint:
     cores: dict[str, CoreSnapshot]
     tensix: dict[str, object]
     coprocessor: dict[str, object]
-    pushes: int
+    pushes: tuple[int, list[int]]
     registers: dict[int, int]
     clock: int
     exit_codes: dict[str, int]
@@ -152,19 +131,17 @@ class Tile:
         self.profile = profile
         self.tensix = TensixState(profile)
         self.coprocessor = Coprocessor(self.tensix, on_dst_write=self._dst_written)
-        self.dst_write_listeners: list[Callable[[np.ndarray], None]] = []
         self.l1 = ctypes.create_string_buffer(profile.l1_size)
         self.registers = TileRegisters(self)
         self.programs: dict[str, Program] = {}
         self.ttinsn: dict[int, int] = {}      # every loaded program's .ttinsn words
-        self.pushes: list[PushRecord] = []
-        self._rows_written: set[int] = set()  # DstBits rows the current push wrote
-        self.dst_writers: dict[int, DstWriter] = {}   # DstBits row -> its last writer
-        self.seq = 0
+        self.pushes = PushLog()
+        self.provenance = DstProvenance()
+        self._rows_written: set[int] | None = None  # DstBits rows the current push wrote (when watched)
+        self.seq = 0                           # orders pushes and recorded window accesses
         self.record_window_writers = False             # costs a PC read per window access
         self.window_trace: list[WindowAccess] | None = None
         self.window_observer: Callable[[Core, int, int, int, bool], None] | None = None
-        self._push: tuple[int, str, str] = (0, "", "")
         self.policy: dict[Category, Policy] = {c: Policy.STOP for c in Category}
         self.warnings: list[Warning_] = []
         self.watches: list[Watch] = []
@@ -221,7 +198,7 @@ class Tile:
         self.registers.reset()
         self.pushes.clear()
         self.warnings.clear()
-        self.dst_writers.clear()
+        self.provenance.clear()
         self.exit_codes.clear()
         if self.window_trace is not None:
             self.window_trace.clear()
@@ -285,7 +262,8 @@ class Tile:
             for name, core in self.cores.items()
         }
         return Checkpoint(bytes(self.l1), cores, self.tensix.snapshot(), self.coprocessor.snapshot(),
-                          len(self.pushes), dict(self.registers.values), self.registers.clock, dict(self.exit_codes))
+                          (self.pushes.total, list(self.pushes.per_thread)), dict(self.registers.values),
+                          self.registers.clock, dict(self.exit_codes))
 
     def restore(self, cp: Checkpoint) -> None:
         """Return to ``cp``."""
@@ -301,7 +279,7 @@ class Tile:
             core.uc.ctl_remove_cache(0, self.profile.l1_size)
         self.tensix.restore(cp.tensix)
         self.coprocessor.restore(cp.coprocessor)
-        del self.pushes[cp.pushes:]
+        self.pushes.truncate(*cp.pushes)
         self.registers.values = dict(cp.registers)
         self.registers.clock = cp.clock
         self.exit_codes = dict(cp.exit_codes)
@@ -450,35 +428,50 @@ class Tile:
             return
         if self.coprocessor.queued(thread) >= self.profile.wait_gate_capacity:
             raise Stall(self._fifo_wait(thread))
-        watches = [w for w in self.watches if w.dst_rows and w.kind != "read"]
+        watches = [w for w in self.watches if w.dst_rows and w.kind != "read"] if self.watches else ()
+        if not watches:
+            try:
+                self.execute(core, thread, pc, word, via)
+            except TensixEvent as event:
+                core.push_event(event)
+            return
         before = [self.tensix.dst.bits[w.bits_rows].copy() for w in watches]
+        self._rows_written = set()
         try:
-            mnemonic = self.execute(core, thread, pc, word, via)
+            self.execute(core, thread, pc, word, via)
         except TensixEvent as event:
             core.push_event(event)
             return
+        finally:
+            written_rows, self._rows_written = self._rows_written, None
         for watch, old in zip(watches, before):
-            written = sorted(watch.dst_rows & self._rows_written)
+            written = sorted(watch.dst_rows & written_rows)
             if written:
                 i = watch.bits_rows.index(written[0])
                 now = self.tensix.dst.bits[written[0]]
                 changed = np.flatnonzero(now != old[i])
                 col = int(changed[0]) if len(changed) else 0
-                detail = f"{mnemonic or hex(word)} wrote DstBits row {written[0]}"
+                detail = f"{self.coprocessor.mnemonic(word) or hex(word)} wrote DstBits row {written[0]}"
                 core.push_watch(watch, int(old[i, col]), int(now[col]), detail)
                 return
 
-    def execute(self, core: Core, thread: int, pc: int, word: int, via: str) -> str | None:
-        """Log and run one pushed instruction on ``thread``; events propagate.  Returns the
-        mnemonic (None if no encoding matches).  A push from B enters after the MOP expander
-        (PushTensixInstruction.md)."""
-        mnemonic = self.coprocessor.mnemonic(word)
-        self.pushes.append(PushRecord(pc, core.name, thread, word, via, mnemonic))
-        self._rows_written = set()
+    def execute(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
+        """Log and run one pushed instruction on ``thread``; events propagate.  A push from B
+        enters after the MOP expander (PushTensixInstruction.md)."""
         self.seq += 1
-        self._push = (pc, core.name, mnemonic or f"{word:#010x}")
+        self.pushes.append(PushRecord(self.seq, pc, core.name, thread, word, via))
         self.coprocessor.push(thread, word, expand_mop=core.thread is not None)
-        return mnemonic
+
+    def describe_word(self, word: int) -> str:
+        """A pushed word as text (``MOVD2B SrcRow=0 ...``), or its hex if no encoding matches."""
+        try:
+            return self.profile.isa.decode(word).text()
+        except IsaError:
+            return f"{word:#010x}"
+
+    def dst_writer(self, row: int) -> DstWriter | None:
+        """The last writer of ``DstBits`` row ``row``, if known."""
+        return self.provenance.writer(row, self.pushes, self.describe_word)
 
     def coprocessor_progressed(self) -> None:
         """A RISC-V store changed coprocessor state that held instructions may wait on."""
@@ -519,9 +512,8 @@ class Tile:
             view = FMT_NAMES.get(fmt, f"reserved fmt {fmt}")
             self.window_trace.append(WindowAccess(self.seq, pc, core.name, index // 16, index % 16, size, value, view, write))
         if write and self.record_window_writers:
-            writer = DstWriter(pc, core.name, f"window store ({size} bytes, fmt {fmt})", self.seq)
-            for row in self.window_rows(core, address, size):
-                self.dst_writers[row] = writer
+            self.provenance.window[self.seq] = DstWriter(pc, core.name, f"window store ({size} bytes, fmt {fmt})", self.seq)
+            self.provenance.seq[sorted(self.window_rows(core, address, size))] = self.seq
 
     def window_rows(self, core: Core, address: int, size: int) -> set[int]:
         """``DstBits`` rows a window access by ``core`` would touch."""
@@ -531,13 +523,9 @@ class Tile:
         return self.tensix.window.rows_touched(core.thread, address - base, size)
 
     def _dst_written(self, rows: np.ndarray) -> None:
-        pc, core, what = self._push
-        writer = DstWriter(pc, core, what, self.seq)
-        for r in rows:
-            self._rows_written.add(int(r))
-            self.dst_writers[int(r)] = writer
-        for listener in self.dst_write_listeners:
-            listener(rows)
+        self.provenance.seq[rows] = self.seq
+        if self._rows_written is not None:
+            self._rows_written.update(rows.tolist())
 
     # -- events ---------------------------------------------------------------------------------
     def report(self, event: TensixEvent, core: str, pc: int, access: Access | None) -> bool:

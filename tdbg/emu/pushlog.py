@@ -1,0 +1,115 @@
+"""The log of pushed Tensix instructions, and who last wrote each ``Dst`` row.
+
+Both are on the path of every push, so both cost a tuple and a few array stores: a record is a
+``NamedTuple`` (its mnemonic is looked up only when shown), the log keeps the newest
+``LIMIT`` records in a ring while counting every push, and ``Dst`` provenance is one sequence
+number per ``DstBits`` row, resolved to its writer only when asked.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+import numpy as np
+
+
+class PushRecord(NamedTuple):
+    """One Tensix instruction pushed by a core (or by the debugger)."""
+
+    seq: int
+    pc: int
+    core: str
+    thread: int
+    word: int
+    via: str                 # "ttinsn", "store" or "debugger"
+
+
+class DstWriter(NamedTuple):
+    """Who last wrote a ``DstBits`` row."""
+
+    pc: int
+    core: str
+    what: str   # "MOVD2B ..." or "window store (4 bytes, fmt 0)"
+    seq: int
+
+
+class PushLog:
+    """Every push counted, the newest ``limit`` kept (bounded memory)."""
+
+    LIMIT = 100_000
+
+    def __init__(self, limit: int = LIMIT) -> None:
+        self._items: deque[PushRecord] = deque(maxlen=limit)
+        self.total = 0
+        self.per_thread = [0, 0, 0]
+
+    def append(self, record: PushRecord) -> None:
+        self._items.append(record)
+        self.total += 1
+        self.per_thread[record.thread] += 1
+
+    def __len__(self) -> int:
+        return self.total
+
+    def __iter__(self) -> Iterator[PushRecord]:
+        """The records still kept, oldest first."""
+        return iter(self._items)
+
+    def __bool__(self) -> bool:
+        return self.total > 0
+
+    def last(self, n: int = 1) -> list[PushRecord]:
+        """The newest ``n`` records still kept, oldest first."""
+        return list(self._items)[-n:] if n > 0 else []
+
+    @property
+    def first_kept(self) -> int:
+        """The 1-based number of the oldest record still kept."""
+        return self.total - len(self._items) + 1
+
+    def by_seq(self, seq: int) -> PushRecord | None:
+        items = self._items
+        i = bisect.bisect_left([r.seq for r in items], seq)
+        return items[i] if i < len(items) and items[i].seq == seq else None
+
+    def truncate(self, total: int, per_thread: list[int]) -> None:
+        """Back to ``total`` pushes (a checkpoint's count; newer records are dropped)."""
+        while self.total > total and self._items:
+            self._items.pop()
+            self.total -= 1
+        self.total = total
+        self.per_thread = list(per_thread)
+
+    def clear(self) -> None:
+        self._items.clear()
+        self.total = 0
+        self.per_thread = [0, 0, 0]
+
+
+class DstProvenance:
+    """The sequence number of the last write of each ``DstBits`` row (0: never written), and
+    the window stores that were recorded (pushes are found in the ``PushLog``)."""
+
+    def __init__(self, rows: int = 1024) -> None:
+        self.seq = np.zeros(rows, dtype=np.int64)
+        self.window: dict[int, DstWriter] = {}
+
+    def clear(self) -> None:
+        self.seq[:] = 0
+        self.window.clear()
+
+    def writer(self, row: int, log: PushLog, describe: Callable[[int], str]) -> DstWriter | None:
+        """The last writer of ``row``: a recorded window store, or a push still in the log
+        (``describe(word)`` names its instruction)."""
+        seq = int(self.seq[row])
+        if not seq:
+            return None
+        if seq in self.window:
+            return self.window[seq]
+        record = log.by_seq(seq)
+        if record is None:
+            return DstWriter(0, "?", f"push #{seq} (no longer in the push log)", seq)
+        return DstWriter(record.pc, record.core, describe(record.word), seq)
