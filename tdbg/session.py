@@ -27,6 +27,7 @@ from tdbg.emu.tile import Checkpoint, Tile, Unreadable
 from tdbg.emu.toolchain import ToolchainError, build, demo_source
 from tdbg.riscv import NUMBERS as REGISTERS
 from tdbg.tensix import formats
+from tdbg.tensix.coprocessor import QueueFull
 from tdbg.tensix.events import TensixEvent
 from tdbg.tensix.profile import BLACKHOLE, Profile
 
@@ -636,7 +637,10 @@ class Session:
         except IsaError as exc:
             raise SessionError(str(exc)) from None
         core = self.core
-        self.tile.execute(core, core.thread if core.thread is not None else 0, core.pc, word, "debugger")
+        try:
+            self.tile.execute(core, core.thread if core.thread is not None else 0, core.pc, word, "debugger")
+        except QueueFull as exc:
+            raise SessionError(f"Cannot push: {exc}") from None
 
     def execute(self, line: str) -> str:
         """Run one shell command and return what the shell would print."""

@@ -300,16 +300,18 @@ class Core:
             self._halt(Stop(StopKind.FAULT, self.name, pc, detail=f"exception {intno}"))
 
     # -- .ttinsn --------------------------------------------------------------------------------
-    def hook_ttinsn(self, words: dict[int, int], push: Callable[[Core, int, int], None]) -> None:
-        """Push the Tensix instruction of each ``.ttinsn`` address (now a NOP) when it is reached."""
+    def hook_ttinsn(self, words: dict[int, int], push: Callable[[Core, int, int, int, str], None]) -> None:
+        """Push the Tensix instruction ``words[address]`` of each ``.ttinsn`` address (now a NOP)
+        to this core's thread when the core reaches it: ``push(core, thread, pc, word, via)``."""
         for h in self._ttinsn_hooks:
             self.uc.hook_del(h)
         self._ttinsn_hooks = []
+        thread = self.thread
 
         def on_ttinsn(uc: Uc, address: int, size: int, _: object) -> None:
             try:
                 self._poll = None
-                push(self, address, words[address])
+                push(self, thread, address, words[address], "ttinsn")
             except Stall as stall:
                 self._block(stall.wait)
             except BaseException as exc:

@@ -37,33 +37,40 @@ class DstWriter(NamedTuple):
 
 
 class PushLog:
-    """Every push counted, the newest ``limit`` kept (bounded memory)."""
+    """Every push counted, the newest ``limit`` kept (bounded memory); records are kept as
+    plain tuples (cheap to make) and handed out as ``PushRecord``."""
 
     LIMIT = 100_000
 
     def __init__(self, limit: int = LIMIT) -> None:
-        self._items: deque[PushRecord] = deque(maxlen=limit)
+        self._items: deque[tuple] = deque(maxlen=limit)
         self.total = 0
         self.per_thread = [0, 0, 0]
 
-    def append(self, record: PushRecord) -> None:
-        self._items.append(record)
+    def append(self, seq: int, pc: int, core: str, thread: int, word: int, via: str) -> None:
+        self._items.append((seq, pc, core, thread, word, via))
         self.total += 1
-        self.per_thread[record.thread] += 1
+        self.per_thread[thread] += 1
+
+    def pop(self) -> None:
+        """Take back the newest record (a push that did not happen after all)."""
+        record = self._items.pop()
+        self.total -= 1
+        self.per_thread[record[3]] -= 1
 
     def __len__(self) -> int:
         return self.total
 
     def __iter__(self) -> Iterator[PushRecord]:
         """The records still kept, oldest first."""
-        return iter(self._items)
+        return map(PushRecord._make, self._items)
 
     def __bool__(self) -> bool:
         return self.total > 0
 
     def last(self, n: int = 1) -> list[PushRecord]:
         """The newest ``n`` records still kept, oldest first."""
-        return list(self._items)[-n:] if n > 0 else []
+        return [PushRecord._make(r) for r in list(self._items)[-n:]] if n > 0 else []
 
     @property
     def first_kept(self) -> int:
@@ -72,8 +79,8 @@ class PushLog:
 
     def by_seq(self, seq: int) -> PushRecord | None:
         items = self._items
-        i = bisect.bisect_left([r.seq for r in items], seq)
-        return items[i] if i < len(items) and items[i].seq == seq else None
+        i = bisect.bisect_left([r[0] for r in items], seq)
+        return PushRecord._make(items[i]) if i < len(items) and items[i][0] == seq else None
 
     def truncate(self, total: int, per_thread: list[int]) -> None:
         """Back to ``total`` pushes (a checkpoint's count; newer records are dropped)."""

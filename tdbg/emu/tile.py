@@ -32,10 +32,10 @@ import numpy as np
 from tdbg.emu import loader
 from tdbg.emu.core import NOP, Core, CoreState, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
-from tdbg.emu.pushlog import DstProvenance, DstWriter, PushLog, PushRecord
+from tdbg.emu.pushlog import DstProvenance, DstWriter, PushLog
 from tdbg.emu.regions import Stall, TileRegisters, Wait, core_regions
 from tdbg.emu.stops import Access, Stop, StopKind
-from tdbg.tensix.coprocessor import Coprocessor
+from tdbg.tensix.coprocessor import Coprocessor, QueueFull
 from tdbg.tensix.events import Category, TensixEvent
 from tdbg.tensix.isa import IsaError, ttinsn_to_word
 from tdbg.tensix.profile import BLACKHOLE, Profile
@@ -134,7 +134,8 @@ class Tile:
         self.l1 = ctypes.create_string_buffer(profile.l1_size)
         self.registers = TileRegisters(self)
         self.programs: dict[str, Program] = {}
-        self.ttinsn: dict[int, int] = {}      # every loaded program's .ttinsn words
+        self.ttinsn: dict[int, int] = {}      # every loaded program's .ttinsn words (RISC-V view)
+        self._tensix_words: dict[int, int] = {}  # the same, as the Tensix words they push
         self.pushes = PushLog()
         self.provenance = DstProvenance()
         self._rows_written: set[int] | None = None  # DstBits rows the current push wrote (when watched)
@@ -178,11 +179,12 @@ class Tile:
                                        f"firmware ({program.image.path.name}), with other bytes")
             self.programs[spec.name] = Program(image, segments)
         self.ttinsn = {a: w for p in self.programs.values() for a, w in p.image.ttinsn.items()}
+        self._tensix_words = {a: ttinsn_to_word(w) for a, w in self.ttinsn.items()}
         for core in self.cores.values():
             program = self.programs.get(core.name)
             core.set_parks(set(program.image.parks) if program else set())
             if core.thread is not None:
-                core.hook_ttinsn(self.ttinsn, self._push_ttinsn)
+                core.hook_ttinsn(self._tensix_words, self.push)
         self.reset()
 
     def image(self, name: str) -> ElfImage | None:
@@ -407,10 +409,6 @@ class Tile:
             active.interrupt()
 
     # -- Tensix instruction pushes -------------------------------------------------------------
-    def _push_ttinsn(self, core: Core, address: int, riscv_word: int) -> None:
-        assert core.thread is not None
-        self.push(core, core.thread, address, ttinsn_to_word(riscv_word), "ttinsn")
-
     def store_push(self, core_name: str, thread: int, word: int) -> None:
         """A store to an instruction-push address (``tdbg.emu.regions``)."""
         core = self.cores[core_name]
@@ -422,23 +420,34 @@ class Tile:
         A push into a full queue stalls the core (``Stall``).  An event it raises, or a write
         to a watched Dst row, stops the core after the push (the push itself has happened).  A
         push the debugger makes while the core is stopped (a store to ``INSTRN_BUF_BASE`` typed
-        by the user) raises the event instead."""
+        by the user) raises the event instead.  This is the path of every pushed instruction:
+        it logs a tuple and calls the coprocessor, nothing more unless a Dst row is watched."""
         if not core.running:
             self.execute(core, thread, pc, word, "debugger")
             return
-        if self.coprocessor.queued(thread) >= self.profile.wait_gate_capacity:
-            raise Stall(self._fifo_wait(thread))
-        watches = [w for w in self.watches if w.dst_rows and w.kind != "read"] if self.watches else ()
-        if not watches:
-            try:
-                self.execute(core, thread, pc, word, via)
-            except TensixEvent as event:
-                core.push_event(event)
+        if self.watches:
+            self._push_watched(core, thread, pc, word, via)
             return
+        self.seq += 1
+        self.pushes.append(self.seq, pc, core.name, thread, word, via)
+        try:
+            self.coprocessor.push(thread, word, core.thread is not None)
+        except QueueFull:
+            self.pushes.pop()
+            self.seq -= 1
+            raise Stall(self._fifo_wait(thread)) from None
+        except TensixEvent as event:
+            core.push_event(event)
+
+    def _push_watched(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
+        """``push`` while watches exist: a push that writes a watched Dst row stops the core."""
+        watches = [w for w in self.watches if w.dst_rows and w.kind != "read"]
         before = [self.tensix.dst.bits[w.bits_rows].copy() for w in watches]
         self._rows_written = set()
         try:
             self.execute(core, thread, pc, word, via)
+        except QueueFull:
+            raise Stall(self._fifo_wait(thread)) from None
         except TensixEvent as event:
             core.push_event(event)
             return
@@ -456,11 +465,16 @@ class Tile:
                 return
 
     def execute(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
-        """Log and run one pushed instruction on ``thread``; events propagate.  A push from B
-        enters after the MOP expander (PushTensixInstruction.md)."""
+        """Log and run one pushed instruction on ``thread``; events (and ``QueueFull``)
+        propagate.  A push from B enters after the MOP expander (PushTensixInstruction.md)."""
         self.seq += 1
-        self.pushes.append(PushRecord(self.seq, pc, core.name, thread, word, via))
-        self.coprocessor.push(thread, word, expand_mop=core.thread is not None)
+        self.pushes.append(self.seq, pc, core.name, thread, word, via)
+        try:
+            self.coprocessor.push(thread, word, core.thread is not None)
+        except QueueFull:
+            self.pushes.pop()
+            self.seq -= 1
+            raise
 
     def describe_word(self, word: int) -> str:
         """A pushed word as text (``MOVD2B SrcRow=0 ...``), or its hex if no encoding matches."""

@@ -115,6 +115,15 @@ class Bound(NamedTuple):
     direct: bool                # passes the expanders unchanged and never waits for a bank
 
 
+class QueueFull(Exception):
+    """A push found its thread's queue at the Wait Gate full: the pushing core must wait
+    (TensixCoprocessor/README.md: a push into full FIFOs stalls the RISC-V core)."""
+
+    def __init__(self, thread: int) -> None:
+        super().__init__(f"thread T{thread} has its Wait Gate queue full")
+        self.thread = thread
+
+
 class Coprocessor:
     """The Tensix coprocessor model of one tile (see the module docstring)."""
 
@@ -124,6 +133,7 @@ class Coprocessor:
         self._bound: dict[int, Bound] = {}
         self._frontend_ops = {self.isa.encoding(m).opcode for m in ("MOP", "MOP_CFG", "REPLAY")}
         self.on_dst_write = on_dst_write
+        self.capacity = state.profile.wait_gate_capacity
         self.dst_port = DstPort(state.dst, self._dst_written)
         self.rwcs = [RWCs() for _ in range(THREADS)]
         self.semaphores = [sync.Semaphore() for _ in range(8)]
@@ -201,6 +211,8 @@ class Coprocessor:
             raise ValueError(f"Tensix thread {thread} does not exist (0..{THREADS - 1})")
         if not 0 <= word < 1 << 32:
             raise ValueError(f"{word:#x} is not a 32-bit instruction word")
+        if len(q[thread]) >= self.capacity:
+            raise QueueFull(thread)
         if word >> 24 in self._frontend_ops or self.replay[thread].load_left:
             try:
                 for expanded in (self.mop[thread].feed(word) if expand_mop else (word,)):
