@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 from tdbg.debuginfo import DebugInfo, Frame
 from tdbg.emu.core import Core, CoreState, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError
+from tdbg.emu.history import History
 from tdbg.emu.regions import Stall
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.emu.tile import Checkpoint, Tile, Unreadable
@@ -87,7 +88,6 @@ class Session:
     """One debugging session over one tile: its cores, their firmware and debug information,
     breakpoints, watchpoints and the run model (the tile's, with GDB's ``scheduler-locking``)."""
 
-    HISTORY = 256  # single steps that reverse_stepi can undo
     LOCKING = ("off", "on", "step")
 
     def __init__(self, program: str | Path | Programs | None = None, profile: Profile = BLACKHOLE) -> None:
@@ -102,7 +102,7 @@ class Session:
         self._interpreter = None
         self._expr_context = None
         self.last_hits: list[Breakpoint] = []  # the breakpoints that made the last stop
-        self.history: list[Checkpoint] = []
+        self.history = History()     # undo records of single steps (reverse_stepi)
         self._next_number = 1
         programs = program if isinstance(program, Mapping) else {"T0": demo_source() if program is None else program}
         for name, path in programs.items():
@@ -170,7 +170,7 @@ class Session:
             raise SessionError(f"Cannot go back {count} instruction{'s' if count > 1 else ''}: "
                                f"{len(self.history)} recorded (single steps since the last continue)")
         for _ in range(count):
-            self.tile.restore(self.history.pop())
+            self.current = self.history.undo(self.tile).core
         return Stop(StopKind.STEP, self.current, self.core.pc, detail="reverse")
 
     # -- run control -------------------------------------------------------------------------------
@@ -226,10 +226,14 @@ class Session:
         if not record:
             self.history.clear()
         for _ in range(count):
+            undo = None
             if record:
-                self.history.append(self.tile.checkpoint())
-                del self.history[: -self.HISTORY]
+                core = self._steppable()
+                waits = core.state is CoreState.BLOCKED and self.scheduler_locking == "off"
+                undo = self.history.record(self.tile, core, whole_tile=waits)
             stop = self._step_core()
+            if undo is not None:
+                self.history.push(undo)
             if stop.kind is not StopKind.STEP:
                 return stop
         assert stop is not None

@@ -63,7 +63,7 @@ def output_cmd(interp: Interpreter, args: str) -> None:
     interp.write(shown)
 
 
-@command("set", usage="set var EXPR | set {TYPE}ADDR = V | set $REG = V | set cfg NAME = V | set scheduler-locking off|on|step | set dst-provenance on|off", help="Assign: a variable, memory as the current core's store would write it ({uint32_t}ADDR, *(uint16_t*)ADDR), a register, a config field by name; also GDB settings: scheduler-locking (off: every core runs on continue, and while the current core waits during a step; on: only the current core ever runs; step: only it runs for steps), pagination, confirm, ...; and dst-provenance (record window stores for 'info dst-writer').", example="set {uint32_t}0xFFBD8000 = 0x3f800000")
+@command("set", usage="set var EXPR | set {TYPE}ADDR = V | set $REG = V | set cfg NAME = V | set scheduler-locking off|on|step | set history-memory SIZE | set dst-provenance on|off", help="Assign: a variable, memory as the current core's store would write it ({uint32_t}ADDR, *(uint16_t*)ADDR), a register, a config field by name; also GDB settings: scheduler-locking (off: every core runs on continue, and while the current core waits during a step; on: only the current core ever runs; step: only it runs for steps), history-memory (the bytes reverse-stepi may keep: N, NK, NM, NG; default 64M), pagination, confirm, ...; and dst-provenance (record window stores for 'info dst-writer').", example="set {uint32_t}0xFFBD8000 = 0x3f800000")
 def set_cmd(interp: Interpreter, args: str) -> None:
     text = args.strip()
     word, _, rest = text.partition(" ")
@@ -72,6 +72,10 @@ def set_cmd(interp: Interpreter, args: str) -> None:
         return
     if word in ("var", "variable"):
         text = rest
+    elif word == "history-memory":
+        size = parse_size(rest.strip())
+        interp.session.history.budget = size
+        return
     elif word == "scheduler-locking":
         mode = rest.strip()
         if mode not in interp.session.LOCKING:
@@ -88,6 +92,15 @@ def set_cmd(interp: Interpreter, args: str) -> None:
     if not text:
         raise CommandError("Argument required (expression to compute).")
     evaluate(interp, text)
+
+
+def parse_size(text: str) -> int:
+    """``65536``, ``64K``, ``64M``, ``1G`` -> bytes."""
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:].upper(), 1)
+    digits = text[:-1] if scale > 1 else text
+    if not digits.isdigit():
+        raise CommandError(f'Invalid size "{text}"; use a number of bytes, or N with K, M or G.')
+    return int(digits) * scale
 
 
 def _display_list(interp: Interpreter) -> dict[int, tuple[str | None, str]]:

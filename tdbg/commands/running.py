@@ -248,7 +248,7 @@ def checkpoint_cmd(interp: Interpreter, args: str) -> None:
     interp.out(f"Checkpoint {n} at {describe_location(interp, s.core.pc).splitlines()[0]}")
 
 
-@command("reverse-stepi", aliases=("rsi",), usage="reverse-stepi [N]", help="Go back N instructions (default 1) over the single steps recorded since the last continue (each stepi keeps a checkpoint; up to 256).", example="reverse-stepi", repeatable=True)
+@command("reverse-stepi", aliases=("rsi",), usage="reverse-stepi [N]", help="Go back N instructions (default 1) over the single steps recorded since the last continue: each stepi keeps what it can change (registers; the bytes a store overwrites; the coprocessor state when it touches a device), within 'set history-memory' bytes.", example="reverse-stepi", repeatable=True)
 def reverse_stepi_cmd(interp: Interpreter, args: str) -> None:
     require_running(interp)
     n = count_arg(interp, args)

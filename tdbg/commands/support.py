@@ -219,11 +219,17 @@ def info_threads(interp: Interpreter, args: str) -> None:
     interp.context["last_function"] = last
 
 
-@command("show", usage="show scheduler-locking", help="Show a setting: scheduler-locking (which cores run during continue and steps; 'help set').", example="show scheduler-locking")
+@command("show", usage="show scheduler-locking | show history-memory", help="Show a setting: scheduler-locking (which cores run during continue and steps), history-memory (what reverse-stepi keeps, and its budget); 'help set' explains them.", example="show scheduler-locking")
 def show_cmd(interp: Interpreter, args: str) -> None:
-    if args.strip() != "scheduler-locking":
-        raise CommandError(f'Undefined show command: "{args.strip()}".  Try "help show".')
-    interp.out(f'Mode for locking scheduler during execution is "{interp.session.scheduler_locking}".')
+    s = interp.session
+    what = args.strip()
+    if what == "scheduler-locking":
+        interp.out(f'Mode for locking scheduler during execution is "{s.scheduler_locking}".')
+    elif what == "history-memory":
+        h = s.history
+        interp.out(f"{len(h)} steps recorded for reverse-stepi in {h.bytes} bytes; the budget is {h.budget} bytes.")
+    else:
+        raise CommandError(f'Undefined show command: "{what}".  Try "help show".')
 
 
 @command("info", aliases=("i", "inf"), usage="info SUBCOMMAND", help="Show things about the program and the tile; 'help info' lists the subcommands.", example="info registers pc")

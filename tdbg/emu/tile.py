@@ -135,7 +135,7 @@ class Tile:
         self.registers = TileRegisters(self)
         self.programs: dict[str, Program] = {}
         self.ttinsn: dict[int, int] = {}      # every loaded program's .ttinsn words (RISC-V view)
-        self._tensix_words: dict[int, int] = {}  # the same, as the Tensix words they push
+        self.tensix_words: dict[int, int] = {}  # the same, as the Tensix words they push
         self.pushes = PushLog()
         self.provenance = DstProvenance()
         self._rows_written: set[int] | None = None  # DstBits rows the current push wrote (when watched)
@@ -179,12 +179,12 @@ class Tile:
                                        f"firmware ({program.image.path.name}), with other bytes")
             self.programs[spec.name] = Program(image, segments)
         self.ttinsn = {a: w for p in self.programs.values() for a, w in p.image.ttinsn.items()}
-        self._tensix_words = {a: ttinsn_to_word(w) for a, w in self.ttinsn.items()}
+        self.tensix_words = {a: ttinsn_to_word(w) for a, w in self.ttinsn.items()}
         for core in self.cores.values():
             program = self.programs.get(core.name)
             core.set_parks(set(program.image.parks) if program else set())
             if core.thread is not None:
-                core.hook_ttinsn(self._tensix_words, self.push)
+                core.hook_ttinsn(self.tensix_words, self.push)
         self.reset()
 
     def image(self, name: str) -> ElfImage | None:
