@@ -10,7 +10,11 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           Unicorn running the same ELF; (d) Tensix instructions per second
                           that firmware pushes (.ttinsn): an RWC/ZEROACC mix, a MOV mix and
                           an FPU mix, next to the plain RISC-V loop's instructions per second,
-                          with the cost of the Unicorn code hook that catches each .ttinsn.
+                          with the cost of the Unicorn code hook that catches each .ttinsn;
+                      (e) stepi per second with reverse-stepi history on and off, and the
+                          memory a recorded step keeps; (f) the RISC-V loop on three cores at
+                          once against one core; (g) the wall time of ../shared/realfw/datacopy
+                          from load to every core parked (when ../shared is there).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import argparse
 import struct
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from unicorn import UC_ARCH_RISCV, UC_HOOK_CODE, UC_MODE_RISCV32, Uc, UcError
@@ -198,22 +203,77 @@ def _with_iterations(s: Session, image: ElfImage, iterations: int) -> ElfImage:
     return ElfImage(image.path, image.entry, segs, image.symbols, image.exec_ranges)
 
 
+def stepping(n: int) -> None:
+    def rate(record: bool) -> tuple[float, float]:
+        s = firmware("bench_loop", 1_000_000)
+        t0 = time.perf_counter()
+        for _ in range(n):
+            s.stepi(record=record)
+        return n / (time.perf_counter() - t0), s.history.bytes / max(len(s.history), 1)
+
+    on = max((rate(True) for _ in range(REPEAT)), key=lambda r: r[0])
+    off = max(rate(False)[0] for _ in range(REPEAT))
+    print(f"(e) stepi: {on[0]:8.0f} /s with reverse-stepi history ({on[1]:.0f} bytes a step), "
+          f"{off:8.0f} /s without")
+
+
+def three_cores(n: int) -> None:
+    def session(cores: tuple[str, ...]) -> Session:
+        s = Session({c: firmware_dir() / "bench_loop.c" for c in cores})
+        for c in cores:
+            with s.on_core(c):
+                s.write_memory(s.symbol("iterations").addr, struct.pack("<I", n))
+        return s
+
+    one = best_run(lambda: session(("T0",)))
+    three = best_run(lambda: session(("T0", "T1", "T2")))
+    print(f"(f) {n:,}-iteration loop: one core {one:.3f} s, the same loop on T0, T1, T2 at once "
+          f"{three:.3f} s; instruction rate three/one {3 * one / three:.3f}")
+
+
+def datacopy() -> None:
+    kernel = Path(__file__).resolve().parents[2] / "shared" / "realfw" / "datacopy"
+    if not kernel.is_dir():
+        print("(g) datacopy: ../shared/realfw is not here; skipped")
+        return
+
+    def once() -> tuple[float, str]:
+        t0 = time.perf_counter()
+        s = Session({c: kernel / f"{e}.elf" for c, e in (("T0", "unpack"), ("T1", "math"), ("T2", "pack"))})
+        for name, address in (("params.bin", 0x20000), ("A.bin", 0x30000), ("B.bin", 0x40000)):
+            s.load_binary(kernel / name, address)
+        stop = s.cont()
+        ok = s.read_memory(0x50000, 2048) == (kernel / "expected.bin").read_bytes()
+        return time.perf_counter() - t0, "output = expected.bin" if ok else f"stopped: {stop.describe()}"
+
+    runs = [once() for _ in range(REPEAT)]
+    t, what = min(runs)
+    print(f"(g) datacopy, load to every core parked: {t:.3f} s ({what})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller loops (a rough look)")
-    parser.add_argument("--only", choices=["d"], help="run one figure only")
+    parser.add_argument("--only", choices=["d", "e", "f", "g"], help="run one figure only")
     args = parser.parse_args()
     for src in ("bench_window", "bench_l1", "bench_loop", *(m[0] for m in PUSH_MIXES)):
         build(firmware_dir() / f"{src}.c")
-    if args.only == "d":
-        pushes(args.quick)
+    figures = {
+        "d": lambda: pushes(args.quick),
+        "e": lambda: stepping(500 if args.quick else 3000),
+        "f": lambda: three_cores(10_000_000 if args.quick else 100_000_000),
+        "g": datacopy,
+    }
+    if args.only:
+        figures[args.only]()
         return
     model()
     window(20_000 if args.quick else 200_000)
     loop = 6_000_000 if args.quick else 60_000_000
     breakpoints(loop)
     instructions_per_second(loop)
-    pushes(args.quick)
+    for figure in figures.values():
+        figure()
 
 
 if __name__ == "__main__":

@@ -40,9 +40,9 @@ from unicorn import (
     UcError,
 )
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
-from unicorn.unicorn_const import UC_QUERY_TIMEOUT
 
 from tdbg.emu.fasthook import add_mem_hook
+from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.regions import Region, Stall, Wait
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.tensix.events import TensixEvent, UndefinedBehavior
@@ -132,6 +132,7 @@ class Core:
         self._muted = False          # stepping over the instruction we last stopped at
         self.completed_pc: int | None = None  # its effect already happened (a push): skip it
         self._interrupt = False
+        self._preempt = False
         self.running = False  # inside emu_start: device side effects belong to the firmware
         self.last_stop: Stop | None = None
         self._poll: tuple[int, int, int] | None = None  # (pc, address, value) of the last device read
@@ -406,10 +407,10 @@ class Core:
             return self._record(Stop(StopKind.STEP, self.name, self.pc))
         return self._record(self._emulate(count, StopKind.STEP))
 
-    def resume(self, limit: int | None = None, preempt_us: int = 0) -> Stop:
+    def resume(self, limit: int | None = None, preemptible: bool = False) -> Stop:
         """Run until a breakpoint, watchpoint, event, ebreak/ecall, a wait, a ``j .`` (parked),
-        an interrupt or ``limit`` instructions; with ``preempt_us``, for at most that long
-        (then a ``PREEMPTED`` stop: the core just yields to the others)."""
+        an interrupt or ``limit`` instructions; ``preemptible``: the turn may be cut after a
+        slice of host time (``tdbg.emu.preempt``: a ``PREEMPTED`` stop, the core just yields)."""
         stop = self._step_past_last_stop()
         if stop is not None:
             return stop
@@ -420,7 +421,13 @@ class Core:
             return self._record(Stop(StopKind.PARKED, self.name, pc))
         if limit == 1:
             return self._record(Stop(StopKind.LIMIT, self.name, pc))
-        return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT, preempt_us))
+        if not preemptible:
+            return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT))
+        PREEMPTOR.begin(self)
+        try:
+            return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT))
+        finally:
+            PREEMPTOR.end()
 
     def _step_past_last_stop(self) -> Stop | None:
         """Execute the instruction at the PC with this PC's breakpoint and watchpoints muted (or
@@ -445,7 +452,12 @@ class Core:
         self.last_stop = stop
         return stop
 
-    def _emulate(self, count: int, done: StopKind, preempt_us: int = 0) -> Stop:
+    def preempt(self) -> None:
+        """End the current turn from another thread (``tdbg.emu.preempt``)."""
+        self._preempt = True
+        self.uc.emu_stop()
+
+    def _emulate(self, count: int, done: StopKind) -> Stop:
         """Run up to ``count`` instructions (0: no limit); ``done`` is the stop when they ran."""
         self._stop = None
         start = self.pc
@@ -453,9 +465,10 @@ class Core:
             self._interrupt = False
             return Stop(StopKind.INTERRUPTED, self.name, start)
         error: UcError | None = None
+        self._preempt = False
         self.running = True
         try:
-            self.uc.emu_start(start, 0, timeout=preempt_us, count=count)
+            self.uc.emu_start(start, 0, count=count)
         except UcError as exc:
             error = exc
         finally:
@@ -480,7 +493,7 @@ class Core:
                 return Stop(StopKind.BREAKPOINT, self.name, pc)
             if pc in self.parks:
                 return Stop(StopKind.PARKED, self.name, pc)
-        if preempt_us and self.uc.query(UC_QUERY_TIMEOUT):
+        if self._preempt:
             return Stop(StopKind.PREEMPTED, self.name, pc)
         return Stop(done, self.name, pc)
 

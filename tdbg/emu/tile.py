@@ -10,7 +10,8 @@ show the original word.
 Run model (DESIGN.md, "The whole tile"): all-stop and deterministic.  ``run`` gives the runnable
 cores turns in the profile's order; a core keeps its turn until it stops, blocks (a ``Wait``),
 parks (reaches ``j .``), exits (tdbg's crt0 end) or, while another core could run, has run
-``PREEMPT_US`` of host time without doing any of these (a core spinning on L1 for another core).
+a slice of host time without doing any of these (a core spinning on L1 for another core;
+``tdbg.emu.preempt``).
 Any stop stops every core and names its core.  With no runnable core left the run ends: a
 ``DEADLOCK`` stop naming every wait when a core is blocked, else ``EXITED`` (every core with
 firmware has exited or parked).
@@ -42,8 +43,6 @@ from tdbg.tensix.profile import BLACKHOLE, Profile
 from tdbg.tensix.tile import TensixState
 from tdbg.tensix.window import ELEMENT_SIZE, FMT_NAMES
 
-#: Host time a core may run while another could run, before it yields its turn.
-PREEMPT_US = 10_000
 EXIT_SYMBOL, EXIT_CODE_SYMBOL = "_tdbg_exit", "tdbg_exit_code"   # tdbg's crt0
 
 
@@ -334,7 +333,7 @@ class Tile:
         None when it blocked, parked, exited or went into reset; else its stop."""
         self._active = core
         try:
-            stop = core.resume(limit, PREEMPT_US if shared else 0)
+            stop = core.resume(limit, preemptible=shared)
         finally:
             self._active = None
         if stop.kind is StopKind.BLOCKED or core.state is not CoreState.RUNNABLE:
