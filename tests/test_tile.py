@@ -12,6 +12,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -152,6 +153,20 @@ def test_ttsync_load_waits_for_the_thread() -> None:
     # unblock it by hand: post semaphore 1 through the RISC-V view; the held MOVD2B runs
     s.write_value(0xFFE80024, 4, 0)
     assert s.cont().kind is StopKind.EXITED and results(s, "T1") == 1
+
+
+def test_ctrl_c_and_a_limit_stop_three_busy_cores() -> None:
+    forever = Path(__file__).parent / "firmware" / "forever.c"
+    s = Session({f"T{i}": forever for i in range(3)})
+    threading.Timer(0.5, s.interrupt).start()
+    stop = s.cont()                      # three cores that never wait take turns until Ctrl-C
+    assert stop.kind is StopKind.INTERRUPTED
+    counters = []
+    for core in ("T0", "T1", "T2"):
+        with s.on_core(core):
+            counters.append(s.read_u32(s.symbol("counter").addr))
+    assert all(counters), counters       # every core had turns
+    assert s.cont(limit=1000).kind is StopKind.LIMIT
 
 
 # -- release by B and soft reset -------------------------------------------------------------------
