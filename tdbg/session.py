@@ -99,6 +99,8 @@ class Session:
         self.debug_infos: dict[str, DebugInfo | None] = {}
         self.scheduler_locking = "off"
         self.started = False          # the tile has run since it was loaded or reset
+        self.watch_after = True       # report a watchpoint after its access (GDB's view); the
+                                      # stub turns it off: gdb steps over the access itself
         self._interpreter = None
         self._expr_context = None
         self.last_hits: list[Breakpoint] = []  # the breakpoints that made the last stop
@@ -184,14 +186,18 @@ class Session:
         self.started = True
         only = self.current if self.scheduler_locking == "on" else None
         while True:
-            stop = self.tile.run(only, limit)
-            self._focus(stop)
+            stop = self._focus(self.tile.run(only, limit))
             if stop.kind is not StopKind.BREAKPOINT or self._breakpoint_stops(stop.core, stop.pc):
                 return stop
 
-    def _focus(self, stop: Stop) -> None:
+    def _focus(self, stop: Stop) -> Stop:
+        """The core that stopped becomes the current one; a memory watchpoint's access is
+        completed first when the session reports watchpoints after the access."""
         if stop.core in self.tile.cores:
             self.current = stop.core
+            if stop.kind is StopKind.WATCHPOINT and stop.access is not None and self.watch_after:
+                return self.core.complete_access(stop)
+        return stop
 
     def _steppable(self) -> Core:
         core = self.core
@@ -212,9 +218,8 @@ class Session:
             if core.state is CoreState.BLOCKED and self.scheduler_locking == "off":
                 stop = self.tile.run_others_until_ready(core.name)
                 if stop is not None:
-                    self._focus(stop)
-                    return stop
-            stop = self.tile.classify_step(core, core.step())
+                    return self._focus(stop)
+            stop = self._focus(self.tile.classify_step(core, core.step()))
             if stop.kind is not StopKind.BLOCKED or self.scheduler_locking != "off":
                 return stop
 
@@ -271,12 +276,10 @@ class Session:
             while True:
                 stop = self.tile.run(only)
                 if stop.kind is not StopKind.BREAKPOINT:
-                    self._focus(stop)
-                    return stop, False
+                    return self._focus(stop), False
                 if stop.core != name or stop.pc in user:
                     if self._breakpoint_stops(stop.core, stop.pc):
-                        self._focus(stop)
-                        return stop, False
+                        return self._focus(stop), False
                     if stop.core != name:
                         continue
                 condition = targets.get(stop.pc)

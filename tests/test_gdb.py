@@ -22,7 +22,8 @@ DEMO = firmware_dir() / "demo.c"
 
 
 def gdb(*commands: str, target: str) -> str:
-    args = [GDB, "-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set confirm off", "-ex", f"target remote {target}"]
+    args = [GDB, "-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set confirm off",
+            "-ex", "set remotetimeout 60", "-ex", f"target remote {target}"]
     for c in commands:
         args += ["-ex", c]
     done = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent)

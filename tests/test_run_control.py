@@ -70,7 +70,7 @@ def test_unmapped_load_stops_with_exact_pc() -> None:
     assert "unmapped" in stop.describe()
 
 
-def test_watchpoints_stop_before_the_access() -> None:
+def test_watchpoints_stop_after_the_access_as_gdb_reports_them() -> None:
     s = session(3)
     s.break_at("touch_watched")
     assert s.cont().kind is StopKind.BREAKPOINT  # past crt0's .bss clearing
@@ -78,19 +78,30 @@ def test_watchpoints_stop_before_the_access() -> None:
     w = s.watch(watched + 4, 4, "write")
     stop = s.cont()
     assert stop.kind is StopKind.WATCHPOINT and stop.watch is w
-    assert insn_at(s, stop.pc) == "sw" and (stop.old, stop.new) == (0, 0x1234)
-    assert s.read_u32(watched + 4) == 0  # not yet written
+    assert insn_at(s, stop.pc - 4) == "sw" and (stop.old, stop.new) == (0, 0x1234)
+    assert s.read_u32(watched + 4) == 0x1234  # written: the report comes after the store
     r = s.watch(watched + 8, 4, "read")
-    stop = s.cont()  # steps over the store, then stops at the read
-    assert s.read_u32(watched + 4) == 0x1234
-    assert stop.watch is r and insn_at(s, stop.pc) == "lw"
+    stop = s.cont()
+    assert stop.watch is r and insn_at(s, stop.pc - 4) == "lw"
     dst = s.watch(0xFFBD8000 + 64, 4, "write")  # a window range: Dst32b[1][0]
     stop = s.cont()
-    assert stop.watch is dst and stop.new == 0x3F800000 and stop.old == 0
-    assert s.tile.tensix.dst.get32(1, 0) == 0  # the window store has not happened
-    s.stepi()
-    assert s.tile.tensix.dst.get32(1, 0) == 0x007F0000  # now it has (Dst32 layout of 1.0)
+    assert stop.watch is dst and stop.old == 0 and stop.new == 0x3F800000   # what a load reads now
+    assert s.tile.tensix.dst.get32(1, 0) == 0x007F0000  # the store happened (Dst32 layout of 1.0)
     assert s.cont().kind is StopKind.EXITED
+
+
+def test_the_stub_sees_watchpoints_before_the_access() -> None:
+    s = session(3)
+    s.watch_after = False            # gdb-multiarch steps over the access itself
+    s.break_at("touch_watched")
+    assert s.cont().kind is StopKind.BREAKPOINT
+    watched = s.symbol("watched").addr
+    s.watch(watched + 4, 4, "write")
+    stop = s.cont()
+    assert insn_at(s, stop.pc) == "sw" and (stop.old, stop.new) == (0, 0x1234)
+    assert s.read_u32(watched + 4) == 0  # not yet written
+    s.stepi()
+    assert s.read_u32(watched + 4) == 0x1234
 
 
 def test_interrupt_from_another_thread_and_limit() -> None:
@@ -133,7 +144,7 @@ def test_dst_row_watch_window_store_and_tensix_instruction() -> None:
     stop = s.cont()
     assert stop.kind is StopKind.WATCHPOINT and stop.watch is w
     assert stop.access.address == 0xFFBD8000 + 16 * 4  # the first store to Dst32b[1][0]
-    assert stop.new == 0x41880000 and insn_at(s, stop.pc) == "sw"  # 17.0f
+    assert stop.new == 0x41880000 and insn_at(s, stop.pc - 4) == "sw"  # 17.0f, reported after the store
 
 
 def test_dst_row_watch_hit_by_a_tensix_instruction() -> None:

@@ -317,7 +317,7 @@ def test_gdb_sees_each_core_as_a_thread() -> None:
     programs = " ".join(f"T{i}={FW / f'pipeline_t{i}.c'}" for i in range(3))
     for i in range(3):
         build(FW / f"pipeline_t{i}.c", core=f"T{i}")
-    args = [GDB, "-q", "-batch", "-nx", "-ex", "set pagination off",
+    args = [GDB, "-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set remotetimeout 60",
             "-ex", f"target remote | {sys.executable} -m tdbg --rsp-stdio {programs}",
             "-ex", "info threads", "-ex", "thread 2", "-ex", "stepi", "-ex", "p/x $pc",
             "-ex", "break *0x10060", "-ex", "continue", "-ex", "p/x $pc"]

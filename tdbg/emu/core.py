@@ -18,7 +18,7 @@ from __future__ import annotations
 import ctypes
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -129,7 +129,9 @@ class Core:
         self._ttinsn_hooks: list[int] = []
         self._stop: Stop | None = None
         self._undo: tuple[int, bytes] | None = None  # RAM bytes a stopped store overwrote
-        self._muted = False          # stepping over the instruction we last stopped at
+        self._muted = False          # watchpoints muted (stepping over a watched access)
+        self._stepping_over = False  # executing the instruction we last stopped at
+        self._before_access = False  # the last stop came before its instruction's access
         self.completed_pc: int | None = None  # its effect already happened (a push): skip it
         self._interrupt = False
         self._preempt = False
@@ -398,10 +400,15 @@ class Core:
         self.uc.emu_stop()
 
     def step(self, count: int = 1) -> Stop:
-        """Execute ``count`` instructions (fewer if something stops the core first)."""
-        stop = self._step_past_last_stop()
-        if stop is not None:
-            return stop
+        """Execute ``count`` instructions (fewer if something stops the core first); the first
+        one even if a breakpoint is set on it, as GDB's ``stepi`` does."""
+        pc = self.pc
+        if self.completed_pc == pc:
+            self.pc = pc + 4
+        else:
+            stop = self._step_muted(watches=self._before_access)
+            if stop is not None:
+                return self._record(stop)
         count -= 1
         if count <= 0:
             return self._record(Stop(StopKind.STEP, self.name, self.pc))
@@ -429,27 +436,54 @@ class Core:
         finally:
             PREEMPTOR.end()
 
+    def complete_access(self, stop: Stop) -> Stop:
+        """A watchpoint stopped the core before its access: execute the accessing instruction
+        (watches muted) and report the stop after it, with the value memory holds now, as GDB
+        reports a watchpoint.  A stop the instruction causes itself (an event) wins."""
+        assert stop.access is not None
+        after = self._step_muted(watches=True)
+        if after is not None:
+            return self._record(after)
+        access = stop.access
+        value = self.tile.peek(self, access.address, access.size)
+        stop = self._record(replace(stop, pc=self.pc, **{"new" if access.write else "old": value}))
+        self._before_access = False
+        return stop
+
     def _step_past_last_stop(self) -> Stop | None:
         """Execute the instruction at the PC with this PC's breakpoint and watchpoints muted (or
-        skip it, if its effect already happened); a stop it causes is returned."""
+        skip it, if its effect already happened) when the core stopped there; a stop it causes
+        is returned.  A core that has not stopped yet (just reset) starts with the instruction,
+        so a breakpoint at its entry is hit."""
         pc = self.pc
         if self.completed_pc == pc:
             self.pc = pc + 4
             return None
-        self._muted = True
+        if self.last_stop is None:
+            return None
+        stop = self._step_muted(watches=self._before_access)
+        return None if stop is None else self._record(stop)
+
+    def _step_muted(self, watches: bool) -> Stop | None:
+        """One instruction with this PC's exit (breakpoint, park) muted, and the watchpoints too
+        when ``watches`` (the core stopped before this instruction's access); its stop if it
+        made one."""
+        pc = self.pc
+        self._muted, self._stepping_over = watches, True
         exits = pc in self.breakpoints or pc in self.parks
         if exits:
             self._set_exits(skip=pc)
         try:
             stop = self._emulate(1, StopKind.STEP)
         finally:
-            self._muted = False
+            self._muted = self._stepping_over = False
             if exits:
                 self._set_exits()
-        return None if stop.kind is StopKind.STEP else self._record(stop)
+        return None if stop.kind is StopKind.STEP else stop
 
     def _record(self, stop: Stop) -> Stop:
         self.last_stop = stop
+        self._before_access = stop.access is not None and stop.kind in (StopKind.WATCHPOINT, StopKind.EVENT)
         return stop
 
     def preempt(self) -> None:
@@ -488,7 +522,7 @@ class Core:
         if self._interrupt:
             self._interrupt = False
             return Stop(StopKind.INTERRUPTED, self.name, pc)
-        if not self._muted:
+        if not self._stepping_over:
             if pc in self.breakpoints:
                 return Stop(StopKind.BREAKPOINT, self.name, pc)
             if pc in self.parks:

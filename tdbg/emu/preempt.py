@@ -6,8 +6,10 @@ every 2 microseconds, which costs a fifth of the emulation speed while three cor
 an instruction count per turn costs far more (a C hook on every instruction).  Here one daemon
 thread, asleep between checks, calls ``Core.preempt`` (an ``emu_stop`` from another thread,
 as Ctrl-C does) on the core whose turn has lasted ``SLICE_S``.  Where a preemption lands is the
-one thing in a run that depends on host timing; cores that wait for each other through the
-coprocessor (blocking, not spinning) never reach it.
+one thing in a run that depends on host timing, so the slice is long (a tenth of a second):
+cores that wait for each other through the coprocessor or by polling a device block instead
+(deterministically) and never reach it; only a core that spins on plain L1 for another core,
+or computes that long without touching the coprocessor, is cut.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tdbg.emu.core import Core
 
-SLICE_S = 0.010
+SLICE_S = 0.100
 
 
 class Preemptor:

@@ -73,6 +73,7 @@ class RspServer:
 
     def __init__(self, session: Session, transport: Transport) -> None:
         self.session = session
+        session.watch_after = False   # GDB steps over a watched access itself (RISC-V triggers fire before it)
         self.io = transport
         self.ack = True
         self.interp = Interpreter(session)
