@@ -109,8 +109,11 @@ def test_diff_since_previous_stop(running_shell) -> None:
     shell = running_shell
     assert run(shell, "dst diff") == "No previous stop recorded yet; Dst is snapshotted at every stop from now on.\n"
     run(shell, "start")
-    run(shell, "stepi")  # the prologue of main: no Dst store
     d = dst(shell)
+    d.write32(np.array([3, 7]), np.zeros((2, 16)))  # defined rows of zeros (power-on rows are undefined)
+    d.write16(100, np.zeros(16))
+    run(shell, "stepi")  # the prologue of main: no Dst store
+    run(shell, "stepi")  # the previous stop is now one after those writes
     d.write32(3, np.array([0] * 4 + [FP32_1_5] + [0] * 11))
     d.write32(7, np.array([0] * 15 + [FP32_M2]))
     assert run(shell, "dst diff --view fp32") == (
@@ -145,6 +148,7 @@ def test_diff_since_previous_stop(running_shell) -> None:
 def test_diff_against_checkpoint(shell) -> None:
     interp, _ = shell
     assert run(shell, "dst diff checkpoint 1") == "No checkpoint 1.\n"
+    dst(shell).write16(5, np.zeros(16))  # defined (power-on rows are undefined)
     assert interp.session.checkpoint() == 1
     dst(shell).write16(5, np.array([0] * 9 + [BF16_NINE] + [0] * 6))
     assert run(shell, "dst diff checkpoint 1 --view bf16") == (

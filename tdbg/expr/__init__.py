@@ -13,16 +13,19 @@ Grammar (GDB's ``c-exp.y``, lowest precedence first; binary operators are left-a
               | 'sizeof' '(' type ')' | '(' type ')' unary | '{' type '}' unary | postfix
     postfix  := primary ('[' expr ']' | '.' NAME | '->' NAME | '++' | '--')*
     primary  := NUMBER | 'c' | "string"... | NAME | 'NAME' | $REG | $NAME | $ | $$ | $N | $$N
-              | dst[R][C] | dst[R] | dst32[R][C] | dst32[R] | srca[B][R][C] | srca[B][R]
-              | srcb[B][R][C] | srcb[B][R] | cfg.FIELD | '(' expr ')'
+              | TENSIX[R][C] | TENSIX[R] (dst dst32 dstbits dst32bits)
+              | TENSIX[B][R][C] | TENSIX[B][R] (srca srcb srcabits srcbbits) | cfg.FIELD | '(' expr ')'
 
 ``A@N`` is GDB's artificial array (N objects starting at lvalue ``A``), ``{T} ADDR`` the object
-of type ``T`` at ``ADDR``.  ``dst[R][C]`` is the ``Dst16b`` element (``uint16_t``),
-``dst32[R][C]`` the ``Dst32b`` element, ``srca/srcb[B][R][C]`` a 19-bit ``SrcA``/``SrcB``
-element (``uint32_t``), ``cfg.NAME`` a config field by its ``cfg_defines.h`` name; all are
-assignable.  With one index fewer they are a whole row (16 elements, not an lvalue).  These
-forms win over firmware symbols of the same name only where written so (``dst[``, ``cfg.``);
-``'dst'`` (quoted) is always the firmware symbol.
+of type ``T`` at ``ADDR``.  ``dst[R][C]`` is the ``Dst16b`` element and ``dst32[R][C]`` the
+``Dst32b`` element, ``srca/srcb[B][R][C]`` a ``SrcA``/``SrcB`` element, each a value in the
+format the configuration says the data has (``float`` or ``int``; the session's rule, e.g. the
+window format of the current core for ``Dst``); ``dstbits[R][C]`` (``DstBits``, the 16 stored
+bits, no row mapping), ``dst32bits[R][C]``, ``srcabits``/``srcbbits[B][R][C]`` are the raw bits.
+``cfg.NAME`` is a config field by its ``cfg_defines.h`` name.  All are assignable; with one
+index fewer they are a whole row (16 elements, not an lvalue).  These forms win over firmware
+symbols of the same name only where written so (``dst[``, ``cfg.``); ``'dst'`` (quoted) is
+always the firmware symbol.
 
 Types follow the RV32 ILP32 ABI: ``int`` and ``long`` are 32-bit, plain ``char`` is unsigned.
 Integer arithmetic follows GDB (and C): promotion to ``int``, the usual arithmetic conversions,

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from tdbg.expr.ctype import (
-    INT, LONG, NODEBUG_DATA, NODEBUG_FUNC, UINT16, UINT32, VOID, CType, Kind, array_of, decode,
+    INT, LONG, NODEBUG_DATA, NODEBUG_FUNC, UINT32, VOID, CType, Kind, array_of, decode,
     encode, float_to_int, is_number, member_raw, pointer_to, promote, promote1, round_float,
     type_name, wrap,
 )
@@ -188,28 +188,30 @@ class _Evaluator:
             raise ExprError(f"History has not yet reached ${absolute}.")
         return replace(values[absolute - 1], address=None, lval=None, location=())
 
-    def tensix_call(self, fn: Callable[..., int | None], *args: int | str) -> int:
+    def tensix_call(self, fn: Callable[..., int | float | CType | None], *args: object) -> object:
         try:
-            return fn(*args) or 0
+            result = fn(*args)
         except KeyError:
             raise ExprError(f'No config field "{args[0]}".') from None
         except (IndexError, ValueError) as e:
             raise ExprError(str(e)) from None
+        return 0 if result is None else result
 
     def tensix(self, node: TensixRef) -> Value:
-        indices = [self.integer(i) for i in node.indices]
+        """An element (an lvalue) or a whole row of a Tensix register, in the type the context
+        gives the array (the data's format in force, or raw bits)."""
+        indices = tuple(self.integer(i) for i in node.indices)
         name = node.array
-        if name in ("srca", "srcb"):
-            elem, lval = UINT32, Lval.SRC
-            get: Callable[..., int] = lambda *rc: self.tensix_call(self.ctx.src, name, *rc)
-            where: tuple[str | int, ...] = (name,)
-        else:
-            elem, lval = (UINT16, Lval.DST16) if name == "dst" else (UINT32, Lval.DST32)
-            get = lambda *rc: self.tensix_call(self.ctx.dst16 if name == "dst" else self.ctx.dst32, *rc)
-            where = ()
+        elem: CType = self.tensix_call(self.ctx.tensix_type, name)  # type: ignore[assignment]
+
+        def get(where: tuple[int, ...]) -> int | float:
+            if not self.side_effects:
+                return 0
+            return self.tensix_call(self.ctx.tensix, name, where)  # type: ignore[return-value]
+
         if not node.is_row:
-            return Value(elem, get(*indices), lval=lval, location=(*where, *indices))
-        row = b"".join(encode(get(*indices, c), elem) for c in range(ROW_WIDTH))
+            return Value(elem, get(indices), lval=Lval.TENSIX, location=(name, *indices))
+        row = b"".join(encode(get((*indices, c)), elem) for c in range(ROW_WIDTH))
         return Value(array_of(elem, ROW_WIDTH), row)
 
     def unary(self, op: str, operand: Node) -> Value:
@@ -396,12 +398,8 @@ class _Evaluator:
             elif kind is Lval.REGISTER:
                 word = encode(raw, new.ctype)[:4]  # type: ignore[arg-type]
                 self.ctx.set_register(str(loc[0]), int.from_bytes(word, "little"))
-            elif kind is Lval.DST16:
-                self.tensix_call(self.ctx.set_dst16, *loc, raw)  # type: ignore[arg-type]
-            elif kind is Lval.DST32:
-                self.tensix_call(self.ctx.set_dst32, *loc, raw)  # type: ignore[arg-type]
-            elif kind is Lval.SRC:
-                self.tensix_call(self.ctx.set_src, *loc, raw)  # type: ignore[arg-type]
+            elif kind is Lval.TENSIX:
+                self.tensix_call(self.ctx.set_tensix, loc[0], tuple(loc[1:]), raw)
             else:
                 self.tensix_call(self.ctx.set_cfg, *loc, raw)  # type: ignore[arg-type]
         return replace(new, address=target.address, lval=kind, location=loc)

@@ -21,9 +21,7 @@ class Lval(StrEnum):
     MEMORY = "memory"            # Value.address
     REGISTER = "register"        # (ABI name,)
     CONVENIENCE = "convenience"  # (name,)
-    DST16 = "dst16"              # (row, col)
-    DST32 = "dst32"              # (row, col)
-    SRC = "src"                  # ("srca" | "srcb", bank, row, col)
+    TENSIX = "tensix"            # (array, *indices): ("dst32", row, col), ("srca", bank, row, col)
     CFG = "cfg"                  # (field name,)
 
 
@@ -58,8 +56,12 @@ class EvalContext(Protocol):
     ``fp``) or ``pc``; ``$s0`` and ``$xN`` are mapped to those.  ``register`` is also asked about any
     other ``$NAME`` first (a session may offer CSRs); ``KeyError`` makes it a convenience
     variable.  Memory accessors raise any exception for an address they cannot access.
-    The Tensix accessors raise ``IndexError`` or ``ValueError`` with a one-line message for bad
-    indices; ``cfg``/``set_cfg`` raise ``KeyError`` for an unknown field.
+    ``tensix_type`` is the element type of a Tensix array (``TENSIX_INDICES``): ``float`` or
+    ``int`` for data read in its format in force, ``uint16_t``/``uint32_t`` for raw bits;
+    ``tensix``/``set_tensix`` read and write one element in that type.  They raise
+    ``IndexError`` or ``ValueError`` with a one-line message for bad indices, an undefined
+    element or a value the format cannot hold; ``cfg``/``set_cfg`` raise ``KeyError`` for an
+    unknown field.
     """
 
     def register(self, name: str) -> int: ...
@@ -69,12 +71,9 @@ class EvalContext(Protocol):
     def lookup_type(self, name: str) -> CType | None: ...  # debug-info types: "pt_t", "struct pt"
     def read_memory(self, address: int, size: int) -> bytes: ...
     def write_memory(self, address: int, data: bytes) -> None: ...
-    def dst16(self, row: int, col: int) -> int: ...
-    def set_dst16(self, row: int, col: int, value: int) -> None: ...
-    def dst32(self, row: int, col: int) -> int: ...
-    def set_dst32(self, row: int, col: int, value: int) -> None: ...
-    def src(self, which: str, bank: int, row: int, col: int) -> int: ...  # which: "srca" | "srcb"
-    def set_src(self, which: str, bank: int, row: int, col: int, value: int) -> None: ...
+    def tensix_type(self, array: str) -> CType: ...
+    def tensix(self, array: str, indices: tuple[int, ...]) -> int | float: ...
+    def set_tensix(self, array: str, indices: tuple[int, ...], value: int | float) -> None: ...
     def cfg(self, name: str) -> int: ...
     def set_cfg(self, name: str, value: int) -> None: ...
     def history(self) -> Sequence[Value]: ...  # the value history, $1 first
@@ -86,7 +85,9 @@ REGISTERS: dict[str, str] = {name: ABI_NAMES[n] for name, n in NUMBERS.items()} 
 REGISTER_TYPES = {"pc": CODE_POINTER, "ra": CODE_POINTER, "sp": DATA_POINTER, "gp": DATA_POINTER,
                    "tp": DATA_POINTER, "fp": DATA_POINTER}
 ROW_WIDTH = 16  # elements in a Dst / SrcA / SrcB row
-TENSIX_INDICES = {"dst": 2, "dst32": 2, "srca": 3, "srcb": 3}  # name -> indices of one element
+#: Tensix arrays -> the indices of one element: data in its format in force, and raw bits.
+TENSIX_INDICES = {"dst": 2, "dst32": 2, "srca": 3, "srcb": 3,
+                  "dstbits": 2, "dst32bits": 2, "srcabits": 3, "srcbbits": 3}
 MAX_VALUE_SIZE = 65536  # GDB's max-value-size
 PRINT_ELEMENTS = 200   # GDB's print elements
 REPEATS = 10           # GDB's print repeats
