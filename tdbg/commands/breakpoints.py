@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from tdbg.commands.interpreter import Interpreter
-from tdbg.commands.location import breakpoint_what
+from tdbg.commands.location import breakpoint_what, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int, lvalue
 from tdbg.session import Breakpoint
@@ -32,7 +32,7 @@ def _break(interp: Interpreter, args: str, temporary: bool) -> None:
     elif location.startswith("*"):
         where = evaluate_address(interp, location[1:].strip())
     else:
-        where = location
+        where = qualify_line(interp, location)
     bp = s.break_at(where, temporary=temporary, thread=thread)
     bp.location = location
     if condition.strip():

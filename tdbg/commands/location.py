@@ -1,12 +1,63 @@
 """Where the core is, as GDB says it: ``fill_row (row=0) at demo.c:27`` and the source line,
-breakpoint locations, frame headers and argument values (from DWARF when the ELF has it)."""
+breakpoint locations, frame headers and argument values (from DWARF when the ELF has it); and
+GDB's *current source file and line*, which ``list`` continues from and a bare ``LINE``
+location (``break 42``) refers to."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError
 from tdbg.debuginfo import DebugInfo, Frame, Variable
 from tdbg.expr import UINT, ExprError, Literal, MemAt, Value, decode, evaluate, format_value
+
+
+@dataclass
+class SourcePosition:
+    """GDB's current source position: ``file``; ``line``, where a plain ``list`` goes on from;
+    ``first`` and ``last``, the lines printed last (``first`` 0: nothing listed yet, so the
+    first ``list`` centres on ``line``)."""
+
+    file: Path | None
+    line: int = 1
+    first: int = 0
+    last: int = 0
+
+
+def source_position(interp: Interpreter) -> SourcePosition:
+    """The current source position.  Until a stop or ``list`` sets it, it is ``main``'s file
+    with the line GDB starts from: 9 lines above where ``break main`` stops."""
+    position = interp.context.get("source")
+    if position is None:
+        position = SourcePosition(None)
+        info = interp.session.debug
+        try:
+            main = info.line_for(info.breakpoint_address("main")) if info is not None else None
+        except KeyError:
+            main = None
+        if main is not None:
+            position = SourcePosition(main.file, max(main.line - 9, 1))
+        interp.context["source"] = position
+    return position  # type: ignore[return-value]
+
+
+def show_source_line(interp: Interpreter, file: Path, line: int) -> None:
+    """A stop (or frame selection) printed ``line`` of ``file``: GDB makes it the current
+    position, a plain ``list`` then shows the ten lines around it."""
+    interp.context["source"] = SourcePosition(file, max(line - 5, 1), line, line)
+
+
+def qualify_line(interp: Interpreter, location: str) -> str:
+    """A bare ``LINE`` location as ``FILE:LINE`` in the current source file (GDB's default
+    source file); any other location as it is."""
+    text = location.strip()
+    if text.isdigit():
+        file = source_position(interp).file
+        if file is not None:
+            return f"{file}:{text}"
+    return location
 
 
 def need_debug(interp: Interpreter) -> DebugInfo:
@@ -81,6 +132,7 @@ def describe_location(interp: Interpreter, pc: int) -> str:
     mid_line = row is not None and row.addr != pc
     text = source_line(info, frame.file, frame.line)
     src = f"{frame.line}\t{text}" if text is not None else f"{frame.line}\tin {frame.file}"
+    show_source_line(interp, frame.file, frame.line)
     previous = interp.context.get("last_function")
     interp.context["last_function"] = (frame.function, frame.cfa)
     stepping_in_place = interp.context.pop("plain_step", False) and previous == (frame.function, frame.cfa)

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tdbg import stepping
 from tdbg.commands.interpreter import Interpreter
-from tdbg.commands.location import frame_header, need_debug, variable_value
+from tdbg.commands.location import SourcePosition, frame_header, need_debug, qualify_line, source_position, variable_value
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.running import count_arg, require_running, run_and_report
-from tdbg.commands.values import evaluate_int
+from tdbg.commands.values import evaluate_address, evaluate_int
 
 
 def _stepping(interp: Interpreter, args: str, fn) -> None:
@@ -64,7 +66,7 @@ def until_cmd(interp: Interpreter, args: str) -> None:
     require_running(interp)
     info = need_debug(interp)
     interp.context["plain_step"] = not args.strip()
-    run_and_report(interp, lambda: stepping.until(interp.session, info, args.strip() or None))
+    run_and_report(interp, lambda: stepping.until(interp.session, info, qualify_line(interp, args) if args.strip() else None))
 
 
 @command("advance", usage="advance LOCATION", help="Run until LOCATION is reached (in any frame) or the current frame returns.", example="advance fill_row")
@@ -73,7 +75,7 @@ def advance_cmd(interp: Interpreter, args: str) -> None:
     if not args.strip():
         raise CommandError("Argument required (a location).")
     info = need_debug(interp)
-    run_and_report(interp, lambda: stepping.advance(interp.session, info, args.strip()))
+    run_and_report(interp, lambda: stepping.advance(interp.session, info, qualify_line(interp, args)))
 
 
 @command("backtrace", aliases=("bt", "where"), usage="backtrace [N]", help="Show the call stack of the current core (innermost first).", example="bt")
@@ -101,7 +103,7 @@ def info_frame(interp: Interpreter, args: str) -> None:
 def info_line(interp: Interpreter, args: str) -> None:
     s = interp.session
     info = need_debug(interp)
-    address = s.resolve(args.strip()) if args.strip() else s.core.pc
+    address = s.resolve(qualify_line(interp, args)) if args.strip() else s.core.pc
     row = info.row_at(address)
     if row is None:
         interp.out(f"No line number information available for address {address:#x} {s.symbolize(address)}")
@@ -109,35 +111,71 @@ def info_line(interp: Interpreter, args: str) -> None:
     interp.out(f'Line {row.line} of "{row.file}" starts at address {row.addr:#x} {s.symbolize(row.addr)} and ends at {row.end:#x} {s.symbolize(row.end)}.')
 
 
-@command("list", aliases=("l",), usage="list [LINE | FUNCTION | FILE:LINE]", help="Show ten source lines around a location (default: around the current line; a bare list continues).", example="list fill_row", repeatable=True)
+@command("list", aliases=("l",), usage="list [LINE | FUNCTION | FILE:LINE | FIRST,LAST | FIRST, | ,LAST | + | -]", help="Show source lines: ten around a location, the range FIRST,LAST (each a location), or, with no argument or +, the ten after the last lines shown (the first time: around the current line, or main before the program runs); - shows the ten before them.  A bare LINE is in the current source file.", example="list fill_row", repeatable=True)
 def list_cmd(interp: Interpreter, args: str) -> None:
-    s = interp.session
     info = need_debug(interp)
-    state = interp.context.setdefault("list", {})
+    position = source_position(interp)
     text = args.strip()
-    if text:
-        address = s.resolve(text) if not text.isdigit() else None
-        if address is not None:
-            li = info.line_for(address)
-            if li is None:
-                raise CommandError(f"No line number known for {text}.")
-            file, center = li.file, li.line
-        else:
-            file, center = state.get("file") or s.frames()[0].file, int(text)  # type: ignore[union-attr]
-        first = max(center - 5, 1)
-    elif state.get("next"):
-        file, first = state["file"], state["next"]  # type: ignore[index]
-    else:
-        frame = s.frames()[0]
-        if frame.file is None:
+    if text in ("", "+"):
+        if position.file is None:
             raise CommandError("No line number information available.")
-        file, first = frame.file, max((frame.line or 1) - 5, 1)
+        file = position.file
+        first = max(position.line - 5, 1) if position.first == 0 else position.line
+        last = first + 9
+    elif text == "-":
+        if position.file is None:
+            raise CommandError("No line number information available.")
+        file = position.file
+        if position.first <= 1:
+            raise CommandError(f"Already at the start of {file}.")
+        first, last = max(position.first - 10, 1), position.first - 1
+    elif "," in text:
+        start, _, end = (part.strip() for part in text.partition(","))
+        if start:
+            file, first = _list_location(interp, info, start)
+            last = _list_location(interp, info, end, file)[1] if end else first + 9
+        else:
+            file, last = _list_location(interp, info, end)
+            first = max(last - 9, 1)
+    else:
+        file, center = _list_location(interp, info, text)
+        first = max(center - 5, 1)
+        last = first + 9
     lines = info.source_lines(str(file))
     if first > len(lines):
-        raise CommandError(f'Line number {first} out of range; "{file}" has {len(lines)} lines.')
-    for n in range(first, min(first + 10, len(lines) + 1)):
+        raise CommandError(f"Line number {first} out of range; {file} has {len(lines)} lines.")
+    last = min(last, len(lines))
+    for n in range(first, last + 1):
         interp.out(f"{n}\t{lines[n - 1].rstrip()}")
-    state.update(file=file, next=min(first + 10, len(lines) + 1))  # type: ignore[union-attr]
+    interp.context["source"] = SourcePosition(file, last + 1, first, last)
+
+
+def _list_location(interp: Interpreter, info, text: str, file: Path | None = None) -> tuple[Path, int]:
+    """(file, line) of a ``list`` location: ``LINE`` (in ``file``, default the current source
+    file), ``FILE:LINE``, ``FUNCTION`` / ``FILE:FUNCTION`` (the line of its entry, which GDB
+    centres on) or ``*ADDRESS``."""
+    if text.isdigit():
+        file = file or source_position(interp).file
+        if file is None:
+            raise CommandError("No line number information available.")
+        return file, int(text)
+    name, _, rest = text.rpartition(":")
+    if name and rest.strip().isdigit():
+        files = info.find_files(name.strip())
+        if not files:
+            raise CommandError(f"No source file named {name.strip()}.")
+        return files[0], int(rest)
+    if text.startswith("*"):
+        address = evaluate_address(interp, text[1:])
+    else:
+        try:
+            address = info.function(rest.strip() if name else text).low
+        except KeyError as exc:
+            raise CommandError(str(exc.args[0])) from None
+    li = info.line_for(address)
+    if li is None:
+        raise CommandError(f"No line number information available for address {address:#x}")
+    return li.file, li.line
 
 
 def _variables(interp: Interpreter, params: bool) -> None:
