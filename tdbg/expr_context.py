@@ -11,7 +11,8 @@ import numpy as np
 
 from tdbg import debuginfo
 from tdbg.expr import FLOAT, INT, UINT16, UINT32, VOID, CType, ExprError, SymbolInfo, Value, function_type
-from tdbg.riscv import ABI_NAMES
+from tdbg.frames import FrameView
+from tdbg.riscv import ABI_NAMES, NUMBERS as REGISTERS
 from tdbg.session import SessionError
 from tdbg.tensix import formats, view_in_force
 from tdbg.tensix.dst_access import lanes_defined, read_lanes
@@ -24,16 +25,27 @@ _RAW_STORAGE = {"dstbits": "dst16", "dst32bits": "dst32", "srcabits": "src", "sr
 
 
 class SessionContext:
-    """``tdbg.expr.EvalContext`` over a session's current core and innermost frame."""
+    """``tdbg.expr.EvalContext`` over a session's current core and its selected frame
+    (``frames``: GDB's frame selection and hidden inline frames)."""
 
     def __init__(self, session: Session) -> None:
         self.s = session
+        self.frames = FrameView(session)
         self._history: list[Value] = []
         self._convenience: dict[str, Value] = {}
 
-    # registers
+    # registers, as the selected frame has them (a caller's are those its callee saved)
     def register(self, name: str) -> int:
-        return self.s.register(name)
+        try:
+            value = self.s.register(name)
+        except SessionError:
+            raise KeyError(name) from None  # not a register: a convenience variable
+        frame = self.frames.selected()
+        if frame.level == 0 or self.s.debug is None:
+            return value
+        if name == "pc":
+            return frame.pc
+        return frame.regs.get(REGISTERS[name], value)
 
     def set_register(self, name: str, value: int) -> None:
         self.s.set_register(name, value)
@@ -43,7 +55,7 @@ class SessionContext:
         s = self.s
         info = s.debug
         if info is not None:
-            frame = s.frames()[0]
+            frame = self.frames.selected()
             for v in info.locals_at(frame):
                 if v.name == name:
                     return self._variable(v)

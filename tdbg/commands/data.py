@@ -108,8 +108,8 @@ def _display_list(interp: Interpreter) -> dict[int, tuple[str | None, str]]:
 
 
 def show_displays(interp: Interpreter, stop: object = None) -> None:
-    if stop is not None and not interp.context.get("running"):
-        return  # the program exited: GDB shows no displays then
+    if stop is not None and (not interp.context.get("running") or interp.context.get("silent_stop")):
+        return  # the program exited, or a breakpoint's commands begin with silent: GDB shows none
     for n, (fmt, text) in sorted(_display_list(interp).items()):
         try:
             if fmt == "i" or (fmt and fmt[0].isdigit()) or (fmt and fmt.endswith("i")):

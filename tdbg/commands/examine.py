@@ -15,12 +15,14 @@ from tdbg.commands.registry import CommandError, command
 from tdbg.commands.remap_cmds import remap_order
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.disasm import disassemble
+from tdbg.expr import DOUBLE, FLOAT, INT8, INT16, INT32, INT64, Value, decode, pointer_to
 from tdbg.tensix import formats, view_in_force
 from tdbg.tensix.dst_access import lanes_defined, read_lanes
 
 SIZES = {"b": 1, "h": 2, "w": 4, "g": 8}
 FORMATS = set("xduotacfsiz")
 PER_LINE = {1: 8, 2: 8, 4: 4, 8: 2}  # GDB's do_examine
+_INT_UNITS = {1: INT8, 2: INT16, 4: INT32, 8: INT64}
 _FMT = re.compile(r"^/(\d*)([a-z]*)$")
 RAW_VIEWS = {"raw": "raw", "raw16": "raw", "raw32": "raw", "raw19": "raw"}  # raw bits, any storage
 _REG_LOC = re.compile(r"^(dst|dstbits|srca|srcb)((?:\[[^\]]+\])+)$")
@@ -173,7 +175,17 @@ def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size
         base = address + start * size
         values = [read_unit(interp, base + i * size, size) for i in range(n)]
         interp.out(f"{label(interp, base)}" + "".join("\t" + format_int(interp, v, fmt, size) for v in values))
+        set_last_examined(interp, base + (n - 1) * size, values[-1], size, fmt)
     return address + count * size
+
+
+def set_last_examined(interp: Interpreter, address: int, value: int, size: int, fmt: str) -> None:
+    """GDB's ``$_`` (the last address examined, a pointer to the unit's type) and ``$__`` (its
+    contents)."""
+    unit = (FLOAT if size == 4 else DOUBLE) if fmt == "f" and size in (4, 8) else _INT_UNITS[size]
+    ctx = interp.session.expression_context()
+    ctx.set_convenience("_", Value(pointer_to(unit), address))
+    ctx.set_convenience("__", Value(unit, decode(value.to_bytes(size, "little"), unit)))
 
 
 def read_unit(interp: Interpreter, address: int, size: int) -> int:

@@ -86,7 +86,7 @@ def disassemble_cmd(interp: Interpreter, args: str) -> None:
 def context_panel(interp: Interpreter, stop: object = None) -> None:
     """Registers changed since the previous stop and the next instructions (displays follow,
     printed by ``display``'s own stop hook)."""
-    if stop is not None and not interp.context.get("running"):
+    if stop is not None and (not interp.context.get("running") or interp.context.get("silent_stop")):
         return
     s = interp.session
     regs = {name: s.register(name) for name in [*ABI_NAMES[1:], "pc"]}

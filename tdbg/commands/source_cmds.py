@@ -1,5 +1,5 @@
 """Source-level commands from DWARF: ``step``, ``next``, ``finish``, ``until``, ``advance``,
-``backtrace``, ``info frame``, ``info line``, ``list``, ``info locals``, ``info args``."""
+``info line``, ``list`` (frames are ``frame_cmds``)."""
 
 from __future__ import annotations
 
@@ -7,21 +7,27 @@ from pathlib import Path
 
 from tdbg import stepping
 from tdbg.commands.interpreter import Interpreter
-from tdbg.commands.location import SourcePosition, frame_header, need_debug, qualify_line, source_position, variable_value
+from tdbg.commands.location import SourcePosition, frame_header, frame_view, need_debug, qualify_line, source_position
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.running import count_arg, require_running, run_and_report
 from tdbg.commands.values import evaluate_address, evaluate_int
+from tdbg.emu.stops import Stop, StopKind
+from tdbg.expr import CType, Value, decode, format_value, type_name
 
 
 def _stepping(interp: Interpreter, args: str, fn) -> None:
     require_running(interp)
     info = need_debug(interp)
     n = count_arg(interp, args)
+    s = interp.session
 
     def action():
         stop = None
         for _ in range(n):
-            stop = fn(interp.session, info)
+            if fn is stepping.step and frame_view(interp).step_into_inline():
+                stop = Stop(StopKind.STEP, s.current, s.core.pc)  # GDB: into the inlined call, running nothing
+                continue
+            stop = fn(s, info)
             if stop.kind.value != "step":
                 break
         return stop
@@ -40,25 +46,52 @@ def next_cmd(interp: Interpreter, args: str) -> None:
     _stepping(interp, args, stepping.next)
 
 
-@command("finish", aliases=("fin",), usage="finish", help="Run until the current function returns; print the value it returned (a0).", example="finish")
+@command("finish", aliases=("fin",), usage="finish", help="Run until the selected frame returns (frame 0 unless up/down/frame chose another) and print the value it returned as $N (a0, a1); out of an inline frame, run until its code is left.", example="finish")
 def finish_cmd(interp: Interpreter, args: str) -> None:
     require_running(interp)
     info = need_debug(interp)
-    frames = interp.session.frames()
-    interp.out(f"Run till exit from #0  {frame_header(interp, frames[0], with_pc=True)}")
+    view = frame_view(interp)
+    frames = view.all()
+    frame = view.selected()
+    if frame.level == len(frames) - 1:
+        raise CommandError('"finish" not meaningful in the outermost frame.')
+    if interp.from_tty:
+        interp.out(f"Run till exit from #{frame.level:<2} {frame_header(interp, frame)}")
+    if frame.block is not None:
+        run_and_report(interp, lambda: stepping.finish_inline(interp.session, info, frame.block))
+        return
+    real = sum(1 for f in frames[:frame.level] if f.block is None)  # real frames below it
     result: list[int | None] = []
 
     def action():
-        stop, value = stepping.finish(interp.session, info)
+        stop, value = stepping.finish(interp.session, info, real)
         result.append(value)
         return stop
 
     stop = run_and_report(interp, action)
     if result and result[0] is not None and stop.kind.value == "step":
-        fn = info.function(frames[0].function) if frames[0].function else None
-        if fn is None or info.return_type(fn) is not None:
-            value = result[0]
-            interp.out(f"Value returned is {value - (1 << 32) if value >> 31 else value}")
+        try:
+            fn = info.function(frame.function) if frame.function else None
+        except KeyError:
+            fn = None
+        returns = info.return_type(fn) if fn is not None else None
+        if returns is not None:
+            report_returned(interp, returns)
+
+
+def report_returned(interp: Interpreter, returns: CType) -> None:
+    """GDB's ``Value returned is $N = V``: the value in ``a0`` (``a1`` for its high half), in
+    the function's return type (RISC-V ILP32 calling convention, soft-float), kept in the value
+    history; a larger object goes through memory, whose address GDB cannot know either."""
+    s = interp.session
+    if returns.size > 8:
+        interp.out(f"Value returned has type: {type_name(returns)}. Cannot determine contents")
+        return
+    bits = s.register("a0") | s.register("a1") << 32
+    value = Value(returns, decode(bits.to_bytes(8, "little")[:returns.size], returns))
+    ctx = s.expression_context()
+    shown = format_value(value, None, ctx)
+    interp.out(f"Value returned is ${ctx.record(value)} = {shown}")
 
 
 @command("until", aliases=("u",), usage="until [LOCATION]", help="Like next, but never stops at a line above the current one (runs loops to their end); with LOCATION, run until it is reached in this frame or the frame returns.", example="until 45", repeatable=True)
@@ -76,27 +109,6 @@ def advance_cmd(interp: Interpreter, args: str) -> None:
         raise CommandError("Argument required (a location).")
     info = need_debug(interp)
     run_and_report(interp, lambda: stepping.advance(interp.session, info, qualify_line(interp, args)))
-
-
-@command("backtrace", aliases=("bt", "where"), usage="backtrace [N]", help="Show the call stack of the current core (innermost first).", example="bt")
-def backtrace_cmd(interp: Interpreter, args: str) -> None:
-    frames = interp.session.frames()
-    limit = evaluate_int(interp, args) if args.strip() else len(frames)
-    for f in frames[:limit]:
-        interp.out(f"#{f.level:<2} {frame_header(interp, f, with_pc=f.level > 0)}")
-
-
-@info_command("frame", aliases=("f",), usage="info frame", help="Describe the current frame: pc, function, caller, frame address (CFA), saved registers.", example="info frame")
-def info_frame(interp: Interpreter, args: str) -> None:
-    frames = interp.session.frames()
-    f = frames[0]
-    interp.out(f"Stack level 0, frame at {f.cfa:#x}:")
-    where = f" ({f.file}:{f.line})" if f.file else ""
-    caller = f"; saved pc = {frames[1].pc:#x}" if len(frames) > 1 else ""
-    interp.out(f" pc = {f.pc:#x} in {f.function or '??'}{where}{caller}")
-    if len(frames) > 1:
-        interp.out(f" called by frame at {frames[1].cfa:#x}")
-    interp.out(f" sp = {f.sp:#x}" + (f", s0 = {f.fp:#x}" if f.fp is not None else ""))
 
 
 @info_command("line", usage="info line [LOCATION]", help="Where the code of a source line starts and ends (default: the current line).", example="info line fill_row")
@@ -176,23 +188,3 @@ def _list_location(interp: Interpreter, info, text: str, file: Path | None = Non
     if li is None:
         raise CommandError(f"No line number information available for address {address:#x}")
     return li.file, li.line
-
-
-def _variables(interp: Interpreter, params: bool) -> None:
-    info = need_debug(interp)
-    frame = interp.session.frames()[0]
-    shown = [v for v in info.locals_at(frame) if v.param == params]
-    if not shown:
-        interp.out("No arguments." if params else "No locals.")
-    for v in shown:
-        interp.out(f"{v.name} = {variable_value(interp, frame, v)}")
-
-
-@info_command("locals", usage="info locals", help="Local variables of the current function and their values.", example="info locals")
-def info_locals(interp: Interpreter, args: str) -> None:
-    _variables(interp, params=False)
-
-
-@info_command("args", usage="info args", help="Arguments of the current function and their values.", example="info args")
-def info_args(interp: Interpreter, args: str) -> None:
-    _variables(interp, params=True)
