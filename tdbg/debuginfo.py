@@ -864,19 +864,30 @@ def _file_names(cu, program) -> dict[int, Path]:
 
 
 def _sequence_rows(states: list, files: dict[int, Path]) -> list[Row]:
-    """The rows of one line-table sequence, each ending where the next address starts.  Of
-    several entries at one address the last one describes it; a ``prologue_end`` on any of them
-    counts, and two entries with a line in the same file make the row ``repeated``."""
+    """The rows of one line-table sequence as GDB records them (``lnp_state_machine::
+    record_line``): an entry with line 0 is dropped, and so is one that only switches file at
+    the address of the previous entry without being a statement; each row ends where the next
+    one starts.  Of several entries at one address the last one describes it; a
+    ``prologue_end`` on any of them counts, and two entries with a line in the same file make
+    the row ``repeated``."""
+    kept: list = []
+    for state in states[:-1]:
+        last = kept[-1] if kept else None
+        if state.line == 0:
+            continue
+        if last is not None and state.file != last.file and state.address == last.address and not state.is_stmt:
+            continue
+        kept.append(state)
     rows: list[Row] = []
     same: list = []
-    for state, following in zip(states, states[1:]):
+    for state, following in zip(kept, [*kept[1:], states[-1]]):
         same.append(state)
-        if following.address == state.address:
+        if following.address == state.address and following is not states[-1]:
             continue
         file = files.get(state.file)
-        if file is not None:
+        if file is not None and following.address > state.address:
             marked = any(s.prologue_end for s in same)
-            repeated = sum(1 for s in same if s.line and s.file == state.file) > 1
+            repeated = sum(1 for s in same if s.file == state.file) > 1
             rows.append(Row(state.address, following.address, file, state.line, bool(state.is_stmt), marked, repeated))
         same = []
     return rows

@@ -151,11 +151,12 @@ def x_command(interp: Interpreter, args: str) -> None:
 
 def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size: int) -> int:
     s = interp.session
-    if fmt == "i":
+    if fmt == "i":  # each instruction decoded afresh, as GDB's x/i; => at the selected frame's pc
+        pc = s.expression_context().frames.selected().pc
         for _ in range(count):
             insn = disassemble(address, s.read_value(address, 4), s.tile.profile.isa)
-            marker = "=> " if address == s.core.pc else "   "
-            interp.out(f"{marker}{label(interp, address)}\t{insn.text}")
+            marker = "=> " if address == pc else "   "
+            interp.out(f"{marker}{label(interp, address)}\t{insn.render(s.symbolize)}")
             address += 4
         return address
     if fmt == "s":

@@ -181,7 +181,7 @@ def instruction_at(interp: Interpreter, stop: Stop) -> str:
 
     s = interp.session
     try:
-        text = disassemble(stop.pc, s.read_u32(stop.pc), s.tile.profile.isa).text.replace("\t", " ")
+        text = disassemble(stop.pc, s.read_u32(stop.pc), s.tile.profile.isa).render(s.symbolize).replace("\t", " ")
     except Exception:
         text = "(unreadable)"
     last = s.tile.pushes.last(1)
