@@ -29,7 +29,7 @@ from elftools.dwarf.locationlists import BaseAddressEntry, LocationParser
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
-from tdbg.expr import VOID, CField, CType, Kind, array_of, function_type, pointer_to
+from tdbg.expr.ctype import VOID, CField, CType, Kind, array_of, function_type, pointer_to, qualified, typedef
 from tdbg.riscv import FP, RA, SP
 from tdbg.tensix.profile import BLACKHOLE
 
@@ -422,6 +422,20 @@ class DebugInfo:
         instruction is not in it (GDB's ``block_starting_point_at``)?"""
         return call.covers(pc) and (pc == call.entry or call not in self.inline_chain(pc - 1))
 
+    def function_type(self, function: Function) -> CType | None:
+        """The C type of ``function`` (``void (int, float, float)``); None without DWARF."""
+        if function.die is None:
+            return None
+        return function_type(self.return_type(function) or VOID, self._params(function.die))
+
+    def _params(self, die: DIE) -> tuple[CType, ...] | None:
+        """Parameter types of a subprogram or subroutine type; None when unprototyped."""
+        types = tuple(self._type(c.get_DIE_from_attribute("DW_AT_type")) for c in die.iter_children()
+                      if c.tag == "DW_TAG_formal_parameter" and "DW_AT_type" in c.attributes)
+        prototyped = "DW_AT_prototyped" in die.attributes or (
+            "DW_AT_specification" in die.attributes and "DW_AT_prototyped" in die.get_DIE_from_attribute("DW_AT_specification").attributes)
+        return types if types or prototyped else None
+
     def return_type(self, function: Function) -> CType | None:
         """What ``function`` returns; None for void (or without DWARF)."""
         if function.die is None or "DW_AT_type" not in function.die.attributes:
@@ -566,10 +580,12 @@ class DebugInfo:
         attrs = die.attributes
         tag = die.tag
         inner = self._type(die.get_DIE_from_attribute("DW_AT_type")) if "DW_AT_type" in attrs else None
-        if tag in ("DW_TAG_const_type", "DW_TAG_volatile_type", "DW_TAG_restrict_type", "DW_TAG_atomic_type"):
+        if tag in ("DW_TAG_const_type", "DW_TAG_volatile_type"):
+            return self._remember(die, qualified(inner or VOID, "const" if tag == "DW_TAG_const_type" else "volatile"))
+        if tag in ("DW_TAG_restrict_type", "DW_TAG_atomic_type"):
             return self._remember(die, inner or VOID)
         if tag == "DW_TAG_typedef":
-            return self._remember(die, replace(inner or VOID, name=_name(die) or "?"))
+            return self._remember(die, typedef(_name(die) or "?", inner or VOID))
         if tag in ("DW_TAG_pointer_type", "DW_TAG_reference_type"):
             return self._remember(die, pointer_to(inner or VOID))
         if tag == "DW_TAG_array_type":
@@ -593,7 +609,7 @@ class DebugInfo:
             kind = {_DW_ATE_BOOLEAN: Kind.BOOL, _DW_ATE_FLOAT: Kind.FLOAT}.get(encoding, Kind.INT)
             return self._remember(die, CType(_name(die) or "?", _size(die), kind, signed=encoding in _SIGNED))
         if tag == "DW_TAG_subroutine_type":
-            return self._remember(die, function_type(inner or VOID, None))
+            return self._remember(die, function_type(inner or VOID, self._params(die)))
         return self._remember(die, CType(_name(die) or "?", _size(die)))
 
     def _remember(self, die: DIE, ctype: CType) -> CType:

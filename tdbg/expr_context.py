@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tdbg import debuginfo
-from tdbg.expr import FLOAT, INT, UINT16, UINT32, VOID, CType, ExprError, SymbolInfo, Value, function_type
+from tdbg.expr import FLOAT, INT, UINT16, UINT32, CType, ExprError, SymbolInfo, Value
 from tdbg.frames import FrameView
 from tdbg.riscv import ABI_NAMES, NUMBERS as REGISTERS
 from tdbg.session import SessionError
@@ -71,8 +71,7 @@ class SessionContext:
                 fn = info.function(name) if info is not None else None
             except KeyError:  # code without debug information (crt0, compiler-rt)
                 fn = None
-            ret = info.return_type(fn) if fn is not None and info is not None else None
-            return SymbolInfo(sym.addr, True, function_type(ret or VOID, None) if fn else None)
+            return SymbolInfo(sym.addr, True, info.function_type(fn) if fn is not None and info is not None else None)
         return SymbolInfo(sym.addr)
 
     def _variable(self, v: debuginfo.Variable) -> SymbolInfo:

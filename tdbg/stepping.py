@@ -140,7 +140,11 @@ def resolve_location(session: Session, info: DebugInfo, location: str | int) -> 
         try:
             return [info.breakpoint_address(text)]
         except KeyError:
+            pass
+        try:
             return [session.image.symbol(text).addr]
+        except KeyError:
+            raise KeyError(f'Function "{text}" not defined.') from None  # GDB's words
     except KeyError as exc:
         raise SessionError(str(exc.args[0])) from None
 

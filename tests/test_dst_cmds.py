@@ -305,7 +305,7 @@ def test_dump_values_and_restore_them_in_a_view(shell, tmp_path, suffix) -> None
     ("dst tile 0 face 4", "Face 4 out of range 0..3."),
     ("dst tile", "Usage: dst tile T [face F] [--view V]"),
     ("dst stats 5-2", "Dst32b rows 5-2 out of range 0..511."),
-    ("dst stats --view nope", 'Unknown view "nope"; choose from: bf16 fp16 fp8 int8 int16 raw (Dst16b); fp32 tf32 int32 raw32 (Dst32b).'),
+    ("dst stats --view nope", 'Unknown view "nope"; choose from: bf16 fp16 fp8 int8 int16 raw16 (or raw) (Dst16b); fp32 tf32 int32 raw32 (Dst32b).'),
     ("dst diff --bogus 1", "Unknown option --bogus; expected --view, --max, --atol, --rtol, --raw."),
     ("dst diff --max", "--max needs a value."),
     ("dst diff --max x", "Bad value for --max: x"),

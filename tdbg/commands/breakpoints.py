@@ -32,6 +32,9 @@ def _break(interp: Interpreter, args: str, temporary: bool) -> None:
         thread = thread or s.current
     elif location.startswith("*"):
         where = evaluate_address(interp, location[1:].strip())
+        if where % 4:
+            interp.out(f"warning: {where:#x} is not 4-byte aligned: no instruction starts there (the baby RISC-V "
+                       "has no compressed instructions), so this breakpoint is never hit.")
     else:
         where = qualify_line(interp, location)
     bp = s.break_at(where, temporary=temporary, thread=thread)

@@ -9,7 +9,7 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.tensix_cmds import set_cfg
 from tdbg.commands.values import evaluate
-from tdbg.expr import ExprError, evaluate as evaluate_expr, format_value, type_name
+from tdbg.expr import CType, ExprError, evaluate as evaluate_expr, format_value, parse_type, ptype_text, type_name
 
 _FMT = re.compile(r"^/([xduotacfsz])\s*(.*)$", re.S)
 SETTINGS = {"pagination", "confirm", "height", "width", "listsize", "print", "logging", "verbose", "style"}
@@ -167,27 +167,30 @@ def info_display(interp: Interpreter, args: str) -> None:
         interp.out(f"{n}:   y  {'/' + fmt + ' ' if fmt else ''}{text}")
 
 
-@command("whatis", usage="whatis EXPR", help="The type of an expression.", example="whatis results")
+def _type_of(interp: Interpreter, text: str) -> tuple[CType, bool]:
+    """(the type, whether ``text`` named it as a type) of ``whatis``/``ptype``'s argument: a
+    type name (``uint32_t``, ``struct pt``, ``char *``) or an expression."""
+    ctx = interp.session.expression_context()
+    try:
+        return parse_type(text, ctx.lookup_type), True
+    except ExprError as exc:
+        if text.split()[:1] in (["struct"], ["union"], ["enum"]):
+            raise CommandError(str(exc)) from None
+    try:
+        return evaluate_expr(text, ctx, side_effects=False).ctype, False
+    except ExprError as exc:
+        raise CommandError(str(exc)) from None
+
+
+@command("whatis", usage="whatis EXPR | whatis TYPE", help="The type of an expression, as declared (typedef names and const/volatile kept); of a type name, the type it is a typedef of (one level).", example="whatis results")
 def whatis_cmd(interp: Interpreter, args: str) -> None:
-    try:
-        value = evaluate_expr(args.strip(), interp.session.expression_context(), side_effects=False)
-    except ExprError as exc:
-        raise CommandError(str(exc)) from None
-    interp.out(f"type = {type_name(value.ctype)}")
+    t, named = _type_of(interp, args.strip())
+    if named and t.typedef_of is not None:
+        t = t.typedef_of
+    interp.out(f"type = {type_name(t)}")
 
 
-@command("ptype", usage="ptype EXPR", help="The type of an expression, with struct members spelled out.", example="ptype results")
+@command("ptype", usage="ptype EXPR | ptype TYPE", help="The type of an expression or a type name with every typedef resolved and struct or union members spelled out (ptype struct TAG works too).", example="ptype struct node")
 def ptype_cmd(interp: Interpreter, args: str) -> None:
-    try:
-        value = evaluate_expr(args.strip(), interp.session.expression_context(), side_effects=False)
-    except ExprError as exc:
-        raise CommandError(str(exc)) from None
-    t = value.ctype
-    if t.fields:
-        interp.out(f"type = {t.name if t.name.startswith(('struct', 'union')) else 'struct ' + t.name} {{")
-        for f in t.fields:
-            kind = type_name(f.ctype)
-            interp.out(f"    {kind}{'' if kind.endswith('*') else ' '}{f.name};")
-        interp.out("}")
-    else:
-        interp.out(f"type = {type_name(t)}")
+    t, _ = _type_of(interp, args.strip())
+    interp.out(f"type = {ptype_text(t)}")

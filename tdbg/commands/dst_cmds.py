@@ -33,8 +33,8 @@ DST = Registry("dst")
 STORAGE_ROWS = {"dst16": 1024, "dst32": 512}  # Dst32b rows 512..1023 alias 256..511 (Adj32)
 STORAGE_NAME = {"dst16": "Dst16b", "dst32": "Dst32b"}
 TILE_ROWS = 64
-VIEW_CHOICES = ("bf16", "fp16", "fp8", "int8", "int16", "raw", "fp32", "tf32", "int32", "raw32")
-VIEW_NAMES = "bf16 fp16 fp8 int8 int16 raw (Dst16b); fp32 tf32 int32 raw32 (Dst32b)"
+VIEW_CHOICES = ("bf16", "fp16", "fp8", "int8", "int16", "raw16", "raw", "fp32", "tf32", "int32", "raw32")
+VIEW_NAMES = "bf16 fp16 fp8 int8 int16 raw16 (or raw) (Dst16b); fp32 tf32 int32 raw32 (Dst32b)"
 RAMP = " .:-=+*#%@"
 PALETTE = (16, 17, 18, 19, 25, 31, 37, 43, 184, 226)  # ANSI 256-colour backgrounds per level
 NAN_COLOUR, INF_COLOUR = 196, 201
@@ -108,12 +108,13 @@ def _int(text: str) -> int:
 
 
 def _view(interp: Interpreter, name: object) -> formats.View:
-    """A Dst view by name (``raw32`` for raw Dst32b); None: the current core's window view."""
+    """A Dst view by name (``raw16``/``raw`` and ``raw32`` for raw bits, as in ``Session.dst`` and
+    ``x ... as``); None: the current core's window view."""
     if name is None:
         s = interp.session
         name = WINDOW_VIEW.get(s.tile.tensix.window.ctrl(s.core.thread).fmt, "fp32")
-    if name == "raw32":
-        return formats.get_view("dst32", "raw")
+    if name in ("raw16", "raw32"):  # the same names as the Python API's and x's
+        return formats.get_view("dst16" if name == "raw16" else "dst32", "raw")
     for storage in STORAGE_ROWS:
         view = formats.VIEWS.get(f"{storage}.{name}")
         if view is not None:

@@ -4,9 +4,9 @@ and the GDB-style line printed at every stop."""
 from __future__ import annotations
 
 from tdbg.commands.interpreter import Interpreter, ScriptAborted, error_message
-from tdbg.commands.location import describe_location
+from tdbg.commands.location import describe_location, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
-from tdbg.commands.values import evaluate_int
+from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.expr import INT, Value
 
@@ -96,6 +96,9 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
         interp.out(f"Program stopped: {stop.describe()}")
         interp.out(f"Instruction: {instruction_at(interp, stop)}")
         interp.out(where)
+        category, after = stop.category.value if stop.category else "CATEGORY", stop.pc + 4  # type: ignore[union-attr]
+        interp.out(f'To go on: "handle {category} warn" then continue (it is reported and passed), or skip '
+                   f'the instruction: "jump *{after:#x}" or "set $pc = {after:#x}".')
     elif kind is StopKind.INTERRUPTED:
         interp.out("")
         interp.out("Program received signal SIGINT, Interrupt.")
@@ -214,6 +217,19 @@ def start_cmd(interp: Interpreter, args: str) -> None:
     location = interp.context.get("main_location", "main")
     bp = s.break_at(location, temporary=True)
     interp.out(f"Temporary breakpoint {bp.number} at {bp.address:#x}")
+    run_and_report(interp, s.cont)
+
+
+@command("jump", aliases=("j",), usage="jump LOCATION", help="Resume the current core at LOCATION (LINE, FILE:LINE, FUNCTION or *ADDRESS) instead of where it stopped, e.g. past an instruction an event stopped.", example="jump *0x6084")
+def jump_cmd(interp: Interpreter, args: str) -> None:
+    require_running(interp)
+    text = args.strip()
+    if not text:
+        raise CommandError("Argument required (starting address).")
+    s = interp.session
+    address = evaluate_address(interp, text[1:]) if text.startswith("*") else s.resolve(qualify_line(interp, text))
+    s.set_register("pc", address)
+    interp.out(f"Continuing at {address:#x}.")
     run_and_report(interp, s.cont)
 
 

@@ -34,8 +34,16 @@ def help_cmd(interp: Interpreter, args: str) -> None:
         for name, user in sorted(interp.user_commands.items()):
             interp.out(f"{name} -- {(user.doc or 'User-defined.').splitlines()[0]}")
         return
-    if words[0] in ("info", "i") and len(words) > 1:
+    if words[0] in ("info", "i", "inf") and len(words) > 1:
         interp.out(INFO.lookup(words[1]).help_text())
+    elif words[0] in ("info", "i", "inf"):
+        interp.out(ROOT.lookup("info").help_text())
+        interp.out("\nList of info subcommands:\n")
+        for name in sorted(INFO.commands):
+            cmd = INFO.commands[name]
+            names = ", ".join(f"info {n}" for n in (name, *cmd.aliases))
+            interp.out(f"{names} -- {first_sentence(cmd.help)}")
+        interp.out('\nType "help info" followed by info subcommand name for full documentation.')
     elif words[0] in interp.user_commands:
         interp.out(interp.user_commands[words[0]].doc or "User-defined.")
     else:

@@ -40,7 +40,7 @@ from tdbg.expr.ctype import (
     BOOL, BUILTIN_TYPES, CHAR, CODE_POINTER, DATA_POINTER, DOUBLE, FLOAT, INT, INT8, INT16, INT32,
     INT64, LLONG, LONG, NODEBUG_DATA, NODEBUG_FUNC, SCHAR, SHORT, UCHAR, UINT, UINT8, UINT16,
     UINT32, UINT64, ULLONG, ULONG, USHORT, VOID, CField, CType, Kind, array_of, decode,
-    function_type, pointer_to, type_name,
+    expand_typedefs, function_type, pointer_to, ptype_text, qualified, type_name, typedef,
 )
 from tdbg.expr.evaluator import evaluate
 from tdbg.expr.formatter import PRINT_FORMATS, format_value
@@ -56,7 +56,8 @@ __all__ = [
     "BOOL", "BUILTIN_TYPES", "CHAR", "CODE_POINTER", "DATA_POINTER", "DOUBLE", "FLOAT", "INT", "INT8",
     "INT16", "INT32", "INT64", "LLONG", "LONG", "NODEBUG_DATA", "NODEBUG_FUNC", "SCHAR", "SHORT",
     "UCHAR", "UINT", "UINT8", "UINT16", "UINT32", "UINT64", "ULLONG", "ULONG", "USHORT", "VOID",
-    "CField", "CType", "Kind", "array_of", "decode", "function_type", "pointer_to", "type_name",
+    "CField", "CType", "Kind", "array_of", "decode", "expand_typedefs", "function_type", "pointer_to",
+    "ptype_text", "qualified", "type_name", "typedef",
     "evaluate", "PRINT_FORMATS", "format_value",
     "Assign", "Binary", "Cast", "CfgRef", "Cond", "Dollar", "History", "Ident", "IncDec", "Index",
     "Literal", "MemAt", "Member", "Node", "Register", "Sizeof", "TensixRef", "Unary", "parse",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 
@@ -42,6 +42,9 @@ class CType:
     unprototyped ``()``, ``()`` for ``(void)``.  A struct may be referenced incomplete (named,
     no ``fields``), e.g. to break the cycle of ``struct node { struct node *next; }``: the
     evaluator completes it through ``EvalContext.lookup_type(name)`` when it reaches the object.
+    ``qualifiers`` (``"const"``, ``"volatile"``, ``"const volatile"``) and ``typedef_of`` (the
+    type a typedef names) are spelled by ``type_name`` / ``expand_typedefs`` but do not make
+    another type for the evaluator (they take no part in ``==``).
     """
 
     name: str
@@ -52,6 +55,8 @@ class CType:
     count: int = 0
     fields: tuple[CField, ...] = ()
     params: tuple[CType, ...] | None = ()
+    qualifiers: str = field(default="", compare=False)
+    typedef_of: CType | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))  # accept plain strings: "int", "pointer"
@@ -69,6 +74,16 @@ def function_type(returns: CType, params: tuple[CType, ...] | None = ()) -> CTyp
     return CType("", 0, Kind.FUNC, target=returns, params=params)
 
 
+def typedef(name: str, of: CType) -> CType:
+    return replace(of, name=name, typedef_of=of)
+
+
+def qualified(t: CType, qualifier: str) -> CType:
+    """``t`` with ``const`` and/or ``volatile`` added (spelled in C's order: const volatile)."""
+    words = set(t.qualifiers.split()) | set(qualifier.split())
+    return replace(t, qualifiers=" ".join(q for q in ("const", "volatile") if q in words))
+
+
 VOID = CType("void", 1, Kind.VOID)
 BOOL = CType("_Bool", 1, Kind.BOOL)
 CHAR = CType("char", 1)  # RV32 psABI: plain char is unsigned
@@ -84,10 +99,10 @@ LLONG = CType("long long", 8, signed=True)
 ULLONG = CType("unsigned long long", 8)
 FLOAT = CType("float", 4, Kind.FLOAT, signed=True)
 DOUBLE = CType("double", 8, Kind.FLOAT, signed=True)
-INT8, UINT8 = CType("int8_t", 1, signed=True), CType("uint8_t", 1)
-INT16, UINT16 = CType("int16_t", 2, signed=True), CType("uint16_t", 2)
-INT32, UINT32 = CType("int32_t", 4, signed=True), CType("uint32_t", 4)
-INT64, UINT64 = CType("int64_t", 8, signed=True), CType("uint64_t", 8)
+INT8, UINT8 = typedef("int8_t", SCHAR), typedef("uint8_t", UCHAR)
+INT16, UINT16 = typedef("int16_t", SHORT), typedef("uint16_t", USHORT)
+INT32, UINT32 = typedef("int32_t", INT), typedef("uint32_t", UINT)
+INT64, UINT64 = typedef("int64_t", LLONG), typedef("uint64_t", ULLONG)
 NODEBUG_FUNC = CType("<text variable, no debug info>", 0, Kind.FUNC, target=None)
 NODEBUG_DATA = CType("<data variable, no debug info>", 0, Kind.UNKNOWN)
 CODE_POINTER = pointer_to(function_type(VOID, None))  # $pc, $ra: void (*)()
@@ -96,8 +111,8 @@ DATA_POINTER = pointer_to(VOID)                       # $sp, $gp, $tp, $fp: void
 BUILTIN_TYPES: dict[str, CType] = {t.name: t for t in (
     VOID, BOOL, CHAR, SCHAR, UCHAR, SHORT, USHORT, INT, UINT, LONG, ULONG, LLONG, ULLONG,
     FLOAT, DOUBLE, INT8, UINT8, INT16, UINT16, INT32, UINT32, INT64, UINT64,
-)} | {"bool": BOOL, "intptr_t": CType("intptr_t", 4, signed=True), "uintptr_t": CType("uintptr_t", 4),
-      "size_t": CType("size_t", 4)}
+)} | {"bool": BOOL, "intptr_t": typedef("intptr_t", INT), "uintptr_t": typedef("uintptr_t", UINT),
+      "size_t": typedef("size_t", UINT)}
 TYPEDEFS = {name for name in BUILTIN_TYPES if " " not in name} - {"void", "char", "short", "int",
                                                                      "long", "float", "double"}
 
@@ -109,14 +124,46 @@ def type_name(ctype: CType) -> str:
 
 def _declare(t: CType, inner: str) -> str:
     if t.name or t.target is None:
-        return f"{t.name} {inner}" if inner else t.name
-    if t.kind is Kind.POINTER:
-        return _declare(t.target, "*" + inner)
+        name = f"{t.qualifiers} {t.name}" if t.qualifiers else t.name
+        return f"{name} {inner}" if inner else name
+    if t.kind is Kind.POINTER:  # GDB: "char * const"
+        return _declare(t.target, "*" + (f" {t.qualifiers}" + (f" {inner}" if inner else "") if t.qualifiers else inner))
     wrapped = f"({inner})" if inner.startswith("*") else inner
-    if t.kind is Kind.ARRAY:
-        return _declare(t.target, f"{wrapped}[{t.count}]")
+    if t.kind is Kind.ARRAY:  # the qualifiers of an array are its elements'
+        element = qualified(t.target, t.qualifiers) if t.qualifiers else t.target
+        return _declare(element, f"{wrapped}[{t.count}]")
     params = "" if t.params is None else ", ".join(map(type_name, t.params)) or "void"
     return _declare(t.target, f"{wrapped}({params})")
+
+
+def ptype_text(t: CType) -> str:
+    """The type as GDB's ``ptype`` shows it: typedefs along the declarator resolved
+    (``expand_typedefs``), and a struct or union base spelled out with its members
+    (``struct pt {\n    int x;\n} *``)."""
+    t = expand_typedefs(t)
+    base = t
+    while base.target is not None and base.kind in (Kind.POINTER, Kind.ARRAY, Kind.FUNC):
+        base = base.target
+    text = type_name(t)
+    if base.kind is not Kind.STRUCT or not base.fields:
+        return text
+    head = base.name.removesuffix(" {...}")
+    members = "".join(f"    {_declare(f.ctype, f.name)};\n" for f in base.fields)
+    return text.replace(base.name, f"{head} {{\n{members}}}", 1)
+
+
+def expand_typedefs(t: CType) -> CType:
+    """The type with the typedefs along its declarator resolved, as GDB's ``ptype`` shows it
+    (``volatile unsigned int [4]`` for ``volatile uint32_t [4]``); struct members and function
+    parameters keep their typedef names."""
+    if t.typedef_of is not None:
+        inner = expand_typedefs(t.typedef_of)
+        for q in t.qualifiers.split():
+            inner = qualified(inner, q)
+        return inner
+    if t.target is not None and t.kind in (Kind.POINTER, Kind.ARRAY, Kind.FUNC):
+        return replace(t, target=expand_typedefs(t.target))
+    return t
 
 
 # -- how values are held --------------------------------------------------------------------------
