@@ -24,6 +24,7 @@ ENTRY_FUNCTION = "main"  # the backtrace stops here, as GDB's does with "backtra
 @dataclass
 class _State:
     key: tuple[object, ...]
+    stop: object              # the core's last stop, compared by identity (kept alive here)
     hidden: int | None = None  # inline frames hidden at the innermost pc (None: GDB's default)
     selected: int = 0
 
@@ -35,14 +36,11 @@ class FrameView:
         self.s = session
         self._state: _State | None = None
 
-    def _key(self) -> tuple[object, ...]:
-        core = self.s.core
-        return (self.s.current, core.pc, core.reg(SP), id(getattr(core, "last_stop", None)))
-
     def state(self) -> _State:
-        key = self._key()
-        if self._state is None or self._state.key != key:
-            self._state = _State(key)
+        core = self.s.core
+        key, stop = (self.s.current, core.pc, core.reg(SP)), getattr(core, "last_stop", None)
+        if self._state is None or self._state.key != key or self._state.stop is not stop:
+            self._state = _State(key, stop)
         return self._state
 
     def hidden(self) -> int:

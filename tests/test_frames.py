@@ -201,3 +201,13 @@ def test_registers_and_locals_follow_the_selected_frame() -> None:
     assert run(sh, "p rows", "info locals") == "$3 = 0\nr = 0\nrows = 0\ntotal = 0\n"
     run(sh, "down")
     assert run(sh, "p/x $sp", "p row") == f"$4 = {inner_sp:#x}\n$5 = 0\n"
+
+
+def test_the_selection_ends_when_the_core_runs() -> None:
+    """A stop at the same pc with the same stack (a loop's breakpoint) is a new stop: GDB
+    selects frame 0 again."""
+    sh = shell(firmware_dir() / "demo.c")
+    run(sh, "break fill_row", "run", "up")
+    assert run(sh, "frame").startswith("#1  ")
+    run(sh, "continue")
+    assert run(sh, "frame").startswith("#0  fill_row (row=1, ")
