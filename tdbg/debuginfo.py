@@ -1,8 +1,10 @@
 """Source-level debug information of a firmware ELF, read with pyelftools.
 
 ``DebugInfo`` answers what GDB's symbol tables answer: the line-table row at an address, the
-addresses of ``FILE:LINE``, the function around an address and where its prologue ends, global and
-local variables with their C types (the evaluator's ``tdbg.expr.CType``), and a backtrace.  Unwinding uses the ``.eh_frame`` call-frame
+addresses of ``FILE:LINE``, the function around an address and where its prologue ends (GDB's
+``skip_prologue_sal``), the inlined calls (``DW_TAG_inlined_subroutine``) around an address,
+global and local variables with their C types (the evaluator's ``tdbg.expr.CType``), and a
+backtrace in which an inlined call is a frame of its own, as GDB shows it.  Unwinding uses the ``.eh_frame`` call-frame
 information the toolchain emits for every function; code without it is unwound along the
 ``s0`` frame-pointer chain (``ra`` at ``s0-4``, the caller's ``s0`` at ``s0-8``).
 
@@ -27,7 +29,7 @@ from elftools.dwarf.locationlists import BaseAddressEntry, LocationParser
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
-from tdbg.expr import VOID, CField, CType, Kind, array_of, function_type, pointer_to
+from tdbg.expr.ctype import VOID, CField, CType, Kind, array_of, function_type, pointer_to, qualified, typedef
 from tdbg.riscv import FP, RA, SP
 from tdbg.tensix.profile import BLACKHOLE
 
@@ -56,6 +58,8 @@ class Row:
     file: Path
     line: int     # 0: code the compiler attributes to no line
     is_stmt: bool
+    prologue_end: bool = False   # a line-table entry at addr marks the end of a prologue
+    repeated: bool = False       # two entries of this file with a line at addr (GDB: no prologue)
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,25 @@ class Function:
     file: Path | None         # where it is declared
     line: int | None
     die: DIE | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class InlinedCall:
+    """One inlined call (``DW_TAG_inlined_subroutine``): the callee's ``name``, the address
+    ``ranges`` of its code, where GDB says it starts (``entry``: ``DW_AT_entry_pc``, else the
+    first range), the call site, and how deeply it is nested in its function (0: called by the
+    function's own code)."""
+
+    name: str
+    ranges: tuple[tuple[int, int], ...]
+    entry: int
+    call_file: Path | None
+    call_line: int | None
+    depth: int
+    die: DIE = field(compare=False, repr=False)
+
+    def covers(self, pc: int) -> bool:
+        return any(lo <= pc < hi for lo, hi in self.ranges)
 
 
 @dataclass(frozen=True)
@@ -92,12 +115,15 @@ class Frame:
     sp: int
     fp: int | None             # s0
     regs: dict[int, int] = field(default_factory=dict, compare=False, repr=False)  # registers known here
+    caller: bool = False       # pc is a return address (a frame that called another)
+    block: InlinedCall | None = None  # the inlined call this frame runs (None: the function itself)
+    calls_inline: bool = False  # its file:line is the call site of an inlined callee
 
     @property
     def lookup_pc(self) -> int:
         """The address that names the frame's line: a caller's return address may already be
         on the next line, so callers are looked up one byte before it (as GDB does)."""
-        return self.pc if self.level == 0 else self.pc - 1
+        return self.pc - 1 if self.caller else self.pc
 
 
 @dataclass(frozen=True)
@@ -131,6 +157,7 @@ class DebugInfo:
         self._globals: dict[str, Variable] | None = None
         self._type_dies: dict[str, DIE] | None = None
         self._sources: dict[Path, list[str]] = {}
+        self._inlined: dict[int, list[InlinedCall]] = {}
 
     @classmethod
     def load(cls, elf_path: str | Path) -> DebugInfo | None:
@@ -299,15 +326,115 @@ class DebugInfo:
         return list(self._functions)
 
     def breakpoint_address(self, name: str) -> int:
-        """Where ``break NAME`` stops: past the prologue, at the function's second line."""
+        """Where ``break NAME`` stops: past the prologue (``_prologue_end``)."""
         return self._prologue_end(self.function(name))
 
+    def breakpoint_line(self, address: int) -> LineInfo | None:
+        """The file and line GDB names for a breakpoint at ``address`` (``skip_prologue_sal``):
+        inside inlined calls, the call site of the outermost one (the function's own line);
+        else the line of ``address``."""
+        line = self.line_for(address)
+        chain = self.inline_chain(address)
+        if chain and chain[-1].call_line:
+            return LineInfo(chain[-1].call_file or (line.file if line else Path("??")), chain[-1].call_line,
+                            line.addr if line else address)
+        return line
+
     def _prologue_end(self, function: Function) -> int:
-        rows = [r for r in self.rows_in(function.low, function.high) if r.line]
-        if not rows:
+        """GDB's ``skip_prologue_sal`` for a function: the first ``prologue_end`` entry of the
+        function's file, else the end of its first line-table row, taken past rows of lower
+        lines in the same file that are not inlined code (``skip_prologue_using_sal``); no
+        prologue when the first address has two entries; a pc in the middle of a row moves to
+        the next row."""
+        first = self.row_at(function.low)
+        if first is None or first.line == 0:
             return function.low
-        opening = rows[0].line
-        return next((r.addr for r in rows if r.is_stmt and r.line != opening), function.low)
+        rows = self.rows_in(function.low, function.high)
+        marked = next((r.addr for r in rows if r.prologue_end and r.file == first.file), None)
+        if marked is not None:
+            return marked
+        if first.repeated:
+            return function.low
+        if first.end >= function.high:
+            return function.low
+        sal = first
+        while sal.end < function.high:
+            following = self.row_at(sal.end)
+            if following is None or following.line == 0 or following.line >= sal.line:
+                break
+            if following.file != sal.file or self.inline_chain(sal.end):
+                break
+            sal = following
+        pc = sal.end if sal.end < function.high else sal.addr
+        start = self.row_at(pc)
+        if start is not None and start.addr != pc and start.end < function.high:
+            pc = start.end
+        return max(pc, function.low)
+
+    # -- inlined calls --------------------------------------------------------------------------
+    def inlined_calls(self, function: Function) -> list[InlinedCall]:
+        """Every inlined call in ``function`` (nested ones too), outermost first."""
+        calls = self._inlined.get(function.low)
+        if calls is None:
+            calls = []
+            if function.die is not None:
+                self._collect_inlined(function.die, 0, calls)
+            self._inlined[function.low] = calls
+        return calls
+
+    def _collect_inlined(self, die: DIE, depth: int, out: list[InlinedCall]) -> None:
+        for child in die.iter_children():
+            if child.tag == "DW_TAG_inlined_subroutine":
+                ranges = _die_ranges(child)
+                if ranges:
+                    attrs = child.attributes
+                    entry = attrs["DW_AT_entry_pc"].value if "DW_AT_entry_pc" in attrs and attrs["DW_AT_entry_pc"].form == "DW_FORM_addr" else ranges[0][0]
+                    call_file = None
+                    if "DW_AT_call_file" in attrs:
+                        files = _file_names(child.cu, self._dwarf.line_program_for_CU(child.cu))
+                        call_file = files.get(attrs["DW_AT_call_file"].value)
+                    call_line = attrs["DW_AT_call_line"].value if "DW_AT_call_line" in attrs else None
+                    out.append(InlinedCall(_name(child) or "??", tuple(ranges), entry, call_file, call_line, depth, child))
+                self._collect_inlined(child, depth + 1, out)
+            elif child.tag == "DW_TAG_lexical_block":
+                self._collect_inlined(child, depth, out)
+
+    def inline_chain(self, pc: int) -> list[InlinedCall]:
+        """The inlined calls whose code ``pc`` is in, innermost first."""
+        function = self.function_at(pc)
+        if function is None:
+            return []
+        return sorted((c for c in self.inlined_calls(function) if c.covers(pc)), key=lambda c: -c.depth)
+
+    def hidden_inline_frames(self, pc: int) -> int:
+        """GDB's ``skip_inline_frames`` at a stop: how many inlined calls, innermost first, start
+        at ``pc``; their frames are not shown until ``step`` enters them (the stop shows the
+        caller at the call site)."""
+        count = 0
+        for call in self.inline_chain(pc):
+            if not self.starts_at(call, pc):
+                break
+            count += 1
+        return count
+
+    def starts_at(self, call: InlinedCall, pc: int) -> bool:
+        """Is ``pc`` where ``call`` is entered: its entry, or an address whose preceding
+        instruction is not in it (GDB's ``block_starting_point_at``)?"""
+        return call.covers(pc) and (pc == call.entry or call not in self.inline_chain(pc - 1))
+
+    def function_type(self, function: Function) -> CType | None:
+        """The C type of ``function`` (``void (int, float, float)``); None without DWARF."""
+        if function.die is None:
+            return None
+        return function_type(self.return_type(function) or VOID, self._params(function.die))
+
+    def _params(self, die: DIE) -> tuple[CType, ...] | None:
+        """Parameter types of a subprogram or subroutine type; None when unprototyped."""
+        types = tuple(self._type(c.get_DIE_from_attribute("DW_AT_type")) for c in die.iter_children()
+                      if c.tag == "DW_TAG_formal_parameter" and "DW_AT_type" in c.attributes)
+        prototyped = "DW_AT_prototyped" in die.attributes or (
+            "DW_AT_specification" in die.attributes and "DW_AT_prototyped" in die.get_DIE_from_attribute("DW_AT_specification").attributes)
+        return types if types or prototyped else None
 
     def return_type(self, function: Function) -> CType | None:
         """What ``function`` returns; None for void (or without DWARF)."""
@@ -331,12 +458,14 @@ class DebugInfo:
             raise KeyError(f'No symbol "{name}" in current context.') from None
 
     def locals_at(self, frame: Frame) -> list[Variable]:
-        """Parameters (``param``) and locals in scope at ``frame``, innermost block first; their
-        addresses use the frame's registers and CFA."""
+        """Parameters (``param``) and locals in scope at ``frame`` (of its inlined call, for an
+        inline frame), innermost block first; their addresses use the frame's registers and
+        CFA."""
         pc = frame.lookup_pc
         function = self.function_at(pc)
         if function is None or function.die is None:
             return []
+        scope = frame.block.die if frame.block is not None else function.die
         scopes: list[list[Variable]] = []
 
         def visit(die: DIE) -> None:
@@ -350,15 +479,16 @@ class DebugInfo:
                     visit(child)
             scopes.append(here)
 
-        visit(function.die)
-        return [v for scope in scopes for v in scope]
+        visit(scope)
+        return [v for block in scopes for v in block]
 
     def _variable(self, die: DIE, pc: int, regs: Mapping[int, int], cfa: int | None,
                   function: DIE | None = None) -> Variable | None:
         attrs = die.attributes
-        if "DW_AT_type" not in attrs:
+        declared = _origin(die, "DW_AT_type")  # an inlined copy names its type through its origin
+        if declared is None:
             return None
-        ctype = self._type(die.get_DIE_from_attribute("DW_AT_type"))
+        ctype = self._type(declared.get_DIE_from_attribute("DW_AT_type"))
         param = die.tag == "DW_TAG_formal_parameter"
         name = _name(die) or ""
         if "DW_AT_const_value" in attrs and isinstance(attrs["DW_AT_const_value"].value, int):
@@ -450,10 +580,12 @@ class DebugInfo:
         attrs = die.attributes
         tag = die.tag
         inner = self._type(die.get_DIE_from_attribute("DW_AT_type")) if "DW_AT_type" in attrs else None
-        if tag in ("DW_TAG_const_type", "DW_TAG_volatile_type", "DW_TAG_restrict_type", "DW_TAG_atomic_type"):
+        if tag in ("DW_TAG_const_type", "DW_TAG_volatile_type"):
+            return self._remember(die, qualified(inner or VOID, "const" if tag == "DW_TAG_const_type" else "volatile"))
+        if tag in ("DW_TAG_restrict_type", "DW_TAG_atomic_type"):
             return self._remember(die, inner or VOID)
         if tag == "DW_TAG_typedef":
-            return self._remember(die, replace(inner or VOID, name=_name(die) or "?"))
+            return self._remember(die, typedef(_name(die) or "?", inner or VOID))
         if tag in ("DW_TAG_pointer_type", "DW_TAG_reference_type"):
             return self._remember(die, pointer_to(inner or VOID))
         if tag == "DW_TAG_array_type":
@@ -477,7 +609,7 @@ class DebugInfo:
             kind = {_DW_ATE_BOOLEAN: Kind.BOOL, _DW_ATE_FLOAT: Kind.FLOAT}.get(encoding, Kind.INT)
             return self._remember(die, CType(_name(die) or "?", _size(die), kind, signed=encoding in _SIGNED))
         if tag == "DW_TAG_subroutine_type":
-            return self._remember(die, function_type(inner or VOID, None))
+            return self._remember(die, function_type(inner or VOID, self._params(die)))
         return self._remember(die, CType(_name(die) or "?", _size(die)))
 
     def _remember(self, die: DIE, ctype: CType) -> CType:
@@ -490,22 +622,29 @@ class DebugInfo:
     # -- unwinding ---------------------------------------------------------------------------------
     def frames(self, pc: int, regs: Sequence[int] | Mapping[int, int],
                read_u32: Callable[[int], int],
-               stack_ranges: Iterable[tuple[int, int]] = STACK_RANGES) -> list[Frame]:
+               stack_ranges: Iterable[tuple[int, int]] = STACK_RANGES, inline: bool = True) -> list[Frame]:
         """The backtrace from ``pc`` with registers ``regs`` (x0..x31): CFI where ``.eh_frame``
         covers the code, else the ``s0`` chain.  Stops at an undefined or zero return address,
-        a frame outside ``stack_ranges``, a stack that does not grow, or 64 frames."""
+        a frame outside ``stack_ranges``, a stack that does not grow, or 64 frames.  With
+        ``inline``, each inlined call around a frame's pc is a frame of its own before it (same
+        pc and registers; its caller's file:line is the call site), as GDB shows them."""
         ranges = list(stack_ranges)
         known = dict(enumerate(regs)) if isinstance(regs, Sequence) else dict(regs)
         out: list[Frame] = []
-        while len(out) < MAX_FRAMES:
-            level = len(out)
+        level = 0
+        while level < MAX_FRAMES:
             step = self._unwind(pc, known, read_u32, level, ranges)
             lookup = pc if level == 0 else pc - 1
             function = self.symbol_function_at(lookup)
             line = self.line_for(lookup)
             cfa = step[0] if step else known.get(SP, 0)
-            out.append(Frame(level, pc, function.name if function else None, line.file if line else None,
-                             line.line if line else None, cfa, known.get(SP, 0), known.get(FP), known))
+            file, number = (line.file, line.line) if line else (None, None)
+            for call in self.inline_chain(lookup) if inline else []:  # innermost first
+                out.append(Frame(len(out), pc, call.name, file, number, cfa, known.get(SP, 0), known.get(FP), known,
+                                 level > 0, call, calls_inline=file != (line.file if line else None) or number != (line.line if line else None)))
+                file, number = call.call_file, call.call_line
+            out.append(Frame(len(out), pc, function.name if function else None, file, number, cfa, known.get(SP, 0),
+                             known.get(FP), known, level > 0, None, calls_inline=bool(inline and self.inline_chain(lookup))))
             if step is None:
                 break
             cfa, ra, caller = step
@@ -513,7 +652,19 @@ class DebugInfo:
             if not ra or not _inside(cfa, ranges) or cfa < frame.sp or (cfa, ra) == (frame.sp, pc):
                 break
             pc, known = ra, caller
+            level += 1
         return out
+
+    def saved_registers(self, frame: Frame) -> dict[int, int]:
+        """Where the code of ``frame`` saved its caller's registers (register -> address), from
+        its CFI row, else the ``s0`` chain (``ra`` at ``s0-4``, ``s0`` at ``s0-8``)."""
+        fde = _containing(self._fdes, self._fde_starts, frame.lookup_pc)
+        if fde is None:
+            fp = frame.regs.get(FP)
+            return {RA: fp - 4, FP: fp - 8} if fp else {}
+        row = fde.rows[bisect.bisect_right(fde.pcs, frame.lookup_pc) - 1]
+        return {reg: (frame.cfa + rule.arg) & 0xFFFFFFFF for reg, rule in sorted(row.items(), key=lambda item: str(item[0]))
+                if isinstance(reg, int) and rule.type == RegisterRule.OFFSET}
 
     def cfa(self, pc: int, regs: Sequence[int], read_u32: Callable[[int], int]) -> int:
         """The canonical frame address of the innermost frame (its sp before the call)."""
@@ -586,6 +737,15 @@ def _name(die: DIE) -> str | None:
     return None
 
 
+def _origin(die: DIE, attribute: str) -> DIE | None:
+    """``die``, or the DIE it stands for (``DW_AT_abstract_origin``), that has ``attribute``."""
+    while attribute not in die.attributes:
+        if "DW_AT_abstract_origin" not in die.attributes:
+            return None
+        die = die.get_DIE_from_attribute("DW_AT_abstract_origin")
+    return die
+
+
 def _type_spelling(die: DIE) -> str | None:
     """How C names a type DIE: ``uint32_t``, ``struct node``, ``enum mode``; None if anonymous
     or not a named type."""
@@ -623,25 +783,35 @@ def _high_pc(die: DIE, low: int) -> int:
     return attr.value if attr.form == "DW_FORM_addr" else low + attr.value
 
 
-def _die_covers(die: DIE, pc: int) -> bool:
-    """Does a lexical block cover ``pc`` (DW_AT_low_pc/high_pc or DW_AT_ranges)?"""
+def _die_ranges(die: DIE) -> list[tuple[int, int]]:
+    """The address ranges of a DIE (DW_AT_low_pc/high_pc or DW_AT_ranges), in DWARF's order."""
     attrs = die.attributes
     if "DW_AT_low_pc" in attrs:
         low = attrs["DW_AT_low_pc"].value
-        return low <= pc < _high_pc(die, low)
-    if "DW_AT_ranges" in attrs:
-        dwarf = die.dwarfinfo
-        ranges = dwarf.range_lists().get_range_list_at_offset(attrs["DW_AT_ranges"].value, cu=die.cu)
-        base_attr = die.cu.get_top_DIE().attributes.get("DW_AT_low_pc")
-        base = base_attr.value if base_attr is not None else 0
-        for entry in ranges:
-            if hasattr(entry, "base_address"):
-                base = entry.base_address
-            elif (entry.begin_offset if entry.is_absolute else base + entry.begin_offset) <= pc < \
-                    (entry.end_offset if entry.is_absolute else base + entry.end_offset):
-                return True
-        return False
-    return True
+        return [(low, _high_pc(die, low))]
+    if "DW_AT_ranges" not in attrs:
+        return []
+    dwarf = die.dwarfinfo
+    entries = dwarf.range_lists().get_range_list_at_offset(attrs["DW_AT_ranges"].value, cu=die.cu)
+    base_attr = die.cu.get_top_DIE().attributes.get("DW_AT_low_pc")
+    base = base_attr.value if base_attr is not None else 0
+    out = []
+    for entry in entries:
+        if hasattr(entry, "base_address"):
+            base = entry.base_address
+        elif entry.begin_offset != entry.end_offset:
+            lo, hi = (entry.begin_offset, entry.end_offset) if entry.is_absolute else \
+                (base + entry.begin_offset, base + entry.end_offset)
+            out.append((lo, hi))
+    return out
+
+
+def _die_covers(die: DIE, pc: int) -> bool:
+    """Does a lexical block cover ``pc`` (one without addresses covers everything)?"""
+    attrs = die.attributes
+    if "DW_AT_low_pc" not in attrs and "DW_AT_ranges" not in attrs:
+        return True
+    return any(lo <= pc < hi for lo, hi in _die_ranges(die))
 
 
 def _uleb_length(value: int) -> int:
@@ -710,12 +880,30 @@ def _file_names(cu, program) -> dict[int, Path]:
 
 
 def _sequence_rows(states: list, files: dict[int, Path]) -> list[Row]:
-    """The rows of one line-table sequence, each ending where the next address starts."""
+    """The rows of one line-table sequence as GDB records them (``lnp_state_machine::
+    record_line``): an entry with line 0 is dropped, and so is one that only switches file at
+    the address of the previous entry without being a statement; each row ends where the next
+    one starts.  Of several entries at one address the last one describes it; a
+    ``prologue_end`` on any of them counts, and two entries with a line in the same file make
+    the row ``repeated``."""
+    kept: list = []
+    for state in states[:-1]:
+        last = kept[-1] if kept else None
+        if state.line == 0:
+            continue
+        if last is not None and state.file != last.file and state.address == last.address and not state.is_stmt:
+            continue
+        kept.append(state)
     rows: list[Row] = []
-    for state, following in zip(states, states[1:]):
-        if following.address == state.address:
-            continue        # several rows at one address: the last one describes it
+    same: list = []
+    for state, following in zip(kept, [*kept[1:], states[-1]]):
+        same.append(state)
+        if following.address == state.address and following is not states[-1]:
+            continue
         file = files.get(state.file)
-        if file is not None:
-            rows.append(Row(state.address, following.address, file, state.line, bool(state.is_stmt)))
+        if file is not None and following.address > state.address:
+            marked = any(s.prologue_end for s in same)
+            repeated = sum(1 for s in same if s.file == state.file) > 1
+            rows.append(Row(state.address, following.address, file, state.line, bool(state.is_stmt), marked, repeated))
+        same = []
     return rows

@@ -7,27 +7,45 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tdbg import debuginfo
-from tdbg.expr import VOID, CType, ExprError, SymbolInfo, Value, function_type
-from tdbg.riscv import ABI_NAMES
+import numpy as np
 
+from tdbg import debuginfo
+from tdbg.expr import FLOAT, INT, UINT16, UINT32, CType, ExprError, SymbolInfo, Value
+from tdbg.frames import FrameView
+from tdbg.riscv import ABI_NAMES, NUMBERS as REGISTERS
 from tdbg.session import SessionError
+from tdbg.tensix import formats, view_in_force
+from tdbg.tensix.dst_access import lanes_defined, read_lanes
 
 if TYPE_CHECKING:
     from tdbg.session import Session
 
 
+_RAW_STORAGE = {"dstbits": "dst16", "dst32bits": "dst32", "srcabits": "src", "srcbbits": "src"}
+
+
 class SessionContext:
-    """``tdbg.expr.EvalContext`` over a session's current core and innermost frame."""
+    """``tdbg.expr.EvalContext`` over a session's current core and its selected frame
+    (``frames``: GDB's frame selection and hidden inline frames)."""
 
     def __init__(self, session: Session) -> None:
         self.s = session
+        self.frames = FrameView(session)
         self._history: list[Value] = []
         self._convenience: dict[str, Value] = {}
 
-    # registers
+    # registers, as the selected frame has them (a caller's are those its callee saved)
     def register(self, name: str) -> int:
-        return self.s.register(name)
+        try:
+            value = self.s.register(name)
+        except SessionError:
+            raise KeyError(name) from None  # not a register: a convenience variable
+        frame = self.frames.selected()
+        if frame.level == 0 or self.s.debug is None:
+            return value
+        if name == "pc":
+            return frame.pc
+        return frame.regs.get(REGISTERS[name], value)
 
     def set_register(self, name: str, value: int) -> None:
         self.s.set_register(name, value)
@@ -37,7 +55,7 @@ class SessionContext:
         s = self.s
         info = s.debug
         if info is not None:
-            frame = s.frames()[0]
+            frame = self.frames.selected()
             for v in info.locals_at(frame):
                 if v.name == name:
                     return self._variable(v)
@@ -53,8 +71,7 @@ class SessionContext:
                 fn = info.function(name) if info is not None else None
             except KeyError:  # code without debug information (crt0, compiler-rt)
                 fn = None
-            ret = info.return_type(fn) if fn is not None and info is not None else None
-            return SymbolInfo(sym.addr, True, function_type(ret or VOID, None) if fn else None)
+            return SymbolInfo(sym.addr, True, info.function_type(fn) if fn is not None and info is not None else None)
         return SymbolInfo(sym.addr)
 
     def _variable(self, v: debuginfo.Variable) -> SymbolInfo:
@@ -90,47 +107,69 @@ class SessionContext:
         except SessionError as exc:
             raise ExprError(str(exc)) from None
 
-    # Tensix
-    def _check(self, row: int, col: int, rows: int = 1024) -> None:
+    # Tensix: data in its format in force (tdbg.tensix.view_in_force), or raw bits
+    def _view(self, array: str) -> formats.View:
+        tensix, thread = self.s.tile.tensix, self.s.core.thread
+        if array in ("dst", "dst32"):
+            return view_in_force.dst_view(tensix, thread, "dst16" if array == "dst" else "dst32")
+        if array in ("srca", "srcb"):
+            return view_in_force.src_view(tensix, thread, array)
+        return formats.get_view(_RAW_STORAGE[array], "raw")
+
+    def tensix_type(self, array: str) -> CType:
+        view = self._view(array)
+        if view.name == "raw":
+            return UINT16 if view.storage == "dst16" else UINT32
+        return INT if view.name.startswith("int") else FLOAT
+
+    def _element(self, array: str, indices: tuple[int, ...]) -> tuple[np.ndarray, int, bool]:
+        """(the row's bits, the column, whether the element is defined) of an element."""
+        *where, row, col = indices
+        src = array.startswith("src")
+        rows = 64 if src else 512 if array.startswith("dst32") else 1024
+        if src and where[0] not in (0, 1):
+            raise IndexError("bank must be 0 or 1")
         if not (0 <= row < rows and 0 <= col < 16):
             raise IndexError(f"index out of range (rows 0..{rows - 1}, columns 0..15)")
+        tensix = self.s.tile.tensix
+        dst = tensix.dst
+        if src:
+            reg = tensix.srca if array.startswith("srca") else tensix.srcb
+            return reg.read(where[0], row), col, True
+        if array == "dstbits":
+            return dst.bits[row], col, True
+        storage = "dst32" if array.startswith("dst32") else "dst16"
+        bits = read_lanes(dst, dst.bits, dst.ever_written, storage, np.array([row]))[0]
+        return bits, col, bool(lanes_defined(dst, dst.ever_written, storage, np.array([row]))[0, 0])
 
-    def dst16(self, row: int, col: int) -> int:
-        self._check(row, col)
-        return int(self.s.tile.tensix.dst.read16(row)[col])
+    def tensix(self, array: str, indices: tuple[int, ...]) -> int | float:
+        bits, col, defined = self._element(array, indices)
+        view = self._view(array)
+        if view.name != "raw" and not defined:
+            storage = "Dst32b" if array == "dst32" else "Dst16b"
+            raise ValueError(f"{storage}[{indices[0]}][{indices[1]}] is undefined (ZEROACC, or never written).")
+        value = view.decode(bits[col])
+        return float(value) if view.name != "raw" and value.dtype.kind == "f" else int(value)
 
-    def set_dst16(self, row: int, col: int, value: int) -> None:
-        self._check(row, col)
-        dst = self.s.tile.tensix.dst
-        values = dst.read16(row).copy()
-        values[col] = value & 0xFFFF
-        dst.write16(row, values)
-
-    def dst32(self, row: int, col: int) -> int:
-        self._check(row, col)
-        return int(self.s.tile.tensix.dst.read32(row)[col])
-
-    def set_dst32(self, row: int, col: int, value: int) -> None:
-        self._check(row, col)
-        dst = self.s.tile.tensix.dst
-        values = dst.read32(row).copy()
-        values[col] = value & 0xFFFFFFFF
-        dst.write32(row, values)
-
-    def src(self, which: str, bank: int, row: int, col: int) -> int:
-        if bank not in (0, 1):
-            raise IndexError("bank must be 0 or 1")
-        self._check(row, col, 64)
-        return int(self.s.src(which, bank, row)[col])
-
-    def set_src(self, which: str, bank: int, row: int, col: int, value: int) -> None:
-        if bank not in (0, 1):
-            raise IndexError("bank must be 0 or 1")
-        self._check(row, col, 64)
-        reg = self.s.tile.tensix.srca if which == "srca" else self.s.tile.tensix.srcb
-        values = reg.read(bank, row).copy()
-        values[col] = value
-        reg.write(bank, row, values)
+    def set_tensix(self, array: str, indices: tuple[int, ...], value: int | float) -> None:
+        bits, col, _ = self._element(array, indices)
+        view = self._view(array)
+        row = bits.copy()
+        try:
+            row[col] = view.encode(value & ((1 << view.width) - 1) if view.name == "raw" else value)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{value} does not fit {array} ({view.description}): {exc}.") from None
+        tensix = self.s.tile.tensix
+        *where, r, _ = indices
+        if array.startswith("src"):
+            (tensix.srca if array.startswith("srca") else tensix.srcb).write(where[0], r, row)
+        elif array == "dstbits":
+            tensix.dst.bits[r] = row
+            tensix.dst.ever_written[r] = True
+        elif array.startswith("dst32"):
+            tensix.dst.write32(r, row)
+        else:
+            tensix.dst.write16(r, row)
 
     def cfg(self, name: str) -> int:
         try:

@@ -65,6 +65,8 @@ class Breakpoint:
 
 
 def _dst_view(view: str) -> tuple[str, str]:
+    """(storage, view) of a view name; raw16 (or raw) and raw32 are the raw bits, as in the
+    shell's ``x ... as`` and ``--view``."""
     if view in ("raw16", "raw32"):
         return ("dst16" if view == "raw16" else "dst32"), "raw"
     storage = "dst32" if view in ("fp32", "int32", "tf32") else "dst16"
@@ -649,13 +651,21 @@ class Session:
         except QueueFull as exc:
             raise SessionError(f"Cannot push: {exc}") from None
 
-    def execute(self, line: str) -> str:
-        """Run one shell command and return what the shell would print."""
+    def execute(self, line: str, check: bool = True) -> str:
+        """Run one shell command and return what the shell would print.  A command that
+        fails raises ``SessionError`` with that text; with ``check=False`` it is returned."""
         if self._interpreter is None:
             from tdbg.commands import Interpreter
 
             self._interpreter = Interpreter(self)
-        return self._interpreter.capture(line)
+        interp = self._interpreter
+        failed, interp.failed = interp.failed, False
+        text = interp.capture(line)
+        if check and interp.failed:
+            interp.failed = True
+            raise SessionError(text.strip())
+        interp.failed = failed or interp.failed
+        return text
 
     def symbol(self, name: str):
         try:

@@ -8,6 +8,12 @@ and is returned as it came.  The temporary breakpoints are gone in every case.
 
 Frames are told apart by their CFA (``DebugInfo.cfa``): a call made from this frame returns
 with ``sp`` equal to the ``sp`` it was made with, and a frame has returned when the CFA grows.
+Inlined calls are frames too (GDB's ``process_event_stop_test``): reaching the first instruction
+of an inlined call, ``step`` stops, showing the call site, or, when the call is on the line
+being stepped, inside the callee; ``next`` steps over it unless its call site is another line;
+an inlined call entered elsewhere than its start is stepped through by ``next`` and stops
+``step``; leaving the inlined call being stepped is a return.  Which inline frames a stop hides
+is kept in the session's ``tdbg.frames.FrameView``.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tdbg.debuginfo import DebugInfo
+from tdbg.debuginfo import DebugInfo, InlinedCall
 from tdbg.riscv import RA, SP
 from tdbg.session import Session, SessionError
 from tdbg.emu.stops import Stop, StopKind
@@ -39,15 +45,42 @@ def next(session: Session, info: DebugInfo) -> Stop:  # noqa: A001 - GDB's name
     return _step(session, info, into=False)
 
 
-def finish(session: Session, info: DebugInfo) -> tuple[Stop, int | None]:
-    """Run until the current function returns; the stop and ``a0`` (None if something else
-    stopped the core first)."""
+def finish(session: Session, info: DebugInfo, level: int = 0) -> tuple[Stop, int | None]:
+    """Run until function call ``level`` (0: the innermost, 1: its caller, ...) returns; the
+    stop and ``a0`` (None if something else stopped the core first)."""
     frames = _frames(session, info)
-    if len(frames) < 2:
+    if len(frames) < level + 2:
         raise SessionError('"finish" not meaningful in the outermost frame.')
-    cfa = frames[0].cfa
-    stop, own = _run(session, {frames[1].pc: lambda: session.core.reg(SP) >= cfa})
+    cfa = frames[level].cfa
+    stop, own = _run(session, {frames[level + 1].pc: lambda: session.core.reg(SP) >= cfa})
     return stop, session.core.reg(10) if own else None
+
+
+def finish_inline(session: Session, info: DebugInfo, call: InlinedCall) -> Stop:
+    """``finish`` in an inline frame (GDB: step in the calling frame over everything it calls):
+    run until the pc has left ``call``, then to the start of a statement."""
+    core = session.core
+    cfa = _cfa(session, info)
+    current: Line = None
+    while True:
+        prev, sp = core.pc, core.reg(SP)
+        stop = session.stepi(record=False)
+        if stop.kind is not StopKind.STEP:
+            return stop
+        if (hit := session.landed_on_breakpoint(stop)) is not stop:
+            return hit
+        if core.reg(RA) == (prev + 4) & 0xFFFFFFFF and stop.pc != prev + 4:   # a call: over it
+            stop, own = _run(session, {prev + 4: lambda: core.reg(SP) >= sp})
+            if not own:
+                return stop
+        pc = core.pc
+        if call.covers(pc) and _cfa(session, info) == cfa:
+            continue
+        row = info.row_at(pc)
+        if row is None or (pc == row.addr and row.is_stmt and (row.file, row.line) != current):
+            return stop
+        if pc != row.addr:
+            current = (row.file, row.line)
 
 
 def until(session: Session, info: DebugInfo, location: str | int | None = None) -> Stop:
@@ -107,7 +140,11 @@ def resolve_location(session: Session, info: DebugInfo, location: str | int) -> 
         try:
             return [info.breakpoint_address(text)]
         except KeyError:
+            pass
+        try:
             return [session.image.symbol(text).addr]
+        except KeyError:
+            raise KeyError(f'Function "{text}" not defined.') from None  # GDB's words
     except KeyError as exc:
         raise SessionError(str(exc.args[0])) from None
 
@@ -124,7 +161,8 @@ def _step(session: Session, info: DebugInfo, into: bool) -> Stop:
         cfa = frames[0].cfa
         stop, own = _run(session, {frames[1].pc: lambda: session.core.reg(SP) >= cfa})
         return _finish_line(session, info, into, stop) if own else stop
-    return _lines(session, info, into, (row.file, row.line) if row.line else None)
+    frame = session.expression_context().frames.all()[0]  # its line is a call site while inline frames hide
+    return _lines(session, info, into, (frame.file, frame.line) if row.line and frame.line else None)
 
 
 def _finish_line(session: Session, info: DebugInfo, into: bool, stop: Stop) -> Stop:
@@ -138,8 +176,11 @@ def _finish_line(session: Session, info: DebugInfo, into: bool, stop: Stop) -> S
 def _lines(session: Session, info: DebugInfo, into: bool, current: Line) -> Stop:
     """Single-step until the PC is at the start of a statement of another line in this frame
     (or the frame it returns to); calls are stepped over by a breakpoint at the return address,
-    or, for ``step``, entered when the callee has line information."""
+    or, for ``step``, entered when the callee has line information; inlined calls as the
+    module docstring says."""
     core = session.core
+    view = session.expression_context().frames
+    block = view.all()[0].block     # the inlined call being stepped (None: the function's own code)
     cfa = _cfa(session, info)
     budget = STEP_BUDGET
     while True:
@@ -164,8 +205,27 @@ def _lines(session: Session, info: DebugInfo, into: bool, current: Line) -> Stop
                 return stop
             pc = stop.pc
         here = _cfa(session, info)
+        chain = info.inline_chain(pc)                    # innermost first
+        changed = False
         if here > cfa:                                   # returned to the caller
-            cfa, current = here, None
+            cfa, current, block, changed = here, None, (chain[0] if chain else None), True
+        elif block is not None and block not in chain:   # left the inlined call: a return
+            block = ([c for c in chain if c.depth < block.depth] or [None])[0]  # (next() is GDB's here)
+            current, changed = None, True
+        deeper = chain[:chain.index(block)] if block in chain else chain if block is None else []
+        if deeper:                                       # in an inlined call made from here
+            call = deeper[-1]
+            at_start = info.starts_at(call, pc)
+            same_line = (call.call_file, call.call_line) == current
+            if at_start and into:                        # GDB: stop at the call site, or in it
+                if same_line:
+                    view.set_hidden(max(info.hidden_inline_frames(pc) - 1, 0))
+                return stop
+            if at_start and not same_line:               # next: stop at a call on another line
+                return stop
+            if into and not at_start:                    # step: stepped into its middle
+                return stop
+            continue                                     # next: step over the inlined call
         row = info.row_at(pc)
         if row is None:
             return stop
@@ -173,7 +233,7 @@ def _lines(session: Session, info: DebugInfo, into: bool, current: Line) -> Stop
             continue
         if pc == row.addr and row.is_stmt and (row.file, row.line) != current:
             return stop
-        if pc != row.addr:
+        if pc != row.addr and not changed:
             current = (row.file, row.line)               # entered a line in its middle
         budget -= 1
         if budget == 0:
@@ -240,7 +300,8 @@ def _always() -> bool:
 
 # -- frames ------------------------------------------------------------------------------------
 def _frames(session: Session, info: DebugInfo):
-    return info.frames(session.core.pc, session.core.regs(), session.read_u32)
+    """The real (not inlined) frames of the current core."""
+    return info.frames(session.core.pc, session.core.regs(), session.read_u32, inline=False)
 
 
 def _cfa(session: Session, info: DebugInfo) -> int:

@@ -122,7 +122,7 @@ def test_global_variable_and_types(demo) -> None:
     results = info.global_variable("results")                       # volatile uint32_t results[4]
     assert results.addr == s.symbol("results").addr
     assert results.type.kind is Kind.ARRAY and results.type.count == 4 and results.type.size == 16
-    assert type_name(results.type) == "uint32_t [4]"
+    assert type_name(results.type) == "volatile uint32_t [4]"  # demo.c: volatile uint32_t results[4], as GDB spells it
     element = results.type.target
     assert (element.name, element.kind, element.size, element.signed) == ("uint32_t", Kind.INT, 4, False)
     assert type_name(info.return_type(info.function("main"))) == "int"

@@ -109,8 +109,11 @@ def test_diff_since_previous_stop(running_shell) -> None:
     shell = running_shell
     assert run(shell, "dst diff") == "No previous stop recorded yet; Dst is snapshotted at every stop from now on.\n"
     run(shell, "start")
-    run(shell, "stepi")  # the prologue of main: no Dst store
     d = dst(shell)
+    d.write32(np.array([3, 7]), np.zeros((2, 16)))  # defined rows of zeros (power-on rows are undefined)
+    d.write16(100, np.zeros(16))
+    run(shell, "stepi")  # the prologue of main: no Dst store
+    run(shell, "stepi")  # the previous stop is now one after those writes
     d.write32(3, np.array([0] * 4 + [FP32_1_5] + [0] * 11))
     d.write32(7, np.array([0] * 15 + [FP32_M2]))
     assert run(shell, "dst diff --view fp32") == (
@@ -145,6 +148,7 @@ def test_diff_since_previous_stop(running_shell) -> None:
 def test_diff_against_checkpoint(shell) -> None:
     interp, _ = shell
     assert run(shell, "dst diff checkpoint 1") == "No checkpoint 1.\n"
+    dst(shell).write16(5, np.zeros(16))  # defined (power-on rows are undefined)
     assert interp.session.checkpoint() == 1
     dst(shell).write16(5, np.array([0] * 9 + [BF16_NINE] + [0] * 6))
     assert run(shell, "dst diff checkpoint 1 --view bf16") == (
@@ -301,7 +305,7 @@ def test_dump_values_and_restore_them_in_a_view(shell, tmp_path, suffix) -> None
     ("dst tile 0 face 4", "Face 4 out of range 0..3."),
     ("dst tile", "Usage: dst tile T [face F] [--view V]"),
     ("dst stats 5-2", "Dst32b rows 5-2 out of range 0..511."),
-    ("dst stats --view nope", 'Unknown view "nope"; choose from: bf16 fp16 fp8 int8 int16 raw (Dst16b); fp32 tf32 int32 raw32 (Dst32b).'),
+    ("dst stats --view nope", 'Unknown view "nope"; choose from: bf16 fp16 fp8 int8 int16 raw16 (or raw) (Dst16b); fp32 tf32 int32 raw32 (Dst32b).'),
     ("dst diff --bogus 1", "Unknown option --bogus; expected --view, --max, --atol, --rtol, --raw."),
     ("dst diff --max", "--max needs a value."),
     ("dst diff --max x", "Bad value for --max: x"),

@@ -38,9 +38,11 @@ class FakeContext:
         self.mem = bytearray(SIZE)
         self.write_only: dict[int, bytes] = {}
         self.symbols: dict[str, tuple[SymbolInfo, int]] = {}
-        self.dst16_vals: dict[tuple[int, int], int] = {}
-        self.dst32_vals: dict[tuple[int, int], int] = {}
-        self.src_vals: dict[tuple[str, int, int, int], int] = {}
+        # Tensix arrays as a session types them: values in their format (float, int), raw bits
+        self.tensix_types = {"dst": FLOAT, "dst32": INT, "srca": FLOAT, "srcb": INT, "dstbits": UINT16,
+                             "dst32bits": UINT32, "srcabits": UINT32, "srcbbits": UINT32}
+        self.tensix_vals: dict[tuple[str | int, ...], int | float] = {}
+        self.undefined: set[tuple[str | int, ...]] = set()
         self.cfg_vals = {"RISC_DEST_ACCESS_CTRL_SEC0_fmt": 5, "ALU_FORMAT_SPEC_REG0_SrcA": 0}
         self.values: list[Value] = []
         self.conv: dict[str, Value] = {}
@@ -118,36 +120,28 @@ class FakeContext:
             raise IndexError(address)
         self.mem[address - BASE:address - BASE + len(data)] = data
 
+    def tensix_type(self, array: str) -> CType:
+        return self.tensix_types[array]
+
+    def tensix(self, array: str, indices: tuple[int, ...]) -> int | float:
+        self._check(array, indices)
+        if (array, *indices) in self.undefined:
+            raise ValueError(f"{array}{list(indices)} is undefined")
+        return self.tensix_vals.get((array, *indices), 0)
+
+    def set_tensix(self, array: str, indices: tuple[int, ...], value: int | float) -> None:
+        self._check(array, indices)
+        t = self.tensix_types[array]
+        self.tensix_vals[(array, *indices)] = value if t.kind is Kind.FLOAT else value & ((1 << 8 * t.size) - 1)
+
     @staticmethod
-    def _check(row: int, col: int, rows: int) -> None:
+    def _check(array: str, indices: tuple[int, ...]) -> None:
+        rows = 64 if array.startswith("src") else 512 if array == "dst32" else 1024
+        *_, row, col = indices
         if not 0 <= row < rows:
             raise IndexError(f"row {row} out of range (0..{rows - 1})")
         if not 0 <= col < 16:
             raise IndexError(f"column {col} out of range (0..15)")
-
-    def dst16(self, row: int, col: int) -> int:
-        self._check(row, col, 1024)
-        return self.dst16_vals.get((row, col), 0)
-
-    def set_dst16(self, row: int, col: int, value: int) -> None:
-        self._check(row, col, 1024)
-        self.dst16_vals[row, col] = value
-
-    def dst32(self, row: int, col: int) -> int:
-        self._check(row, col, 512)
-        return self.dst32_vals.get((row, col), 0)
-
-    def set_dst32(self, row: int, col: int, value: int) -> None:
-        self._check(row, col, 512)
-        self.dst32_vals[row, col] = value
-
-    def src(self, which: str, bank: int, row: int, col: int) -> int:
-        self._check(row, col, 64)
-        return self.src_vals.get((which, bank, row, col), 0)
-
-    def set_src(self, which: str, bank: int, row: int, col: int, value: int) -> None:
-        self._check(row, col, 64)
-        self.src_vals[which, bank, row, col] = value & 0x7FFFF
 
     def cfg(self, name: str) -> int:
         return self.cfg_vals[name]
@@ -285,8 +279,9 @@ def test_operators(ctx: FakeContext, text: str, expected: str) -> None:
     ("results + 0", "uint32_t *"), ("&main", "<text variable, no debug info> *"),
     ("&helper", "int (*)(void)"), ("helper", "int (void)"), ("$pc", "void (*)()"), ("$sp", "void *"),
     ("$a0", "long"), ("$fp", "void *"), ("&pt", "struct pt *"), ("&pt.y", "int *"), ("'A' + 1", "int"),
-    ("fval * 2", "float"), ("dst[0][0]", "uint16_t"), ("dst32[0][0]", "uint32_t"),
-    ("srca[0][0][0]", "uint32_t"), ("dst[0]", "uint16_t [16]"), ("srcb[1][2]", "uint32_t [16]"),
+    ("fval * 2", "float"), ("dst[0][0]", "float"), ("dst32[0][0]", "int"),
+    ("srca[0][0][0]", "float"), ("dst[0]", "float [16]"), ("srcb[1][2]", "int [16]"),
+    ("dstbits[0][0]", "uint16_t"), ("dst32bits[0]", "uint32_t [16]"), ("srcabits[0][1][2]", "uint32_t"),
     ("cfg.ALU_FORMAT_SPEC_REG0_SrcA", "uint32_t"), ("results[1]@3", "uint32_t [3]"),
 ])
 def test_result_types(ctx: FakeContext, text: str, tname: str) -> None:
@@ -642,22 +637,32 @@ def test_assignment_errors(ctx: FakeContext, text: str, message: str) -> None:
 
 
 def test_tensix_lvalues(ctx: FakeContext) -> None:
-    ctx.dst16_vals[3, 4] = 0x3F80
-    assert p(ctx, "dst[3][4]") == "16256" and p(ctx, "dst[3][4]", "x") == "0x3f80"
-    assert p(ctx, "dst[3][4] = 0x1bf80") == "49024" and ctx.dst16_vals[3, 4] == 0xBF80  # uint16_t wraps
-    assert p(ctx, "dst[3][4] += 1") == "49025"
-    assert p(ctx, "dst[1+2][2*2]++") == "49025" and ctx.dst16_vals[3, 4] == 0xBF82
-    assert p(ctx, "dst32[2][1] = 0xdeadbeef") == "3735928559" and ctx.dst32_vals[2, 1] == 0xDEADBEEF
-    assert p(ctx, "dst32[2][1]", "x") == "0xdeadbeef"
-    assert p(ctx, "srca[1][2][3] = 0x7ffff") == "524287" and ctx.src_vals["srca", 1, 2, 3] == 0x7FFFF
-    assert p(ctx, "srcb[0][63][15] = 5") == "5" and ctx.src_vals["srcb", 0, 63, 15] == 5
-    assert p(ctx, "srca[1][2][3] + srcb[0][63][15]") == "524292"
-    assert p(ctx, "dst[3]", "x") == "{0x0, 0x0, 0x0, 0x0, 0xbf82, 0x0 <repeats 11 times>}"
-    assert p(ctx, "dst32[2]") == "{0, 3735928559, 0 <repeats 14 times>}"
+    # data elements have the type of their format in force: arithmetic and comparisons are C's
+    ctx.tensix_vals["dst", 3, 4] = 1.5
+    assert p(ctx, "dst[3][4]") == "1.5" and p(ctx, "dst[3][4] == 1.5") == "1"
+    assert p(ctx, "dst[3][4] = 7") == "7" and ctx.tensix_vals["dst", 3, 4] == 7.0  # converted to float
+    assert isinstance(ctx.tensix_vals["dst", 3, 4], float)
+    assert p(ctx, "dst[3][4] += 0.5") == "7.5"
+    assert p(ctx, "dst[1+2][2*2]++") == "7.5" and ctx.tensix_vals["dst", 3, 4] == 8.5
+    assert p(ctx, "dst32[2][1] = -5") == "-5" and ctx.tensix_vals["dst32", 2, 1] == 0xFFFFFFFB  # int
+    assert p(ctx, "dst32[2][1] = 2.9") == "2" and p(ctx, "dst32[2][1] * 2") == "4"
+    assert p(ctx, "srca[1][2][3] = 0.25") == "0.25" and ctx.tensix_vals["srca", 1, 2, 3] == 0.25
+    assert p(ctx, "srcb[0][63][15] = 5") == "5" and ctx.tensix_vals["srcb", 0, 63, 15] == 5
+    assert p(ctx, "srca[1][2][3] + srcb[0][63][15]") == "5.25"
+    # raw bits: unsigned, wrapping in their width
+    assert p(ctx, "dstbits[3][4] = 0x1bf80") == "49024" and ctx.tensix_vals["dstbits", 3, 4] == 0xBF80
+    assert p(ctx, "dst32bits[2][1] = 0xdeadbeef", "x") == "0xdeadbeef"
+    assert p(ctx, "srcabits[0][1][2] = 7") == "7" and p(ctx, "srcbbits[1][1][2]") == "0"
+    assert p(ctx, "dst[3]") == "{0, 0, 0, 0, 8.5, 0 <repeats 11 times>}"
+    assert p(ctx, "dstbits[3]", "x") == "{0x0, 0x0, 0x0, 0x0, 0xbf80, 0x0 <repeats 11 times>}"
     assert p(ctx, "srcb[0][63]") == "{0 <repeats 15 times>, 5}"
     assert p(ctx, "dst[3][4] == dst[3][4]") == "1"
-    assert evaluate("dst[0][0]", ctx).lval is Lval.DST16
+    assert evaluate("dst[0][0]", ctx).lval is Lval.TENSIX
     assert evaluate("srcb[1][2][3]", ctx).location == ("srcb", 1, 2, 3)
+    assert evaluate("dst32[7][1]", ctx).location == ("dst32", 7, 1)
+    ctx.undefined.add(("dst32", 9, 0))
+    assert err(ctx, "dst32[9][0] + 1") == "dst32[9, 0] is undefined"
+    assert evaluate("dst32[9][0]", ctx, side_effects=False).ctype is INT  # whatis reads nothing
     assert p(ctx, "cfg.RISC_DEST_ACCESS_CTRL_SEC0_fmt") == "5"
     assert p(ctx, "cfg.RISC_DEST_ACCESS_CTRL_SEC0_fmt = 2") == "2" and ctx.cfg_vals["RISC_DEST_ACCESS_CTRL_SEC0_fmt"] == 2
     assert p(ctx, "cfg.ALU_FORMAT_SPEC_REG0_SrcA |= 0x10") == "16"

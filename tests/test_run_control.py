@@ -130,7 +130,7 @@ def test_bad_location_is_one_line_error() -> None:
     from tdbg.session import SessionError
 
     s = session(0)
-    with pytest.raises(SessionError, match='No symbol "nope"'):
+    with pytest.raises(SessionError, match='Function "nope" not defined.'):  # GDB's words
         s.break_at("nope")
 
 

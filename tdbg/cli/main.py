@@ -17,6 +17,13 @@ if TYPE_CHECKING:
     from tdbg.session import Session
 
 
+class _InOrder(argparse.Action):
+    """``-ex CMD`` and ``-x FILE`` kept in one list in command-line order, as commands."""
+
+    def __call__(self, parser, namespace, value, option_string=None) -> None:  # type: ignore[override]
+        getattr(namespace, self.dest).append(value if option_string == "-ex" else f"source {value}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tdbg",
@@ -27,8 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("programs", nargs="*", metavar="[CORE=]FIRMWARE",
                         help="firmware ELF, or a .c file to build, for a core: T0=unpack.elf T1=math.elf T2=pack.elf "
                              "[B=brisc.elf]; a bare FIRMWARE is T0's (default: the bundled demo on T0)")
-    parser.add_argument("-ex", dest="commands", action="append", default=[], metavar="CMD", help="run CMD (repeatable, in order, after -x files)")
-    parser.add_argument("-x", dest="scripts", action="append", default=[], metavar="FILE", help="run the commands in FILE (repeatable)")
+    parser.add_argument("-ex", dest="sequence", action=_InOrder, default=[], metavar="CMD", help="run CMD (repeatable; -ex and -x run in the order given, as in GDB)")
+    parser.add_argument("-x", dest="sequence", action=_InOrder, default=[], metavar="FILE", help="run the commands in FILE (repeatable; a failing command ends that file)")
     parser.add_argument("-batch", "--batch", action="store_true", help="run the commands and exit (status 1 if any failed)")
     parser.add_argument("-q", "-quiet", "--quiet", action="store_true", help="no banner")
     parser.add_argument("--rsp-stdio", action="store_true", help="serve the GDB remote protocol on stdin/stdout (target remote | tdbg --rsp-stdio FW)")
@@ -124,12 +131,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int:
-    """The scripts, the ``-ex`` commands, then the REPL or the piped lines; the exit status."""
+    """The ``-x`` scripts and ``-ex`` commands in command-line order, then the REPL or the
+    piped lines; the exit status."""
     ok = True
-    for script in args.scripts:
-        ok = run_interruptibly(session, lambda s=script: interp.execute(f"source {s}")) and ok
-    for command in args.commands:
-        ok = run_interruptibly(session, lambda c=command: interp.execute(c)) and ok
+    for command in args.sequence:  # -ex commands count as typed unless -batch, as in GDB
+        ok = run_interruptibly(session, lambda c=command: interp.execute(c, from_tty=not args.batch)) and ok
     if args.batch:
         return 0 if ok and not interp.failed else 1
     if sys.stdin.isatty():

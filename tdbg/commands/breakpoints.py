@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 
 from tdbg.commands.interpreter import Interpreter
-from tdbg.commands.location import breakpoint_what
+from tdbg.commands.location import breakpoint_what, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int, lvalue
+from tdbg.expr import INT, Value
 from tdbg.session import Breakpoint
 
 _DST_ROW = re.compile(r"^dst\[(.+)\]$")
@@ -31,21 +32,31 @@ def _break(interp: Interpreter, args: str, temporary: bool) -> None:
         thread = thread or s.current
     elif location.startswith("*"):
         where = evaluate_address(interp, location[1:].strip())
+        if where % 4:
+            interp.out(f"warning: {where:#x} is not 4-byte aligned: no instruction starts there (the baby RISC-V "
+                       "has no compressed instructions), so this breakpoint is never hit.")
     else:
-        where = location
+        where = qualify_line(interp, location)
     bp = s.break_at(where, temporary=temporary, thread=thread)
     bp.location = location
     if condition.strip():
         bp.condition = condition.strip()
     kind = "Temporary breakpoint" if temporary else "Breakpoint"
+    set_bpnum(interp, bp.number)
     if len(bp.locations) > 1:
         interp.out(f"{kind} {bp.number} at {bp.address:#x}: {location}. ({len(bp.locations)} locations)")
         return
     core, address = next(iter(bp.locations.items()))
     with s.on_core(core):
-        li = s.debug.line_for(address) if s.debug else None
+        by_line = str(where).rpartition(":")[2].strip().isdigit() or isinstance(where, int)
+        li = (s.debug.line_for(address) if by_line else s.debug.breakpoint_line(address)) if s.debug else None
     place = f": file {li.file}, line {li.line}." if li else ""
     interp.out(f"{kind} {bp.number} at {address:#x}{place}")
+
+
+def set_bpnum(interp: Interpreter, number: int) -> None:
+    """GDB's ``$bpnum``: the number of the last breakpoint set."""
+    interp.session.expression_context().set_convenience("bpnum", Value(INT, number))
 
 
 def _complete_locations(interp: Interpreter, word: str) -> list[str]:
@@ -158,6 +169,7 @@ def _watch(interp: Interpreter, args: str, kind: str) -> None:
         watch = s.watch(address, size, kind)
         what = expr
     interp.context.setdefault("watch_expr", {})[watch.number] = what  # type: ignore[union-attr]
+    set_bpnum(interp, watch.number)
     title = {"write": "Hardware watchpoint", "read": "Hardware read watchpoint", "access": "Hardware access (read/write) watchpoint"}[kind]
     interp.out(f"{title} {watch.number}: {what}")
 

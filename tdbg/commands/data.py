@@ -9,7 +9,7 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.tensix_cmds import set_cfg
 from tdbg.commands.values import evaluate
-from tdbg.expr import ExprError, evaluate as evaluate_expr, format_value, type_name
+from tdbg.expr import CType, ExprError, evaluate as evaluate_expr, format_value, parse_type, ptype_text, type_name
 
 _FMT = re.compile(r"^/([xduotacfsz])\s*(.*)$", re.S)
 SETTINGS = {"pagination", "confirm", "height", "width", "listsize", "print", "logging", "verbose", "style"}
@@ -42,7 +42,7 @@ def _complete_expr(interp: Interpreter, word: str) -> list[str]:
     return [n for n in s.image.symbols if n.startswith(word)]
 
 
-@command("print", aliases=("p", "inspect", "call"), usage="print[/FMT] EXPR", help="Evaluate a C expression and print its value as $N (registers $pc $a0 $x5, variables, &symbol, casts, arithmetic, comparisons, assignments, dst[r][c], dst32[r][c], srca[b][r][c], srcb[b][r][c], cfg.NAME).  FMT: x d u o t a c f s z.", example="p/x results[1]", complete=_complete_expr)
+@command("print", aliases=("p", "inspect", "call"), usage="print[/FMT] EXPR", help="Evaluate a C expression and print its value as $N (registers $pc $a0 $x5, variables, &symbol, casts, arithmetic, comparisons, assignments, $convenience variables, $ $$ $N history, dst[r][c], dst32[r][c], srca[b][r][c], srcb[b][r][c], cfg.NAME).  FMT: x d u o t a c f s z.  dst[r][c] (Dst16b), dst32[r][c] (Dst32b), srca[b][r][c] and srcb[b][r][c] are the numbers the data holds (float or int), in the format in force as x/f reads them (see help x): Dst by the current core's window fmt (RISC_DEST_ACCESS_CTRL_SEC<thread>_fmt), Src by its Unpacker data format; assigning one encodes the value back in that format, and reading an undefined Dst element (ZEROACC, or never written) is an error.  The raw bits are dstbits[r][c] (DstBits, the 16 stored bits, no row mapping), dst32bits[r][c], srcabits[b][r][c] and srcbbits[b][r][c].  One index fewer gives a whole row.", example="p/x results[1]", complete=_complete_expr)
 def print_cmd(interp: Interpreter, args: str) -> None:
     fmt, text = split_format(args)
     ctx = interp.session.expression_context()
@@ -108,8 +108,8 @@ def _display_list(interp: Interpreter) -> dict[int, tuple[str | None, str]]:
 
 
 def show_displays(interp: Interpreter, stop: object = None) -> None:
-    if stop is not None and not interp.context.get("running"):
-        return  # the program exited: GDB shows no displays then
+    if stop is not None and (not interp.context.get("running") or interp.context.get("silent_stop")):
+        return  # the program exited, or a breakpoint's commands begin with silent: GDB shows none
     for n, (fmt, text) in sorted(_display_list(interp).items()):
         try:
             if fmt == "i" or (fmt and fmt[0].isdigit()) or (fmt and fmt.endswith("i")):
@@ -167,27 +167,30 @@ def info_display(interp: Interpreter, args: str) -> None:
         interp.out(f"{n}:   y  {'/' + fmt + ' ' if fmt else ''}{text}")
 
 
-@command("whatis", usage="whatis EXPR", help="The type of an expression.", example="whatis results")
+def _type_of(interp: Interpreter, text: str) -> tuple[CType, bool]:
+    """(the type, whether ``text`` named it as a type) of ``whatis``/``ptype``'s argument: a
+    type name (``uint32_t``, ``struct pt``, ``char *``) or an expression."""
+    ctx = interp.session.expression_context()
+    try:
+        return parse_type(text, ctx.lookup_type), True
+    except ExprError as exc:
+        if text.split()[:1] in (["struct"], ["union"], ["enum"]):
+            raise CommandError(str(exc)) from None
+    try:
+        return evaluate_expr(text, ctx, side_effects=False).ctype, False
+    except ExprError as exc:
+        raise CommandError(str(exc)) from None
+
+
+@command("whatis", usage="whatis EXPR | whatis TYPE", help="The type of an expression, as declared (typedef names and const/volatile kept); of a type name, the type it is a typedef of (one level).", example="whatis results")
 def whatis_cmd(interp: Interpreter, args: str) -> None:
-    try:
-        value = evaluate_expr(args.strip(), interp.session.expression_context(), side_effects=False)
-    except ExprError as exc:
-        raise CommandError(str(exc)) from None
-    interp.out(f"type = {type_name(value.ctype)}")
+    t, named = _type_of(interp, args.strip())
+    if named and t.typedef_of is not None:
+        t = t.typedef_of
+    interp.out(f"type = {type_name(t)}")
 
 
-@command("ptype", usage="ptype EXPR", help="The type of an expression, with struct members spelled out.", example="ptype results")
+@command("ptype", usage="ptype EXPR | ptype TYPE", help="The type of an expression or a type name with every typedef resolved and struct or union members spelled out (ptype struct TAG works too).", example="ptype struct node")
 def ptype_cmd(interp: Interpreter, args: str) -> None:
-    try:
-        value = evaluate_expr(args.strip(), interp.session.expression_context(), side_effects=False)
-    except ExprError as exc:
-        raise CommandError(str(exc)) from None
-    t = value.ctype
-    if t.fields:
-        interp.out(f"type = {t.name if t.name.startswith(('struct', 'union')) else 'struct ' + t.name} {{")
-        for f in t.fields:
-            kind = type_name(f.ctype)
-            interp.out(f"    {kind}{'' if kind.endswith('*') else ' '}{f.name};")
-        interp.out("}")
-    else:
-        interp.out(f"type = {type_name(t)}")
+    t, _ = _type_of(interp, args.strip())
+    interp.out(f"type = {ptype_text(t)}")

@@ -21,18 +21,20 @@ from tdbg.commands.examine import format_float, format_view_value
 from tdbg.commands.files import DUMP, RESTORE
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command
-from tdbg.commands.tensix_cmds import WINDOW_VIEW, ranges
+from tdbg.commands.tensix_cmds import ranges
 from tdbg.commands.values import evaluate_int
 from tdbg.tensix import formats
 from tdbg.tensix.dst import Dst
+from tdbg.tensix.dst_access import lanes_defined, read_lanes
+from tdbg.tensix.view_in_force import WINDOW_VIEW
 
 DST = Registry("dst")
 
 STORAGE_ROWS = {"dst16": 1024, "dst32": 512}  # Dst32b rows 512..1023 alias 256..511 (Adj32)
 STORAGE_NAME = {"dst16": "Dst16b", "dst32": "Dst32b"}
 TILE_ROWS = 64
-VIEW_CHOICES = ("bf16", "fp16", "fp8", "int8", "int16", "raw", "fp32", "tf32", "int32", "raw32")
-VIEW_NAMES = "bf16 fp16 fp8 int8 int16 raw (Dst16b); fp32 tf32 int32 raw32 (Dst32b)"
+VIEW_CHOICES = ("bf16", "fp16", "fp8", "int8", "int16", "raw16", "raw", "fp32", "tf32", "int32", "raw32")
+VIEW_NAMES = "bf16 fp16 fp8 int8 int16 raw16 (or raw) (Dst16b); fp32 tf32 int32 raw32 (Dst32b)"
 RAMP = " .:-=+*#%@"
 PALETTE = (16, 17, 18, 19, 25, 31, 37, 43, 184, 226)  # ANSI 256-colour backgrounds per level
 NAN_COLOUR, INF_COLOUR = 196, 201
@@ -46,19 +48,25 @@ LAYOUT = (
 # -- stop snapshots --------------------------------------------------------------------------
 
 def install(interp: Interpreter) -> None:
-    """Snapshot ``DstBits`` at every stop from now on (for ``dst diff``); idempotent."""
+    """Snapshot ``DstBits`` and which rows are defined at every stop from now on (for ``dst
+    diff``); idempotent."""
     hooks = interp.context.setdefault("stop_hooks", [])
     if _on_stop not in hooks:  # type: ignore[operator]
         hooks.append(_on_stop)  # type: ignore[union-attr]
-        interp.context["dst_stops"] = [None, interp.session.tile.tensix.dst.bits.copy()]
+        interp.context["dst_stops"] = [None, _snapshot(interp)]
 
 
 INIT_HOOKS.append(install)
 
 
+def _snapshot(interp: Interpreter) -> Snapshot:
+    dst = interp.session.tile.tensix.dst
+    return dst.bits.copy(), dst.ever_written.copy()
+
+
 def _on_stop(interp: Interpreter, stop: object) -> None:
     snaps = interp.context["dst_stops"]
-    snaps[0], snaps[1] = snaps[1], interp.session.tile.tensix.dst.bits.copy()  # type: ignore[index]
+    snaps[0], snaps[1] = snaps[1], _snapshot(interp)  # type: ignore[index]
 
 
 # -- argument parsing ---------------------------------------------------------------------------
@@ -100,12 +108,13 @@ def _int(text: str) -> int:
 
 
 def _view(interp: Interpreter, name: object) -> formats.View:
-    """A Dst view by name (``raw32`` for raw Dst32b); None: the current core's window view."""
+    """A Dst view by name (``raw16``/``raw`` and ``raw32`` for raw bits, as in ``Session.dst`` and
+    ``x ... as``); None: the current core's window view."""
     if name is None:
         s = interp.session
         name = WINDOW_VIEW.get(s.tile.tensix.window.ctrl(s.core.thread).fmt, "fp32")
-    if name == "raw32":
-        return formats.get_view("dst32", "raw")
+    if name in ("raw16", "raw32"):  # the same names as the Python API's and x's
+        return formats.get_view("dst16" if name == "raw16" else "dst32", "raw")
     for storage in STORAGE_ROWS:
         view = formats.VIEWS.get(f"{storage}.{name}")
         if view is not None:
@@ -132,13 +141,26 @@ def _tile_number(interp: Interpreter, text: str, view: formats.View) -> int:
 
 # -- reading and formatting ---------------------------------------------------------------------
 
-def _read(dst: Dst, bits: np.ndarray, storage: str, rows: np.ndarray) -> np.ndarray:
-    """``Dst16b[rows]`` or ``Dst32b[rows]`` of the DstBits array ``bits`` (the live one or a
-    snapshot), through the current row mapping."""
-    if storage == "dst16":
-        return bits[dst.row16[rows]]
-    hi = dst.row32[rows]
-    return (bits[hi].astype(np.uint32) << 16) | bits[hi + 8]
+Snapshot = tuple[np.ndarray, np.ndarray]  # DstBits and its per-row "defined" flags
+
+
+def _live(dst: Dst) -> Snapshot:
+    return dst.bits, dst.ever_written
+
+
+def _read(dst: Dst, snap: Snapshot, storage: str, rows: np.ndarray) -> np.ndarray:
+    """``Dst16b[rows]`` or ``Dst32b[rows]`` of a snapshot (or ``_live``), through the current
+    row mapping, an undefined ``DstBits`` row read as zero (``dst_access.read_lanes``)."""
+    return read_lanes(dst, snap[0], snap[1], storage, rows)
+
+
+def _defined(dst: Dst, snap: Snapshot, storage: str, rows: np.ndarray) -> np.ndarray:
+    """Per lane: does it hold data (``dst_access.lanes_defined``)?  ``ZEROACC`` and power-on
+    leave rows undefined."""
+    return lanes_defined(dst, snap[1], storage, rows)
+
+
+UNDEF = "<undef>"
 
 
 def _fmt(view: formats.View, value: object) -> str:
@@ -232,21 +254,24 @@ def dst_row(interp: Interpreter, args: str) -> None:
     if not 0 <= row < 1024:
         raise CommandError(f"Dst row {row} out of range 0..1023")
     dst = interp.session.tile.tensix.dst
+    one = np.array([row])
     r16 = dst.read16(row)
-    interp.out(f"Dst16b[{row}] (DstBits row {int(dst.row16[row])})")
+    undefined = " undefined (ZEROACC, or never written)" if not _defined(dst, _live(dst), "dst16", one).all() else ""
+    interp.out(f"Dst16b[{row}] (DstBits row {int(dst.row16[row])}){undefined}")
     interp.out("col" + "".join(f" {n:>15}" for n in ("raw", "bf16", "fp16", "int8", "int16")))
     views16 = [formats.get_view("dst16", n) for n in ("bf16", "fp16", "int8", "int16")]
     for c in range(16):
         cells = [f"{int(r16[c]):#06x}"] + [format_view_value(v.decode(r16[c])) for v in views16]
-        interp.out(f"{c:>3}" + "".join(f" {x:>15}" for x in cells))
+        interp.out(f"{c:>3}" + "".join(f" {UNDEF if undefined else x:>15}" for x in cells))
     r32 = dst.read32(row)
     high = int(dst.row32[row])
-    interp.out(f"Dst32b[{row}] (DstBits rows {high}, {high + 8})")
+    undefined = " undefined (ZEROACC, or never written)" if not _defined(dst, _live(dst), "dst32", one).all() else ""
+    interp.out(f"Dst32b[{row}] (DstBits rows {high}, {high + 8}){undefined}")
     interp.out("col" + "".join(f" {n:>15}" for n in ("raw", "fp32", "int32", "tf32")))
     views32 = [formats.get_view("dst32", n) for n in ("fp32", "int32", "tf32")]
     for c in range(16):
         cells = [f"{int(r32[c]):#010x}"] + [format_view_value(v.decode(r32[c])) for v in views32]
-        interp.out(f"{c:>3}" + "".join(f" {x:>15}" for x in cells))
+        interp.out(f"{c:>3}" + "".join(f" {UNDEF if undefined else x:>15}" for x in cells))
 
 
 def _load(path: str) -> np.ndarray:
@@ -273,36 +298,45 @@ def _load(path: str) -> np.ndarray:
 
 
 def _report_diff(interp: Interpreter, view: formats.View, rows: np.ndarray, old: np.ndarray, new: np.ndarray,
-                 differ: np.ndarray, limit: int, what: str) -> None:
+                 differ: np.ndarray, limit: int, what: str, undefined: int = 0) -> None:
     """``row R col C: OLD -> NEW`` per differing lane (``old``/``new`` are display values), then
-    the count."""
+    the count (and how many of those lanes are undefined now)."""
     where = np.argwhere(differ)
     for r, c in where[:limit]:
         interp.out(f"row {int(rows[r])} col {int(c)}: {old[r, c]} -> {new[r, c]}")
     shown = f"; the first {limit} shown" if len(where) > limit else ""
-    interp.out(f"{len(where)} of {differ.size} lanes differ ({_where(view, rows)}, {what}){shown}.")
+    undef = f", {undefined} of them undefined" if undefined else ""
+    interp.out(f"{len(where)} of {differ.size} lanes differ{undef} ({_where(view, rows)}, {what}){shown}.")
 
 
-def _display(view: formats.View, bits: np.ndarray) -> np.ndarray:
-    """The view's text for every lane of ``bits``."""
-    return np.array([[_fmt(view, v) for v in row] for row in view.decode(bits)], dtype=object)
+def _display(view: formats.View, bits: np.ndarray, defined: np.ndarray | None = None) -> np.ndarray:
+    """The view's text for every lane of ``bits`` (``<undef>`` where not ``defined``)."""
+    text = np.array([[_fmt(view, v) for v in row] for row in view.decode(bits)], dtype=object)
+    if defined is not None:
+        text[~defined] = UNDEF
+    return text
 
 
-def _diff_bits(interp: Interpreter, view: formats.View, before: np.ndarray, limit: int, what: str) -> None:
+def _diff_bits(interp: Interpreter, view: formats.View, before: Snapshot, limit: int, what: str) -> None:
+    """Lanes whose bits changed while defined before and after, or that became defined or
+    undefined (``<undef>``) since ``before`` (``DstBits`` and its per-row defined flags)."""
     dst = interp.session.tile.tensix.dst
     rows = np.arange(STORAGE_ROWS[view.storage])
-    old, new = _read(dst, before, view.storage, rows), _read(dst, dst.bits, view.storage, rows)
-    differ = old != new
+    old, new = _read(dst, before, view.storage, rows), _read(dst, _live(dst), view.storage, rows)
+    old_def = _defined(dst, before, view.storage, rows)
+    new_def = _defined(dst, _live(dst), view.storage, rows)
+    differ = (old_def != new_def) | (old_def & new_def & (old != new))
     r_idx, c_idx = np.nonzero(differ)
     old_text = np.full(differ.shape, "", dtype=object)
     new_text = np.full(differ.shape, "", dtype=object)
     raw = formats.get_view(view.storage, "raw")
     for r, c in zip(r_idx[:limit], c_idx[:limit]):
-        a, b = _fmt(view, view.decode(old[r, c])), _fmt(view, view.decode(new[r, c]))
+        a = _fmt(view, view.decode(old[r, c])) if old_def[r, c] else UNDEF
+        b = _fmt(view, view.decode(new[r, c])) if new_def[r, c] else UNDEF
         if a == b:  # e.g. sign-magnitude -0 and 0
             a, b = f"{a} ({_fmt(raw, old[r, c])})", f"{b} ({_fmt(raw, new[r, c])})"
         old_text[r, c], new_text[r, c] = a, b
-    _report_diff(interp, view, rows, old_text, new_text, differ, limit, what)
+    _report_diff(interp, view, rows, old_text, new_text, differ, limit, what, int((differ & ~new_def).sum()))
 
 
 def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts: dict[str, object], limit: int) -> None:
@@ -328,21 +362,22 @@ def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts
     else:
         raise CommandError(f"{path} holds shape {golden.shape}; expected (N, 16) rows or a (32, 32) tile.")
     dst = interp.session.tile.tensix.dst
-    bits = _read(dst, dst.bits, view.storage, rows)
-    new = _display(view, bits)
+    bits = _read(dst, _live(dst), view.storage, rows)
+    defined = _defined(dst, _live(dst), view.storage, rows)
+    new = _display(view, bits, defined)
     if opts.get("raw"):
         if golden.dtype.kind not in "iu" or golden.min() < 0 or int(golden.max()) >> view.width:
             raise CommandError(f"{path} does not hold {view.width}-bit patterns (--raw).")
-        differ = golden != bits
+        differ = (golden != bits) | ~defined
         old = _display(view, golden.astype(bits.dtype))
         what = f"against {path} bits"
     else:
         atol, rtol = float(opts.get("atol", 0.0)), float(opts.get("rtol", 0.0))  # type: ignore[arg-type]
         values = view.decode(bits).astype(np.float64)
-        differ = ~np.isclose(values, golden.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
+        differ = ~np.isclose(values, golden.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True) | ~defined
         old = np.array([[format_view_value(v) for v in row] for row in golden], dtype=object)
         what = f"against {path}, atol {format_float(atol)}, rtol {format_float(rtol)}"
-    _report_diff(interp, view, rows, old, new, differ, limit, what)
+    _report_diff(interp, view, rows, old, new, differ, limit, what, int((differ & ~defined).sum()))
 
 
 @DST.command(
@@ -355,7 +390,9 @@ def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts
         "against a golden array in view V, either (N, 16) rows compared with rows ROWS (A-B, or the "
         "first row; default from 0) or a (32, 32) tile matrix compared with tile T (default 0); "
         "lanes within --atol + --rtol * |golden| match.  --raw: the golden holds the view "
-        "storage's bit patterns, compared exactly."
+        "storage's bit patterns, compared exactly.  A lane of an undefined row (ZEROACC, or never "
+        "written) shows as <undef>: it differs from any golden value, and from a defined lane; "
+        "the count says how many differing lanes are undefined."
     ),
     example="dst diff golden.npy 0-63 --view bf16 --atol 0.01",
 )
@@ -377,7 +414,8 @@ def dst_diff(interp: Interpreter, args: str) -> None:
         checkpoint = interp.session.checkpoints.get(number)
         if checkpoint is None:
             raise CommandError(f"No checkpoint {number}.")
-        _diff_bits(interp, view, np.asarray(checkpoint.dst_bits), limit, f"since checkpoint {number}")
+        snap = (np.asarray(checkpoint.dst_bits), np.asarray(checkpoint.tensix["ever_written"]))
+        _diff_bits(interp, view, snap, limit, f"since checkpoint {number}")
         return
     previous = interp.context["dst_stops"][0]  # type: ignore[index]
     if previous is None:
@@ -389,8 +427,9 @@ def dst_diff(interp: Interpreter, args: str) -> None:
     "stats",
     usage="dst stats [ROWS] [--view V]",
     help=(
-        "Statistics of Dst rows ROWS (A-B or N; default every row ever written) in view V: min, "
-        "max and mean of the finite values, and counts of NaN, Inf, denormal and zero values."
+        "Statistics of Dst rows ROWS (A-B or N; default every defined row) in view V: min, "
+        "max and mean of the finite values, and counts of NaN, Inf, denormal and zero values; "
+        "undefined lanes (ZEROACC, or never written) are left out."
     ),
     example="dst stats 0-63 --view bf16",
 )
@@ -404,16 +443,16 @@ def dst_stats(interp: Interpreter, args: str) -> None:
     if words:
         rows = _rows(interp, words[0], STORAGE_ROWS[storage], STORAGE_NAME[storage])
     else:
-        every = np.arange(STORAGE_ROWS[storage])
-        written = dst.ever_written[dst.row16] if storage == "dst16" else dst.ever_written[dst.row32[every]] | dst.ever_written[dst.row32[every] + 8]
-        rows = np.flatnonzero(written)
+        rows = np.flatnonzero(_defined(dst, _live(dst), storage, np.arange(STORAGE_ROWS[storage]))[:, 0])
         if not len(rows):
             interp.out("No Dst rows written.")
             return
-    bits = _read(dst, dst.bits, storage, rows)
+    defined = _defined(dst, _live(dst), storage, rows)
+    bits = _read(dst, _live(dst), storage, rows)[defined]
     values = view.decode(bits)
     finite = values[np.isfinite(values.astype(np.float64))]
-    interp.out(f"{_where(view, rows)}: {values.size} values")
+    undefined = f" ({int((~defined).sum())} undefined lanes left out)" if not defined.all() else ""
+    interp.out(f"{_where(view, rows)}: {values.size} values{undefined}")
     if finite.size:
         interp.out(f"  min {format_view_value(finite.min())}, max {format_view_value(finite.max())}, mean {format_float(float(finite.astype(np.float64).mean()))}")
     else:
@@ -442,7 +481,7 @@ def dst_heatmap(interp: Interpreter, args: str) -> None:
     if words[:1] == ["tile"] and len(words) == 2:
         tile = _tile_number(interp, words[1], view)
         rows = np.arange(TILE_ROWS) + TILE_ROWS * tile
-        mag, nan, inf = (to_matrix(a) for a in _magnitudes(view, _read(dst, dst.bits, view.storage, rows)))
+        mag, nan, inf = (to_matrix(a) for a in _magnitudes(view, _read(dst, _live(dst), view.storage, rows)))
         top = float(mag.max())
         interp.out(f"Tile {tile} ({_where(view, rows)}): {_legend(top, colour)}")
         cells = _cells(mag, nan, inf, top, 2, colour)
@@ -452,7 +491,7 @@ def dst_heatmap(interp: Interpreter, args: str) -> None:
     if words not in ([], ["all"]):
         raise CommandError("Usage: dst heatmap [tile T | all] [--view V]")
     rows = np.arange(STORAGE_ROWS[view.storage])
-    mag, nan, inf = _magnitudes(view, _read(dst, dst.bits, view.storage, rows))
+    mag, nan, inf = _magnitudes(view, _read(dst, _live(dst), view.storage, rows))
     shape = (-1, TILE_ROWS)
     mag, nan, inf = mag.max(axis=1).reshape(shape), nan.any(axis=1).reshape(shape), inf.any(axis=1).reshape(shape)
     top = float(mag.max())
@@ -486,12 +525,12 @@ def dst_tile(interp: Interpreter, args: str) -> None:
         if not 0 <= face < 4:
             raise CommandError(f"Face {face} out of range 0..3.")
         rows = np.arange(16) + first + 16 * face
-        text = _display(view, _read(dst, dst.bits, view.storage, rows))
+        text = _display(view, _read(dst, _live(dst), view.storage, rows), _defined(dst, _live(dst), view.storage, rows))
         interp.out(f"Tile {tile} face {face} ({_where(view, rows)}):")
         lines = _grid(text.tolist(), [str(r) for r in rows], [str(c) for c in range(16)], False)
     else:
         rows = np.arange(TILE_ROWS) + first
-        text = to_matrix(_display(view, _read(dst, dst.bits, view.storage, rows)))
+        text = to_matrix(_display(view, _read(dst, _live(dst), view.storage, rows), _defined(dst, _live(dst), view.storage, rows)))
         interp.out(f"Tile {tile} ({_where(view, rows)}), faces [[0, 1], [2, 3]]:")
         lines = _grid(text.tolist(), [str(i) for i in range(32)], [str(j) for j in range(32)], True)
     for line in lines:
@@ -559,7 +598,7 @@ def dump_dst(interp: Interpreter, args: str) -> None:
     else:
         view = _view(interp, opts.get("view"))
         rows = _rows(interp, words[0], STORAGE_ROWS[view.storage], STORAGE_NAME[view.storage])
-        data = view.decode(_read(dst, dst.bits, view.storage, rows))
+        data = view.decode(_read(dst, _live(dst), view.storage, rows))
         what = _where(view, rows)
     try:
         if file.suffix == ".npy":
@@ -626,7 +665,7 @@ def restore_dst(interp: Interpreter, args: str) -> None:
         + _summary(DST) + "\n"
         f"Views (--view V, default the current core's window view): {VIEW_NAMES}.  Rows and lanes "
         "are those of the view's storage: 1024 Dst16b rows or 512 Dst32b rows, through the "
-        "current row mapping.  " + LAYOUT
+        "current row mapping; lanes of undefined rows (ZEROACC, or never written) show as <undef>.  " + LAYOUT
     ),
     example="dst tile 0 --view bf16",
     complete=_complete(DST),

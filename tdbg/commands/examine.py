@@ -15,12 +15,16 @@ from tdbg.commands.registry import CommandError, command
 from tdbg.commands.remap_cmds import remap_order
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.disasm import disassemble
-from tdbg.tensix import formats
+from tdbg.expr import DOUBLE, FLOAT, INT8, INT16, INT32, INT64, Value, decode, pointer_to
+from tdbg.tensix import formats, view_in_force
+from tdbg.tensix.dst_access import lanes_defined, read_lanes
 
 SIZES = {"b": 1, "h": 2, "w": 4, "g": 8}
 FORMATS = set("xduotacfsiz")
 PER_LINE = {1: 8, 2: 8, 4: 4, 8: 2}  # GDB's do_examine
+_INT_UNITS = {1: INT8, 2: INT16, 4: INT32, 8: INT64}
 _FMT = re.compile(r"^/(\d*)([a-z]*)$")
+RAW_VIEWS = {"raw": "raw", "raw16": "raw", "raw32": "raw", "raw19": "raw"}  # raw bits, any storage
 _REG_LOC = re.compile(r"^(dst|dstbits|srca|srcb)((?:\[[^\]]+\])+)$")
 
 
@@ -90,8 +94,17 @@ def parse_regloc(interp: Interpreter, text: str) -> RegLoc | None:
         "unit shown.  ADDR is an expression, or dst[ROW] (Dst16b for h, Dst32b for w), "
         "dstbits[ROW] (raw storage, h), srca[B][ROW] / srcb[B][ROW] (19-bit values, w).  "
         "Device memory (the Dst window, config) reads as the current core's load would.  "
+        "Format f shows dst, srca and srcb data as the numbers it holds, in the format in force: "
+        "Dst32b (w) as FP32, or Integer \"32\" while the current core's window fmt "
+        "(RISC_DEST_ACCESS_CTRL_SEC<thread>_fmt) is 1; Dst16b (h) as FP16 (fmt 2), Integer "
+        "\"16\" (fmt 4), Integer \"8\" (fmt 5), else BF16; SrcA/SrcB by their Unpacker data format "
+        "(ALU_FORMAT_SPEC_REG0_SrcA, ALU_FORMAT_SPEC_REG1_SrcB): TF32, BF16, FP16, FP8, Integer "
+        "\"8\" or \"16\".  The other formats show the stored bits.  An element of an undefined Dst "
+        "row (ZEROACC, or never written) shows as <undef>; a Dst32b element with one half "
+        "undefined reads that half as zero, as the packers do.  "
         "'as VIEW' decodes Dst/Src data: bf16 fp16 fp8 int8 int16 raw (h), fp32 int32 tf32 "
-        "raw (w), tf32 bf16 fp16 fp8 int8 int16 raw (Src).  'remap SHAPE' (last; a remap "
+        "raw (w), tf32 bf16 fp16 fp8 int8 int16 raw (Src); raw16, raw32, raw19 name the raw bits "
+        "of that width.  'remap SHAPE' (last; a remap "
         "NAME, 0xHEX or xdim=.. ydim=.. ..., see help remap) shows the N register elements from "
         "ADDR in the shape's index order, 16 per row; each line is labelled with where its first "
         "value lives."
@@ -138,11 +151,12 @@ def x_command(interp: Interpreter, args: str) -> None:
 
 def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size: int) -> int:
     s = interp.session
-    if fmt == "i":
+    if fmt == "i":  # each instruction decoded afresh, as GDB's x/i; => at the selected frame's pc
+        pc = s.expression_context().frames.selected().pc
         for _ in range(count):
             insn = disassemble(address, s.read_value(address, 4), s.tile.profile.isa)
-            marker = "=> " if address == s.core.pc else "   "
-            interp.out(f"{marker}{label(interp, address)}\t{insn.text}")
+            marker = "=> " if address == pc else "   "
+            interp.out(f"{marker}{label(interp, address)}\t{insn.render(s.symbolize)}")
             address += 4
         return address
     if fmt == "s":
@@ -162,7 +176,17 @@ def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size
         base = address + start * size
         values = [read_unit(interp, base + i * size, size) for i in range(n)]
         interp.out(f"{label(interp, base)}" + "".join("\t" + format_int(interp, v, fmt, size) for v in values))
+        set_last_examined(interp, base + (n - 1) * size, values[-1], size, fmt)
     return address + count * size
+
+
+def set_last_examined(interp: Interpreter, address: int, value: int, size: int, fmt: str) -> None:
+    """GDB's ``$_`` (the last address examined, a pointer to the unit's type) and ``$__`` (its
+    contents)."""
+    unit = (FLOAT if size == 4 else DOUBLE) if fmt == "f" and size in (4, 8) else _INT_UNITS[size]
+    ctx = interp.session.expression_context()
+    ctx.set_convenience("_", Value(pointer_to(unit), address))
+    ctx.set_convenience("__", Value(unit, decode(value.to_bytes(size, "little"), unit)))
 
 
 def read_unit(interp: Interpreter, address: int, size: int) -> int:
@@ -230,8 +254,11 @@ def format_float(value: float, digits: int = 9) -> str:
 
 def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, size: str, view_name: str | None,
                      order: list[int] | None = None) -> RegLoc:
-    """Show ``count`` elements from ``loc``; with ``order``, element i is ``loc + order[i]``."""
-    tensix = interp.session.tile.tensix
+    """Show ``count`` elements from ``loc``; with ``order``, element i is ``loc + order[i]``.
+    ``f`` without ``as VIEW`` decodes data in its format in force (``view_in_force``); an
+    element of an undefined ``Dst`` row shows as ``<undef>`` (``dst_access.lanes_defined``)."""
+    s = interp.session
+    tensix = s.tile.tensix
     if loc.kind == "dstbits":
         storage, unit, rows, width = "dst16", "h", tensix.dst.bits, 16
     elif loc.kind == "dst":
@@ -254,35 +281,50 @@ def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, siz
     if order is not None and first + span > nrows * 16:
         raise CommandError(f"the remap shape reaches past {loc.kind}'s last row")
     last = min(first + span, nrows * 16)
+    defined = None
     if rows is None:
-        row_ids = np.arange(first // 16, (last + 15) // 16)
-        rows = tensix.dst.read16(row_ids) if unit == "h" else tensix.dst.read32(row_ids)
-        flat = np.asarray(rows).reshape(-1)[first % 16 : first % 16 + (last - first)]
+        dst, row_ids = tensix.dst, np.arange(first // 16, (last + 15) // 16)
+        rows = read_lanes(dst, dst.bits, dst.ever_written, storage, row_ids)
+        flat = rows.reshape(-1)[first % 16 : first % 16 + (last - first)]
+        defined = lanes_defined(dst, dst.ever_written, storage, row_ids).reshape(-1)[first % 16 : first % 16 + (last - first)]
     else:
         flat = np.asarray(rows).reshape(-1)[first:last]
     if order is not None:
         flat = flat[order]
+        defined = defined[order] if defined is not None else None
     view = None
     if view_name:
         try:
-            view = formats.get_view(storage, view_name)
+            view = formats.get_view(storage, RAW_VIEWS.get(view_name, view_name))
         except KeyError as exc:
             raise CommandError(str(exc.args[0])) from None
+        if view_name in RAW_VIEWS and view_name not in ("raw", f"raw{width}"):
+            raise CommandError(f"view {view_name} does not apply to {loc.kind} in units of {unit}")
+    elif fmt == "f" and loc.kind != "dstbits":
+        thread = s.core.thread
+        view = view_in_force.src_view(tensix, thread, loc.kind) if storage == "src" else \
+            view_in_force.dst_view(tensix, thread, storage)
+    if view is not None and view.name != "raw":
         decoded = view.decode(flat)
     per_line = 8 if unit == "h" else 4
     unit_bytes = 2 if unit == "h" else 4
+
+    def cell(i: int) -> str:
+        if defined is not None and not defined[i]:
+            return "<undef>"
+        if view is not None and view.name != "raw":
+            return format_view_value(decoded[i])
+        if (view is not None and view.name == "raw") or fmt in ("x", "z"):
+            return f"0x{int(flat[i]):0{(width + 3) // 4}x}"
+        return format_int(interp, int(flat[i]), fmt, unit_bytes)
+
     for start in range(0, len(flat), per_line):
         index = first + (start if order is None else order[start])
         where = RegLoc(loc.kind, loc.bank, index // 16, index % 16)
-        chunk = range(start, min(start + per_line, len(flat)))
-        if view is not None and view_name != "raw":
-            cells = [format_view_value(decoded[i]) for i in chunk]
-        elif view_name == "raw" or fmt in ("x", "z"):
-            digits = (width + 3) // 4
-            cells = [f"0x{int(flat[i]):0{digits}x}" for i in chunk]
-        else:
-            cells = [format_int(interp, int(flat[i]), fmt, unit_bytes) for i in chunk]
-        interp.out(f"{where.label()}:" + "".join("\t" + c for c in cells))
+        interp.out(f"{where.label()}:" + "".join("\t" + cell(i) for i in range(start, min(start + per_line, len(flat)))))
+    if order is None and last < first + span:
+        storage_name = {"dst16": "Dst16b", "dst32": "Dst32b", "src": loc.kind}[storage] if loc.kind != "dstbits" else "DstBits"
+        interp.out(f"(stopped after {storage_name} row {nrows - 1}, the last row: {last - first} of {span} elements shown)")
     end = last
     return RegLoc(loc.kind, loc.bank, end // 16, end % 16)
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from tdbg.commands.registry import INIT_HOOKS, ROOT, Command, CommandError
 from tdbg.session import Session, SessionError
 from tdbg.tensix.events import TensixEvent
 
+BLOCK_OPENERS = ("define", "document", "commands", "while", "if")  # commands whose block ends at "end"
 _WORD = re.compile(r"\s*([A-Za-z_][\w-]*|[^\w\s/])\s*(/\S*)?\s*(.*)$", re.S)
 
 
@@ -33,6 +34,7 @@ class ExamineState:
 class UserCommand:
     name: str
     body: list[str] = field(default_factory=list)
+    doc: str = ""  # from ``document NAME``
 
 
 class Interpreter:
@@ -47,6 +49,7 @@ class Interpreter:
         self.last_line: str | None = None
         self.read_line: Callable[[str], str | None] = lambda prompt: None
         self.failed = False
+        self.from_tty = False  # GDB's from_tty: the command was typed (some messages only then)
         self.context: dict[str, object] = {}  # per-command-family state (displays, ...)
         for hook in INIT_HOOKS:
             hook(self)
@@ -67,27 +70,32 @@ class Interpreter:
         return "".join(chunks)
 
     # -- execution -------------------------------------------------------------------------------
-    def execute(self, line: str, *, interactive: bool = False) -> bool:
-        """Run one command line; False if it failed (the error was printed)."""
+    def execute(self, line: str, *, interactive: bool = False, from_tty: bool | None = None) -> bool:
+        """Run one command line; False if it failed (the error was printed).  ``from_tty``
+        (default: ``interactive``) is GDB's: typed by the user, not read from a script."""
         text = line.strip()
-        if not text:
-            if interactive and self.last_line:
-                return self.execute(self.repeat_line(), interactive=False)
-            return True
-        if text.startswith("#"):
-            return True
+        if not text and interactive and self.last_line:
+            return self.execute(self.repeat_line(), from_tty=True)
+        saved, self.from_tty = self.from_tty, interactive if from_tty is None else from_tty
         try:
-            cmd, args = self.resolve(text)
-            self._remember(cmd, text, interactive)
-            self._run(cmd, args)
+            self.run(text, interactive=interactive)
             return True
-        except (CommandError, SessionError, TensixEvent, KeyError, ValueError) as exc:
-            self.error(exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc))
-        except RecursionError:
-            self.error("Max user call depth exceeded -- command aborted.")
-        except Exception as exc:  # a bug in tdbg: say so in one line, keep the session
-            self.error(f"internal error: {exc!r} ({traceback.extract_tb(exc.__traceback__)[-1].name})")
+        except ScriptAborted:  # reported where it happened
+            self.failed = True
+        except Exception as exc:  # noqa: BLE001  (every failure is one line; the session goes on)
+            self.error(error_message(exc))
+        finally:
+            self.from_tty = saved
         return False
+
+    def run(self, line: str, *, interactive: bool = False) -> None:
+        """Run one command line; a failure propagates (``execute`` reports it)."""
+        text = line.strip()
+        if not text or text.startswith("#"):
+            return
+        cmd, args = self.resolve(text)
+        self._remember(cmd, text, interactive)
+        self._run(cmd, args)
 
     def error(self, message: str) -> None:
         self.failed = True
@@ -119,7 +127,8 @@ class Interpreter:
 
     # -- multi-line input (define, commands, document) ---------------------------------------------
     def read_block(self, prompt: str = ">") -> list[str]:
-        """Lines up to a line ``end`` (for ``define`` and ``commands``)."""
+        """Lines up to the ``end`` of this block (nested blocks included; ``define``,
+        ``document``, ``commands``, ``if``, ``while``)."""
         body: list[str] = []
         depth = 0
         while True:
@@ -131,18 +140,72 @@ class Interpreter:
                 if depth == 0:
                     return body
                 depth -= 1
-            elif stripped.split(" ", 1)[0] in ("define", "commands", "while", "if", "document"):
+            elif stripped.split(" ", 1)[0] in BLOCK_OPENERS:
                 depth += 1
             body.append(stripped)
 
-    def run_lines(self, lines: Iterator[str]) -> bool:
-        """Run a script: every line in order; lines after a block opener feed that block."""
-        saved = self.read_line
-        self.read_line = lambda prompt: next(lines, None)
-        ok = True
+    def run_block(self, lines: Iterable[str], until: Callable[[], bool] | None = None) -> None:
+        """Run lines as a script body (a user command, a breakpoint's commands, an ``if`` or
+        ``while`` branch): in order, lines after a block opener feeding that block; the first
+        failure ends it and propagates, and so does ``until()`` turning true after a line."""
+        source = iter(lines)
+        saved, tty = self.read_line, self.from_tty
+        self.read_line, self.from_tty = (lambda prompt: next(source, None)), False
         try:
-            for line in lines:
-                ok = self.execute(line) and ok
+            for line in source:
+                self.run(line)
+                if until is not None and until():
+                    break
         finally:
-            self.read_line = saved
-        return ok
+            self.read_line, self.from_tty = saved, tty
+
+    def source_lines(self, lines: Iterable[str], name: str) -> None:
+        """Run a command file as GDB's ``source`` does: the first failing command ends it,
+        reported as ``NAME:LINE: Error in sourced command file:`` and its message."""
+        numbered = enumerate(lines, 1)
+        number = 0
+
+        def read(prompt: str) -> str | None:
+            nonlocal number
+            number, line = next(numbered, (number, None))
+            return line
+
+        saved, tty = self.read_line, self.from_tty
+        self.read_line, self.from_tty = read, False
+        try:
+            for number, line in numbered:
+                try:
+                    self.run(line)
+                except ScriptAborted:
+                    raise
+                except Exception as exc:  # noqa: BLE001  (reported here, then the script ends)
+                    self.error(f"{name}:{number}: Error in sourced command file:\n{error_message(exc)}")
+                    raise ScriptAborted from None
+        finally:
+            self.read_line, self.from_tty = saved, tty
+
+
+class ScriptAborted(Exception):
+    """A command file ended at a failing command, whose error was already printed."""
+
+
+class LoopBreak(Exception):
+    """``loop_break``: leave the innermost ``while``."""
+
+
+class LoopContinue(Exception):
+    """``loop_continue``: go on with the next iteration of the innermost ``while``."""
+
+
+def error_message(exc: BaseException) -> str:
+    """The one line a failure shows (GDB's wording where tdbg reuses GDB's errors)."""
+    if isinstance(exc, (LoopBreak, LoopContinue)):
+        return f"{'loop_break' if isinstance(exc, LoopBreak) else 'loop_continue'} outside of a while loop."
+    if isinstance(exc, RecursionError):
+        return "Max user call depth exceeded -- command aborted."
+    if isinstance(exc, KeyError):
+        return str(exc.args[0]) if exc.args else "KeyError"
+    if isinstance(exc, (CommandError, SessionError, TensixEvent, ValueError)):
+        return str(exc)
+    frame = traceback.extract_tb(exc.__traceback__)[-1].name if exc.__traceback__ else "?"
+    return f"internal error: {exc!r} ({frame})"  # a bug in tdbg: one line, the session goes on

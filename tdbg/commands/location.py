@@ -1,12 +1,64 @@
 """Where the core is, as GDB says it: ``fill_row (row=0) at demo.c:27`` and the source line,
-breakpoint locations, frame headers and argument values (from DWARF when the ELF has it)."""
+breakpoint locations, frame headers and argument values (from DWARF when the ELF has it); and
+GDB's *current source file and line*, which ``list`` continues from and a bare ``LINE``
+location (``break 42``) refers to."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError
 from tdbg.debuginfo import DebugInfo, Frame, Variable
+from tdbg.frames import FrameView
 from tdbg.expr import UINT, ExprError, Literal, MemAt, Value, decode, evaluate, format_value
+
+
+@dataclass
+class SourcePosition:
+    """GDB's current source position: ``file``; ``line``, where a plain ``list`` goes on from;
+    ``first`` and ``last``, the lines printed last (``first`` 0: nothing listed yet, so the
+    first ``list`` centres on ``line``)."""
+
+    file: Path | None
+    line: int = 1
+    first: int = 0
+    last: int = 0
+
+
+def source_position(interp: Interpreter) -> SourcePosition:
+    """The current source position.  Until a stop or ``list`` sets it, it is ``main``'s file
+    with the line GDB starts from: 9 lines above where ``break main`` stops."""
+    position = interp.context.get("source")
+    if position is None:
+        position = SourcePosition(None)
+        info = interp.session.debug
+        try:
+            main = info.line_for(info.breakpoint_address("main")) if info is not None else None
+        except KeyError:
+            main = None
+        if main is not None:
+            position = SourcePosition(main.file, max(main.line - 9, 1))
+        interp.context["source"] = position
+    return position  # type: ignore[return-value]
+
+
+def show_source_line(interp: Interpreter, file: Path, line: int) -> None:
+    """A stop (or frame selection) printed ``line`` of ``file``: GDB makes it the current
+    position, a plain ``list`` then shows the ten lines around it."""
+    interp.context["source"] = SourcePosition(file, max(line - 5, 1), line, line)
+
+
+def qualify_line(interp: Interpreter, location: str) -> str:
+    """A bare ``LINE`` location as ``FILE:LINE`` in the current source file (GDB's default
+    source file); any other location as it is."""
+    text = location.strip()
+    if text.isdigit():
+        file = source_position(interp).file
+        if file is not None:
+            return f"{file}:{text}"
+    return location
 
 
 def need_debug(interp: Interpreter) -> DebugInfo:
@@ -14,6 +66,19 @@ def need_debug(interp: Interpreter) -> DebugInfo:
     if info is None:
         raise CommandError("No symbol table is loaded: the firmware has no debug information (build with -g).")
     return info
+
+
+def source_text(interp: Interpreter, file: Path, line: int) -> str:
+    """``LINE<tab>TEXT`` as a stop shows it; for a file that cannot be read GDB says so the first
+    time (``FILE: No such file or directory.``), then shows ``in FILE``."""
+    text = source_line(need_debug(interp), file, line)
+    if text is not None:
+        return f"{line}\t{text}"
+    missing: set[Path] = interp.context.setdefault("missing_sources", set())  # type: ignore[assignment]
+    if file in missing:
+        return f"{line}\tin {file}"
+    missing.add(file)
+    return f"{line}\t{file}: No such file or directory."
 
 
 def source_line(info: DebugInfo, file, line: int) -> str | None:
@@ -51,7 +116,7 @@ def variable_value(interp: Interpreter, frame: Frame, v: Variable) -> str:
             if v.value is not None:
                 raw = v.value
             else:
-                raw = frame.regs.get(v.register, s.core.reg(v.register)) if frame.level else s.core.reg(v.register)
+                raw = frame.regs.get(v.register, s.core.reg(v.register))
             size = v.type.size
             value = Value(v.type, decode((raw & ((1 << 8 * size) - 1)).to_bytes(size, "little"), v.type))
         else:
@@ -61,9 +126,31 @@ def variable_value(interp: Interpreter, frame: Frame, v: Variable) -> str:
         return f"<error: {exc}>"
 
 
-def frame_header(interp: Interpreter, frame: Frame, with_pc: bool) -> str:
+def frame_view(interp: Interpreter) -> FrameView:
+    """The current core's frames as GDB presents them (hidden inline frames, the selection)."""
+    return interp.session.expression_context().frames
+
+
+def shows_address(interp: Interpreter, frame: Frame) -> bool:
+    """GDB's ``frame_show_address``: a frame whose line is the call site of an inlined callee
+    shows no pc; a caller's frame shows its pc (a return address); the innermost one only when
+    the pc is not where a line-table row starts."""
+    if frame.calls_inline:
+        return False
+    if frame.caller:
+        return True
+    info = interp.session.debug
+    row = info.row_at(frame.pc) if info is not None else None
+    return row is None or row.addr != frame.pc or frame.line is None
+
+
+def frame_header(interp: Interpreter, frame: Frame, with_pc: bool | None = None) -> str:
+    """``fill_row (row=0, ...) at demo.c:27``, with ``0x... in`` before it when ``with_pc``
+    (default: GDB's rule, ``shows_address``)."""
     name = frame.function or "??"
     where = f" at {frame.file}:{frame.line}" if frame.file and frame.line else ""
+    if with_pc is None:
+        with_pc = shows_address(interp, frame)
     pc = f"{frame.pc:#010x} in " if with_pc else ""
     return f"{pc}{name} ({frame_args(interp, frame)}){where}"
 
@@ -73,17 +160,16 @@ def describe_location(interp: Interpreter, pc: int) -> str:
     function line only when the function changed or the stop is not a plain step."""
     s = interp.session
     info = s.debug
-    frames = s.frames()
-    frame = frames[0]
+    frame = frame_view(interp).all()[0]
     if info is None or frame.line is None or frame.file is None:
         return f"{pc:#010x} in {frame.function or '??'} ()"
-    row = info.row_at(pc)
-    mid_line = row is not None and row.addr != pc
-    text = source_line(info, frame.file, frame.line)
-    src = f"{frame.line}\t{text}" if text is not None else f"{frame.line}\tin {frame.file}"
+    mid_line = shows_address(interp, frame)
+    src = source_text(interp, frame.file, frame.line)
+    show_source_line(interp, frame.file, frame.line)
     previous = interp.context.get("last_function")
-    interp.context["last_function"] = (frame.function, frame.cfa)
-    stepping_in_place = interp.context.pop("plain_step", False) and previous == (frame.function, frame.cfa)
+    here = (frame.function, frame.cfa, frame.block.die.offset if frame.block else None)
+    interp.context["last_function"] = here
+    stepping_in_place = interp.context.pop("plain_step", False) and previous == here
     lines = [] if stepping_in_place else [frame_header(interp, frame, with_pc=mid_line)]
     lines.append(f"{pc:#010x}\t{src}" if mid_line and stepping_in_place else src)
     return "\n".join(lines)

@@ -3,11 +3,12 @@ and the GDB-style line printed at every stop."""
 
 from __future__ import annotations
 
-from tdbg.commands.interpreter import Interpreter
-from tdbg.commands.location import describe_location
+from tdbg.commands.interpreter import Interpreter, ScriptAborted, error_message
+from tdbg.commands.location import describe_location, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
-from tdbg.commands.values import evaluate_int
+from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.emu.stops import Stop, StopKind
+from tdbg.expr import INT, Value
 
 
 def count_arg(interp: Interpreter, args: str, default: int = 1) -> int:
@@ -28,6 +29,7 @@ def run_and_report(interp: Interpreter, action) -> Stop:
     """Run ``action()`` (a session run-control call), then print the stop the way GDB does."""
     interp.context["running"] = True
     before = interp.session.current
+    interp.context["resumes"] = int(interp.context.get("resumes", 0)) + 1  # type: ignore[call-overload]
     stop = action()
     if stop.core != before and stop.core in interp.session.tile.cores and stop.kind is not StopKind.EXITED:
         interp.out(f"[Switching to {thread_label(interp, stop.core)}]")
@@ -45,6 +47,16 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     hits = []
     if kind is StopKind.BREAKPOINT:  # a temporary one is already deleted: the session kept it
         hits = [bp for bp in s.last_hits if bp.at(stop.core, stop.pc)] or [bp for bp in s.breakpoints.values() if bp.at(stop.core, stop.pc)]
+    commands = [line for bp in hits for line in bp.commands]
+    if commands[:1] == ["silent"]:  # GDB: no announcement, no source line, no displays
+        interp.context["silent_stop"] = True
+        try:
+            for hook in interp.context.get("stop_hooks", []):
+                hook(interp, stop)  # type: ignore[operator]
+        finally:
+            interp.context["silent_stop"] = False
+        run_breakpoint_commands(interp, commands[1:])
+        return
     if kind is StopKind.EXITED and not s.tile.finished():
         interp.out(f"[{thread_label(interp, stop.core)} {stop.detail.split(' ', 1)[1]}]")
     elif kind is StopKind.EXITED:
@@ -84,6 +96,9 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
         interp.out(f"Program stopped: {stop.describe()}")
         interp.out(f"Instruction: {instruction_at(interp, stop)}")
         interp.out(where)
+        category, after = stop.category.value if stop.category else "CATEGORY", stop.pc + 4  # type: ignore[union-attr]
+        interp.out(f'To go on: "handle {category} warn" then continue (it is reported and passed), or skip '
+                   f'the instruction: "jump *{after:#x}" or "set $pc = {after:#x}".')
     elif kind is StopKind.INTERRUPTED:
         interp.out("")
         interp.out("Program received signal SIGINT, Interrupt.")
@@ -107,7 +122,7 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     for hook in interp.context.get("stop_hooks", []):
         hook(interp, stop)  # type: ignore[operator]
     if kind is StopKind.BREAKPOINT:
-        run_breakpoint_commands(interp, [line for bp in hits for line in bp.commands])
+        run_breakpoint_commands(interp, commands)
 
 
 def who_hit(interp: Interpreter, stop: Stop, title: str) -> str:
@@ -128,15 +143,19 @@ def exit_line(interp: Interpreter) -> str:
     tile = interp.session.tile
     loaded = list(tile.programs)
     if len(loaded) == 1 and loaded[0] in tile.exit_codes:
-        code = tile.exit_codes[loaded[0]]
-        return f"[Inferior 1 ({loaded[0]}) exited {'normally' if code == 0 else f'with code {code:02o}'}]"
+        # an exit status: 8 bits, as the GDB stub reports it, in GDB's octal ("0%o"); also $_exitcode
+        code = tile.exit_codes[loaded[0]] & 0xFF
+        interp.session.expression_context().set_convenience("_exitcode", Value(INT, code))
+        return f"[Inferior 1 ({loaded[0]}) exited {'normally' if code == 0 else f'with code 0{code:o}'}]"
     return f"[All cores finished: {tile.describe_finish(loaded)}]"
 
 
 def run_breakpoint_commands(interp: Interpreter, commands: list[str]) -> None:
-    """Run the ``commands`` of the breakpoints that made a stop, after it, as GDB does.  A
-    ``continue`` among them reports its own stop, whose commands are queued rather than run
-    inside this call, so a breakpoint hit a million times does not nest a million calls."""
+    """Run the ``commands`` of the breakpoints that made a stop, after it, as GDB does: a
+    failing command ends them (its error is shown), and so does a command that resumes the
+    program (GDB ignores the rest).  That resumption reports its own stop, whose commands are
+    queued rather than run inside this call, so a breakpoint hit a million times does not nest
+    a million calls."""
     pending: list[list[str]] = interp.context.setdefault("bp_pending", [])  # type: ignore[assignment]
     if commands:
         pending.append(commands)
@@ -145,9 +164,14 @@ def run_breakpoint_commands(interp: Interpreter, commands: list[str]) -> None:
     interp.context["bp_running"] = True
     try:
         while pending:
-            for line in pending.pop(0):
-                if line.strip() != "silent" and not interp.execute(line):
-                    break
+            block = pending.pop(0)
+            resumes = interp.context.get("resumes")
+            try:
+                interp.run_block(block, until=lambda: interp.context.get("resumes") != resumes)
+            except ScriptAborted:
+                interp.failed = True
+            except Exception as exc:  # noqa: BLE001  (shown like any failing command)
+                interp.error(error_message(exc))
     finally:
         interp.context["bp_running"] = False
         pending.clear()
@@ -160,7 +184,7 @@ def instruction_at(interp: Interpreter, stop: Stop) -> str:
 
     s = interp.session
     try:
-        text = disassemble(stop.pc, s.read_u32(stop.pc), s.tile.profile.isa).text.replace("\t", " ")
+        text = disassemble(stop.pc, s.read_u32(stop.pc), s.tile.profile.isa).render(s.symbolize).replace("\t", " ")
     except Exception:
         text = "(unreadable)"
     last = s.tile.pushes.last(1)
@@ -193,6 +217,19 @@ def start_cmd(interp: Interpreter, args: str) -> None:
     location = interp.context.get("main_location", "main")
     bp = s.break_at(location, temporary=True)
     interp.out(f"Temporary breakpoint {bp.number} at {bp.address:#x}")
+    run_and_report(interp, s.cont)
+
+
+@command("jump", aliases=("j",), usage="jump LOCATION", help="Resume the current core at LOCATION (LINE, FILE:LINE, FUNCTION or *ADDRESS) instead of where it stopped, e.g. past an instruction an event stopped.", example="jump *0x6084")
+def jump_cmd(interp: Interpreter, args: str) -> None:
+    require_running(interp)
+    text = args.strip()
+    if not text:
+        raise CommandError("Argument required (starting address).")
+    s = interp.session
+    address = evaluate_address(interp, text[1:]) if text.startswith("*") else s.resolve(qualify_line(interp, text))
+    s.set_register("pc", address)
+    interp.out(f"Continuing at {address:#x}.")
     run_and_report(interp, s.cont)
 
 

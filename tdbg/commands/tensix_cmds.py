@@ -11,9 +11,9 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.tensix import formats, packer
+from tdbg.tensix.dst_access import DstPort
 from tdbg.tensix.isa import IsaError
-
-WINDOW_VIEW = {0: "fp32", 1: "int32", 2: "fp16", 3: "bf16", 4: "int16", 5: "int8"}
+from tdbg.tensix.view_in_force import WINDOW_VIEW
 
 
 def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
@@ -245,7 +245,8 @@ def info_dst(interp: Interpreter, args: str) -> None:
         "Run the packer's format conversion on Dst rows (N or A-B) and show the bytes it "
         "would write to L1, or write them at ADDR.  FORMAT: " + ", ".join(packer.FORMATS) + ".  "
         "DSTFMT is what Dst holds (fp32, int32: Dst32b rows; bf16, fp16, int16: Dst16b rows); "
-        "by default the current core's window view."
+        "by default the current core's window view.  Undefined rows (ZEROACC, or never written) "
+        "pack as zero, as the packers read them (ZEROACC.md)."
     ),
     example="pack 0-3 to bfp8 from fp32",
 )
@@ -265,9 +266,9 @@ def pack_cmd(interp: Interpreter, args: str) -> None:
         cfg = packer.PackerConfig.for_output(fmt_name, dst_fmt)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    dst = s.tile.tensix.dst
+    port = DstPort(s.tile.tensix.dst, lambda rows: None)  # ZEROACC.md: packers read undefined rows as zero
     rows = np.arange(first, last + 1)
-    data = dst.read32(rows) if cfg.read_32b_data else dst.read16(rows)
+    data = port.read32(rows) if cfg.read_32b_data else port.read16(rows)
     packed = packer.pack(data, cfg)
     interp.out(f"{cfg.describe()}: {len(packed.data)} bytes" + (f" + {len(packed.exponents)} exponent bytes" if packed.exponents else ""))
     if at:

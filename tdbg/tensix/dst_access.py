@@ -8,7 +8,8 @@ every ``Dst`` write path already sets; power-on rows count as undefined.  A ``Ds
 two ``DstBits`` rows (high and low halves), each with its own flag.
 
 Every write reports the ``DstBits`` rows it touched to ``notify`` (the Coprocessor's
-``on_dst_write`` hook).
+``on_dst_write`` hook).  ``lanes_defined`` and ``read_lanes`` give the debugger the same reading
+(live or from a snapshot), for display.
 """
 
 from __future__ import annotations
@@ -89,3 +90,31 @@ class DstPort:
 _ONE_ROW = [np.array([r]) for r in range(1024)]  # shared, never written: the rows one write reports
 for _a in _ONE_ROW:
     _a.flags.writeable = False
+
+
+def lanes_defined(dst: Dst, written: np.ndarray, storage: str, rows: np.ndarray) -> np.ndarray:
+    """Per lane of ``Dst16b[rows]`` (``storage`` ``"dst16"``) or ``Dst32b[rows]`` (``"dst32"``),
+    ``(n, 16)`` bool: does it hold data, given the per-``DstBits``-row flags ``written`` (live
+    ``Dst.ever_written`` or a snapshot)?  A ``Dst32b`` lane does while either half does: an
+    undefined half reads as zero (``read_lanes``)."""
+    rows = np.atleast_1d(rows) & 0x3FF
+    if storage == "dst16":
+        per_row = written[dst.row16[rows]]
+    else:
+        hi = dst.row32[rows]
+        per_row = written[hi] | written[hi + 8]
+    return np.repeat(np.asarray(per_row, dtype=bool)[:, None], COLS, axis=1)
+
+
+def read_lanes(dst: Dst, bits: np.ndarray, written: np.ndarray, storage: str, rows: np.ndarray) -> np.ndarray:
+    """``Dst16b[rows]`` / ``Dst32b[rows]`` of the ``DstBits`` array ``bits`` (live or a snapshot)
+    through the current row mapping, ``(n, 16)``, each undefined ``DstBits`` row read as zero, as
+    the Packers read it (ZEROACC.md)."""
+    rows = np.atleast_1d(rows) & 0x3FF
+    if storage == "dst16":
+        r = dst.row16[rows]
+        return np.where(written[r][:, None], bits[r], 0).astype(np.uint16)
+    hi = dst.row32[rows]
+    high = np.where(written[hi][:, None], bits[hi], 0).astype(np.uint32)
+    low = np.where(written[hi + 8][:, None], bits[hi + 8], 0).astype(np.uint32)
+    return (high << 16) | low

@@ -1,0 +1,89 @@
+"""The frames of the current core as GDB presents them between two stops: inlined calls that
+start at the stop's pc are hidden until ``step`` enters them (GDB's ``skip_inline_frames``), the
+backtrace ends at ``main`` (GDB's ``backtrace past-main off``), and one frame is *selected*
+(``frame N``, ``up``, ``down``) for expressions, ``info locals``, ``info frame`` and ``finish``.
+
+This state belongs to one stop of one core: it is keyed by the core, its pc and stack pointer
+and the identity of its last stop, and resets when any of them changes (the core ran).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from tdbg.debuginfo import Frame
+from tdbg.riscv import SP
+
+if TYPE_CHECKING:
+    from tdbg.session import Session
+
+ENTRY_FUNCTION = "main"  # the backtrace stops here, as GDB's does with "backtrace past-main off"
+
+
+@dataclass
+class _State:
+    key: tuple[object, ...]
+    stop: object              # the core's last stop, compared by identity (kept alive here)
+    hidden: int | None = None  # inline frames hidden at the innermost pc (None: GDB's default)
+    selected: int = 0
+
+
+class FrameView:
+    """The visible frames of a session's current core and the selected one."""
+
+    def __init__(self, session: Session) -> None:
+        self.s = session
+        self._state: _State | None = None
+
+    def state(self) -> _State:
+        core = self.s.core
+        key, stop = (self.s.current, core.pc, core.reg(SP)), getattr(core, "last_stop", None)
+        if self._state is None or self._state.key != key or self._state.stop is not stop:
+            self._state = _State(key, stop)
+        return self._state
+
+    def hidden(self) -> int:
+        """How many inline frames are hidden at the innermost pc."""
+        state = self.state()
+        if state.hidden is None:
+            info = self.s.debug
+            state.hidden = info.hidden_inline_frames(self.s.core.pc) if info is not None else 0
+        return state.hidden
+
+    def all(self) -> list[Frame]:
+        """Every visible frame, innermost first, numbered from 0."""
+        frames = self.s.frames()
+        hidden = min(self.hidden(), len(frames) - 1)
+        out = []
+        for level, frame in enumerate(frames[hidden:]):
+            out.append(replace(frame, level=level))
+            if frame.function == ENTRY_FUNCTION and frame.block is None:
+                break
+        return out
+
+    def selected(self) -> Frame:
+        frames = self.all()
+        return frames[min(self.state().selected, len(frames) - 1)]
+
+    def select(self, level: int) -> Frame:
+        frames = self.all()
+        if not 0 <= level < len(frames):
+            raise IndexError(level)
+        self.state().selected = level
+        return frames[level]
+
+    def step_into_inline(self) -> bool:
+        """``step`` at a stop with hidden inline frames: show the next one, running nothing
+        (GDB's ``step_into_inline_frame``); False when none is hidden."""
+        if self.hidden() == 0:
+            return False
+        state = self.state()
+        state.hidden = self.hidden() - 1
+        state.selected = 0
+        return True
+
+    def set_hidden(self, count: int) -> None:
+        """After a stop made by stepping: ``count`` inline frames hidden (GDB's choice while
+        stepping, which may show one more than a plain stop would)."""
+        self.state().hidden = count

@@ -1,0 +1,136 @@
+"""Disassembly as GDB prints it: RV32IM in binutils' syntax and aliases, absolute branch and call
+targets with <symbol+offset>, the address an auipc/lui pair forms as a comment, ``disassemble``
+with /r, /s and /m, ``x/i``.
+
+Expected text is gdb-multiarch 13's for the same words (kept here for the cases below); where
+gdb-multiarch is installed, thousands of random words and whole functions are compared with it
+directly."""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tdbg.commands import Interpreter
+from tdbg.disasm import Disassembler, disassemble
+from tdbg.emu.toolchain import build, firmware_dir
+from tdbg.session import Session
+from tdbg.tensix.profile import BLACKHOLE
+
+GDB = shutil.which("gdb-multiarch")
+needs_gdb = pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (Debian package gdb-multiarch)")
+ISA = BLACKHOLE.isa
+
+
+@pytest.mark.parametrize("address, word, text", [
+    (0x61CC, 0xFE010113, "add\tsp,sp,-32"),            # addi: GDB's "add" alias
+    (0x61D0, 0x00112E23, "sw\tra,28(sp)"),
+    (0x6200, 0x01000593, "li\ta1,16"),
+    (0x0, 0x00050593, "mv\ta1,a0"),
+    (0x0, 0x00000013, "nop"),
+    (0x61F8, 0x0040006F, "j\t0x61fc"),                  # targets are absolute
+    (0x6204, 0x00B54663, "blt\ta0,a1,0x6210"),
+    (0x0, 0x00008067, "ret"),
+    (0x0, 0x000280E7, "jalr\tt0"),
+    (0x0, 0x00153513, "seqz\ta0,a0"),
+    (0x0, 0xFFF54513, "not\ta0,a0"),
+    (0x0, 0x0FF57513, "zext.b\ta0,a0"),
+    (0x0, 0x00459593, "sll\ta1,a1,0x4"),               # shift amounts in hex
+    (0x0, 0x40A55513, "sra\ta0,a0,0xa"),
+    (0x0, 0x3E800537, "lui\ta0,0x3e800"),
+    (0x0, 0x41F00533, "neg\ta0,t6"),
+    (0x0, 0x0100000F, "fence\tw,unknown"),
+    (0x0, 0xC0102573, "rdtime\ta0"),
+    (0x0, 0x30002573, ".4byte\t0x30002573"),           # no Zicsr in rv32i_m: as GDB shows it
+    (0x0, 0x00402583, "lw\ta1,4(zero) # 0x4"),         # an address from zero (or tp): a comment
+    (0x0, 0xFE020413, "add\ts0,tp,-32 # 0xffffffe0"),
+])
+def test_words_read_as_gdb_reads_them(address: int, word: int, text: str) -> None:
+    assert disassemble(address, word, ISA).render() == text
+
+
+def test_auipc_pairs_name_their_address_once() -> None:
+    decode = Disassembler(ISA)  # one run, as GDB's disassemble (x/i decodes each word afresh)
+    assert decode(0x623C, 0x00000097).render() == "auipc\tra,0x0"
+    call = decode(0x6240, 0x490080E7)
+    assert call.render(lambda a: "<compiler_rt.addf3.__addsf3>" if a == 0x66CC else "") == \
+        "jalr\t1168(ra) # 0x66cc <compiler_rt.addf3.__addsf3>"
+    assert decode(0x6244, 0x490080E7).render() == "jalr\t1168(ra)"  # used up
+    assert disassemble(0x6240, 0x490080E7, ISA).render() == "jalr\t1168(ra)"
+
+
+def test_x_i_and_disassemble_show_targets_with_symbols() -> None:
+    out: list[str] = []
+    interp = Interpreter(Session(firmware_dir() / "demo.c"), write=out.append)
+    fill = interp.session.symbol("fill_row").addr
+    interp.execute(f"x/2i {fill + 44}")
+    assert "".join(out) == (f"   {fill + 44:#x} <fill_row+44>:\tj\t{fill + 48:#x} <fill_row+48>\n"
+                            f"   {fill + 48:#x} <fill_row+48>:\tlw\ta0,-28(s0)\n")
+    out.clear()
+    interp.execute(f"disassemble /r {fill + 44},+8")
+    assert "".join(out) == (f"Dump of assembler code from {fill + 44:#x} to {fill + 52:#x}:\n"
+                            f"   {fill + 44:#010x} <fill_row+44>:\t0040006f        \tj\t{fill + 48:#x} <fill_row+48>\n"
+                            f"   {fill + 48:#010x} <fill_row+48>:\tfe442503        \tlw\ta0,-28(s0)\n"
+                            "End of assembler dump.\n")
+
+
+def gdb_batch(elf: Path, *commands: str) -> str:
+    args = [GDB, "-q", "-batch", "-nx"]
+    for c in commands:
+        args += ["-ex", c]
+    return subprocess.run(args + [str(elf)], capture_output=True, text=True, timeout=120).stdout
+
+
+@needs_gdb
+def test_random_words_match_gdb(tmp_path: Path) -> None:
+    rng = random.Random(13)
+    ops = [0x13, 0x33, 0x03, 0x23, 0x63, 0x6F, 0x67, 0x37, 0x17, 0x0F, 0x73]
+    words = []
+    for _ in range(4000):
+        w = rng.getrandbits(32)
+        op = rng.choice(ops) if rng.random() < 0.85 else (rng.getrandbits(7) | 3) & ~0x10  # 32-bit lengths only
+        w = (w & ~0x7F) | op
+        if rng.random() < 0.3:
+            w &= ~(0x1F << (15 if rng.random() < 0.5 else 20))   # zero registers: the aliases
+        if rng.random() < 0.2:
+            w = (w & 0x000FFFFF) | (rng.choice([0, 1, 0xFFF, 0xFF, 0x400]) << 20)
+        words.append(w)
+    source = tmp_path / "words.c"
+    source.write_text('__asm__(".text\\n.globl words\\nwords:\\n'
+                      + "".join(f".word 0x{w:08x}\\n" for w in words) + '");\nint main(void) { return 0; }\n')
+    elf = build(source)
+    session = Session(elf)
+    base = session.symbol("words").addr
+    lines = gdb_batch(elf, f"x/{len(words)}i words").splitlines()
+    assert len(lines) == len(words)
+    strip = re.compile(r" <[^>]*>")  # symbol names: compared on real firmware below
+    for i, (word, line) in enumerate(zip(words, lines)):
+        expected = strip.sub("", line.split(":\t", 1)[1])
+        assert disassemble(base + 4 * i, word, ISA).render() == expected, f"{word:#010x}"
+
+
+@needs_gdb
+@pytest.mark.parametrize("program, command", [
+    ("demo.c", "disassemble main"), ("demo.c", "disassemble /r fill_row"), ("demo.c", "disassemble /s fill_row"),
+    ("demo.c", "disassemble /m fill_row"), ("demo.c", "disassemble /s main"), ("dst_fill.c", "disassemble /s main"),
+    ("dst_fill.c", "disassemble /m main"), ("dst_fill.c", "disassemble main"),
+])
+def test_disassemble_matches_gdb(program: str, command: str) -> None:
+    source = firmware_dir() / program
+    elf = build(source)
+    out: list[str] = []
+    Interpreter(Session(source), write=out.append).execute(command)
+    ours, theirs = "".join(out).splitlines(), gdb_batch(elf, command).splitlines()
+    # Not compared: .ttinsn words (GDB shows their two 16-bit halves, tdbg the Tensix
+    # instruction), the toolchain's runtime names (tdbg leaves compiler_rt's DWARF out, so it
+    # names __addsf3 by its ELF symbol) and header file names (GDB shows them relative).
+    runtime = re.compile(r" <(compiler_rt\.\w+\.)?(__\w+)>")
+    ours = [runtime.sub(r" <\2>", line) for line in ours if ":\t.ttinsn " not in line and not line.endswith("tensix.h:")]
+    theirs = [runtime.sub(r" <\2>", line) for line in theirs if "\t.2byte\t" not in line and not line.endswith("tensix.h:")]
+    assert any(":\t.ttinsn " in line for line in out) == (program == "demo.c" and "fill_row" not in command)
+    assert ours == theirs
