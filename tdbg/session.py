@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +35,14 @@ from tdbg.tensix.profile import BLACKHOLE, Profile
 
 Programs = Mapping[str, "str | Path | None"]   # core name -> ELF or C file
 
+
+
+class RunStatus(str, Enum):
+    """Whether the program is being run, in GDB's sense."""
+
+    LOADED = "not started"     # at its entry (memory written since then is kept by ``run``)
+    STOPPED = "stopped"        # started, and stopped somewhere
+    EXITED = "exited"          # every core with firmware has exited or parked
 
 
 class SessionError(Exception):
@@ -107,6 +116,7 @@ class Session:
         self._expr_context = None
         self.last_hits: list[Breakpoint] = []  # the breakpoints that made the last stop
         self.history = History()     # undo records of single steps (reverse_stepi)
+        self.stop_listeners: list[Callable[[Stop], None]] = []   # told of every stop a user sees
         self._next_number = 1
         programs = program if isinstance(program, Mapping) else {"T0": demo_source() if program is None else program}
         for name, path in programs.items():
@@ -132,6 +142,12 @@ class Session:
         self.debug_infos[name] = None if image is None else DebugInfo.load(image.path)
         self._sync_breakpoints()
         self.history.clear()
+
+    @property
+    def status(self) -> RunStatus:
+        if not self.started:
+            return RunStatus.LOADED
+        return RunStatus.EXITED if self.tile.finished() else RunStatus.STOPPED
 
     @property
     def image(self) -> ElfImage:
@@ -161,6 +177,15 @@ class Session:
             self.tile.restore(self.checkpoints[checkpoint])
         except KeyError:
             raise SessionError(f"No checkpoint number {checkpoint}.") from None
+        self.started = True
+
+    def starti(self) -> Stop:
+        """GDB's ``starti``: the program from its loaded state, stopped before its first
+        instruction (a breakpoint there is not counted)."""
+        if self.started:
+            self.restart()
+        self.started = True
+        return Stop(StopKind.STEP, self.current, self.core.pc, detail="entry")
 
     def checkpoint(self) -> int:
         """Save the whole tile; returns the checkpoint's number."""
@@ -191,6 +216,14 @@ class Session:
             stop = self._focus(self.tile.run(only, limit))
             if stop.kind is not StopKind.BREAKPOINT or self._breakpoint_stops(stop.core, stop.pc):
                 return stop
+
+    def announce(self, stop: Stop) -> Stop:
+        """A front end's run-control request ended with ``stop``: tell the listeners (the shell's
+        displays, context panel and traces; as ``bdb`` calls its ``user_*`` hooks).  Inner
+        steps of a source-level step are not announced, only the stop the user sees."""
+        for listener in list(self.stop_listeners):
+            listener(stop)
+        return stop
 
     def _focus(self, stop: Stop) -> Stop:
         """The core that stopped becomes the current one; a memory watchpoint's access is

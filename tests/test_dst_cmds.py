@@ -267,7 +267,7 @@ def test_heatmap_colour_only_on_a_terminal(shell, monkeypatch) -> None:
     assert "\x1b[48;5;226m  \x1b[0m" in out  # the top level
     assert "\x1b[48;5;196mNN\x1b[0m" in out  # NaN
     assert "   " + "-" * 32 + "+" + "-" * 32 in out.splitlines()
-    interp.context["batch"] = True
+    interp.state.batch = True
     assert "\x1b" not in run(shell, "dst heatmap tile 0 --view bf16")
 
 

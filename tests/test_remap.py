@@ -243,7 +243,7 @@ def test_remap_define_and_show(shell) -> None:
     interp, _ = shell
     assert run(shell, "remap show") == "No remap shapes defined.\n"
     assert run(shell, "remap define T4 xdim=4 ydim=4 permute=2") == ""
-    assert interp.context["remap_shapes"]["T4"] == Shape(3, 3, 0, permute=2)
+    assert interp.state.remap_shapes["T4"] == Shape(3, 3, 0, permute=2)
     assert run(shell, "remap indices T4") == "0 4 8 12 1 5 9 13 2 6 10 14 3 7 11 15\n"
     assert run(shell, "remap show").startswith("T4: 0x000800c3  xdim=4 ydim=4 zdim=1 permute=2")
 

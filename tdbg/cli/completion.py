@@ -66,7 +66,7 @@ class TdbgCompleter(Completer):
         """The command's own completions of ``word`` when it has a completer, else the default."""
         if cmd is None or cmd.complete is None:
             return self.default_candidates(words, word)
-        self.interp.context["completion_line"] = text
+        self.interp.state.completion_line = text
         try:
             return list(cmd.complete(self.interp, word))
         except Exception:  # noqa: BLE001  (a broken completer must not end the REPL)

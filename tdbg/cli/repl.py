@@ -61,7 +61,7 @@ def repl(interp: Interpreter) -> None:
 
     interp.read_line = read_line
     if sys.stdout.isatty():
-        interp.context["highlight_asm"] = highlight_asm
+        interp.state.highlight_asm = highlight_asm
     while True:
         try:
             line = prompt.prompt(PROMPT)

@@ -151,7 +151,7 @@ def commands_cmd(interp: Interpreter, args: str) -> None:
         bp = s.breakpoints[max(s.breakpoints)]
     else:
         raise CommandError("No breakpoints specified.")
-    interp.out("Type commands for breakpoint(s) %d, one per line.\nEnd with a line saying just \"end\"." % bp.number) if interp.context.get("interactive") else None
+    interp.out("Type commands for breakpoint(s) %d, one per line.\nEnd with a line saying just \"end\"." % bp.number) if interp.state.interactive else None
     bp.commands = interp.read_block()
 
 
@@ -168,7 +168,7 @@ def _watch(interp: Interpreter, args: str, kind: str) -> None:
         address, size = lvalue(interp, expr)
         watch = s.watch(address, size, kind)
         what = expr
-    interp.context.setdefault("watch_expr", {})[watch.number] = what  # type: ignore[union-attr]
+    interp.state.watch_expr[watch.number] = what
     set_bpnum(interp, watch.number)
     title = {"write": "Hardware watchpoint", "read": "Hardware read watchpoint", "access": "Hardware access (read/write) watchpoint"}[kind]
     interp.out(f"{title} {watch.number}: {what}")
@@ -197,7 +197,7 @@ def info_breakpoints(interp: Interpreter, args: str) -> None:
         interp.out("No breakpoints or watchpoints.")
         return
     interp.out("Num     Type           Disp Enb Address    What")
-    exprs = interp.context.get("watch_expr", {})
+    exprs = interp.state.watch_expr
     for item in rows:
         if isinstance(item, Breakpoint):
             disp = "del " if item.temporary else "keep"

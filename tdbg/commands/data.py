@@ -9,6 +9,7 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.tensix_cmds import set_cfg
 from tdbg.commands.values import evaluate
+from tdbg.session import RunStatus
 from tdbg.expr import CType, ExprError, evaluate as evaluate_expr, format_value, parse_type, ptype_text, type_name
 
 _FMT = re.compile(r"^/([xduotacfsz])\s*(.*)$", re.S)
@@ -104,11 +105,11 @@ def parse_size(text: str) -> int:
 
 
 def _display_list(interp: Interpreter) -> dict[int, tuple[str | None, str]]:
-    return interp.context.setdefault("displays", {})  # type: ignore[return-value]
+    return interp.state.displays
 
 
 def show_displays(interp: Interpreter, stop: object = None) -> None:
-    if stop is not None and (not interp.context.get("running") or interp.context.get("silent_stop")):
+    if stop is not None and (interp.session.status is not RunStatus.STOPPED or interp.state.silent_stop):
         return  # the program exited, or a breakpoint's commands begin with silent: GDB shows none
     for n, (fmt, text) in sorted(_display_list(interp).items()):
         try:
@@ -132,15 +133,15 @@ def display_cmd(interp: Interpreter, args: str) -> None:
     fmt, text = (m.group(1), m.group(2)) if m else (None, args.strip())
     n = max(displays, default=0) + 1
     displays[n] = (fmt, text)
-    hooks = interp.context.setdefault("stop_hooks", [])
+    hooks = interp.state.stop_hooks
     if show_displays not in hooks:  # type: ignore[operator]
         hooks.append(show_displays)  # type: ignore[union-attr]
     saved = dict(displays)
-    interp.context["displays"] = {n: displays[n]}
+    interp.state.displays = {n: displays[n]}
     try:
         show_displays(interp)
     finally:
-        interp.context["displays"] = saved
+        interp.state.displays = saved
 
 
 @command("undisplay", usage="undisplay [N...]", help="Stop displaying expressions N (all when none given).", example="undisplay 1")

@@ -50,10 +50,10 @@ LAYOUT = (
 def install(interp: Interpreter) -> None:
     """Snapshot ``DstBits`` and which rows are defined at every stop from now on (for ``dst
     diff``); idempotent."""
-    hooks = interp.context.setdefault("stop_hooks", [])
+    hooks = interp.state.stop_hooks
     if _on_stop not in hooks:  # type: ignore[operator]
         hooks.append(_on_stop)  # type: ignore[union-attr]
-        interp.context["dst_stops"] = [None, _snapshot(interp)]
+        interp.state.dst_stops = [None, _snapshot(interp)]
 
 
 INIT_HOOKS.append(install)
@@ -65,7 +65,7 @@ def _snapshot(interp: Interpreter) -> Snapshot:
 
 
 def _on_stop(interp: Interpreter, stop: object) -> None:
-    snaps = interp.context["dst_stops"]
+    snaps = interp.state.dst_stops
     snaps[0], snaps[1] = snaps[1], _snapshot(interp)  # type: ignore[index]
 
 
@@ -212,7 +212,7 @@ def _grid(cells: list[list[str]], labels: list[str], header: list[str] | None, s
 
 def _colour(interp: Interpreter) -> bool:
     """ANSI colour only on a terminal and never in batch mode."""
-    return sys.stdout.isatty() and not interp.context.get("batch")
+    return sys.stdout.isatty() and not interp.state.batch
 
 
 def _magnitudes(view: formats.View, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -417,7 +417,7 @@ def dst_diff(interp: Interpreter, args: str) -> None:
         snap = (np.asarray(checkpoint.dst_bits), np.asarray(checkpoint.tensix["ever_written"]))
         _diff_bits(interp, view, snap, limit, f"since checkpoint {number}")
         return
-    previous = interp.context["dst_stops"][0]  # type: ignore[index]
+    previous = interp.state.dst_stops[0]
     if previous is None:
         raise CommandError("No previous stop recorded yet; Dst is snapshotted at every stop from now on.")
     _diff_bits(interp, view, previous, limit, "since the previous stop")
@@ -557,7 +557,7 @@ def _complete(registry: Registry) -> Callable[[Interpreter, str], list[str]]:
     """Subcommand names for the second word, view names after --view."""
 
     def complete(interp: Interpreter, word: str) -> list[str]:
-        line = str(interp.context.get("completion_line", ""))
+        line = interp.state.completion_line
         words = line.split() + ([""] if line.endswith(" ") else [])
         if len(words) == 2:
             return [n for n in registry.names() if n.startswith(word)]

@@ -158,7 +158,6 @@ def file_cmd(interp: Interpreter, args: str) -> None:
         s.load(core, words[0] if words else None)
     except SessionError as exc:
         raise CommandError(str(exc)) from None
-    interp.context["running"] = False
     if words:
         interp.out(f"Reading symbols from {words[0]} for {core}...")
     else:

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from tdbg.commands.registry import INIT_HOOKS, ROOT, Command, CommandError
+from tdbg.commands.state import ShellState
+from tdbg.emu.stops import Stop
 from tdbg.session import Session, SessionError
 from tdbg.tensix.events import TensixEvent
 
@@ -50,11 +52,17 @@ class Interpreter:
         self.read_line: Callable[[str], str | None] = lambda prompt: None
         self.failed = False
         self.from_tty = False  # GDB's from_tty: the command was typed (some messages only then)
-        self.context: dict[str, object] = {}  # per-command-family state (displays, ...)
+        self.state = ShellState()  # what the shell keeps between commands (displays, ...)
+        session.stop_listeners.append(self._on_stop)
         for hook in INIT_HOOKS:
             hook(self)
 
     # -- output --------------------------------------------------------------------------------
+    def _on_stop(self, stop: Stop) -> None:
+        """The session announced a stop: this shell's stop hooks (displays, panels, traces)."""
+        for hook in self.state.stop_hooks:
+            hook(self, stop)
+
     def out(self, text: str = "") -> None:
         """Write one line (or several) of output."""
         self.write(text + "\n")

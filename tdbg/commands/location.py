@@ -30,7 +30,7 @@ class SourcePosition:
 def source_position(interp: Interpreter) -> SourcePosition:
     """The current source position.  Until a stop or ``list`` sets it, it is ``main``'s file
     with the line GDB starts from: 9 lines above where ``break main`` stops."""
-    position = interp.context.get("source")
+    position = interp.state.source
     if position is None:
         position = SourcePosition(None)
         info = interp.session.debug
@@ -40,14 +40,14 @@ def source_position(interp: Interpreter) -> SourcePosition:
             main = None
         if main is not None:
             position = SourcePosition(main.file, max(main.line - 9, 1))
-        interp.context["source"] = position
+        interp.state.source = position
     return position  # type: ignore[return-value]
 
 
 def show_source_line(interp: Interpreter, file: Path, line: int) -> None:
     """A stop (or frame selection) printed ``line`` of ``file``: GDB makes it the current
     position, a plain ``list`` then shows the ten lines around it."""
-    interp.context["source"] = SourcePosition(file, max(line - 5, 1), line, line)
+    interp.state.source = SourcePosition(file, max(line - 5, 1), line, line)
 
 
 def qualify_line(interp: Interpreter, location: str) -> str:
@@ -74,7 +74,7 @@ def source_text(interp: Interpreter, file: Path, line: int) -> str:
     text = source_line(need_debug(interp), file, line)
     if text is not None:
         return f"{line}\t{text}"
-    missing: set[Path] = interp.context.setdefault("missing_sources", set())  # type: ignore[assignment]
+    missing = interp.state.missing_sources
     if file in missing:
         return f"{line}\tin {file}"
     missing.add(file)
@@ -166,10 +166,11 @@ def describe_location(interp: Interpreter, pc: int) -> str:
     mid_line = shows_address(interp, frame)
     src = source_text(interp, frame.file, frame.line)
     show_source_line(interp, frame.file, frame.line)
-    previous = interp.context.get("last_function")
+    previous = interp.state.last_function
     here = (frame.function, frame.cfa, frame.block.die.offset if frame.block else None)
-    interp.context["last_function"] = here
-    stepping_in_place = interp.context.pop("plain_step", False) and previous == here
+    interp.state.last_function = here
+    stepping_in_place = interp.state.plain_step and previous == here
+    interp.state.plain_step = False
     lines = [] if stepping_in_place else [frame_header(interp, frame, with_pc=mid_line)]
     lines.append(f"{pc:#010x}\t{src}" if mid_line and stepping_in_place else src)
     return "\n".join(lines)

@@ -8,7 +8,7 @@ from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address
 from tdbg.disasm import Disassembler, disassemble
 from tdbg.riscv import ABI_NAMES
-from tdbg.session import REGISTERS
+from tdbg.session import REGISTERS, RunStatus
 
 
 def _complete_registers(interp: Interpreter, word: str) -> list[str]:
@@ -93,7 +93,7 @@ class _Dump:
     def __init__(self, interp: Interpreter, function: str | None, start: int, raw: bool) -> None:
         self.interp, self.function, self.start, self.raw = interp, function, start, raw
         self.pc = frame_view(interp).selected().pc
-        self.highlight = interp.context.get("highlight_asm", lambda t: t)
+        self.highlight = interp.state.highlight_asm or (lambda text: text)
 
     def insns(self, low: int, high: int) -> None:
         s = self.interp.session
@@ -178,12 +178,12 @@ def _source(info, file, line: int) -> str:
 def context_panel(interp: Interpreter, stop: object = None) -> None:
     """Registers changed since the previous stop and the next instructions (displays follow,
     printed by ``display``'s own stop hook)."""
-    if stop is not None and (not interp.context.get("running") or interp.context.get("silent_stop")):
+    if stop is not None and (interp.session.status is not RunStatus.STOPPED or interp.state.silent_stop):
         return
     s = interp.session
     regs = {name: s.register(name) for name in [*ABI_NAMES[1:], "pc"]}
-    before: dict[str, int] = interp.context.get("context_regs") or {}  # type: ignore[assignment]
-    interp.context["context_regs"] = regs
+    before: dict[str, int] = interp.state.context_regs or {}
+    interp.state.context_regs = regs
     changed = [f"{n}={v:#x}" for n, v in regs.items() if before.get(n) != v and n != "pc"]
     interp.out("--- registers changed: " + (" ".join(changed) if before and changed else "(none)" if before else "(first stop)"))
     interp.out("--- code")
@@ -200,7 +200,7 @@ def context_panel(interp: Interpreter, stop: object = None) -> None:
 @command("context", usage="context [on|off]", help="Show the context panel now, or turn on/off showing it at every stop: registers changed since the previous stop and the next instructions (then the displays).", example="context on")
 def context_cmd(interp: Interpreter, args: str) -> None:
     word = args.strip()
-    hooks = interp.context.setdefault("stop_hooks", [])
+    hooks = interp.state.stop_hooks
     if word == "on":
         if context_panel not in hooks:  # type: ignore[operator]
             hooks.append(context_panel)  # type: ignore[union-attr]

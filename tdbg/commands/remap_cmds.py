@@ -14,8 +14,8 @@ _NAME = re.compile(r"^[A-Za-z_][\w.-]*$")
 
 
 def shapes(interp: Interpreter) -> dict[str, Shape]:
-    """The shapes ``remap define`` named, in ``interp.context["remap_shapes"]``."""
-    return interp.context.setdefault("remap_shapes", {})  # type: ignore[return-value]
+    """The shapes ``remap define`` named, in ``interp.state.remap_shapes``."""
+    return interp.state.remap_shapes
 
 
 def resolve_shape(interp: Interpreter, text: str) -> Shape:
@@ -38,7 +38,7 @@ def remap_order(interp: Interpreter, text: str, count: int) -> list[int]:
 
 
 def _complete_remap(interp: Interpreter, word: str) -> list[str]:
-    parts = str(interp.context.get("completion_line", "")).split()
+    parts = interp.state.completion_line.split()
     if len(parts) <= 1 or (len(parts) == 2 and word):
         return [s for s in SUBCOMMANDS if s.startswith(word)]
     return [c for c in [*(f"{k}=" for k in FIELD_KEYS), *shapes(interp)] if c.startswith(word)]

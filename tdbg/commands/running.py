@@ -8,6 +8,7 @@ from tdbg.commands.location import describe_location, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.emu.stops import Stop, StopKind
+from tdbg.session import RunStatus
 from tdbg.expr import INT, Value
 
 
@@ -21,15 +22,16 @@ def count_arg(interp: Interpreter, args: str, default: int = 1) -> int:
 
 
 def require_running(interp: Interpreter) -> None:
-    if not interp.context.get("running"):
+    """Run control needs a program that has not ended; a tile that has not started yet starts
+    (an embedded target is running from its reset: ``stepi`` and ``continue`` start it)."""
+    if interp.session.status is RunStatus.EXITED:
         raise CommandError("The program is not being run.")
 
 
 def run_and_report(interp: Interpreter, action) -> Stop:
     """Run ``action()`` (a session run-control call), then print the stop the way GDB does."""
-    interp.context["running"] = True
     before = interp.session.current
-    interp.context["resumes"] = int(interp.context.get("resumes", 0)) + 1  # type: ignore[call-overload]
+    interp.state.resumes += 1
     stop = action()
     if stop.core != before and stop.core in interp.session.tile.cores and stop.kind is not StopKind.EXITED:
         interp.out(f"[Switching to {thread_label(interp, stop.core)}]")
@@ -49,18 +51,16 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
         hits = [bp for bp in s.last_hits if bp.at(stop.core, stop.pc)] or [bp for bp in s.breakpoints.values() if bp.at(stop.core, stop.pc)]
     commands = [line for bp in hits for line in bp.commands]
     if commands[:1] == ["silent"]:  # GDB: no announcement, no source line, no displays
-        interp.context["silent_stop"] = True
+        interp.state.silent_stop = True
         try:
-            for hook in interp.context.get("stop_hooks", []):
-                hook(interp, stop)  # type: ignore[operator]
+            s.announce(stop)
         finally:
-            interp.context["silent_stop"] = False
+            interp.state.silent_stop = False
         run_breakpoint_commands(interp, commands[1:])
         return
     if kind is StopKind.EXITED and not s.tile.finished():
         interp.out(f"[{thread_label(interp, stop.core)} {stop.detail.split(' ', 1)[1]}]")
     elif kind is StopKind.EXITED:
-        interp.context["running"] = False
         interp.out(exit_line(interp))
     elif kind is StopKind.DEADLOCK:
         interp.out("")
@@ -80,7 +80,7 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
         watch = stop.watch
         title = {"write": "Hardware watchpoint", "read": "Hardware read watchpoint", "access": "Hardware access (read/write) watchpoint"}[watch.kind]
         interp.out("")
-        interp.out(f"{who_hit(interp, stop, title)} {watch.number}: {interp.context.get('watch_expr', {}).get(watch.number, hex(watch.address))}")
+        interp.out(f"{who_hit(interp, stop, title)} {watch.number}: {interp.state.watch_expr.get(watch.number, hex(watch.address))}")
         interp.out("")
         show = fmt_bits if watch.dst_rows else fmt_value  # Dst data reads best as bits
         if stop.access is None or stop.access.write:
@@ -119,8 +119,7 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
         interp.out(f"Instruction limit reached: {where}")
     else:
         interp.out(where)
-    for hook in interp.context.get("stop_hooks", []):
-        hook(interp, stop)  # type: ignore[operator]
+    s.announce(stop)
     if kind is StopKind.BREAKPOINT:
         run_breakpoint_commands(interp, commands)
 
@@ -156,24 +155,24 @@ def run_breakpoint_commands(interp: Interpreter, commands: list[str]) -> None:
     program (GDB ignores the rest).  That resumption reports its own stop, whose commands are
     queued rather than run inside this call, so a breakpoint hit a million times does not nest
     a million calls."""
-    pending: list[list[str]] = interp.context.setdefault("bp_pending", [])  # type: ignore[assignment]
+    pending: list[list[str]] = interp.state.bp_pending
     if commands:
         pending.append(commands)
-    if interp.context.get("bp_running"):
+    if interp.state.bp_running:
         return
-    interp.context["bp_running"] = True
+    interp.state.bp_running = True
     try:
         while pending:
             block = pending.pop(0)
-            resumes = interp.context.get("resumes")
+            resumes = interp.state.resumes
             try:
-                interp.run_block(block, until=lambda: interp.context.get("resumes") != resumes)
+                interp.run_block(block, until=lambda: interp.state.resumes != resumes)
             except ScriptAborted:
                 interp.failed = True
             except Exception as exc:  # noqa: BLE001  (shown like any failing command)
                 interp.error(error_message(exc))
     finally:
-        interp.context["bp_running"] = False
+        interp.state.bp_running = False
         pending.clear()
 
 
@@ -214,10 +213,19 @@ def start_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
     if s.started:
         s.restart()
-    location = interp.context.get("main_location", "main")
+    location = "main"
     bp = s.break_at(location, temporary=True)
     interp.out(f"Temporary breakpoint {bp.number} at {bp.address:#x}")
     run_and_report(interp, s.cont)
+
+
+@command("starti", usage="starti", help="Start the firmware (from its loaded state if the tile has run already) and stop at the first instruction of the current core, before anything runs.", example="starti")
+def starti_cmd(interp: Interpreter, args: str) -> None:
+    stop = interp.session.starti()
+    interp.out("")
+    interp.out("Program stopped.")
+    interp.state.plain_step = False
+    interp.out(describe_location(interp, stop.pc))
 
 
 @command("jump", aliases=("j",), usage="jump LOCATION", help="Resume the current core at LOCATION (LINE, FILE:LINE, FUNCTION or *ADDRESS) instead of where it stopped, e.g. past an instruction an event stopped.", example="jump *0x6084")
@@ -233,7 +241,7 @@ def jump_cmd(interp: Interpreter, args: str) -> None:
     run_and_report(interp, s.cont)
 
 
-@command("continue", aliases=("c", "cont", "fg"), usage="continue [N]", help="Resume the current core until it stops; with N, ignore the breakpoint it stopped at N-1 more times.", example="continue", repeatable=True)
+@command("continue", aliases=("c", "cont", "fg"), usage="continue [N]", help="Resume every core (only the current one with 'set scheduler-locking on') until something stops them or every core has exited or parked; with N, ignore the breakpoint it stopped at N-1 more times.  A tile that has not run yet starts.", example="continue", repeatable=True)
 def continue_cmd(interp: Interpreter, args: str) -> None:
     require_running(interp)
     s = interp.session
@@ -241,17 +249,17 @@ def continue_cmd(interp: Interpreter, args: str) -> None:
     stop = s.core.last_stop
     if n > 1 and stop is not None and stop.kind is StopKind.BREAKPOINT:
         for bp in s.breakpoints.values():
-            if bp.address == stop.pc:
+            if bp.at(stop.core, stop.pc):
                 bp.ignore_count = n - 1
                 interp.out(f"Will ignore next {n - 1} crossings of breakpoint {bp.number}.  Continuing.")
     run_and_report(interp, s.cont)
 
 
-@command("stepi", aliases=("si",), usage="stepi [N]", help="Execute N machine instructions (default 1), entering calls.", example="stepi 4", repeatable=True)
+@command("stepi", aliases=("si",), usage="stepi [N]", help="Execute N machine instructions (default 1) of the current core, entering calls (a tile that has not run yet starts; a core that waits lets the others run, unless scheduler-locking is on).", example="stepi 4", repeatable=True)
 def stepi_cmd(interp: Interpreter, args: str) -> None:
     require_running(interp)
     n = count_arg(interp, args)
-    interp.context["plain_step"] = True
+    interp.state.plain_step = True
     run_and_report(interp, lambda: interp.session.stepi(n))
 
 
@@ -259,21 +267,19 @@ def stepi_cmd(interp: Interpreter, args: str) -> None:
 def nexti_cmd(interp: Interpreter, args: str) -> None:
     require_running(interp)
     n = count_arg(interp, args)
-    interp.context["plain_step"] = True
+    interp.state.plain_step = True
     run_and_report(interp, lambda: interp.session.nexti(n))
 
 
 @command("kill", aliases=("k",), usage="kill", help="Stop the firmware and put the tile back in its loaded state; breakpoints stay.", example="kill")
 def kill_cmd(interp: Interpreter, args: str) -> None:
     interp.session.restart()
-    interp.context["running"] = False
     interp.out("[Inferior 1 killed]")
 
 
 @command("restart", usage="restart [N]", help="Put the tile back in its loaded state, or in checkpoint N (CPU context, memory, Dst, SrcA/SrcB, config, RWCs), ready to continue; breakpoints stay.", example="restart 1")
 def restart_cmd(interp: Interpreter, args: str) -> None:
     interp.session.restart(evaluate_int(interp, args.strip()) if args.strip() else None)
-    interp.context["running"] = True
     interp.out(describe_location(interp, interp.session.core.pc))
 
 
@@ -281,7 +287,6 @@ def restart_cmd(interp: Interpreter, args: str) -> None:
 def checkpoint_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
     n = s.checkpoint()
-    interp.context["checkpoints"] = s.checkpoints
     interp.out(f"Checkpoint {n} at {describe_location(interp, s.core.pc).splitlines()[0]}")
 
 

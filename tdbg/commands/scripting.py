@@ -74,14 +74,14 @@ def run_user_command(interp: Interpreter, text: str) -> None:
     name, _, rest = text.partition(" ")
     body = interp.user_commands[name].body
     argv = shlex.split(rest) if rest.strip() else []
-    depth = interp.context.get("user_depth", 0)
+    depth = interp.state.user_depth
     if depth > 64:  # type: ignore[operator]
         raise RecursionError
-    interp.context["user_depth"] = depth + 1  # type: ignore[operator]
+    interp.state.user_depth = depth + 1
     try:
         interp.run_block([_substitute(line, argv) for line in body])
     finally:
-        interp.context["user_depth"] = depth
+        interp.state.user_depth = depth
 
 
 def _substitute(line: str, argv: list[str]) -> str:

@@ -32,7 +32,7 @@ def _stepping(interp: Interpreter, args: str, fn) -> None:
                 break
         return stop
 
-    interp.context["plain_step"] = True
+    interp.state.plain_step = True
     run_and_report(interp, action)
 
 
@@ -98,7 +98,7 @@ def report_returned(interp: Interpreter, returns: CType) -> None:
 def until_cmd(interp: Interpreter, args: str) -> None:
     require_running(interp)
     info = need_debug(interp)
-    interp.context["plain_step"] = not args.strip()
+    interp.state.plain_step = not args.strip()
     run_and_report(interp, lambda: stepping.until(interp.session, info, qualify_line(interp, args) if args.strip() else None))
 
 
@@ -159,7 +159,7 @@ def list_cmd(interp: Interpreter, args: str) -> None:
     last = min(last, len(lines))
     for n in range(first, last + 1):
         interp.out(f"{n}\t{lines[n - 1].rstrip()}")
-    interp.context["source"] = SourcePosition(file, last + 1, first, last)
+    interp.state.source = SourcePosition(file, last + 1, first, last)
 
 
 def _list_location(interp: Interpreter, info, text: str, file: Path | None = None) -> tuple[Path, int]:

@@ -78,7 +78,7 @@ def thread_cmd(interp: Interpreter, args: str) -> None:
     arg = args.strip()
     if arg:
         s.select_core(s.core_by_thread(arg))
-        interp.context["plain_step"] = False
+        interp.state.plain_step = False
     core = s.core
     interp.out(f"[Current thread is {s.thread_id(core.name)} ({core.name})]")
     if arg and core.state is not CoreState.IDLE:
@@ -100,7 +100,7 @@ def info_threads(interp: Interpreter, args: str) -> None:
 
     s = interp.session
     interp.out("  Id   Target Id                    Frame")
-    last = interp.context.get("last_function")
+    last = interp.state.last_function
     for name, core in s.tile.cores.items():
         mark = "*" if name == s.current else " "
         target = f"Thread {s.thread_id(name)} ({name}) [{core_state(core)}]"
@@ -110,7 +110,7 @@ def info_threads(interp: Interpreter, args: str) -> None:
             with s.on_core(name):
                 where = describe_location(interp, core.pc).splitlines()[0]
         interp.out(f"{mark} {s.thread_id(name):<4} {target:<28} {where}".rstrip())
-    interp.context["last_function"] = last
+    interp.state.last_function = last
 
 
 @command("show", usage="show scheduler-locking | show history-memory", help="Show a setting: scheduler-locking (which cores run during continue and steps), history-memory (what reverse-stepi keeps, and its budget); 'help set' explains them.", example="show scheduler-locking")

@@ -17,7 +17,7 @@ from tdbg.tensix.view_in_force import WINDOW_VIEW
 
 
 def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
-    line = interp.context.get("completion_line", "")
+    line = interp.state.completion_line
     parts = str(line).split()
     isa = interp.session.tile.profile.isa
     if len(parts) >= 2 and (len(parts) > 2 or str(line).endswith(" ")):
@@ -298,7 +298,7 @@ def trace_cmd(interp: Interpreter, args: str) -> None:
         raise CommandError("Usage: trace dst on|off")
     on = words[1] == "on"
     interp.session.tile.observe_window(trace=on, writers=on)
-    hooks = interp.context.setdefault("stop_hooks", [])
+    hooks = interp.state.stop_hooks
     if on and print_trace not in hooks:  # type: ignore[operator]
         hooks.append(print_trace)  # type: ignore[union-attr]
     interp.out(f"Dst window tracing is {words[1]}.")

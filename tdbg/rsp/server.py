@@ -357,7 +357,7 @@ class RspServer:
         try:
             if only:
                 s.scheduler_locking = "on"
-            stop = s.stepi() if step else s.cont()
+            stop = s.announce(s.stepi() if step else s.cont())
         finally:
             s.scheduler_locking = saved
             self.running = False

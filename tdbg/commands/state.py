@@ -1,0 +1,46 @@
+"""What the shell keeps between commands, as one typed object per interpreter (``Interpreter
+.state``).  Whether the program runs is not here: that is the session's (``Session.status``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from tdbg.commands.interpreter import Interpreter
+    from tdbg.commands.location import SourcePosition
+    from tdbg.emu.stops import Stop
+
+StopHook = Callable[["Interpreter", "Stop | None"], None]
+DstSnapshot = tuple[np.ndarray, np.ndarray]    # DstBits, which rows are defined
+
+
+@dataclass
+class ShellState:
+    # run control and stop reports
+    stop_hooks: list[StopHook] = field(default_factory=list)   # displays, context panel, traces
+    silent_stop: bool = False          # ``silent`` breakpoint commands: no report, no displays
+    resumes: int = 0                   # run-control commands so far (ends a breakpoint's commands)
+    bp_pending: list[list[str]] = field(default_factory=list)  # breakpoint commands to run
+    bp_running: bool = False
+    plain_step: bool = False           # the stop report is for stepi/nexti (GDB's shorter line)
+    last_function: tuple | None = None # (function, CFA) of the last stop report
+    context_regs: dict[str, int] = field(default_factory=dict)  # for the context panel
+    # source and disassembly
+    source: SourcePosition | None = None                        # where ``list`` goes on
+    missing_sources: set[Path] = field(default_factory=set)     # reported once each
+    highlight_asm: Callable[[str], str] | None = None           # the REPL's pygments colouring
+    # data
+    displays: dict[int, tuple[str | None, str]] = field(default_factory=dict)
+    watch_expr: dict[int, str] = field(default_factory=dict)    # watchpoint number -> its text
+    dst_stops: list[DstSnapshot | None] = field(default_factory=lambda: [None, None])
+    remap_shapes: dict[str, object] = field(default_factory=dict)
+    # the input
+    completion_line: str = ""          # the line being completed (for subcommand completers)
+    interactive: bool = False
+    batch: bool = False
+    user_depth: int = 0                # nesting of user-defined commands
