@@ -346,6 +346,13 @@ TTSIM_WIDTH: dict[str, dict[str, int]] = {
     "UNPACR_NOP": {"Set_Dvalid": 1}, "ZEROACC": {"where": 10, "clear_mode": 2}, "ZEROSRC": {"zero_val": 1},
 }
 
+# Page fields in bits no YAML field covers: (lsb, width), each with its evidence.
+EXTRA = {
+    # newer Bits32.lua SFPLUTFP32_BH; Blackhole SFPLUTFP32.md: read only by the automatic stalling
+    # logic (tdbg has none), the computation uses Mod1
+    "SFPLUTFP32": [("Mod1Mirror", 16, 4)],
+}
+
 # Blackhole instructions whose page is a Wormhole page of another name.
 BH_PAGE = {**{f"RMWCIB{i}": "RMWCIB" for i in range(4)}, "SFP_STOCH_RND": "SFPSTOCHRND"}
 # Newer Bits32.lua Blackhole entries whose Blackhole (YAML) name differs.
@@ -366,7 +373,9 @@ def references(spec: Path) -> tuple[dict, dict]:
     for e in src["instructions"] + src["newer_upstream"]["added_instructions"]:
         layout = {f["name"]: (f["lsb"], f["width"]) for f in e["fields"]}
         if PINNED_ARCH in e.get("arch", PINNED_ARCH).split("+"):
-            for name in {e["name"], re.sub(r"(i|_Immediate)$", "", e["name"])}:
+            # variants merge into their base name: ``...i`` / ``_Immediate`` (immediate forms) and
+            # SFPSHFT2b (SFPSHFT2.md: SFPSHFT2_MOD1_SHFT_IMM reads Imm12 where the other modes read VB)
+            for name in {e["name"], re.sub(r"(i|_Immediate|(?<=SFPSHFT2)b)$", "", e["name"])}:
                 wh.setdefault(name, {}).update(layout)
         else:
             bh.setdefault(BH_LUA.get(e["name"], e["name"].removesuffix("_BH")), {}).update(layout)
@@ -419,6 +428,9 @@ def bh_rows(spec: Path) -> list[dict]:
                 fields.append([target or sanitise(y["name"]), y["lsb"], width, False])
                 if target and target.lower() != y["name"].lower():
                     aliases[sanitise(y["name"])] = [y["lsb"], width]
+        for page, lsb, width in EXTRA.get(name, ()):
+            assert ref.get(page) == (lsb, width), (name, page)
+            fields.append([page, lsb, width, False])
         # the codec ignores case, so a YAML range named like a page field (CLEARDVALID ``reset`` and
         # ``Reset``) is reached through the page fields only
         aliases = {a: r for a, r in aliases.items() if a.lower() not in {f[0].lower() for f in fields}}
