@@ -205,9 +205,18 @@ def test_undefined_rows(cop: Coprocessor) -> None:
     run(cop, "ZEROACC", Mode=0, Imm10=2)
     with pytest.raises(UndefinedBehavior, match="row 2 is undefined"):
         run(cop, "SFPLOAD", VD=0, Mod0=FP16)
-    set_lreg(cop, 0, 0)
-    with pytest.raises(UndefinedBehavior, match="row 2 is undefined"):
-        run(cop, "SFPSTORE", VD=0, Mod0=FP16)
+
+
+def test_store_into_undefined_rows_leaves_the_other_columns_unknown(cop: Coprocessor) -> None:
+    set_lreg(cop, 0, 0x1234)
+    run(cop, "SFPSTORE", VD=0, Mod0=UINT16, Imm10=8)        # even columns of rows 8..11
+    run(cop, "SFPLOAD", VD=1, Mod0=UINT16, Imm10=8)
+    assert (lreg(cop, 1) == 0x1234).all()
+    with pytest.raises(UnpredictableValueUsed, match="no defined value"):
+        run(cop, "SFPLOAD", VD=1, Mod0=UINT16, Imm10=10)     # odd columns: never written
+    run(cop, "SFPSTORE", VD=0, Mod0=UINT16, Imm10=10)
+    run(cop, "SFPLOAD", VD=1, Mod0=UINT16, Imm10=10)
+    assert not cop.state.dst.unpredictable[8:12].any()
 
 
 # -- SFPSTORE ------------------------------------------------------------------------------------

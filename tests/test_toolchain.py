@@ -312,6 +312,8 @@ def _macro_params() -> dict[str, list[str]]:
 MACROS = [
     "NOP", "SETRWC", "INCRWC", "MOVD2B", "MOVB2D", "MOVD2A", "MOVA2D", "ZEROACC", "ZEROSRC",
     "SETC16", "WRCFG", "SEMINIT", "SEMPOST", "SEMGET", "STALLWAIT", "ELWADD", "MVMUL", "SETDVALID",
+    "SFPLOAD", "SFPLOADI", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL", "SFPMOV", "SFPSETCC", "SFPENCC",
+    "SFPPUSHC", "SFPPOPC", "SFPCOMPC", "SFPIADD", "SFPSWAP", "SFPCONFIG", "SFPNOP",
 ]
 
 
@@ -337,7 +339,7 @@ def test_tt_op_macros_match_encodings(tmp_path):
             for f, v in zip(fields, values):
                 word |= v << f["lsb"]
             expected.append(word)
-            macro = f"TT_OP_{name}" if name == "NOP" else f"TT_OP_{name}({', '.join(map(str, values))})"
+            macro = f"TT_OP_{name}" if name.endswith("NOP") else f"TT_OP_{name}({', '.join(map(str, values))})"
             calls.append(macro)
     # Config/ThreadConfig address helpers (Blackhole layout, 224-word banks).
     addr_calls = {

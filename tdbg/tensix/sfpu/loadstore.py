@@ -13,8 +13,10 @@ complement, and ``MOD0_FMT_FP32`` stores flush denormals to a zero of their sign
 
 Lane ``L`` moves ``Dst`` row ``(Addr & ~3) + L / 8``, column ``2 * (L & 7)`` (``+ 1`` when
 ``Addr & 2`` or the lane's ``DEST_RD_COL_EXCHANGE`` / ``DEST_WR_COL_EXCHANGE``).  Reading a ``Dst``
-row that was never written (or that ``ZEROACC`` made undefined) is undefined behaviour, and so is
-a store to such a row, which leaves the other columns undefined (ZEROACC.md).  Only the pages say
+row that was never written (or that ``ZEROACC`` made undefined) is undefined behaviour (ZEROACC.md);
+a store to such a row defines the cells it writes and leaves the row's other cells unpredictable
+(BlackholeA0 Dst.md: ``DstBits`` has no power-on value), so reading those later is
+``UnpredictableValueUsed``.  Only the pages say
 how ``RWCs.Sp`` changes (these two instructions); no page says whether ``SETRWC``, ``INCRWC`` or
 an ``ADDR_MOD`` touch it, so nothing else does here.
 """
@@ -196,7 +198,8 @@ def sfpload(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarray
             wide = mod0 in LOAD32
             bits = _check_rows(cop, rows, lanes, wide, "SFPLOAD.md")
             if dst._any_unpredictable and dst.unpredictable[bits].reshape(-1, 4, 16)[:, row, col][:, lanes].any():
-                raise UnpredictableValueUsed("Dst.md: SFPLOAD reads Dst cells a bit-11 Dst16b write left as garbage")
+                raise UnpredictableValueUsed(f"Dst.md: SFPLOAD reads Dst cells of rows {rows.tolist()} that hold no "
+                                             "defined value (never written, or garbage of a bit-11 Dst16b write)")
             x = (dst.read32(rows) if wide else dst.read16(rows).astype(U32))[row, col]
             datum = _load_datum(mod0, x, config)
         if mod0 == LO16_ONLY:
@@ -282,7 +285,8 @@ def sfpstore(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarra
         rows = (addr & ~3) + np.arange(4)
         row, col = _cells(config, addr, DEST_WR_COL_EXCHANGE)
         values = _store_datum(mod0, vu.lreg[vd])
-        bits = _check_rows(cop, rows, lanes, wide, "SFPSTORE.md")
+        bits = cop.dst_port.bits_rows32(rows) if wide else cop.dst_port.bits_rows16(rows)
+        fresh = ~dst.ever_written[bits]
         if wide:
             block = dst.read32(rows)
             block[row[lanes], col[lanes]] = values[lanes]
@@ -294,6 +298,13 @@ def sfpstore(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarra
             block = dst.read16(rows)
             block[row[lanes], col[lanes]] = values[lanes]
             dst.write16(rows, block)
+        if fresh.any():  # the cells of an undefined row this store does not write stay unknown
+            written = np.zeros((4, 16), dtype=bool)
+            written[row[lanes], col[lanes]] = True
+            garbage = fresh[:, None] & ~(np.concatenate([written, written]) if wide else written)
+            if garbage.any():
+                dst.unpredictable[bits] |= garbage
+                dst._any_unpredictable = True
         cop.dst_port.notify(bits)
     _addr_mod(cop, thread, f["AddrMod"])
 
