@@ -25,10 +25,6 @@ SIGN = U32(0x80000000)
 SIMPLE = ("Mod1", "VC")
 
 
-def _signed(value: int, bits: int) -> int:
-    return value - (1 << bits) if value >> (bits - 1) & 1 else value
-
-
 def _set_flags(vu: VectorUnit, vd: int, flags: np.ndarray, lanes: np.ndarray) -> None:
     """``LaneFlags = flags`` in ``lanes`` (the pages do it only when ``VD < 8``)."""
     if vd < 8:
@@ -121,7 +117,7 @@ def sfpiadd(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarray
     lanes = vu.lanes(active)
     c = vu.read(f["VC"], lanes, "SFPIADD.md").astype(np.int64)
     if mod1 & 1:
-        result = c + _signed(f["Imm12"], 12)
+        result = c + f["Imm12"]
     else:
         b = vu.read(vd, lanes, "SFPIADD.md").astype(np.int64)
         result = c - b if mod1 & 2 else c + b
@@ -146,7 +142,7 @@ def sfpshft(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarray
     lanes = vu.lanes(active)
     if mod1 & 1:
         x = vu.read(f["VC"] if mod1 & 4 else vd, lanes, page)
-        amount = np.full(32, _signed(f["Imm12"], 12), dtype=np.int64)
+        amount = np.full(32, f["Imm12"], dtype=np.int64)
     else:
         x = vu.read(vd, lanes, page)
         amount = vu.read(f["VC"], lanes, page).view(np.int32).astype(np.int64)

@@ -149,7 +149,7 @@ def sfpshft2(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarra
     if mod1 > SHFT_IMM:
         raise UndefinedBehavior(f"{page}: Mod1 {mod1} is not a SFPSHFT2_MOD1_* value")
     if mod1 == SHFT_LREG and imm >> 4:
-        raise MissingSpecification(f"{page}: SFPSHFT2_MOD1_SHFT_LREG with bits 23:16 = {imm >> 4:#x} (only VB, bits 15:12, is defined)")
+        raise MissingSpecification(f"{page}: SFPSHFT2_MOD1_SHFT_LREG with bits 23:16 = {(imm >> 4) & 0xFF:#x} (only VB, bits 15:12, is defined)")
     lanes = vu.lanes(active)
     if mod1 <= SHFLROR1_AND_COPY4:
         values, defined = vu.lreg[:4].copy(), vu.defined[:4].copy()
@@ -175,7 +175,7 @@ def sfpshft2(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarra
     else:
         vb = imm & 15
         amount = (vu.read(vc, lanes, page).view(np.int32).astype(np.int64) if mod1 == SHFT_LREG
-                  else np.full(32, imm - 0x1000 if imm & 0x800 else imm, dtype=np.int64))
+                  else np.full(32, imm, dtype=np.int64))
         b = vu.read(vb, lanes, page).astype(np.uint64)
         left = (b << (amount & 31).astype(np.uint64)) & np.uint64(0xFFFFFFFF)
         right = b >> ((-amount) & 31).astype(np.uint64)

@@ -1,0 +1,49 @@
+"""``info lregs``, ``info sfpu``, the LReg lanes ``stepi`` and ``tensix`` report as changed."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tdbg.emu.toolchain import firmware_dir
+from tdbg.session import Session
+
+
+def test_tensix_reports_lanes_and_info_lregs_marks_them() -> None:
+    s = Session()
+    out = s.execute("tensix SFPLOADI VD=3 Mod0=0 Imm16=0x4040")
+    assert "LReg[3] lanes changed: 0-31" in out
+    s.execute("tensix SFPENCC Mod1=10 Imm2=3")
+    s.execute("tensix SFPLOADI VD=1 Mod0=4 Imm16=0xfffe")
+    assert "LaneFlags changed in lanes 16-31" in s.execute("tensix SFPIADD VC=15 VD=2 Imm12=-32 Mod1=1")
+    out = s.execute("info lregs 2-3")
+    assert "LReg[2]:" in out and "LReg[3]:" in out
+    assert "0x40400000*" in out and " 3* " in out                    # hex and fp32 views, changed
+    assert "-32*" in out and "30*" in out                             # int view: 2 * lane - 32
+    out = s.execute("info lregs /f 4 10")
+    assert "<undef>" in out and "LReg[10] (constant 1.0)" in out and "hex" not in out
+    assert "Bad format" in s.execute("info lregs /q", check=False)
+    assert "out of range" in s.execute("info lregs 17", check=False)
+
+
+def test_info_sfpu_shows_predication() -> None:
+    s = Session()
+    s.execute("tensix SFPENCC Mod1=10 Imm2=3")
+    s.execute("tensix SFPIADD VC=15 VD=2 Imm12=-16 Mod1=1")           # LaneFlags = 2 * lane - 16 < 0
+    s.execute("tensix SFPPUSHC")
+    # Imm16 as value and lane mask: bit 12 selects column 6 ((Lane & 7) * 2) and is ROW_MASK bit 0 there
+    s.execute("tensix SFPCONFIG VD=15 Imm16=0x1000 Mod1=9")
+    out = s.execute("info sfpu")
+    assert "Enabled lanes:             11111101 00000000 00000000 00000000" in out
+    assert "LaneFlags:                 11111111 00000000 00000000 00000000" in out
+    assert "[0] LaneFlags 11111111 00000000" in out
+    assert "LaneConfig 0x01000 in lanes 6, 14, 22, 30" in out
+
+
+def test_stepi_over_a_push_shows_changed_lanes() -> None:
+    s = Session(firmware_dir() / "sfpu_kernels.c")
+    s.execute("break main")
+    s.execute("run")
+    s.set_dst(slice(0, 64), np.linspace(-1, 1, 1024, dtype=np.float32).reshape(64, 16), view="fp32")
+    seen = [s.execute("stepi") for _ in range(40)]
+    assert any("LaneFlags changed in lanes 0-31" in out for out in seen)   # the first SFPENCC
+    assert any("LReg[0] lanes changed: 0-31" in out for out in seen)       # the first SFPLOAD
