@@ -313,3 +313,48 @@ def test_row_mask(row_mask: int) -> None:
     run(cop, "SFPLOADI", VD=1, Mod0=2, Imm16=1)
     masked = (row_mask >> (12 + LANES // 8)) & 1 == 1
     assert (lreg(cop, 1) == np.where(masked, 0, 1)).all()
+
+
+# -- MAD results and the stalling logic (BlackholeA0 SFPMAD.md, "Instruction scheduling") ---------
+
+@pytest.mark.parametrize(("reader", "fields"), [
+    ("SFPIADD", {"VC": 2, "VD": 1, "Mod1": 4}),                  # reads VD
+    ("SFPSHFT", {"VC": 2, "VD": 1, "Mod1": 0}),                  # reads VD
+    ("SFPAND", {"VB": 1, "VC": 2, "VD": 3, "Mod1": 1}),          # USE_VB: reads VB
+    ("SFPOR", {"VB": 1, "VC": 2, "VD": 3, "Mod1": 1}),
+    ("SFPSWAP", {"VC": 1, "VD": 2, "Mod1": 1}),                  # compares in its first cycle
+    ("SFPSHFT2", {"VC": 1, "VD": 3, "Mod1": 3}),                 # SUBVEC_SHFLROR1 reads VC
+    ("SFPSHFT2", {"VC": 2, "VD": 3, "Mod1": 6, "Imm12": 0x21}),  # SHFT_IMM reads VB = Imm12 & 15
+])
+def test_unstalled_read_after_mad_is_unpredictable(cop: Coprocessor, reader: str, fields: dict[str, int]) -> None:
+    # A MAD sub-unit result takes two cycles; the stalling logic misses these reads, so issued on
+    # the next cycle they see LReg[1]'s old value.  An SFPNOP in between makes them safe.
+    for reg in range(4):
+        set_lreg(cop, reg, f32(1.0 + reg))
+    run(cop, "SFPMAD", VA=1, VB=2, VC=3, VD=1)
+    with pytest.raises(UnpredictableValueUsed, match=rf"SFPMAD.md .*{reader}.*LReg\[1\]"):
+        run(cop, reader, **fields)
+    run(cop, "SFPMAD", VA=1, VB=2, VC=3, VD=1)
+    run(cop, "SFPNOP")
+    run(cop, reader, **fields)
+
+
+def test_stalled_reads_after_mad_are_fine(cop: Coprocessor) -> None:
+    for reg in range(4):
+        set_lreg(cop, reg, f32(1.0 + reg))
+    run(cop, "SFPMAD", VA=1, VB=2, VC=3, VD=1)
+    run(cop, "SFPIADD", VC=1, VD=2, Imm12=1, Mod1=1 | 4)          # immediate form reads VC: stalled
+    run(cop, "SFPADDI", VD=1, Imm16=0x3F80)
+    run(cop, "SFPAND", VC=1, VD=2)                                 # reads VC and VD: stalled
+    run(cop, "SFPMULI", VD=2, Imm16=0x4000)
+    run(cop, "SFPIADD", VC=2, VD=1, Mod1=4)                        # reads LReg[1], which SFPMULI did not write
+    assert cop.vector.mad_wrote == 0
+
+
+def test_indirect_vd_is_assumed_to_write_every_lreg(cop: Coprocessor) -> None:
+    for reg in range(8):
+        set_lreg(cop, reg, f32(1.0))
+    set_lreg(cop, 7, 5)
+    run(cop, "SFPLUT", VD=0, Mod0=8)                              # INDIRECT_VD: LReg[LReg[7] & 15]
+    with pytest.raises(UnpredictableValueUsed, match=r"SFPCONFIG.*LReg\[0\]"):
+        run(cop, "SFPCONFIG", VD=0)                               # reads LReg[0]

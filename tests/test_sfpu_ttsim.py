@@ -4,6 +4,7 @@ ttsim v1.10.0 ran each program with the ttsim-run harness (a probe that pushes t
 ``--state`` dumps the LRegs): random LReg contents (normal, denormal, infinite, NaN and integer
 patterns), then one to six random instructions among the modes ttsim implements (the FMA family,
 integer and field instructions, conversions, compares, swaps, lane shifts, LUTs, the flag stack).
+SFPNOP has no effect, so pushing one after each word compares the same values.
 These bits are an independent reference: ttsim's SFPU was written by Tenstorrent, not from tdbg.
 """
 
@@ -49,6 +50,9 @@ def test_program_matches_ttsim(case: dict) -> None:
     cop.push(0, encode("SFPENCC", Mod1=10, Imm2=3))
     for word in case["ops"]:
         cop.push(0, word)
+        # ttsim has no pipeline: an SFPNOP after each word keeps tdbg's MAD-result hazard
+        # (SFPMAD.md "Instruction scheduling") out of a comparison of values
+        cop.push(0, encode("SFPNOP"))
     assert (cop.vector.lreg[:8] == words(case["lregs"], (8, 32))).all()
     flags = (case["flags"] >> np.arange(32)) & 1 != 0
     assert cop.vector.use_lane_flags.all() == bool(case["use_flags"])

@@ -21,7 +21,11 @@ Every instruction goes through ``instruction``: fields the page does not define 
 is false takes the instruction word as ``LoadMacroConfig.InstructionTemplate[VD - 12]`` instead of
 executing it (``SFPCONFIG.md``), and the instruction right after an ``SFPCONFIG`` that changed
 that bit raises ``UnpredictableValueUsed`` if its ``VD >= 12`` (``SFPCONFIG.md``: it may see either
-value).  With ``LaneConfig.ENABLE_DEST_INDEX`` set, a result most instructions write to
+value).  The instruction right after a MAD sub-unit instruction raises ``UnpredictableValueUsed``
+if it reads an ``LReg`` that instruction writes in one of the ways the automatic stalling logic
+misses (BlackholeA0 ``SFPMAD.md`` "Instruction scheduling": the result takes two cycles, and
+issued on the next cycle the reader sees the old value; tdbg has no cycles, so either may
+happen).  With ``LaneConfig.ENABLE_DEST_INDEX`` set, a result most instructions write to
 ``LReg[4..7]`` is undefined: ttsim v1.10.0 tensix.cpp:4932-4942 (erratum TEN-2932; loads, stores,
 ``SFPCONFIG``, ``SFPSWAP``, ``SFPTRANSP``, ``SFPLOADMACRO`` are not affected).
 """
@@ -77,6 +81,7 @@ class VectorUnit:
         self.misc = np.zeros(LANES, dtype=np.uint32)                 # LoadMacroConfig.Misc (12 bits)
         self.macro_defined = np.zeros((9, LANES), dtype=bool)        # templates 0-3, sequences 4-7, Misc 8
         self.backdoor_changed = False    # the last instruction was an SFPCONFIG that changed it
+        self.mad_wrote = 0               # LRegs (bit mask) the last instruction wrote in the MAD sub-unit
         self.corrupts_4_to_7: np.ndarray | None = None  # ENABLE_DEST_INDEX lanes, while an affected insn runs
         self.reset()
 
@@ -98,6 +103,7 @@ class VectorUnit:
         self.sequence[:] = 0
         self.misc[:] = 0
         self.macro_defined[:] = False
+        self.mad_wrote = 0
         self.backdoor_changed = False
         self.corrupts_4_to_7 = None
 
@@ -184,6 +190,40 @@ class VectorUnit:
         self.stack[index, 1, LANE[lanes]] = use[lanes]
 
 
+ALL_LREGS = (1 << 17) - 1
+#: MAD sub-unit instructions (their pages: "Instruction scheduling: as per SFPMAD") and the field
+#: holding ``INDIRECT_VD`` (8): with it the stalling logic assumes every LReg is written.
+MAD_UNIT = {"SFPMAD": "Mod1", "SFPADD": "Mod1", "SFPMUL": "Mod1", "SFPADDI": "Mod1", "SFPMULI": "Mod1",
+            "SFPMUL24": "Mod1", "SFPLUT": "Mod0", "SFPLUTFP32": "Mod1"}
+
+
+def _mad_writes(name: str, f: dict[str, int]) -> int:
+    return ALL_LREGS if f[MAD_UNIT[name]] & 8 and f["VD"] != 16 else 1 << f["VD"]
+
+
+def _shft2_reads(f: dict[str, int]) -> int:
+    mod1, vc = f["Mod1"], f["VC"]
+    if mod1 == 2:                 # SUBVEC_SHFLROR1_AND_COPY4: LReg[0..3] and VC
+        return 0xF | 1 << vc
+    if mod1 in (3, 4):            # SUBVEC_SHFLROR1, SUBVEC_SHFLSHR1: VC
+        return 1 << vc
+    if mod1 in (5, 6):            # SHFT_LREG, SHFT_IMM: VB = Imm12 & 15 (the logic thinks VD)
+        return 1 << (f["Imm12"] & 15)
+    return 0
+
+
+#: The reads SFPMAD.md's list of stalling-logic bugs says go undetected, by instruction (bit masks).
+UNSTALLED_READS: dict[str, Callable[[dict[str, int]], int]] = {
+    "SFPAND": lambda f: 1 << f["VB"] if f["Mod1"] & 1 else 0,
+    "SFPOR": lambda f: 1 << f["VB"] if f["Mod1"] & 1 else 0,
+    "SFPIADD": lambda f: 0 if f["Mod1"] & 1 else 1 << f["VD"],
+    "SFPSHFT": lambda f: 0 if f["Mod1"] & 5 == 5 else 1 << f["VD"],
+    "SFPCONFIG": lambda f: 1 if f["VD"] < 4 or not f["Mod1"] & 1 else 0,
+    "SFPSWAP": lambda f: (1 << f["VC"] | 1 << f["VD"]) if f["Mod1"] else 0,
+    "SFPSHFT2": _shft2_reads,
+}
+
+
 def instruction(name: str, page: str, fields: Iterable[str], *, vd: str | None = "VD",
                 affected: bool = True) -> Callable[[Body], Body]:
     """Register ``body(cop, thread, f, active)`` as ``name``'s executor (see the module
@@ -192,6 +232,8 @@ def instruction(name: str, page: str, fields: Iterable[str], *, vd: str | None =
     ``active`` is None (every lane executes) or the lanes whose ``DISABLE_BACKDOOR_LOAD`` let a
     ``VD >= 12`` instruction execute."""
     allowed = frozenset(fields) | ({vd} if vd else set())
+    unstalled = UNSTALLED_READS.get(name)
+    mad = name in MAD_UNIT
 
     def register(body: Body) -> Body:
         def run(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
@@ -199,6 +241,17 @@ def instruction(name: str, page: str, fields: Iterable[str], *, vd: str | None =
                 if f[key]:
                     raise MissingSpecification(f"{page}: {name} with {key}={f[key]:#x}; no Blackhole page defines those bits")
             vu = cop.vector
+            if vu.mad_wrote:
+                hit = vu.mad_wrote & unstalled(f) if unstalled else 0
+                vu.mad_wrote = 0
+                if hit:
+                    regs = ", ".join(str(r) for r in range(17) if hit >> r & 1)
+                    raise UnpredictableValueUsed(
+                        f"SFPMAD.md (Instruction scheduling): {name} right after a MAD sub-unit instruction reads "
+                        f"LReg[{regs}], which it writes, in a way the automatic stalling misses; on the next "
+                        "cycle it would read the old value (put an SFPNOP between them)")
+            if mad:
+                vu.mad_wrote = _mad_writes(name, f)
             active = None
             if vd is not None and f[vd] >= 12:
                 if vu.backdoor_changed:
