@@ -338,3 +338,31 @@ def test_loadi_bad_mode_and_high_vd(cop: Coprocessor) -> None:
         run(cop, "SFPLOADI", VD=0, Mod0=3)
     run(cop, "SFPLOADI", VD=10, Mod0=0, Imm16=0)         # VD 8-11: nothing
     assert cop.vector.lreg[10][0] == 0x3F800000
+
+
+# -- SFPLOADMACRO ----------------------------------------------------------------------------------
+
+def test_loadmacro_without_schedule_is_a_load(cop: Coprocessor) -> None:
+    # VD = VDHi << 2 | VDLo = 6, Imm10 = Imm9 << 1 | VDHi = 5: rows 4-7, even columns (bit 1 clear)
+    for r in range(4, 8):
+        cop.state.dst.write32(r, 0x40800000 | (r * 16 + np.arange(16)))
+    run(cop, "SFPCONFIG", VD=4 + 2, Imm16=0, Mod1=1)       # Sequence[2] = 0: schedule nothing
+    run(cop, "SFPLOADMACRO", MacroIndex=2, VDLo=2, VDHi=1, Imm9=2, Mod0=FP32, AddrMod=0)
+    low = (4 + LANES // 8) * 16 + (LANES & 7) * 2
+    assert (lreg(cop, 6) == (0x40400000 | low)).all()
+
+
+def test_loadmacro_schedule_stops_after_the_load(cop: Coprocessor) -> None:
+    from tdbg.tensix.events import UnsupportedFunctionality
+
+    fill32(cop, range(4), 0x007F0000)                       # 1.0 in the Dst32 layout
+    with pytest.raises(UnpredictableValueUsed, match=r"Sequence\[0\].*never written"):
+        run(cop, "SFPLOADMACRO", MacroIndex=0, VDLo=1, Mod0=FP32)
+    assert (lreg(cop, 1) == 0x3F800000).all()                # the load part ran
+    run(cop, "SFPCONFIG", VD=4, Imm16=0x0B04, Mod1=1)       # Simple: template 0; MAD: SFPSTORE, delay 1
+    with pytest.raises(UnsupportedFunctionality, match="InstructionTemplate.0. on Simple, SFPSTORE on MAD"):
+        run(cop, "SFPLOADMACRO", MacroIndex=0, VDLo=2, Mod0=FP32)
+    assert (lreg(cop, 2) == 0x3F800000).all()
+    run(cop, "SFPCONFIG", VD=5, Imm16=0x0001, Mod1=1)       # case 1 on Simple
+    with pytest.raises(UndefinedBehavior, match="case 1 on the Simple"):
+        run(cop, "SFPLOADMACRO", MacroIndex=1, VDLo=3, Mod0=FP32)
