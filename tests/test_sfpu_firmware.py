@@ -46,6 +46,15 @@ def test_relu_and_polynomial_elu_kernels() -> None:
         assert bits[x == value][0] == expected
 
 
+def test_bench_sfpu_mix_counts_up() -> None:
+    # scripts/bench.py figure (d)'s SFPU mix: each trip loads x, stores x * 1.0 + 1.0 (never < 0)
+    s = Session(firmware_dir() / "bench_sfpu.c")
+    s.write_value(s.symbol("iterations").addr, 4, 40)
+    assert s.cont().kind is StopKind.EXITED
+    cells = s.dst(slice(0, 4), view="fp32")[:, 0::2]
+    assert (cells == 41.0).all()
+
+
 def bf16_truncate(values: np.ndarray) -> np.ndarray:
     """SFPSTORE.md ToBF16: truncate FP32 to BF16 (no denormals occur here)."""
     return ((values.astype(np.float32).view(np.uint32) >> 16) << 16).view(np.float32)

@@ -19,6 +19,7 @@ import numpy as np
 
 U32 = np.uint32
 SIGN = np.int64(0x80000000)
+_MAN = np.int64(0x7FFFFF)
 
 
 def _bit_length(x: np.ndarray) -> np.ndarray:
@@ -31,31 +32,27 @@ def _shift_out(m: np.ndarray, s: np.ndarray) -> np.ndarray:
     and something remains (values here are below 2**30, so shifts past 40 leave nothing)."""
     s = np.minimum(s, 40)
     out = m >> s
-    lost = (out << s) != m
-    return np.where(out != 0, out | lost, out)
+    return out | ((out != 0) & ((out << s) != m))
 
 
 def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     """``x * y + z`` on FP32 bit patterns, bit for bit as the Blackhole Vector Unit computes it
-    (see the module docstring)."""
-    x, y, z = (np.asarray(v, dtype=np.int64) for v in (x, y, z))
+    (see the module docstring).  Special cases (infinities, NaN; a product too small to count)
+    override the ordinary path's result only in the lanes that have them."""
+    x, y, z = np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64), np.asarray(z, dtype=np.int64)
     xe, ye, ze = (x >> 23) & 255, (y >> 23) & 255, (z >> 23) & 255
-    xm = np.where(xe == 0, 0, (x & 0x7FFFFF) | 0x800000)
-    ym = np.where(ye == 0, 0, (y & 0x7FFFFF) | 0x800000)
-    zm = np.where(ze == 0, 0, (z & 0x7FFFFF) | 0x800000) << 3
+    xm = ((x & _MAN) | 0x800000) * (xe != 0)
+    ym = ((y & _MAN) | 0x800000) * (ye != 0)
+    zm = (((z & _MAN) | 0x800000) * (ze != 0)) << 3
     zs, ps = z & SIGN, (x ^ y) & SIGN
-    pm = (xm * ym) << 3
-    pm = (pm >> 23) | ((pm & 0x7FFFFF) != 0)
-    pe = xe + ye - 150 + 23
-
+    pm = xm * ym                      # 48 bits; keep 3 guard bits and a sticky bit below 24
+    pm = (pm >> 20) | ((pm & 0xFFFFF) != 0)
+    pe = xe + ye - 127
     x_inf, y_inf, z_inf = xe == 255, ye == 255, ze == 255
     special = x_inf | y_inf | z_inf | (pe >= 255)
-    nan = ((x_inf & ((xm != 0x800000) | (ym == 0))) | (y_inf & ((ym != 0x800000) | (xm == 0)))
-           | (z_inf & (zm != 0x4000000)) | (z_inf & (x_inf | y_inf) & (zs != ps)))
-    special_result = np.where(nan, 0x7FC00000, np.where(z_inf, z, ps | 0x7F800000))
     tiny = (pm == 0) | (pe < 0)
-    tiny_result = np.where(zm != 0, z, zs & ps)
-
+    z_zero = zm == 0
+    z_nan = z_inf & (zm != 0x4000000)
     re = np.maximum(pe, ze)
     pm = _shift_out(pm, re - pe)
     zm = _shift_out(zm, re - ze)
@@ -64,17 +61,21 @@ def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     n = _bit_length(rm) - 27          # normalise to one leading bit at 26
     re = re + n
     low = re <= 0
-    n = np.where(low, n + 1, n)
-    re = np.where(low, 0, re)
+    n = n + low
+    re = re * ~low
     up = np.maximum(n, 0)
     rm = np.where(n <= 0, rm << np.maximum(-n, 0), (rm >> up) | ((rm & (up | 1)) != 0))
-    r = (re << 23) + ((rm >> 3) & 0x7FFFFF)
+    r = (re << 23) + ((rm >> 3) & _MAN)
     r = r + (((rm & 7) + (r & 1)) > 4)
-    r = np.where(r >> 23 == 0, 0, r)
-    result = np.select(
-        [special, tiny, rm == 0, re >= 255],
-        [special_result, tiny_result, zs & ps, rs | 0x7F800000],
-        rs | r)
+    r = r * (r >> 23 != 0)
+    result = np.where(re >= 255, rs | 0x7F800000, rs | r)
+    result = np.where(rm == 0, zs & ps, result)
+    if tiny.any():
+        result = np.where(tiny, np.where(z_zero, zs & ps, z), result)
+    if special.any():
+        nan = ((x_inf & ((xm != 0x800000) | (ym == 0))) | (y_inf & ((ym != 0x800000) | (xm == 0)))
+               | z_nan | (z_inf & (x_inf | y_inf) & (zs != ps)))
+        result = np.where(special, np.where(nan, 0x7FC00000, np.where(z_inf, z, ps | 0x7F800000)), result)
     return result.astype(U32)
 
 
