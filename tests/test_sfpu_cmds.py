@@ -47,3 +47,42 @@ def test_stepi_over_a_push_shows_changed_lanes() -> None:
     seen = [s.execute("stepi") for _ in range(40)]
     assert any("LaneFlags changed in lanes 0-31" in out for out in seen)   # the first SFPENCC
     assert any("LReg[0] lanes changed: 0-31" in out for out in seen)       # the first SFPLOAD
+
+
+def test_x_examines_lreg_lanes() -> None:
+    s = Session()
+    s.execute("tensix SFPLOADI VD=3 Mod0=0 Imm16=0x4040")            # 3.0 in every lane
+    s.execute("tensix SFPLOADI VD=4 Mod0=8 Imm16=0x4040")            # high halves only
+    out = s.execute("x/32wf lreg[3]")
+    assert out.splitlines()[0] == "lreg[3][0]:\t3\t3\t3\t3" and len(out.splitlines()) == 8
+    assert s.execute("x/3wx lreg[3][31]").splitlines() == [
+        "lreg[3][31]:\t0x40400000", "lreg[4][0]:\t<high only>\t<high only>"]
+    assert s.execute("x").strip() == "lreg[4][2]:\t<high only>"         # a bare x goes on
+    assert s.execute("x/4wd lreg[15]").strip() == "lreg[15][0]:\t0\t2\t4\t6"
+    assert "units of w" in s.execute("x/2hx lreg[3]", check=False)
+    assert "out of range" in s.execute("x/2wx lreg[17]", check=False)
+
+
+def test_lregs_in_expressions() -> None:
+    s = Session()
+    s.execute("tensix SFPLOADI VD=3 Mod0=0 Imm16=0x4040")            # 3.0 in every lane
+    assert s.execute("p lreg[3][5]").strip() == "$1 = 3"
+    assert s.execute("p/x lregbits[3][5]").strip() == "$2 = 0x40400000"
+    assert s.execute("p $lreg3[5] * 2").strip() == "$3 = 6"
+    assert s.execute("p lreg[3]").strip() == "$4 = {3 <repeats 32 times>}"
+    assert s.execute("whatis lreg[3][0]").strip() == "type = float"
+    s.execute("set var lreg[3][5] = 1.5")
+    assert s.vector.lreg[3][5] == 0x3FC00000 and (np.delete(s.vector.lreg[3], 5) == 0x40400000).all()
+    assert s.execute("p $lreg3").strip() == "$5 = {3, 3, 3, 3, 3, 1.5, 3 <repeats 26 times>}"
+    # an undefined lane: reading it is refused, writing it defines that lane alone
+    assert "LReg[4] lane 2 is undefined" in s.execute("p lreg[4][2]", check=False)
+    s.execute("set var lregbits[4][2] = 7")
+    assert s.vector.defined[4][2] == 3 and s.vector.defined[4][3] == 0
+    assert s.execute("p lregbits[4][2]").strip() == "$6 = 7"
+    assert "never written" in s.execute("p $lreg4", check=False)
+    assert "read-only constant" in s.execute("set var lreg[10][0] = 2", check=False)
+    assert "read-only" in s.execute("set var $lreg3 = 1", check=False)
+    assert "out of range" in s.execute("p lreg[17][0]", check=False)
+    assert "out of range" in s.execute("p lreg[3][32]", check=False)
+    # Dst keeps refusing one element of an undefined row (it cannot define the rest of the row)
+    assert "undefined" in s.execute("set var dst[0][0] = 1.0", check=False)

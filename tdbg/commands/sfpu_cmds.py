@@ -3,12 +3,16 @@ changed (printed at every step stop, and by ``tensix``)."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 import numpy as np
 
-from tdbg.commands.examine import format_float
+from tdbg.commands.examine import format_float, format_int
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import INIT_HOOKS, CommandError, info_command
 from tdbg.commands.tensix_cmds import ranges
+from tdbg.commands.values import evaluate_int
 from tdbg.emu.stops import StopKind
 from tdbg.tensix.isa import IsaError
 from tdbg.tensix.sfpu.state import FULL, LANES
@@ -92,7 +96,10 @@ def _parse_regs(text: str) -> list[int]:
         "layout: lane 8*row + column), in hex, FP32 and two's complement int (or one of them: "
         "/x, /f, /d).  '*' marks a lane that changed since the last stop; <undef> a lane no "
         "instruction has written (power-on LRegs have no value).  LReg[8], [9], [10], [15] are "
-        "the read-only constants; [11]-[14] are written by SFPCONFIG; [16] only by SFPLOADMACRO."
+        "the read-only constants; [11]-[14] are written by SFPCONFIG; [16] only by SFPLOADMACRO.  "
+        "Also: x/32wf lreg[N] (or lreg[N][LANE]) examines lanes in any x format; in expressions "
+        "lreg[N][LANE] is a lane as FP32 and lregbits[N][LANE] its bits (both assignable), $lregN "
+        "the whole LReg as float[32] (p $lreg3[5])."
     ),
     example="info lregs /f 0-3",
 )
@@ -177,3 +184,57 @@ def info_sfpu(interp: Interpreter, args: str) -> None:
     if vu.macro_defined[8].any():
         interp.out(f"LoadMacroConfig.Misc: {int(vu.misc[np.argmax(vu.macro_defined[8])]):#05x}")
     interp.out("RWCs.Sp: " + ", ".join(f"T{t} {s.tile.coprocessor.rwc(t).Sp}" for t in range(3)))
+
+
+# -- x/NFw lreg[N] -------------------------------------------------------------------------------
+
+_LREG = re.compile(r"^lreg\[([^\]]+)\](?:\[([^\]]+)\])?$")
+
+
+@dataclass(frozen=True)
+class LRegLoc:
+    """Lane ``lane`` of ``LReg[reg]``, where ``x`` starts (or goes on)."""
+
+    reg: int
+    lane: int
+
+
+def parse_lreg(interp: Interpreter, text: str) -> LRegLoc | None:
+    """``lreg[N]`` or ``lreg[N][LANE]`` for ``x``; None for anything else."""
+    m = _LREG.match(text.replace(" ", ""))
+    if not m:
+        return None
+    reg = evaluate_int(interp, m.group(1))
+    lane = evaluate_int(interp, m.group(2)) if m.group(2) else 0
+    if not (0 <= reg < 17 and 0 <= lane < LANES):
+        raise CommandError("lreg index out of range (LRegs 0..16, lanes 0..31)")
+    return LRegLoc(reg, lane)
+
+
+def examine_lreg(interp: Interpreter, loc: LRegLoc, count: int, fmt: str, size: str) -> LRegLoc:
+    """``x/NFw lreg[N]``: ``count`` lanes from ``loc``, four a line, going on into the next LReg;
+    a lane no instruction has written shows as ``<undef>``.  Returns where a bare ``x`` goes on."""
+    if size != "w":
+        raise CommandError("LRegs are examined in units of w (32 bits a lane)")
+    if fmt in ("i", "s"):
+        raise CommandError(f'Format letter "{fmt}" is meaningless for an LReg.')
+    vu = interp.session.vector
+    first = loc.reg * LANES + loc.lane
+    last = min(first + count, 17 * LANES)
+    if first >= last:
+        raise CommandError("no LReg lanes past lreg[16][31]")
+    bits, defined = vu.lreg.reshape(-1), vu.defined.reshape(-1)
+
+    def cell(i: int) -> str:
+        if defined[i] != FULL:
+            return "<undef>" if not defined[i] else f"<{'low' if defined[i] == 1 else 'high'} only>"
+        if fmt == "f":
+            return format_float(float(np.uint32(bits[i]).view(np.float32)))
+        return format_int(interp, int(bits[i]), fmt, 4)
+
+    start = first
+    while start < last:
+        end = min(start + 4, last, (start // LANES + 1) * LANES)   # a line stays in one LReg
+        interp.out(f"lreg[{start // LANES}][{start % LANES}]:" + "".join("\t" + cell(i) for i in range(start, end)))
+        start = end
+    return LRegLoc(last // LANES, last % LANES) if last < 17 * LANES else LRegLoc(16, LANES - 1)
