@@ -5,6 +5,7 @@ ttsim v1.10.0 ran each program with the ttsim-run harness (a probe that pushes t
 patterns), then one to six random instructions among the modes ttsim implements (the FMA family,
 integer and field instructions, conversions, compares, swaps, lane shifts, LUTs, the flag stack).
 SFPNOP has no effect, so pushing one after each word compares the same values.
+``scripts/sfpu_ttsim_fixture.py`` regenerates the file (byte for byte, from its seeds).
 These bits are an independent reference: ttsim's SFPU was written by Tenstorrent, not from tdbg.
 """
 
