@@ -144,6 +144,7 @@ PUSH_MIXES = (
     ("bench_rwc", 4, "RWC/ZEROACC mix (ZEROACC, INCRWC, NOP, SETRWC)"),
     ("bench_mov", 4, "MOV mix (MOVD2B, MOVD2A, ZEROACC, INCRWC)"),
     ("bench_fpu", 4, "FPU mix (ELWADD, MVMUL, ELWADD, INCRWC)"),
+    ("bench_sfpu", 6, "SFPU mix (SFPLOAD, SFPMAD, SFPSETCC, SFPLOADI, SFPENCC, SFPSTORE)"),
 )
 
 
@@ -175,7 +176,7 @@ def pushes(quick: bool) -> None:
     print(f"(d) plain RISC-V loop on this machine: {riscv / 1e6:.1f} M insn/s; "
           f"Unicorn code hook per .ttinsn: {hook_cost() * 1e6:.2f} us")
     for name, per_iter, what in PUSH_MIXES:
-        n = {"bench_rwc": 20_000, "bench_mov": 5_000, "bench_fpu": 1_000}[name] // (4 if quick else 1)
+        n = {"bench_rwc": 20_000, "bench_mov": 5_000, "bench_fpu": 1_000, "bench_sfpu": 5_000}[name] // (4 if quick else 1)
         t = best_run(lambda: firmware(name, n))
         count = n * per_iter
         print(f"    {what}: {count / t / 1e3:8.1f} k Tensix insn/s ({count} in {t:.3f} s), "

@@ -346,6 +346,13 @@ TTSIM_WIDTH: dict[str, dict[str, int]] = {
     "UNPACR_NOP": {"Set_Dvalid": 1}, "ZEROACC": {"where": 10, "clear_mode": 2}, "ZEROSRC": {"zero_val": 1},
 }
 
+# Page fields in bits no YAML field covers: (lsb, width), each with its evidence.
+EXTRA = {
+    # newer Bits32.lua SFPLUTFP32_BH; Blackhole SFPLUTFP32.md: read only by the automatic stalling
+    # logic (tdbg has none), the computation uses Mod1
+    "SFPLUTFP32": [("Mod1Mirror", 16, 4)],
+}
+
 # Blackhole instructions whose page is a Wormhole page of another name.
 BH_PAGE = {**{f"RMWCIB{i}": "RMWCIB" for i in range(4)}, "SFP_STOCH_RND": "SFPSTOCHRND"}
 # Newer Bits32.lua Blackhole entries whose Blackhole (YAML) name differs.
@@ -357,20 +364,29 @@ def sanitise(name: str) -> str:
     return re.sub(r"\W", "_", name.strip())
 
 
-def references(spec: Path) -> tuple[dict, dict]:
+def _base(name: str) -> str:
+    """A Wormhole variant's base name: ``...i`` / ``_Immediate`` (immediate forms) and SFPSHFT2b
+    (SFPSHFT2.md: SFPSHFT2_MOD1_SHFT_IMM reads Imm12 where the other modes read VB)."""
+    return re.sub(r"(i|_Immediate|(?<=SFPSHFT2)b)$", "", name)
+
+
+def references(spec: Path) -> tuple[dict, dict, set]:
     """Page layouts ``{name: {field: (lsb, width)}}``: the Wormhole entries (variants merged under
-    their base name as well), and the newer Bits32.lua's Blackhole-only entries by Blackhole name."""
+    their base name as well), and the newer Bits32.lua's Blackhole-only entries by Blackhole name;
+    and the (instruction, field) pairs the Wormhole layouts call signed."""
     src = json.loads((spec / "encodings.json").read_text())
     wh: dict[str, dict] = {}
     bh: dict[str, dict] = {}
+    signed: set[tuple[str, str]] = set()
     for e in src["instructions"] + src["newer_upstream"]["added_instructions"]:
         layout = {f["name"]: (f["lsb"], f["width"]) for f in e["fields"]}
+        signed |= {(_base(e["name"]), f["name"]) for f in e["fields"] if f.get("signed")}
         if PINNED_ARCH in e.get("arch", PINNED_ARCH).split("+"):
-            for name in {e["name"], re.sub(r"(i|_Immediate)$", "", e["name"])}:
+            for name in {e["name"], _base(e["name"])}:
                 wh.setdefault(name, {}).update(layout)
         else:
             bh.setdefault(BH_LUA.get(e["name"], e["name"].removesuffix("_BH")), {}).update(layout)
-    return wh, bh
+    return wh, bh, signed
 
 
 def bh_width(insn: str, yaml: dict, page: str | None, ref: dict[str, tuple[int, int]]) -> tuple[int, str]:
@@ -393,7 +409,7 @@ def bh_rows(spec: Path) -> list[dict]:
     docs = {e["name"]: [f"{root}/{page}" for page in e["doc_pages"]]
             for root, entries in ((PINNED_DOCS, wh["instructions"]), (NEWER_DOCS, wh["newer_upstream"]["added_instructions"]))
             for e in entries if PINNED_ARCH in e.get("arch", PINNED_ARCH)}
-    wh_refs, bh_refs = references(spec)
+    wh_refs, bh_refs, signed = references(spec)
     rows = []
     for e in src["instructions"]:
         name = e["name"]
@@ -416,9 +432,13 @@ def bh_rows(spec: Path) -> list[dict]:
                     fields.append([page, y["lsb"] + off, w, False])
                 aliases[sanitise(y["name"])] = [y["lsb"], width]
             else:
-                fields.append([target or sanitise(y["name"]), y["lsb"], width, False])
+                page = BH_PAGE.get(name, name)
+                fields.append([target or sanitise(y["name"]), y["lsb"], width, (page, target) in signed])
                 if target and target.lower() != y["name"].lower():
                     aliases[sanitise(y["name"])] = [y["lsb"], width]
+        for page, lsb, width in EXTRA.get(name, ()):
+            assert ref.get(page) == (lsb, width), (name, page)
+            fields.append([page, lsb, width, False])
         # the codec ignores case, so a YAML range named like a page field (CLEARDVALID ``reset`` and
         # ``Reset``) is reached through the page fields only
         aliases = {a: r for a, r in aliases.items() if a.lower() not in {f[0].lower() for f in fields}}

@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tdbg import debuginfo
-from tdbg.expr import FLOAT, INT, UINT16, UINT32, CType, ExprError, SymbolInfo, Value
+from tdbg.expr import FLOAT, INT, UINT16, UINT32, CType, ExprError, SymbolInfo, Value, array_of
 from tdbg.frames import FrameView
 from tdbg.riscv import ABI_NAMES, NUMBERS as REGISTERS
 from tdbg.session import SessionError
 from tdbg.tensix import formats, view_in_force
 from tdbg.tensix.dst_access import lanes_defined, read_lanes
+from tdbg.tensix.sfpu.state import FULL
 
 if TYPE_CHECKING:
     from tdbg.session import Session
@@ -117,6 +118,8 @@ class SessionContext:
         return formats.get_view(_RAW_STORAGE[array], "raw")
 
     def tensix_type(self, array: str) -> CType:
+        if array.startswith("lreg"):
+            return FLOAT if array == "lreg" else UINT32
         view = self._view(array)
         if view.name == "raw":
             return UINT16 if view.storage == "dst16" else UINT32
@@ -143,6 +146,9 @@ class SessionContext:
         return bits, col, bool(lanes_defined(dst, dst.ever_written, storage, np.array([row]))[0, 0])
 
     def tensix(self, array: str, indices: tuple[int, ...]) -> int | float:
+        if array.startswith("lreg"):
+            bits = self._lreg_lane(*indices)
+            return float(np.uint32(bits).view(np.float32)) if array == "lreg" else bits
         bits, col, defined = self._element(array, indices)
         view = self._view(array)
         if view.name != "raw" and not defined:
@@ -152,8 +158,20 @@ class SessionContext:
         return float(value) if view.name != "raw" and value.dtype.kind == "f" else int(value)
 
     def set_tensix(self, array: str, indices: tuple[int, ...], value: int | float) -> None:
-        bits, col, _ = self._element(array, indices)
+        if array.startswith("lreg"):
+            reg, lane = indices
+            self._lreg_lane(reg, lane, check_defined=False)
+            if reg in (8, 9, 10, 15):
+                raise ValueError(f"LReg[{reg}] is a read-only constant (LReg.md).")
+            bits = int(np.float32(value).view(np.uint32)) if array == "lreg" else int(value) & 0xFFFFFFFF
+            lanes = np.arange(32) == lane
+            self.s.vector.write(reg, bits, lanes)
+            return
+        bits, col, defined = self._element(array, indices)
         view = self._view(array)
+        if view.name != "raw" and not defined:  # one element cannot define the rest of its row
+            storage = "Dst32b" if array == "dst32" else "Dst16b"
+            raise ValueError(f"{storage}[{indices[0]}][{indices[1]}] is undefined (ZEROACC, or never written).")
         row = bits.copy()
         try:
             row[col] = view.encode(value & ((1 << view.width) - 1) if view.name == "raw" else value)
@@ -192,8 +210,33 @@ class SessionContext:
         self._history.append(value)
         return len(self._history)
 
+    # the Vector Unit's LRegs: lreg[N][LANE] (FP32), lregbits[N][LANE] (the bits), $lregN
+    def _lreg_lane(self, reg: int, lane: int, check_defined: bool = True) -> int:
+        vu = self.s.vector
+        if not (0 <= reg < len(vu.lreg) and 0 <= lane < len(vu.lreg[0])):
+            raise IndexError(f"index out of range (LRegs 0..{len(vu.lreg) - 1}, lanes 0..{len(vu.lreg[0]) - 1})")
+        if check_defined and vu.defined[reg, lane] != FULL:
+            raise ValueError(f"LReg[{reg}] lane {lane} is undefined (never written).")
+        return int(vu.lreg[reg, lane])
+
     def convenience(self, name: str) -> Value | None:
+        if name.startswith("lreg") and name[4:].isdigit():
+            return self._lreg(int(name[4:]))
         return self._convenience.get(name)
 
+    def _lreg(self, reg: int) -> Value:
+        """``$lregN``: ``LReg[N]`` as ``float[32]`` (lane order), a value, not an lvalue
+        (``lreg[N][LANE]`` is the assignable element); refused while a lane is undefined."""
+        vu = self.s.vector
+        if not 0 <= reg < len(vu.lreg):
+            raise ExprError(f"$lreg{reg}: the LRegs are $lreg0 .. $lreg{len(vu.lreg) - 1}")
+        if not vu.full[reg]:
+            lanes = np.flatnonzero(vu.defined[reg] != FULL).tolist()
+            raise ExprError(f"LReg[{reg}] lane{'s' if len(lanes) > 1 else ''} {', '.join(map(str, lanes[:8]))}"
+                            f"{' ...' if len(lanes) > 8 else ''} never written (undefined); see x/32wx lreg[{reg}]")
+        return Value(array_of(FLOAT, len(vu.lreg[reg])), vu.lreg[reg].astype("<u4").tobytes())
+
     def set_convenience(self, name: str, value: Value) -> None:
+        if name.startswith("lreg") and name[4:].isdigit():
+            raise ExprError(f"${name} is read-only (an LReg changes only by Vector Unit instructions: tensix SFPLOADI ...)")
         self._convenience[name] = value

@@ -32,6 +32,7 @@ from tdbg.tensix import formats
 from tdbg.tensix.coprocessor import QueueFull
 from tdbg.tensix.events import TensixEvent
 from tdbg.tensix.profile import BLACKHOLE, Profile
+from tdbg.tensix.sfpu import VectorUnit
 
 Programs = Mapping[str, "str | Path | None"]   # core name -> ELF or C file
 
@@ -655,6 +656,11 @@ class Session:
         reg = {"srca": self.tile.tensix.srca, "srcb": self.tile.tensix.srcb}[which.lower()]
         bits = reg.read(bank, _rows(rows))
         return bits if view == "raw" else formats.get_view("src", view).decode(bits)
+
+    @property
+    def vector(self) -> VectorUnit:
+        """The Vector Unit (LRegs, lane predication, LaneConfig): one for all threads."""
+        return self.tile.coprocessor.vector
 
     def cfg(self, name: str) -> int:
         """A config field by its ``cfg_defines.h`` name, as the current core's thread sees it."""

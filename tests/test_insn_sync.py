@@ -158,9 +158,9 @@ def test_semwait_without_condition_latches_stallwait(cop: Coprocessor) -> None:
 
 
 def test_unmodelled_instruction_names_itself(cop: Coprocessor) -> None:
-    with pytest.raises(UnimplementedFunctionality, match="SFPADD") as e:
-        run(cop, "SFPADD")
-    assert e.value.thread == 0 and e.value.word == encode("SFPADD")
+    with pytest.raises(UnimplementedFunctionality, match="MPOOL3S1") as e:
+        run(cop, "MPOOL3S1")
+    assert e.value.thread == 0 and e.value.word == encode("MPOOL3S1")
 
 
 def test_unknown_word(cop: Coprocessor) -> None:

@@ -53,6 +53,11 @@ EXPECTED_TTINSN = {
     "pipeline_t1": {rotl2(0xA6200005), rotl2(0xA5000004), rotl2(0x3700000F)},
     # SEMWAIT on semaphore 1: sem_sel=2<<2 -> 0xA6200009; MOVD2B all zero -> 0x0A000000
     "deadlock_t1": {rotl2(0xA6200009), rotl2(0x0A000000)},
+    # SFPLOAD 0x70 / SFPLOADI 0x71 / SFPSTORE 0x72: VD 23:20, Mod0 19:16 (FP32 = 3), Imm 15:0;
+    # SFPMAD 0x84: VA 19:16, VB 15:12, VC 11:8, VD 7:4, Mod1 3:0; SFPSETCC 0x7B VC 11:8;
+    # SFPENCC 0x8A Imm2 13:12, Mod1 3:0
+    "bench_sfpu": {rotl2(0x71003F80), rotl2(0x72030000), rotl2(0x8A00300A), rotl2(0x70030000),
+                   rotl2(0x8400AA10), rotl2(0x7B000100), rotl2(0x71100000), rotl2(0x72130000)},
 }
 
 
@@ -312,6 +317,8 @@ def _macro_params() -> dict[str, list[str]]:
 MACROS = [
     "NOP", "SETRWC", "INCRWC", "MOVD2B", "MOVB2D", "MOVD2A", "MOVA2D", "ZEROACC", "ZEROSRC",
     "SETC16", "WRCFG", "SEMINIT", "SEMPOST", "SEMGET", "STALLWAIT", "ELWADD", "MVMUL", "SETDVALID",
+    "SFPLOAD", "SFPLOADI", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL", "SFPMOV", "SFPSETCC", "SFPENCC",
+    "SFPPUSHC", "SFPPOPC", "SFPCOMPC", "SFPIADD", "SFPSWAP", "SFPCONFIG", "SFPNOP",
 ]
 
 
@@ -337,7 +344,7 @@ def test_tt_op_macros_match_encodings(tmp_path):
             for f, v in zip(fields, values):
                 word |= v << f["lsb"]
             expected.append(word)
-            macro = f"TT_OP_{name}" if name == "NOP" else f"TT_OP_{name}({', '.join(map(str, values))})"
+            macro = f"TT_OP_{name}" if name.endswith("NOP") else f"TT_OP_{name}({', '.join(map(str, values))})"
             calls.append(macro)
     # Config/ThreadConfig address helpers (Blackhole layout, 224-word banks).
     addr_calls = {

@@ -15,6 +15,7 @@ from tdbg.commands import (  # noqa: F401  (registration)
     running,
     scripting,
     session_cmds,
+    sfpu_cmds,
     source_cmds,
     support,
     tensix_cmds,

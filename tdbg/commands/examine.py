@@ -92,7 +92,8 @@ def parse_regloc(interp: Interpreter, text: str) -> RegLoc | None:
         "Examine memory or a Tensix register row: N units of size U (b h w g) in format F "
         "(x d u o t a c f s i z); F and U are sticky and a bare x continues after the last "
         "unit shown.  ADDR is an expression, or dst[ROW] (Dst16b for h, Dst32b for w), "
-        "dstbits[ROW] (raw storage, h), srca[B][ROW] / srcb[B][ROW] (19-bit values, w).  "
+        "dstbits[ROW] (raw storage, h), srca[B][ROW] / srcb[B][ROW] (19-bit values, w), "
+        "lreg[N] or lreg[N][LANE] (an LReg's 32 lanes, w).  "
         "Device memory (the Dst window, config) reads as the current core's load would.  "
         "Format f shows dst, srca and srcb data as the numbers it holds, in the format in force: "
         "Dst32b (w) as FP32, or Integer \"32\" while the current core's window fmt "
@@ -113,6 +114,8 @@ def parse_regloc(interp: Interpreter, text: str) -> RegLoc | None:
     repeatable=True,
 )
 def x_command(interp: Interpreter, args: str) -> None:
+    from tdbg.commands import sfpu_cmds
+
     state = interp.examine
     fmt_text = ""
     if args.startswith("/"):
@@ -134,10 +137,16 @@ def x_command(interp: Interpreter, args: str) -> None:
     else:
         where = parse_regloc(interp, args)
         if where is None:
+            where = sfpu_cmds.parse_lreg(interp, args)  # lreg[N] (an LReg's 32 lanes)
+        if where is None:
             where = evaluate_address(interp, args)
     state.fmt, state.size = fmt, size
     if isinstance(where, RegLoc):
         state.next = examine_register(interp, where, count, fmt, size, view, order)
+    elif isinstance(where, sfpu_cmds.LRegLoc):
+        if view or order is not None:
+            raise CommandError("'as VIEW' and 'remap SHAPE' apply to dst, dstbits, srca and srcb")
+        state.next = sfpu_cmds.examine_lreg(interp, where, count, fmt, size)
     else:
         if order is not None:
             raise CommandError("'remap SHAPE' applies to dst, dstbits, srca and srcb")

@@ -29,6 +29,8 @@ def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
 
 
 def _snapshot(interp: Interpreter) -> dict[str, object]:
+    from tdbg.commands import sfpu_cmds
+
     tile = interp.session.tile
     t = tile.tensix
     cop = tile.coprocessor
@@ -39,6 +41,7 @@ def _snapshot(interp: Interpreter) -> dict[str, object]:
         "rwc": [cop.rwc(i).as_dict() for i in range(3)],
         "sem": [(s.Value, s.Max) for s in cop.semaphores],
         "clients": [list(t.srca.allowed_client), list(t.srcb.allowed_client)],
+        "vector": sfpu_cmds.snapshot(interp),
     }
 
 
@@ -85,6 +88,11 @@ def _report_changes(interp: Interpreter, before: dict[str, object], thread: int)
     if before["clients"] != after["clients"]:
         changed = True
         interp.out(f"AllowedClient: SrcA {[c.value for c in after['clients'][0]]}, SrcB {[c.value for c in after['clients'][1]]}")  # type: ignore[index]
+    from tdbg.commands import sfpu_cmds
+
+    for line in sfpu_cmds.changes(before["vector"], after["vector"]):  # type: ignore[arg-type]
+        changed = True
+        interp.out(line)
     waiting = interp.session.tile.coprocessor.waiting(thread)
     if waiting:
         changed = True

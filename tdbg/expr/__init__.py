@@ -13,7 +13,7 @@ Grammar (GDB's ``c-exp.y``, lowest precedence first; binary operators are left-a
               | 'sizeof' '(' type ')' | '(' type ')' unary | '{' type '}' unary | postfix
     postfix  := primary ('[' expr ']' | '.' NAME | '->' NAME | '++' | '--')*
     primary  := NUMBER | 'c' | "string"... | NAME | 'NAME' | $REG | $NAME | $ | $$ | $N | $$N
-              | TENSIX[R][C] | TENSIX[R] (dst dst32 dstbits dst32bits)
+              | TENSIX[R][C] | TENSIX[R] (dst dst32 dstbits dst32bits lreg lregbits)
               | TENSIX[B][R][C] | TENSIX[B][R] (srca srcb srcabits srcbbits) | cfg.FIELD | '(' expr ')'
 
 ``A@N`` is GDB's artificial array (N objects starting at lvalue ``A``), ``{T} ADDR`` the object
@@ -22,8 +22,11 @@ of type ``T`` at ``ADDR``.  ``dst[R][C]`` is the ``Dst16b`` element and ``dst32[
 format the configuration says the data has (``float`` or ``int``; the session's rule, e.g. the
 window format of the current core for ``Dst``); ``dstbits[R][C]`` (``DstBits``, the 16 stored
 bits, no row mapping), ``dst32bits[R][C]``, ``srcabits``/``srcbbits[B][R][C]`` are the raw bits.
-``cfg.NAME`` is a config field by its ``cfg_defines.h`` name.  All are assignable; with one
-index fewer they are a whole row (16 elements, not an lvalue).  These forms win over firmware
+``lreg[N][LANE]`` is lane ``LANE`` of the Vector Unit's ``LReg[N]`` as FP32, ``lregbits[N][LANE]``
+its 32 bits (``$lregN`` is the whole LReg as ``float[32]``, a value).
+``cfg.NAME`` is a config field by its ``cfg_defines.h`` name.  All are assignable (an element is
+read only when used); with one index fewer they are a whole row (16 elements, an LReg's 32;
+not an lvalue).  These forms win over firmware
 symbols of the same name only where written so (``dst[``, ``cfg.``); ``'dst'`` (quoted) is
 always the firmware symbol.
 

@@ -20,7 +20,7 @@ from tdbg.expr.parser import (
     Member, Node, Register, Sizeof, TensixRef, Unary, parse,
 )
 from tdbg.expr.values import (
-    MASK32, MAX_VALUE_SIZE, REGISTER_TYPES, ROW_WIDTH, EvalContext, ExprError, Lval, Value,
+    MASK32, MAX_VALUE_SIZE, REGISTER_TYPES, ROW_WIDTH, TENSIX_ROW_WIDTH, EvalContext, ExprError, Lval, Value,
     value_as_address,
 )
 
@@ -57,6 +57,9 @@ class _Evaluator:
     def fetch(self, v: Value) -> Value:
         if v.raw is not None:
             return v
+        if v.lval is Lval.TENSIX:  # read when used, so assigning to an undefined element works
+            raw = self.tensix_call(self.ctx.tensix, v.location[0], tuple(v.location[1:])) if self.side_effects else 0
+            return replace(v, raw=raw)  # type: ignore[arg-type]
         assert v.address is not None
         return replace(v, raw=decode(self.read(v.address, v.ctype.size), v.ctype))
 
@@ -210,9 +213,10 @@ class _Evaluator:
             return self.tensix_call(self.ctx.tensix, name, where)  # type: ignore[return-value]
 
         if not node.is_row:
-            return Value(elem, get(indices), lval=Lval.TENSIX, location=(name, *indices))
-        row = b"".join(encode(get((*indices, c)), elem) for c in range(ROW_WIDTH))
-        return Value(array_of(elem, ROW_WIDTH), row)
+            return Value(elem, None, lval=Lval.TENSIX, location=(name, *indices))
+        width = TENSIX_ROW_WIDTH.get(name, ROW_WIDTH)
+        row = b"".join(encode(get((*indices, c)), elem) for c in range(width))
+        return Value(array_of(elem, width), row)
 
     def unary(self, op: str, operand: Node) -> Value:
         if op == "*":

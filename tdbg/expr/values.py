@@ -87,7 +87,9 @@ REGISTER_TYPES = {"pc": CODE_POINTER, "ra": CODE_POINTER, "sp": DATA_POINTER, "g
 ROW_WIDTH = 16  # elements in a Dst / SrcA / SrcB row
 #: Tensix arrays -> the indices of one element: data in its format in force, and raw bits.
 TENSIX_INDICES = {"dst": 2, "dst32": 2, "srca": 3, "srcb": 3,
-                  "dstbits": 2, "dst32bits": 2, "srcabits": 3, "srcbbits": 3}
+                  "dstbits": 2, "dst32bits": 2, "srcabits": 3, "srcbbits": 3, "lreg": 2, "lregbits": 2}
+#: Elements in a row (the last index) where it is not ``ROW_WIDTH``: an LReg's 32 lanes.
+TENSIX_ROW_WIDTH = {"lreg": 32, "lregbits": 32}
 MAX_VALUE_SIZE = 65536  # GDB's max-value-size
 PRINT_ELEMENTS = 200   # GDB's print elements
 REPEATS = 10           # GDB's print repeats

@@ -293,6 +293,36 @@ static inline void tdbg_set_dst_access(unsigned core, unsigned fmt, unsigned no_
 #define TT_OP_SETDVALID(FlipSrcA, FlipSrcB)                                               \
     TT_OP(0x57, TT_F(FlipSrcA, 0, 1) + TT_F(FlipSrcB, 1, 1))
 
+/* Vector Unit (SFPU), BlackholeA0 SFP*.md pages. */
+#define TT_OP_SFPLOAD(VD, Mod0, AddrMod, Imm10)                                           \
+    TT_OP(0x70, TT_F(Imm10, 0, 10) + TT_F(AddrMod, 13, 3) + TT_F(Mod0, 16, 4) + TT_F(VD, 20, 4))
+#define TT_OP_SFPLOADI(VD, Mod0, Imm16)                                                   \
+    TT_OP(0x71, TT_F(Imm16, 0, 16) + TT_F(Mod0, 16, 4) + TT_F(VD, 20, 4))
+#define TT_OP_SFPSTORE(VD, Mod0, AddrMod, Imm10)                                          \
+    TT_OP(0x72, TT_F(Imm10, 0, 10) + TT_F(AddrMod, 13, 3) + TT_F(Mod0, 16, 4) + TT_F(VD, 20, 4))
+#define TT_OP_SFPMAD(VA, VB, VC, VD, Mod1)                                                \
+    TT_OP(0x84, TT_F(Mod1, 0, 4) + TT_F(VD, 4, 4) + TT_F(VC, 8, 4) + TT_F(VB, 12, 4) + TT_F(VA, 16, 4))
+#define TT_OP_SFPADD(VA, VB, VC, VD, Mod1)                                                \
+    TT_OP(0x85, TT_F(Mod1, 0, 4) + TT_F(VD, 4, 4) + TT_F(VC, 8, 4) + TT_F(VB, 12, 4) + TT_F(VA, 16, 4))
+#define TT_OP_SFPMUL(VA, VB, VC, VD, Mod1)                                                \
+    TT_OP(0x86, TT_F(Mod1, 0, 4) + TT_F(VD, 4, 4) + TT_F(VC, 8, 4) + TT_F(VB, 12, 4) + TT_F(VA, 16, 4))
+#define TT_OP_SFPMOV(VC, VD, Mod1)                                                        \
+    TT_OP(0x7C, TT_F(Mod1, 0, 4) + TT_F(VD, 4, 4) + TT_F(VC, 8, 4))
+#define TT_OP_SFPSETCC(Imm1, VC, VD, Mod1)                                                \
+    TT_OP(0x7B, TT_F(Mod1, 0, 4) + TT_F(VD, 4, 4) + TT_F(VC, 8, 4) + TT_F(Imm1, 12, 1))
+#define TT_OP_SFPENCC(Imm2, VD, Mod1)                                                     \
+    TT_OP(0x8A, TT_F(Mod1, 0, 4) + TT_F(VD, 4, 4) + TT_F(Imm2, 12, 2))
+#define TT_OP_SFPPUSHC(VD, Mod1)   TT_OP(0x87, TT_F(Mod1, 0, 4) + TT_F(VD, 4, 4))
+#define TT_OP_SFPPOPC(VD, Mod1)    TT_OP(0x88, TT_F(Mod1, 0, 4) + TT_F(VD, 4, 4))
+#define TT_OP_SFPCOMPC(VD)         TT_OP(0x8B, TT_F(VD, 4, 4))
+#define TT_OP_SFPIADD(Imm12, VC, VD, Mod1)                                                \
+    TT_OP(0x79, TT_F(Mod1, 0, 4) + TT_F(VD, 4, 4) + TT_F(VC, 8, 4) + TT_F(Imm12, 12, 12))
+#define TT_OP_SFPSWAP(VC, VD, Mod1)                                                       \
+    TT_OP(0x92, TT_F(Mod1, 0, 4) + TT_F(VD, 4, 4) + TT_F(VC, 8, 4))
+#define TT_OP_SFPCONFIG(Imm16, VD, Mod1)                                                  \
+    TT_OP(0x91, TT_F(Mod1, 0, 4) + TT_F(VD, 4, 4) + TT_F(Imm16, 8, 16))
+#define TT_OP_SFPNOP TT_OP(0x8F, 0)
+
 /* ------------------------------------------------------------------------ */
 /* Pushing instructions (PushTensixInstruction.md)                           */
 /* ------------------------------------------------------------------------ */

@@ -11,6 +11,8 @@ Blackhole differences (the Blackhole table has no RWC page, so RWCs.md is the re
   ``ADDR_MOD_*_SEC0..7``; with no ``ADDR_MOD_SET_Base``, ``ExtraAddrModBit`` still adds 4 as on
   Wormhole, and an index past 7 (``AddrMod`` 4-7 with ``ExtraAddrModBit``) raises
   ``MissingSpecification`` (ttsim rejects any nonzero bias on Blackhole);
+* the Vector Unit's ``Sp`` (10 bits, as the ``uint10_t`` sums of BlackholeA0 SFPLOAD.md use it),
+  which only ``SFPLOAD`` / ``SFPSTORE`` with ``MOD0_FMT_INT32_ALL`` move;
 * it has ``ADDR_MOD_AB2_SEC{i}_SrcAIncr`` / ``_SrcBIncr`` (one bit each) that no page
   explains: applying an entry where one of them is set raises ``MissingSpecification``.
 
@@ -25,7 +27,7 @@ from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.events import MissingSpecification
 
 _WIDTH = {"Dst": 10, "Dst_Cr": 10, "SrcA": 6, "SrcA_Cr": 6, "SrcB": 6, "SrcB_Cr": 6,
-          "FidelityPhase": 2, "ExtraAddrModBit": 1}
+          "FidelityPhase": 2, "ExtraAddrModBit": 1, "Sp": 10}
 _MASK = {name: (1 << width) - 1 for name, width in _WIDTH.items()}
 
 
@@ -41,6 +43,7 @@ class RWCs:
     SrcB_Cr: int = 0
     FidelityPhase: int = 0
     ExtraAddrModBit: int = 0
+    Sp: int = 0  # Blackhole: the Vector Unit's Dst stack pointer (BlackholeA0 SFPLOAD.md, SFPSTORE.md)
 
     def __setattr__(self, name: str, value: int) -> None:
         self.__dict__[name] = value & _MASK[name]

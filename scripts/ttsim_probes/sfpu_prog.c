@@ -1,0 +1,18 @@
+/* sfpu_prog.c - push the Tensix words at L1 PROG (count at PROG-4) one by one with sw,
+ * waiting for the coprocessor every 16 words; used to compare tdbg with ttsim
+ * (scripts/sfpu_ttsim_fixture.py builds it with the kit and runs it under ttsim-run). */
+#include "tensix.h"
+#define PROG 0x40000u
+int main(void)
+{
+    volatile uint32_t *count = (volatile uint32_t *)(PROG - 4);
+    volatile uint32_t *words = (volatile uint32_t *)PROG;
+    uint32_t n = *count;
+    for (uint32_t i = 0; i < n; i++) {
+        TT_PUSH(words[i]);
+        if ((i & 15) == 15)
+            tdbg_wait_coprocessor_done();
+    }
+    tdbg_wait_coprocessor_done();
+    return 0;
+}
