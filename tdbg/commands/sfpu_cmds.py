@@ -46,10 +46,10 @@ def changes(before: dict[str, np.ndarray], after: dict[str, np.ndarray]) -> list
 
 def install(interp: Interpreter) -> None:
     """Snapshot the Vector Unit at every stop; after a step stop, say which lanes changed."""
-    hooks = interp.context.setdefault("stop_hooks", [])
-    if _on_stop not in hooks:  # type: ignore[operator]
-        hooks.append(_on_stop)  # type: ignore[union-attr]
-        interp.context["sfpu_stop"] = snapshot(interp)
+    hooks = interp.state.stop_hooks
+    if _on_stop not in hooks:
+        hooks.append(_on_stop)
+        interp.state.sfpu_stop = snapshot(interp)
 
 
 INIT_HOOKS.append(install)
@@ -57,10 +57,10 @@ INIT_HOOKS.append(install)
 
 def _on_stop(interp: Interpreter, stop: object) -> None:
     now = snapshot(interp)
-    before = interp.context.get("sfpu_stop")
-    interp.context["sfpu_stop"] = now
+    before = interp.state.sfpu_stop
+    interp.state.sfpu_stop = now
     if before is not None and getattr(stop, "kind", None) is StopKind.STEP:
-        for line in changes(before, now):  # type: ignore[arg-type]
+        for line in changes(before, now):
             interp.out(line)
 
 
@@ -113,7 +113,7 @@ def info_lregs(interp: Interpreter, args: str) -> None:
         views = [letter]
     regs = _parse_regs(text) if text.strip() else list(range(17))
     vu = interp.session.vector
-    before = interp.context.get("sfpu_stop")
+    before = interp.state.sfpu_stop
     changed = (before["lreg"] != vu.lreg) | (before["defined"] != vu.defined) if before else np.zeros_like(vu.defined, bool)  # type: ignore[index]
     for reg in regs:
         label = f"LReg[{reg}]" + (f" (constant {NAMES[reg]})" if reg in NAMES else "")

@@ -38,6 +38,7 @@ class ShellState:
     displays: dict[int, tuple[str | None, str]] = field(default_factory=dict)
     watch_expr: dict[int, str] = field(default_factory=dict)    # watchpoint number -> its text
     dst_stops: list[DstSnapshot | None] = field(default_factory=lambda: [None, None])
+    sfpu_stop: dict[str, np.ndarray] | None = None             # the Vector Unit at the last stop
     remap_shapes: dict[str, object] = field(default_factory=dict)
     # the input
     completion_line: str = ""          # the line being completed (for subcommand completers)
