@@ -107,6 +107,7 @@ class Session:
         self.current = "T0"
         self.breakpoints: dict[int, Breakpoint] = {}
         self.watchpoints: dict[int, Watch] = {}
+        self.watch_scopes: dict[int, tuple[str, int, int]] = {}  # watch -> (core, return pc, CFA)
         self.checkpoints: dict[int, Checkpoint] = {}
         self.debug_infos: dict[str, DebugInfo | None] = {}
         self.scheduler_locking = "off"
@@ -214,7 +215,9 @@ class Session:
         self.started = True
         only = self.current if self.scheduler_locking == "on" else None
         while True:
-            stop = self._focus(self.tile.run(only, limit))
+            stop = self._focus(self._scope_exit(self.tile.run(only, limit)))
+            if self._unchanged_write(stop):
+                continue
             if stop.kind is not StopKind.BREAKPOINT or self._breakpoint_stops(stop.core, stop.pc):
                 return stop
 
@@ -224,6 +227,23 @@ class Session:
         steps of a source-level step are not announced, only the stop the user sees."""
         for listener in list(self.stop_listeners):
             listener(stop)
+        return stop
+
+    def _unchanged_write(self, stop: Stop) -> bool:
+        """GDB reports a write watchpoint only when the value changed: a store of the same value
+        (seen after the access) does not stop the run."""
+        return (stop.kind is StopKind.WATCHPOINT and self.watch_after and stop.access is not None
+                and stop.access.write and stop.old == stop.new and not stop.watch.dst_rows)
+
+    def _scope_exit(self, stop: Stop) -> Stop:
+        """A core that reached the return address of a frame whose local a watchpoint watches,
+        with that frame gone: the watchpoint is deleted and the run stops (GDB's "left the
+        block in which its expression is valid")."""
+        for number, (core, pc, cfa) in list(self.watch_scopes.items()):
+            if stop.core == core and stop.pc == pc and self.tile.cores[core].reg(2) >= cfa:
+                watch = self.watchpoints[number]
+                self.delete(number)
+                return Stop(StopKind.SCOPE, core, stop.pc, watch=watch)
         return stop
 
     def _focus(self, stop: Stop) -> Stop:
@@ -255,7 +275,7 @@ class Session:
                 stop = self.tile.run_others_until_ready(core.name)
                 if stop is not None:
                     return self._focus(stop)
-            stop = self._focus(self.tile.classify_step(core, core.step()))
+            stop = self._focus(self._scope_exit(self.tile.classify_step(core, core.step())))
             if stop.kind is not StopKind.BLOCKED or self.scheduler_locking != "off":
                 return stop
 
@@ -310,9 +330,12 @@ class Session:
         core.set_breakpoints(user | set(targets))
         try:
             while True:
-                stop = self.tile.run(only)
+                stop = self._scope_exit(self.tile.run(only))
                 if stop.kind is not StopKind.BREAKPOINT:
-                    return self._focus(stop), False
+                    stop = self._focus(stop)
+                    if self._unchanged_write(stop):
+                        continue
+                    return stop, False
                 if stop.core != name or stop.pc in user:
                     if self._breakpoint_stops(stop.core, stop.pc):
                         return self._focus(stop), False
@@ -449,7 +472,12 @@ class Session:
         if length <= 0:
             raise SessionError("Cannot watch zero bytes.")
         owner = self.current if self.core.owns_private(address) else None
-        return self._add_watch(Watch(self._take_number(), address, length, kind, core=owner))
+        watch = self._add_watch(Watch(self._take_number(), address, length, kind, core=owner))
+        frames = self.frames() if self.tile.image(self.current) else []
+        if len(frames) > 1 and frames[0].sp <= address < frames[0].cfa:  # a local of this frame
+            self.watch_scopes[watch.number] = (self.current, frames[1].pc, frames[0].cfa)
+            self._sync_breakpoints()
+        return watch
 
     def watch_dst_row(self, row: int, kind: str = "write") -> Watch:
         """Watch ``Dst`` row ``row`` in the view the current core's window uses (Dst32b for
@@ -484,6 +512,8 @@ class Session:
             del self.breakpoints[number]
             self._sync_breakpoints()
         elif number in self.watchpoints:
+            if self.watch_scopes.pop(number, None):
+                self._sync_breakpoints()
             watch = self.watchpoints.pop(number)
             self.tile.watches.remove(watch)
             for core in self.tile.cores.values():
@@ -497,9 +527,12 @@ class Session:
         return number
 
     def _sync_breakpoints(self) -> None:
+        """Each core's exits: its enabled breakpoint locations and the return addresses where
+        a watched local's frame ends."""
         for name, core in self.tile.cores.items():
             core.set_breakpoints({bp.locations[name] for bp in self.breakpoints.values()
-                                  if bp.enabled and name in bp.locations})
+                                  if bp.enabled and name in bp.locations}
+                                 | {pc for core_name, pc, _ in self.watch_scopes.values() if core_name == name})
 
     @contextmanager
     def on_core(self, name: str) -> Iterator[Core]:

@@ -49,7 +49,8 @@ def run(sh: tuple[Interpreter, list[str]], *lines: str) -> str:
 def test_help_info_lists_the_subcommands() -> None:
     lines = run(shell(DEMO), "help info").splitlines()
     at = lines.index("List of info subcommands:")
-    assert "info breakpoints, info b, info break, info watchpoints -- List breakpoints and watchpoints with their hit counts, conditions and commands." in lines
+    assert "info breakpoints, info b, info break -- List breakpoints and watchpoints with their hit counts, conditions and commands." in lines
+    assert "info watchpoints -- List the watchpoints only, as 'info breakpoints' shows them." in lines
     assert any(line.startswith("info frame, info f -- ") for line in lines[at:])
     assert lines[-1] == 'Type "help info" followed by info subcommand name for full documentation.'
 

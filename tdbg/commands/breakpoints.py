@@ -189,12 +189,22 @@ def awatch_cmd(interp: Interpreter, args: str) -> None:
     _watch(interp, args, "access")
 
 
-@info_command("breakpoints", aliases=("b", "break", "watchpoints"), usage="info breakpoints", help="List breakpoints and watchpoints with their hit counts, conditions and commands.", example="info breakpoints")
+@info_command("breakpoints", aliases=("b", "break"), usage="info breakpoints", help="List breakpoints and watchpoints with their hit counts, conditions and commands.", example="info breakpoints")
 def info_breakpoints(interp: Interpreter, args: str) -> None:
     s = interp.session
-    rows = sorted([*s.breakpoints.values(), *s.watchpoints.values()], key=lambda b: b.number)
+    _listing(interp, [*s.breakpoints.values(), *s.watchpoints.values()], "No breakpoints or watchpoints.")
+
+
+@info_command("watchpoints", usage="info watchpoints", help="List the watchpoints only, as 'info breakpoints' shows them.", example="info watchpoints")
+def info_watchpoints(interp: Interpreter, args: str) -> None:
+    _listing(interp, list(interp.session.watchpoints.values()), "No watchpoints.")
+
+
+def _listing(interp: Interpreter, items: list, empty: str) -> None:
+    s = interp.session
+    rows = sorted(items, key=lambda b: b.number)
     if not rows:
-        interp.out("No breakpoints or watchpoints.")
+        interp.out(empty)
         return
     interp.out("Num     Type           Disp Enb Address    What")
     exprs = interp.state.watch_expr
@@ -220,6 +230,6 @@ def info_breakpoints(interp: Interpreter, args: str) -> None:
                 interp.out(f"        {line}")
         else:
             kind = {"write": "hw watchpoint", "read": "read watchpoint", "access": "acc watchpoint"}[item.kind]
-            interp.out(f"{item.number:<7} {kind:<14} keep y              {exprs.get(item.number, hex(item.address))}")  # type: ignore[union-attr]
+            interp.out(f"{item.number:<7} {kind:<14} keep y              {exprs.get(item.number, hex(item.address))}")
             if item.hits:
                 interp.out(f"\tbreakpoint already hit {item.hits} time{'s' if item.hits != 1 else ''}")

@@ -62,6 +62,11 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
         interp.out(f"[{thread_label(interp, stop.core)} {stop.detail.split(' ', 1)[1]}]")
     elif kind is StopKind.EXITED:
         interp.out(exit_line(interp))
+    elif kind is StopKind.SCOPE:
+        interp.out("")
+        interp.out(f"Watchpoint {stop.watch.number} deleted because the program has left the block in")
+        interp.out("which its expression is valid.")
+        interp.out(where)
     elif kind is StopKind.DEADLOCK:
         interp.out("")
         interp.out("Program stopped: deadlock: no core can run.")

@@ -23,6 +23,7 @@ class StopKind(str, Enum):
     EXITED = "exited"          # every core with firmware has exited or parked
     DEADLOCK = "deadlock"      # no core can run and some wait: detail names every wait
     PREEMPTED = "preempted"    # the core used up its turn (internal to the tile's run)
+    SCOPE = "watchpoint scope" # a watchpoint on a local was deleted: its frame returned
 
 
 @dataclass(frozen=True)
