@@ -1,10 +1,10 @@
-"""Disassembly as GDB prints it: RV32IM in binutils' syntax and aliases, absolute branch and call
-targets with <symbol+offset>, the address an auipc/lui pair forms as a comment, ``disassemble``
-with /r, /s and /m, ``x/i``.
+"""Disassembly as GDB prints it: capstone's decode of RV32IM spelled in binutils' syntax and
+aliases, absolute branch and call targets with <symbol+offset>, the address an auipc/lui pair
+forms as a comment, ``disassemble`` with /r, /s and /m, ``x/i``.
 
 Expected text is gdb-multiarch 13's for the same words (kept here for the cases below); where
-gdb-multiarch is installed, thousands of random words and whole functions are compared with it
-directly."""
+gdb-multiarch is installed, thousands of random words, the privileged and fence encodings, runs
+of lui/auipc and their uses, and whole functions are compared with it directly."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import capstone
 import pytest
 
 from tdbg.commands import Interpreter
-from tdbg.disasm import Disassembler, disassemble
+from tdbg.disasm import _NOT_IN_CAPSTONE, Disassembler, disassemble
 from tdbg.emu.toolchain import build, firmware_dir
 from tdbg.session import Session
 from tdbg.tensix.profile import BLACKHOLE
@@ -49,6 +50,24 @@ ISA = BLACKHOLE.isa
     (0x0, 0x30002573, ".4byte\t0x30002573"),           # no Zicsr in rv32i_m: as GDB shows it
     (0x0, 0x00402583, "lw\ta1,4(zero) # 0x4"),         # an address from zero (or tp): a comment
     (0x0, 0xFE020413, "add\ts0,tp,-32 # 0xffffffe0"),
+    (0x0, 0x00000093, "li\tra,0"),                     # capstone's "mv ra, zero"
+    (0x0, 0x00110067, "jr\t1(sp)"),                    # capstone's "jalr zero, sp, 1"
+    (0x0, 0xD80C07E7, "jalr\ta5,-640(s8)"),
+    (0x0, 0x00A080E7, "jalr\t10(ra)"),
+    (0x6088, 0xFCBD04EF, "jal\ts1,0xfffd7052"),
+    (0x0, 0x02059593, "sll\ta1,a1,0x20"),              # shamt bit 5 unchecked on RV32, as binutils
+    (0x0, 0x8330000F, "fence.tso"),
+    (0x0, 0x0000100F, ".4byte\t0x100f"),              # fence.i: no Zifencei in rv32i_m
+    (0x0, 0x0757AEAF, ".4byte\t0x757aeaf"),           # capstone: amoadd.w.aqrl (no A in rv32i_m)
+    (0x0, 0x0004A387, ".4byte\t0x4a387"),             # capstone: flw (no F)
+    (0x0, 0xE60F9AF3, ".4byte\t0xe60f9af3"),          # capstone: csrrw (no Zicsr)
+    (0x0, 0x10500073, "wfi"),
+    (0x0, 0x30200073, "mret"),
+    (0x0, 0x12A00073, "sfence.vma\tzero,a0"),
+    (0x0, 0x10450073, "sfence.vm\ta0"),               # binutils only (capstone cannot decode it)
+    (0x0, 0x20200073, "hret"),
+    (0x0, 0x7B200073, "dret"),
+    (0x0, 0x7B208073, ".4byte\t0x7b208073"),
 ])
 def test_words_read_as_gdb_reads_them(address: int, word: int, text: str) -> None:
     assert disassemble(address, word, ISA).render() == text
@@ -62,6 +81,25 @@ def test_auipc_pairs_name_their_address_once() -> None:
         "jalr\t1168(ra) # 0x66cc <compiler_rt.addf3.__addsf3>"
     assert decode(0x6244, 0x490080E7).render() == "jalr\t1168(ra)"  # used up
     assert disassemble(0x6240, 0x490080E7, ISA).render() == "jalr\t1168(ra)"
+
+
+def test_comments_follow_binutils_quirks() -> None:
+    """gdb-multiarch's ``disassemble`` of these words: lui to zero forms no address (one from zero
+    is its offset), and jalr imm(tp) after lui tp shows the offset (binutils asks twice more)."""
+    words = [0x12345037, 0x00005003, 0x00020237, 0x0E9200E7, 0x00020237, 0x000200E7, 0x12345237,
+             0x00420203, 0x00020237, 0x00A20213]
+    decode = Disassembler(ISA)
+    assert [decode(0x604C + 4 * i, w).render() for i, w in enumerate(words)] == [
+        "lui\tzero,0x12345", "lhu\tzero,0(zero) # 0x0", "lui\ttp,0x20", "jalr\t233(tp) # 0xe9", "lui\ttp,0x20",
+        "jalr\ttp # 0x20000", "lui\ttp,0x12345", "lb\ttp,4(tp) # 0x12345004", "lui\ttp,0x20",
+        "add\ttp,tp,10 # 0x2000a"]
+
+
+def test_words_spelled_without_capstone_are_ones_it_cannot_decode() -> None:
+    """The special case stays only while capstone cannot decode its words."""
+    cs = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)
+    assert len(_NOT_IN_CAPSTONE) == 34
+    assert all(not list(cs.disasm(w.to_bytes(4, "little"), 0)) for w in _NOT_IN_CAPSTONE)
 
 
 def test_x_i_and_disassemble_show_targets_with_symbols() -> None:
@@ -86,6 +124,21 @@ def gdb_batch(elf: Path, *commands: str) -> str:
     return subprocess.run(args + [str(elf)], capture_output=True, text=True, timeout=120).stdout
 
 
+def words_elf(tmp_path: Path, words: list[int]) -> tuple[Path, int]:
+    """An ELF whose symbol ``words`` holds ``words``, and that symbol's address."""
+    source = tmp_path / "words.c"
+    source.write_text('__asm__(".text\\n.globl words\\nwords:\\n'
+                      + "".join(f".word 0x{w:08x}\\n" for w in words) + '");\nint main(void) { return 0; }\n')
+    elf = build(source)
+    return elf, Session(elf).symbol("words").addr
+
+
+def gdb_text(line: str) -> str:
+    """An instruction line of GDB's, without its address and symbol names (compared on real
+    firmware below)."""
+    return re.sub(r" <[^>]*>", "", line.split(":\t", 1)[1])
+
+
 @needs_gdb
 def test_random_words_match_gdb(tmp_path: Path) -> None:
     rng = random.Random(13)
@@ -100,18 +153,57 @@ def test_random_words_match_gdb(tmp_path: Path) -> None:
         if rng.random() < 0.2:
             w = (w & 0x000FFFFF) | (rng.choice([0, 1, 0xFFF, 0xFF, 0x400]) << 20)
         words.append(w)
-    source = tmp_path / "words.c"
-    source.write_text('__asm__(".text\\n.globl words\\nwords:\\n'
-                      + "".join(f".word 0x{w:08x}\\n" for w in words) + '");\nint main(void) { return 0; }\n')
-    elf = build(source)
-    session = Session(elf)
-    base = session.symbol("words").addr
+    assert_x_i_matches_gdb(tmp_path, words)
+
+
+@needs_gdb
+def test_system_and_fence_encodings_match_gdb(tmp_path: Path) -> None:
+    """Every 12-bit immediate of SYSTEM with funct3 0 and of FENCE/FENCE.I (the privileged
+    instructions, binutils-only ones included, and every fence set), rd and rs1 zero and not."""
+    rng = random.Random(5)
+    words = []
+    for top in range(4096):
+        words += [top << 20 | 0x73, top << 20 | rng.getrandbits(5) << 15 | 0x73, top << 20 | 0x0F,
+                  top << 20 | 1 << 12 | 0x0F, top << 20 | rng.getrandbits(13) << 7 | 0x0F]
+    words += [0x10400073 | r << 15 for r in range(32)]
+    assert_x_i_matches_gdb(tmp_path, words)
+
+
+def assert_x_i_matches_gdb(tmp_path: Path, words: list[int]) -> None:
+    elf, base = words_elf(tmp_path, words)
     lines = gdb_batch(elf, f"x/{len(words)}i words").splitlines()
     assert len(lines) == len(words)
-    strip = re.compile(r" <[^>]*>")  # symbol names: compared on real firmware below
     for i, (word, line) in enumerate(zip(words, lines)):
-        expected = strip.sub("", line.split(":\t", 1)[1])
-        assert disassemble(base + 4 * i, word, ISA).render() == expected, f"{word:#010x}"
+        assert disassemble(base + 4 * i, word, ISA).render() == gdb_text(line), f"{word:#010x}"
+
+
+@needs_gdb
+def test_address_comments_over_a_run_match_gdb(tmp_path: Path) -> None:
+    """One ``disassemble`` of lui/auipc into a few registers and loads, stores, addi and jalr
+    from them (and from tp and zero): GDB's comments, consumed as binutils consumes them."""
+    rng = random.Random(7)
+    regs = [0, 1, 4, 5, 10, 11]
+    words = []
+    for _ in range(3000):
+        kind, rd, rs, imm = rng.random(), rng.choice(regs), rng.choice(regs), rng.getrandbits(12)
+        if kind < 0.3:
+            words.append(rng.getrandbits(20) << 12 | rd << 7 | rng.choice([0x37, 0x17]))     # lui, auipc
+        elif kind < 0.45:
+            words.append(imm << 20 | rs << 15 | rng.choice([0, 1, 2, 4, 5]) << 12 | rd << 7 | 0x03)
+        elif kind < 0.55:
+            words.append((imm >> 5) << 25 | rd << 20 | rs << 15 | rng.choice([0, 1, 2]) << 12 | (imm & 31) << 7 | 0x23)
+        elif kind < 0.75:
+            words.append(rng.choice([imm, 0]) << 20 | rs << 15 | rng.choice([0, 0, 2, 4, 7]) << 12 | rd << 7 | 0x13)
+        elif kind < 0.9:
+            words.append(rng.choice([imm, 0]) << 20 | rs << 15 | rd << 7 | 0x67)             # jalr
+        else:
+            words.append((rng.getrandbits(32) | 3) & ~0x10)
+    elf, base = words_elf(tmp_path, words)
+    lines = gdb_batch(elf, f"disassemble words,+{4 * len(words)}").splitlines()[1:-1]
+    assert len(lines) == len(words) and sum(" # " in line for line in lines) > 500
+    decode = Disassembler(ISA)
+    for i, (word, line) in enumerate(zip(words, lines)):
+        assert decode(base + 4 * i, word).render() == gdb_text(line), f"{i}: {word:#010x}"
 
 
 @needs_gdb
