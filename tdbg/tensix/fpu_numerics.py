@@ -13,9 +13,16 @@ fidelity-bit functions and ``ReadSrcInt8``; the rest by the type layouts of ``Sr
   pages add that hardware may fuse, reorder or change precision; that is not modelled.
 * Outputs: the Matrix Unit never writes -0 or a denormal, so those become +0; a magnitude too
   large for FP32 / BF16 becomes exponent 255 with mantissa 0, for FP16 exponent 31 with
-  mantissa 1023 (FloatBitPatterns.md).  ``RoundToBF16`` / ``RoundToFP16`` are not defined by any
-  page: a result they would have to round raises ``MissingSpecification``, as does a NaN
-  (``inf - inf``), whose handling the pages leave open.
+  mantissa 1023 (FloatBitPatterns.md).  A NaN (``inf - inf``), whose handling the pages leave
+  open, raises ``MissingSpecification``.
+* ``RoundToBF16`` / ``RoundToFP16`` (named by ELWADD.md, ELWMUL.md, MVMUL.md; defined by no page)
+  round the float32 result's magnitude to nearest with ties away from zero: add half a unit of
+  the last kept place, truncate.  Measured with ttsim v1.10.0 (FACTS.md section 9, probes
+  ``elwadd_one.c`` / ``elwadd_bf16_fw.c``): SrcA 1.0 + SrcB BF16 0x3B81 stores BF16 0x3F81
+  (DstBits 0x017F); ttsim's 16-bit paths round this way (tensix.cpp fpu_accum_normalize_encode).
+  Where ttsim's datapath differs from the pages before that final rounding (it aligns the
+  operands' mantissas to the largest exponent, rounding each, and drops 13 low bits of each term
+  when the Dst is 16-bit), tdbg stays with the pages' float32 arithmetic ("a rough guide").
 * Integers: ``ReadSrcInt8``, sign-magnitude Integer "32" in ``Dst`` and a saturating add that
   clamps at +-(2**31 - 1).
 """
@@ -97,39 +104,42 @@ def write_dst_fp32(x: np.ndarray, page: str) -> np.ndarray:
     return formats.ieee_to_dst32(bits)
 
 
+def round_to_bf16(x: np.ndarray) -> np.ndarray:
+    """``RoundToBF16`` (module docstring): IEEE BF16 bits of float32 ``x`` rounded to nearest,
+    ties away from zero; a carry out of the top exponent gives infinity; zeros are +0."""
+    u = ftz(np.asarray(x, dtype=F32)).view(np.uint32).astype(np.int64)
+    mag = ((u & 0x7FFFFFFF) + 0x8000) >> 16
+    mag = np.minimum(mag, 0x7F80)
+    return np.where(mag == 0, 0, ((u >> 31) << 15) | mag).astype(np.uint16)
+
+
 def write_dst_bf16(x: np.ndarray, page: str) -> np.ndarray:
-    """``WriteDstBF16(RoundToBF16(x))`` where no rounding is needed: Dst16b bits."""
+    """``WriteDstBF16(RoundToBF16(x))``: Dst16b bits."""
     x = ftz(np.asarray(x, dtype=F32))
     _check_nan(x, page)
-    u = np.where(x == 0, np.uint32(0), x.view(np.uint32)).astype(np.uint32)
-    if np.any((u & 0xFFFF) != 0):
-        raise MissingSpecification(f"{page}: RoundToBF16 is not defined and the result needs rounding to BF16")
-    return formats.ieee_to_dst16_bf16(u >> 16)
-
-
-_FP16_MAX = 131008.0
-_FP16_MIN = 2.0**-14
+    return formats.ieee_to_dst16_bf16(round_to_bf16(x))
 
 
 def write_dst_fp16(x: np.ndarray, page: str) -> np.ndarray:
-    """``WriteDstFP16(RoundToFP16(x))`` where no rounding is needed: Dst16b FP16 bits.
+    """``WriteDstFP16(RoundToFP16(x))``: Dst16b FP16 bits (sign 15, mantissa 14:5, exponent 4:0).
 
-    Magnitudes below 2**-14 are FP16 denormals and flush to +0; 2**17 and up (inf included)
-    give the saturated pattern (exponent 31, mantissa 1023)."""
+    The magnitude rounds to 11 significant bits, ties away from zero (module docstring); a
+    result below 2**-14 after rounding (an FP16 denormal) flushes to +0, one above the largest
+    finite FP16 (exponent 31 is finite in Dst) saturates to exponent 31, mantissa 1023."""
     x = np.asarray(x, dtype=F32)
     _check_nan(x, page)
     a = np.abs(x.astype(np.float64))
-    sign = (np.signbit(x) & (a >= _FP16_MIN)).astype(np.uint32)
-    big = a >= 2.0**17
-    normal = (a >= _FP16_MIN) & ~big
-    frac, e = np.frexp(np.where(normal, a, 1.0))  # a = frac * 2**e, frac in [0.5, 1)
-    e = e.astype(np.int64) - 1
-    man = np.where(normal, frac * 2048 - 1024, 0)
-    if np.any(normal & ((man != np.floor(man)) | (a > _FP16_MAX))):
-        raise MissingSpecification(f"{page}: RoundToFP16 is not defined and the result needs rounding to FP16")
-    exp5 = np.where(big, 31, np.where(normal, e + 15, 0)).astype(np.uint32)
-    man10 = np.where(big, 1023, man).astype(np.uint32)
-    return ((sign << 15) | (man10 << 5) | exp5).astype(np.uint16)
+    frac, e = np.frexp(np.where(a > 0, a, 1.0))  # a = frac * 2**e, frac in [0.5, 1)
+    sig = np.floor(frac * 2048 + 0.5)           # 11 significant bits, ties away from zero
+    e = e.astype(np.int64) - 1 + (sig == 2048)
+    sig = np.where(sig == 2048, 1024, sig)
+    exp5 = e + 15
+    zero = (a == 0) | (exp5 <= 0)
+    big = np.isinf(a) | (exp5 > 31)
+    sign = (np.signbit(x) & ~zero).astype(np.uint32)
+    exp_out = np.where(big, 31, np.where(zero, 0, exp5)).astype(np.uint32)
+    man_out = np.where(big, 1023, np.where(zero, 0, sig - 1024)).astype(np.uint32)
+    return ((sign << 15) | (man_out << 5) | exp_out).astype(np.uint16)
 
 
 def srca_fidelity_bits(x: np.ndarray, phase: int) -> np.ndarray:
