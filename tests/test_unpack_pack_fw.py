@@ -107,3 +107,25 @@ def test_tt_llk_datacopy_writes_expected_bin() -> None:
         assert s.read_memory(mailbox, 1) == b"\xff"
     assert s.read_memory(0x50000, 2048) == (DATACOPY / "expected.bin").read_bytes()
     print(f"datacopy: {elapsed * 1e3:.1f} ms")
+
+
+def test_reverse_stepi_puts_back_the_l1_a_pacr_wrote() -> None:
+    a, exps, data = inputs()
+    s = Session({f"T{i}": FW / f"eltwise_t{i}.c" for i in range(3)})
+    s.write_memory(0x30000, a.astype("<u2").tobytes())
+    s.write_memory(0x40000, np.concatenate([exps, data]).astype(np.uint8).tobytes())
+    s.break_at("pack_tile", thread="T2")
+    assert s.cont().kind is StopKind.BREAKPOINT      # the FP32 tile
+    assert s.cont().kind is StopKind.BREAKPOINT      # the BFP8 tile: its PACRs run as pushed
+    s.select_core("T2")
+    before = s.read_memory(0x52000, 1088)
+    for _ in range(200):                      # into pack_tile, until a PACR has written L1
+        s.stepi()
+        if s.read_memory(0x52000, 1088) != before:
+            break
+    written = s.read_memory(0x52000, 1088)
+    assert written != before
+    s.reverse_stepi()
+    assert s.read_memory(0x52000, 1088) == before
+    s.stepi()
+    assert s.read_memory(0x52000, 1088) == written

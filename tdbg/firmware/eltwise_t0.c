@@ -31,6 +31,8 @@
                     /* REG5 Dest_cntx0_address 84 (bits 15:0), Tile_x_dim_cntx0 86 (bits 15:0)      */
 #define SEC1 112u   /* THCON_SEC1 (unpacker 1): the same words, 48 further on                        */
 
+volatile uint32_t results[1];   /* [0]: faces unpacked from each input */
+
 static void cfg(uint32_t addr32, uint32_t value) { tdbg_cfg_write(0, addr32, value); }
 
 /* A face of 256 datums per XY plane, four planes (faces): TileDescriptor (UNPACR_Regular.md,
@@ -63,5 +65,6 @@ int main(void)
         TTI(TT_OP_UNPACR(1, 0, 0, 0, 1, 1, 1, 1));   /* B's face -> SrcB, next face */
     }
     tdbg_wait_coprocessor_done();
+    results[0] = 4;
     return 0;
 }

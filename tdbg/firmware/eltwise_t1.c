@@ -1,6 +1,8 @@
 /* eltwise_t1.c: the math thread of the three-core eltwise kernel (see eltwise_t0.c). */
 #include "tensix.h"
 
+volatile uint32_t results[1];   /* [0]: faces added */
+
 #define ELWADD_ROWS(dst, flip) TT_OP_ELWADD((dst), 0, 0, 0, 0, (flip), (flip))
 
 int main(void)
@@ -17,5 +19,6 @@ int main(void)
     }
     TTI(TT_OP_SEMPOST(1u << 2));                                        /* the tile is in Dst */
     tdbg_wait_coprocessor_done();
+    results[0] = 4;
     return 0;
 }

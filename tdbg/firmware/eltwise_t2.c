@@ -7,6 +7,8 @@
 #define BF16 5u
 #define BFP8 6u
 
+volatile uint32_t results[1];   /* [0]: tiles packed */
+
 static void cfg(uint32_t addr32, uint32_t value) { tdbg_cfg_write(0, addr32, value); }
 
 /* THCON_SEC0_REG1 word 70: Disable_zero_compress 0, Out_data_format 7:4, In_data_format 11:8. */
@@ -19,7 +21,7 @@ static void packer_formats(uint32_t out_fmt, uint32_t out_addr, uint32_t exp_sec
 
 /* tt-llk's pack MOP for one tile: four PACRs per face (each four Dst rows, all read
  * interfaces), ADDR_MOD_PACK_SEC2 moves to the next face, SEC1 ends the tile with Last. */
-static void pack_tile(void)
+__attribute__((noinline)) static void pack_tile(void)   /* a function to break in */
 {
     for (int face = 0; face < 3; face++) {
         TTI(TT_OP_PACR(0, 0, 0, 0, 0));
@@ -54,5 +56,6 @@ int main(void)
     pack_tile();                        /* Dst rows 64..127 (A) as BFP8 */
     TTI(TT_OP_SEMGET(1u << 2));
     tdbg_wait_coprocessor_done();
+    results[0] = 2;
     return 0;
 }

@@ -151,6 +151,7 @@ class Coprocessor:
         self.state = state
         self.on_l1_access = on_l1_access
         self._l1_access: list[tuple[int, int, bool]] = []
+        self.l1_journal: list[tuple[int, bytes]] | None = None  # (start, old bytes) of each L1 write, when kept
         self.isa = state.profile.isa
         self._bound: dict[int, Bound] = {}
         self._frontend_ops = {self.isa.encoding(m).opcode for m in ("MOP", "MOP_CFG", "REPLAY")}
@@ -365,6 +366,8 @@ class Coprocessor:
     def write_l1(self, start: int, data: np.ndarray) -> None:
         """Write bytes to L1 for the running instruction (reported to ``on_l1_access``)."""
         self._check_l1(start, len(data), "L1 write")
+        if self.l1_journal is not None:
+            self.l1_journal.append((start, self.state.l1[start:start + len(data)].tobytes()))
         self.state.l1[start:start + len(data)] = data
         self._l1_access.append((start, start + len(data), True))
 
