@@ -48,7 +48,7 @@ import numpy as np
 
 from tdbg.tensix import packer as conversion
 from tdbg.tensix.adcs import PACKERS, W, X, Y, Z
-from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnimplementedFunctionality
+from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.packer import Floats, Ints, PackerConfig
 
 if TYPE_CHECKING:
@@ -502,3 +502,50 @@ def _advance(cop: Coprocessor, thread: int, adc: int, f: dict[str, int]) -> None
 def clrexphist(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``CLREXPHIST`` (CLREXPHIST.md): reset the exponent histogram."""
     cop.state.packer.histogram.reset()
+
+
+# -- status (``info pack``) ------------------------------------------------------------------------
+
+def status(cop: Coprocessor, thread: int) -> list[tuple[str, str]]:
+    """The packer as thread ``thread`` sees it: configuration decoded by field name, where a
+    PACR with every read interface and AddrMode 0 would read and write, the streams, the ADCs."""
+    state, ps = cop.state, cop.state.packer
+    lines: list[tuple[str, str]] = []
+    try:
+        c = read_config(cop, thread)
+    except TensixEvent as event:
+        c = None
+        lines.append(("configuration", f"a PACR would stop: {event}"))
+    if c is not None:
+        try:
+            lines.append(("conversion", c.conversion.describe()))
+        except TensixEvent as event:
+            lines.append(("conversion", f"a PACR would stop: {event}"))
+        lines.append(("Dst reads", f"{'Dst32b' if c.read_32b else 'Dst16b'}, base {c.base0:#x}, strides X {c.x_stride} "
+                      f"Y {c.y_stride} Z {c.z_stride} W {c.w_stride} (bytes), DEST_TARGET_REG_CFG_PACK_SEC0_Offset {c.dst_offset}"))
+        try:
+            idx, _ = _positions(cop, c, thread, {"Flush": 0, "ZeroWrite": 0, "ReadIntfSel": 0})
+            rows = np.unique(idx >> 4)
+            lines.append(("next PACR", f"{len(idx)} datums from Dst rows {', '.join(str(int(r)) for r in rows)}"))
+        except TensixEvent as event:
+            lines.append(("next PACR", f"would stop: {event}"))
+        if ps.data_needs_new:
+            addr = _new_address(cop, c, thread)
+            exp = f", exponents at {(addr & 0x1FFFF) << 4:#x}" if c.out_fmt & 2 else ""
+            data = addr + (c.exp_section_size if c.out_fmt & 2 else 0)
+            lines.append(("output", f"a new tile: data at {(data & 0x1FFFF) << 4:#x}{exp} (L1_Dest_addr {c.l1_dest_addr:#x})"))
+        else:
+            exp = f", exponents continue at {ps.exp_address:#x}" if c.out_fmt & 2 else ""
+            lines.append(("output", f"continues at {ps.data_address:#x}{exp} (until a Last or Flush PACR)"))
+        masks = ", ".join(f"SEC{i} {m:#06x}" for i, m in enumerate(c.edge_masks))
+        lines.append(("edge masks", f"{masks}; row set {c.edge_select}; {'-inf' if c.edge_mode else 'zero'} where masked"))
+        relu = ("off", "x <= 0 -> 0", f"x <= {c.relu_threshold} -> 0", f"clamp to 0..{c.relu_threshold}")[c.relu_mode]
+        lines.append(("stages", f"ReLU {relu}; exponent threshold "
+                      + (str(c.exp_threshold) if c.exp_threshold_en else "off")
+                      + f"; downsample mask {c.downsample_mask:#06x}; L1 accumulation {'on' if c.l1_acc else 'off'}"))
+    lines.append(("tile position", f"X {ps.tpg[0]}, Y {ps.tpg[1]}, Z {ps.tpg[2]}; exponent histogram max {ps.histogram.max_exponent}"))
+    for ch in (0, 1):
+        vals = " ".join(f"{'XYZW'[d]}={state.adcs.get(thread, PACKERS, ch, d)}" for d in range(4))
+        crs = " ".join(f"{'XYZW'[d]}_Cr={int(state.adcs.cr[thread, PACKERS, ch, d])}" for d in range(4))
+        lines.append((f"ADC T{thread} Channel[{ch}]", f"{vals}  {crs}"))
+    return lines

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from tdbg.tensix.adcs import UNPACKER0, UNPACKER1, W, X, Y, Z
-from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnimplementedFunctionality
+from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.src import MASK19, SrcClient
 
 if TYPE_CHECKING:
@@ -372,25 +372,30 @@ def unpacr_wait(cop: Coprocessor, thread: int, f: dict[str, int]) -> str | None:
     return None
 
 
-def unpacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
-    """``UNPACR`` (UNPACR_Regular.md, UNPACR_IncrementContextCounter.md, UNPACR_FlushCache.md)."""
-    state = cop.state
+class Plan(NamedTuple):
+    """Where one ``UNPACR`` reads: its context, configuration, datums and L1 bit addresses."""
+
+    context: int
+    which_adc: int
+    config: UnpackConfig
+    first: int                       # FirstDatum
+    width: int                       # datum bits
+    bit_addr: np.ndarray             # per datum
+    exp_addr: np.ndarray | None      # per datum, BFP from L1
+
+
+def plan(cop: Coprocessor, thread: int, f: dict[str, int]) -> Plan:
+    """The input side of UNPACR_Regular.md's model: context, first datum, datum count, input
+    addresses (the BFP exponent section, ``Tileize_mode``'s row stride, the FIFO wrap)."""
     which = f["WhichUnpacker"]
-    if f["CfgContextCntInc"]:
-        _increment_context_counter(cop, thread, which)
-        return
-    if f["SearchCacheFlush"]:
-        return  # UNPACR_FlushCache.md: the cache is not modelled
-    if f["srcb_bcast"]:
-        raise MissingSpecification("UNPACR: Blackhole's srcb_bcast (no page describes it)")
-    if f["RowSearch"]:
-        raise UnimplementedFunctionality(f"{PAGE}: RowSearch (decompression row search) is not modelled")
     multi = bool(f["MultiContextMode"])
     context, which_adc = context_of(cop, thread, f)
     c = read_config(cop, thread, which, multi, context)
     if not c.uncompressed:
         raise UnimplementedFunctionality(f"{PAGE}: decompression (IsUncompressed false) is not modelled")
-    adcs = state.adcs
+    if c.in_fmt not in DATUM_BITS:
+        raise UndefinedBehavior(f"{PAGE}: InDataFormat {c.in_fmt} is not a data type")
+    adcs = cop.state.adcs
     unit = UNPACKER1 if which else UNPACKER0
     x_pos = adcs.get(which_adc, unit, 0, X)
     y_pos = adcs.get(which_adc, unit, 0, Y)
@@ -398,12 +403,10 @@ def unpacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     z, w = adcs.get(thread, unit, 0, Z), adcs.get(thread, unit, 0, W)
     first = ((w * c.z_dim + z) * c.y_dim + y_pos) * c.x_dim + x_pos
     count = max(x_end - x_pos, 0)
-    if c.in_fmt not in DATUM_BITS:
-        raise UndefinedBehavior(f"{PAGE}: InDataFormat {c.in_fmt} is not a data type")
     width = DATUM_BITS[c.in_fmt]
     in_addr = (c.base + (c.offset & 0xFFFF) + 1 + c.digest_size) * 16
+    exp_start = in_addr
     bfp = c.in_fmt in BFP_FORMATS
-    exp_addr = in_addr
     if bfp and not c.force_shared_exp and (c.in_fmt in (BFP8, BFP8A) or not c.no_bfp_exp_section):
         exponents = -(-(c.x_dim * c.y_dim * c.z_dim * c.w_dim) // 16)
         in_addr += -(-exponents // 16) * 16
@@ -422,30 +425,50 @@ def unpacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     if (c.tileize or c.transpose) and start_bits % 128:
         raise UndefinedBehavior(f"{PAGE}: Tileize_mode / Transpose need InAddr_Datums 16-byte aligned")
     bit_addr = start_bits + (i % row_len) * width + (i // row_len) * stride_bits
+    exp_addr = None
     if c.fifo_size:
         bit_addr = wrap(bit_addr >> 3) * 8 + (bit_addr & 7)
-    l1 = state.l1
-    if count and (bit_addr.min() < 0 or (bit_addr.max() + width + 7) // 8 > min(L1_LIMIT, len(l1))):
-        raise UndefinedBehavior(f"{PAGE}: ReadL1Bytes past L1 (addresses {bit_addr.min() // 8:#x}..{bit_addr.max() // 8:#x})")
-    datums = read_datums(l1, bit_addr, width)
+    if bfp and not c.force_shared_exp:
+        exp_addr = exp_start + (first + i) // 16
+        if c.fifo_size:
+            exp_addr = wrap(exp_addr)
+    limit = min(L1_LIMIT, len(cop.state.l1))
+    for addr, size in ((bit_addr // 8, (width + 7) // 8), (exp_addr, 1)):
+        if addr is not None and count and (addr.min() < 0 or addr.max() + size > limit):
+            raise UndefinedBehavior(f"{PAGE}: ReadL1Bytes past L1 (addresses {int(addr.min()):#x}..{int(addr.max()):#x})")
+    return Plan(context, which_adc, c, first, width, bit_addr, exp_addr)
+
+
+def unpacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``UNPACR`` (UNPACR_Regular.md, UNPACR_IncrementContextCounter.md, UNPACR_FlushCache.md)."""
+    which = f["WhichUnpacker"]
+    if f["CfgContextCntInc"]:
+        _increment_context_counter(cop, thread, which)
+        return
+    if f["SearchCacheFlush"]:
+        return  # UNPACR_FlushCache.md: the cache is not modelled
+    if f["srcb_bcast"]:
+        raise MissingSpecification("UNPACR: Blackhole's srcb_bcast (no page describes it)")
+    if f["RowSearch"]:
+        raise UnimplementedFunctionality(f"{PAGE}: RowSearch (decompression row search) is not modelled")
+    p = plan(cop, thread, f)
+    c, l1 = p.config, cop.state.l1
+    datums = read_datums(l1, p.bit_addr, p.width)
     exps = None
-    if bfp:
-        if c.force_shared_exp:
-            exps = np.full(count, c.shared_exp, dtype=np.int64)
+    if c.in_fmt in BFP_FORMATS:
+        if p.exp_addr is None:
+            exps = np.full(len(datums), c.shared_exp, dtype=np.int64)
         else:
-            e_addr = exp_addr + (first + i) // 16
-            if c.fifo_size:
-                e_addr = wrap(e_addr)
-            exps = l1[e_addr].astype(np.int64)
-            if count:
-                cop.l1_read(int(e_addr.min()), int(e_addr.max()) + 1)
-    if count:
-        cop.l1_read(int(bit_addr.min() // 8), int((bit_addr.max() + width + 7) // 8))
+            exps = l1[p.exp_addr].astype(np.int64)
+            if len(datums):
+                cop.l1_read(int(p.exp_addr.min()), int(p.exp_addr.max()) + 1)
+    if len(datums):
+        cop.l1_read(int(p.bit_addr.min() // 8), int((p.bit_addr.max() + p.width + 7) // 8))
     values, out_width = convert(c, datums, exps)
     if f["AllDatumsAreZero"]:
         values = np.zeros_like(values)
     _write_out(cop, thread, which, c, values, out_width)
-    _update_counters(cop, thread, which, which_adc, f, c, multi)
+    _update_counters(cop, thread, which, p.which_adc, f, c, bool(f["MultiContextMode"]))
 
 
 def _out_address(state_adcs, thread: int, which: int, c: UnpackConfig) -> int:  # type: ignore[no-untyped-def]
@@ -599,3 +622,57 @@ def unpacr_nop(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     base = cfg.get("SRCB_SET_Base" if which else "SRCA_SET_Base", thread=thread) << 4
     out_fmt = cfg.get(f"THCON_SEC{which}_REG2_Out_data_format", thread=thread)
     _flip(cop, thread, which, out_fmt, base)
+
+
+# -- status (``info unpack``) ----------------------------------------------------------------------
+
+def status(cop: Coprocessor, thread: int, which: int) -> list[tuple[str, str]]:
+    """Unpacker ``which`` as thread ``thread`` sees it: the configuration a tt-llk style UNPACR
+    (MultiContextMode, ContextNumber 0) would use, decoded by field name, where it would read and
+    write, the ADCs, the banks; a configuration it cannot use is reported as such."""
+    state = cop.state
+    unit = UNPACKER1 if which else UNPACKER0
+    reg = state.srcb if which else state.srca
+    banks = state.src_banks
+    lines: list[tuple[str, str]] = []
+    offset = state.config.get(f"UNPACK_MISC_CFG_CfgContextOffset_{which}", thread=thread)
+    counter = state.unpacker_context_counter[which][thread]
+    lines.append(("context", f"CfgContextOffset_{which} = {offset}, ContextCounter = {counter}"))
+    fields = {"WhichUnpacker": which, "MultiContextMode": 1, "UseContextCounter": 0, "ContextNumber": 0, "ContextADC": 0}
+    try:
+        p = plan(cop, thread, fields)
+    except TensixEvent as event:
+        lines.append(("next UNPACR", f"would stop: {event}"))
+    else:
+        c = p.config
+        lines.append(("formats", f"InDataFormat {format_name(c.in_fmt)} -> OutDataFormat {format_name(c.out_fmt)}"
+                      + (" (to Dst)" if c.to_dst else "")))
+        lines.append(("tile", f"XDim {c.x_dim}, YDim {c.y_dim}, ZDim {c.z_dim}, WDim {c.w_dim}"
+                      + (", Tileize_mode" if c.tileize else "") + (", Transpose" if c.transpose else "")))
+        lines.append(("input", f"Base {c.base:#x} + Offset {c.offset:#x} -> InAddr {(c.base + (c.offset & 0xFFFF) + 1) * 16:#x}"
+                      + (f", shared exponent {c.shared_exp} (Force_shared_exp)" if c.force_shared_exp else "")))
+        n = len(p.bit_addr)
+        if n:
+            lo, hi = int(p.bit_addr.min()) // 8, (int(p.bit_addr.max()) + p.width + 7) // 8
+            text = f"{n} datums from FirstDatum {p.first}: L1 {lo:#x}..{hi:#x}"
+            if p.exp_addr is not None:
+                text += f", exponents {int(p.exp_addr.min()):#x}..{int(p.exp_addr.max()) + 1:#x}"
+        else:
+            text = "0 datums (Channel[1].X < Channel[0].X)"
+        lines.append(("next UNPACR", text))
+        try:
+            out = _out_address(state.adcs, thread, which, c)
+            lines.append(("output", f"OutAddr {out} (datums): "
+                          + ("Dst" if c.to_dst else reg.name) + f" row {out // 16 - (0 if which else 4)}"
+                          + ("" if which or c.to_dst else f" (rows below 4 are skipped; SetOvrdWithAddr {int(c.srca_set_ovrd)})")))
+        except TensixEvent as event:
+            lines.append(("output", f"would stop: {event}"))
+    for ch in (0, 1):
+        vals = " ".join(f"{'XYZW'[d]}={state.adcs.get(thread, unit, ch, d)}" for d in range(4))
+        crs = " ".join(f"{'XYZW'[d]}_Cr={int(state.adcs.cr[thread, unit, ch, d])}" for d in range(4))
+        lines.append((f"ADC T{thread} Channel[{ch}]", f"{vals}  {crs}"))
+    bank = banks.unpacker[which]
+    lines.append(("bank", f"SrcBank {bank}, SrcRow[T{thread}] {cop.unpacker_src_row[which][thread]}"))
+    for b in (0, 1):
+        lines.append((f"{reg.name}[{b}]", f"AllowedClient {reg.allowed_client[b].value}, implied format {format_name(reg.fmt[b])}"))
+    return lines
