@@ -2,10 +2,12 @@
 from L1, MOVA2D and ELWADD, pack as FP32 and BFP8, semaphores between the threads), and tt-llk's
 own datacopy kernel (skipped visibly without ../shared).
 
-Expected values are computed here from the pages: BFP8ToBF16 (UNPACR_Regular.md), ELWADD.md's
-sum rounded by RoundToBF16 (ties away from zero, as measured on ttsim: FACTS.md section 9), BF16
-widened to FP32 (Packers/FormatConversion.md), BFP8 blocks per seed 002 (shared exponent = the
-largest, magnitudes rounded to nearest with ties away from zero, clamped at 127).
+Expected values are computed here, one datum at a time: BFP8ToBF16 (UNPACR_Regular.md); the
+ELWADD sum as the hardware's datapath forms it into a 16-bit BF16 Dst (measured on ttsim, the
+rule restated from tdbg.tensix.fpu_numerics: the smaller operand's 11-bit significand aligned to
+the larger exponent rounding half up, added, rounded to 8 significant bits half up); BF16 widened
+to FP32 (Packers/FormatConversion.md); BFP8 blocks per seed 002 (shared exponent = the largest,
+magnitudes rounded to nearest with ties away from zero, clamped at 127).
 """
 
 from __future__ import annotations
@@ -35,14 +37,25 @@ def inputs(seed: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return a, exps, data
 
 
-def bf16_value(bits: np.ndarray) -> np.ndarray:
-    return (bits.astype(np.uint32) << 16).view(np.float32)
-
-
-def round_to_bf16(x: np.ndarray) -> np.ndarray:
-    """Nearest BF16, ties away from zero, on the magnitude (IEEE BF16 bits)."""
-    u = x.astype(np.float32).view(np.uint32).astype(np.int64)
-    return ((u >> 31) << 15) | (((u & 0x7FFFFFFF) + 0x8000) >> 16)
+def elwadd_bf16(a: int, b: int) -> int:
+    """IEEE BF16 a + b as the measured datapath adds (module docstring)."""
+    def parts(x: int) -> tuple[int, int, int]:
+        e = (x >> 7) & 0xFF
+        return x >> 15, e, (0x400 | (x & 0x7F) << 3) if e else 0
+    (sa, ea, ma), (sb, eb, mb) = parts(a), parts(b)
+    if (eb, mb) > (ea, ma):
+        (sa, ea, ma), (sb, eb, mb) = (sb, eb, mb), (sa, ea, ma)
+    d = ea - eb
+    mb = 0 if d >= 12 else (mb + (1 << d >> 1)) >> d
+    total = ma + mb if sa == sb else ma - mb
+    if total == 0 or ea == 0:
+        return 0
+    n = total.bit_length()
+    sig = (total + (1 << (n - 8) >> 1)) >> (n - 8) if n > 8 else total << (8 - n)
+    if sig >> 8:
+        sig, n = sig >> 1, n + 1
+    exp = ea - 11 + n
+    return 0 if exp <= 0 else (sa << 15) | (0x7F80 if exp >= 255 else exp << 7 | sig & 0x7F)
 
 
 def bfp8_blocks(bits: np.ndarray) -> tuple[list[int], list[int]]:
@@ -70,7 +83,7 @@ def test_eltwise_tile_through_unpackers_math_and_packer() -> None:
     assert s.tile.exit_codes == {"T0": 0, "T1": 0, "T2": 0}
 
     b = np.array([ref.bfp8_to_bf16(int(d), int(exps[i // 16])) for i, d in enumerate(data)])
-    expected_sum = round_to_bf16(bf16_value(a) + bf16_value(b)) << 16
+    expected_sum = np.array([elwadd_bf16(int(x), int(y)) for x, y in zip(a, b)]) << 16
     got_sum = np.frombuffer(s.read_memory(0x50000, 4096), dtype="<u4")
     assert (got_sum == expected_sum).all()
 

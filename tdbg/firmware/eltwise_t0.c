@@ -27,6 +27,11 @@
 #define B_ADDR 0x40000u
 #define BF16 5u
 #define BFP8 6u
+#ifndef A_FORMAT            /* -DA_FORMAT=... -DA_OUT_FORMAT=... -DB_FORMAT=...: other L1 formats */
+#define A_FORMAT BF16
+#define A_OUT_FORMAT BF16
+#define B_FORMAT BFP8
+#endif
 #define SEC0 64u    /* THCON_SEC0 (unpacker 0): TileDescriptor 64..67, REG2 72/73, Base_address 76, */
                     /* REG5 Dest_cntx0_address 84 (bits 15:0), Tile_x_dim_cntx0 86 (bits 15:0)      */
 #define SEC1 112u   /* THCON_SEC1 (unpacker 1): the same words, 48 further on                        */
@@ -46,10 +51,10 @@ static void tile_descriptor(uint32_t sec, uint32_t fmt)
 
 int main(void)
 {
-    tile_descriptor(SEC0, BF16);
-    tile_descriptor(SEC1, BFP8);
-    cfg(SEC0 + 8, BF16);                /* REG2_Out_data_format: SrcA holds BF16 */
-    cfg(SEC1 + 8, BFP8);                /* SrcB holds BFP8 (as BF16): the bank's implied format */
+    tile_descriptor(SEC0, A_FORMAT);
+    tile_descriptor(SEC1, B_FORMAT);
+    cfg(SEC0 + 8, A_OUT_FORMAT);        /* REG2_Out_data_format: SrcA holds BF16 */
+    cfg(SEC1 + 8, B_FORMAT);            /* SrcB holds BFP8 (as BF16): the bank's implied format */
     cfg(SEC0 + 9, 1);                   /* REG2_Disable_zero_compress_cntx0: not compressed */
     cfg(SEC1 + 9, 1);
     cfg(SEC0 + 12, A_ADDR / 16 - 1);    /* REG3_Base_address: InAddr = (Base + 1) * 16 */

@@ -6,6 +6,11 @@
 #define FP32 0u
 #define BF16 5u
 #define BFP8 6u
+#ifndef SUM_FORMAT          /* -DSUM_FORMAT=... -DCOPY_FORMAT=...: other output formats */
+#define SUM_FORMAT FP32
+#define COPY_FORMAT BFP8
+#endif
+#define EXP_SECTIONS(fmt) (((fmt) & 3) >= 2 && (fmt) != 10 && (fmt) != 14 ? 4u : 0u)  /* BFP: 4 faces */
 
 volatile uint32_t results[1];   /* [0]: tiles packed */
 
@@ -46,11 +51,11 @@ int main(void)
     TTI(TT_OP_SETC16(0x2820, 38));      /* SEC1: clear Ysrc, Ydst, Zsrc */
     TTI(TT_OP_SETC16(0x1120, 39));      /* SEC2: clear Ysrc, Ydst += 4, Zsrc += 1 */
     TTI(TT_OP_SETADCXX(TDBG_ADC_PK, 0, 15));                 /* 16 datums per read interface */
-    packer_formats(FP32, SUM_ADDR, 0);
+    packer_formats(SUM_FORMAT, SUM_ADDR, EXP_SECTIONS(SUM_FORMAT));
     TTI(TT_OP_SEMWAIT(1, 1u << 2, 1));  /* hold the PACRs (block bit B0) while semaphore 2 is 0 */
     pack_tile();                        /* Dst rows 0..63 (A + B) as FP32 */
     tdbg_wait_coprocessor_done();       /* those PACRs have run before the packer is reconfigured */
-    packer_formats(BFP8, COPY_ADDR, 4);
+    packer_formats(COPY_FORMAT, COPY_ADDR, EXP_SECTIONS(COPY_FORMAT));
     TTI(TT_OP_SETDMAREG(64, 2 * 60));   /* GPR 60 = 64, then DEST_TARGET_REG_CFG_PACK_SEC0_Offset */
     TTI(TT_OP_WRCFG(180, 0, 60));       /* (a global word, 180) = 64: pack from Dst row 64 */
     pack_tile();                        /* Dst rows 64..127 (A) as BFP8 */

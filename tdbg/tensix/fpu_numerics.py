@@ -22,7 +22,11 @@ fidelity-bit functions and ``ReadSrcInt8``; the rest by the type layouts of ``Sr
   (DstBits 0x017F); ttsim's 16-bit paths round this way (tensix.cpp fpu_accum_normalize_encode).
   Where ttsim's datapath differs from the pages before that final rounding (it aligns the
   operands' mantissas to the largest exponent, rounding each, and drops 13 low bits of each term
-  when the Dst is 16-bit), tdbg stays with the pages' float32 arithmetic ("a rough guide").
+  when the Dst is 16-bit), tdbg follows it only where that was measured: ``ELWADD`` / ``ELWSUB``
+  of BF16-style operands into a 16-bit Dst without accumulation (``elw_add_bf16``: ttsim and the
+  pages' float32 sum differed in 13 of 1024 datums of tdbg's eltwise firmware, e.g. SrcA BF16
+  0x3E71 + SrcB BFP8 giving 0xC0D9 where float32-then-round gives 0xC0D8); everywhere else
+  tdbg stays with the pages' float32 arithmetic ("a rough guide").
 * Integers: ``ReadSrcInt8``, sign-magnitude Integer "32" in ``Dst`` and a saturating add that
   clamps at +-(2**31 - 1).
 """
@@ -178,3 +182,39 @@ def read_dst_int32(bits32: np.ndarray) -> np.ndarray:
 def write_dst_int32(v: np.ndarray) -> np.ndarray:
     """``WriteDstInt32``: an int in +-(2**31 - 1) to Dst32b Integer "32" bits."""
     return formats.dst32_int32_encode(v)
+
+
+def elw_add_bf16(a: np.ndarray, b: np.ndarray, subtract: bool, page: str) -> np.ndarray:
+    """``ELWADD`` / ``ELWSUB`` of BF16-style Src data into a 16-bit BF16 Dst, as the hardware's
+    datapath adds (measured on ttsim v1.10.0, module docstring; IEEE BF16 bits out):
+
+    each operand is a sign, an 8-bit exponent and an 11-bit significand (the implicit one and the
+    7 BF16 mantissa bits, then zeros); exponent 0 is zero.  The operand of smaller magnitude is
+    aligned to the larger one's exponent by a right shift that rounds half up (half of the
+    shifted-out weight is added first; shifted by 12 or more it is 0); the significands are added
+    (or subtracted, for unlike signs), and the sum is rounded to 8 significant bits, half up,
+    with the larger operand's sign.  A result below the normal range is +0, above it infinity.
+    """
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    read_src_float(a, "BF16", page)            # exponent 255 is not specified
+    read_src_float(b, "BF16", page)
+    sa, ea, ma = a >> 18 & 1, a & 0xFF, ((a >> 8) & 0x3F8) | 0x400
+    sb, eb, mb = (b >> 18 & 1) ^ int(subtract), b & 0xFF, ((b >> 8) & 0x3F8) | 0x400
+    ma, mb = np.where(ea == 0, 0, ma), np.where(eb == 0, 0, mb)
+    swap = (eb > ea) | ((eb == ea) & (mb > ma))
+    sa, sb = np.where(swap, sb, sa), np.where(swap, sa, sb)
+    ea, eb = np.where(swap, eb, ea), np.where(swap, ea, eb)
+    ma, mb = np.where(swap, mb, ma), np.where(swap, ma, mb)
+    d = ea - eb
+    half = np.where(d > 0, np.left_shift(1, np.maximum(d - 1, 0)), 0)
+    mb = np.where(d >= 12, 0, (mb + half) >> np.minimum(d, 11))
+    total = np.where(sa == sb, ma + mb, ma - mb)
+    length = np.floor(np.log2(np.maximum(total, 1))).astype(np.int64) + 1   # significant bits
+    shift = np.maximum(length - 8, 0)
+    sig = np.where(shift > 0, (total + (np.left_shift(1, np.maximum(shift - 1, 0)))) >> shift, total << (8 - length))
+    length = length + (sig >> 8)
+    sig = np.where(sig >> 8, sig >> 1, sig)
+    exp = ea - 11 + length
+    out = (sa << 15) | (np.minimum(exp, 255) << 7) | np.where(exp >= 255, 0, sig & 0x7F)
+    return np.where((total == 0) | (exp <= 0) | (ea == 0), 0, out).astype(np.uint16)

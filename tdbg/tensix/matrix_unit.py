@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tdbg.tensix import fpu_numerics as fx
+from tdbg.tensix import formats, fpu_numerics as fx
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior
 from tdbg.tensix.formats import shuffle_bf16, shuffle_fp16, shuffle_tf32
 from tdbg.tensix.rwc import apply_addr_mod
@@ -404,8 +404,10 @@ def _write_dst_float(c: _Ctx, rows: np.ndarray, x: np.ndarray, use32: bool, styl
 
 def _elw(cop: Coprocessor, thread: int, f: dict[str, int], page: str,
          int_op: Callable[[np.ndarray, np.ndarray, int], np.ndarray],
-         float_op: Callable[[np.ndarray, np.ndarray, int], np.ndarray], add_dst: bool) -> None:
-    """The functional model shared by ELWADD.md, ELWSUB.md and ELWMUL.md."""
+         float_op: Callable[[np.ndarray, np.ndarray, int], np.ndarray], add_dst: bool,
+         aligned: bool | None = None) -> None:
+    """The functional model shared by ELWADD.md, ELWSUB.md and ELWMUL.md (``aligned``: ELWADD
+    False, ELWSUB True: the measured BF16 datapath applies, ``fpu_numerics.elw_add_bf16``)."""
     c = _Ctx(cop, thread, page)
     style, use32 = c.math_style()
     a_row = c.rwc.SrcA & 0x38
@@ -423,6 +425,8 @@ def _elw(cop: Coprocessor, thread: int, f: dict[str, int], page: str,
             if add_dst:
                 result = fx.saturate_add_int32(result, fx.read_dst_int32(c.port.read32(rows)))
             c.port.write32(rows, fx.write_dst_int32(result))
+        elif aligned is not None and style == "BF16" and not use32 and not add_dst and phase == 0:
+            c.port.write16(rows, formats.ieee_to_dst16_bf16(fx.elw_add_bf16(a, b, aligned, page)))
         else:
             result = float_op(fx.read_src_float(a, style, page), fx.read_src_float(b, style, page), phase)
             if add_dst:
@@ -444,14 +448,14 @@ def elwadd(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``ELWADD`` (ELWADD.md): ``Dst (+)= SrcA + SrcB``."""
     _elw(cop, thread, f, "ELWADD.md",
          lambda a, b, _: fx.read_src_int8(a) + fx.read_src_int8(b),
-         lambda a, b, phase: _fidelity_divide(fx.ftz(a + b), phase), bool(f["AddDst"]))
+         lambda a, b, phase: _fidelity_divide(fx.ftz(a + b), phase), bool(f["AddDst"]), aligned=False)
 
 
 def elwsub(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``ELWSUB`` (ELWSUB.md): ``Dst (+)= SrcA - SrcB``."""
     _elw(cop, thread, f, "ELWSUB.md",
          lambda a, b, _: fx.read_src_int8(a) - fx.read_src_int8(b),
-         lambda a, b, phase: _fidelity_divide(fx.ftz(a - b), phase), bool(f["AddDst"]))
+         lambda a, b, phase: _fidelity_divide(fx.ftz(a - b), phase), bool(f["AddDst"]), aligned=True)
 
 
 def _int8_fidelity(a: np.ndarray, b: np.ndarray, phase: int) -> tuple[np.ndarray, np.ndarray]:
