@@ -354,3 +354,33 @@ def test_adc_instructions() -> None:
     assert adcs.get(2, UNPACKER1, 1, 1) == 9 & 0x1FFF
     cop.push(0, encode("SETADC", U0=1, XYZW=2, NewValue=0x1FF))                    # Z wraps at 8 bits
     assert adcs.get(0, UNPACKER0, 0, 2) == 0xFF
+
+
+# -- Blackhole: the bank's implied format, the tile-relative ZEROACC ------------------------------
+
+def test_mova2d_reads_the_format_the_unpacker_gave_the_bank() -> None:
+    # Src 0x0007F: BF16 style (8-bit exponent) keeps exponent 0x7F; FP16 style keeps the low 5
+    # exponent bits (MOVA2D.md RemoveHighExponent): 0x1F.  The config says BF16, the bank FP16.
+    cop = make_cop()
+    cfg(cop, ALU_FORMAT_SPEC_REG0_SrcA=ref.BF16)
+    cop.state.srca.data[0, 0:8] = 0x7F
+    cop.state.srca.allowed_client[0] = SrcClient.MatrixUnit
+    cop.state.srca.fmt[0] = ref.FP16
+    cop.push(0, encode("MOVA2D", Move8Rows=1))
+    assert (cop.state.dst.read16(0) == 0x1F).all()
+    cfg(cop, DISABLE_IMPLIED_SRCA_FMT_Base=1)             # back to the config's SrcA format
+    cop.push(0, encode("MOVA2D", Move8Rows=1))
+    assert (cop.state.dst.read16(0) == 0x7F).all()
+
+
+@pytest.mark.parametrize("absolute, offset, rows", [(0, 512, range(544, 560)), (1, 512, range(32, 48)),
+                                                     (0, 0, range(32, 48))])
+def test_zeroacc_16_rows_is_tile_relative(absolute: int, offset: int, rows: range) -> None:
+    # ZEROACC Mode 1, Imm10 2: rows 32..47, moved by 512 rows when (MATH_Offset + RWCs.Dst) & 512
+    # unless DEST_ACCESS_CFG_zeroacc_absolute_tile_mode (ttsim v1.10.0 ZEROACC).
+    cop = make_cop()
+    cop.state.dst.write16(np.arange(1024), np.ones((1024, 16), dtype=np.uint16))
+    cfg(cop, DEST_TARGET_REG_CFG_MATH_Offset=offset, DEST_ACCESS_CFG_zeroacc_absolute_tile_mode=absolute)
+    cop.push(0, encode("ZEROACC", Mode=1, Imm10=2))
+    undefined = np.flatnonzero(~cop.state.dst.ever_written)
+    assert list(undefined) == list(rows)
