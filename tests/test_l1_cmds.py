@@ -1,5 +1,6 @@
 """Seeing tiles: ``info unpack``, ``info pack``, ``info pushes`` with L1 traffic, ``info
-l1-writer``, ``tile`` and ``view``, and the L1 format decoding behind them (tdbg.tensix.l1_data).
+l1-writer``, ``tile`` and ``x ... as FORMAT`` over L1, and the L1 format decoding behind them
+(tdbg.tensix.l1_data).
 
 Expected numbers are worked by hand from the pages named in each test."""
 
@@ -81,16 +82,29 @@ def test_info_pushes_show_the_l1_each_instruction_touched(shell) -> None:
     assert "L1 read  0x40000..0x40010" in text                        # BFP8 exponents of face 0
 
 
-def test_tile_and_view_and_l1_writer(shell) -> None:
+def test_tile_and_x_as_format_and_l1_writer(shell) -> None:
     text = run(shell, "tile 0x50000 as fp32")
     assert text.count("Face ") == 4
-    first = run(shell, "view 0x50000 1 as fp32")
-    assert first.startswith("0x50000:\t")
     text = run(shell, "tile 0x52000 as bfp8")
     assert "64 bytes of exponents first" in text and "e=" in text
     text = run(shell, "info l1-writer 0x52040")
     assert "T2 PACR" in text and "wrote 0x52040" in text
     interp, out = shell
     out.clear()
-    assert not interp.execute("view 0x50000 4 as nope")
+    assert not interp.execute("tile 0x50000 as nope")
     assert "Unknown L1 format" in "".join(out)
+
+
+def test_x_decodes_l1_in_a_format(shell) -> None:
+    # A at 0x30000 is BF16 (the fixture): the first datum's bits, read as x/1hx, decoded by hand.
+    bits = int(run(shell, "x/1hx 0x30000").split()[1], 16)
+    sign, exp, man = bits >> 15, (bits >> 7) & 0xFF, bits & 0x7F
+    value = (-1) ** sign * (1 + man / 128) * 2.0 ** (exp - 127)
+    assert run(shell, "x/1h 0x30000 as bf16") == f"0x30000:\t{value:.9g}\n"
+    # B: a BFP8 tile (1024 datums: 64 exponents, all 127, then datums 0x40: 1.0 each)
+    text = run(shell, "x/1024b 0x40000 as bfp8")
+    assert text.startswith("0x40040:\t1\t1\t1") and text.count("\n") == 128
+    interp, out = shell
+    out.clear()
+    assert not interp.execute("x/4w 0x30000 as bf16")
+    assert "units of h" in "".join(out)

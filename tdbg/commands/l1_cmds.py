@@ -1,5 +1,6 @@
 """The units that move tiles between L1 and the coprocessor, and L1 data seen as tiles:
-``info unpack``, ``info pack``, ``info l1-writer``, ``tile``, ``view``."""
+``info unpack``, ``info pack``, ``info l1-writer``, ``tile`` (``x/NU ADDR as FORMAT`` is
+``examine``'s)."""
 
 from __future__ import annotations
 
@@ -117,29 +118,3 @@ def tile_cmd(interp: Interpreter, args: str) -> None:
             cells = [f"{int(v):#0{digits + 2}x}" if raw else _number(v, fmt) for v in shown[i:i + 16]]
             tail = f"  e={int(exps[i])}" if exps is not None else ""
             interp.out(f"  {r0 + row:>2}: " + " ".join(f"{c:>10}" for c in cells) + tail)
-
-
-@command("view", usage="view ADDR COUNT as FORMAT",
-         help="Decode COUNT datums of L1 from ADDR as FORMAT (" + FORMATS + "), eight per line, labelled "
-              "with the address of the first.  For BFP formats ADDR is where the exponent section starts.  "
-              "(x/NFU ADDR keeps GDB's meaning for plain memory.)",
-         example="view 0x30000 1024 as bf16")
-def view_cmd(interp: Interpreter, args: str) -> None:
-    text, fmt = _format_of(interp, args, "")
-    if not fmt:
-        raise CommandError("Usage: view ADDR COUNT as FORMAT")
-    parts = text.rsplit(None, 1)
-    if len(parts) != 2:
-        raise CommandError("Usage: view ADDR COUNT as FORMAT")
-    address, count = evaluate_address(interp, parts[0]), evaluate_int(interp, parts[1])
-    if count <= 0:
-        raise CommandError("COUNT must be positive.")
-    try:
-        values = interp.session.l1_values(address, count, fmt)
-    except SessionError as exc:
-        raise CommandError(str(exc)) from None
-    start = address + l1_data.exponent_section(fmt, count)
-    bits = l1_data.datum_bits(fmt)
-    for i in range(0, count, 8):
-        label = start + i * bits // 8
-        interp.out(f"{label:#x}:\t" + "\t".join(_number(v, fmt) for v in values[i:i + 8]))
