@@ -384,3 +384,58 @@ def test_zeroacc_16_rows_is_tile_relative(absolute: int, offset: int, rows: rang
     cop.push(0, encode("ZEROACC", Mode=1, Imm10=2))
     undefined = np.flatnonzero(~cop.state.dst.ever_written)
     assert list(undefined) == list(rows)
+
+
+# -- mutexes and the Scalar Unit ------------------------------------------------------------------
+
+def test_atgetm_holds_other_threads_until_atrelm() -> None:
+    # ATGETM.md / ATRELM.md: a mutex held by T0 holds T2's ATGETM (and what follows it) at the
+    # Wait Gate; T0's ATRELM releases it and T2 then holds it.
+    cop = make_cop()
+    cop.push(0, encode("ATGETM", Index=0))
+    cop.push(2, encode("ATGETM", Index=0))
+    cop.push(2, encode("SETDMAREG", RegIndex16b=0, Payload_SigSel=7))
+    assert "held by T0" in cop.waiting(2) and cop.state.gprs[2, 0] == 0
+    cop.push(1, encode("ATRELM", Index=0))            # not the holder: no change
+    assert cop.waiting(2)
+    cop.push(0, encode("ATRELM", Index=0))
+    assert cop.waiting(2) is None and cop.state.mutexes[0] == 2 and cop.state.gprs[2, 0] == 7
+    cop.push(1, encode("ATGETM", Index=1))            # index 1 is invalid: waits forever
+    assert "waits forever" in cop.waiting(1)
+
+
+def test_scalar_unit_gprs() -> None:
+    # SETDMAREG_Immediate.md writes a 16-bit half; ADDDMAREG / MULDMAREG (low 16 bits of each) /
+    # SHIFTDMAREG / CMPDMAREG / BITWOPDMAREG per their pages; the immediate forms (OpBisConst)
+    # take RightReg as the number.
+    cop = make_cop()
+    g = cop.state.gprs[1]
+    cop.push(1, encode("SETDMAREG", RegIndex16b=2, Payload_SigSel=0x1234))      # GPR 1 low half
+    cop.push(1, encode("SETDMAREG", RegIndex16b=3, Payload_SigSel=0x3FFF, Payload_SigSelSize=3))  # high: 0xFFFF
+    assert g[1] == 0xFFFF1234
+    cop.push(1, encode("ADDDMAREG", LeftReg=1, RightReg=5, ResultReg=2, OpBisConst=1))
+    assert g[2] == 0xFFFF1239
+    cop.push(1, encode("MULDMAREG", LeftReg=1, RightReg=1, ResultReg=3))
+    assert g[3] == (0x1234 * 0x1234) & 0xFFFFFFFF
+    cop.push(1, encode("SHIFTDMAREG", LeftReg=1, RightReg=4, ResultReg=4, Mode=1, OpBisConst=1))
+    assert g[4] == 0x0FFFF123
+    cop.push(1, encode("CMPDMAREG", LeftReg=4, RightReg=1, ResultReg=5, Mode=1))   # 0x0FFFF123 < 0xFFFF1234
+    assert g[5] == 1
+    cop.push(1, encode("BITWOPDMAREG", LeftReg=1, RightReg=4, ResultReg=6, Mode=2))
+    assert g[6] == 0xFFFF1234 ^ 0x0FFFF123
+    with pytest.raises(UndefinedBehavior, match="Mode 3"):
+        cop.push(1, encode("BITWOPDMAREG", LeftReg=1, RightReg=4, ResultReg=6, Mode=3))
+
+
+def test_storeind_and_loadind_move_gprs_through_l1() -> None:
+    # STOREIND_L1.md: address GPRs[AddrReg] * 16 + the 16-bit half OffsetIndex, post-incremented
+    # by AutoIncSpec (3: +16); Size 1 (RegSizeSel): 32 bits.  LOADIND.md reads it back.
+    cop = make_cop()
+    g = cop.state.gprs[0]
+    g[10], g[11], g[20] = 0x2000 // 16, 0xCAFEF00D, 0
+    cop.push(0, encode("STOREIND", MemHierSel=1, RegSizeSel=1, AddrRegIndex=10, DataRegIndex=11,
+                       OffsetIndex=40, AutoIncSpec=3))
+    assert bytes(cop.state.l1[0x2000:0x2004]) == (0xCAFEF00D).to_bytes(4, "little")
+    assert g.view(np.uint16)[40] == 16
+    cop.push(0, encode("LOADIND", SizeSel=1, AddrRegIndex=10, DataRegIndex=12, OffsetIndex=41))
+    assert g[12] == 0xCAFEF00D

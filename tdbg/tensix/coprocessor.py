@@ -116,7 +116,7 @@ _EXECUTE: dict[str, Executor] = {
 _UNIT_WAITS: dict[str, Callable[[Coprocessor, int, dict[str, int]], str | None]] = {
     "UNPACR": unpackers.unpacr_wait, "UNPACR_NOP": unpackers.unpacr_nop_wait,
     "ATGETM": lambda cop, t, f: sync.atgetm_wait(cop.state.mutexes, t, f["Index"]),
-    "ATRELM": lambda cop, t, f: sync.atgetm_wait([None] * 8, t, f["Index"]),
+    "ATRELM": lambda cop, t, f: sync.atrelm_wait(f["Index"]),
 }
 
 # Matrix Unit instructions that wait at the Wait Gate for their banks (each instruction's page).

@@ -92,16 +92,22 @@ def atgetm_wait(mutexes: list[int | None], thread: int, index: int) -> str | Non
     return None
 
 
+def atrelm_wait(index: int) -> str | None:
+    """Why ``ATRELM`` waits at the Wait Gate (ATRELM.md): only an invalid index, forever."""
+    if index == 1 or index > 7:
+        return f"ATRELM {index}: an invalid mutex index waits forever (ATRELM.md)"
+    return None
+
+
 def atgetm(mutexes: list[int | None], thread: int, index: int) -> None:
     """``ATGETM`` once its wait is over: the thread holds the mutex."""
     mutexes[index] = thread
 
 
 def atrelm(mutexes: list[int | None], thread: int, index: int) -> None:
-    """``ATRELM`` (ATRELM.md): release the mutex if this thread holds it, else no change.  An
-    invalid index waits forever (``atgetm_wait``).  When both other threads wait for the mutex,
-    tdbg's Wait Gate retries them in thread order, not from ``(i + 1) % 3`` as the page's
-    fairness rule says."""
+    """``ATRELM`` (ATRELM.md): release the mutex if this thread holds it, else no change.  When
+    both other threads wait for the mutex, tdbg's Wait Gate retries them in thread order, not
+    from ``(i + 1) % 3`` as the page's fairness rule says."""
     if mutexes[index] == thread:
         mutexes[index] = None
 
