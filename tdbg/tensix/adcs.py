@@ -8,7 +8,7 @@ Implements WormholeB0 ``TensixCoprocessor/ADCs.md`` (``ADCs[3]``: per thread, ``
 
 Blackhole: tt-llk's assembly.yaml gives ``SETADCXY`` / ``SETADCZW`` / ``INCADC*`` / ``ADDRCR*``
 no ``ThreadOverride`` field (bits 19:18 unnamed), so they act on the current thread's ADCs, as
-ttsim v1.10.0 does (``addr_ctrl[pipe]``, tensix.cpp SETADCXY..ADDRCRZW); ``SETADC`` keeps the
+ttsim v1.10.0 does (``addr_ctrl[pipe]``, tensix.cpp:3147-3383); ``SETADC`` keeps the
 page's override in ``NewValue`` bits 17:16 (ttsim refuses it).  The ``ZW`` forms use the same
 bits as the ``XY`` forms (``Z0Val`` where ``X0Val`` is, ...: the page layouts and ttsim agree).
 """

@@ -19,7 +19,7 @@ fidelity-bit functions and ``ReadSrcInt8``; the rest by the type layouts of ``Sr
   round the float32 result's magnitude to nearest with ties away from zero: add half a unit of
   the last kept place, truncate.  Measured with ttsim v1.10.0 (FACTS.md section 9, probes
   ``elwadd_one.c`` / ``elwadd_bf16_fw.c``): SrcA 1.0 + SrcB BF16 0x3B81 stores BF16 0x3F81
-  (DstBits 0x017F); ttsim's 16-bit paths round this way (tensix.cpp fpu_accum_normalize_encode).
+  (DstBits 0x017F); ttsim's 16-bit paths round this way (tensix.cpp:1102-1204, 1250-1299).
   Where ttsim's datapath differs from the pages before that final rounding (it aligns the
   operands' mantissas to the largest exponent, rounding each, and drops 13 low bits of each term
   when the Dst is 16-bit), tdbg follows it only where that was measured: ``ELWADD`` / ``ELWSUB``

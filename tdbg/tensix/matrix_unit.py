@@ -18,15 +18,14 @@ independent of dest_accum_en"); GMPOOL's and GAPOOL's ``instr_mod19`` selects 1x
 accepts only 1), so 0 raises ``MissingSpecification``; DOTPV's ``instr_mod19`` and
 ``dest_accum_en`` are described nowhere, so nonzero values raise ``MissingSpecification``.
 
-Blackhole's implied Src formats (ttsim v1.10.0 tensix.cpp MOVD2A / MOVD2B / MOVA2D / MOVB2D /
-ELW* / MVMUL): while ``ThreadConfig.DISABLE_IMPLIED_SRCA_FMT_Base`` is 0 (its reset value),
+Blackhole's implied Src formats (ttsim v1.10.0 tensix.cpp:698, 756, 953, 1021, 1433, 1608): while ``ThreadConfig.DISABLE_IMPLIED_SRCA_FMT_Base`` is 0 (its reset value),
 ``SrcAFmt`` is the format the unpacker gave the bank the instruction reads (``SrcRegister.fmt``,
 set when ``UNPACR`` / ``UNPACR_NOP`` hands the bank over): ``SrcA[MatrixUnit.SrcABank]`` for
 MOVD2A, MOVA2D and the arithmetic, ``SrcB[MatrixUnit.SrcBBank]`` for MOVD2B, MOVB2D and MOVB2A;
 set to 1, the config's ``ALU_FORMAT_SPEC_REG*_SrcA`` decides as on the pages.
 
 ``ZEROACC``'s 16-row mode on Blackhole is tile-relative unless
-``DEST_ACCESS_CFG_zeroacc_absolute_tile_mode`` is set (ttsim tensix.cpp ZEROACC): the block index
+``DEST_ACCESS_CFG_zeroacc_absolute_tile_mode`` is set (ttsim tensix.cpp:865, 876): the block index
 moves by 32 blocks (512 rows) when ``(DEST_TARGET_REG_CFG_MATH_Offset + RWCs.Dst) & 512``, by 16
 ``Dst32b`` blocks when ``& 0x300`` with ``UseDst32b``.
 

@@ -12,19 +12,21 @@ write.
 
 Blackhole has one packer with four ``Dst`` read interfaces (tt-llk: ``NUM_PACKERS = 1``; the
 PACR field the Wormhole page calls ``PackerMask`` is ``ReadIntfSel``).  Where the pages are
-silent (evidence: ttsim v1.10.0 ``tensix.cpp`` PACR, tt-llk's assembly.yaml descriptions):
+silent (evidence: ttsim v1.10.0 ``tensix.cpp`` PACR at 1978, tt-llk's assembly.yaml
+descriptions; checked side by side with ttsim: tt-llk's datacopy and the kit's eltwise firmware
+packing FP32, BF16, BFP8, BFP4 and BFP2 tiles match it byte for byte):
 
 * Packer 0's configuration is ``THCON_SEC0_REG1_*``, ``PCK0_ADDR_*``,
   ``DEST_TARGET_REG_CFG_PACK_SEC0_*``; ``PCK_EDGE_TILE_ROW_SET_SELECT_select`` bits 1:0.
 * ``ReadIntfSel`` selects interfaces (0 means all four); each active interface ``k`` moves
   ``Channel[1].X - Channel[0].X + 1`` (at most 16) datums from ``Dst`` row ``start + k``: ttsim
-  reads ``count * popcount`` datums, rows ``+0..+3`` for masks 0/1/3/15, ``+0, +2`` for ``0b0101``
-  and ``+1, +3`` for ``0b1010``.
+  reads ``count * popcount`` datums (tensix.cpp:2189), rows ``+0..+3`` for masks 0/1/3/15,
+  ``+0, +2`` for ``0b0101`` and ``+1, +3`` for ``0b1010`` (tensix.cpp:2277-2279).
 * The output address adds ``YZW_Addr >> 4`` (bytes to 16-byte units) where the Wormhole page
-  adds ``YZW_Addr & ~0xf`` (ttsim: ``addr += (ch1_y * Ystride) >> 4``).
-* The tile position generator restarts after a ``Last`` or ``Flush`` PACR (ttsim
-  ``packer_valid``).
-* ``Pack_L1_Acc`` (the page names it, with no arithmetic): FP32 adds in float32 with denormal
+  adds ``YZW_Addr & ~0xf`` (tensix.cpp:2223).
+* The tile position generator restarts after a ``Last`` or ``Flush`` PACR (``packer_valid``,
+  tensix.cpp:2199, 2582).
+* ``Pack_L1_Acc`` (the page names it, with no arithmetic; tensix.cpp:1914-1976): FP32 adds in float32 with denormal
   inputs and results flushed to signed zero and any NaN made ``0x7FC00000``; BF16 adds exactly
   and rounds to nearest even, +inf + -inf is ``0x7FC0``, denormal inputs flush to signed zero, a
   NaN input counts as a huge finite value (at least 2**128, as FloatBitPatterns.md reads BF16),

@@ -9,24 +9,27 @@ modelled) and the newer ``Unpackers/README.md``, ``Unpackers/FormatConversion.md
 ``UNPACR_NOP_ZEROSRC.md``, ``UNPACR_NOP_SETDVALID.md``, ``UNPACR_NOP_Nop.md``.  Each instruction
 works on whole arrays: datum addresses, L1 bytes, conversion and Src / Dst writes are numpy.
 
-Blackhole, where the pages are silent (evidence: ttsim v1.10.0 ``tensix.cpp`` UNPACR /
-UNPACR_NOP, tt-llk's assembly.yaml descriptions):
+Blackhole, where the pages are silent (evidence: ttsim v1.10.0 ``tensix.cpp`` UNPACR at 2650 /
+UNPACR_NOP at 3049, tt-llk's assembly.yaml descriptions; checked side by side with ttsim by
+running the kit's eltwise firmware with BF16, FP32, BFP8, BFP4 and BFP2 inputs: the unpacked
+and packed tiles matched byte for byte):
 
 * The encoding names are the page's (``bh_isa.json``); ``Last`` (ttsim requires 1) and
   ``srcb_bcast`` (no page; nonzero raises ``MissingSpecification``) are Blackhole-only.
-* ``SrcA`` rows wrap at 64 under ``SRCA_SET_SetOvrdWithAddr`` (ttsim masks the row with 63;
-  the page calls row >= 64 undefined).
+* ``SrcA`` rows wrap at 64 under ``SRCA_SET_SetOvrdWithAddr`` (tensix.cpp:3005 masks the row
+  with 63; the page calls row >= 64 undefined).
 * With ``Tileize_mode`` a "row" of input is 32 datums for formats wider than 8 bits (16 for the
-  rest): ttsim's ``unpack_row_width``.
+  rest): ``unpack_row_width``, tensix.cpp:2749.
 * ``FP8`` input: ``THCON_SEC[u]_REG1_Unp_LF8_4b_exp`` selects E4M3 (to FP16: exponent + 8,
-  mantissa << 7, ``0x7F`` pattern for exponent 15 mantissa 7; zero exponent stays zero); in E5M2
-  a datum whose low seven bits are all ones becomes FP16 ``0x?FFF`` (all mantissa bits set).
+  mantissa << 7, ``0x7F`` pattern for exponent 15 mantissa 7; zero exponent stays zero,
+  tensix.cpp:2957); in E5M2 a datum whose low seven bits are all ones becomes FP16 ``0x?FFF``
+  (all mantissa bits set, tensix.cpp:2966).
 * ``FP32ToFP16`` (named, not defined, by the page): rebias (exponent - 112); below FP16's range
   a signed zero; above it exponent 31 with all mantissa bits (saturation); else the mantissa
-  truncated to 10 bits (ttsim: no rounding).
-* When ``FlipSrc`` gives a bank to the Matrix Unit, the bank remembers ``OutDataFormat`` (ttsim
-  ``src_a_format`` / ``src_b_format``): the implied format the Matrix Unit uses unless
-  ``DISABLE_IMPLIED_SRCA_FMT_Base`` / ``DISABLE_IMPLIED_SRCB_FMT_Base`` is set.
+  truncated to 10 bits, no rounding (tensix.cpp:2912).
+* When ``FlipSrc`` gives a bank to the Matrix Unit, the bank remembers ``OutDataFormat``
+  (``src_a_format`` / ``src_b_format``, tensix.cpp:3039, 3106): the implied format the Matrix
+  Unit uses unless ``DISABLE_IMPLIED_SRCA_FMT_Base`` / ``DISABLE_IMPLIED_SRCB_FMT_Base`` is set.
 * ``UNPACR_NOP`` (assembly.yaml): ``Unpack_Pop`` 1 clears (``Src_ClrVal_Ctrl`` 0: zero, 1:
   negative infinity, SrcA only, as the page's ``NegativeInfSrcA``; 2 "one" and 3 "the value of
   ``UNP[u]_NOP_REG_CLR_VAL``" have no bit-level definition: ``MissingSpecification``),
