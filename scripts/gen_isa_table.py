@@ -281,6 +281,18 @@ MAP: dict[str, dict] = {
     "SETADCXY": _adc("X", "Y", "Val", True), "SETADCZW": _adc("Z", "W", "Val", True),
     "ADDRCRXY": _adc("X", "Y", "Inc", True), "ADDRCRZW": _adc("Z", "W", "Inc", True),
     "INCADCXY": _adc("X", "Y", "Inc", False), "INCADCZW": _adc("Z", "W", "Inc", False),
+    # UNPACR_Regular.md: the Wormhole UNPACR layout has the same bits (encodings.json
+    # UNPACR_Regular: RowSearch 2, UseContextCounter 3, AllDatumsAreZero 4, FlipSrc 6,
+    # MultiContextMode 7, ContextADC 8, ContextNumber 10, Ch0ZInc 15, Ch0YInc 17, Ch1ZInc 19,
+    # Ch1YInc 21, WhichUnpacker 23).  ttsim v1.10.0 tensix.cpp UNPACR (BH) adds AddrMode bits 1:0
+    # to ch0_z, 3:2 to ch0_y, 5:4 to ch1_z, 7:6 to ch1_y, takes OvrdThreadId as the page's
+    # MultiContextMode (context = UNPACK_MISC_CFG_CfgContextOffset, *_cntx config), SetDatValid as
+    # FlipSrc and ZeroWrite2 as AllDatumsAreZero.  Last, SearchCacheFlush, srcb_bcast and
+    # CfgContextCntInc keep the YAML names (the Wormhole variants select on bits 1 and 13).
+    "UNPACR": {"RowSearch": "RowSearch", "AutoIncContextID": "UseContextCounter", "ZeroWrite2": "AllDatumsAreZero",
+               "SetDatValid": "FlipSrc", "OvrdThreadId": "MultiContextMode", "AddrCntContextId": "ContextADC",
+               "CfgContextId": "ContextNumber", "Unpack_block_selection": "WhichUnpacker",
+               "AddrMode": [("Ch0ZInc", 0, 2), ("Ch0YInc", 2, 2), ("Ch1ZInc", 4, 2), ("Ch1YInc", 6, 2)]},
     # Scalar Unit arithmetic (ADDDMAREG.md ...): OpBisConst selects the immediate form, which the
     # Lua splits into ``...i`` variants with a fixed bit 23
     **{n: dict(_DMAREG) for n in ("ADDDMAREG", "SUBDMAREG", "MULDMAREG")},
@@ -354,7 +366,7 @@ EXTRA = {
 }
 
 # Blackhole instructions whose page is a Wormhole page of another name.
-BH_PAGE = {**{f"RMWCIB{i}": "RMWCIB" for i in range(4)}, "SFP_STOCH_RND": "SFPSTOCHRND"}
+BH_PAGE = {**{f"RMWCIB{i}": "RMWCIB" for i in range(4)}, "SFP_STOCH_RND": "SFPSTOCHRND", "UNPACR": "UNPACR_Regular"}
 # Newer Bits32.lua Blackhole entries whose Blackhole (YAML) name differs.
 BH_LUA = {"SFPSTOCHRND_BH": "SFP_STOCH_RND", "SFPSTOCHRNDi_BH": "SFP_STOCH_RND"}
 

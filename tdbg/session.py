@@ -28,7 +28,7 @@ from tdbg.emu.stops import Stop, StopKind
 from tdbg.emu.tile import Checkpoint, Tile, Unreadable
 from tdbg.emu.toolchain import ToolchainError, build, demo_source
 from tdbg.riscv import NUMBERS as REGISTERS
-from tdbg.tensix import formats
+from tdbg.tensix import formats, l1_data, packers, unpackers
 from tdbg.tensix.coprocessor import QueueFull
 from tdbg.tensix.events import TensixEvent
 from tdbg.tensix.profile import BLACKHOLE, Profile
@@ -694,6 +694,38 @@ class Session:
     def vector(self) -> VectorUnit:
         """The Vector Unit (LRegs, lane predication, LaneConfig): one for all threads."""
         return self.tile.coprocessor.vector
+
+    def _thread(self) -> int:
+        thread = self.core.thread
+        if thread is None:
+            raise SessionError(f"{self.current} has no Tensix thread: select T0, T1 or T2")
+        return thread
+
+    def unpacker_status(self, which: int) -> list[tuple[str, str]]:
+        """Unpacker ``which`` (0: SrcA / Dst, 1: SrcB) as the current core's thread sees it:
+        configuration by field name, the next UNPACR's addresses, ADCs, banks."""
+        return unpackers.status(self.tile.coprocessor, self._thread(), which)
+
+    def packer_status(self) -> list[tuple[str, str]]:
+        """The packer as the current core's thread sees it (configuration, next PACR, streams)."""
+        return packers.status(self.tile.coprocessor, self._thread())
+
+    def l1_values(self, address: int, count: int, fmt: str) -> np.ndarray:
+        """``count`` datums of L1 data format ``fmt`` at ``address`` (BFP: the exponent section
+        first), decoded (``tdbg.tensix.l1_data``)."""
+        try:
+            size = l1_data.size(fmt, count)
+        except ValueError as exc:
+            raise SessionError(str(exc)) from None
+        return l1_data.values(self.read_memory(address, size), fmt, count)
+
+    def l1_accesses(self, seq: int):
+        """The L1 ranges Tensix instructions read or wrote during push ``seq``."""
+        return self.tile.l1_log.of_push(seq)
+
+    def l1_writer(self, address: int):
+        """The last Tensix instruction (still in the log) that wrote L1 ``address``, or None."""
+        return self.tile.l1_log.writer(address)
 
     def cfg(self, name: str) -> int:
         """A config field by its ``cfg_defines.h`` name, as the current core's thread sees it."""

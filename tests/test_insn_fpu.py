@@ -33,6 +33,7 @@ def cop() -> Coprocessor:
     c = Coprocessor(TensixState())
     c.state.srca.allowed_client[:] = [SrcClient.MatrixUnit] * 2
     c.state.srcb.allowed_client[:] = [SrcClient.MatrixUnit] * 2
+    c.state.config.set("DISABLE_IMPLIED_SRCA_FMT_Base", 1, thread=0)  # SrcAFmt from the config, as the pages
     return c
 
 
@@ -92,12 +93,41 @@ def test_elwadd_fidelity_divide(cop: Coprocessor) -> None:
     assert (cop.state.dst.read32(0) == 0x707B0000).all()
 
 
-def test_elwadd_bf16_rounding_is_unspecified(cop: Coprocessor) -> None:
-    # 1 + 2**-8 needs an eighth mantissa bit: RoundToBF16 would have to round.
+@pytest.mark.parametrize("srcb, dst_bits", [
+    (0x0877, 0x017F),   # BF16 0x3B81: ttsim v1.10.0 stores DstBits 0x017F (FACTS.md section 9)
+    (0x0077, 0x017F),   # 2**-8 exactly: the tie rounds away from zero, 1 + 2**-7
+    (0x0076, 0x007F),   # 2**-9: below half an ulp, 1.0
+])
+def test_elwadd_rounds_to_bf16_ties_away(cop: Coprocessor, srcb: int, dst_bits: int) -> None:
+    # SrcA 1.0 + SrcB into a 16-bit BF16 Dst: RoundToBF16 adds half an ulp and truncates
+    # (Src BF16: sign 18, mantissa 17:11, exponent 7:0; Dst16 BF16: mantissa 14:8, exponent 7:0).
     cop.state.srca.data[0, 0:8] = ONE
-    cop.state.srcb.data[0, 0:8] = 0x77                 # 2**-8: exponent 119
-    with pytest.raises(MissingSpecification, match="RoundToBF16"):
-        run(cop, "ELWADD")
+    cop.state.srcb.data[0, 0:8] = srcb
+    run(cop, "ELWADD")
+    assert (cop.state.dst.read16(np.arange(8)) == dst_bits).all()
+
+
+def test_elwadd_bf16_aligns_the_smaller_operand_as_measured(cop: Coprocessor) -> None:
+    # BF16 0x3E71 (0.2353515625) + 0xC0E0 (-7.0), measured on ttsim: 0xC0D9 (-6.78125), where the
+    # float32 sum rounded (-6.7646484375 -> 0xC0D8) differs.  By hand: -7.0 has the larger
+    # exponent (129), significand 0x700; 0x3E71's (0x788, exponent 124) shifts right by 5 rounding
+    # half up: (0x788 + 16) >> 5 = 60; 0x700 - 60 = 1732 = 0b11011000100; 8 significant bits,
+    # half up: (1732 + 4) >> 3 = 0b11011001: mantissa 0x59, exponent 129.
+    # Src BF16: sign 18, mantissa 17:11, exponent 7:0; Dst16b BF16: sign 15, mantissa 14:8, exponent 7:0.
+    cop.state.srca.data[0, 0:8] = (0x71 << 11) | 0x7C
+    cop.state.srcb.data[0, 0:8] = (1 << 18) | (0x60 << 11) | 0x81
+    run(cop, "ELWADD")
+    assert (cop.state.dst.read16(np.arange(8)) == 0x8000 | (0x59 << 8) | 0x81).all()
+
+
+def test_elwadd_rounds_to_fp16_ties_away(cop: Coprocessor) -> None:
+    # FP16 style: 1.0 + 2**-11 is half an FP16 ulp: ties away gives 1 + 2**-10
+    # (Src FP16: mantissa 17:8, exponent 4:0; Dst16 FP16: mantissa 14:5, exponent 4:0).
+    cfg(cop, ALU_FORMAT_SPEC_REG0_SrcA=1)
+    cop.state.srca.data[0, 0:8] = 15                  # 1.0: exponent 15, mantissa 0
+    cop.state.srcb.data[0, 0:8] = 4                   # 2**-11: exponent 4
+    run(cop, "ELWADD")
+    assert (cop.state.dst.read16(np.arange(8)) == (1 << 5) | 15).all()
 
 
 def test_elwadd_exponent_255_is_unspecified(cop: Coprocessor) -> None:

@@ -25,7 +25,11 @@ V = 0x12345678
 
 @pytest.fixture
 def cop() -> Coprocessor:
-    return Coprocessor(TensixState())
+    """A coprocessor whose thread 0 takes SrcAFmt from the config, as the pages do (Blackhole's
+    implied bank formats are tested in test_unpack.py)."""
+    c = Coprocessor(TensixState())
+    c.state.config.set("DISABLE_IMPLIED_SRCA_FMT_Base", 1, thread=0)
+    return c
 
 
 def run(cop: Coprocessor, mnemonic: str, **fields: int) -> None:

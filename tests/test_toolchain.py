@@ -58,6 +58,23 @@ EXPECTED_TTINSN = {
     # SFPENCC 0x8A Imm2 13:12, Mod1 3:0
     "bench_sfpu": {rotl2(0x71003F80), rotl2(0x72030000), rotl2(0x8A00300A), rotl2(0x70030000),
                    rotl2(0x8400AA10), rotl2(0x7B000100), rotl2(0x71100000), rotl2(0x72130000)},
+    # SETC16 CfgIndex=5 (SRCA_SET_SetOvrdWithAddr) NewValue=4 -> 0xB2050004; SETADCXX CntSetMask=3
+    # (<<21), x_end2=255 (<<10) -> 0x5E63FC00; SETADCXY BitMask=0xA -> 0x5160000A; SETADCZW
+    # BitMask=0xF -> 0x5460000F; UNPACR Last, FlipSrc (bit 6), MultiContextMode (bit 7), Ch0ZInc=1
+    # (bit 15) -> 0x420080C1, with WhichUnpacker (bit 23) -> 0x428080C1
+    "eltwise_t0": {rotl2(0xB2050004), rotl2(0x5E63FC00), rotl2(0x5160000A), rotl2(0x5460000F),
+                   rotl2(0x420080C1), rotl2(0x428080C1)},
+    # SEMINIT sem_sel=4<<2, max_value=1<<20 -> 0xA3100010; SETRWC SrcA|SrcB, SrcAVal=8<<6,
+    # SrcBVal=8<<10 -> 0x37002203, zero values -> 0x37000003; SEMPOST sem_sel=4<<2 -> 0xA4000010
+    "eltwise_t1": {rotl2(0xA3100010), rotl2(0x37002203), rotl2(0x37000003), rotl2(0xA4000010)},
+    # SETC16 37/38/39 = 0x104/0x2820/0x1120 (ADDR_MOD_PACK_SEC0..2); SETADCXX CntSetMask=4, x_end2=15
+    # -> 0x5E803C00; SEMWAIT stall_res=1<<15, sem_sel=4<<2, wait_sem_cond=1 -> 0xA6008011; PACR
+    # AddrMode 0 / 2 (<<15) / 1 with Last -> 0x41000000, 0x41010000, 0x41008001; SETDMAREG
+    # RegIndex16b=120, payload 64<<8 -> 0x45004078; WRCFG CfgReg=180, GprAddress=60<<16 -> 0xB03C00B4;
+    # SEMGET sem_sel=4<<2 -> 0xA5000010
+    "eltwise_t2": {rotl2(0xB2250104), rotl2(0xB2262820), rotl2(0xB2271120), rotl2(0x5E803C00),
+                   rotl2(0xA6008011), rotl2(0x41000000), rotl2(0x41010000), rotl2(0x41008001),
+                   rotl2(0x45004078), rotl2(0xB03C00B4), rotl2(0xA5000010)},
 }
 
 

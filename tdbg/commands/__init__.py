@@ -10,6 +10,7 @@ from tdbg.commands import (  # noqa: F401  (registration)
     examine,
     files,
     frame_cmds,
+    l1_cmds,
     machine,
     remap_cmds,
     running,

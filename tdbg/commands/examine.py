@@ -1,6 +1,6 @@
 """``x/NFU ADDR``: GDB's examine, over memory as the current core sees it and over ``Dst``,
 ``SrcA``, ``SrcB`` rows (``dst[ROW]``, ``dstbits[ROW]``, ``srca[B][ROW]``, ``srcb[B][ROW]``),
-with named number views (``as bf16``)."""
+with named number views (``as bf16``): over memory, the L1 data formats of ``l1_data``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from tdbg.commands.remap_cmds import remap_order
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.disasm import disassemble
 from tdbg.expr import DOUBLE, FLOAT, INT8, INT16, INT32, INT64, Value, decode, pointer_to
-from tdbg.tensix import formats, view_in_force
+from tdbg.session import SessionError
+from tdbg.tensix import formats, l1_data, view_in_force
 from tdbg.tensix.dst_access import lanes_defined, read_lanes
 
 SIZES = {"b": 1, "h": 2, "w": 4, "g": 8}
@@ -105,12 +106,15 @@ def parse_regloc(interp: Interpreter, text: str) -> RegLoc | None:
         "undefined reads that half as zero, as the packers do.  "
         "'as VIEW' decodes Dst/Src data: bf16 fp16 fp8 int8 int16 raw (h), fp32 int32 tf32 "
         "raw (w), tf32 bf16 fp16 fp8 int8 int16 raw (Src); raw16, raw32, raw19 name the raw bits "
-        "of that width.  'remap SHAPE' (last; a remap "
+        "of that width.  Over memory, 'as VIEW' decodes L1 data formats: bf16 fp16 int16 (h), fp32 "
+        "tf32 int32 (w), fp8 int8 uint8 (b), and bfp8 bfp4 bfp2 bfp8a bfp4a bfp2a, where N counts "
+        "datums and ADDR is where the block's exponent section starts (see also tile).  "
+        "'remap SHAPE' (last; a remap "
         "NAME, 0xHEX or xdim=.. ydim=.. ..., see help remap) shows the N register elements from "
         "ADDR in the shape's index order, 16 per row; each line is labelled with where its first "
         "value lives."
     ),
-    example="x/16h dst[3] as bf16",
+    example="x/1024h 0x30000 as bf16",
     repeatable=True,
 )
 def x_command(interp: Interpreter, args: str) -> None:
@@ -151,8 +155,9 @@ def x_command(interp: Interpreter, args: str) -> None:
         if order is not None:
             raise CommandError("'remap SHAPE' applies to dst, dstbits, srca and srcb")
         if view:
-            raise CommandError("'as VIEW' applies to dst, dstbits, srca and srcb")
-        state.next = examine_memory(interp, where, count, fmt, SIZES[size])
+            state.next = examine_memory_view(interp, where, count, size, view)
+        else:
+            state.next = examine_memory(interp, where, count, fmt, SIZES[size])
 
 
 
@@ -187,6 +192,28 @@ def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size
         interp.out(f"{label(interp, base)}" + "".join("\t" + format_int(interp, v, fmt, size) for v in values))
         set_last_examined(interp, base + (n - 1) * size, values[-1], size, fmt)
     return address + count * size
+
+
+def examine_memory_view(interp: Interpreter, address: int, count: int, size: str, view: str) -> int:
+    """``x/NU ADDR as VIEW`` over memory: ``count`` datums of an L1 data format
+    (``tdbg.tensix.l1_data``), each line labelled with its first datum's address."""
+    name = view.strip().lower()
+    if name not in l1_data.FORMATS:
+        raise CommandError(f"Unknown view {view!r} for memory; L1 formats: {', '.join(l1_data.FORMATS)}.")
+    bits = l1_data.datum_bits(name)
+    bfp = l1_data.is_bfp(name)
+    if not bfp and SIZES[size] * 8 != bits:
+        unit = {8: "b", 16: "h", 32: "w"}[bits]
+        raise CommandError(f"{name} datums are {bits} bits: examine them in units of {unit} (x/{count}{unit} ... as {name})")
+    try:
+        values = interp.session.l1_values(address, count, name)
+    except SessionError as exc:
+        raise CommandError(str(exc)) from None
+    start = address + l1_data.exponent_section(name, count)
+    per_line = 8 if bits <= 16 else 4
+    for i in range(0, count, per_line):
+        interp.out(label(interp, start + i * bits // 8) + "".join("\t" + format_view_value(v) for v in values[i:i + per_line]))
+    return start + -(-count * bits // 8)
 
 
 def set_last_examined(interp: Interpreter, address: int, value: int, size: int, fmt: str) -> None:

@@ -185,9 +185,10 @@ def info_tensix(interp: Interpreter, args: str) -> None:
     interp.out("Semaphores: " + " ".join(f"[{i}] {sem.Value}/{sem.Max}" for i, sem in enumerate(cop.semaphores)))
 
 
-@info_command("pushes", usage="info pushes [N]", help="List the last N (default 20) Tensix instructions pushed: pc, core, how (ttinsn, store, debugger), word, instruction.", example="info pushes 5")
+@info_command("pushes", usage="info pushes [N]", help="List the last N (default 20) Tensix instructions pushed: pc, core, how (ttinsn, store, debugger), word, instruction; under a push, the L1 bytes Tensix instructions read or wrote while it ran (an UNPACR's input, a PACR's output; an instruction of another thread released by the push is named).", example="info pushes 5")
 def info_pushes(interp: Interpreter, args: str) -> None:
-    tile = interp.session.tile
+    s = interp.session
+    tile = s.tile
     pushes = tile.pushes
     n = evaluate_int(interp, args) if args.strip() else 20
     if not pushes:
@@ -196,6 +197,9 @@ def info_pushes(interp: Interpreter, args: str) -> None:
     shown = pushes.last(n)
     for i, p in enumerate(shown, start=pushes.total - len(shown) + 1):
         interp.out(f"{i:>5}  {p.pc:#010x} {p.core} {p.via:<8} {p.word:#010x}  {tile.describe_word(p.word)}")
+        for a in s.l1_accesses(p.seq):
+            who = "" if a.thread == p.thread and a.word == p.word else f" by T{a.thread} {tile.describe_word(a.word).split()[0]}"
+            interp.out(f"{'':>7}L1 {'write' if a.write else 'read '} {a.start:#x}..{a.end:#x} ({a.end - a.start} bytes){who}")
 
 
 @info_command("cfg", usage="info cfg [NAME|GLOB]", help="Show config fields by cfg_defines.h name (a glob or prefix selects several): Config fields in the current thread's CFG_STATE_ID bank, ThreadConfig fields of the current thread.", example="info cfg RISC_DEST_ACCESS_CTRL_SEC0*")

@@ -5,7 +5,8 @@ Before a core executes one instruction, the instruction is classified:
 * anything that only writes registers: the core's CPU context (under 1 KiB);
 * a store (or AMO) to plain memory: also the bytes it will overwrite;
 * an access to a device or a pushed Tensix instruction: also the coprocessor's state (Dst,
-  SrcA/SrcB, config, RWCs, queues, semaphores, tile registers, the push count);
+  SrcA/SrcB, config, RWCs, queues, semaphores, tile registers, the push count) and the L1 bytes
+  the coprocessor overwrites during the step (packer, Scalar Unit: its ``l1_journal``);
 * a step of a core that waits while the others run (``scheduler-locking off``), or a store to
   the tile registers (``SOFT_RESET_0`` holds and releases other cores): the whole tile.
 
@@ -51,6 +52,7 @@ class StepRecord:
     wait: Wait | None
     ram: tuple[int, bytes] | None = None        # (address, bytes a store overwrites)
     devices: _Coprocessor | None = None
+    l1: list[tuple[int, bytes]] | None = None   # (address, bytes) the coprocessor overwrote, in order
     tile: Checkpoint | None = None              # the other cores ran too
     size: int = _CORE_BYTES
 
@@ -64,6 +66,7 @@ class History:
         self.budget = budget
         self._records: deque[StepRecord] = deque()
         self.bytes = 0
+        self._journaling: object | None = None   # the coprocessor keeping the current step's L1 journal
 
     def __len__(self) -> int:
         return len(self._records)
@@ -85,7 +88,10 @@ class History:
             snap = _Coprocessor(tile.tensix.snapshot(), tile.coprocessor.snapshot(), dict(tile.registers.values),
                                 tile.registers.clock, (tile.pushes.total, list(tile.pushes.per_thread)),
                                 dict(tile.exit_codes))
-            return StepRecord(**base, devices=snap, size=_CORE_BYTES + _coprocessor_bytes(tile))
+            journal: list[tuple[int, bytes]] = []
+            tile.coprocessor.l1_journal = journal
+            self._journaling = tile.coprocessor
+            return StepRecord(**base, devices=snap, l1=journal, size=_CORE_BYTES + _coprocessor_bytes(tile))
         if access is not None:
             address, size = access
             try:
@@ -96,6 +102,9 @@ class History:
         return StepRecord(**base)
 
     def push(self, record: StepRecord) -> None:
+        if self._journaling is not None:  # the step is over: stop journaling its L1 writes
+            self._journaling.l1_journal = None  # type: ignore[attr-defined]
+            self._journaling = None
         self._records.append(record)
         self.bytes += record.size
         while self.bytes > self.budget and len(self._records) > 1:
@@ -124,6 +133,10 @@ class History:
             tile.registers.values, tile.registers.clock = dict(d.registers), d.clock
             tile.pushes.truncate(*d.pushes)
             tile.exit_codes = dict(d.exit_codes)
+            for address, old in reversed(record.l1 or []):
+                tile.tensix.l1[address:address + len(old)] = memoryview(old)
+                for other in tile.cores.values():
+                    other.uc.ctl_remove_cache(address, address + len(old))
         core.uc.ctl_remove_cache(core.pc, core.pc + 4)
         return record
 

@@ -1,4 +1,5 @@
-"""The log of pushed Tensix instructions, and who last wrote each ``Dst`` row.
+"""The log of pushed Tensix instructions, who last wrote each ``Dst`` row, and the L1 traffic of
+Tensix instructions (unpackers, packer, Scalar Unit).
 
 Both are on the path of every push, so both cost a tuple and a few array stores: a record is a
 ``NamedTuple`` (its mnemonic is looked up only when shown), the log keeps the newest
@@ -120,3 +121,48 @@ class DstProvenance:
         if record is None:
             return DstWriter(0, "?", f"push #{seq} (no longer in the push log)", seq)
         return DstWriter(record.pc, record.core, describe(record.word), seq)
+
+
+class L1Access(NamedTuple):
+    """L1 bytes ``start .. end`` a Tensix instruction read or wrote."""
+
+    seq: int      # the push during which it ran (a queued instruction may run during a later push)
+    thread: int   # the thread whose instruction it was
+    word: int
+    start: int
+    end: int
+    write: bool
+
+
+class L1Log:
+    """The newest ``limit`` L1 accesses of Tensix instructions (bounded memory)."""
+
+    LIMIT = 100_000
+
+    def __init__(self, limit: int = LIMIT) -> None:
+        self._items: deque[L1Access] = deque(maxlen=limit)
+
+    def append(self, access: L1Access) -> None:
+        self._items.append(access)
+
+    def __iter__(self) -> Iterator[L1Access]:
+        return iter(self._items)
+
+    def of_push(self, seq: int) -> list[L1Access]:
+        """The accesses made during push ``seq``."""
+        return [a for a in self._items if a.seq == seq]
+
+    def writer(self, address: int) -> L1Access | None:
+        """The last logged write that covers ``address``."""
+        for access in reversed(self._items):
+            if access.write and access.start <= address < access.end:
+                return access
+        return None
+
+    def truncate(self, seq: int) -> None:
+        """Forget the accesses of pushes after ``seq`` (a checkpoint restored)."""
+        while self._items and self._items[-1].seq > seq:
+            self._items.pop()
+
+    def clear(self) -> None:
+        self._items.clear()

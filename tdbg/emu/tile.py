@@ -33,7 +33,7 @@ import numpy as np
 from tdbg.emu import loader
 from tdbg.emu.core import NOP, Core, CoreState, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
-from tdbg.emu.pushlog import DstProvenance, DstWriter, PushLog
+from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog
 from tdbg.emu.regions import Stall, TileRegisters, Wait, core_regions
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.tensix.coprocessor import Coprocessor, QueueFull
@@ -129,8 +129,12 @@ class Tile:
     def __init__(self, profile: Profile = BLACKHOLE) -> None:
         self.profile = profile
         self.tensix = TensixState(profile)
-        self.coprocessor = Coprocessor(self.tensix, on_dst_write=self._dst_written)
+        self.coprocessor = Coprocessor(self.tensix, on_dst_write=self._dst_written, on_l1_access=self._l1_accessed)
         self.l1 = ctypes.create_string_buffer(profile.l1_size)
+        self.tensix.l1 = np.frombuffer(self.l1, dtype=np.uint8)  # the coprocessor's view of L1
+        self.l1_log = L1Log()                                    # L1 traffic of Tensix instructions
+        self._l1_written: list[L1Access] | None = None            # during the current push (when watched)
+        self._code: list[tuple[int, int]] = []                    # L1 ranges of loaded firmware
         self.registers = TileRegisters(self)
         self.programs: dict[str, Program] = {}
         self.ttinsn: dict[int, int] = {}      # every loaded program's .ttinsn words (RISC-V view)
@@ -179,6 +183,8 @@ class Tile:
             self.programs[spec.name] = Program(image, segments)
         self.ttinsn = {a: w for p in self.programs.values() for a, w in p.image.ttinsn.items()}
         self.tensix_words = {a: ttinsn_to_word(w) for a, w in self.ttinsn.items()}
+        self._code = [(s.vaddr, s.vaddr + s.memsz) for p in self.programs.values() for s in p.segments
+                      if s.vaddr < self.profile.l1_size]
         for core in self.cores.values():
             program = self.programs.get(core.name)
             core.set_parks(set(program.image.parks) if program else set())
@@ -198,6 +204,7 @@ class Tile:
         self.coprocessor.reset()
         self.registers.reset()
         self.pushes.clear()
+        self.l1_log.clear()
         self.warnings.clear()
         self.provenance.clear()
         self.exit_codes.clear()
@@ -281,6 +288,8 @@ class Tile:
         self.tensix.restore(cp.tensix)
         self.coprocessor.restore(cp.coprocessor)
         self.pushes.truncate(*cp.pushes)
+        last = self.pushes.last()
+        self.l1_log.truncate(last[0].seq if last else 0)
         self.registers.values = dict(cp.registers)
         self.registers.clock = cp.clock
         self.exit_codes = dict(cp.exit_codes)
@@ -439,10 +448,14 @@ class Tile:
             core.push_event(event)
 
     def _push_watched(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
-        """``push`` while watches exist: a push that writes a watched Dst row stops the core."""
+        """``push`` while watches exist: a push that writes a watched Dst row, or (by a Tensix
+        instruction: packer, Scalar Unit) a watched L1 range, stops the core."""
         watches = [w for w in self.watches if w.dst_rows and w.kind != "read"]
+        l1_watches = [w for w in self.watches if not w.dst_rows and w.kind != "read" and w.core is None
+                      and w.address + w.length <= self.profile.l1_size]
         before = [self.tensix.dst.bits[w.bits_rows].copy() for w in watches]
-        self._rows_written = set()
+        l1_before = [bytes(self.l1[w.address:w.address + w.length]) for w in l1_watches]
+        self._rows_written, self._l1_written = set(), []
         try:
             self.execute(core, thread, pc, word, via)
         except QueueFull:
@@ -452,6 +465,14 @@ class Tile:
             return
         finally:
             written_rows, self._rows_written = self._rows_written, None
+            l1_written, self._l1_written = self._l1_written, None
+        for l1_watch, old_bytes in zip(l1_watches, l1_before):
+            hit = next((a for a in l1_written if a.start < l1_watch.address + l1_watch.length and l1_watch.address < a.end), None)
+            if hit is not None:
+                new = int.from_bytes(bytes(self.l1[l1_watch.address:l1_watch.address + l1_watch.length]), "little")
+                detail = f"T{hit.thread} {self.describe_word(hit.word)} wrote L1 {hit.start:#x}..{hit.end:#x}"
+                core.push_watch(l1_watch, int.from_bytes(old_bytes, "little"), new, detail)
+                return
         for watch, old in zip(watches, before):
             written = sorted(watch.dst_rows & written_rows)
             if written:
@@ -481,6 +502,19 @@ class Tile:
             return self.profile.isa.decode(word).text()
         except IsaError:
             return f"{word:#010x}"
+
+    def _l1_accessed(self, thread: int, word: int, ranges: list[tuple[int, int, bool]]) -> None:
+        """A Tensix instruction read or wrote L1: log it (under the current push's sequence
+        number), and drop Unicorn's translations of any firmware code it overwrote."""
+        for start, end, write in ranges:
+            access = L1Access(self.seq, thread, word, start, end, write)
+            self.l1_log.append(access)
+            if write:
+                if self._l1_written is not None:
+                    self._l1_written.append(access)
+                if any(start < hi and lo < end for lo, hi in self._code):
+                    for core in self.cores.values():
+                        core.uc.ctl_remove_cache(start, end)
 
     def dst_writer(self, row: int) -> DstWriter | None:
         """The last writer of ``DstBits`` row ``row``, if known."""

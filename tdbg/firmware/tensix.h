@@ -323,6 +323,43 @@ static inline void tdbg_set_dst_access(unsigned core, unsigned fmt, unsigned no_
     TT_OP(0x91, TT_F(Mod1, 0, 4) + TT_F(VD, 4, 4) + TT_F(Imm16, 8, 16))
 #define TT_OP_SFPNOP TT_OP(0x8F, 0)
 
+/* Unpackers (UNPACR_Regular.md names; tt-llk's Blackhole names in bh_isa.json aliases): Last 0,
+ * FlipSrc 6 (SetDatValid), MultiContextMode 7 (OvrdThreadId), ContextADC 8, ContextNumber 10,
+ * Ch0ZInc 15, Ch0YInc 17, Ch1ZInc 19, Ch1YInc 21, WhichUnpacker 23. */
+#define TT_OP_UNPACR(WhichUnpacker, Ch1YInc, Ch1ZInc, Ch0YInc, Ch0ZInc, MultiContextMode,   \
+                     FlipSrc, Last)                                                       \
+    TT_OP(0x42, TT_F(Last, 0, 1) + TT_F(FlipSrc, 6, 1) + TT_F(MultiContextMode, 7, 1) +   \
+                TT_F(Ch0ZInc, 15, 2) + TT_F(Ch0YInc, 17, 2) + TT_F(Ch1ZInc, 19, 2) +     \
+                TT_F(Ch1YInc, 21, 2) + TT_F(WhichUnpacker, 23, 1))
+
+/* Blackhole UNPACR_NOP: Unpack_Pop 1 clears (Src_ClrVal_Ctrl 0: zero, 1: -inf), Set_Dvalid then
+ * gives the bank to the matrix unit. */
+#define TT_OP_UNPACR_NOP(Unpacker_Select, Set_Dvalid, Src_ClrVal_Ctrl, Unpack_Pop)        \
+    TT_OP(0x43, TT_F(Unpack_Pop, 0, 2) + TT_F(Src_ClrVal_Ctrl, 2, 2) +                   \
+                TT_F(Set_Dvalid, 8, 1) + TT_F(Unpacker_Select, 23, 1))
+
+/* Blackhole PACR: ReadIntfSel (0: all four Dst read interfaces), AddrMode (ADDR_MOD_PACK_SEC). */
+#define TT_OP_PACR(AddrMode, ZeroWrite, ReadIntfSel, Flush, Last)                          \
+    TT_OP(0x41, TT_F(Last, 0, 1) + TT_F(Flush, 1, 1) + TT_F(ReadIntfSel, 8, 4) +         \
+                TT_F(ZeroWrite, 12, 1) + TT_F(AddrMode, 15, 2))
+
+/* SETDMAREG_Immediate.md: the 16-bit half register ResultHalfReg of this thread's GPRs = NewValue. */
+#define TT_OP_SETDMAREG(NewValue, ResultHalfReg)                                           \
+    TT_OP(0x45, TT_F(ResultHalfReg, 0, 7) + TT_F(NewValue, 8, 16))
+
+/* ADCs (ADCs.md): CntSetMask bit 0 unpacker 0, bit 1 unpacker 1, bit 2 the packers. */
+#define TDBG_ADC_U0 1u
+#define TDBG_ADC_U1 2u
+#define TDBG_ADC_PK 4u
+#define TT_OP_SETADCXX(CntSetMask, X0Val, X1Val)                                           \
+    TT_OP(0x5E, TT_F(X0Val, 0, 10) + TT_F(X1Val, 10, 10) + TT_F(CntSetMask, 21, 3))
+#define TT_OP_SETADCXY(CntSetMask, Y1Val, X1Val, Y0Val, X0Val, BitMask)                    \
+    TT_OP(0x51, TT_F(BitMask, 0, 4) + TT_F(X0Val, 6, 3) + TT_F(Y0Val, 9, 3) +             \
+                TT_F(X1Val, 12, 3) + TT_F(Y1Val, 15, 3) + TT_F(CntSetMask, 21, 3))
+#define TT_OP_SETADCZW(CntSetMask, W1Val, Z1Val, W0Val, Z0Val, BitMask)                    \
+    TT_OP(0x54, TT_F(BitMask, 0, 4) + TT_F(Z0Val, 6, 3) + TT_F(W0Val, 9, 3) +             \
+                TT_F(Z1Val, 12, 3) + TT_F(W1Val, 15, 3) + TT_F(CntSetMask, 21, 3))
+
 /* ------------------------------------------------------------------------ */
 /* Pushing instructions (PushTensixInstruction.md)                           */
 /* ------------------------------------------------------------------------ */

@@ -34,7 +34,9 @@ the pushing thread's).  The instruction is consumed either way.
 
 ``on_dst_write(rows)`` is called once per instruction that wrote ``Dst`` (or marked rows
 undefined with ``ZEROACC``) with the sorted ``DstBits`` row numbers it touched; a ``Dst32b``
-write touches two ``DstBits`` rows (high and low halves, 8 apart).
+write touches two ``DstBits`` rows (high and low halves, 8 apart).  ``on_l1_access(thread, word, ranges)``
+is called once per instruction that read or wrote L1 (``state.l1``: unpackers, packer, Scalar
+Unit) with its ``(start, end, write)`` byte ranges, in order.
 """
 
 from __future__ import annotations
@@ -46,9 +48,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tdbg.tensix import cfg_insns, matrix_unit as mu, sfpu, sync
+from tdbg.tensix import adcs, cfg_insns, matrix_unit as mu, packers, scalar_unit as su, sfpu, sync, unpackers
 from tdbg.tensix.dst_access import DstPort
-from tdbg.tensix.events import MissingSpecification, TensixEvent, UnimplementedFunctionality
+from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.frontend import MopExpander, ReplayExpander
 from tdbg.tensix.isa import UnknownInstruction
 from tdbg.tensix.rwc import RWCs, incrwc
@@ -98,6 +100,23 @@ _EXECUTE: dict[str, Executor] = {
     "SEMGET": lambda cop, t, f: sync.semget(cop.semaphores, f["SemaphoreMask"]),
     "MOP": _frontend_only("MOPExpander.md"), "MOP_CFG": _frontend_only("MOPExpander.md"),
     "REPLAY": _frontend_only("REPLAY.md"),
+    # unpackers, packer, ADCs, Scalar Unit, mutexes
+    "UNPACR": unpackers.unpacr, "UNPACR_NOP": unpackers.unpacr_nop, "PACR": packers.pacr,
+    "CLREXPHIST": packers.clrexphist, "GATESRCRST": _nop,  # GATESRCRST.md: a SrcB operand cache tdbg does not have
+    "SETADC": adcs.setadc, "SETADCXY": adcs.setadcxy, "SETADCZW": adcs.setadczw, "SETADCXX": adcs.setadcxx,
+    "INCADCXY": adcs.incadcxy, "INCADCZW": adcs.incadczw, "ADDRCRXY": adcs.addrcrxy, "ADDRCRZW": adcs.addrcrzw,
+    "SETDMAREG": su.setdmareg, "ADDDMAREG": su.adddmareg, "SUBDMAREG": su.subdmareg, "MULDMAREG": su.muldmareg,
+    "BITWOPDMAREG": su.bitwopdmareg, "SHIFTDMAREG": su.shiftdmareg, "CMPDMAREG": su.cmpdmareg,
+    "DMANOP": su.dmanop, "FLUSHDMA": su.flushdma, "REG2FLOP": su.reg2flop, "STOREIND": su.storeind, "LOADIND": su.loadind,
+    "ATGETM": lambda cop, t, f: sync.atgetm(cop.state.mutexes, t, f["Index"]),
+    "ATRELM": lambda cop, t, f: sync.atrelm(cop.state.mutexes, t, f["Index"]),
+}
+
+# Instructions that wait at the Wait Gate for unit state other than their Src banks: why, or None.
+_UNIT_WAITS: dict[str, Callable[[Coprocessor, int, dict[str, int]], str | None]] = {
+    "UNPACR": unpackers.unpacr_wait, "UNPACR_NOP": unpackers.unpacr_nop_wait,
+    "ATGETM": lambda cop, t, f: sync.atgetm_wait(cop.state.mutexes, t, f["Index"]),
+    "ATRELM": lambda cop, t, f: sync.atrelm_wait(f["Index"]),
 }
 
 # Matrix Unit instructions that wait at the Wait Gate for their banks (each instruction's page).
@@ -127,8 +146,12 @@ class QueueFull(Exception):
 class Coprocessor:
     """The Tensix coprocessor model of one tile (see the module docstring)."""
 
-    def __init__(self, state: TensixState, on_dst_write: Callable[[np.ndarray], None] | None = None) -> None:
+    def __init__(self, state: TensixState, on_dst_write: Callable[[np.ndarray], None] | None = None,
+                 on_l1_access: Callable[[int, int, list[tuple[int, int, bool]]], None] | None = None) -> None:
         self.state = state
+        self.on_l1_access = on_l1_access
+        self._l1_access: list[tuple[int, int, bool]] = []
+        self.l1_journal: list[tuple[int, bytes]] | None = None  # (start, old bytes) of each L1 write, when kept
         self.isa = state.profile.isa
         self._bound: dict[int, Bound] = {}
         self._frontend_ops = {self.isa.encoding(m).opcode for m in ("MOP", "MOP_CFG", "REPLAY")}
@@ -186,7 +209,7 @@ class Coprocessor:
                           word >> 24 not in self._frontend_ops)
             else:
                 name = insn.mnemonic
-                waits = name in _WAITS_SRCA or name in _WAITS_SRCB
+                waits = name in _WAITS_SRCA or name in _WAITS_SRCB or name in _UNIT_WAITS
                 b = Bound(name, _EXECUTE.get(name), insn.fields, waits,
                           not waits and word >> 24 not in self._frontend_ops)
             self._bound[word] = b
@@ -266,6 +289,9 @@ class Coprocessor:
         if latch is not None and sync.blocked_by(mnemonic, latch.BlockMask):
             unmet = "; ".join(sync.unmet_conditions(latch, self.state, self.semaphores))
             return f"{mnemonic} held by the latched {latch.Opcode} (BlockMask {latch.BlockMask:#05x}): {unmet}"
+        unit_wait = _UNIT_WAITS.get(mnemonic)
+        if unit_wait is not None:
+            return unit_wait(self, thread, b.fields)
         banks = self.state.src_banks
         for names, reg, bank in ((_WAITS_SRCA, "SrcA", banks.matrix_unit_srca),
                                  (_WAITS_SRCB, "SrcB", banks.matrix_unit_srcb)):
@@ -317,6 +343,33 @@ class Coprocessor:
                     rows = written[0] if len(written) == 1 and len(written[0]) == 1 else np.unique(np.concatenate(written))
                     self.on_dst_write(rows)
                 written.clear()
+            if self._l1_access:
+                if self.on_l1_access is not None:
+                    self.on_l1_access(thread, word, list(self._l1_access))
+                self._l1_access.clear()
+
+    # -- L1 for the units (state.l1) -------------------------------------------------------------
+    def _check_l1(self, start: int, size: int, page: str) -> None:
+        if start < 0 or start + size > len(self.state.l1):
+            raise UndefinedBehavior(f"{page}: L1 access {start:#x}..{start + size:#x} is past L1 ({len(self.state.l1):#x} bytes)")
+
+    def read_l1(self, start: int, size: int) -> np.ndarray:
+        """A copy of L1 bytes ``start .. start + size`` that an instruction reads."""
+        self._check_l1(start, size, "L1 read")
+        self.l1_read(start, start + size)
+        return self.state.l1[start:start + size].copy()
+
+    def l1_read(self, start: int, end: int) -> None:
+        """Record that the running instruction read L1 ``start .. end``."""
+        self._l1_access.append((start, end, False))
+
+    def write_l1(self, start: int, data: np.ndarray) -> None:
+        """Write bytes to L1 for the running instruction (reported to ``on_l1_access``)."""
+        self._check_l1(start, len(data), "L1 write")
+        if self.l1_journal is not None:
+            self.l1_journal.append((start, self.state.l1[start:start + len(data)].tobytes()))
+        self.state.l1[start:start + len(data)] = data
+        self._l1_access.append((start, start + len(data), True))
 
     @staticmethod
     def _tag(event: TensixEvent, thread: int, word: int) -> TensixEvent:

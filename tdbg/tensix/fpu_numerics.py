@@ -13,9 +13,20 @@ fidelity-bit functions and ``ReadSrcInt8``; the rest by the type layouts of ``Sr
   pages add that hardware may fuse, reorder or change precision; that is not modelled.
 * Outputs: the Matrix Unit never writes -0 or a denormal, so those become +0; a magnitude too
   large for FP32 / BF16 becomes exponent 255 with mantissa 0, for FP16 exponent 31 with
-  mantissa 1023 (FloatBitPatterns.md).  ``RoundToBF16`` / ``RoundToFP16`` are not defined by any
-  page: a result they would have to round raises ``MissingSpecification``, as does a NaN
-  (``inf - inf``), whose handling the pages leave open.
+  mantissa 1023 (FloatBitPatterns.md).  A NaN (``inf - inf``), whose handling the pages leave
+  open, raises ``MissingSpecification``.
+* ``RoundToBF16`` / ``RoundToFP16`` (named by ELWADD.md, ELWMUL.md, MVMUL.md; defined by no page)
+  round the float32 result's magnitude to nearest with ties away from zero: add half a unit of
+  the last kept place, truncate.  Measured with ttsim v1.10.0 (FACTS.md section 9, probes
+  ``elwadd_one.c`` / ``elwadd_bf16_fw.c``): SrcA 1.0 + SrcB BF16 0x3B81 stores BF16 0x3F81
+  (DstBits 0x017F); ttsim's 16-bit paths round this way (tensix.cpp:1102-1204, 1250-1299).
+  Where ttsim's datapath differs from the pages before that final rounding (it aligns the
+  operands' mantissas to the largest exponent, rounding each, and drops 13 low bits of each term
+  when the Dst is 16-bit), tdbg follows it only where that was measured: ``ELWADD`` / ``ELWSUB``
+  of BF16-style operands into a 16-bit Dst without accumulation (``elw_add_bf16``: ttsim and the
+  pages' float32 sum differed in 13 of 1024 datums of tdbg's eltwise firmware, e.g. SrcA BF16
+  0x3E71 + SrcB BFP8 giving 0xC0D9 where float32-then-round gives 0xC0D8); everywhere else
+  tdbg stays with the pages' float32 arithmetic ("a rough guide").
 * Integers: ``ReadSrcInt8``, sign-magnitude Integer "32" in ``Dst`` and a saturating add that
   clamps at +-(2**31 - 1).
 """
@@ -97,39 +108,42 @@ def write_dst_fp32(x: np.ndarray, page: str) -> np.ndarray:
     return formats.ieee_to_dst32(bits)
 
 
+def round_to_bf16(x: np.ndarray) -> np.ndarray:
+    """``RoundToBF16`` (module docstring): IEEE BF16 bits of float32 ``x`` rounded to nearest,
+    ties away from zero; a carry out of the top exponent gives infinity; zeros are +0."""
+    u = ftz(np.asarray(x, dtype=F32)).view(np.uint32).astype(np.int64)
+    mag = ((u & 0x7FFFFFFF) + 0x8000) >> 16
+    mag = np.minimum(mag, 0x7F80)
+    return np.where(mag == 0, 0, ((u >> 31) << 15) | mag).astype(np.uint16)
+
+
 def write_dst_bf16(x: np.ndarray, page: str) -> np.ndarray:
-    """``WriteDstBF16(RoundToBF16(x))`` where no rounding is needed: Dst16b bits."""
+    """``WriteDstBF16(RoundToBF16(x))``: Dst16b bits."""
     x = ftz(np.asarray(x, dtype=F32))
     _check_nan(x, page)
-    u = np.where(x == 0, np.uint32(0), x.view(np.uint32)).astype(np.uint32)
-    if np.any((u & 0xFFFF) != 0):
-        raise MissingSpecification(f"{page}: RoundToBF16 is not defined and the result needs rounding to BF16")
-    return formats.ieee_to_dst16_bf16(u >> 16)
-
-
-_FP16_MAX = 131008.0
-_FP16_MIN = 2.0**-14
+    return formats.ieee_to_dst16_bf16(round_to_bf16(x))
 
 
 def write_dst_fp16(x: np.ndarray, page: str) -> np.ndarray:
-    """``WriteDstFP16(RoundToFP16(x))`` where no rounding is needed: Dst16b FP16 bits.
+    """``WriteDstFP16(RoundToFP16(x))``: Dst16b FP16 bits (sign 15, mantissa 14:5, exponent 4:0).
 
-    Magnitudes below 2**-14 are FP16 denormals and flush to +0; 2**17 and up (inf included)
-    give the saturated pattern (exponent 31, mantissa 1023)."""
+    The magnitude rounds to 11 significant bits, ties away from zero (module docstring); a
+    result below 2**-14 after rounding (an FP16 denormal) flushes to +0, one above the largest
+    finite FP16 (exponent 31 is finite in Dst) saturates to exponent 31, mantissa 1023."""
     x = np.asarray(x, dtype=F32)
     _check_nan(x, page)
     a = np.abs(x.astype(np.float64))
-    sign = (np.signbit(x) & (a >= _FP16_MIN)).astype(np.uint32)
-    big = a >= 2.0**17
-    normal = (a >= _FP16_MIN) & ~big
-    frac, e = np.frexp(np.where(normal, a, 1.0))  # a = frac * 2**e, frac in [0.5, 1)
-    e = e.astype(np.int64) - 1
-    man = np.where(normal, frac * 2048 - 1024, 0)
-    if np.any(normal & ((man != np.floor(man)) | (a > _FP16_MAX))):
-        raise MissingSpecification(f"{page}: RoundToFP16 is not defined and the result needs rounding to FP16")
-    exp5 = np.where(big, 31, np.where(normal, e + 15, 0)).astype(np.uint32)
-    man10 = np.where(big, 1023, man).astype(np.uint32)
-    return ((sign << 15) | (man10 << 5) | exp5).astype(np.uint16)
+    frac, e = np.frexp(np.where(a > 0, a, 1.0))  # a = frac * 2**e, frac in [0.5, 1)
+    sig = np.floor(frac * 2048 + 0.5)           # 11 significant bits, ties away from zero
+    e = e.astype(np.int64) - 1 + (sig == 2048)
+    sig = np.where(sig == 2048, 1024, sig)
+    exp5 = e + 15
+    zero = (a == 0) | (exp5 <= 0)
+    big = np.isinf(a) | (exp5 > 31)
+    sign = (np.signbit(x) & ~zero).astype(np.uint32)
+    exp_out = np.where(big, 31, np.where(zero, 0, exp5)).astype(np.uint32)
+    man_out = np.where(big, 1023, np.where(zero, 0, sig - 1024)).astype(np.uint32)
+    return ((sign << 15) | (man_out << 5) | exp_out).astype(np.uint16)
 
 
 def srca_fidelity_bits(x: np.ndarray, phase: int) -> np.ndarray:
@@ -168,3 +182,39 @@ def read_dst_int32(bits32: np.ndarray) -> np.ndarray:
 def write_dst_int32(v: np.ndarray) -> np.ndarray:
     """``WriteDstInt32``: an int in +-(2**31 - 1) to Dst32b Integer "32" bits."""
     return formats.dst32_int32_encode(v)
+
+
+def elw_add_bf16(a: np.ndarray, b: np.ndarray, subtract: bool, page: str) -> np.ndarray:
+    """``ELWADD`` / ``ELWSUB`` of BF16-style Src data into a 16-bit BF16 Dst, as the hardware's
+    datapath adds (measured on ttsim v1.10.0, module docstring; IEEE BF16 bits out):
+
+    each operand is a sign, an 8-bit exponent and an 11-bit significand (the implicit one and the
+    7 BF16 mantissa bits, then zeros); exponent 0 is zero.  The operand of smaller magnitude is
+    aligned to the larger one's exponent by a right shift that rounds half up (half of the
+    shifted-out weight is added first; shifted by 12 or more it is 0); the significands are added
+    (or subtracted, for unlike signs), and the sum is rounded to 8 significant bits, half up,
+    with the larger operand's sign.  A result below the normal range is +0, above it infinity.
+    """
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    read_src_float(a, "BF16", page)            # exponent 255 is not specified
+    read_src_float(b, "BF16", page)
+    sa, ea, ma = a >> 18 & 1, a & 0xFF, ((a >> 8) & 0x3F8) | 0x400
+    sb, eb, mb = (b >> 18 & 1) ^ int(subtract), b & 0xFF, ((b >> 8) & 0x3F8) | 0x400
+    ma, mb = np.where(ea == 0, 0, ma), np.where(eb == 0, 0, mb)
+    swap = (eb > ea) | ((eb == ea) & (mb > ma))
+    sa, sb = np.where(swap, sb, sa), np.where(swap, sa, sb)
+    ea, eb = np.where(swap, eb, ea), np.where(swap, ea, eb)
+    ma, mb = np.where(swap, mb, ma), np.where(swap, ma, mb)
+    d = ea - eb
+    half = np.where(d > 0, np.left_shift(1, np.maximum(d - 1, 0)), 0)
+    mb = np.where(d >= 12, 0, (mb + half) >> np.minimum(d, 11))
+    total = np.where(sa == sb, ma + mb, ma - mb)
+    length = np.floor(np.log2(np.maximum(total, 1))).astype(np.int64) + 1   # significant bits
+    shift = np.maximum(length - 8, 0)
+    sig = np.where(shift > 0, (total + (np.left_shift(1, np.maximum(shift - 1, 0)))) >> shift, total << (8 - length))
+    length = length + (sig >> 8)
+    sig = np.where(sig >> 8, sig >> 1, sig)
+    exp = ea - 11 + length
+    out = (sa << 15) | (np.minimum(exp, 255) << 7) | np.where(exp >= 255, 0, sig & 0x7F)
+    return np.where((total == 0) | (exp <= 0) | (ea == 0), 0, out).astype(np.uint16)

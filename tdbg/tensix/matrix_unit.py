@@ -18,6 +18,17 @@ independent of dest_accum_en"); GMPOOL's and GAPOOL's ``instr_mod19`` selects 1x
 accepts only 1), so 0 raises ``MissingSpecification``; DOTPV's ``instr_mod19`` and
 ``dest_accum_en`` are described nowhere, so nonzero values raise ``MissingSpecification``.
 
+Blackhole's implied Src formats (ttsim v1.10.0 tensix.cpp:698, 756, 953, 1021, 1433, 1608): while ``ThreadConfig.DISABLE_IMPLIED_SRCA_FMT_Base`` is 0 (its reset value),
+``SrcAFmt`` is the format the unpacker gave the bank the instruction reads (``SrcRegister.fmt``,
+set when ``UNPACR`` / ``UNPACR_NOP`` hands the bank over): ``SrcA[MatrixUnit.SrcABank]`` for
+MOVD2A, MOVA2D and the arithmetic, ``SrcB[MatrixUnit.SrcBBank]`` for MOVD2B, MOVB2D and MOVB2A;
+set to 1, the config's ``ALU_FORMAT_SPEC_REG*_SrcA`` decides as on the pages.
+
+``ZEROACC``'s 16-row mode on Blackhole is tile-relative unless
+``DEST_ACCESS_CFG_zeroacc_absolute_tile_mode`` is set (ttsim tensix.cpp:865, 876): the block index
+moves by 32 blocks (512 rows) when ``(DEST_TARGET_REG_CFG_MATH_Offset + RWCs.Dst) & 512``, by 16
+``Dst32b`` blocks when ``& 0x300`` with ``UseDst32b``.
+
 ``ShuffleTF32`` is ``formats.shuffle_tf32``, which keeps the sign and high mantissa with mask
 ``0x7f800`` (the seed's comment and the Src TF32 layout) where the seed's listing has ``0x3fc000``.
 """
@@ -29,7 +40,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tdbg.tensix import fpu_numerics as fx
+from tdbg.tensix import formats, fpu_numerics as fx
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior
 from tdbg.tensix.formats import shuffle_bf16, shuffle_fp16, shuffle_tf32
 from tdbg.tensix.rwc import apply_addr_mod
@@ -61,9 +72,21 @@ class _Ctx:
     def get(self, name: str) -> int:
         return self.state.config.get(name, thread=self.thread)
 
-    def srca_fmt(self) -> int:
-        fmt = self.get("ALU_FORMAT_SPEC_REG_SrcA_val") if self.get("ALU_FORMAT_SPEC_REG_SrcA_override") \
-            else self.get("ALU_FORMAT_SPEC_REG0_SrcA")
+    def implied(self) -> bool:
+        """Blackhole: the bank's implied format is ``SrcAFmt`` (module docstring)."""
+        return self.derived("implied Src format", lambda: "DISABLE_IMPLIED_SRCA_FMT_Base" in self.state.config.table.fields
+                            and not self.get("DISABLE_IMPLIED_SRCA_FMT_Base"))  # type: ignore[return-value]
+
+    def srca_fmt(self, from_srcb: bool = False) -> int:
+        """``SrcAFmt``: the implied format of the bank read (``from_srcb``: the Matrix Unit's
+        SrcB bank), else ``ALU_FORMAT_SPEC_REG_SrcA_val`` / ``ALU_FORMAT_SPEC_REG0_SrcA``."""
+        if self.implied():
+            fmt = (self.state.srcb.fmt[self.banks.matrix_unit_srcb] if from_srcb
+                   else self.state.srca.fmt[self.banks.matrix_unit_srca])
+        elif self.get("ALU_FORMAT_SPEC_REG_SrcA_override"):
+            fmt = self.get("ALU_FORMAT_SPEC_REG_SrcA_val")
+        else:
+            fmt = self.get("ALU_FORMAT_SPEC_REG0_SrcA")
         if fmt in (12, 13):
             raise MissingSpecification(f"{self.page}: SrcAFmt {fmt} names no data format")
         return fmt
@@ -121,12 +144,15 @@ def _movd2src(cop: Coprocessor, thread: int, f: dict[str, int], to_srcb: bool) -
     page = "MOVD2B.md (seed 001)" if to_srcb else "MOVD2A.md"
     c = _Ctx(cop, thread, page)
 
-    def mode() -> tuple[bool, str]:
+    def mode() -> tuple[bool, str | None]:
         if c.get("FP16A_FORCE_Enable"):
             return False, "FP16"
-        return bool(c.get("ALU_ACC_CTRL_Fp32_enabled") or c.get("ALU_ACC_CTRL_INT8_math_enabled")), c.style(c.srca_fmt())
+        style = None if c.implied() else c.style(c.srca_fmt())
+        return bool(c.get("ALU_ACC_CTRL_Fp32_enabled") or c.get("ALU_ACC_CTRL_INT8_math_enabled")), style
 
     use32, style = c.derived(page, mode)  # type: ignore[misc]
+    if style is None:
+        style = c.style(c.srca_fmt(from_srcb=to_srcb))
     dst_row = c.dst_row(f["DstRow"])
     src_row = f["SrcRow"] + (c.rwc.SrcB if to_srcb else c.rwc.SrcA)
     if f["Move4Rows"]:
@@ -185,9 +211,9 @@ def remove_high_exponent(x: np.ndarray) -> np.ndarray:
     return (((x & (1 << 18)) >> 3) | ((x & (0x3FF << 8)) >> 3) | (x & 0x1F)).astype(np.uint16)
 
 
-def _src2dst(c: _Ctx, f: dict[str, int], vals: np.ndarray, rows: np.ndarray) -> None:
+def _src2dst(c: _Ctx, f: dict[str, int], vals: np.ndarray, rows: np.ndarray, from_srcb: bool) -> None:
     """The shared conversion and write of MOVA2D.md / MOVB2D.md."""
-    fmt = c.srca_fmt()
+    fmt = c.srca_fmt(from_srcb)
     use8 = not c.get("FP16A_FORCE_Enable") and fmt in _EXP8
     if not c.get("ALU_ACC_CTRL_Zero_Flag_disabled_src"):
         vals = np.where(vals & 0xFF == 0, 0, vals).astype(np.uint32)
@@ -214,7 +240,7 @@ def mova2d(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     else:
         n, dst_row, src_row = 1, dst_row & 0x3FF, src_row & 0x3F
     vals = cop.state.srca.data[c.banks.matrix_unit_srca, src_row:src_row + n]
-    _src2dst(c, f, vals, dst_row + np.arange(n))
+    _src2dst(c, f, vals, dst_row + np.arange(n), from_srcb=False)
 
 
 def movb2d(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
@@ -233,7 +259,7 @@ def movb2d(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     vals = cop.state.srcb.data[c.banks.matrix_unit_srcb][src_rows]
     if f["BroadcastCol0"]:
         vals = np.repeat(vals[:, :1], 16, axis=1)
-    _src2dst(c, f, vals, dst_row + np.arange(n))
+    _src2dst(c, f, vals, dst_row + np.arange(n), from_srcb=True)
 
 
 def movb2a(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
@@ -281,6 +307,11 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
         raise UndefinedBehavior("ZEROACC.md: Revert with a mode other than ZEROACC_MODE_ONE_ROW")
     elif mode == ZEROACC_MODE_16_ROWS:
         imm &= 0xFF
+        if "DEST_ACCESS_CFG_zeroacc_absolute_tile_mode" in cop.state.config.table.fields \
+                and not c.get("DEST_ACCESS_CFG_zeroacc_absolute_tile_mode"):
+            offset = c.get("DEST_TARGET_REG_CFG_MATH_Offset") + c.rwc.Dst
+            if offset & (0x300 if f["UseDst32b"] else 0x200):
+                imm += 16 if f["UseDst32b"] else 32
         if f["UseDst32b"]:
             rows32 = imm * 16 + np.arange(16) if imm < 32 else rows32
         else:
@@ -372,8 +403,10 @@ def _write_dst_float(c: _Ctx, rows: np.ndarray, x: np.ndarray, use32: bool, styl
 
 def _elw(cop: Coprocessor, thread: int, f: dict[str, int], page: str,
          int_op: Callable[[np.ndarray, np.ndarray, int], np.ndarray],
-         float_op: Callable[[np.ndarray, np.ndarray, int], np.ndarray], add_dst: bool) -> None:
-    """The functional model shared by ELWADD.md, ELWSUB.md and ELWMUL.md."""
+         float_op: Callable[[np.ndarray, np.ndarray, int], np.ndarray], add_dst: bool,
+         aligned: bool | None = None) -> None:
+    """The functional model shared by ELWADD.md, ELWSUB.md and ELWMUL.md (``aligned``: ELWADD
+    False, ELWSUB True: the measured BF16 datapath applies, ``fpu_numerics.elw_add_bf16``)."""
     c = _Ctx(cop, thread, page)
     style, use32 = c.math_style()
     a_row = c.rwc.SrcA & 0x38
@@ -391,6 +424,8 @@ def _elw(cop: Coprocessor, thread: int, f: dict[str, int], page: str,
             if add_dst:
                 result = fx.saturate_add_int32(result, fx.read_dst_int32(c.port.read32(rows)))
             c.port.write32(rows, fx.write_dst_int32(result))
+        elif aligned is not None and style == "BF16" and not use32 and not add_dst and phase == 0:
+            c.port.write16(rows, formats.ieee_to_dst16_bf16(fx.elw_add_bf16(a, b, aligned, page)))
         else:
             result = float_op(fx.read_src_float(a, style, page), fx.read_src_float(b, style, page), phase)
             if add_dst:
@@ -412,14 +447,14 @@ def elwadd(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``ELWADD`` (ELWADD.md): ``Dst (+)= SrcA + SrcB``."""
     _elw(cop, thread, f, "ELWADD.md",
          lambda a, b, _: fx.read_src_int8(a) + fx.read_src_int8(b),
-         lambda a, b, phase: _fidelity_divide(fx.ftz(a + b), phase), bool(f["AddDst"]))
+         lambda a, b, phase: _fidelity_divide(fx.ftz(a + b), phase), bool(f["AddDst"]), aligned=False)
 
 
 def elwsub(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``ELWSUB`` (ELWSUB.md): ``Dst (+)= SrcA - SrcB``."""
     _elw(cop, thread, f, "ELWSUB.md",
          lambda a, b, _: fx.read_src_int8(a) - fx.read_src_int8(b),
-         lambda a, b, phase: _fidelity_divide(fx.ftz(a - b), phase), bool(f["AddDst"]))
+         lambda a, b, phase: _fidelity_divide(fx.ftz(a - b), phase), bool(f["AddDst"]), aligned=True)
 
 
 def _int8_fidelity(a: np.ndarray, b: np.ndarray, phase: int) -> tuple[np.ndarray, np.ndarray]:

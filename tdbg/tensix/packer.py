@@ -115,7 +115,7 @@ _REBIAS = 127 - 15  # 8-bit exponent minus 5-bit exponent for the same value
 
 
 @dataclass(frozen=True)
-class _Floats:
+class Floats:
     """Float datums as separate sign, biased exponent and mantissa fields."""
 
     t: FloatType
@@ -125,14 +125,14 @@ class _Floats:
 
 
 @dataclass(frozen=True)
-class _Ints:
+class Ints:
     """Integer datums: ``name`` is INT32 / INT16 / INT8 / UINT8, ``bits`` its L1 bit pattern."""
 
     name: str
     bits: I64
 
 
-Datums = _Floats | _Ints
+Datums = Floats | Ints
 
 
 # -- output formats ----------------------------------------------------------------------------
@@ -339,22 +339,22 @@ class _Early:
         return self.how in ("rounding", "shift, round, saturate")
 
 
-def _fp32_fields(b: I64) -> _Floats:
+def _fp32_fields(b: I64) -> Floats:
     """Conventional FP32 bits (after undoing the Dst32 shuffle)."""
-    return _Floats(FP32, b >> 31, (b >> 23) & 0xFF, b & 0x7FFFFF)
+    return Floats(FP32, b >> 31, (b >> 23) & 0xFF, b & 0x7FFFFF)
 
 
-def _bf16_fields(b: I64) -> _Floats:
+def _bf16_fields(b: I64) -> Floats:
     """Dst16 BF16: sign 15, mantissa 14:8, exponent 7:0."""
-    return _Floats(BF16, b >> 15, b & 0xFF, (b >> 8) & 0x7F)
+    return Floats(BF16, b >> 15, b & 0xFF, (b >> 8) & 0x7F)
 
 
-def _fp16_fields(b: I64) -> _Floats:
+def _fp16_fields(b: I64) -> Floats:
     """Dst16 FP16: sign 15, mantissa 14:5, exponent 4:0."""
-    return _Floats(FP16, b >> 15, b & 0x1F, (b >> 5) & 0x3FF)
+    return Floats(FP16, b >> 15, b & 0x1F, (b >> 5) & 0x3FF)
 
 
-def _round(x: _Floats, t: FloatType) -> _Floats:
+def _round(x: Floats, t: FloatType) -> Floats:
     """An early "Rounding" cell: nearest, ties away from zero; denormals and -0 become +0;
     with an 8-bit exponent NaN becomes infinity.  A carry out of the top exponent gives
     infinity (8-bit) or saturates (5-bit, no infinity)."""
@@ -370,15 +370,15 @@ def _round(x: _Floats, t: FloatType) -> _Floats:
     exp = np.where(special, t.emax, exp)
     man = np.where(special, 0, man)
     zero = x.exp == 0
-    return _Floats(t, np.where(zero, 0, x.sign), np.where(zero, 0, exp), np.where(zero, 0, man))
+    return Floats(t, np.where(zero, 0, x.sign), np.where(zero, 0, exp), np.where(zero, 0, man))
 
 
-def _truncate(x: _Floats, t: FloatType) -> _Floats:
+def _truncate(x: Floats, t: FloatType) -> Floats:
     """An early "Truncation" cell: drop the low mantissa bits (denormals, NaN may change class)."""
-    return _Floats(t, x.sign, x.exp, x.man >> (x.t.mbits - t.mbits))
+    return Floats(t, x.sign, x.exp, x.man >> (x.t.mbits - t.mbits))
 
 
-def _shift_round_saturate(b: I64, shift: int, unsigned: bool) -> _Ints:
+def _shift_round_saturate(b: I64, shift: int, unsigned: bool) -> Ints:
     """INT32 -> INT8 / UINT8: magnitude shifted right by ``shift & 31``, rounded to nearest with
     ties away from zero on the shifted-out bits, saturated to 127 (sign kept, cleared for 0) or
     to 0..255 (negative values to 0)."""
@@ -386,9 +386,9 @@ def _shift_round_saturate(b: I64, shift: int, unsigned: bool) -> _Ints:
     sign = b >> 31
     mag = ((b & 0x7FFFFFFF) + ((1 << s) >> 1)) >> s
     if unsigned:
-        return _Ints("UINT8", np.where(sign != 0, 0, np.minimum(mag, 255)))
+        return Ints("UINT8", np.where(sign != 0, 0, np.minimum(mag, 255)))
     mag = np.minimum(mag, 127)
-    return _Ints("INT8", np.where(mag != 0, sign << 7, 0) | mag)
+    return Ints("INT8", np.where(mag != 0, sign << 7, 0) | mag)
 
 
 def _early_step(cfg: PackerConfig) -> _Early:
@@ -424,7 +424,7 @@ def _early_step(cfg: PackerConfig) -> _Early:
         return floats(TF32, "rounding")
     if cfg.read_32b_data:
         if f == Fmt.INT32:
-            return _Early(src, "INT32", "identity or bitcast", lambda b: _Ints("INT32", b))
+            return _Early(src, "INT32", "identity or bitcast", lambda b: Ints("INT32", b))
         if f == Fmt.FP32:
             return identity() if raw or not cfg.round_10b_mant else floats(TF32, "rounding")
         if f == Fmt.TF32:
@@ -437,7 +437,7 @@ def _early_step(cfg: PackerConfig) -> _Early:
             return _early_int8(cfg, src)
         raise undefined("the table says No")
     if f == Fmt.INT16:
-        return _Early("INT16", "INT16", "identity", lambda b: _Ints("INT16", b))
+        return _Early("INT16", "INT16", "identity", lambda b: Ints("INT16", b))
     if f == Fmt.TF32 or (f == Fmt.FP32 and cfg.round_10b_mant):
         if raw:
             raise undefined("rounding to TF32 needs Read_raw=0")
@@ -454,7 +454,7 @@ def _early_step(cfg: PackerConfig) -> _Early:
         return floats(FP8, "truncation")
     if f == Fmt.INT8 and raw and not cfg.read_unsigned:
         return _Early("BF16/FP16", "INT8", "sign bit only",
-                      lambda b: _Ints("INT8", (b >> 15) << 7))
+                      lambda b: Ints("INT8", (b >> 15) << 7))
     raise undefined("the table says No, or the page gives no configuration for it")
 
 
@@ -463,9 +463,9 @@ def _early_int8(cfg: PackerConfig, src: str) -> _Early:
     name = "UINT8" if cfg.read_unsigned else "INT8"
     if cfg.read_raw:
         if cfg.read_unsigned:  # low 8 bits of mantissa / magnitude
-            return _Early(src, name, "low bits", lambda b: _Ints(name, b & 0xFF))
+            return _Early(src, name, "low bits", lambda b: Ints(name, b & 0xFF))
         return _Early(src, name, "sign and low bits",  # sign, low 7 bits of mantissa / magnitude
-                      lambda b: _Ints(name, ((b >> 31) << 7) | (b & 0x7F)))
+                      lambda b: Ints(name, ((b >> 31) << 7) | (b & 0x7F)))
     shift = cfg.shift_amount
     if shift is None:
         raise MissingSpecification(
@@ -477,7 +477,7 @@ def _early_int8(cfg: PackerConfig, src: str) -> _Early:
 
 # -- late conversion ---------------------------------------------------------------------------
 
-def _late_float(x: _Floats, t: FloatType) -> _Floats:
+def _late_float(x: Floats, t: FloatType) -> Floats:
     """Late float -> float: exponent rebias, saturation when the exponent narrows, mantissa
     truncation when it narrows, per the page's denormal and NaN tables."""
     shift = t.mbits - x.t.mbits
@@ -502,10 +502,10 @@ def _late_float(x: _Floats, t: FloatType) -> _Floats:
         tiny = exp <= 0     # |x| <= 2**-15, denormals, zero
         exp = np.where(sat, t.emax, np.where(tiny, 0, exp))
         man = np.where(sat, t.mmax, np.where(tiny, 0, man))
-    return _Floats(t, sign, exp, man)
+    return Floats(t, sign, exp, man)
 
 
-def _bfp(x: _Floats, mag_bits: int) -> tuple[I64, I64]:
+def _bfp(x: Floats, mag_bits: int) -> tuple[I64, I64]:
     """BF16 / E5M7 datums -> (sign-magnitude BFP datums, one shared exponent per 16).
 
     Rounds to BFP8 / BFP8a (nearest, ties away from zero, clamped at 127), then truncates to
@@ -545,7 +545,7 @@ def _store(values: I64, bits: int) -> bytes:
     return v.sum(axis=1).astype(np.uint8).tobytes()
 
 
-def _float_bits(x: _Floats) -> I64:
+def _float_bits(x: Floats) -> I64:
     return (x.sign << (x.t.ebits + x.t.mbits)) | (x.exp << x.t.mbits) | x.man
 
 
@@ -610,12 +610,14 @@ def _dst_input(dst_bits: ArrayLike, wide: bool) -> I64:
     return dst32_to_ieee(b.astype(np.uint32)).astype(np.int64) if wide else b
 
 
-def pack(dst_bits: ArrayLike, cfg: PackerConfig) -> PackedData:
+def pack(dst_bits: ArrayLike, cfg: PackerConfig, stage: Callable[[Datums], Datums] | None = None) -> PackedData:
     """Convert ``Dst`` datums (flattened in order) as the packer configured by ``cfg`` would.
 
     ``dst_bits`` are Dst32b words (``cfg.read_32b_data``) or Dst16b words, in Dst bit layout.
-    BFP formats need a multiple of 16 datums.  Raises ``UndefinedBehavior`` for configurations
-    or data the page leaves undefined, ``UnsupportedFunctionality`` for stochastic rounding.
+    BFP formats need a multiple of 16 datums.  ``stage`` sees the datums between the early and
+    the late conversion (the packer's edge masking, ReLU, thresholding and histogram,
+    ``tdbg.tensix.packers``).  Raises ``UndefinedBehavior`` for configurations or data the page
+    leaves undefined, ``UnsupportedFunctionality`` for stochastic rounding.
     """
     early = _early_step(cfg)
     late = _late_step(cfg, early.target)
@@ -625,5 +627,8 @@ def pack(dst_bits: ArrayLike, cfg: PackerConfig) -> PackedData:
     bits = _dst_input(dst_bits, cfg.read_32b_data)
     if late.fmt.is_bfp and bits.size % BLOCK:
         raise ValueError(f"{late.fmt.name} packs blocks of {BLOCK} datums; got {bits.size}")
-    data, exponents = late.run(early.run(bits))
+    datums = early.run(bits)
+    if stage is not None:
+        datums = stage(datums)
+    data, exponents = late.run(datums)
     return PackedData(late.fmt, data, exponents)

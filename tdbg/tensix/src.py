@@ -31,6 +31,7 @@ class SrcRegister:
         self.name = name
         self.data = np.zeros((BANKS, ROWS, COLS), dtype=np.uint32)
         self.allowed_client = [SrcClient.Unpackers, SrcClient.Unpackers]
+        self.fmt = [0, 0]  # Blackhole: the implied format of each bank (tdbg.tensix.unpackers)
 
     def read(self, bank: int, rows: int | slice | np.ndarray) -> np.ndarray:
         """``Src[bank][rows]``."""
@@ -43,6 +44,7 @@ class SrcRegister:
     def reset(self) -> None:
         self.data[:] = 0
         self.allowed_client = [SrcClient.Unpackers, SrcClient.Unpackers]
+        self.fmt = [0, 0]
 
 
 @dataclass

@@ -81,6 +81,37 @@ def semget(sems: list[Semaphore], mask: int) -> None:
             s.Value -= 1
 
 
+def atgetm_wait(mutexes: list[int | None], thread: int, index: int) -> str | None:
+    """Why ``ATGETM`` waits at the Wait Gate (ATGETM.md): an invalid index waits forever, a
+    mutex held by another thread until it is released."""
+    if index == 1 or index > 7:
+        return f"ATGETM {index}: an invalid mutex index waits forever (ATGETM.md)"
+    holder = mutexes[index]
+    if holder is not None and holder != thread:
+        return f"ATGETM {index} waits for mutex {index}, held by T{holder} (ATGETM.md)"
+    return None
+
+
+def atrelm_wait(index: int) -> str | None:
+    """Why ``ATRELM`` waits at the Wait Gate (ATRELM.md): only an invalid index, forever."""
+    if index == 1 or index > 7:
+        return f"ATRELM {index}: an invalid mutex index waits forever (ATRELM.md)"
+    return None
+
+
+def atgetm(mutexes: list[int | None], thread: int, index: int) -> None:
+    """``ATGETM`` once its wait is over: the thread holds the mutex."""
+    mutexes[index] = thread
+
+
+def atrelm(mutexes: list[int | None], thread: int, index: int) -> None:
+    """``ATRELM`` (ATRELM.md): release the mutex if this thread holds it, else no change.  When
+    both other threads wait for the mutex, tdbg's Wait Gate retries them in thread order, not
+    from ``(i + 1) % 3`` as the page's fairness rule says."""
+    if mutexes[index] == thread:
+        mutexes[index] = None
+
+
 def riscv_semaphore_write(sems: list[Semaphore], index: int, value: int) -> None:
     """A RISC-V store to ``SemaphoreAccess[index]`` (SyncUnit.md): odd gets, even posts."""
     (semget if value & 1 else sempost)(sems, 1 << index)

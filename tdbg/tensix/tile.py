@@ -1,7 +1,9 @@
 """``TensixState``: everything the coprocessor model holds for one tile.
 
 This is the object the emulation layer (``tdbg.emu``) bridges to and the session inspects: config, ``Dst``, the
-RISC-V ``Dst`` window, ``SrcA`` / ``SrcB`` with their bank bits.
+RISC-V ``Dst`` window, ``SrcA`` / ``SrcB`` with their bank bits, the ADCs, the unpackers' context
+counters, the packer's streams, the Sync Unit's mutexes.  ``l1`` is L1 as a numpy byte array
+(the emulated tile gives the coprocessor a view of its memory; standing alone it is its own).
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ import copy
 
 import numpy as np
 
+from tdbg.tensix.adcs import Adcs
 from tdbg.tensix.config import CfgTable, TensixConfig
 from tdbg.tensix.dst import Dst
+from tdbg.tensix.packers import PackerState
 from tdbg.tensix.profile import BLACKHOLE, Profile
 from tdbg.tensix.src import SrcBankSelect, SrcRegister
 from tdbg.tensix.window import DstWindow
@@ -30,6 +34,11 @@ class TensixState:
         self.src_banks = SrcBankSelect()
         self.gprs = np.zeros((3, 64), dtype=np.uint32)      # ScalarUnit GPRs[3][64]
         self.mop_cfg = np.zeros((3, 9), dtype=np.uint32)    # MOPExpander MopCfg[9] per thread
+        self.l1 = np.zeros(profile.l1_size, dtype=np.uint8)
+        self.adcs = Adcs()
+        self.unpacker_context_counter = [[0] * 3 for _ in range(2)]  # Unpackers[i].ContextCounter[thread]
+        self.packer = PackerState()
+        self.mutexes: list[int | None] = [None] * 8         # ATGETM.md Mutex[i].HeldBy (a thread)
 
     def snapshot(self) -> dict[str, object]:
         """Copies of every array and bit of state (for checkpoints)."""
@@ -41,6 +50,8 @@ class TensixState:
             "srca": self.srca.data.copy(), "srcb": self.srcb.data.copy(),
             "clients": (list(self.srca.allowed_client), list(self.srcb.allowed_client)),
             "banks": copy.deepcopy(self.src_banks), "gprs": self.gprs.copy(), "mop_cfg": self.mop_cfg.copy(),
+            "fmts": (list(self.srca.fmt), list(self.srcb.fmt)),
+            "units": copy.deepcopy((self.adcs, self.unpacker_context_counter, self.packer, self.mutexes)),
         }
 
     def restore(self, snap: dict[str, object]) -> None:
@@ -60,6 +71,8 @@ class TensixState:
         self.src_banks = copy.deepcopy(snap["banks"])  # type: ignore[assignment]
         self.gprs[:] = snap["gprs"]
         self.mop_cfg[:] = snap["mop_cfg"]
+        self.srca.fmt, self.srcb.fmt = (list(f) for f in snap["fmts"])  # type: ignore[attr-defined]
+        self.adcs, self.unpacker_context_counter, self.packer, self.mutexes = copy.deepcopy(snap["units"])  # type: ignore[misc]
 
     def reset(self) -> None:
         """Back to the power-on state (all zero; Dst rows never written)."""
@@ -75,3 +88,7 @@ class TensixState:
         self.src_banks = SrcBankSelect()
         self.gprs[:] = 0
         self.mop_cfg[:] = 0
+        self.adcs.reset()
+        self.unpacker_context_counter = [[0] * 3 for _ in range(2)]
+        self.packer.reset()
+        self.mutexes = [None] * 8

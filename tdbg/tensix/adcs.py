@@ -1,0 +1,150 @@
+"""The ADCs (address counters of the unpackers and packers) and the instructions that set them.
+
+Implements WormholeB0 ``TensixCoprocessor/ADCs.md`` (``ADCs[3]``: per thread, ``Unpacker[0]``,
+``Unpacker[1]`` and ``Packers``, each with ``Channel[2]`` of ``X`` (18 bits), ``Y`` (13),
+``Z`` (8), ``W`` (8) and their ``_Cr`` copies; assignments wrap at those widths) and
+``SETADC.md``, ``SETADCXY.md``, ``SETADCZW.md``, ``SETADCXX.md``, ``INCADCXY.md``,
+``INCADCZW.md``, ``ADDRCRXY.md``, ``ADDRCRZW.md``, ``REG2FLOP_ADC.md``.
+
+Blackhole: tt-llk's assembly.yaml gives ``SETADCXY`` / ``SETADCZW`` / ``INCADC*`` / ``ADDRCR*``
+no ``ThreadOverride`` field (bits 19:18 unnamed), so they act on the current thread's ADCs, as
+ttsim v1.10.0 does (``addr_ctrl[pipe]``, tensix.cpp:3147-3383); ``SETADC`` keeps the
+page's override in ``NewValue`` bits 17:16 (ttsim refuses it).  The ``ZW`` forms use the same
+bits as the ``XY`` forms (``Z0Val`` where ``X0Val`` is, ...: the page layouts and ttsim agree).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tdbg.tensix.events import UndefinedBehavior
+
+if TYPE_CHECKING:
+    from tdbg.tensix.coprocessor import Coprocessor
+
+X, Y, Z, W = range(4)
+UNPACKER0, UNPACKER1, PACKERS = range(3)
+UNIT_NAMES = ("Unpacker[0]", "Unpacker[1]", "Packers")
+MASKS = np.array([(1 << 18) - 1, (1 << 13) - 1, 0xFF, 0xFF], dtype=np.int64)
+
+
+class Adcs:
+    """``ADCs[thread][unit].Channel[ch]``: ``value[t, unit, ch, xyzw]`` and ``cr[...]``."""
+
+    def __init__(self) -> None:
+        self.value = np.zeros((3, 3, 2, 4), dtype=np.int64)
+        self.cr = np.zeros((3, 3, 2, 4), dtype=np.int64)
+
+    def reset(self) -> None:
+        self.value[:] = 0
+        self.cr[:] = 0
+
+    def get(self, thread: int, unit: int, channel: int, dim: int) -> int:
+        return int(self.value[thread, unit, channel, dim])
+
+    def set(self, thread: int, unit: int, channel: int, dim: int, value: int, cr: bool = True) -> None:
+        """``Ch.D = value`` and (``cr``) ``Ch.D_Cr = value``, wrapped to the counter's width."""
+        v = value & int(MASKS[dim])
+        self.value[thread, unit, channel, dim] = v
+        if cr:
+            self.cr[thread, unit, channel, dim] = v
+
+    def add(self, thread: int, unit: int, channel: int, dim: int, inc: int) -> None:
+        """``Ch.D += inc``."""
+        self.value[thread, unit, channel, dim] = (self.value[thread, unit, channel, dim] + inc) & MASKS[dim]
+
+    def add_cr(self, thread: int, unit: int, channel: int, dim: int, inc: int) -> None:
+        """``Ch.D_Cr += inc, Ch.D = Ch.D_Cr``."""
+        v = (int(self.cr[thread, unit, channel, dim]) + inc) & int(MASKS[dim])
+        self.cr[thread, unit, channel, dim] = self.value[thread, unit, channel, dim] = v
+
+    def clear(self, thread: int, unit: int, channel: int, dim: int) -> None:
+        self.value[thread, unit, channel, dim] = self.cr[thread, unit, channel, dim] = 0
+
+
+def _units(f: dict[str, int]) -> list[int]:
+    return [u for u, name in enumerate(("U0", "U1", "PK")) if f[name]]
+
+
+def setadc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``SETADC`` (SETADC.md): one counter and its ``_Cr``; ``NewValue >> 16`` overrides the thread."""
+    override = f["NewValue"] >> 16
+    which = thread if override == 0 else override - 1
+    if which > 2:
+        raise UndefinedBehavior(f"SETADC.md: ThreadOverride {override} names no thread")
+    for u in _units(f):
+        cop.state.adcs.set(which, u, f["Channel"], f["XYZW"], f["NewValue"])
+
+
+def _set_pairs(cop: Coprocessor, thread: int, f: dict[str, int], a: int, b: int, names: tuple[str, str]) -> None:
+    """SETADCXY.md / SETADCZW.md: each selected counter (X0/Y0/X1/Y1 or Z0/W0/Z1/W1) and its ``_Cr``."""
+    adcs = cop.state.adcs
+    p, q = names
+    for u in _units(f):
+        for ch in (0, 1):
+            if f[f"{p}{ch}"]:
+                adcs.set(thread, u, ch, a, f[f"{p}{ch}Val"])
+            if f[f"{q}{ch}"]:
+                adcs.set(thread, u, ch, b, f[f"{q}{ch}Val"])
+
+
+def setadcxy(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``SETADCXY`` (SETADCXY.md)."""
+    _set_pairs(cop, thread, f, X, Y, ("X", "Y"))
+
+
+def setadczw(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``SETADCZW`` (SETADCZW.md)."""
+    _set_pairs(cop, thread, f, Z, W, ("Z", "W"))
+
+
+def setadcxx(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``SETADCXX`` (SETADCXX.md): ``Channel[0].X`` and ``Channel[1].X`` with their ``_Cr``."""
+    adcs = cop.state.adcs
+    for u in _units(f):
+        adcs.set(thread, u, 0, X, f["X0Val"])
+        adcs.set(thread, u, 1, X, f["X1Val"])
+
+
+def _inc(cop: Coprocessor, thread: int, f: dict[str, int], a: int, b: int, names: tuple[str, str]) -> None:
+    """INCADCXY.md / INCADCZW.md: add to the counters (not their ``_Cr``)."""
+    adcs = cop.state.adcs
+    p, q = names
+    for u in _units(f):
+        for ch in (0, 1):
+            adcs.add(thread, u, ch, a, f[f"{p}{ch}Inc"])
+            adcs.add(thread, u, ch, b, f[f"{q}{ch}Inc"])
+
+
+def incadcxy(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``INCADCXY`` (INCADCXY.md)."""
+    _inc(cop, thread, f, X, Y, ("X", "Y"))
+
+
+def incadczw(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``INCADCZW`` (INCADCZW.md)."""
+    _inc(cop, thread, f, Z, W, ("Z", "W"))
+
+
+def _addrcr(cop: Coprocessor, thread: int, f: dict[str, int], a: int, b: int, names: tuple[str, str]) -> None:
+    """ADDRCRXY.md / ADDRCRZW.md: ``D_Cr += Inc, D = D_Cr`` for each selected counter."""
+    adcs = cop.state.adcs
+    p, q = names
+    for u in _units(f):
+        for ch in (0, 1):
+            if f[f"{p}{ch}"]:
+                adcs.add_cr(thread, u, ch, a, f[f"{p}{ch}Inc"])
+            if f[f"{q}{ch}"]:
+                adcs.add_cr(thread, u, ch, b, f[f"{q}{ch}Inc"])
+
+
+def addrcrxy(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``ADDRCRXY`` (ADDRCRXY.md)."""
+    _addrcr(cop, thread, f, X, Y, ("X", "Y"))
+
+
+def addrcrzw(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``ADDRCRZW`` (ADDRCRZW.md)."""
+    _addrcr(cop, thread, f, Z, W, ("Z", "W"))

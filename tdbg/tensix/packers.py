@@ -1,0 +1,553 @@
+"""The packer: ``PACR`` (``Dst`` to L1), its address generators and the stages around the format
+conversion (which is ``tdbg.tensix.packer``, seed 002).
+
+Implements WormholeB0 ``TensixCoprocessor/PACR.md``, ``Packers/README.md``,
+``Packers/InputAddressGenerator.md``, ``Packers/OutputAddressGenerator.md`` (streams,
+``NeedsNewAddress``, 16-byte output with zero padding on ``Last`` / ``Flush``, the FIFO wrap),
+``Packers/EdgeMasking.md`` (with its tile position generator), ``Packers/ReLU.md``,
+``Packers/Downsampling.md``, ``Packers/ExponentThresholding.md``,
+``Packers/ExponentHistogram.md`` and ``CLREXPHIST.md``.  Undefined ``Dst`` rows read as zero
+(ZEROACC.md).  A ``PACR`` moves all its datums with numpy: gather from ``Dst``, mask, convert,
+write.
+
+Blackhole has one packer with four ``Dst`` read interfaces (tt-llk: ``NUM_PACKERS = 1``; the
+PACR field the Wormhole page calls ``PackerMask`` is ``ReadIntfSel``).  Where the pages are
+silent (evidence: ttsim v1.10.0 ``tensix.cpp`` PACR at 1978, tt-llk's assembly.yaml
+descriptions; checked side by side with ttsim: tt-llk's datacopy and the kit's eltwise firmware
+packing FP32, BF16, BFP8, BFP4 and BFP2 tiles match it byte for byte):
+
+* Packer 0's configuration is ``THCON_SEC0_REG1_*``, ``PCK0_ADDR_*``,
+  ``DEST_TARGET_REG_CFG_PACK_SEC0_*``; ``PCK_EDGE_TILE_ROW_SET_SELECT_select`` bits 1:0.
+* ``ReadIntfSel`` selects interfaces (0 means all four); each active interface ``k`` moves
+  ``Channel[1].X - Channel[0].X + 1`` (at most 16) datums from ``Dst`` row ``start + k``: ttsim
+  reads ``count * popcount`` datums (tensix.cpp:2189), rows ``+0..+3`` for masks 0/1/3/15,
+  ``+0, +2`` for ``0b0101`` and ``+1, +3`` for ``0b1010`` (tensix.cpp:2277-2279).
+* The output address adds ``YZW_Addr >> 4`` (bytes to 16-byte units) where the Wormhole page
+  adds ``YZW_Addr & ~0xf`` (tensix.cpp:2223).
+* The tile position generator restarts after a ``Last`` or ``Flush`` PACR (``packer_valid``,
+  tensix.cpp:2199, 2582).
+* ``Pack_L1_Acc`` (the page names it, with no arithmetic; tensix.cpp:1914-1976): FP32 adds in float32 with denormal
+  inputs and results flushed to signed zero and any NaN made ``0x7FC00000``; BF16 adds exactly
+  and rounds to nearest even, +inf + -inf is ``0x7FC0``, denormal inputs flush to signed zero, a
+  NaN input counts as a huge finite value (at least 2**128, as FloatBitPatterns.md reads BF16),
+  results below the normal range become signed zero and above it signed infinity; FP16 reads
+  every exponent as normal (no inf/NaN), adds in float32, rounds to nearest even, saturates to
+  ``0x7FFF`` and flushes underflow to signed ``0x7FFF``-or-zero as ttsim does.  Other L1 formats
+  raise ``UnimplementedFunctionality``.
+
+Not modelled (``UnimplementedFunctionality``): compression (``Disable_zero_compress`` clear),
+L1 as packer input (``Source_interface_selection``), ``Add_l1_dest_addr_offset``, the strided
+``DstAccessMode``, ``RowPadZero``, ``CtxtCtrl``, ``PACR_SETREG``; ``CfgContext`` and
+``Downsample_rate`` are Blackhole-only with no description (``MissingSpecification``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from tdbg.tensix import packer as conversion
+from tdbg.tensix.adcs import PACKERS, W, X, Y, Z
+from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
+from tdbg.tensix.packer import Floats, Ints, PackerConfig
+
+if TYPE_CHECKING:
+    from tdbg.tensix.coprocessor import Coprocessor
+
+PAGE = "PACR.md"
+_FIVE_BIT = frozenset({1, 2, 3, 10, 11})  # FP16, BFP8a, BFP4a, FP8, BFP2a (ReLU.md)
+
+
+@dataclass
+class ExponentHistogram:
+    """``ExponentHistogram[32]`` and ``ExponentHistogramMaxExponent`` (ExponentHistogram.md)."""
+
+    bins: np.ndarray = field(default_factory=lambda: np.zeros(32, dtype=np.uint8))
+    max_exponent: int = 0
+
+    def reset(self) -> None:
+        self.bins[:] = 0
+        self.max_exponent = 0
+
+
+@dataclass
+class PackerState:
+    """The packer's own state: the output streams (OutputAddressGenerator.md), the tile
+    position generator (EdgeMasking.md) and the exponent histogram."""
+
+    data_address: int = 0
+    exp_address: int = 0
+    data_needs_new: bool = True
+    exp_needs_new: bool = True
+    tpg: list[int] = field(default_factory=lambda: [0, 0, 0])   # X, Y, Z
+    histogram: ExponentHistogram = field(default_factory=ExponentHistogram)
+
+    def reset(self) -> None:
+        self.data_address = self.exp_address = 0
+        self.data_needs_new = self.exp_needs_new = True
+        self.tpg = [0, 0, 0]
+        self.histogram.reset()
+
+
+class PackConfig(NamedTuple):
+    """What a ``PACR`` of one thread reads from config (cached until the next config write)."""
+
+    conversion: PackerConfig
+    in_fmt: int
+    out_fmt: int
+    read_32b: bool
+    base0: int
+    x_stride: int
+    y_stride: int
+    z_stride: int
+    w_stride: int
+    dst_offset: int
+    base1: int
+    y_stride1: int
+    z_stride1: int
+    w_stride1: int
+    l1_dest_addr: int
+    sub_header: bool
+    exp_section_size: int
+    limit: int
+    fifo_size: int
+    l1_acc: bool
+    edge_select: int
+    row_set_mapping: tuple[tuple[int, ...], ...]
+    edge_masks: tuple[int, ...]
+    edge_mode: bool
+    reads_per_plane: int
+    yz_transposed: bool
+    relu_mode: int
+    relu_threshold: float
+    exp_threshold_en: bool
+    exp_threshold: int
+    downsample_mask: int
+    acc_stats: bool
+
+
+def read_config(cop: Coprocessor, thread: int) -> PackConfig:
+    cfg = cop.state.config
+    return cfg.derived(("PACR", thread), lambda: _read_config(cop, thread))  # type: ignore[return-value]
+
+
+def _unmodelled(get, names: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    for name, what in names.items():
+        if get(name):
+            raise UnimplementedFunctionality(f"PACR: {name} ({what}) is not modelled")
+
+
+def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
+    cfg = cop.state.config
+
+    def get(name: str) -> int:
+        return cfg.get(name, thread=thread)
+
+    sec = "THCON_SEC0_REG1_"
+    compressed = not (get(f"{sec}All_pack_disable_zero_compress") & 1 if get(f"{sec}All_pack_disable_zero_compress_ovrd")
+                      else get(f"{sec}Disable_zero_compress"))
+    if compressed:
+        raise UnimplementedFunctionality("Packers/Compression.md: packing with compression (Disable_zero_compress = 0) "
+                                         "is not modelled")
+    _unmodelled(get, {f"{sec}Source_interface_selection": "L1 as the packer's input",
+                      f"{sec}Add_l1_dest_addr_offset": "a TDMA-RISC address offset",
+                      "PCK_EDGE_TILE_FACE_SET_SELECT_enable": "face-set edge masks"})
+    if get(f"{sec}Downsample_rate"):
+        raise MissingSpecification(f"PACR: Blackhole's {sec}Downsample_rate (no page describes it)")
+    in_fmt = get(f"{sec}In_data_format")
+    intermediate = get("ALU_FORMAT_SPEC_REG_Dstacc_val") if get("ALU_FORMAT_SPEC_REG_Dstacc_override") \
+        else get("ALU_FORMAT_SPEC_REG2_Dstacc")
+    raw = get("STACC_RELU_ReluThreshold")
+    if intermediate in _FIVE_BIT:  # ParseFP16
+        e, m = (raw >> 10) & 0x1F, raw & 0x3FF
+        threshold = 0.0 if e == 0 else float(np.ldexp(1 + m / 1024, e - 15))
+    else:  # ParseBF16
+        threshold = float(np.array([raw << 16], dtype=np.uint32).view(np.float32)[0])
+    if raw >> 15:
+        threshold = -threshold if threshold else -0.0
+    return PackConfig(
+        conversion=PackerConfig.from_config(cfg, 0, thread), in_fmt=in_fmt, out_fmt=get(f"{sec}Out_data_format"),
+        read_32b=bool(get("PCK_DEST_RD_CTRL_Read_32b_data")),
+        base0=get("PCK0_ADDR_BASE_REG_0_Base"), x_stride=get("PCK0_ADDR_CTRL_XY_REG_0_Xstride"),
+        y_stride=get("PCK0_ADDR_CTRL_XY_REG_0_Ystride"), z_stride=get("PCK0_ADDR_CTRL_ZW_REG_0_Zstride"),
+        w_stride=get("PCK0_ADDR_CTRL_ZW_REG_0_Wstride"), dst_offset=get("DEST_TARGET_REG_CFG_PACK_SEC0_Offset"),
+        base1=get("PCK0_ADDR_BASE_REG_1_Base"), y_stride1=get("PCK0_ADDR_CTRL_XY_REG_1_Ystride"),
+        z_stride1=get("PCK0_ADDR_CTRL_ZW_REG_1_Zstride"), w_stride1=get("PCK0_ADDR_CTRL_ZW_REG_1_Wstride"),
+        l1_dest_addr=get(f"{sec}L1_Dest_addr"), sub_header=bool(get(f"{sec}Sub_l1_tile_header_size")),
+        exp_section_size=get(f"{sec}Exp_section_size"),
+        limit=get("THCON_SEC0_REG9_Pack_0_2_limit_address"), fifo_size=get("THCON_SEC0_REG9_Pack_0_2_fifo_size"),
+        l1_acc=bool(get(f"{sec}Pack_L1_Acc")),
+        edge_select=get("PCK_EDGE_TILE_ROW_SET_SELECT_select") & 3,
+        row_set_mapping=tuple(tuple(get(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{i}") for i in range(16)) for b in range(4)),
+        edge_masks=tuple(get(f"PCK_EDGE_OFFSET_SEC{i}_mask") for i in range(4)), edge_mode=bool(get("PCK_EDGE_MODE_mode")),
+        reads_per_plane=get("PACK_COUNTERS_SEC0_pack_reads_per_xy_plane"),
+        yz_transposed=bool(get("PACK_COUNTERS_SEC0_pack_yz_transposed")),
+        relu_mode=get("STACC_RELU_ApplyRelu") & 3, relu_threshold=threshold,
+        exp_threshold_en=bool(get(f"{sec}Exp_threshold_en")), exp_threshold=get(f"{sec}Exp_threshold"),
+        downsample_mask=get(f"{sec}Downsample_mask") or 0xFFFF,
+        acc_stats=any(cfg.get("ENABLE_ACC_STATS_Enable", thread=t) for t in range(3)),
+    )
+
+
+# -- the input side ------------------------------------------------------------------------------
+
+def _interfaces(mask: int) -> list[int]:
+    return [k for k in range(4) if (mask or 0xF) >> k & 1]
+
+
+def _positions(cop: Coprocessor, c: PackConfig, adc: int, f: dict[str, int]) -> tuple[np.ndarray, int]:
+    """Datum indexes into ``Dst`` (InputAddressGenerator.md, Blackhole's read interfaces)."""
+    adcs = cop.state.adcs
+    x0 = adcs.get(adc, PACKERS, 0, X)
+    if f["Flush"]:
+        return np.zeros(0, dtype=np.int64), 0
+    if f["ZeroWrite"] and f["ReadIntfSel"] == 0:  # assembly.yaml: x_end + 1 zero datums
+        return np.zeros(adcs.get(adc, PACKERS, 1, X) + 1, dtype=np.int64), 0
+    n = adcs.get(adc, PACKERS, 1, X) - x0 + 1
+    if not 0 < n <= 16:
+        raise UndefinedBehavior(f"PACR (assembly.yaml): Channel[1].X - Channel[0].X + 1 = {n}; it must be 1..16")
+    addr = (c.base0 + x0 * (c.x_stride & 0xF) + adcs.get(adc, PACKERS, 0, Y) * c.y_stride
+            + adcs.get(adc, PACKERS, 0, Z) * c.z_stride + adcs.get(adc, PACKERS, 0, W) * c.w_stride)
+    size, mask = ((4, 3), (2, 7), (1, 0xF), (1, 0xF))[c.in_fmt & 3]
+    start = ((addr // size) & ~mask) + (x0 & mask) + (c.dst_offset << 4)
+    k = np.array(_interfaces(f["ReadIntfSel"]), dtype=np.int64)
+    idx = (start + (16 * k)[:, None] + np.arange(n, dtype=np.int64)[None, :]).ravel() & 0x3FFF
+    return idx, x0
+
+
+def _gather(cop: Coprocessor, c: PackConfig, idx: np.ndarray) -> np.ndarray:
+    """``Dst16b`` / ``Dst32b`` bits at the datum indexes (undefined rows read as zero)."""
+    rows, cols = idx >> 4, idx & 15
+    if c.read_32b:
+        rows = rows & 0x1FF
+    uniq, where = np.unique(rows, return_inverse=True)
+    port = cop.dst_port
+    block = port.read32(uniq) if c.read_32b else port.read16(uniq)
+    return block[where, cols]
+
+
+# -- the stages between the early and the late conversion ----------------------------------------
+
+def _edge_keep(c: PackConfig, tpg: list[int], cols: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """Per datum (``Dst`` column ``cols``), whether its EdgeMask bit keeps it
+    (EdgeMasking.md), and the tile position generator after them."""
+    x0, y0, z0 = tpg
+    n = len(cols)
+    lines = (x0 + np.arange(n, dtype=np.int64)) // 16
+    r = c.reads_per_plane
+    if c.yz_transposed:
+        z = (z0 + lines) % r if r else z0 + lines
+        y = y0 + ((z0 + lines) // r if r else 0)
+    else:
+        y = (y0 + lines) % r if r else y0 + lines
+    row_map = np.array(c.row_set_mapping[c.edge_select], dtype=np.int64)
+    masks = np.array(c.edge_masks, dtype=np.int64)
+    edge = masks[row_map[y & 15]]
+    keep = (edge >> cols & 1).astype(bool)
+    total = x0 + n
+    lines_total = total // 16
+    if c.yz_transposed:
+        zz = z0 + lines_total
+        new = [total % 16, y0 + (zz // r if r else 0), zz % r if r else zz]
+    else:
+        yy = y0 + lines_total
+        new = [total % 16, yy % r if r else yy, z0 + (yy // r if r else 0)]
+    return keep, new
+
+
+def _float_value(d: Floats) -> np.ndarray:
+    bias = (1 << (d.t.ebits - 1)) - 1
+    mag = np.ldexp(1.0 + d.man / float(1 << d.t.mbits), d.exp - bias)
+    mag = np.where(d.exp == 0, 0.0, mag)
+    return np.where(d.sign != 0, -mag, mag)
+
+
+def _stage(cop: Coprocessor, c: PackConfig, keep: np.ndarray, datums: conversion.Datums) -> conversion.Datums:
+    """Edge masking, ReLU, exponent thresholding and the histogram, on early-converted datums."""
+    if isinstance(datums, Ints):
+        if not keep.all():
+            if c.edge_mode:
+                raise MissingSpecification("Packers/EdgeMasking.md: -inf for an integer intermediate format")
+            datums = replace(datums, bits=np.where(keep, datums.bits, 0))
+        if c.relu_mode == 1 and datums.name != "UINT8":  # sign-magnitude: negative -> 0
+            sign_bit = {"INT32": 31, "INT16": 15}.get(datums.name, 7)
+            datums = replace(datums, bits=np.where(datums.bits >> sign_bit & 1, 0, datums.bits))
+        elif c.relu_mode > 1:
+            raise UndefinedBehavior("Packers/ReLU.md: threshold ReLU with an integer intermediate format")
+        _histogram(cop, c, datums)
+        return datums
+    sign, exp, man = datums.sign, datums.exp, datums.man
+    if not keep.all():
+        if c.edge_mode:
+            if datums.t.ebits != 8:
+                raise MissingSpecification(f"Packers/EdgeMasking.md: -inf in {datums.t.name}, which has no infinity")
+            sign, exp, man = np.where(keep, sign, 1), np.where(keep, exp, datums.t.emax), np.where(keep, man, 0)
+        else:
+            sign, exp, man = np.where(keep, sign, 0), np.where(keep, exp, 0), np.where(keep, man, 0)
+    if c.relu_mode:
+        value = _float_value(Floats(datums.t, sign, exp, man))
+        t = c.relu_threshold
+        if c.relu_mode >= 2 and np.signbit(t):
+            raise UndefinedBehavior("Packers/ReLU.md: a threshold <= -0")
+        zero = value <= (t if c.relu_mode == 2 else 0)
+        if c.relu_mode == 3:
+            clamp = ~zero & (value > t)
+            tb = _encode_threshold(datums.t, t)
+            sign, exp, man = (np.where(clamp, tb[0], sign), np.where(clamp, tb[1], exp), np.where(clamp, tb[2], man))
+        sign, exp, man = np.where(zero, 0, sign), np.where(zero, 0, exp), np.where(zero, 0, man)
+    if c.exp_threshold_en:
+        if c.in_fmt == 11:
+            raise UndefinedBehavior("Packers/ExponentThresholding.md: BFP2a (hardware bug)")
+        low = exp < c.exp_threshold
+        sign, exp, man = np.where(low, 0, sign), np.where(low, 0, exp), np.where(low, 0, man)
+    out = Floats(datums.t, sign, exp, man)
+    _histogram(cop, c, out)
+    return out
+
+
+def _encode_threshold(t: conversion.FloatType, value: float) -> tuple[int, int, int]:
+    """``value`` (already a value of type ``t``: the threshold is BF16 or FP16) in ``t``'s fields."""
+    if value == 0:
+        return 0, 0, 0
+    m, e = np.frexp(value)  # value = m * 2**e, m in [0.5, 1)
+    bias = (1 << (t.ebits - 1)) - 1
+    exp = int(e) - 1 + bias
+    man = int(round((m * 2 - 1) * (1 << t.mbits)))
+    if not 0 < exp <= t.emax:
+        raise MissingSpecification(f"Packers/ReLU.md: the threshold {value} is not a {t.name} value")
+    return 0, exp, man
+
+
+def _histogram(cop: Coprocessor, c: PackConfig, d: conversion.Datums) -> None:
+    """ExponentHistogram.md ``Update`` for every datum (INT8 exponents are unspecified: skipped)."""
+    hist = cop.state.packer.histogram
+    if isinstance(d, Floats):
+        exps = d.exp
+    elif d.name == "INT32":
+        exps = (d.bits >> 23) & 0xFF
+    elif d.name == "INT16":
+        exps = d.bits & 0xFF
+    else:
+        return
+    if not len(exps):
+        return
+    if c.acc_stats:
+        counts = np.bincount(exps & 31, minlength=32)
+        hist.bins[:] = np.minimum(hist.bins.astype(np.int64) + counts, 255)
+    hist.max_exponent = max(hist.max_exponent, int(exps.max()))
+
+
+# -- L1 accumulation -----------------------------------------------------------------------------
+
+def _ftz32(u: np.ndarray) -> np.ndarray:
+    return np.where(u & 0x7FFFFFFF < 0x800000, u & 0x80000000, u)
+
+
+def _acc_fp32(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        s = (_ftz32(old).astype(np.uint32).view(np.float32) + _ftz32(new).astype(np.uint32).view(np.float32)).view(np.uint32)
+    s = s.astype(np.int64)
+    return np.where(s & 0x7FFFFFFF > 0x7F800000, 0x7FC00000, _ftz32(s))
+
+
+def _acc_bf16(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    def value(b: np.ndarray) -> np.ndarray:
+        b = np.where(b & 0x7FFF < 0x80, b & 0x8000, b)
+        sign = np.where(b & 0x8000, -1.0, 1.0)
+        exp, man = (b >> 7) & 0xFF, b & 0x7F
+        mag = np.where(exp == 0, 0.0, np.ldexp(1 + man / 128.0, exp - 127))
+        return sign * mag
+    both_inf = ((old == 0x7F80) & (new == 0xFF80)) | ((old == 0xFF80) & (new == 0x7F80))
+    with np.errstate(all="ignore"):
+        s = value(old) + value(new)
+    a = np.abs(s)
+    sign = np.where(np.signbit(s), 0x8000, 0)
+    frac, e = np.frexp(np.where(a > 0, a, 1.0))
+    exp = e.astype(np.int64) - 1 + 127
+    scaled = frac * 256  # 8 significant bits: 1.mmmmmmm
+    mant = np.rint(scaled).astype(np.int64)  # nearest even
+    exp = np.where(mant == 256, exp + 1, exp)
+    mant = np.where(mant == 256, 128, mant)
+    out = sign | (exp << 7) | (mant & 0x7F)
+    out = np.where((a == 0) | (exp <= 0), sign, np.where(exp >= 255, sign | 0x7F80, out))
+    return np.where(both_inf, 0x7FC0, out)
+
+
+def _acc_fp16(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    def value(b: np.ndarray) -> np.ndarray:
+        e = (b >> 10) & 0x1F
+        mag = np.where(e == 0, 0.0, np.ldexp(1 + (b & 0x3FF) / 1024.0, e - 15))
+        return np.where(b & 0x8000, -mag, mag).astype(np.float32)
+    s = (value(old) + value(new)).astype(np.float32)
+    sign = np.where(np.signbit(s), 0x8000, 0)
+    a = np.abs(s.astype(np.float64))
+    frac, e = np.frexp(np.where(a > 0, a, 1.0))
+    exp = e.astype(np.int64) - 1 + 15
+    mant = np.rint(frac * 2048).astype(np.int64)
+    exp = np.where(mant == 2048, exp + 1, exp)
+    mant = np.where(mant == 2048, 1024, mant)
+    packed = (exp << 10) + (mant & 0x3FF)
+    cancel = a == 0
+    huge_in = (((old >> 10) & 31) >= 30)
+    out = np.where(packed < 0x8000, sign | packed, sign | 0x7FFF)
+    out = np.where(exp < 0, sign | 0x7FFF, np.where(exp == 0, sign, out))
+    return np.where(cancel, sign | np.where(huge_in, 0x7FFF, 0), out)
+
+
+_ACC = {0: (4, _acc_fp32), 5: (2, _acc_bf16), 1: (2, _acc_fp16)}
+
+
+# -- PACR ------------------------------------------------------------------------------------------
+
+def pacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``PACR`` (module docstring)."""
+    for name, what in (("CtxtCtrl", "RTL context flops"), ("RowPadZero", "row zero padding"),
+                       ("DstAccessMode", "strided Dst reads")):
+        if f[name]:
+            raise UnimplementedFunctionality(f"PACR: {name}={f[name]} ({what}) is not modelled")
+    if f["CfgContext"]:
+        raise MissingSpecification(f"PACR: Blackhole's CfgContext={f['CfgContext']} (no page describes the contexts)")
+    state = cop.state
+    c = read_config(cop, thread)
+    adc = thread
+    if f["OvrdThreadId"]:
+        adc = f["AddrCntContext"] if f["AddrCntContext"] < 3 else 0
+    idx, _ = _positions(cop, c, adc, f)
+    n = len(idx)
+    zeros = bool(f["ZeroWrite"] or f["Flush"])
+    bits = np.zeros(n, dtype=np.uint32 if c.read_32b else np.uint16) if zeros else _gather(cop, c, idx)
+    ps = state.packer
+    keep, ps.tpg = _edge_keep(c, ps.tpg, idx & 15)
+    select = (c.downsample_mask >> (np.arange(n) % 16) & 1).astype(bool)
+    if not select.all():
+        bits, keep = bits[select], keep[select]
+    out_fmt = c.conversion.output_format
+    if out_fmt.is_bfp and len(bits) % conversion.BLOCK:
+        raise UnimplementedFunctionality(f"PACR: {len(bits)} datums to {out_fmt.name}: BFP blocks that span "
+                                         "PACR instructions are not modelled")
+    packed = conversion.pack(bits, c.conversion, lambda d: _stage(cop, c, keep, d))
+    _output(cop, c, f, packed, adc)
+    _advance(cop, thread, adc, f)
+
+
+def _new_address(cop: Coprocessor, c: PackConfig, adc: int) -> int:
+    """OutputAddressGenerator.md: the 16-byte unit address for fresh streams."""
+    adcs = cop.state.adcs
+    addr = c.l1_dest_addr + (0 if c.sub_header else 1)
+    yzw = (c.base1 + adcs.get(adc, PACKERS, 1, Y) * c.y_stride1 + adcs.get(adc, PACKERS, 1, Z) * c.z_stride1
+           + adcs.get(adc, PACKERS, 1, W) * c.w_stride1)
+    addr += yzw >> 4
+    if addr > c.limit * 2 + 1:
+        addr -= c.fifo_size * 2
+    return addr & 0xFFFFFFFF
+
+
+def _output(cop: Coprocessor, c: PackConfig, f: dict[str, int], packed: conversion.PackedData, adc: int) -> None:
+    """OutputAddressGenerator.md: stream addresses, L1 writes (or accumulation), padding."""
+    ps = cop.state.packer
+    addr = _new_address(cop, c, adc)
+    if c.out_fmt & 2:  # formats narrower than 16 bits have an exponent stream address
+        if ps.exp_needs_new:
+            ps.exp_address, ps.exp_needs_new = (addr & 0x1FFFF) << 4, False
+        addr += c.exp_section_size
+    if ps.data_needs_new:
+        ps.data_address, ps.data_needs_new = (addr & 0x1FFFF) << 4, False
+    data = np.frombuffer(packed.data, dtype=np.uint8)
+    if c.l1_acc and len(data):
+        if c.out_fmt not in _ACC:
+            raise UnimplementedFunctionality(f"PACR: L1 accumulation into {packed.fmt.name}")
+        size, acc = _ACC[c.out_fmt]
+        old = cop.read_l1(ps.data_address, len(data)).view(f"<u{size}").astype(np.int64)
+        new = data.view(f"<u{size}").astype(np.int64)
+        data = acc(old, new).astype(f"<u{size}").view(np.uint8)
+    cop.write_l1(ps.data_address, data)
+    ps.data_address += len(data)
+    if packed.exponents:
+        exps = np.frombuffer(packed.exponents, dtype=np.uint8)
+        cop.write_l1(ps.exp_address, exps)
+        ps.exp_address += len(exps)
+    if f["Last"] or f["Flush"]:
+        for name in ("data_address", "exp_address"):
+            end = getattr(ps, name)
+            pad = -end % 16
+            if pad and (name == "data_address" or packed.fmt.is_bfp):
+                cop.write_l1(end, np.zeros(pad, dtype=np.uint8))
+                setattr(ps, name, end + pad)
+        ps.data_needs_new = ps.exp_needs_new = True
+        ps.tpg = [0, 0, 0]
+
+
+def _advance(cop: Coprocessor, thread: int, adc: int, f: dict[str, int]) -> None:
+    """The ``AddrMod`` updates of both address generators (``ADDR_MOD_PACK_SEC[AddrMode]``)."""
+    cfg = cop.state.config
+    m = f["AddrMode"]
+
+    def get(name: str) -> int:
+        return cfg.get(f"ADDR_MOD_PACK_SEC{m}_{name}", thread=thread)
+
+    adcs = cop.state.adcs
+    for ch, side in ((0, "src"), (1, "dst")):
+        if get(f"Y{side}Clear"):
+            adcs.clear(adc, PACKERS, ch, Y)
+        elif get(f"Y{side}CR"):
+            adcs.add_cr(adc, PACKERS, ch, Y, get(f"Y{side}Incr"))
+        else:
+            adcs.add(adc, PACKERS, ch, Y, get(f"Y{side}Incr"))
+        if get(f"Z{side}Clear"):
+            adcs.clear(adc, PACKERS, ch, Z)
+        else:
+            adcs.add(adc, PACKERS, ch, Z, get(f"Z{side}Incr"))
+
+
+def clrexphist(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``CLREXPHIST`` (CLREXPHIST.md): reset the exponent histogram."""
+    cop.state.packer.histogram.reset()
+
+
+# -- status (``info pack``) ------------------------------------------------------------------------
+
+def status(cop: Coprocessor, thread: int) -> list[tuple[str, str]]:
+    """The packer as thread ``thread`` sees it: configuration decoded by field name, where a
+    PACR with every read interface and AddrMode 0 would read and write, the streams, the ADCs."""
+    state, ps = cop.state, cop.state.packer
+    lines: list[tuple[str, str]] = []
+    try:
+        c = read_config(cop, thread)
+    except TensixEvent as event:
+        c = None
+        lines.append(("configuration", f"a PACR would stop: {event}"))
+    if c is not None:
+        try:
+            lines.append(("conversion", c.conversion.describe()))
+        except TensixEvent as event:
+            lines.append(("conversion", f"a PACR would stop: {event}"))
+        lines.append(("Dst reads", f"{'Dst32b' if c.read_32b else 'Dst16b'}, base {c.base0:#x}, strides X {c.x_stride} "
+                      f"Y {c.y_stride} Z {c.z_stride} W {c.w_stride} (bytes), DEST_TARGET_REG_CFG_PACK_SEC0_Offset {c.dst_offset}"))
+        try:
+            idx, _ = _positions(cop, c, thread, {"Flush": 0, "ZeroWrite": 0, "ReadIntfSel": 0})
+            rows = np.unique(idx >> 4)
+            lines.append(("next PACR", f"{len(idx)} datums from Dst rows {', '.join(str(int(r)) for r in rows)}"))
+        except TensixEvent as event:
+            lines.append(("next PACR", f"would stop: {event}"))
+        if ps.data_needs_new:
+            addr = _new_address(cop, c, thread)
+            exp = f", exponents at {(addr & 0x1FFFF) << 4:#x}" if c.out_fmt & 2 else ""
+            data = addr + (c.exp_section_size if c.out_fmt & 2 else 0)
+            lines.append(("output", f"a new tile: data at {(data & 0x1FFFF) << 4:#x}{exp} (L1_Dest_addr {c.l1_dest_addr:#x})"))
+        else:
+            exp = f", exponents continue at {ps.exp_address:#x}" if c.out_fmt & 2 else ""
+            lines.append(("output", f"continues at {ps.data_address:#x}{exp} (until a Last or Flush PACR)"))
+        masks = ", ".join(f"SEC{i} {m:#06x}" for i, m in enumerate(c.edge_masks))
+        lines.append(("edge masks", f"{masks}; row set {c.edge_select}; {'-inf' if c.edge_mode else 'zero'} where masked"))
+        relu = ("off", "x <= 0 -> 0", f"x <= {c.relu_threshold} -> 0", f"clamp to 0..{c.relu_threshold}")[c.relu_mode]
+        lines.append(("stages", f"ReLU {relu}; exponent threshold "
+                      + (str(c.exp_threshold) if c.exp_threshold_en else "off")
+                      + f"; downsample mask {c.downsample_mask:#06x}; L1 accumulation {'on' if c.l1_acc else 'off'}"))
+    lines.append(("tile position", f"X {ps.tpg[0]}, Y {ps.tpg[1]}, Z {ps.tpg[2]}; exponent histogram max {ps.histogram.max_exponent}"))
+    for ch in (0, 1):
+        vals = " ".join(f"{'XYZW'[d]}={state.adcs.get(thread, PACKERS, ch, d)}" for d in range(4))
+        crs = " ".join(f"{'XYZW'[d]}_Cr={int(state.adcs.cr[thread, PACKERS, ch, d])}" for d in range(4))
+        lines.append((f"ADC T{thread} Channel[{ch}]", f"{vals}  {crs}"))
+    return lines
