@@ -247,14 +247,12 @@ def test_risc_compute_writes_the_sums(tmp_path: Path) -> None:
 
 
 @needs_realfw
-def test_datacopy_finishes_right_or_stops_honestly(tmp_path: Path) -> None:
+def test_datacopy_packs_the_tile_it_unpacked(tmp_path: Path) -> None:
     done, out = _realfw_batch("datacopy", "0x50000 0x50800", tmp_path)
-    expected = (REALFW / "datacopy" / "expected.bin").read_bytes()
-    if "[All cores finished" in done.stdout:
-        assert out.read_bytes() == expected
-    else:   # not modelled yet: a named stop, and no core claims to be done
-        assert "Program stopped: UnimplementedFunctionality" in done.stdout
-        assert "0x000000ff" not in done.stdout.split("Program stopped")[1]
+    assert done.returncode == 0, done.stderr
+    assert "[All cores finished: T0 parked" in done.stdout
+    assert "0x000000ff\t0x000000ff\t0x000000ff" in done.stdout           # KERNEL_COMPLETE mailboxes
+    assert out.read_bytes() == (REALFW / "datacopy" / "expected.bin").read_bytes()
 
 
 # -- files and the device path ---------------------------------------------------------------------
