@@ -110,7 +110,7 @@ class SessionContext:
 
     # Tensix: data in its format in force (tdbg.tensix.view_in_force), or raw bits
     def _view(self, array: str) -> formats.View:
-        tensix, thread = self.s.tile.tensix, self.s.core.thread
+        tensix, thread = self.s.model, self.s.core.thread
         if array in ("dst", "dst32"):
             return view_in_force.dst_view(tensix, thread, "dst16" if array == "dst" else "dst32")
         if array in ("srca", "srcb"):
@@ -134,7 +134,7 @@ class SessionContext:
             raise IndexError("bank must be 0 or 1")
         if not (0 <= row < rows and 0 <= col < 16):
             raise IndexError(f"index out of range (rows 0..{rows - 1}, columns 0..15)")
-        tensix = self.s.tile.tensix
+        tensix = self.s.model
         dst = tensix.dst
         if src:
             reg = tensix.srca if array.startswith("srca") else tensix.srcb
@@ -177,7 +177,7 @@ class SessionContext:
             row[col] = view.encode(value & ((1 << view.width) - 1) if view.name == "raw" else value)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{value} does not fit {array} ({view.description}): {exc}.") from None
-        tensix = self.s.tile.tensix
+        tensix = self.s.model
         *where, r, _ = indices
         if array.startswith("src"):
             (tensix.srca if array.startswith("srca") else tensix.srcb).write(where[0], r, row)
@@ -191,13 +191,13 @@ class SessionContext:
 
     def cfg(self, name: str) -> int:
         try:
-            return self.s.tile.tensix.config.get(name, thread=self.s.core.thread)
+            return self.s.model.config.get(name, thread=self.s.core.thread)
         except KeyError:
             raise KeyError(f'No config field "{name}".') from None
 
     def set_cfg(self, name: str, value: int) -> None:
         try:
-            self.s.tile.tensix.config.set(name, value, thread=self.s.core.thread)
+            self.s.model.config.set(name, value, thread=self.s.core.thread)
         except KeyError:
             raise KeyError(f'No config field "{name}".') from None
 

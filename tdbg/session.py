@@ -25,14 +25,16 @@ from tdbg.emu.elf import ElfImage, ElfLoadError
 from tdbg.emu.history import History
 from tdbg.emu.regions import Stall
 from tdbg.emu.stops import Stop, StopKind
-from tdbg.emu.tile import Checkpoint, Tile, Unreadable
+from tdbg.emu.pushlog import PushLog
+from tdbg.emu.tile import Checkpoint, Policy, Tile, Unreadable
 from tdbg.emu.toolchain import ToolchainError, build, demo_source
 from tdbg.riscv import NUMBERS as REGISTERS
 from tdbg.tensix import formats, l1_data, packers, unpackers
-from tdbg.tensix.coprocessor import QueueFull
-from tdbg.tensix.events import TensixEvent
+from tdbg.tensix.coprocessor import Coprocessor, QueueFull
+from tdbg.tensix.events import Category, TensixEvent
 from tdbg.tensix.profile import BLACKHOLE, Profile
 from tdbg.tensix.sfpu import VectorUnit
+from tdbg.tensix.tile import TensixState
 
 Programs = Mapping[str, "str | Path | None"]   # core name -> ELF or C file
 
@@ -667,6 +669,85 @@ class Session:
             return ""
         sym, offset = hit
         return f"<{sym.name}+{offset}>" if offset else f"<{sym.name}>"
+
+    # -- the tile as front ends see it (read these; change the tile through the methods) ------------
+    @property
+    def model(self) -> TensixState:
+        """The coprocessor's architectural state: ``Dst``, ``SrcA``/``SrcB``, config, the window."""
+        return self.tile.tensix
+
+    @property
+    def coprocessor(self) -> Coprocessor:
+        """The coprocessor model (RWCs, semaphores, queues at the Wait Gate, units)."""
+        return self.tile.coprocessor
+
+    @property
+    def profile(self) -> Profile:
+        return self.tile.profile
+
+    @property
+    def programs(self) -> dict[str, ElfImage]:
+        """Each core's firmware, by core name."""
+        return {name: program.image for name, program in self.tile.programs.items()}
+
+    @property
+    def core_names(self) -> list[str]:
+        """Every core, in thread order."""
+        return list(self.tile.cores)
+
+    def core_state(self, name: str) -> str:
+        """A core's state in words: running, blocked and on what, parked, exited, held in
+        reset, no firmware."""
+        core = self.tile.cores[name]
+        if core.state is CoreState.BLOCKED and core.wait is not None:
+            return f"blocked: {core.wait.reason}"
+        return core.state.value
+
+    def has_firmware(self, name: str) -> bool:
+        return name in self.tile.programs
+
+    @property
+    def pushes(self) -> PushLog:
+        """The pushed Tensix instructions (the newest ones kept, every one counted)."""
+        return self.tile.pushes
+
+    @property
+    def policy(self) -> dict[Category, Policy]:
+        """What each event category does (``handle``): stop, warn or ignore."""
+        return self.tile.policy
+
+    def take_warnings(self) -> list:
+        """The events a ``warn`` policy let pass since the last call."""
+        warnings, self.tile.warnings = list(self.tile.warnings), []
+        return warnings
+
+    @property
+    def exit_codes(self) -> dict[str, int]:
+        return self.tile.exit_codes
+
+    def finish_summary(self) -> str:
+        """How each core with firmware ended (``T0 parked at ...``)."""
+        return self.tile.describe_finish(list(self.tile.programs))
+
+    def describe_word(self, word: int) -> str:
+        """A pushed word as text, or its hex if no encoding matches."""
+        return self.tile.describe_word(word)
+
+    def dst_writer(self, row: int):
+        """Who last wrote ``DstBits`` row ``row`` (a push, or a recorded window store)."""
+        return self.tile.dst_writer(row)
+
+    def observe_window(self, trace: bool | None = None, writers: bool | None = None) -> None:
+        """Record Dst-window accesses (``trace``) and window-store writers (``writers``)."""
+        self.tile.observe_window(trace, writers)
+
+    @property
+    def window_trace(self) -> list | None:
+        return self.tile.window_trace
+
+    @property
+    def recording_window_writers(self) -> bool:
+        return self.tile.record_window_writers
 
     # -- the Tensix side, for scripts -------------------------------------------------------------
     def dst(self, rows: int | slice | Sequence[int], view: str = "fp32") -> np.ndarray:

@@ -86,7 +86,7 @@ def set_cmd(interp: Interpreter, args: str) -> None:
     elif word == "dst-provenance":
         if rest.strip() not in ("on", "off"):
             raise CommandError("Usage: set dst-provenance on|off")
-        interp.session.tile.observe_window(writers=rest.strip() == "on")
+        interp.session.observe_window(writers=rest.strip() == "on")
         return
     elif word in SETTINGS:
         return  # GDB display settings: accepted, nothing to do in tdbg's output

@@ -60,7 +60,7 @@ INIT_HOOKS.append(install)
 
 
 def _snapshot(interp: Interpreter) -> Snapshot:
-    dst = interp.session.tile.tensix.dst
+    dst = interp.session.model.dst
     return dst.bits.copy(), dst.ever_written.copy()
 
 
@@ -112,7 +112,7 @@ def _view(interp: Interpreter, name: object) -> formats.View:
     ``x ... as``); None: the current core's window view."""
     if name is None:
         s = interp.session
-        name = WINDOW_VIEW.get(s.tile.tensix.window.ctrl(s.core.thread).fmt, "fp32")
+        name = WINDOW_VIEW.get(s.model.window.ctrl(s.core.thread).fmt, "fp32")
     if name in ("raw16", "raw32"):  # the same names as the Python API's and x's
         return formats.get_view("dst16" if name == "raw16" else "dst32", "raw")
     for storage in STORAGE_ROWS:
@@ -253,7 +253,7 @@ def dst_row(interp: Interpreter, args: str) -> None:
     row = evaluate_int(interp, words[0])
     if not 0 <= row < 1024:
         raise CommandError(f"Dst row {row} out of range 0..1023")
-    dst = interp.session.tile.tensix.dst
+    dst = interp.session.model.dst
     one = np.array([row])
     r16 = dst.read16(row)
     undefined = " undefined (ZEROACC, or never written)" if not _defined(dst, _live(dst), "dst16", one).all() else ""
@@ -320,7 +320,7 @@ def _display(view: formats.View, bits: np.ndarray, defined: np.ndarray | None = 
 def _diff_bits(interp: Interpreter, view: formats.View, before: Snapshot, limit: int, what: str) -> None:
     """Lanes whose bits changed while defined before and after, or that became defined or
     undefined (``<undef>``) since ``before`` (``DstBits`` and its per-row defined flags)."""
-    dst = interp.session.tile.tensix.dst
+    dst = interp.session.model.dst
     rows = np.arange(STORAGE_ROWS[view.storage])
     old, new = _read(dst, before, view.storage, rows), _read(dst, _live(dst), view.storage, rows)
     old_def = _defined(dst, before, view.storage, rows)
@@ -361,7 +361,7 @@ def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts
             raise CommandError(f"{path} holds {len(golden)} rows; they do not match {STORAGE_NAME[view.storage]} rows {ranges(rows)} (0..{limit_rows - 1} exist).")
     else:
         raise CommandError(f"{path} holds shape {golden.shape}; expected (N, 16) rows or a (32, 32) tile.")
-    dst = interp.session.tile.tensix.dst
+    dst = interp.session.model.dst
     bits = _read(dst, _live(dst), view.storage, rows)
     defined = _defined(dst, _live(dst), view.storage, rows)
     new = _display(view, bits, defined)
@@ -436,7 +436,7 @@ def dst_diff(interp: Interpreter, args: str) -> None:
 def dst_stats(interp: Interpreter, args: str) -> None:
     words, opts = _parse(args, view=str)
     view = _view(interp, opts.get("view"))
-    dst = interp.session.tile.tensix.dst
+    dst = interp.session.model.dst
     storage = view.storage
     if len(words) > 1:
         raise CommandError("Usage: dst stats [ROWS] [--view V]")
@@ -476,7 +476,7 @@ def dst_stats(interp: Interpreter, args: str) -> None:
 def dst_heatmap(interp: Interpreter, args: str) -> None:
     words, opts = _parse(args, view=str)
     view = _view(interp, opts.get("view"))
-    dst = interp.session.tile.tensix.dst
+    dst = interp.session.model.dst
     colour = _colour(interp)
     if words[:1] == ["tile"] and len(words) == 2:
         tile = _tile_number(interp, words[1], view)
@@ -518,7 +518,7 @@ def dst_tile(interp: Interpreter, args: str) -> None:
     if len(words) not in (1, 3) or (len(words) == 3 and words[1] != "face"):
         raise CommandError("Usage: dst tile T [face F] [--view V]")
     tile = _tile_number(interp, words[0], view)
-    dst = interp.session.tile.tensix.dst
+    dst = interp.session.model.dst
     first = TILE_ROWS * tile
     if len(words) == 3:
         face = evaluate_int(interp, words[2])
@@ -588,7 +588,7 @@ def dump_dst(interp: Interpreter, args: str) -> None:
     file = Path(words[1]).expanduser()
     if file.suffix not in (".npy", ".csv"):
         raise CommandError(f"{words[1]}: the file name must end in .npy or .csv.")
-    dst = interp.session.tile.tensix.dst
+    dst = interp.session.model.dst
     if opts.get("raw"):
         if "view" in opts:
             raise CommandError("--view and --raw exclude each other.")
@@ -630,7 +630,7 @@ def restore_dst(interp: Interpreter, args: str) -> None:
     if data.shape[1] != 16:
         raise CommandError(f"{words[0]} holds shape {data.shape}; expected (N, 16).")
     start = evaluate_int(interp, words[1]) if len(words) == 2 else 0
-    dst = interp.session.tile.tensix.dst
+    dst = interp.session.model.dst
     if "view" in opts:
         view = _view(interp, opts["view"])
         limit, where = STORAGE_ROWS[view.storage], STORAGE_NAME[view.storage]

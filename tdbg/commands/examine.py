@@ -168,7 +168,7 @@ def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size
     if fmt == "i":  # each instruction decoded afresh, as GDB's x/i; => at the selected frame's pc
         pc = s.expression_context().frames.selected().pc
         for _ in range(count):
-            insn = disassemble(address, s.read_value(address, 4), s.tile.profile.isa)
+            insn = disassemble(address, s.read_value(address, 4), s.profile.isa)
             marker = "=> " if address == pc else "   "
             interp.out(f"{marker}{label(interp, address)}\t{insn.render(s.symbolize)}")
             address += 4
@@ -294,7 +294,7 @@ def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, siz
     ``f`` without ``as VIEW`` decodes data in its format in force (``view_in_force``); an
     element of an undefined ``Dst`` row shows as ``<undef>`` (``dst_access.lanes_defined``)."""
     s = interp.session
-    tensix = s.tile.tensix
+    tensix = s.model
     if loc.kind == "dstbits":
         storage, unit, rows, width = "dst16", "h", tensix.dst.bits, 16
     elif loc.kind == "dst":

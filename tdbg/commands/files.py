@@ -148,7 +148,7 @@ def file_cmd(interp: Interpreter, args: str) -> None:
     core = s.current
     if words:
         try:
-            core = s.tile.core_named(words[0]).name
+            core = s.core_by_thread(words[0])
             words = words[1:]
         except ValueError:
             pass

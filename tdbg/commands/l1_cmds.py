@@ -64,7 +64,7 @@ def info_l1_writer(interp: Interpreter, args: str) -> None:
     if access is None:
         interp.out(f"No logged Tensix instruction wrote L1 {address:#x}.")
         return
-    desc = interp.session.tile.describe_word(access.word)
+    desc = interp.session.describe_word(access.word)
     interp.out(f"L1 {address:#x}: T{access.thread} {desc} wrote {access.start:#x}..{access.end:#x} (push #{access.seq})")
 
 

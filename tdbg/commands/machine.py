@@ -97,7 +97,7 @@ class _Dump:
 
     def insns(self, low: int, high: int) -> None:
         s = self.interp.session
-        decode = Disassembler(s.tile.profile.isa)
+        decode = Disassembler(s.profile.isa)
         for address in range(low, high, 4):
             insn = decode(address, int.from_bytes(s.read_memory(address, 4), "little"))
             if self.function is not None:
@@ -190,7 +190,7 @@ def context_panel(interp: Interpreter, stop: object = None) -> None:
     pc = s.core.pc
     for address in range(pc, pc + 16, 4):
         try:
-            insn = disassemble(address, int.from_bytes(s.read_memory(address, 4), "little"), s.tile.profile.isa)
+            insn = disassemble(address, int.from_bytes(s.read_memory(address, 4), "little"), s.profile.isa)
         except Exception:
             break
         marker = "=> " if address == pc else "   "

@@ -33,7 +33,7 @@ def run_and_report(interp: Interpreter, action) -> Stop:
     before = interp.session.current
     interp.state.resumes += 1
     stop = action()
-    if stop.core != before and stop.core in interp.session.tile.cores and stop.kind is not StopKind.EXITED:
+    if stop.core != before and stop.core in interp.session.core_names and stop.kind is not StopKind.EXITED:
         interp.out(f"[Switching to {thread_label(interp, stop.core)}]")
     report_stop(interp, stop)
     return stop
@@ -41,9 +41,8 @@ def run_and_report(interp: Interpreter, action) -> Stop:
 
 def report_stop(interp: Interpreter, stop: Stop) -> None:
     s = interp.session
-    for warning in s.tile.warnings:
+    for warning in s.take_warnings():
         interp.out(f"warning: {warning.event} (pc {warning.pc:#010x}, {warning.core})")
-    s.tile.warnings.clear()
     where = describe_location(interp, stop.pc)
     kind = stop.kind
     hits = []
@@ -58,7 +57,7 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
             interp.state.silent_stop = False
         run_breakpoint_commands(interp, commands[1:])
         return
-    if kind is StopKind.EXITED and not s.tile.finished():
+    if kind is StopKind.EXITED and s.status is not RunStatus.EXITED:
         interp.out(f"[{thread_label(interp, stop.core)} {stop.detail.split(' ', 1)[1]}]")
     elif kind is StopKind.EXITED:
         interp.out(exit_line(interp))
@@ -131,27 +130,27 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
 
 def who_hit(interp: Interpreter, stop: Stop, title: str) -> str:
     """GDB's ``Breakpoint`` title, or ``Thread 2 (T1) hit Breakpoint`` when several cores run."""
-    if len(interp.session.tile.programs) > 1:
+    if len(interp.session.programs) > 1:
         return f"{thread_label(interp, stop.core)} hit {title}"
     return title
 
 
 def thread_label(interp: Interpreter, core: str) -> str:
     """GDB's ``Thread N (NAME)`` for a core (threads are numbered in the profile's order)."""
-    names = list(interp.session.tile.cores)
+    names = interp.session.core_names
     return f"Thread {names.index(core) + 1} ({core})" if core in names else core
 
 
 def exit_line(interp: Interpreter) -> str:
     """What GDB prints when the program has ended: one core's exit code, or each core's end."""
-    tile = interp.session.tile
-    loaded = list(tile.programs)
-    if len(loaded) == 1 and loaded[0] in tile.exit_codes:
+    s = interp.session
+    loaded = list(s.programs)
+    if len(loaded) == 1 and loaded[0] in s.exit_codes:
         # an exit status: 8 bits, as the GDB stub reports it, in GDB's octal ("0%o"); also $_exitcode
-        code = tile.exit_codes[loaded[0]] & 0xFF
+        code = s.exit_codes[loaded[0]] & 0xFF
         interp.session.expression_context().set_convenience("_exitcode", Value(INT, code))
         return f"[Inferior 1 ({loaded[0]}) exited {'normally' if code == 0 else f'with code 0{code:o}'}]"
-    return f"[All cores finished: {tile.describe_finish(loaded)}]"
+    return f"[All cores finished: {s.finish_summary()}]"
 
 
 def run_breakpoint_commands(interp: Interpreter, commands: list[str]) -> None:
@@ -188,12 +187,12 @@ def instruction_at(interp: Interpreter, stop: Stop) -> str:
 
     s = interp.session
     try:
-        text = disassemble(stop.pc, s.read_u32(stop.pc), s.tile.profile.isa).render(s.symbolize).replace("\t", " ")
+        text = disassemble(stop.pc, s.read_u32(stop.pc), s.profile.isa).render(s.symbolize).replace("\t", " ")
     except Exception:
         text = "(unreadable)"
-    last = s.tile.pushes.last(1)
+    last = s.pushes.last(1)
     if stop.access is None and last and last[0].pc == stop.pc:
-        text += f" pushing {s.tile.describe_word(last[0].word)}"
+        text += f" pushing {s.describe_word(last[0].word)}"
     return text
 
 

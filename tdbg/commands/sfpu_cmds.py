@@ -169,7 +169,7 @@ def info_sfpu(interp: Interpreter, args: str) -> None:
         for value in configs:
             lanes = np.flatnonzero(vu.lane_config == value)
             interp.out(f"LaneConfig {value:#07x} in lanes {ranges(lanes)}")
-    isa = s.tile.profile.isa
+    isa = s.profile.isa
     for i in range(4):
         if vu.macro_defined[i].any():
             word = int(vu.template[i][np.argmax(vu.macro_defined[i])])
@@ -183,7 +183,7 @@ def info_sfpu(interp: Interpreter, args: str) -> None:
             interp.out(f"LoadMacroConfig.Sequence[{i}]: {int(vu.sequence[i][np.argmax(vu.macro_defined[4 + i])]):#010x}")
     if vu.macro_defined[8].any():
         interp.out(f"LoadMacroConfig.Misc: {int(vu.misc[np.argmax(vu.macro_defined[8])]):#05x}")
-    interp.out("RWCs.Sp: " + ", ".join(f"T{t} {s.tile.coprocessor.rwc(t).Sp}" for t in range(3)))
+    interp.out("RWCs.Sp: " + ", ".join(f"T{t} {s.coprocessor.rwc(t).Sp}" for t in range(3)))
 
 
 # -- x/NFw lreg[N] -------------------------------------------------------------------------------

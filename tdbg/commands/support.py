@@ -7,8 +7,7 @@ import re
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import INFO, ROOT, CommandError, command, info_command
-from tdbg.emu.core import Core, CoreState
-from tdbg.emu.tile import Policy
+from tdbg.session import Policy
 from tdbg.tensix.events import Category
 
 
@@ -53,7 +52,7 @@ def help_cmd(interp: Interpreter, args: str) -> None:
 @command("handle", usage="handle CATEGORY stop|warn|ignore", help="Choose what an event of CATEGORY does: stop the run (default), print a warning and go on, or go on silently.  Categories: " + ", ".join(c.value for c in Category) + ".", example="handle UnimplementedFunctionality warn")
 def handle_cmd(interp: Interpreter, args: str) -> None:
     words = args.split()
-    policies = interp.session.tile.policy
+    policies = interp.session.policy
     if not words:
         for category, policy in policies.items():
             interp.out(f"{category.value:<28} {policy.value}")
@@ -81,17 +80,10 @@ def thread_cmd(interp: Interpreter, args: str) -> None:
         interp.state.plain_step = False
     core = s.core
     interp.out(f"[Current thread is {s.thread_id(core.name)} ({core.name})]")
-    if arg and core.state is not CoreState.IDLE:
+    if arg and s.has_firmware(core.name):
         from tdbg.commands.location import describe_location
 
         interp.out(describe_location(interp, core.pc).splitlines()[0])
-
-
-def core_state(core: Core) -> str:
-    """A core's state for ``info threads``: running, blocked on what, parked, ..."""
-    if core.state is CoreState.BLOCKED and core.wait is not None:
-        return f"blocked: {core.wait.reason}"
-    return core.state.value
 
 
 @info_command("threads", usage="info threads", help="List the cores (GDB threads) with their state (running, blocked and on what, parked, exited, held in reset, no firmware) and their own frame; * marks the current one.", example="info threads")
@@ -101,13 +93,12 @@ def info_threads(interp: Interpreter, args: str) -> None:
     s = interp.session
     interp.out("  Id   Target Id                    Frame")
     last = interp.state.last_function
-    for name, core in s.tile.cores.items():
+    for name in s.core_names:
         mark = "*" if name == s.current else " "
-        target = f"Thread {s.thread_id(name)} ({name}) [{core_state(core)}]"
-        if core.state is CoreState.IDLE:
-            where = ""
-        else:
-            with s.on_core(name):
+        target = f"Thread {s.thread_id(name)} ({name}) [{s.core_state(name)}]"
+        where = ""
+        if s.has_firmware(name):
+            with s.on_core(name) as core:
                 where = describe_location(interp, core.pc).splitlines()[0]
         interp.out(f"{mark} {s.thread_id(name):<4} {target:<28} {where}".rstrip())
     interp.state.last_function = last

@@ -19,7 +19,7 @@ from tdbg.tensix.view_in_force import WINDOW_VIEW
 def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
     line = interp.state.completion_line
     parts = str(line).split()
-    isa = interp.session.tile.profile.isa
+    isa = interp.session.profile.isa
     if len(parts) >= 2 and (len(parts) > 2 or str(line).endswith(" ")):
         try:
             return [f"{f}=" for f in isa.field_names(parts[1].upper()) if f.lower().startswith(word.lower())]
@@ -31,9 +31,8 @@ def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
 def _snapshot(interp: Interpreter) -> dict[str, object]:
     from tdbg.commands import sfpu_cmds
 
-    tile = interp.session.tile
-    t = tile.tensix
-    cop = tile.coprocessor
+    t = interp.session.model
+    cop = interp.session.coprocessor
     return {
         "dst": t.dst.bits.copy(), "srca": t.srca.data.copy(), "srcb": t.srcb.data.copy(),
         "written": t.dst.ever_written.copy(),
@@ -93,7 +92,7 @@ def _report_changes(interp: Interpreter, before: dict[str, object], thread: int)
     for line in sfpu_cmds.changes(before["vector"], after["vector"]):  # type: ignore[arg-type]
         changed = True
         interp.out(line)
-    waiting = interp.session.tile.coprocessor.waiting(thread)
+    waiting = interp.session.coprocessor.waiting(thread)
     if waiting:
         changed = True
         interp.out(f"T{thread} is waiting: {waiting}")
@@ -143,7 +142,7 @@ def tensix_cmd(interp: Interpreter, args: str) -> None:
         text = text.split(None, 1)[1] if len(text.split()) > 1 else ""
         if not text:
             raise CommandError("Argument required (instruction word).")
-    isa = interp.session.tile.profile.isa
+    isa = interp.session.profile.isa
     try:
         if re.fullmatch(r"0[xX][0-9a-fA-F]+|\d+", text):
             word = int(text, 0)
@@ -169,11 +168,11 @@ def tensix_cmd(interp: Interpreter, args: str) -> None:
 
 @info_command("tensix", usage="info tensix", help="Show the coprocessor state: RWCs per thread, SrcA/SrcB banks and clients, semaphores, queued instructions, pushes per thread.", example="info tensix")
 def info_tensix(interp: Interpreter, args: str) -> None:
-    tile = interp.session.tile
-    cop, t = tile.coprocessor, tile.tensix
+    s = interp.session
+    cop, t = s.coprocessor, s.model
     for thread in range(3):
         rwc = cop.rwc(thread).as_dict()
-        pushes = tile.pushes.per_thread[thread]
+        pushes = s.pushes.per_thread[thread]
         interp.out(f"T{thread}: RWC " + " ".join(f"{k}={v}" for k, v in rwc.items()) + f"; {pushes} pushed")
         waiting = cop.waiting(thread)
         if waiting:
@@ -188,24 +187,23 @@ def info_tensix(interp: Interpreter, args: str) -> None:
 @info_command("pushes", usage="info pushes [N]", help="List the last N (default 20) Tensix instructions pushed: pc, core, how (ttinsn, store, debugger), word, instruction; under a push, the L1 bytes Tensix instructions read or wrote while it ran (an UNPACR's input, a PACR's output; an instruction of another thread released by the push is named).", example="info pushes 5")
 def info_pushes(interp: Interpreter, args: str) -> None:
     s = interp.session
-    tile = s.tile
-    pushes = tile.pushes
+    pushes = s.pushes
     n = evaluate_int(interp, args) if args.strip() else 20
     if not pushes:
         interp.out("No Tensix instructions pushed.")
         return
     shown = pushes.last(n)
     for i, p in enumerate(shown, start=pushes.total - len(shown) + 1):
-        interp.out(f"{i:>5}  {p.pc:#010x} {p.core} {p.via:<8} {p.word:#010x}  {tile.describe_word(p.word)}")
+        interp.out(f"{i:>5}  {p.pc:#010x} {p.core} {p.via:<8} {p.word:#010x}  {s.describe_word(p.word)}")
         for a in s.l1_accesses(p.seq):
-            who = "" if a.thread == p.thread and a.word == p.word else f" by T{a.thread} {tile.describe_word(a.word).split()[0]}"
+            who = "" if a.thread == p.thread and a.word == p.word else f" by T{a.thread} {s.describe_word(a.word).split()[0]}"
             interp.out(f"{'':>7}L1 {'write' if a.write else 'read '} {a.start:#x}..{a.end:#x} ({a.end - a.start} bytes){who}")
 
 
 @info_command("cfg", usage="info cfg [NAME|GLOB]", help="Show config fields by cfg_defines.h name (a glob or prefix selects several): Config fields in the current thread's CFG_STATE_ID bank, ThreadConfig fields of the current thread.", example="info cfg RISC_DEST_ACCESS_CTRL_SEC0*")
 def info_cfg(interp: Interpreter, args: str) -> None:
     s = interp.session
-    cfg = s.tile.tensix.config
+    cfg = s.model.config
     thread = s.core.thread
     fields = list(cfg.fields(args.strip() or None))
     if not fields:
@@ -225,14 +223,14 @@ def set_cfg(interp: Interpreter, text: str) -> None:
     s = interp.session
     v = evaluate_int(interp, value.strip())
     try:
-        s.tile.tensix.config.set(name.strip(), v, thread=s.core.thread)
+        s.model.config.set(name.strip(), v, thread=s.core.thread)
     except KeyError as exc:
         raise CommandError(str(exc.args[0])) from None
 
 
 @info_command("dst", usage="info dst", help="Which DstBits rows were ever written (and not since marked undefined), and counts of NaN, Inf and denormal values in the FP32 (Dst32b) and BF16 (Dst16b) readings of them.", example="info dst")
 def info_dst(interp: Interpreter, args: str) -> None:
-    dst = interp.session.tile.tensix.dst
+    dst = interp.session.model.dst
     written = np.flatnonzero(dst.ever_written)
     if not len(written):
         interp.out("No Dst rows written.")
@@ -271,14 +269,14 @@ def pack_cmd(interp: Interpreter, args: str) -> None:
     first, last = evaluate_int(interp, lo), evaluate_int(interp, hi or lo)
     s = interp.session
     if dst_fmt is None:
-        dst_fmt = WINDOW_VIEW.get(s.tile.tensix.window.ctrl(s.core.thread).fmt, "fp32")
+        dst_fmt = WINDOW_VIEW.get(s.model.window.ctrl(s.core.thread).fmt, "fp32")
     if dst_fmt == "int8":
         dst_fmt = "fp16"  # Integer "8" is overlaid on FP16 (Dst.md)
     try:
         cfg = packer.PackerConfig.for_output(fmt_name, dst_fmt)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    port = DstPort(s.tile.tensix.dst, lambda rows: None)  # ZEROACC.md: packers read undefined rows as zero
+    port = DstPort(s.model.dst, lambda rows: None)  # ZEROACC.md: packers read undefined rows as zero
     rows = np.arange(first, last + 1)
     data = port.read32(rows) if cfg.read_32b_data else port.read16(rows)
     packed = packer.pack(data, cfg)
@@ -309,7 +307,7 @@ def trace_cmd(interp: Interpreter, args: str) -> None:
     if len(words) != 2 or words[0] != "dst" or words[1] not in ("on", "off"):
         raise CommandError("Usage: trace dst on|off")
     on = words[1] == "on"
-    interp.session.tile.observe_window(trace=on, writers=on)
+    interp.session.observe_window(trace=on, writers=on)
     hooks = interp.state.stop_hooks
     if on and print_trace not in hooks:  # type: ignore[operator]
         hooks.append(print_trace)  # type: ignore[union-attr]
@@ -317,7 +315,7 @@ def trace_cmd(interp: Interpreter, args: str) -> None:
 
 
 def print_trace(interp: Interpreter, stop: object) -> None:
-    trace = interp.session.tile.window_trace
+    trace = interp.session.window_trace
     if not trace:
         return
     limit = 1000
@@ -334,12 +332,12 @@ def info_dst_writer(interp: Interpreter, args: str) -> None:
     row = evaluate_int(interp, args.strip())
     if not 0 <= row < 1024:
         raise CommandError(f"Dst row {row} out of range 0..1023")
-    tile = interp.session.tile
-    dst = tile.tensix.dst
+    s = interp.session
+    dst = s.model.dst
     high = int(dst.row32[row])
     for label, bits_row in ((f"Dst16b[{row}]", int(dst.row16[row])), (f"Dst32b[{row}] high", high), (f"Dst32b[{row}] low", high + 8)):
-        w = tile.dst_writer(bits_row)
+        w = s.dst_writer(bits_row)
         who = f"{w.what} at pc {w.pc:#010x} on {w.core} (#{w.seq})" if w else "no recorded writer"
         interp.out(f"{label:<18} DstBits[{bits_row}]: {who}")
-    if not tile.record_window_writers:
+    if not s.recording_window_writers:
         interp.out("(window stores are not being recorded: 'trace dst on' records them)")

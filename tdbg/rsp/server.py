@@ -28,7 +28,6 @@ import numpy as np
 
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
 from tdbg.session import Session, SessionError
-from tdbg.commands.support import core_state
 from tdbg.emu.stops import Stop, StopKind
 
 SIGTRAP, SIGINT, SIGILL, SIGSEGV = 5, 2, 4, 11
@@ -172,7 +171,7 @@ class RspServer:
             return "l"
         if text.startswith("qThreadExtraInfo,"):
             name = self._core(text.split(",", 1)[1])
-            return f"{name} {core_state(self.session.tile.cores[name])}".encode().hex()
+            return f"{name} {self.session.core_state(name)}".encode().hex()
         if text == "qAttached":
             return "1"
         if text.startswith("qOffsets"):
