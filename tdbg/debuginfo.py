@@ -625,15 +625,19 @@ class DebugInfo:
                stack_ranges: Iterable[tuple[int, int]] = STACK_RANGES, inline: bool = True) -> list[Frame]:
         """The backtrace from ``pc`` with registers ``regs`` (x0..x31): CFI where ``.eh_frame``
         covers the code, else the ``s0`` chain.  Stops at an undefined or zero return address,
-        a frame outside ``stack_ranges``, a stack that does not grow, or 64 frames.  With
-        ``inline``, each inlined call around a frame's pc is a frame of its own before it (same
-        pc and registers; its caller's file:line is the call site), as GDB shows them."""
+        a frame outside ``stack_ranges``, a stack that does not grow, a saved value that cannot
+        be read (GDB's "Backtrace stopped"), or 64 frames.  With ``inline``, each inlined call
+        around a frame's pc is a frame of its own before it (same pc and registers; its caller's
+        file:line is the call site), as GDB shows them."""
         ranges = list(stack_ranges)
         known = dict(enumerate(regs)) if isinstance(regs, Sequence) else dict(regs)
         out: list[Frame] = []
         level = 0
         while level < MAX_FRAMES:
-            step = self._unwind(pc, known, read_u32, level, ranges)
+            try:
+                step = self._unwind(pc, known, read_u32, level, ranges)
+            except Exception:  # noqa: BLE001  (read_u32 failed: the frames found so far stand)
+                step = None
             lookup = pc if level == 0 else pc - 1
             function = self.symbol_function_at(lookup)
             line = self.line_for(lookup)

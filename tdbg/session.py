@@ -121,6 +121,7 @@ class Session:
         self.last_hits: list[Breakpoint] = []  # the breakpoints that made the last stop
         self.history = History()     # undo records of single steps (reverse_stepi)
         self.stop_listeners: list[Callable[[Stop], None]] = []   # told of every stop a user sees
+        self.load_warnings: list[str] = []  # said once by whoever shows the session to a user
         self._next_number = 1
         programs = program if isinstance(program, Mapping) else {"T0": demo_source() if program is None else program}
         for name, path in programs.items():
@@ -143,9 +144,19 @@ class Session:
             self.started = False
         except (ElfLoadError, ToolchainError, OSError) as exc:
             raise SessionError(str(exc)) from None
-        self.debug_infos[name] = None if image is None else DebugInfo.load(image.path)
+        self.debug_infos[name] = None if image is None else self._debug_info(image)
         self._sync_breakpoints()
         self.history.clear()
+
+    def _debug_info(self, image: ElfImage) -> DebugInfo | None:
+        """The DWARF of ``image``; corrupt DWARF leaves the program without source-level debugging,
+        with a warning in ``load_warnings``, never without the program."""
+        try:
+            return DebugInfo.load(image.path)
+        except Exception as exc:  # noqa: BLE001  (pyelftools raises many kinds on corrupt DWARF)
+            self.load_warnings.append(f"warning: {image.path}: its debug information is unusable "
+                                      f"({type(exc).__name__}: {exc}); symbols and machine-level debugging still work")
+            return None
 
     @property
     def status(self) -> RunStatus:
@@ -431,13 +442,18 @@ class Session:
     def frames(self) -> list[Frame]:
         """The current core's backtrace (innermost first); one frame without debug info."""
         core = self.core
-        if self.debug is None:
-            hit = self.image.symbol_at(core.pc) if self.tile.image(self.current) else None
-            name = hit[0].name if hit else None
-            return [Frame(0, core.pc, name, None, None, core.reg(2), core.reg(2), core.reg(8), {})]
-        profile = self.tile.profile
-        ranges = ((0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + core.spec.local_ram_size))
-        return self.debug.frames(core.pc, core.regs(), self.read_u32, ranges)
+        if self.debug is not None:
+            profile = self.tile.profile
+            ranges = ((0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + core.spec.local_ram_size))
+            try:
+                return self.debug.frames(core.pc, core.regs(), self.read_u32, ranges)
+            except SessionError:
+                raise
+            except Exception:  # noqa: BLE001  (corrupt DWARF read lazily: the frame the symbols give)
+                pass
+        hit = self.image.symbol_at(core.pc) if self.tile.image(self.current) else None
+        name = hit[0].name if hit else None
+        return [Frame(0, core.pc, name, None, None, core.reg(2), core.reg(2), core.reg(8), {})]
 
     def break_at(self, location: str | int, temporary: bool = False, thread: str | None = None) -> Breakpoint:
         """A breakpoint at ``location`` in every core's program where it resolves (the current
@@ -589,6 +605,13 @@ class Session:
             raise SessionError(f"Invalid register `{name}'")
 
     # -- memory as the current core sees it ---------------------------------------------------
+    def set_alignment_check(self, on: bool) -> None:
+        """Catch misaligned L1 / local-RAM loads and stores (``NonContractualBehavior``: stop, or
+        round down as silicon does).  Off by default: Unicorn then completes such an access byte
+        by byte, and only device accesses are caught; on, each plain-memory access costs a
+        Python call."""
+        self.tile.set_alignment_check(on)
+
     def read_memory(self, address: int, size: int) -> bytes:
         """Bytes as the debugger sees them (devices read element by element as ``load``)."""
         try:

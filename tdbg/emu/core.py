@@ -6,6 +6,12 @@ the exact PC and stop the core before the access commits (``emu_stop`` inside a 
 leaves the PC on the accessing instruction with nothing committed); ``.ttinsn`` words are
 replaced by a NOP at load time and pushed by a code hook on their single address.
 
+Where Unicorn and the baby RISC-V differ (``tdbg.emu.faults``): an instruction Unicorn cannot
+execute, and ``wfi``, stop at their own PC with their rule, and run as a nop when the ``handle``
+policy lets the run go on; only L1 is mapped executable; a misaligned device access is rounded
+down, as is a misaligned L1 or local-RAM access once ``check_alignment`` is on (off by default:
+it costs a Python call per access, and Unicorn completes such an access byte by byte).
+
 A core is in one of the ``CoreState`` states.  A device access that must wait (a TTSync load
 while the thread has instructions in flight, a push into a full Wait Gate queue, a polling loop
 whose reads cannot change until another agent acts) raises ``Stall`` in the device model: the
@@ -27,20 +33,26 @@ from unicorn import (
     UC_ERR_INSN_INVALID,
     UC_HOOK_CODE,
     UC_HOOK_INTR,
+    UC_HOOK_MEM_FETCH_PROT,
     UC_HOOK_MEM_FETCH_UNMAPPED,
     UC_HOOK_MEM_READ,
     UC_HOOK_MEM_READ_UNMAPPED,
     UC_HOOK_MEM_WRITE,
     UC_HOOK_MEM_WRITE_UNMAPPED,
+    UC_MEM_FETCH_PROT,
     UC_MEM_FETCH_UNMAPPED,
+    UC_MEM_WRITE,
     UC_MEM_WRITE_UNMAPPED,
     UC_MODE_RISCV32,
     UC_PROT_ALL,
+    UC_PROT_READ,
+    UC_PROT_WRITE,
     Uc,
     UcError,
 )
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 
+from tdbg.emu import faults
 from tdbg.emu.fasthook import add_mem_hook
 from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.regions import Region, Stall, Wait
@@ -57,6 +69,8 @@ _PACK = (None, struct.Struct("<B").pack_into, struct.Struct("<H").pack_into, Non
 _MASK = (0, 0xFF, 0xFFFF, 0, 0xFFFFFFFF)
 #: Identical device reads from one PC with identical registers before a loop counts as polling.
 POLL_REPEATS = 3
+#: Local RAM and devices: loads and stores, never instruction fetches (BabyRISCV/README.md "Frontend").
+DATA_ONLY = UC_PROT_READ | UC_PROT_WRITE
 
 
 class CoreState(str, Enum):
@@ -109,16 +123,20 @@ class Core:
         profile = tile.profile
         uc.mem_map_ptr(0, profile.l1_size, UC_PROT_ALL, tile.l1)
         self.local_ram = local_rams[spec.name]
-        uc.mem_map_ptr(profile.local_ram_base, spec.local_ram_size, UC_PROT_ALL, self.local_ram)
+        uc.mem_map_ptr(profile.local_ram_base, spec.local_ram_size, DATA_ONLY, self.local_ram)
+        #: Plain memory: what ``check_alignment`` watches.
+        self._plain = [(0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + spec.local_ram_size)]
         for other in profile.cores:  # BabyRISCV/README.md: every local RAM, by its slow path
             for alias in range(other.local_ram_alias, other.local_ram_alias + max(other.local_ram_size, 0x2000), other.local_ram_size):
-                uc.mem_map_ptr(alias, other.local_ram_size, UC_PROT_ALL, local_rams[other.name])
+                uc.mem_map_ptr(alias, other.local_ram_size, DATA_ONLY, local_rams[other.name])
+                self._plain.append((alias, alias + other.local_ram_size))
         self.regions = regions
         self._region_buffers: list[ctypes.Array] = []
         self._mmio_watches: list[Watch] = []
         for region in regions:
             self._map_region(region)
-        uc.hook_add(UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED, self._on_unmapped)
+        uc.hook_add(UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED
+                    | UC_HOOK_MEM_FETCH_PROT, self._on_unmapped)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
         uc.ctl_exits_enabled(True)
         self.state = CoreState.IDLE
@@ -129,6 +147,9 @@ class Core:
         self._ttinsn_hooks: list[int] = []
         self._stop: Stop | None = None
         self._undo: tuple[int, bytes] | None = None  # RAM bytes a stopped store overwrote
+        self._rounded: tuple[int, bytes] | None = None  # bytes to put back after a rounded-down access
+        self._alignment_hooks: list[int] = []
+        self._resume_at: int | None = None   # the PC a stopping hook leaves the core on
         self._muted = False          # watchpoints muted (stepping over a watched access)
         self._stepping_over = False  # executing the instruction we last stopped at
         self._before_access = False  # the last stop came before its instruction's access
@@ -179,7 +200,7 @@ class Core:
     def _map_region(self, region: Region) -> None:
         buf = ctypes.create_string_buffer(region.size)
         self._region_buffers.append(buf)
-        self.uc.mem_map_ptr(region.base, region.size, UC_PROT_ALL, buf)
+        self.uc.mem_map_ptr(region.base, region.size, DATA_ONLY, buf)
         raw = memoryview(buf).cast("B")
         views = (None, raw, raw.cast("H"), None, raw.cast("I"))  # aligned element stores
         base, thread, load, store = region.base, self.thread, region.load, region.store
@@ -190,6 +211,11 @@ class Core:
 
         def on_read(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
             try:
+                at = address  # where the load reads the backing RAM
+                if address & (size - 1):
+                    if self._event(faults.misaligned(address, size, False), Access(address, size, False)):
+                        return
+                    address &= -size
                 if watches and self._watch_hit(address, size, False, None):
                     return
                 offset = address - base
@@ -206,8 +232,8 @@ class Core:
                     self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
                                      lambda: _reads_other(load, thread, offset, size, value)))
                     return
-                if offset & (size - 1):
-                    _PACK[size](buf, offset, value)
+                if at != address:
+                    _PACK[size](buf, at - base, value)
                 else:
                     views[size][offset // size] = value
                 if observed and tile.window_observer is not None:
@@ -218,6 +244,10 @@ class Core:
         def on_write(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
             try:
                 value &= _MASK[size]
+                if address & (size - 1):
+                    if self._event(faults.misaligned(address, size, True), Access(address, size, True, value)):
+                        return
+                    address &= -size
                 if watches and self._watch_hit(address, size, True, value):
                     return
                 self._poll = None
@@ -289,19 +319,88 @@ class Core:
         return True
 
     def _on_unmapped(self, uc: Uc, access: int, address: int, size: int, value: int, _: object) -> bool:
-        kind = "fetch" if access == UC_MEM_FETCH_UNMAPPED else ("store" if access == UC_MEM_WRITE_UNMAPPED else "load")
-        event = UndefinedBehavior(f"BabyRISCV/README.md: {kind} from an address {self.name} has unmapped (the core would hang)")
         write = access == UC_MEM_WRITE_UNMAPPED
-        pc = address if access == UC_MEM_FETCH_UNMAPPED else self.pc
+        if access == UC_MEM_FETCH_PROT:
+            event = faults.fetch_outside_l1(self.name, address)
+        else:
+            kind = "fetch" if access == UC_MEM_FETCH_UNMAPPED else ("store" if write else "load")
+            event = UndefinedBehavior(f"BabyRISCV/README.md: {kind} from an address {self.name} has unmapped (the core would hang)")
+        pc = address if access in (UC_MEM_FETCH_UNMAPPED, UC_MEM_FETCH_PROT) else self.pc
         self._stop = Stop(StopKind.EVENT, self.name, pc, access=Access(address, size, write, value if write else None), event=event)
         return False
 
     def _on_interrupt(self, uc: Uc, intno: int, _: object) -> None:
-        pc = self.pc
-        if intno == 8:  # ecall: PC is already past it
-            self._halt(Stop(StopKind.ECALL, self.name, pc - 4, detail=f"a7={self.reg(17)} a0={self.reg(10)}"))
-        else:
-            self._halt(Stop(StopKind.FAULT, self.name, pc, detail=f"exception {intno}"))
+        pc = (self.pc - 4) & 0xFFFF_FFFF  # measured: Unicorn reports every exception 4 past its instruction
+        try:
+            if intno == 8:  # ecall
+                self._halt(Stop(StopKind.ECALL, self.name, pc, detail=f"a7={self.reg(17)} a0={self.reg(10)}"))
+            elif intno == faults.ILLEGAL_INSTRUCTION:
+                self._bad_instruction(pc, faults.illegal_instruction(self._word(pc)))
+            elif intno in faults.MISALIGNED:
+                self._resume_at = pc
+                self._halt(Stop(StopKind.EVENT, self.name, pc, event=faults.misaligned_atomic(faults.MISALIGNED[intno])))
+            else:
+                self._resume_at = pc
+                self._halt(Stop(StopKind.FAULT, self.name, pc, detail=f"RISC-V exception {intno}, which the baby RISC-V cannot raise"))
+        except BaseException as exc:
+            self._internal_error(exc)
+
+    def _bad_instruction(self, pc: int, event: TensixEvent) -> bool:
+        """The instruction at ``pc`` is one the core cannot execute as Unicorn does: stop on it
+        (True), or, as the policy lets the run go on, leave it executed as a nop."""
+        if not self.tile.report(event, self.name, pc, None):
+            return False
+        self._resume_at = pc
+        self._halt(Stop(StopKind.EVENT, self.name, pc, event=event))
+        return True
+
+    def _word(self, address: int) -> int | None:
+        """The instruction word at ``address`` as fetched (None where nothing is mapped)."""
+        try:
+            return int.from_bytes(self.uc.mem_read(address & 0xFFFF_FFFF, 4), "little")
+        except UcError:
+            return None
+
+    # -- misaligned plain-memory accesses ----------------------------------------------------
+    def check_alignment(self, on: bool) -> None:
+        """Catch misaligned loads and stores in L1 and the local RAMs (devices always are): the
+        ``NonContractualBehavior`` policy stops before the access, or the access is rounded down
+        as on silicon.  Costs a Python call per plain-memory access while on."""
+        for h in self._alignment_hooks:
+            self.uc.hook_del(h)
+        self._alignment_hooks = []
+        if on:
+            for lo, hi in self._plain:
+                self._alignment_hooks.append(add_mem_hook(self.uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
+                                                          self._on_plain_access, lo, hi - 1))
+
+    def _on_plain_access(self, handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
+        try:
+            self._put_back_rounded()
+            if not address & (size - 1):
+                return
+            write = access == UC_MEM_WRITE
+            value &= _MASK[size]
+            if self._event(faults.misaligned(address, size, write), Access(address, size, write, value if write else None)):
+                if write:  # the store still lands (measured): put the bytes back once stopped
+                    self._undo = (address, bytes(self.uc.mem_read(address, size)))
+                return
+            aligned = address & -size
+            if write:
+                self.uc.mem_write(aligned, value.to_bytes(size, "little"))
+                self._rounded = (address, bytes(self.uc.mem_read(address, size)))  # what the spill overwrites
+            else:  # the load reads [address, +size): show it the aligned bytes until the next access
+                self._rounded = (address, bytes(self.uc.mem_read(address, size)))
+                self.uc.mem_write(address, bytes(self.uc.mem_read(aligned, size)))
+        except BaseException as exc:
+            self._internal_error(exc)
+
+    def _put_back_rounded(self) -> None:
+        """Undo the byte-wise part of the last rounded-down access (before the next access of
+        this core, and when it stops)."""
+        if self._rounded is not None:
+            self.uc.mem_write(*self._rounded)
+            self._rounded = None
 
     # -- .ttinsn --------------------------------------------------------------------------------
     def hook_ttinsn(self, words: dict[int, int], push: Callable[[Core, int, int, int, str], None]) -> None:
@@ -382,6 +481,7 @@ class Core:
     def _watch_hit(self, address: int, size: int, write: bool, value: int | None) -> bool:
         if self._muted:
             return False
+        self._put_back_rounded()
         for watch, _ in self.watches.values():
             if not watch.covers(address, size, write):
                 continue
@@ -494,7 +594,14 @@ class Core:
         self.uc.emu_stop()
 
     def _emulate(self, count: int, done: StopKind) -> Stop:
-        """Run up to ``count`` instructions (0: no limit); ``done`` is the stop when they ran."""
+        """Run up to ``count`` instructions (0: no limit); ``done`` is the stop when they ran.
+        A ``wfi`` the policy lets through (a nop) runs on, as far as ``count`` allows."""
+        while True:
+            stop = self._emulate_once(count, done)
+            if stop is not None:
+                return stop
+
+    def _emulate_once(self, count: int, done: StopKind) -> Stop | None:
         self._stop = None
         start = self.pc
         if self._interrupt:  # asked before this run started: emu_stop had nothing to stop
@@ -510,9 +617,13 @@ class Core:
             error = exc
         finally:
             self.running = False
+        self._put_back_rounded()
         if self._undo is not None:
             self.uc.mem_write(*self._undo)
             self._undo = None
+        if self._resume_at is not None:
+            self.uc.reg_write(UC_RISCV_REG_PC, self._resume_at)
+            self._resume_at = None
         pc = self.pc
         # A preemption (or interrupt) can stop the core after a .ttinsn hook pushed but before
         # the NOP in its place ran: the push has happened, so resuming must not push it again.
@@ -525,10 +636,17 @@ class Core:
         if self._stop is not None:
             return self._stop
         if error is not None:
-            return self._error_stop(error, pc)
+            return self._error_stop(error, pc, count, done)
         if self._interrupt:
             self._interrupt = False
             return Stop(StopKind.INTERRUPTED, self.name, pc)
+        if self._word(pc - 4) == faults.WFI:  # measured: wfi ends emu_start past it, silently
+            event = faults.wfi()
+            if self.tile.report(event, self.name, pc - 4, None):
+                self.pc = pc - 4
+                return Stop(StopKind.EVENT, self.name, pc - 4, event=event)
+            if count == 0:
+                return None  # executed as a nop: run on
         if not self._stepping_over:
             if pc in self.breakpoints:
                 return Stop(StopKind.BREAKPOINT, self.name, pc)
@@ -538,13 +656,19 @@ class Core:
             return Stop(StopKind.PREEMPTED, self.name, pc)
         return Stop(done, self.name, pc)
 
-    def _error_stop(self, error: UcError, pc: int) -> Stop:
+    def _error_stop(self, error: UcError, pc: int, count: int, done: StopKind) -> Stop | None:
+        """``emu_start`` failed at ``pc``: ``ebreak`` (measured: ``UC_ERR_INSN_INVALID`` with the
+        PC on it), another instruction Unicorn refuses the same way, or a Unicorn error."""
         if error.errno == UC_ERR_INSN_INVALID:
-            word = self.tile.peek(self, pc, 4)
+            word = self._word(pc)
             if word == EBREAK:
                 return Stop(StopKind.EBREAK, self.name, pc)
-            return Stop(StopKind.FAULT, self.name, pc, detail=f"invalid instruction {word:#010x}" if word is not None else "invalid instruction")
-        return Stop(StopKind.FAULT, self.name, pc, detail=str(error))
+            event = faults.illegal_instruction(word)
+            if self.tile.report(event, self.name, pc, None):
+                return Stop(StopKind.EVENT, self.name, pc, event=event)
+            self.pc = pc + 4  # executed as a nop
+            return None if count == 0 else Stop(done, self.name, pc + 4)
+        return Stop(StopKind.FAULT, self.name, pc, detail=f"Unicorn: {error}")
 
 
 def _reads_other(load: Callable[[int | None, int, int], int], thread: int | None, offset: int, size: int, value: int) -> bool:

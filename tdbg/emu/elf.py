@@ -10,11 +10,12 @@ Where the bytes go in the tile is ``tdbg.emu.loader``'s business.
 from __future__ import annotations
 
 import bisect
+import io
+import stat
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from elftools.common.exceptions import ELFError
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
@@ -23,6 +24,8 @@ from tdbg.tensix.isa import is_ttinsn
 EM_RISCV = 243
 #: ``j .`` (``jal x0, 0``): what finished firmware spins on (tt-llk's ``for (;;) {}``).
 JUMP_TO_SELF = 0x0000_006F
+#: The largest ELF file tdbg reads (firmware with full debug information is a few MiB).
+MAX_ELF_BYTES = 256 << 20
 
 
 class ElfLoadError(Exception):
@@ -73,33 +76,27 @@ class ElfImage:
 
     @classmethod
     def load(cls, path: str | Path) -> ElfImage:
+        """Read an RV32 ELF; anything else, or an ELF whose headers do not hold together, is an
+        ``ElfLoadError`` with one line (``read_elf_file`` says what is checked)."""
         path = Path(path)
+        raw = read_elf_file(path)
         try:
-            with path.open("rb") as fh:
-                elf = ELFFile(fh)
-                if elf["e_machine"] != "EM_RISCV":
-                    raise ElfLoadError(f"{path}: not a RISC-V ELF (machine {elf['e_machine']})")
-                if elf.elfclass != 32:
-                    raise ElfLoadError(f"{path}: a {elf.elfclass}-bit ELF; the baby RISC-V cores are RV32")
-                segments = [
-                    Segment(seg["p_vaddr"], seg.data()[: seg["p_memsz"]], seg["p_memsz"], bool(seg["p_flags"] & 1))
-                    for seg in elf.iter_segments()
-                    if seg["p_type"] == "PT_LOAD" and seg["p_memsz"]
-                ]
-                sections = [
-                    Section(sec.name, sec["sh_addr"], None if sec["sh_type"] == "SHT_NOBITS" else sec.data(),
-                            sec["sh_size"], bool(sec["sh_flags"] & SH_FLAGS.SHF_ALLOC),
-                            bool(sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR))
-                    for sec in elf.iter_sections()
-                ]
-                exec_ranges = [(s.addr, s.addr + s.size) for s in sections if s.executable and s.size]
-                symbols = _symbols(elf)
-                entry = elf["e_entry"]
-                arch = _arch_attribute(elf)
-        except OSError as exc:
-            raise ElfLoadError(f"{path}: {exc.strerror or exc}") from None
-        except (ELFError, ValueError, KeyError, AssertionError, struct.error) as exc:
-            raise ElfLoadError(f"{path}: not a usable ELF file ({exc})") from None
+            elf = ELFFile(io.BytesIO(raw))
+            if elf["e_machine"] != "EM_RISCV":
+                raise ElfLoadError(f"{path}: not a RISC-V ELF (machine {elf['e_machine']})")
+            if elf.elfclass != 32:
+                raise ElfLoadError(f"{path}: a {elf.elfclass}-bit ELF; the baby RISC-V cores are RV32")
+            segments = [_segment(path, raw, seg) for seg in elf.iter_segments()
+                        if seg["p_type"] == "PT_LOAD" and seg["p_memsz"]]
+            sections = [_section(path, raw, sec) for sec in elf.iter_sections()]
+            exec_ranges = [(s.addr, s.addr + s.size) for s in sections if s.executable and s.size]
+            symbols = _symbols(elf)
+            entry = elf["e_entry"]
+            arch = _arch_attribute(elf)
+        except ElfLoadError:
+            raise
+        except Exception as exc:  # noqa: BLE001  (pyelftools raises many kinds on a corrupt file)
+            raise ElfLoadError(f"{path}: not a usable ELF file ({type(exc).__name__}: {exc})") from None
         image = cls(path, entry, segments, symbols, exec_ranges, sections, arch)
         image.ttinsn, image.parks = image._scan_code()
         image._by_addr = sorted((s for s in symbols.values() if s.kind in ("func", "object")), key=lambda s: s.addr)
@@ -143,6 +140,52 @@ class ElfImage:
         if addr < sym.addr + max(sym.size, 1):
             return sym, addr - sym.addr
         return None
+
+
+def read_elf_file(path: Path) -> bytes:
+    """The bytes of ``path``: a regular file (a FIFO or a device would block or never end) of at
+    most ``MAX_ELF_BYTES``; every later read is bounded by them."""
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise ElfLoadError(f"{path}: not a regular file")
+        if info.st_size > MAX_ELF_BYTES:
+            raise ElfLoadError(f"{path}: {info.st_size} bytes; tdbg reads ELF files of at most {MAX_ELF_BYTES >> 20} MiB")
+        with path.open("rb") as fh:
+            return fh.read(MAX_ELF_BYTES + 1)[:MAX_ELF_BYTES]
+    except OSError as exc:
+        raise ElfLoadError(f"{path}: {exc.strerror or exc}") from None
+
+
+def _file_bytes(path: Path, raw: bytes, what: str, offset: int, size: int) -> bytes:
+    """``size`` bytes at ``offset`` of the file; an ``ElfLoadError`` if they are not all there."""
+    if offset + size > len(raw):
+        raise ElfLoadError(f"{path}: {what} has {size} bytes at file offset {offset:#x}, past the end of the "
+                           f"{len(raw)}-byte file")
+    return raw[offset: offset + size]
+
+
+def _segment(path: Path, raw: bytes, seg) -> Segment:
+    """A ``PT_LOAD`` segment: ``p_filesz`` bytes from the file, ``p_memsz`` in memory (the ELF
+    rule ``p_filesz <= p_memsz`` is checked: its bytes are what is written)."""
+    vaddr, filesz, memsz = seg["p_vaddr"], seg["p_filesz"], seg["p_memsz"]
+    if filesz > memsz:
+        raise ElfLoadError(f"{path}: a segment at {vaddr:#x} has p_filesz {filesz:#x} > p_memsz {memsz:#x}")
+    data = _file_bytes(path, raw, f"the segment at {vaddr:#x}", seg["p_offset"], filesz)
+    return Segment(vaddr, data, memsz, bool(seg["p_flags"] & 1))
+
+
+def _section(path: Path, raw: bytes, sec) -> Section:
+    """A section header and its bytes as they are in the file (never decompressed: an
+    allocated section must not be compressed)."""
+    flags, size = sec["sh_flags"], sec["sh_size"]
+    alloc = bool(flags & SH_FLAGS.SHF_ALLOC)
+    data = None
+    if sec["sh_type"] != "SHT_NOBITS":
+        if alloc and flags & SH_FLAGS.SHF_COMPRESSED:
+            raise ElfLoadError(f"{path}: section {sec.name} is allocated and compressed")
+        data = _file_bytes(path, raw, f"section {sec.name or '?'}", sec["sh_offset"], size)
+    return Section(sec.name, sec["sh_addr"], data, size, alloc, bool(flags & SH_FLAGS.SHF_EXECINSTR))
 
 
 def _arch_attribute(elf: ELFFile) -> str | None:

@@ -174,4 +174,5 @@ def _access(tile: Tile, core: Core) -> str | tuple[int, int] | None:
     region = core.region_at(address)
     if region is not None:
         return "tile" if opcode != _LOAD and region.load == tile.registers.load else "device"
-    return (address, size) if opcode != _LOAD else None
+    low = address & -size   # a misaligned store may write the aligned word too (rounded down)
+    return (low, address + size - low) if opcode != _LOAD else None

@@ -71,10 +71,13 @@ class WindowAccess:
 
 @dataclass(frozen=True)
 class Program:
-    """One core's firmware and where its bytes go."""
+    """One core's firmware, where its bytes go, and the ``.ttinsn`` words and ``j .`` parks
+    among them that the core can fetch (``loader.code_words``)."""
 
     image: ElfImage
     segments: list[Segment]
+    ttinsn: dict[int, int]
+    parks: set[int]
 
     @property
     def exit_pc(self) -> int | None:
@@ -109,6 +112,14 @@ class Checkpoint:
     @property
     def dst_bits(self) -> object:
         return self.tensix["dst_bits"]
+
+
+def _copy_into(buffer: ctypes.Array, offset: int, data: bytes) -> None:
+    """Write ``data`` at ``offset`` of ``buffer``; bytes that would not fit are a bug in the
+    loader's checks, raised here rather than written past the buffer."""
+    if not 0 <= offset <= offset + len(data) <= len(buffer):
+        raise ElfLoadError(f"{len(data)} bytes at offset {offset:#x} do not fit a {len(buffer)}-byte memory")
+    ctypes.memmove(ctypes.addressof(buffer) + offset, data, len(data))
 
 
 class Unreadable(Exception):
@@ -150,12 +161,19 @@ class Tile:
         self.warnings: list[Warning_] = []
         self.watches: list[Watch] = []
         self.exit_codes: dict[str, int] = {}
+        self.alignment_check = False           # misaligned L1 / local-RAM accesses are caught
         self._interrupt = False
         self._active: Core | None = None
         local_rams = {c.name: ctypes.create_string_buffer(c.local_ram_size) for c in profile.cores}
         self.cores: dict[str, Core] = {}
         for spec in profile.cores:
             self.cores[spec.name] = Core(self, spec, core_regions(self, spec), local_rams)
+
+    def set_alignment_check(self, on: bool) -> None:
+        """Catch misaligned loads and stores to L1 and local RAM on every core (``Core.check_alignment``)."""
+        self.alignment_check = on
+        for core in self.cores.values():
+            core.check_alignment(on)
 
     def core_named(self, name: str) -> Core:
         """The core called ``name`` (any case)."""
@@ -180,14 +198,14 @@ class Tile:
                 if clash:
                     raise ElfLoadError(f"{image.path}: L1 {clash[0]:#x}..{clash[1]:#x} is also {other}'s "
                                        f"firmware ({program.image.path.name}), with other bytes")
-            self.programs[spec.name] = Program(image, segments)
-        self.ttinsn = {a: w for p in self.programs.values() for a, w in p.image.ttinsn.items()}
+            self.programs[spec.name] = Program(image, segments, *loader.code_words(image, segments, self.profile))
+        self.ttinsn = {a: w for p in self.programs.values() for a, w in p.ttinsn.items()}
         self.tensix_words = {a: ttinsn_to_word(w) for a, w in self.ttinsn.items()}
         self._code = [(s.vaddr, s.vaddr + s.memsz) for p in self.programs.values() for s in p.segments
                       if s.vaddr < self.profile.l1_size]
         for core in self.cores.values():
             program = self.programs.get(core.name)
-            core.set_parks(set(program.image.parks) if program else set())
+            core.set_parks(program.parks if program else set())
             if core.thread is not None:
                 core.hook_ttinsn(self.tensix_words, self.push)
         self.reset()
@@ -213,18 +231,16 @@ class Tile:
         for core in self.cores.values():
             core.reset(0, CoreState.IDLE)
             core.uc.ctl_remove_cache(0, self.profile.l1_size)
-        base = ctypes.addressof(self.l1)
         for name, program in self.programs.items():
             core = self.cores[name]
             for seg in program.segments:
-                data = seg.data[: seg.memsz]
                 if seg.vaddr < self.profile.l1_size:
-                    ctypes.memmove(base + seg.vaddr, data, len(data))
+                    _copy_into(self.l1, seg.vaddr, seg.data)
                 else:
-                    ctypes.memmove(ctypes.addressof(core.local_ram) + seg.vaddr - self.profile.local_ram_base, data, len(data))
+                    _copy_into(core.local_ram, seg.vaddr - self.profile.local_ram_base, seg.data)
         nop = NOP.to_bytes(4, "little")
         for address in self.ttinsn:
-            ctypes.memmove(base + address, nop, 4)
+            _copy_into(self.l1, address, nop)
         override, soft_reset = 0, self.registers.value("SOFT_RESET_0")
         host_releases = ["B"] if "B" in self.programs else list(self.programs)
         for name, program in self.programs.items():

@@ -162,9 +162,9 @@ def _inputs_digest(source: Path, extra_flags: Sequence[str], core: str) -> str:
     for path in [source, *_support_files(), *headers]:
         h.update(b"\0file\0" + path.name.encode() + b"\0")
         try:
-            h.update(path.read_bytes())
-        except FileNotFoundError:
-            h.update(b"<missing>")
+            h.update(path.read_bytes() if path.is_file() else b"<not a regular file>")  # a FIFO would block
+        except OSError:
+            h.update(b"<unreadable>")
     return h.hexdigest()
 
 
@@ -180,7 +180,7 @@ def ensure_built(source: Path, extra_flags: Sequence[str] = (), force: bool = Fa
     """Build ``source`` as ``core``'s firmware unless the cache holds its ELF; say which happened."""
     source = Path(source).resolve()
     if not source.is_file():
-        raise ToolchainError(f"firmware source not found: {source}")
+        raise ToolchainError(f"firmware source {'is not a regular file' if source.exists() else 'not found'}: {source}")
     for support in _support_files():
         if not support.is_file():
             raise ToolchainError(f"missing firmware support file: {support}")
