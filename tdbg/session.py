@@ -90,6 +90,10 @@ def _rows(rows: int | slice | Sequence[int]) -> int | slice | np.ndarray:
     return rows if isinstance(rows, (int, slice)) else np.asarray(rows)
 
 
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MiB"
+
+
 def load_program(path: str | Path, core: str = "T0") -> ElfImage:
     """An ELF, or a C file built with the bundled toolchain first (as ``core``'s firmware)."""
     path = Path(path)
@@ -103,14 +107,17 @@ class Session:
     breakpoints, watchpoints and the run model (the tile's, with GDB's ``scheduler-locking``)."""
 
     LOCKING = ("off", "on", "step")
+    CHECKPOINT_BUDGET = 256 << 20   # bytes all checkpoints may hold
 
     def __init__(self, program: str | Path | Programs | None = None, profile: Profile = BLACKHOLE) -> None:
         self.tile = Tile(profile)
         self.current = "T0"
         self.breakpoints: dict[int, Breakpoint] = {}
+        self._at: dict[tuple[str, int], set[int]] = {}   # (core, address) -> breakpoints there
         self.watchpoints: dict[int, Watch] = {}
         self.watch_scopes: dict[int, tuple[str, int, int]] = {}  # watch -> (core, return pc, CFA)
         self.checkpoints: dict[int, Checkpoint] = {}
+        self.checkpoint_budget = self.CHECKPOINT_BUDGET
         self.debug_infos: dict[str, DebugInfo | None] = {}
         self.scheduler_locking = "off"
         self.started = False          # the tile has run since it was loaded or reset
@@ -188,10 +195,7 @@ class Session:
             self.tile.reset()
             self.started = False
             return
-        try:
-            self.tile.restore(self.checkpoints[checkpoint])
-        except KeyError:
-            raise SessionError(f"No checkpoint number {checkpoint}.") from None
+        self.tile.restore(self._checkpoint(checkpoint))
         self.started = True
 
     def starti(self) -> Stop:
@@ -203,10 +207,33 @@ class Session:
         return Stop(StopKind.STEP, self.current, self.core.pc, detail="entry")
 
     def checkpoint(self) -> int:
-        """Save the whole tile; returns the checkpoint's number."""
+        """Save the whole tile (L1 compressed); returns the checkpoint's number.  Refused when
+        the checkpoints would hold more than ``checkpoint_budget`` bytes."""
+        cp = self.tile.checkpoint(compress=True)
+        used = self.checkpoint_memory()
+        if used + cp.nbytes > self.checkpoint_budget:
+            raise SessionError(f"Cannot save a checkpoint: it needs {_mib(cp.nbytes)} and the {len(self.checkpoints)} "
+                               f"checkpoints hold {_mib(used)} of the {_mib(self.checkpoint_budget)} checkpoint memory; "
+                               f"delete one first")
         number = max(self.checkpoints, default=0) + 1
-        self.checkpoints[number] = self.tile.checkpoint()
+        self.checkpoints[number] = cp
         return number
+
+    def checkpoint_memory(self, number: int | None = None) -> int:
+        """Bytes held by checkpoint ``number``, or by all of them (``info checkpoints``)."""
+        if number is not None:
+            return self._checkpoint(number).nbytes
+        return sum(cp.nbytes for cp in self.checkpoints.values())
+
+    def delete_checkpoint(self, number: int) -> None:
+        self._checkpoint(number)
+        del self.checkpoints[number]
+
+    def _checkpoint(self, number: int) -> Checkpoint:
+        try:
+            return self.checkpoints[number]
+        except KeyError:
+            raise SessionError(f"No checkpoint number {number}.") from None
 
     def reverse_stepi(self, count: int = 1) -> Stop:
         """Undo the last ``count`` single steps (tdbg records single steps, not ``continue``)."""
@@ -379,8 +406,9 @@ class Session:
         self.last_hits = []
         saved, self.current = self.current, core
         try:
-            for bp in list(self.breakpoints.values()):
-                if not bp.at(core, pc) or not bp.enabled:
+            for number in sorted(self._at.get((core, pc), ())):
+                bp = self.breakpoints.get(number)
+                if bp is None or not bp.enabled:   # a temporary one deleted by an earlier hit
                     continue
                 if bp.condition is not None and not self.condition_true(bp):
                     continue
@@ -479,7 +507,9 @@ class Session:
             raise error or SessionError(f"No firmware to set a breakpoint in.")
         bp = Breakpoint(self._take_number(), locations, temporary=temporary, thread=thread)
         self.breakpoints[bp.number] = bp
-        self._sync_breakpoints()
+        for core, address in bp.locations.items():
+            self._at.setdefault((core, address), set()).add(bp.number)
+            self.tile.cores[core].add_breakpoint(address)
         return bp
 
     def watch(self, address: int, length: int, kind: str = "write") -> Watch:
@@ -526,18 +556,33 @@ class Session:
         return watch
 
     def delete(self, number: int) -> None:
+        """Delete breakpoint or watchpoint ``number`` on every core (whichever is current)."""
         if number in self.breakpoints:
-            del self.breakpoints[number]
-            self._sync_breakpoints()
+            bp = self.breakpoints.pop(number)
+            for core, address in bp.locations.items():
+                numbers = self._at.get((core, address), set())
+                numbers.discard(number)
+                if not numbers:
+                    self._at.pop((core, address), None)
+                self._arm(core, address)
         elif number in self.watchpoints:
             if self.watch_scopes.pop(number, None):
                 self._sync_breakpoints()
             watch = self.watchpoints.pop(number)
-            self.tile.watches.remove(watch)
+            self.tile.watches[:] = [w for w in self.tile.watches if w is not watch]
             for core in self.tile.cores.values():
                 core.remove_watch(number)
         else:
             raise SessionError(f"No breakpoint number {number}.")
+
+    def enable(self, number: int, enabled: bool = True) -> None:
+        """Enable or disable breakpoint ``number`` (it stays listed)."""
+        bp = self.breakpoints.get(number)
+        if bp is None:
+            raise SessionError(f"No breakpoint number {number}.")
+        bp.enabled = enabled
+        for core, address in bp.locations.items():
+            self._arm(core, address)
 
     def _take_number(self) -> int:
         number = self._next_number
@@ -546,11 +591,25 @@ class Session:
 
     def _sync_breakpoints(self) -> None:
         """Each core's exits: its enabled breakpoint locations and the return addresses where
-        a watched local's frame ends."""
+        a watched local's frame ends (after direct changes to ``Breakpoint.enabled``; ``enable``
+        and ``delete`` do one breakpoint)."""
+        armed: dict[str, set[int]] = {name: set() for name in self.tile.cores}
+        for (core, address), numbers in self._at.items():
+            if any(self.breakpoints[n].enabled for n in numbers):
+                armed[core].add(address)
+        for core, pc, _ in self.watch_scopes.values():
+            armed[core].add(pc)
         for name, core in self.tile.cores.items():
-            core.set_breakpoints({bp.locations[name] for bp in self.breakpoints.values()
-                                  if bp.enabled and name in bp.locations}
-                                 | {pc for core_name, pc, _ in self.watch_scopes.values() if core_name == name})
+            core.set_breakpoints(armed[name])
+
+    def _arm(self, core: str, address: int) -> None:
+        """Arm or disarm one exit of ``core``: armed while an enabled breakpoint or a watched
+        local's frame end is there."""
+        if (any(self.breakpoints[n].enabled for n in self._at.get((core, address), ()))
+                or any(c == core and pc == address for c, pc, _ in self.watch_scopes.values())):
+            self.tile.cores[core].add_breakpoint(address)
+        else:
+            self.tile.cores[core].remove_breakpoint(address)
 
     @contextmanager
     def on_core(self, name: str) -> Iterator[Core]:

@@ -142,6 +142,7 @@ class Core:
         self.state = CoreState.IDLE
         self.wait: Wait | None = None          # what a BLOCKED core waits for
         self.breakpoints: set[int] = set()
+        self._exits_stale = False              # breakpoints changed since Unicorn's exits were set
         self.parks: set[int] = set()           # ``j .`` addresses: reaching one parks the core
         self.watches: dict[int, tuple[Watch, list[int]]] = {}
         self._ttinsn_hooks: list[int] = []
@@ -439,6 +440,16 @@ class Core:
         self.breakpoints = set(addresses)
         self._set_exits()
 
+    def add_breakpoint(self, address: int) -> None:
+        """Arm one breakpoint; Unicorn's exits are set once, when the core next runs (setting
+        them costs O(N log N), so adding N breakpoints one by one stays linear)."""
+        self.breakpoints.add(address)
+        self._exits_stale = True
+
+    def remove_breakpoint(self, address: int) -> None:
+        self.breakpoints.discard(address)
+        self._exits_stale = True
+
     def set_parks(self, addresses: set[int]) -> None:
         self.parks = set(addresses)
         self._set_exits()
@@ -446,6 +457,7 @@ class Core:
     def _set_exits(self, skip: int | None = None) -> None:
         exits = (self.breakpoints | self.parks) - {skip}
         self.uc.ctl_set_exits(sorted(exits))
+        self._exits_stale = False
 
     def add_watch(self, watch: Watch) -> None:
         """Stop before any access the watch covers (memory or device)."""
@@ -608,6 +620,8 @@ class Core:
             self._interrupt = False
             return Stop(StopKind.INTERRUPTED, self.name, start)
         error: UcError | None = None
+        if self._exits_stale:
+            self._set_exits()
         self._preempt = False
         self.running = True
         self._ttinsn_pc = None

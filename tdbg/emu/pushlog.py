@@ -1,10 +1,12 @@
-"""The log of pushed Tensix instructions, who last wrote each ``Dst`` row, and the L1 traffic of
-Tensix instructions (unpackers, packer, Scalar Unit).
+"""The log of pushed Tensix instructions, the trace of Dst-window accesses, who last wrote each
+``Dst`` row, and the L1 traffic of Tensix instructions (unpackers, packer, Scalar Unit).
 
-Both are on the path of every push, so both cost a tuple and a few array stores: a record is a
-``NamedTuple`` (its mnemonic is looked up only when shown), the log keeps the newest
-``LIMIT`` records in a ring while counting every push, and ``Dst`` provenance is one sequence
-number per ``DstBits`` row, resolved to its writer only when asked.
+Each is on the path of every push or traced access, so each costs a tuple and a few array
+stores: a record is a ``NamedTuple`` (its mnemonic is looked up only when shown), the logs keep
+their newest ``LIMIT`` records in a ring while counting every record, and ``Dst`` provenance is
+one sequence number per ``DstBits`` row, resolved to its writer only when asked; the window
+stores it names are kept only while a row still names them.  Memory is therefore bounded
+whatever the firmware does.
 """
 
 from __future__ import annotations
@@ -97,6 +99,49 @@ class PushLog:
         self.per_thread = [0, 0, 0]
 
 
+class WindowAccess(NamedTuple):
+    """One traced Dst-window access."""
+
+    seq: int
+    pc: int
+    core: str
+    row: int       # Dst16b or Dst32b row, per the view
+    col: int
+    size: int
+    value: int
+    view: str      # the window format's name
+    write: bool
+
+
+class WindowTrace:
+    """The newest ``limit`` traced window accesses (a ring: ``dropped`` counts the older ones
+    no longer kept since the last ``clear``); indexable like a list, slices included."""
+
+    LIMIT = 100_000
+
+    def __init__(self, limit: int = LIMIT) -> None:
+        self._items: deque[WindowAccess] = deque(maxlen=limit)
+        self.dropped = 0
+
+    def append(self, access: WindowAccess) -> None:
+        if len(self._items) == self._items.maxlen:
+            self.dropped += 1
+        self._items.append(access)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[WindowAccess]:
+        return iter(self._items)
+
+    def __getitem__(self, index: int | slice) -> WindowAccess | list[WindowAccess]:
+        return list(self._items)[index] if isinstance(index, slice) else self._items[index]
+
+    def clear(self) -> None:
+        self._items.clear()
+        self.dropped = 0
+
+
 class DstProvenance:
     """The sequence number of the last write of each ``DstBits`` row (0: never written), and
     the window stores that were recorded (pushes are found in the ``PushLog``)."""
@@ -108,6 +153,15 @@ class DstProvenance:
     def clear(self) -> None:
         self.seq[:] = 0
         self.window.clear()
+
+    def record_window(self, seq: int, writer: DstWriter, rows: list[int]) -> None:
+        """A window store ``seq`` wrote ``rows``; window stores no row names any more are
+        forgotten once there are four times as many as rows."""
+        self.window[seq] = writer
+        self.seq[rows] = seq
+        if len(self.window) > 4 * len(self.seq):
+            live = set(self.seq.tolist())
+            self.window = {k: v for k, v in self.window.items() if k in live}
 
     def writer(self, row: int, log: PushLog, describe: Callable[[int], str]) -> DstWriter | None:
         """The last writer of ``row``: a recorded window store, or a push still in the log
