@@ -90,6 +90,20 @@ def _rows(rows: int | slice | Sequence[int]) -> int | slice | np.ndarray:
     return rows if isinstance(rows, (int, slice)) else np.asarray(rows)
 
 
+#: The most bytes one read or write of memory moves (L1 is 1.5 MiB; a bigger request is a mistake
+#: that would allocate the whole size first).
+MAX_TRANSFER = 16 << 20
+
+
+def _check_range(address: int, size: int) -> None:
+    """``[address, address + size)`` must lie in the 32-bit address space and be at most
+    ``MAX_TRANSFER`` bytes: checked before any work starts."""
+    if size > MAX_TRANSFER:
+        raise SessionError(f"Cannot access {size} bytes at once (at most {MAX_TRANSFER >> 20} MiB).")
+    if address < 0 or size < 0 or address + size > 1 << 32:
+        raise SessionError(f"Cannot access memory at address {address:#x}: outside the 32-bit address space.")
+
+
 def _mib(n: int) -> str:
     return f"{n / (1 << 20):.1f} MiB"
 
@@ -452,12 +466,16 @@ class Session:
         """An address from a number, ``FUNCTION`` (past its prologue when there is line
         information), ``FILE:LINE`` or ``LINE``, in the current core's program."""
         if isinstance(location, int):
+            _check_range(location, 1)
             return location
         if not (location.strip().isdigit() and self.debug is not None):  # LINE, as GDB reads it
             try:
-                return int(location, 0)
+                address = int(location, 0)
             except ValueError:
                 pass
+            else:
+                _check_range(address, 1)
+                return address
         if self.debug is not None:
             from tdbg.stepping import resolve_location
 
@@ -519,6 +537,7 @@ class Session:
             raise SessionError(f"watch kind must be write, read or access, not {kind!r}")
         if length <= 0:
             raise SessionError("Cannot watch zero bytes.")
+        _check_range(address, length)
         owner = self.current if self.core.owns_private(address) else None
         watch = self._add_watch(Watch(self._take_number(), address, length, kind, core=owner))
         frames = self.frames() if self.tile.image(self.current) else []
@@ -672,7 +691,9 @@ class Session:
         self.tile.set_alignment_check(on)
 
     def read_memory(self, address: int, size: int) -> bytes:
-        """Bytes as the debugger sees them (devices read element by element as ``load``)."""
+        """Bytes as the debugger sees them (devices read element by element as ``load``); at
+        most ``MAX_TRANSFER`` at once."""
+        _check_range(address, size)
         try:
             return self.tile.read(self.core, address, size)
         except Unreadable as exc:
@@ -698,6 +719,7 @@ class Session:
     def write_memory(self, address: int, data: bytes) -> None:
         """Write bytes as the current core's stores would: plain memory (L1, local RAM) as is,
         device addresses through the device model, a naturally aligned element at a time."""
+        _check_range(address, len(data))
         core = self.core
         pos = 0
         while pos < len(data):

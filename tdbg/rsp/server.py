@@ -1,10 +1,18 @@
 """GDB remote serial protocol over a byte stream (stdio or TCP) on top of ``Session``.
 
 Packets ``$data#cs`` with ``+``/``-`` acknowledgements until ``QStartNoAckMode``; ``0x03``
-interrupts a running ``continue``.  Breakpoints (``Z0``) are emulator breakpoints, never memory
-patches; watchpoints (``Z2``-``Z4``) stop before the access, as RISC-V triggers do (GDB steps
-over the access and compares values itself).  ``qRcmd`` runs any tdbg command (``monitor``).
-A malformed packet gets an error reply, a bad checksum a ``-``; a vanished client ends the stub.
+interrupts whatever runs (``continue``, a step, a ``monitor`` command), also when it arrives just
+before the run starts.  Breakpoints (``Z0``) are emulator breakpoints, never memory patches;
+watchpoints (``Z2``-``Z4``) stop before the access, as RISC-V triggers do (GDB steps over the
+access and compares values itself).  ``qRcmd`` runs a tdbg command (``monitor``), except the
+commands that read or write host files (``HOST_FILE_COMMANDS``) unless the user allowed them.
+
+The stub never dies of its input: a malformed packet gets an error reply (``E01``; ``E14`` for
+memory tdbg cannot access), a bad checksum a ``-``, an unsupported packet or ``vCont`` action
+the empty reply or ``E01``; a packet larger than ``MAX_PACKET`` is dropped; a retransmission
+of the packet being answered (GDB resends when tdbg starts slowly) is answered once; reads are
+cut to what fits a packet (GDB asks again for the rest).  A vanished client interrupts what
+runs and ends the stub.
 
 Each core with firmware is a GDB thread, numbered as the session numbers them (T0 1, T1 2, T2 3,
 B 4): ``qfThreadInfo`` lists them, ``qThreadExtraInfo`` names the core and its state, ``Hg``
@@ -16,21 +24,59 @@ ELF (``qXfer:exec-file``): one symbol file per connection.
 
 from __future__ import annotations
 
-import queue
 import socket
 import struct
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable
 
-from tdbg.commands import Interpreter
 import numpy as np
 
+from tdbg.commands import Interpreter
+from tdbg.commands.dst_cmds import DST
+from tdbg.commands.registry import Command, CommandError
+from tdbg.emu.stops import Stop, StopKind
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
 from tdbg.session import Session, SessionError
-from tdbg.emu.stops import Stop, StopKind
 
 SIGTRAP, SIGINT, SIGILL, SIGSEGV = 5, 2, 4, 11
+PACKET_SIZE = 0x4000            # what qSupported announces: the largest packet GDB sends us
+MAX_PACKET = 4 * PACKET_SIZE    # a packet body longer than this is dropped unread
+MAX_READ = (PACKET_SIZE - 16) // 2   # bytes an ``m`` reply carries at most (hex doubles them)
+#: Commands that read or write files on the host running tdbg; ``monitor`` refuses them unless
+#: the user allowed it (``--allow-host-files``).  ``dst diff FILE`` reads one too.
+HOST_FILE_COMMANDS = frozenset({"source", "dump", "append", "restore", "file"})
+
+
+def touches_host_files(cmd: Command, args: str) -> bool:
+    """True when running ``cmd`` with ``args`` would open a file on the host."""
+    if cmd.name in HOST_FILE_COMMANDS:
+        return True
+    if cmd.name == "dst":
+        word, _, rest = args.strip().partition(" ")
+        try:
+            sub = DST.lookup(word) if word else None
+        except CommandError:
+            return False
+        words = [w for w in rest.split() if not w.startswith("--")]
+        return sub is not None and sub.name == "diff" and bool(words) and words[0] != "checkpoint"
+    return False
+
+
+class MonitorInterpreter(Interpreter):
+    """The interpreter ``monitor`` commands run in: commands that touch host files are refused
+    (also inside user-defined commands and breakpoint commands) unless ``allow_host_files``."""
+
+    def __init__(self, session: Session, allow_host_files: bool) -> None:
+        super().__init__(session)
+        self.allow_host_files = allow_host_files
+
+    def _run(self, cmd: Command, args: str) -> None:
+        if not self.allow_host_files and touches_host_files(cmd, args):
+            raise CommandError(f'"{cmd.name}" reads or writes files on the host running tdbg: refused through the GDB '
+                               f"stub (start tdbg with --allow-host-files to allow it)")
+        super()._run(cmd, args)
 
 
 def checksum(data: bytes) -> int:
@@ -70,18 +116,25 @@ class ClientGone(Exception):
 class RspServer:
     """Serves one GDB client until it detaches, kills or disconnects."""
 
-    def __init__(self, session: Session, transport: Transport) -> None:
+    def __init__(self, session: Session, transport: Transport, allow_host_files: bool = False) -> None:
         self.session = session
         session.watch_after = False   # GDB steps over a watched access itself (RISC-V triggers fire before it)
         self.io = transport
         self.ack = True
-        self.interp = Interpreter(session)
-        self._packets: queue.Queue[bytes | None] = queue.Queue()
+        self.interp = MonitorInterpreter(session, allow_host_files)
         self._breakpoints: dict[int, int] = {}               # address -> breakpoint number
         self._watches: dict[tuple[int, int, int], int] = {}  # (type, addr, len) -> number
-        self.running = False
         self.exited = False
         self._file = b""
+        # Shared with the reader thread, under ``_lock``: packets not yet handled, whether one
+        # is being handled, the body of the newest one (a retransmission of it is dropped),
+        # a 0x03 for it, the client gone.
+        self._lock = threading.Condition()
+        self._queue: deque[bytes] = deque()
+        self._busy = False
+        self._last: bytes | None = None
+        self._break = False
+        self._gone = False
 
     # -- framing ----------------------------------------------------------------------------------
     def _reader(self) -> None:
@@ -96,21 +149,21 @@ class RspServer:
                 while buf:
                     if buf[0] == 0x03:
                         del buf[0]
-                        if self.running:
-                            self.session.interrupt()
+                        with self._lock:  # only for a packet pending or running (GDB's Ctrl-C)
+                            self._break = self._break or self._busy or bool(self._queue)
                         continue
-                    if buf[0] in b"+-":
+                    if buf[0] != 0x24:  # acknowledgements and noise before a packet
                         del buf[0]
                         continue
-                    start = buf.find(b"$")
-                    if start < 0:
-                        buf.clear()
-                        break
-                    end = buf.find(b"#", start)
+                    end = buf.find(b"#")
+                    if end < 0 and len(buf) > MAX_PACKET or end > MAX_PACKET:
+                        del buf[: end + 1 if end > 0 else len(buf)]   # too long: dropped, resent
+                        if self.ack:
+                            self.io.write(b"-")
+                        continue
                     if end < 0 or len(buf) < end + 3:
-                        del buf[:start]
                         break
-                    body, cs = bytes(buf[start + 1 : end]), bytes(buf[end + 1 : end + 3])
+                    body, cs = bytes(buf[1:end]), bytes(buf[end + 1: end + 3])
                     del buf[: end + 3]
                     try:
                         good = int(cs, 16) == checksum(body)
@@ -119,10 +172,38 @@ class RspServer:
                     if self.ack:
                         self.io.write(b"+" if good else b"-")
                     if good or not self.ack:
-                        self._packets.put(body)
+                        self._enqueue(body)
         except OSError:
             pass
-        self._packets.put(None)
+        with self._lock:
+            self._gone = True
+            self._lock.notify_all()
+
+    def _enqueue(self, body: bytes) -> None:
+        with self._lock:
+            # GDB sends nothing new before our reply: the same packet again is a retransmission.
+            if self.ack and body == self._last and (self._busy or self._queue):
+                return
+            self._last = body
+            self._queue.append(body)
+            self._lock.notify_all()
+
+    def _next_packet(self) -> bytes | None:
+        """The next packet (None once the client is gone); marks it being handled."""
+        with self._lock:
+            while not self._queue and not self._gone:
+                self._lock.wait()
+            if not self._queue:
+                return None
+            self._busy = True
+            return self._queue.popleft()
+
+    def _done(self) -> None:
+        with self._lock:
+            self._busy = False
+            if not self._queue:
+                self._last = None
+                self._break = False
 
     def send(self, data: bytes | str) -> None:
         body = escape(data.encode() if isinstance(data, str) else data)
@@ -132,25 +213,36 @@ class RspServer:
     def serve(self) -> None:
         threading.Thread(target=self._reader, daemon=True).start()
         while True:
-            packet = self._packets.get()
+            packet = self._next_packet()
             if packet is None:
                 return
             try:
-                reply = self.handle(packet)
-            except ClientGone:
+                try:
+                    reply = self.handle(packet)
+                except ClientGone:
+                    return
+                except (SessionError, CommandError, ValueError, KeyError, IndexError, struct.error):
+                    reply = "E01"
+                except Exception as exc:  # noqa: BLE001  (a bug in tdbg: one line, and the stub goes on)
+                    print(f"tdbg: internal error on packet {packet[:40]!r}: {exc!r}", file=sys.stderr, flush=True)
+                    reply = "E01"
+                if reply is not None:
+                    self.send(reply)
+            except OSError:  # the client closed the connection
                 return
-            except (SessionError, ValueError, KeyError, IndexError):
-                reply = "E01"
-            if reply is not None:
-                self.send(reply)
-            if packet[:1] in (b"D", b"k") or packet.startswith(b"vKill"):
+            finally:
+                self._done()
+            if packet[:1] in (b"D", b"k") or packet.startswith(b"vKill") or self._gone:
                 return
 
     def handle(self, packet: bytes) -> str | bytes | None:
         text = packet.decode("latin-1")
         kind = text[:1]
+        if not text:
+            return ""
         if text.startswith("qSupported"):
-            return "PacketSize=4000;qXfer:features:read+;qXfer:exec-file:read+;QStartNoAckMode+;vContSupported+;swbreak+;hwbreak+"
+            return (f"PacketSize={PACKET_SIZE:x};qXfer:features:read+;qXfer:exec-file:read+;QStartNoAckMode+;"
+                    "vContSupported+;swbreak+;hwbreak+")
         if text == "QStartNoAckMode":
             self.send("OK")
             self.ack = False
@@ -192,9 +284,11 @@ class RspServer:
         if kind == "g":
             return "".join(self._reg_hex(i) for i in range(REGISTER_COUNT))
         if kind == "G":
-            data = text[1:]
+            data = bytes.fromhex(text[1:])
+            if len(data) != 4 * REGISTER_COUNT:
+                return "E01"
             for i in range(REGISTER_COUNT):
-                self._set_reg(i, bytes.fromhex(data[8 * i : 8 * i + 8]))
+                self._set_reg(i, data[4 * i: 4 * i + 4])
             return "OK"
         if kind == "p":
             return self._reg_hex(int(text[1:], 16))
@@ -208,7 +302,7 @@ class RspServer:
         if kind == "m":
             addr, length = (int(x, 16) for x in text[1:].split(","))
             try:
-                return self.session.read_memory(addr, length).hex()
+                return self.session.read_memory(addr, min(length, MAX_READ)).hex()
             except SessionError:
                 return "E14"
         if kind in "MX":
@@ -218,7 +312,7 @@ class RspServer:
             if len(raw) != length:
                 return "E01"
             try:
-                self.session.write_memory(addr, raw)
+                self.session.write_memory(addr, raw)   # nothing for GDB's zero-length probe
             except SessionError:
                 return "E14"
             return "OK"
@@ -228,10 +322,13 @@ class RspServer:
             return "vCont;c;C;s;S"
         if text.startswith("vCont;"):
             return self._vcont(text[6:].split(";"))
-        if kind in "cC":
-            return self._resume(step=False)
-        if kind in "sS":
-            return self._resume(step=True)
+        if kind in "cCsS":  # c [ADDR], C SIG[;ADDR]: resume at ADDR when given
+            address = text[1:] if kind in "cs" else text[1:].partition(";")[2]
+            if kind in "CS":
+                int(text[1:3], 16)  # the signal: checked, not delivered (the cores take none)
+            if address:
+                self.session.set_register("pc", int(address, 16))
+            return self._resume(step=kind in "sS")
         if kind == "D":
             return "OK"
         if kind == "k" or text.startswith("vKill"):
@@ -248,16 +345,20 @@ class RspServer:
         return (b"l" if offset + length >= len(data) else b"m") + chunk
 
     def _vfile(self, request: str) -> str | bytes:
-        """Host I/O, so GDB can read the ELF it is debugging with no ``file`` command: only the
-        program's own file can be opened, read-only."""
+        """Host I/O, so GDB can read the ELFs it is debugging with no ``file`` command: only the
+        loaded programs' own files can be opened, read-only."""
         op, _, args = request.partition(":")
         if op == "setfs":
             return "F0"
         if op == "open":
-            path = bytes.fromhex(args.split(",")[0]).decode()
-            if path != str(self.session.image.path):
+            path = bytes.fromhex(args.split(",")[0]).decode("utf-8", "replace")
+            loaded = {str(p.image.path): p.image.path for p in self.session.tile.programs.values()}
+            if path not in loaded:
                 return "F-1,2"  # ENOENT
-            self._file = self.session.image.path.read_bytes()
+            try:
+                self._file = loaded[path].read_bytes()
+            except OSError:
+                return "F-1,2"
             return "F3"
         if op == "pread":
             fd, count, offset = (int(x, 16) for x in args.split(","))
@@ -292,12 +393,35 @@ class RspServer:
 
     def _monitor(self, command: str) -> str:
         try:
-            output = self.interp.capture(command)
+            output = self._breakable(lambda: self.interp.capture(command))
         except SystemExit:  # ``quit``: the GDB client decides when the session ends
             output = "quit: use GDB's detach or kill to end the session\n"
-        if output:
-            self.send("O" + output.encode().hex())
+        data = output.encode()
+        for i in range(0, len(data), MAX_READ):  # console output, a packet's worth at a time
+            self.send("O" + data[i: i + MAX_READ].hex())
         return "OK"
+
+    def _breakable(self, action: Callable[[], object]) -> object:
+        """Run ``action`` in a worker thread while this one passes on a ``0x03`` or a vanished
+        client as an interrupt (again every 50 ms: a request between two turns is not lost)."""
+        result: list[object] = []
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                result.append(action())
+            except BaseException as exc:  # noqa: BLE001  (re-raised in the serving thread)
+                result.append(exc)
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="tdbg-rsp-run", daemon=True).start()
+        while not done.wait(0.05):
+            if self._break or self._gone:
+                self.session.interrupt()
+        if isinstance(result[0], BaseException):
+            raise result[0]
+        return result[0]
 
     def _point(self, insert: bool, args: str) -> str:
         kind, addr_text, length_text = args.split(",")[:3]
@@ -336,7 +460,14 @@ class RspServer:
 
     def _vcont(self, actions: list[str]) -> str:
         """``vCont``: a step action for a thread steps that core; ``c:N`` with no default
-        action runs only core N; otherwise every core runs."""
+        action runs only core N; otherwise every core runs.  Actions other than the announced
+        ``c C s S`` (``t``, ``r``: not supported) are an error, never a plain continue."""
+        for action in actions:
+            verb = action.partition(":")[0]
+            if not verb or verb[0] not in "cCsS" or (verb[0] in "cs" and len(verb) > 1):
+                return "E01"
+            if verb[0] in "CS":
+                int(verb[1:3], 16)
         for action in actions:
             verb, _, tid = action.partition(":")
             if verb[:1] in "sS" and tid:
@@ -351,16 +482,14 @@ class RspServer:
         if self.exited:
             return "W00"
         s = self.session
-        self.running = True
         saved = s.scheduler_locking
         try:
             if only:
                 s.scheduler_locking = "on"
-            stop = s.announce(s.stepi() if step else s.cont())
+            stop = s.announce(self._breakable(s.stepi if step else s.cont))
         finally:
             s.scheduler_locking = saved
-            self.running = False
-        return self._stop_reply(stop)
+        return self._stop_reply(stop)  # type: ignore[arg-type]
 
     def _stop_reply(self, stop: Stop | None) -> str:
         s = self.session
@@ -385,21 +514,25 @@ class RspServer:
         return f"T{SIGTRAP:02x}{thread}"
 
 
-def serve_stdio(session: Session) -> None:
+def serve_stdio(session: Session, allow_host_files: bool = False) -> None:
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
 
     def write(data: bytes) -> None:
         stdout.write(data)
         stdout.flush()
 
-    RspServer(session, Transport(lambda n: stdin.read1(n) if hasattr(stdin, "read1") else stdin.read(1), write)).serve()
+    reader = stdin.read1 if hasattr(stdin, "read1") else (lambda n: stdin.read(1))
+    RspServer(session, Transport(reader, write), allow_host_files).serve()
 
 
-def serve_tcp(session: Session, port: int, host: str = "127.0.0.1", ready: Callable[[int], None] | None = None) -> None:
-    """Accept one client on ``host:port`` (0 picks a free port) and serve it."""
+def serve_tcp(session: Session, port: int, host: str = "127.0.0.1", ready: Callable[[int], None] | None = None,
+              allow_host_files: bool = False) -> None:
+    """Accept one client on ``host:port`` (0 picks a free port) and serve it.  The port stops
+    listening once the client is accepted: a second client is refused at once, and nothing
+    listens after the first leaves.  ``OSError`` when the address cannot be used."""
     with socket.create_server((host, port)) as server:
         if ready is not None:
             ready(server.getsockname()[1])
         conn, _ = server.accept()
-        with conn:
-            RspServer(session, Transport(conn.recv, conn.sendall)).serve()
+    with conn:
+        RspServer(session, Transport(conn.recv, conn.sendall), allow_host_files).serve()
