@@ -138,6 +138,7 @@ class Session:
         self.watch_after = True       # report a watchpoint after its access (GDB's view); the
                                       # stub turns it off: gdb steps over the access itself
         self._interpreter = None
+        self._interrupted = False
         self._expr_context = None
         self.last_hits: list[Breakpoint] = []  # the breakpoints that made the last stop
         self.history = History()     # undo records of single steps (reverse_stepi)
@@ -409,8 +410,22 @@ class Session:
         return stop
 
     def interrupt(self) -> None:
-        """Stop a running ``cont`` (safe to call from another thread)."""
+        """Stop a running ``cont`` (safe to call from another thread); ``interrupted`` stays
+        True until ``clear_interrupt`` (whoever starts a command clears it)."""
+        self._interrupted = True
         self.tile.interrupt()
+
+    @property
+    def interrupted(self) -> bool:
+        return self._interrupted
+
+    def clear_interrupt(self) -> None:
+        self._interrupted = False
+
+    def check_interrupt(self) -> None:
+        """For long work outside the emulator (formatting, packing): stop at a Ctrl-C."""
+        if self._interrupted:
+            raise SessionError("Quit")
 
     def _breakpoint_stops(self, core: str, pc: int) -> bool:
         """Count a hit on the breakpoints at ``pc`` of ``core``; True if one of them stops the

@@ -1,13 +1,22 @@
 """``tdbg`` command line: open firmware, run ``-ex``/``-x`` commands, then the REPL (or exit
 with ``-batch``); ``--rsp-stdio`` / ``--gdb-port`` serve the GDB remote protocol instead;
-``tdbg build ...`` builds firmware (tdbg/cli/build.py)."""
+``tdbg build ...`` builds firmware (tdbg/cli/build.py).
+
+Ctrl-C (SIGINT) interrupts the running command and nothing else: it never raises between
+commands, so a script goes on after it however many arrive.  Bad arguments (a port out of
+range, an address that cannot be listened on, a script that is not a UTF-8 text file) get one
+line naming what is wrong."""
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import signal
+import socket
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tdbg import __version__
@@ -18,10 +27,10 @@ if TYPE_CHECKING:
 
 
 class _InOrder(argparse.Action):
-    """``-ex CMD`` and ``-x FILE`` kept in one list in command-line order, as commands."""
+    """``-ex CMD`` and ``-x FILE`` kept in one list in command-line order: (option, value)."""
 
     def __call__(self, parser, namespace, value, option_string=None) -> None:  # type: ignore[override]
-        getattr(namespace, self.dest).append(value if option_string == "-ex" else f"source {value}")
+        getattr(namespace, self.dest).append((option_string, value))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,10 +48,62 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-batch", "--batch", action="store_true", help="run the commands and exit (status 1 if any failed)")
     parser.add_argument("-q", "-quiet", "--quiet", action="store_true", help="no banner")
     parser.add_argument("--rsp-stdio", action="store_true", help="serve the GDB remote protocol on stdin/stdout (target remote | tdbg --rsp-stdio FW)")
-    parser.add_argument("--gdb-port", type=int, metavar="N", help="serve the GDB remote protocol on TCP port N (127.0.0.1 unless --gdb-host)")
-    parser.add_argument("--gdb-host", default="127.0.0.1", help="address to listen on with --gdb-port")
+    parser.add_argument("--gdb-port", type=_port, metavar="N", help="serve the GDB remote protocol on TCP port N (0: any free port; on 127.0.0.1 unless --gdb-host)")
+    parser.add_argument("--gdb-host", default="127.0.0.1", help="address to listen on with --gdb-port; anything but loopback lets other machines control the tile (a warning says so)")
+    parser.add_argument("--allow-host-files", action="store_true", help="let GDB's monitor run commands that read or write files on this host (source, dump, restore, file, ...); refused by default")
     parser.add_argument("--version", action="version", version=f"tdbg {__version__}")
     return parser
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is outside 0..65535")
+    return port
+
+
+def _is_loopback(host: str) -> bool:
+    """True when every address ``host`` names is a loopback address (unresolvable: False)."""
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    return all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
+
+
+#: The largest ``-x`` script tdbg reads.
+MAX_SCRIPT_BYTES = 64 << 20
+
+
+class BadLine(str):
+    """A script line that is not UTF-8 (its text says where); the script ends there."""
+
+
+def script_lines(path: str) -> list[str]:
+    """The lines of a ``-x`` script, a line that is not UTF-8 as a ``BadLine``; ``ValueError``
+    naming the file when it is not a readable regular file of at most ``MAX_SCRIPT_BYTES``
+    (``source``'s own reading would block on a FIFO and say nothing of the file for a byte
+    that is not UTF-8)."""
+    file = Path(path).expanduser()
+    try:
+        if not file.is_file():
+            raise ValueError(f"{path}: {'not a regular file' if file.exists() else 'No such file or directory'}.")
+        if file.stat().st_size > MAX_SCRIPT_BYTES:
+            raise ValueError(f"{path}: larger than {MAX_SCRIPT_BYTES >> 20} MiB; not a script.")
+        data = file.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{path}: {exc.strerror or exc}.") from None
+    lines: list[str] = []
+    for number, raw in enumerate(data.splitlines(), 1):
+        try:
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            lines.append(BadLine(f"{path}:{number}: Error in sourced command file:\nnot UTF-8 text "
+                                 f"(byte {raw[exc.start]:#04x} at column {exc.start + 1})."))
+    return lines
 
 
 def programs(args: list[str]) -> dict[str, str]:
@@ -59,13 +120,23 @@ def programs(args: list[str]) -> dict[str, str]:
     return out
 
 
+def catch_sigint(session: Session) -> None:
+    """From now on Ctrl-C interrupts what ``session`` runs instead of raising
+    ``KeyboardInterrupt`` (the REPL's prompt reads Ctrl-C as a key and discards the line)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, lambda signum, frame: session.interrupt())
+
+
 def run_interruptibly(session: Session, action: Callable[[], bool]) -> bool:
     """Run ``action`` in a worker thread so Ctrl-C can stop a running core (the main thread
     keeps handling signals while Unicorn runs) without losing any state.  What the action
-    raises past the interpreter (``quit``) is raised again here.
+    raises past the interpreter (``quit``) is raised again here.  A Ctrl-C before the command
+    starts is dropped; one while it runs is repeated until it ends (a request that comes
+    between two emulator runs is lost otherwise).
 
     The main thread waits on an event, not ``Thread.join``: on Python 3.11 a join interrupted
     by Ctrl-C marks the still-running worker as finished."""
+    session.clear_interrupt()
     result: list[bool | BaseException] = []
     done = threading.Event()
 
@@ -78,15 +149,13 @@ def run_interruptibly(session: Session, action: Callable[[], bool]) -> bool:
             done.set()
 
     threading.Thread(target=work, daemon=True).start()
-    interrupted = False
     while True:
         try:
             if done.wait(0.05):
                 break
-            if interrupted:  # again: a request that came between two emulator runs is lost
+            if session.interrupted:  # again: a request that came between two emulator runs is lost
                 session.interrupt()
-        except KeyboardInterrupt:
-            interrupted = True
+        except KeyboardInterrupt:  # SIGINT's default handler (catch_sigint not installed)
             session.interrupt()
     if isinstance(result[0], BaseException):
         raise result[0]
@@ -111,15 +180,14 @@ def main(argv: list[str] | None = None) -> int:
     except (SessionError, ElfLoadError, ToolchainError, OSError, ValueError) as exc:
         print(f"tdbg: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        return 130
+    for warning in session.load_warnings:
+        print(f"tdbg: {warning}", file=sys.stderr)
     if args.rsp_stdio or args.gdb_port is not None:
-        from tdbg.rsp.server import serve_stdio, serve_tcp
-
-        if args.rsp_stdio:
-            serve_stdio(session)
-        else:
-            serve_tcp(session, args.gdb_port, args.gdb_host, ready=lambda port: print(f"tdbg: listening on {args.gdb_host}:{port}", file=sys.stderr, flush=True))
-        return 0
+        return _serve(args, session)
     interp = Interpreter(session, write=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
+    catch_sigint(session)
     if not args.quiet and not args.batch:
         loaded = ", ".join(f"{p.image.path.name} on {name}" for name, p in session.tile.programs.items())
         print(f"tdbg {__version__}: {loaded} (a {session.tile.profile.name.capitalize()} Tensix tile); "
@@ -128,14 +196,78 @@ def main(argv: list[str] | None = None) -> int:
         return _run(args, session, interp)
     except Quit as stop:
         return (1 if interp.failed else 0) if stop.code is None else stop.code
+    finally:
+        _ignore_sigint()
+
+
+def _ignore_sigint() -> None:
+    """Only exiting is left: a Ctrl-C now must not kill the process (Python puts back SIGINT's
+    default action while it shuts down, but leaves an ignored signal ignored)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _serve(args: argparse.Namespace, session: Session) -> int:
+    """The GDB stub on stdio or TCP; one line for an address that cannot be listened on."""
+    from tdbg.rsp.server import serve_stdio, serve_tcp
+
+    if args.rsp_stdio:
+        serve_stdio(session, args.allow_host_files)
+        return 0
+    host = args.gdb_host
+    if not _is_loopback(host):
+        print(f"tdbg: warning: listening on {host}, not loopback: anyone who can reach port {args.gdb_port} there "
+              f"controls the tile, with no authentication (host-file commands stay refused"
+              f"{'' if not args.allow_host_files else ', except that --allow-host-files allows them'}).",
+              file=sys.stderr, flush=True)
+    catch_sigint(session)
+    try:
+        serve_tcp(session, args.gdb_port, host, allow_host_files=args.allow_host_files,
+                  ready=lambda port: print(f"tdbg: listening on {host}:{port}", file=sys.stderr, flush=True))
+    except OSError as exc:
+        print(f"tdbg: cannot listen on {host}:{args.gdb_port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    finally:
+        _ignore_sigint()
+    return 0
+
+
+def _source(session: Session, interp: Interpreter, name: str, lines: list[str]) -> bool:
+    """Run a ``-x`` file as ``source`` does (the first failing line ends it); each line starts
+    with no Ctrl-C pending, so one Ctrl-C stops the command it came during, not the rest."""
+    from tdbg.commands.interpreter import ScriptAborted
+
+    def feed() -> Iterator[str]:
+        for line in lines:
+            if isinstance(line, BadLine):
+                interp.error(str(line))
+                raise ScriptAborted
+            session.clear_interrupt()
+            yield line
+
+    try:
+        interp.source_lines(feed(), name)
+    except ScriptAborted:
+        interp.failed = True
+        return False
+    return True
 
 
 def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int:
     """The ``-x`` scripts and ``-ex`` commands in command-line order, then the REPL or the
     piped lines; the exit status."""
     ok = True
-    for command in args.sequence:  # -ex commands count as typed unless -batch, as in GDB
-        ok = run_interruptibly(session, lambda c=command: interp.execute(c, from_tty=not args.batch)) and ok
+    for option, value in args.sequence:  # -ex commands count as typed unless -batch, as in GDB
+        if option == "-ex":
+            ok = run_interruptibly(session, lambda c=value: interp.execute(c, from_tty=not args.batch)) and ok
+            continue
+        try:
+            lines = script_lines(value)
+        except ValueError as exc:
+            print(f"tdbg: {exc}", file=sys.stderr)
+            interp.failed = ok = False
+            continue
+        ok = run_interruptibly(session, lambda n=value, l=lines: _source(session, interp, n, l)) and ok
     if args.batch:
         return 0 if ok and not interp.failed else 1
     if sys.stdin.isatty():

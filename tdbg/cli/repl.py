@@ -4,7 +4,9 @@ pygments highlighting; each command runs interruptibly (Ctrl-C stops a running c
 from __future__ import annotations
 
 import os
+import stat
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -25,17 +27,65 @@ def history_path() -> Path:
     return Path(os.environ.get("TDBG_HISTORY") or "~/.tdbg_history").expanduser()
 
 
+class SafeFileHistory(FileHistory):
+    """prompt_toolkit's history file, read from its last ``MAX_READ`` bytes and written while
+    it can be: a write that fails (a full disk, ``/dev/full``) is said once and the session
+    goes on with its history in memory."""
+
+    MAX_READ = 4 << 20
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(str(path))
+        self.path = path
+        self.saving = True
+
+    def load_history_strings(self) -> Iterable[str]:
+        try:
+            with self.path.open("rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                fh.seek(max(size - self.MAX_READ, 0))
+                data = fh.read(self.MAX_READ)
+        except OSError:
+            return []
+        if size > self.MAX_READ:
+            data = data[data.find(b"\n") + 1:]   # from the first whole line
+        strings: list[str] = []
+        lines: list[str] = []
+        for raw in data.decode("utf-8", errors="replace").splitlines():
+            if raw.startswith("+"):
+                lines.append(raw[1:])
+            elif lines:
+                strings.append("\n".join(lines))
+                lines = []
+        if lines:
+            strings.append("\n".join(lines))
+        return reversed(strings)
+
+    def store_string(self, string: str) -> None:
+        if not self.saving:
+            return
+        try:
+            super().store_string(string)
+        except OSError as exc:
+            self.saving = False
+            print(f"warning: history not saved ({self.path}: {exc.strerror or exc}); kept in memory for this session.",
+                  file=sys.stderr)
+
+
 def open_history(path: Path) -> History:
     """The history file at ``path`` (its directory created), or an in-memory history when it
-    cannot be written."""
+    cannot be written or is not a regular file (``/dev/full`` would never end when read)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and not stat.S_ISREG(path.stat().st_mode):
+            print(f"warning: history not saved ({path}: not a regular file).", file=sys.stderr)
+            return InMemoryHistory()
         with path.open("a"):
             pass
     except OSError as exc:
         print(f"warning: history not saved ({path}: {exc.strerror}).", file=sys.stderr)
         return InMemoryHistory()
-    return FileHistory(str(path))
+    return SafeFileHistory(path)
 
 
 def repl(interp: Interpreter) -> None:

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import ctypes
 import struct
+import threading
+from time import monotonic
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -71,6 +73,8 @@ _MASK = (0, 0xFF, 0xFFFF, 0, 0xFFFFFFFF)
 POLL_REPEATS = 3
 #: Local RAM and devices: loads and stores, never instruction fetches (BabyRISCV/README.md "Frontend").
 DATA_ONLY = UC_PROT_READ | UC_PROT_WRITE
+#: A stop from another thread waits this long after the last hook with an effect (``Core._effects``).
+QUIET_S = 0.001
 
 
 class CoreState(str, Enum):
@@ -120,6 +124,17 @@ class Core:
         self.name = spec.name
         self.thread = spec.thread
         self.uc = uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
+        # An emu_stop from another thread (Ctrl-C, preemption) that lands while a hook runs, or
+        # just after it, stops the core before the hook's instruction completes, so the
+        # instruction runs again on resume with its side effect (measured: a .ttinsn pushed
+        # twice, a push lost when the request came before emu_start and the hook skipped it).
+        # Hooks with effects run under this lock; a stop asked for from another thread is
+        # made by the next such hook, before its effect (safe), or with emu_stop once no hook
+        # has run for ``QUIET_S`` (the last one's instruction has long completed).
+        self._effects = threading.Lock()
+        self._last_effect = 0.0
+        self._interrupt = False
+        self._preempt = False
         profile = tile.profile
         uc.mem_map_ptr(0, profile.l1_size, UC_PROT_ALL, tile.l1)
         self.local_ram = local_rams[spec.name]
@@ -209,59 +224,70 @@ class Core:
         tile = self.tile
         observed, pollable = region.observed, region.pollable
         uc = self.uc
+        effects = self._effects
 
         def on_read(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
-            try:
-                at = address  # where the load reads the backing RAM
-                if address & (size - 1):
-                    if self._event(faults.misaligned(address, size, False), Access(address, size, False)):
-                        return
-                    address &= -size
-                if watches and self._watch_hit(address, size, False, None):
+            with effects:  # see _effects
+                if self._preempt or self._interrupt:
+                    uc.emu_stop()
                     return
-                offset = address - base
+                self._last_effect = monotonic()
                 try:
-                    value = load(thread, offset, size)
-                except Stall as stall:
-                    self._block(stall.wait)
-                    return
-                except TensixEvent as event:
-                    if self._event(event, Access(address, size, False)):
+                    at = address  # where the load reads the backing RAM
+                    if address & (size - 1):
+                        if self._event(faults.misaligned(address, size, False), Access(address, size, False)):
+                            return
+                        address &= -size
+                    if watches and self._watch_hit(address, size, False, None):
                         return
-                    value = 0
-                if pollable and self._polling(uc.reg_read(UC_RISCV_REG_PC), address, value):
-                    self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
-                                     lambda: _reads_other(load, thread, offset, size, value)))
-                    return
-                if at != address:
-                    _PACK[size](buf, at - base, value)
-                else:
-                    views[size][offset // size] = value
-                if observed and tile.window_observer is not None:
-                    tile.window_observer(self, address, size, value, False)
-            except BaseException as exc:  # a bug in tdbg: a stop that says so, never a lost error
-                self._internal_error(exc)
+                    offset = address - base
+                    try:
+                        value = load(thread, offset, size)
+                    except Stall as stall:
+                        self._block(stall.wait)
+                        return
+                    except TensixEvent as event:
+                        if self._event(event, Access(address, size, False)):
+                            return
+                        value = 0
+                    if pollable and self._polling(uc.reg_read(UC_RISCV_REG_PC), address, value):
+                        self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
+                                         lambda: _reads_other(load, thread, offset, size, value)))
+                        return
+                    if at != address:
+                        _PACK[size](buf, at - base, value)
+                    else:
+                        views[size][offset // size] = value
+                    if observed and tile.window_observer is not None:
+                        tile.window_observer(self, address, size, value, False)
+                except BaseException as exc:  # a bug in tdbg: a stop that says so, never a lost error
+                    self._internal_error(exc)
 
         def on_write(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
-            try:
-                value &= _MASK[size]
-                if address & (size - 1):
-                    if self._event(faults.misaligned(address, size, True), Access(address, size, True, value)):
-                        return
-                    address &= -size
-                if watches and self._watch_hit(address, size, True, value):
+            with effects:
+                if self._preempt or self._interrupt:
+                    uc.emu_stop()
                     return
-                self._poll = None
-                if observed and tile.window_observer is not None:
-                    tile.window_observer(self, address, size, value, True)
+                self._last_effect = monotonic()
                 try:
-                    store(thread, address - base, size, value)
-                except Stall as stall:
-                    self._block(stall.wait)
-                except TensixEvent as event:
-                    self._event(event, Access(address, size, True, value))
-            except BaseException as exc:
-                self._internal_error(exc)
+                    value &= _MASK[size]
+                    if address & (size - 1):
+                        if self._event(faults.misaligned(address, size, True), Access(address, size, True, value)):
+                            return
+                        address &= -size
+                    if watches and self._watch_hit(address, size, True, value):
+                        return
+                    self._poll = None
+                    if observed and tile.window_observer is not None:
+                        tile.window_observer(self, address, size, value, True)
+                    try:
+                        store(thread, address - base, size, value)
+                    except Stall as stall:
+                        self._block(stall.wait)
+                    except TensixEvent as event:
+                        self._event(event, Access(address, size, True, value))
+                except BaseException as exc:
+                    self._internal_error(exc)
 
         end = region.base + region.size - 1
         add_mem_hook(self.uc, UC_HOOK_MEM_READ, on_read, region.base, end)
@@ -376,6 +402,14 @@ class Core:
                                                           self._on_plain_access, lo, hi - 1))
 
     def _on_plain_access(self, handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
+        with self._effects:
+            if self._preempt or self._interrupt:
+                self.uc.emu_stop()
+            else:
+                self._last_effect = monotonic()
+                self._align(access, address, size, value)
+
+    def _align(self, access: int, address: int, size: int, value: int) -> None:
         try:
             self._put_back_rounded()
             if not address & (size - 1):
@@ -413,14 +447,19 @@ class Core:
         thread = self.thread
 
         def on_ttinsn(uc: Uc, address: int, size: int, _: object) -> None:
-            try:
-                self._poll = None
-                push(self, thread, address, words[address], "ttinsn")
-                self._ttinsn_pc = address
-            except Stall as stall:
-                self._block(stall.wait)
-            except BaseException as exc:
-                self._internal_error(exc)
+            with self._effects:
+                if self._preempt or self._interrupt:
+                    uc.emu_stop()
+                    return
+                self._last_effect = monotonic()
+                try:
+                    self._poll = None
+                    push(self, thread, address, words[address], "ttinsn")
+                    self._ttinsn_pc = address
+                except Stall as stall:
+                    self._block(stall.wait)
+                except BaseException as exc:
+                    self._internal_error(exc)
 
         for address in sorted(words):
             self._ttinsn_hooks.append(self.uc.hook_add(UC_HOOK_CODE, on_ttinsn, begin=address, end=address))
@@ -509,9 +548,18 @@ class Core:
 
     # -- running ----------------------------------------------------------------------------------
     def interrupt(self) -> None:
-        """Stop a running ``resume`` from another thread (Ctrl-C)."""
-        self._interrupt = True
+        """Stop a running ``resume`` from another thread (Ctrl-C); see ``_effects``."""
+        with self._effects:
+            self._interrupt = True
+            self._stop_from_outside()
+
+    def _stop_from_outside(self) -> bool:
+        """emu_stop unless a hook ran in the last ``QUIET_S`` (the next hook stops the core
+        then); True if it was called.  Under ``_effects``."""
+        if monotonic() - self._last_effect < QUIET_S:
+            return False
         self.uc.emu_stop()
+        return True
 
     def step(self, count: int = 1) -> Stop:
         """Execute ``count`` instructions (fewer if something stops the core first); the first
@@ -600,10 +648,12 @@ class Core:
         self._before_access = stop.access is not None and stop.kind in (StopKind.WATCHPOINT, StopKind.EVENT)
         return stop
 
-    def preempt(self) -> None:
-        """End the current turn from another thread (``tdbg.emu.preempt``)."""
-        self._preempt = True
-        self.uc.emu_stop()
+    def preempt(self) -> bool:
+        """End the current turn from another thread (``tdbg.emu.preempt``); False when the
+        stop is left to the next hook (ask again soon)."""
+        with self._effects:
+            self._preempt = True
+            return self._stop_from_outside()
 
     def _emulate(self, count: int, done: StopKind) -> Stop:
         """Run up to ``count`` instructions (0: no limit); ``done`` is the stop when they ran.

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tdbg.emu.core import Core
 
 SLICE_S = 0.100
+RETRY_S = 0.0005   # when the core's hooks were busy (``Core.preempt`` returned False)
 
 
 class Preemptor:
@@ -57,8 +58,10 @@ class Preemptor:
                     self._wake.clear()
                     continue
                 if time.monotonic() >= deadline:
-                    core.preempt()
-                    self._core = None
+                    # Stopped, or left to the core's next hook: either way ask again if the
+                    # turn goes on (a stop can be lost just before emu_start begins).
+                    stopped = core.preempt()
+                    self._deadline = time.monotonic() + (self.slice_s if stopped else RETRY_S)
                     continue
             time.sleep(max(deadline - time.monotonic(), 0.0005))
 

@@ -133,6 +133,8 @@ class RspServer:
         self._queue: deque[bytes] = deque()
         self._busy = False
         self._last: bytes | None = None
+        self._reads = 0          # chunks read from the client so far
+        self._replied_at = 0     # ``_reads`` when the reply to ``_last`` was sent
         self._break = False
         self._gone = False
 
@@ -145,6 +147,9 @@ class RspServer:
                 chunk = self.io.read(4096)
                 if not chunk:
                     break
+                with self._lock:
+                    self._reads += 1
+                    reads = self._reads
                 buf += chunk
                 while buf:
                     if buf[0] == 0x03:
@@ -172,17 +177,18 @@ class RspServer:
                     if self.ack:
                         self.io.write(b"+" if good else b"-")
                     if good or not self.ack:
-                        self._enqueue(body)
+                        self._enqueue(body, reads)
         except OSError:
             pass
         with self._lock:
             self._gone = True
             self._lock.notify_all()
 
-    def _enqueue(self, body: bytes) -> None:
+    def _enqueue(self, body: bytes, read: int) -> None:
+        """Queue a packet read in chunk ``read``.  GDB sends nothing new before our reply, so
+        the previous packet again, read before that reply was sent, is a retransmission."""
         with self._lock:
-            # GDB sends nothing new before our reply: the same packet again is a retransmission.
-            if self.ack and body == self._last and (self._busy or self._queue):
+            if self.ack and body == self._last and (self._busy or self._queue or read <= self._replied_at):
                 return
             self._last = body
             self._queue.append(body)
@@ -198,11 +204,15 @@ class RspServer:
             self._busy = True
             return self._queue.popleft()
 
+    def _replying(self) -> None:
+        """What is read from now on was sent after our reply (``_enqueue``)."""
+        with self._lock:
+            self._replied_at = self._reads
+
     def _done(self) -> None:
         with self._lock:
             self._busy = False
             if not self._queue:
-                self._last = None
                 self._break = False
 
     def send(self, data: bytes | str) -> None:
@@ -226,6 +236,7 @@ class RspServer:
                 except Exception as exc:  # noqa: BLE001  (a bug in tdbg: one line, and the stub goes on)
                     print(f"tdbg: internal error on packet {packet[:40]!r}: {exc!r}", file=sys.stderr, flush=True)
                     reply = "E01"
+                self._replying()
                 if reply is not None:
                     self.send(reply)
             except OSError:  # the client closed the connection
@@ -404,6 +415,7 @@ class RspServer:
     def _breakable(self, action: Callable[[], object]) -> object:
         """Run ``action`` in a worker thread while this one passes on a ``0x03`` or a vanished
         client as an interrupt (again every 50 ms: a request between two turns is not lost)."""
+        self.session.clear_interrupt()
         result: list[object] = []
         done = threading.Event()
 

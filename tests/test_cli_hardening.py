@@ -1,0 +1,152 @@
+"""The command line gets one clear line for bad input and survives signals (issue 15 items 10,
+14, 15, 17, 18): ports out of range, an address in use or unresolvable, a warning for a
+non-loopback stub, Ctrl-C storms in batch mode, scripts that are not UTF-8 or not files, a FIFO
+given as the program, a history file that cannot be written or never ends."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+from tdbg.cli.repl import SafeFileHistory, open_history
+from tdbg.emu.toolchain import build, firmware_dir
+
+DEMO = firmware_dir() / "demo.c"
+FOREVER = Path(__file__).parent / "firmware" / "forever.c"
+
+
+def tdbg(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tdbg", "-q", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.stderr
+
+
+@pytest.mark.parametrize("port, message", [("70000", "port 70000 is outside 0..65535"), ("-5", "port -5 is outside 0..65535"),
+                                           ("http", "not a port number")])
+def test_a_bad_port_is_one_line(port: str, message: str) -> None:
+    done = tdbg("--gdb-port", port, str(DEMO))
+    assert done.returncode == 2 and message in one_line_error(done)
+
+
+def test_a_port_in_use_or_an_unknown_host_is_one_line() -> None:
+    build(DEMO)
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        done = tdbg("--gdb-port", str(port), str(DEMO))
+    assert done.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in one_line_error(done)
+    done = tdbg("--gdb-port", "0", "--gdb-host", "no-such-host.invalid", str(DEMO))
+    assert done.returncode == 1 and "cannot listen on no-such-host.invalid:0" in one_line_error(done)
+    assert "warning: listening on no-such-host.invalid" in done.stderr
+
+
+def test_listening_beyond_loopback_warns() -> None:
+    build(DEMO)
+    child = subprocess.Popen([sys.executable, "-m", "tdbg", "--gdb-port", "0", "--gdb-host", "0.0.0.0", str(DEMO)],
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stderr is not None
+        warning = child.stderr.readline()
+        assert "warning: listening on 0.0.0.0, not loopback" in warning and "no authentication" in warning
+        listening = child.stderr.readline()
+        port = int(listening.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+            conn.sendall(b"$D#44")
+            conn.recv(100)
+        assert child.wait(30) == 0
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_loopback_is_quiet() -> None:
+    build(DEMO)
+    child = subprocess.Popen([sys.executable, "-m", "tdbg", "--gdb-port", "0", str(DEMO)], stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stderr is not None
+        first = child.stderr.readline()
+        assert first.startswith("tdbg: listening on 127.0.0.1:")
+        with socket.create_connection(("127.0.0.1", int(first.rsplit(":", 1)[1])), timeout=10) as conn:
+            conn.sendall(b"$D#44")
+            conn.recv(100)
+        assert child.wait(30) == 0
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_ctrl_c_storm_in_batch_mode_interrupts_the_run_and_the_script_goes_on(tmp_path: Path) -> None:
+    build(FOREVER)
+    script = tmp_path / "storm.gdb"
+    script.write_text("echo ready\\n\nrun\necho after\\n\ninfo registers pc\n")
+    child = subprocess.Popen([sys.executable, "-m", "tdbg", "-q", "-batch", "-x", str(script), str(FOREVER)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "ready"
+    time.sleep(0.2)
+    for _ in range(40):                              # a storm, during and after the run
+        child.send_signal(signal.SIGINT)
+        time.sleep(0.01)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode >= 0 and "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert "SIGINT" in out and "after" in out and "pc " in out
+
+
+def test_a_script_line_that_is_not_utf8_is_named_and_skipped(tmp_path: Path) -> None:
+    script = tmp_path / "latin1.gdb"
+    script.write_bytes(b"echo one\\n\necho caf\xe9\\n\necho three\\n\n")
+    done = tdbg("-batch", "-x", str(script), str(DEMO))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"{script}:2: not UTF-8 text (byte 0xe9 at column 9)" in done.stdout
+    assert "one" in done.stdout and "three" in done.stdout
+
+
+def test_fifos_are_refused_not_waited_on(tmp_path: Path) -> None:
+    fifo = tmp_path / "program.elf"
+    os.mkfifo(fifo)
+    done = tdbg("-batch", str(fifo), timeout=60)
+    assert done.returncode == 1 and "not a regular file" in one_line_error(done)
+    script = tmp_path / "script.gdb"
+    os.mkfifo(script)
+    done = tdbg("-batch", "-x", str(script), str(DEMO), timeout=60)
+    assert done.returncode == 1 and "not a regular file" in one_line_error(done)
+
+
+def test_history_that_is_not_a_regular_file_is_kept_in_memory(capsys: pytest.CaptureFixture[str]) -> None:
+    assert isinstance(open_history(Path("/dev/full")), InMemoryHistory)     # reading it would never end
+    assert "not a regular file" in capsys.readouterr().err
+
+
+def test_a_history_write_that_fails_is_said_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    history = open_history(tmp_path / "history")
+    assert isinstance(history, SafeFileHistory)
+    history.store_string("x/4wx 0")
+
+    def full(self: FileHistory, string: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(FileHistory, "store_string", full)
+    for line in ("stepi", "stepi", "continue"):
+        history.store_string(line)
+    assert capsys.readouterr().err.count("history not saved") == 1
+    assert list(SafeFileHistory(tmp_path / "history").load_history_strings()) == ["x/4wx 0"]
+
+
+def test_a_huge_history_file_is_read_from_its_end(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    path.write_text("".join(f"\n# time\n+command {i}\n" for i in range(400_000)))
+    history = SafeFileHistory(path)
+    history.MAX_READ = 1 << 16
+    strings = list(history.load_history_strings())
+    assert strings[0] == "command 399999" and 1000 < len(strings) < 10_000
