@@ -29,6 +29,7 @@ from elftools.dwarf.locationlists import BaseAddressEntry, LocationParser
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
+from tdbg.emu.elf import symbol_table
 from tdbg.expr.ctype import VOID, CField, CType, Kind, array_of, function_type, pointer_to, qualified, typedef
 from tdbg.riscv import FP, RA, SP
 from tdbg.tensix.profile import BLACKHOLE
@@ -211,13 +212,10 @@ class DebugInfo:
     def _read_symbols(self) -> list[Function]:
         """ELF function symbols, for code without DWARF (crt0's ``_start``); at one address a
         global symbol is preferred to a local one."""
-        table = self._elf.get_section_by_name(".symtab")
-        found = [] if table is None else [
-            (s["st_info"]["bind"] == "STB_GLOBAL", s) for s in table.iter_symbols()
-            if s["st_info"]["type"] == "STT_FUNC" and s.name and self._executable(s["st_value"])]
-        found.sort(key=lambda item: (item[1]["st_value"], item[0]))
-        return [Function(s.name, s["st_value"], s["st_value"] + max(s["st_size"], 1), None, None)
-                for _, s in found]
+        found = [(s.bind == 1, s) for s in symbol_table(self._elf, self._elf.stream.getvalue())
+                 if s.type == 2 and s.name and self._executable(s.value)]     # STT_FUNC; STB_GLOBAL
+        found.sort(key=lambda item: (item[1].value, item[0]))
+        return [Function(s.name, s.value, s.value + max(s.size, 1), None, None) for _, s in found]
 
     def _read_fdes(self) -> list[_Fde]:
         fdes = []

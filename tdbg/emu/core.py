@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ctypes
 import struct
-import threading
 from time import monotonic
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -73,8 +72,9 @@ _MASK = (0, 0xFF, 0xFFFF, 0, 0xFFFFFFFF)
 POLL_REPEATS = 3
 #: Local RAM and devices: loads and stores, never instruction fetches (BabyRISCV/README.md "Frontend").
 DATA_ONLY = UC_PROT_READ | UC_PROT_WRITE
-#: A stop from another thread waits this long after the last hook with an effect (``Core._effects``).
-QUIET_S = 0.001
+#: A stop from another thread waits this long after a hook's effect (``Core._quiet_after``).
+QUIET_S = 0.02
+_BUSY = float("inf")
 
 
 class CoreState(str, Enum):
@@ -127,12 +127,15 @@ class Core:
         # An emu_stop from another thread (Ctrl-C, preemption) that lands while a hook runs, or
         # just after it, stops the core before the hook's instruction completes, so the
         # instruction runs again on resume with its side effect (measured: a .ttinsn pushed
-        # twice, a push lost when the request came before emu_start and the hook skipped it).
-        # Hooks with effects run under this lock; a stop asked for from another thread is
-        # made by the next such hook, before its effect (safe), or with emu_stop once no hook
-        # has run for ``QUIET_S`` (the last one's instruction has long completed).
-        self._effects = threading.Lock()
-        self._last_effect = 0.0
+        # twice in most runs with 0.5 ms turns).  So a stop from another thread is only asked
+        # for (``_stop_asked``): a hook with an effect that finds it asked stops the core itself
+        # before the effect (safe), and the asking thread calls emu_stop only while no hook is
+        # in its effect and the last effect ended over ``QUIET_S`` ago (``_quiet_after``).
+        # Without a lock: the hook writes ``_quiet_after`` then reads ``_stop_asked``, the asker
+        # writes ``_stop_asked`` then reads ``_quiet_after``; under the GIL one of them sees
+        # the other's write, so either the hook skips its effect or the asker waits.
+        self._stop_asked = False
+        self._quiet_after = 0.0
         self._interrupt = False
         self._preempt = False
         profile = tile.profile
@@ -171,8 +174,6 @@ class Core:
         self._before_access = False  # the last stop came before its instruction's access
         self.completed_pc: int | None = None  # its effect already happened (a push): skip it
         self._ttinsn_pc: int | None = None    # the .ttinsn pushed during the current emu_start
-        self._interrupt = False
-        self._preempt = False
         self.running = False  # inside emu_start: device side effects belong to the firmware
         self.last_stop: Stop | None = None
         self._poll: tuple[int, int, int] | None = None  # (pc, address, value) of the last device read
@@ -224,70 +225,71 @@ class Core:
         tile = self.tile
         observed, pollable = region.observed, region.pollable
         uc = self.uc
-        effects = self._effects
 
         def on_read(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
-            with effects:  # see _effects
-                if self._preempt or self._interrupt:
-                    uc.emu_stop()
+            self._quiet_after = _BUSY  # see _stop_asked
+            if self._stop_asked:
+                uc.emu_stop()
+                return
+            try:
+                at = address  # where the load reads the backing RAM
+                if address & (size - 1):
+                    if self._event(faults.misaligned(address, size, False), Access(address, size, False)):
+                        return
+                    address &= -size
+                if watches and self._watch_hit(address, size, False, None):
                     return
-                self._last_effect = monotonic()
+                offset = address - base
                 try:
-                    at = address  # where the load reads the backing RAM
-                    if address & (size - 1):
-                        if self._event(faults.misaligned(address, size, False), Access(address, size, False)):
-                            return
-                        address &= -size
-                    if watches and self._watch_hit(address, size, False, None):
+                    value = load(thread, offset, size)
+                except Stall as stall:
+                    self._block(stall.wait)
+                    return
+                except TensixEvent as event:
+                    if self._event(event, Access(address, size, False)):
                         return
-                    offset = address - base
-                    try:
-                        value = load(thread, offset, size)
-                    except Stall as stall:
-                        self._block(stall.wait)
-                        return
-                    except TensixEvent as event:
-                        if self._event(event, Access(address, size, False)):
-                            return
-                        value = 0
-                    if pollable and self._polling(uc.reg_read(UC_RISCV_REG_PC), address, value):
-                        self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
-                                         lambda: _reads_other(load, thread, offset, size, value)))
-                        return
-                    if at != address:
-                        _PACK[size](buf, at - base, value)
-                    else:
-                        views[size][offset // size] = value
-                    if observed and tile.window_observer is not None:
-                        tile.window_observer(self, address, size, value, False)
-                except BaseException as exc:  # a bug in tdbg: a stop that says so, never a lost error
-                    self._internal_error(exc)
+                    value = 0
+                if pollable and self._polling(uc.reg_read(UC_RISCV_REG_PC), address, value):
+                    self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
+                                     lambda: _reads_other(load, thread, offset, size, value)))
+                    return
+                if at != address:
+                    _PACK[size](buf, at - base, value)
+                else:
+                    views[size][offset // size] = value
+                if observed and tile.window_observer is not None:
+                    tile.window_observer(self, address, size, value, False)
+            except BaseException as exc:  # a bug in tdbg: a stop that says so, never a lost error
+                self._internal_error(exc)
+            finally:
+                self._quiet_after = monotonic() + QUIET_S
 
         def on_write(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
-            with effects:
-                if self._preempt or self._interrupt:
-                    uc.emu_stop()
-                    return
-                self._last_effect = monotonic()
-                try:
-                    value &= _MASK[size]
-                    if address & (size - 1):
-                        if self._event(faults.misaligned(address, size, True), Access(address, size, True, value)):
-                            return
-                        address &= -size
-                    if watches and self._watch_hit(address, size, True, value):
+            self._quiet_after = _BUSY
+            if self._stop_asked:
+                uc.emu_stop()
+                return
+            try:
+                value &= _MASK[size]
+                if address & (size - 1):
+                    if self._event(faults.misaligned(address, size, True), Access(address, size, True, value)):
                         return
-                    self._poll = None
-                    if observed and tile.window_observer is not None:
-                        tile.window_observer(self, address, size, value, True)
-                    try:
-                        store(thread, address - base, size, value)
-                    except Stall as stall:
-                        self._block(stall.wait)
-                    except TensixEvent as event:
-                        self._event(event, Access(address, size, True, value))
-                except BaseException as exc:
-                    self._internal_error(exc)
+                    address &= -size
+                if watches and self._watch_hit(address, size, True, value):
+                    return
+                self._poll = None
+                if observed and tile.window_observer is not None:
+                    tile.window_observer(self, address, size, value, True)
+                try:
+                    store(thread, address - base, size, value)
+                except Stall as stall:
+                    self._block(stall.wait)
+                except TensixEvent as event:
+                    self._event(event, Access(address, size, True, value))
+            except BaseException as exc:
+                self._internal_error(exc)
+            finally:
+                self._quiet_after = monotonic() + QUIET_S
 
         end = region.base + region.size - 1
         add_mem_hook(self.uc, UC_HOOK_MEM_READ, on_read, region.base, end)
@@ -402,12 +404,14 @@ class Core:
                                                           self._on_plain_access, lo, hi - 1))
 
     def _on_plain_access(self, handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
-        with self._effects:
-            if self._preempt or self._interrupt:
-                self.uc.emu_stop()
-            else:
-                self._last_effect = monotonic()
-                self._align(access, address, size, value)
+        self._quiet_after = _BUSY  # see _stop_asked
+        if self._stop_asked:
+            self.uc.emu_stop()
+            return
+        try:
+            self._align(access, address, size, value)
+        finally:
+            self._quiet_after = monotonic() + QUIET_S
 
     def _align(self, access: int, address: int, size: int, value: int) -> None:
         try:
@@ -447,19 +451,20 @@ class Core:
         thread = self.thread
 
         def on_ttinsn(uc: Uc, address: int, size: int, _: object) -> None:
-            with self._effects:
-                if self._preempt or self._interrupt:
-                    uc.emu_stop()
-                    return
-                self._last_effect = monotonic()
-                try:
-                    self._poll = None
-                    push(self, thread, address, words[address], "ttinsn")
-                    self._ttinsn_pc = address
-                except Stall as stall:
-                    self._block(stall.wait)
-                except BaseException as exc:
-                    self._internal_error(exc)
+            self._quiet_after = _BUSY  # see _stop_asked
+            if self._stop_asked:
+                uc.emu_stop()
+                return
+            try:
+                self._poll = None
+                push(self, thread, address, words[address], "ttinsn")
+                self._ttinsn_pc = address
+            except Stall as stall:
+                self._block(stall.wait)
+            except BaseException as exc:
+                self._internal_error(exc)
+            finally:
+                self._quiet_after = monotonic() + QUIET_S
 
         for address in sorted(words):
             self._ttinsn_hooks.append(self.uc.hook_add(UC_HOOK_CODE, on_ttinsn, begin=address, end=address))
@@ -548,15 +553,15 @@ class Core:
 
     # -- running ----------------------------------------------------------------------------------
     def interrupt(self) -> None:
-        """Stop a running ``resume`` from another thread (Ctrl-C); see ``_effects``."""
-        with self._effects:
-            self._interrupt = True
-            self._stop_from_outside()
+        """Stop a running ``resume`` from another thread (Ctrl-C; ask again until it stops)."""
+        self._interrupt = True
+        self._ask_stop()
 
-    def _stop_from_outside(self) -> bool:
-        """emu_stop unless a hook ran in the last ``QUIET_S`` (the next hook stops the core
-        then); True if it was called.  Under ``_effects``."""
-        if monotonic() - self._last_effect < QUIET_S:
+    def _ask_stop(self) -> bool:
+        """Ask the core to stop (see ``_stop_asked``); True if emu_stop was called, False when
+        the core's next hook is left to stop it."""
+        self._stop_asked = True
+        if monotonic() < self._quiet_after:
             return False
         self.uc.emu_stop()
         return True
@@ -596,7 +601,7 @@ class Core:
         try:
             return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT))
         finally:
-            PREEMPTOR.end()
+            PREEMPTOR.end(self)
 
     def complete_access(self, stop: Stop) -> Stop:
         """A watchpoint stopped the core before its access: execute the accessing instruction
@@ -650,10 +655,9 @@ class Core:
 
     def preempt(self) -> bool:
         """End the current turn from another thread (``tdbg.emu.preempt``); False when the
-        stop is left to the next hook (ask again soon)."""
-        with self._effects:
-            self._preempt = True
-            return self._stop_from_outside()
+        stop is left to the core's next hook (ask again soon)."""
+        self._preempt = True
+        return self._ask_stop()
 
     def _emulate(self, count: int, done: StopKind) -> Stop:
         """Run up to ``count`` instructions (0: no limit); ``done`` is the stop when they ran.
@@ -672,7 +676,8 @@ class Core:
         error: UcError | None = None
         if self._exits_stale:
             self._set_exits()
-        self._preempt = False
+        self._preempt = self._stop_asked = False
+        self._quiet_after = 0.0
         self.running = True
         self._ttinsn_pc = None
         try:

@@ -45,9 +45,11 @@ class Preemptor:
             self._thread.start()
         self._wake.set()
 
-    def end(self) -> None:
+    def end(self, core: Core) -> None:
+        """``core``'s turn is over (a newer turn, of another tile's core, stays watched)."""
         with self._lock:
-            self._core = None
+            if self._core is core:
+                self._core = None
 
     def _watch(self) -> None:
         while True:
