@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 
 from tdbg.debuginfo import DebugInfo, Frame
 from tdbg.emu.core import Core, CoreState, Watch
-from tdbg.emu.elf import ElfImage, ElfLoadError
+from tdbg.emu.elf import ElfImage, ElfLoadError, one_line
 from tdbg.emu.history import History
 from tdbg.emu.regions import Stall
 from tdbg.emu.stops import Stop, StopKind
@@ -176,8 +176,8 @@ class Session:
         try:
             return DebugInfo.load(image.path)
         except Exception as exc:  # noqa: BLE001  (pyelftools raises many kinds on corrupt DWARF)
-            self.load_warnings.append(f"warning: {image.path}: its debug information is unusable "
-                                      f"({type(exc).__name__}: {exc}); symbols and machine-level debugging still work")
+            self.load_warnings.append(one_line(f"warning: {image.path}: its debug information is unusable "
+                                               f"({type(exc).__name__}: {exc}); symbols and machine-level debugging still work"))
             return None
 
     @property

@@ -14,7 +14,18 @@ from tdbg.tensix.tile import TensixState
 _BUILD_CACHE = pytest.StashKey[Path]()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--fuzz-long", action="store_true",
+                     help="run the fuzz tests (test_fuzz_*.py) with many more examples; same as TDBG_FUZZ_LONG=1")
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--fuzz-long"):
+        os.environ["TDBG_FUZZ_LONG"] = "1"   # read by tests/fuzzing.py when the fuzz modules import
+    _build_cache(config)
+
+
+def _build_cache(config: pytest.Config) -> None:
     """Every firmware build of the run, in this process (from collection on: some modules open
     a session at import) and in ``python -m tdbg`` children, goes to a temporary tdbg cache
     instead of the user's: the tests build throwaway sources under new paths each run.  zig

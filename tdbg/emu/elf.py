@@ -30,7 +30,16 @@ MAX_ELF_BYTES = 256 << 20
 
 
 class ElfLoadError(Exception):
-    """The file is not an RV32 ELF the tile can run; the message is one line."""
+    """The file is not an RV32 ELF the tile can run; the message is one line (control
+    characters from the file, in a section name say, are shown escaped)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters escaped (``\\n`` as ``\\x0a``): it prints as one line."""
+    return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" for c in text)
 
 
 @dataclass(frozen=True)
