@@ -211,8 +211,12 @@ def _serve(args: argparse.Namespace, session: Session) -> int:
     """The GDB stub on stdio or TCP; one line for an address that cannot be listened on."""
     from tdbg.rsp.server import serve_stdio, serve_tcp
 
-    if args.rsp_stdio:
-        serve_stdio(session, args.allow_host_files)
+    if args.rsp_stdio:  # GDB's child: a terminal's Ctrl-C reaching it interrupts, as GDB's 0x03 does
+        catch_sigint(session)
+        try:
+            serve_stdio(session, args.allow_host_files)
+        finally:
+            _ignore_sigint()
         return 0
     host = args.gdb_host
     if not _is_loopback(host):
@@ -220,13 +224,15 @@ def _serve(args: argparse.Namespace, session: Session) -> int:
               f"controls the tile, with no authentication (host-file commands stay refused"
               f"{'' if not args.allow_host_files else ', except that --allow-host-files allows them'}).",
               file=sys.stderr, flush=True)
-    catch_sigint(session)
     try:
         serve_tcp(session, args.gdb_port, host, allow_host_files=args.allow_host_files,
                   ready=lambda port: print(f"tdbg: listening on {host}:{port}", file=sys.stderr, flush=True))
     except OSError as exc:
         print(f"tdbg: cannot listen on {host}:{args.gdb_port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C in tdbg's own terminal ends the stub
+        print("tdbg: interrupted; the GDB stub ends.", file=sys.stderr)
+        return 130
     finally:
         _ignore_sigint()
     return 0
