@@ -102,13 +102,14 @@ def test_ctrl_c_storm_in_batch_mode_interrupts_the_run_and_the_script_goes_on(tm
     assert "SIGINT" in out and "after" in out and "pc " in out
 
 
-def test_a_script_line_that_is_not_utf8_is_named_and_skipped(tmp_path: Path) -> None:
+def test_a_script_line_that_is_not_utf8_ends_the_script_naming_it(tmp_path: Path) -> None:
+    """As a failing command ends a sourced file (GDB's rule), with FILE:LINE and the byte."""
     script = tmp_path / "latin1.gdb"
     script.write_bytes(b"echo one\\n\necho caf\xe9\\n\necho three\\n\n")
-    done = tdbg("-batch", "-x", str(script), str(DEMO))
+    done = tdbg("-batch", "-x", str(script), "-ex", "echo after\\n", str(DEMO))
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert f"{script}:2: not UTF-8 text (byte 0xe9 at column 9)" in done.stdout
-    assert "one" in done.stdout and "three" in done.stdout
+    assert f"{script}:2: Error in sourced command file:\nnot UTF-8 text (byte 0xe9 at column 9)." in done.stdout
+    assert "one" in done.stdout and "three" not in done.stdout and "after" in done.stdout
 
 
 def test_fifos_are_refused_not_waited_on(tmp_path: Path) -> None:

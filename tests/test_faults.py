@@ -133,7 +133,8 @@ def test_backtrace_after_an_event_stays_in_the_t_cores_local_ram() -> None:
     report = s.execute("run")
     assert "UndefinedBehavior on T0" in report and "in no_frame_info ()" in report
     assert "Cannot access memory" not in report
-    assert s.execute("bt").splitlines() == ["#0  no_frame_info ()"]
+    (frame,) = s.execute("bt").splitlines()
+    assert frame.startswith("#0 ") and frame.endswith("in no_frame_info ()")
 
 
 def test_an_unreadable_saved_value_ends_the_backtrace_instead_of_replacing_it() -> None:

@@ -123,7 +123,7 @@ def test_monitor_refuses_host_files(command: str, tmp_path: Path) -> None:
 
 def test_monitor_refuses_host_files_inside_user_commands(tmp_path: Path) -> None:
     interp = MonitorInterpreter(Session(DEMO), allow_host_files=False)
-    interp.run_lines(iter(["define leak", f"dump binary memory {tmp_path}/x.bin 0x6000 0x6004", "end"]))
+    interp.source_lines(["define leak", f"dump binary memory {tmp_path}/x.bin 0x6000 0x6004", "end"], "defs")
     assert "refused through the GDB stub" in interp.capture("leak")
     assert not (tmp_path / "x.bin").exists()
     assert "refused" not in interp.capture("dst diff checkpoint 1")    # no file: not refused

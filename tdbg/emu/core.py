@@ -173,7 +173,6 @@ class Core:
         self._stepping_over = False  # executing the instruction we last stopped at
         self._before_access = False  # the last stop came before its instruction's access
         self.completed_pc: int | None = None  # its effect already happened (a push): skip it
-        self._ttinsn_pc: int | None = None    # the .ttinsn pushed during the current emu_start
         self.running = False  # inside emu_start: device side effects belong to the firmware
         self.last_stop: Stop | None = None
         self._poll: tuple[int, int, int] | None = None  # (pc, address, value) of the last device read
@@ -458,7 +457,6 @@ class Core:
             try:
                 self._poll = None
                 push(self, thread, address, words[address], "ttinsn")
-                self._ttinsn_pc = address
             except Stall as stall:
                 self._block(stall.wait)
             except BaseException as exc:
@@ -679,7 +677,6 @@ class Core:
         self._preempt = self._stop_asked = False
         self._quiet_after = 0.0
         self.running = True
-        self._ttinsn_pc = None
         try:
             self.uc.emu_start(start, 0, count=count)
         except UcError as exc:
@@ -694,10 +691,6 @@ class Core:
             self.uc.reg_write(UC_RISCV_REG_PC, self._resume_at)
             self._resume_at = None
         pc = self.pc
-        # A preemption (or interrupt) can stop the core after a .ttinsn hook pushed but before
-        # the NOP in its place ran: the push has happened, so resuming must not push it again.
-        if self._ttinsn_pc == pc and pc not in self.breakpoints:
-            self.completed_pc = pc
         # Measured on Unicorn 2.1: after emu_stop (from a hook in the middle of a translated
         # block, or from another thread) restarting at the stop PC can run a stale block or
         # hang; dropping the block at the PC avoids both and costs about a microsecond.

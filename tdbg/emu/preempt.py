@@ -26,46 +26,45 @@ RETRY_S = 0.0005   # when the core's hooks were busy (``Core.preempt`` returned 
 
 
 class Preemptor:
-    """Watches one turn at a time (``begin`` / ``end``)."""
+    """Watches one turn at a time (``begin`` / ``end``); the watcher sleeps on a condition, so a
+    new turn wakes it whatever slice the previous one had."""
 
     def __init__(self, slice_s: float = SLICE_S) -> None:
         self.slice_s = slice_s
-        self._lock = threading.Lock()
+        self._cond = threading.Condition()
         self._core: Core | None = None
         self._deadline = 0.0
-        self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
     def begin(self, core: Core) -> None:
         """``core`` starts a turn that may be cut after the slice."""
-        with self._lock:
+        with self._cond:
             self._core, self._deadline = core, time.monotonic() + self.slice_s
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._watch, name="tdbg-preempt", daemon=True)
-            self._thread.start()
-        self._wake.set()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._watch, name="tdbg-preempt", daemon=True)
+                self._thread.start()
+            self._cond.notify()
 
     def end(self, core: Core) -> None:
         """``core``'s turn is over (a newer turn, of another tile's core, stays watched)."""
-        with self._lock:
+        with self._cond:
             if self._core is core:
                 self._core = None
 
     def _watch(self) -> None:
-        while True:
-            self._wake.wait()
-            with self._lock:
-                core, deadline = self._core, self._deadline
-                if core is None:
-                    self._wake.clear()
+        with self._cond:
+            while True:
+                if self._core is None:
+                    self._cond.wait()
                     continue
-                if time.monotonic() >= deadline:
-                    # Stopped, or left to the core's next hook: either way ask again if the
-                    # turn goes on (a stop can be lost just before emu_start begins).
-                    stopped = core.preempt()
-                    self._deadline = time.monotonic() + (self.slice_s if stopped else RETRY_S)
+                left = self._deadline - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
                     continue
-            time.sleep(max(deadline - time.monotonic(), 0.0005))
+                # Stopped, or left to the core's next hook: either way ask again if the turn
+                # goes on (a stop can also be lost just before emu_start begins).
+                stopped = self._core.preempt()
+                self._deadline = time.monotonic() + (self.slice_s if stopped else RETRY_S)
 
 
 #: One watcher for every tile of the process (only one core runs at a time in each).
