@@ -583,11 +583,14 @@ class Session:
 
     def _add_watch(self, watch: Watch) -> Watch:
         self.watchpoints[watch.number] = watch
+        self._arm_watch(watch)
+        return watch
+
+    def _arm_watch(self, watch: Watch) -> None:
         self.tile.watches.append(watch)
         for core in self.tile.cores.values():
             if watch.core in (None, core.name):
                 core.add_watch(watch)
-        return watch
 
     def delete(self, number: int) -> None:
         """Delete breakpoint or watchpoint ``number`` on every core (whichever is current)."""
@@ -610,7 +613,18 @@ class Session:
             raise SessionError(f"No breakpoint number {number}.")
 
     def enable(self, number: int, enabled: bool = True) -> None:
-        """Enable or disable breakpoint ``number`` (it stays listed)."""
+        """Enable or disable breakpoint or watchpoint ``number`` (it stays listed); a disabled
+        watchpoint is taken off every core and the tile, so it costs nothing."""
+        watch = self.watchpoints.get(number)
+        if watch is not None:
+            if watch.enabled != enabled:
+                watch.enabled = enabled
+                self.tile.watches[:] = [w for w in self.tile.watches if w is not watch]
+                for core in self.tile.cores.values():
+                    core.remove_watch(number)
+                if enabled:
+                    self._arm_watch(watch)
+            return
         bp = self.breakpoints.get(number)
         if bp is None:
             raise SessionError(f"No breakpoint number {number}.")

@@ -136,3 +136,15 @@ def test_preemption_never_repeats_or_loses_a_push(monkeypatch: pytest.MonkeyPatc
     assert expected[0] is StopKind.EXITED
     for _ in range(12):
         assert run(0.0005) == expected
+
+
+def test_a_disabled_watchpoint_stays_listed_and_does_not_fire() -> None:
+    s = Session(FW / "demo.c")
+    watch = s.watch(s.symbol("results").addr + 8, 4)      # demo.c stores 4 in results[2]
+    s.enable(watch.number, False)
+    assert watch in s.watchpoints.values() and not s.tile.watches
+    assert all(not core.watches for core in s.tile.cores.values())
+    assert s.cont().kind is StopKind.EXITED
+    s.restart()
+    s.enable(watch.number)
+    assert s.cont().kind is StopKind.WATCHPOINT

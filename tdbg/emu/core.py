@@ -103,6 +103,7 @@ class Watch:
     view: str = ""
     hits: int = 0
     core: str | None = None
+    enabled: bool = True    # a disabled watch stays listed and has no hooks (``Session.enable``)
 
     @property
     def bits_rows(self) -> list[int]:
