@@ -732,7 +732,7 @@ def _cu_name(cu) -> str:
 def _name(die: DIE) -> str | None:
     attr = die.attributes.get("DW_AT_name")
     if attr is not None:
-        return attr.value.decode(errors="replace")
+        return attr.value.decode(errors="replace") if isinstance(attr.value, bytes) else None
     for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
         if ref in die.attributes:
             return _name(die.get_DIE_from_attribute(ref))

@@ -104,6 +104,30 @@ def _check_range(address: int, size: int) -> None:
         raise SessionError(f"Cannot access memory at address {address:#x}: outside the 32-bit address space.")
 
 
+class _CheckedDebugInfo:
+    """A ``DebugInfo`` whose methods turn what corrupt DWARF makes pyelftools raise into one
+    ``SessionError`` line (its own ``KeyError``/``FileNotFoundError`` messages pass through)."""
+
+    def __init__(self, info: DebugInfo, path: Path) -> None:
+        self._info, self._path = info, path
+
+    def __getattr__(self, name: str) -> object:
+        value = getattr(self._info, name)
+        if not callable(value):
+            return value
+
+        def checked(*args: object, **kwargs: object) -> object:
+            try:
+                return value(*args, **kwargs)
+            except (SessionError, KeyError, OSError):
+                raise
+            except Exception as exc:  # noqa: BLE001  (corrupt DWARF read lazily)
+                raise SessionError(one_line(f"{self._path}: unusable debug information "
+                                            f"({type(exc).__name__}: {exc})")) from None
+
+        return checked
+
+
 def _mib(n: int) -> str:
     return f"{n / (1 << 20):.1f} MiB"
 
@@ -196,8 +220,11 @@ class Session:
 
     @property
     def debug(self) -> DebugInfo | None:
-        """The current core's debug information (None without firmware or DWARF)."""
-        return self.debug_infos.get(self.current)
+        """The current core's debug information (None without firmware or DWARF).  Its parts
+        that are read only when asked (types, variables, frames) may turn out corrupt: such a
+        failure is a ``SessionError`` line naming the file, never an internal error."""
+        info = self.debug_infos.get(self.current)
+        return None if info is None else _CheckedDebugInfo(info, self.tile.image(self.current).path)  # type: ignore[return-value]
 
     @property
     def core(self) -> Core:
@@ -503,13 +530,12 @@ class Session:
     def frames(self) -> list[Frame]:
         """The current core's backtrace (innermost first); one frame without debug info."""
         core = self.core
-        if self.debug is not None:
+        info = self.debug_infos.get(self.current)
+        if info is not None:
             profile = self.tile.profile
             ranges = ((0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + core.spec.local_ram_size))
             try:
-                return self.debug.frames(core.pc, core.regs(), self.read_u32, ranges)
-            except SessionError:
-                raise
+                return info.frames(core.pc, core.regs(), self.read_u32, ranges)
             except Exception:  # noqa: BLE001  (corrupt DWARF read lazily: the frame the symbols give)
                 pass
         hit = self.image.symbol_at(core.pc) if self.tile.image(self.current) else None

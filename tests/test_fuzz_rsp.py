@@ -87,6 +87,8 @@ def frames(draw: st.DrawFn) -> bytes:
     for _ in range(draw(st.integers(1, 6))):
         how = draw(st.sampled_from(["packet", "packet", "packet", "badsum", "noise", "break", "escape"]))
         body = draw(bodies())
+        if body.startswith((b"D", b"k", b"vKill")):   # detach / kill end the stub, by design
+            body = b"_" + body
         if how == "packet":
             out += packet(body)
         elif how == "badsum":
