@@ -290,7 +290,15 @@ ZEROACC_MODE_ONE_ROW, ZEROACC_MODE_16_ROWS, ZEROACC_MODE_HALF_OF_DST, ZEROACC_MO
 
 def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``ZEROACC`` (ZEROACC.md): mark 1, 16, 512 or 1024 ``Dst16b`` rows (or the ``Dst32b``
-    equivalent) undefined."""
+    equivalent) undefined.
+
+    ``Revert`` (Blackhole's ``clear_zero_flags``, bit 17) un-assigns Undefined instead, as the page
+    describes; the page calls that undefined behaviour, but on Blackhole it is defined for 16
+    ``Dst32b`` rows: assembly.yaml ("the targeted zero flags are cleared instead of set: dest data
+    previously marked as zero is treated as initialized"), tt-llk's unpack-to-Dst datacopy issues
+    it after each face (a hardware-bug workaround), and ttsim v1.10.0 accepts exactly that mode
+    (tensix.cpp:843-845, 875-889: the rows become valid, their data unchanged).  Other modes with
+    ``Revert`` stay ``UndefinedBehavior``."""
     c = _Ctx(cop, thread, "ZEROACC.md")
     mode, imm = f["Mode"], f["Imm10"]
     rows16 = rows32 = np.arange(0)
@@ -304,7 +312,7 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
             c.port.undefine_row(int(dst.row16[row]))
         c.addr_mod(f["AddrMod"])
         return
-    if f["Revert"]:
+    if f["Revert"] and not (mode == ZEROACC_MODE_16_ROWS and f["UseDst32b"]):
         raise UndefinedBehavior("ZEROACC.md: Revert with a mode other than ZEROACC_MODE_ONE_ROW")
     elif mode == ZEROACC_MODE_16_ROWS:
         imm &= 0xFF
@@ -322,7 +330,11 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
         rows16, rows32 = 512 * half + np.arange(512), 256 * half + np.arange(256)
     else:
         rows16, rows32 = np.arange(1024), np.arange(512)
-    c.port.undefine(np.unique(np.concatenate([c.port.bits_rows16(rows16), c.port.bits_rows32(rows32)])))
+    bits_rows = np.unique(np.concatenate([c.port.bits_rows16(rows16), c.port.bits_rows32(rows32)]))
+    if f["Revert"]:
+        c.port.define(bits_rows)
+    else:
+        c.port.undefine(bits_rows)
     if mode == ZEROACC_MODE_16_ROWS:
         c.addr_mod(f["AddrMod"])
 

@@ -1,0 +1,60 @@
+"""The RISC-V mailboxes (BabyRISCV/Mailboxes.md): firmware on two cores passes values through
+``TENSIX_MAILBOX{i}_BASE``; expected behaviour from the page (region i: a write goes to core i, a
+read pops what core i wrote, bit 2 of the address asks whether anything is there; four values per
+writer at most, a fifth write and a pop of an empty mailbox wait)."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+from tdbg.emu.stops import StopKind
+from tdbg.session import Session
+
+HEADER = """#include "tensix.h"
+#define MAILBOX(i) ((volatile uint32_t *)(0xFFEC0000u + 0x1000u * (i)))  /* B, T0, T1, T2 */
+volatile uint32_t results[8] = {1};
+"""
+
+
+def firmware(tmp_path: Path, name: str, body: str) -> Path:
+    path = tmp_path / f"{name}.c"
+    path.write_text(HEADER + "int main(void)\n{\n" + body + "\n    return 0;\n}\n")
+    return path
+
+
+def results(s: Session, core: str, n: int) -> tuple[int, ...]:
+    with s.on_core(core):
+        return struct.unpack(f"<{n}I", s.read_memory(s.symbol("results").addr, 4 * n))
+
+
+def test_values_pass_from_t1_to_t0_in_order(tmp_path: Path) -> None:
+    # T1 writes five values to T0 (region 1); the fifth waits until T0 has popped one (four per
+    # writer).  T0 pops from T1 (region 2): the first pop waits for T1; after it, the query
+    # (address + 4) sees values left; after the fifth pop it sees none.
+    t0 = firmware(tmp_path, "rx", """
+    results[0] = MAILBOX(2)[0];
+    results[1] = MAILBOX(2)[1];
+    for (int i = 2; i < 6; i++)
+        results[i] = MAILBOX(2)[0];
+    results[6] = MAILBOX(2)[1];""")
+    t1 = firmware(tmp_path, "tx", """
+    for (uint32_t v = 1; v <= 5; v++)
+        *MAILBOX(1) = 11 * v;""")
+    s = Session({"T0": t0, "T1": t1})
+    assert s.cont().kind is StopKind.EXITED
+    assert results(s, "T0", 7) == (11, 1, 22, 33, 44, 55, 0)
+
+
+def test_a_fifth_value_and_an_empty_pop_wait(tmp_path: Path) -> None:
+    # Nobody reads what T1 writes, nobody writes to T2: T1's fifth write and T2's pop wait forever.
+    t1 = firmware(tmp_path, "tx", """
+    for (uint32_t v = 1; v <= 5; v++)
+        *MAILBOX(3) = v;""")
+    t2 = firmware(tmp_path, "rx", "    results[0] = MAILBOX(0)[0];")
+    s = Session({"T1": t1, "T2": t2})
+    stop = s.cont()
+    assert stop.kind is StopKind.DEADLOCK
+    waits = dict(part.split(": ", 1) for part in stop.detail.split("; "))
+    assert "mailbox write" in waits["T1"] and "hold 4 values" in waits["T1"]
+    assert "mailbox read" in waits["T2"] and "from B" in waits["T2"]
