@@ -535,7 +535,7 @@ def status(cop: Coprocessor, thread: int) -> list[tuple[str, str]]:
         lines.append(("Dst reads", f"{'Dst32b' if c.read_32b else 'Dst16b'}, base {c.base0:#x}, strides X {c.x_stride} "
                       f"Y {c.y_stride} Z {c.z_stride} W {c.w_stride} (bytes), DEST_TARGET_REG_CFG_PACK_SEC0_Offset {c.dst_offset}"))
         try:
-            idx, _ = _positions(cop, c, thread, {"Flush": 0, "ZeroWrite": 0, "ReadIntfSel": 0})
+            idx, _ = _positions(cop, c, thread, {"Flush": 0, "ZeroWrite": 0, "ReadIntfSel": 0, "DstAccessMode": 0})
             rows = np.unique(idx >> 4)
             lines.append(("next PACR", f"{len(idx)} datums from Dst rows {', '.join(str(int(r)) for r in rows)}"))
         except TensixEvent as event:
