@@ -136,6 +136,13 @@ class Core:
         self._ttinsn_pc: int | None = None    # the .ttinsn pushed during the current emu_start
         self._interrupt = False
         self._preempt = False
+        # A preemption (emu_stop from the preempt thread) that lands while a device hook runs
+        # aborts the accessing instruction after the device saw the access: the access is then
+        # replayed from what it did, not done again (a second push, pop or semaphore post).
+        self._in_hook = False
+        self._cut_in_hook = False
+        self._access: tuple[int, int] | None = None   # (pc, value) of the last completed device access
+        self._replay: tuple[int, int] | None = None   # the same, to replay at that pc
         self.running = False  # inside emu_start: device side effects belong to the firmware
         self.last_stop: Stop | None = None
         self._poll: tuple[int, int, int] | None = None  # (pc, address, value) of the last device read
@@ -150,7 +157,7 @@ class Core:
     @pc.setter
     def pc(self, value: int) -> None:
         self.uc.reg_write(UC_RISCV_REG_PC, value & 0xFFFFFFFF)
-        self.completed_pc = None
+        self.completed_pc = self._replay = None
 
     def reg(self, index: int) -> int:
         """``x<index>``."""
@@ -189,23 +196,29 @@ class Core:
         uc = self.uc
 
         def on_read(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
+            self._in_hook = True
             try:
-                if watches and self._watch_hit(address, size, False, None):
-                    return
                 offset = address - base
-                try:
-                    value = load(thread, offset, size)
-                except Stall as stall:
-                    self._block(stall.wait)
-                    return
-                except TensixEvent as event:
-                    if self._event(event, Access(address, size, False)):
+                pc = uc.reg_read(UC_RISCV_REG_PC)
+                if self._replay is not None and self._replay[0] == pc:
+                    value, self._replay = self._replay[1], None
+                else:
+                    if watches and self._watch_hit(address, size, False, None):
                         return
-                    value = 0
-                if pollable and self._polling(uc.reg_read(UC_RISCV_REG_PC), address, value):
-                    self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
-                                     lambda: _reads_other(load, thread, offset, size, value)))
-                    return
+                    try:
+                        value = load(thread, offset, size)
+                    except Stall as stall:
+                        self._block(stall.wait)
+                        return
+                    except TensixEvent as event:
+                        if self._event(event, Access(address, size, False)):
+                            return
+                        value = 0
+                    if pollable and self._polling(pc, address, value):
+                        self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
+                                         lambda: _reads_other(load, thread, offset, size, value)))
+                        return
+                    self._access = (pc, value)
                 if offset & (size - 1):
                     _PACK[size](buf, offset, value)
                 else:
@@ -214,10 +227,17 @@ class Core:
                     tile.window_observer(self, address, size, value, False)
             except BaseException as exc:  # a bug in tdbg: a stop that says so, never a lost error
                 self._internal_error(exc)
+            finally:
+                self._in_hook = False
 
         def on_write(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
+            self._in_hook = True
             try:
                 value &= _MASK[size]
+                pc = uc.reg_read(UC_RISCV_REG_PC)
+                if self._replay is not None and self._replay[0] == pc:
+                    self._replay = None
+                    return
                 if watches and self._watch_hit(address, size, True, value):
                     return
                 self._poll = None
@@ -225,12 +245,15 @@ class Core:
                     tile.window_observer(self, address, size, value, True)
                 try:
                     store(thread, address - base, size, value)
+                    self._access = (pc, value)
                 except Stall as stall:
                     self._block(stall.wait)
                 except TensixEvent as event:
                     self._event(event, Access(address, size, True, value))
             except BaseException as exc:
                 self._internal_error(exc)
+            finally:
+                self._in_hook = False
 
         end = region.base + region.size - 1
         add_mem_hook(self.uc, UC_HOOK_MEM_READ, on_read, region.base, end)
@@ -491,6 +514,7 @@ class Core:
     def preempt(self) -> None:
         """End the current turn from another thread (``tdbg.emu.preempt``)."""
         self._preempt = True
+        self._cut_in_hook = self._in_hook
         self.uc.emu_stop()
 
     def _emulate(self, count: int, done: StopKind) -> Stop:
@@ -501,7 +525,8 @@ class Core:
             self._interrupt = False
             return Stop(StopKind.INTERRUPTED, self.name, start)
         error: UcError | None = None
-        self._preempt = False
+        self._preempt = self._cut_in_hook = False
+        self._access = None
         self.running = True
         self._ttinsn_pc = None
         try:
@@ -518,6 +543,9 @@ class Core:
         # the NOP in its place ran: the push has happened, so resuming must not push it again.
         if self._ttinsn_pc == pc and pc not in self.breakpoints:
             self.completed_pc = pc
+        # The same for a device access cut by a preemption inside its hook: when the core runs
+        # this instruction again, its access is replayed (a load gets the same value), not redone.
+        self._replay = self._access if self._cut_in_hook and self._access is not None and self._access[0] == pc else None
         # Measured on Unicorn 2.1: after emu_stop (from a hook in the middle of a translated
         # block, or from another thread) restarting at the stop PC can run a stale block or
         # hang; dropping the block at the PC avoids both and costs about a microsecond.

@@ -295,7 +295,7 @@ def _handlers(tile: Tile, spec: CoreSpec) -> dict[str, tuple[Load, Store, dict[s
         "debug registers": (tile.registers.load, tile.registers.store, poll),
         "Tensix GPRs": (word_loads(gpr_value), gpr_store, poll),
         "Tensix backend configuration": (cfg_load, cfg_store, poll),
-        "mailboxes": (mailbox_load, mailbox_store, poll),
+        "mailboxes": (mailbox_load, mailbox_store, {}),   # a pop is no poll: each read takes a value
     }
     if own is not None:
         handlers |= {
