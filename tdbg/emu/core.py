@@ -196,7 +196,7 @@ class Core:
         uc = self.uc
 
         def on_read(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
-            self._in_hook = True
+            self._enter_hook()
             try:
                 offset = address - base
                 pc = uc.reg_read(UC_RISCV_REG_PC)
@@ -231,7 +231,7 @@ class Core:
                 self._in_hook = False
 
         def on_write(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
-            self._in_hook = True
+            self._enter_hook()
             try:
                 value &= _MASK[size]
                 pc = uc.reg_read(UC_RISCV_REG_PC)
@@ -258,6 +258,14 @@ class Core:
         end = region.base + region.size - 1
         add_mem_hook(self.uc, UC_HOOK_MEM_READ, on_read, region.base, end)
         add_mem_hook(self.uc, UC_HOOK_MEM_WRITE, on_write, region.base, end)
+
+    def _enter_hook(self) -> None:
+        """A hook starts: a stop another thread has already asked for (``preempt``,
+        ``interrupt``) takes effect when it returns, before its instruction commits, as one that
+        arrives while it runs does."""
+        self._in_hook = True
+        if self._preempt or self._interrupt:
+            self._cut_in_hook = True
 
     def _polling(self, pc: int, address: int, value: int) -> bool:
         """True once the same load has returned the same value ``POLL_REPEATS`` times with the
@@ -422,6 +430,7 @@ class Core:
     def interrupt(self) -> None:
         """Stop a running ``resume`` from another thread (Ctrl-C)."""
         self._interrupt = True
+        self._cut_in_hook = self._in_hook
         self.uc.emu_stop()
 
     def step(self, count: int = 1) -> Stop:
@@ -543,9 +552,12 @@ class Core:
         # the NOP in its place ran: the push has happened, so resuming must not push it again.
         if self._ttinsn_pc == pc and pc not in self.breakpoints:
             self.completed_pc = pc
-        # The same for a device access cut by a preemption inside its hook: when the core runs
-        # this instruction again, its access is replayed (a load gets the same value), not redone.
-        self._replay = self._access if self._cut_in_hook and self._access is not None and self._access[0] == pc else None
+        # The same for a device access: a stop that takes effect in its hook (asked while the
+        # hook ran, or already pending when it started) comes after the device saw the access
+        # but before the instruction commits; when the core runs the instruction again, the
+        # access is replayed from what it did (a load gets the same value), not done again.
+        cut = self._cut_in_hook and self._access is not None and self._access[0] == pc
+        self._replay = self._access if cut else None
         # Measured on Unicorn 2.1: after emu_stop (from a hook in the middle of a translated
         # block, or from another thread) restarting at the stop PC can run a stale block or
         # hang; dropping the block at the PC avoids both and costs about a microsecond.
