@@ -174,3 +174,26 @@ def test_reset(cop: Coprocessor) -> None:
     run(cop, "INCRWC", DstInc=5)
     cop.reset()
     assert cop.semaphores[0].Value == 0 and cop.rwc(0).Dst == 0
+
+
+def test_threads_interleave_one_instruction_at_a_time(cop: Coprocessor) -> None:
+    # README.md: the three threads issue concurrently, so an instruction another thread releases
+    # goes before the releasing thread's next one (ttsim v1.10.0: one instruction per thread per
+    # step; tt-llk's transpose_dest kernel relies on it).  SrcB bank 0 belongs to the Matrix
+    # Unit, the unpacker fills bank 1.  Thread 0's UNPACR_NOP (clear, then set valid) waits for
+    # the Matrix Unit's bank (UNPACR_NOP_ZEROSRC.md, WaitLikeUnpacr 0).  Thread 1 replays two
+    # SETRWC FlipSrcB: the first frees bank 0 and moves the Matrix Unit to bank 1, which releases
+    # the UNPACR_NOP (it gives bank 1 to the Matrix Unit); the second then frees bank 1 again.
+    # Running thread 1 to the end first would instead leave bank 1 with the Matrix Unit.
+    cop.state.srcb.allowed_client[:] = [MU, UNP]
+    cop.state.src_banks.unpacker[1] = 1
+    run(cop, "UNPACR_NOP", Unpacker_Select=1, Unpack_Pop=1, Set_Dvalid=1)
+    assert cop.queued(0) == 1
+    run(cop, "REPLAY", thread=1, Index=0, Count=2, Load=1)
+    run(cop, "SETRWC", thread=1, FlipSrcB=1)
+    run(cop, "SETRWC", thread=1, FlipSrcB=1)
+    assert cop.queued(0) == 1                            # recording only: nothing ran
+    run(cop, "REPLAY", thread=1, Index=0, Count=2)
+    assert cop.queued(0) == cop.queued(1) == 0
+    assert cop.state.srcb.allowed_client == [UNP, UNP]
+    assert cop.state.src_banks.unpacker[1] == 0 and cop.state.src_banks.matrix_unit_srcb == 0

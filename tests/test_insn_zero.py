@@ -83,6 +83,20 @@ def test_half_and_all(cop: Coprocessor) -> None:
 def test_revert_outside_one_row_is_undefined(cop: Coprocessor) -> None:
     with pytest.raises(UndefinedBehavior, match="Revert"):
         run(cop, "ZEROACC", Mode=3, Revert=1)
+    with pytest.raises(UndefinedBehavior, match="Revert"):
+        run(cop, "ZEROACC", Mode=1, Revert=1)                 # 16 Dst16b rows
+
+
+def test_blackhole_revert_redefines_16_dst32b_rows(cop: Coprocessor) -> None:
+    # Blackhole's clear_zero_flags (the page's Revert) with 16 Dst32b rows un-assigns Undefined
+    # (ZEROACC.md's comment; assembly.yaml; ttsim v1.10.0 marks exactly these rows valid): the
+    # rows ZEROACC undefined read as their old bits again.  Dst32b rows 16..31: DstBits 32..63.
+    cop.state.dst.bits[32:64] = 0x1234
+    run(cop, "ZEROACC", Mode=1, Imm10=1, UseDst32b=1)
+    assert undefined(cop) == list(range(32, 64))
+    run(cop, "ZEROACC", Mode=1, Imm10=1, UseDst32b=1, Revert=1)
+    assert undefined(cop) == []
+    assert (cop.state.dst.bits[32:64] == 0x1234).all()
 
 
 def test_half_mode_does_not_apply_addr_mod(cop: Coprocessor) -> None:

@@ -144,6 +144,21 @@ def test_read_interfaces_pick_rows() -> None:
     assert (out[:16] == ieee[16:32]).all() and (out[16:] == ieee[48:64]).all()
 
 
+def test_strided_dst_access_reads_rows_16_apart() -> None:
+    # Blackhole's DstAccessMode 1 (tt-llk's untilize, with DEST_ACCESS_CFG remap_addrs and
+    # swizzle_32b): interface k reads Dst row start + 16 * k (the rule ttsim v1.10.0 applies,
+    # tensix.cpp:2271-2275; tt-llk's pack_untilize kernels match ttsim with it).  Interfaces 0
+    # and 1: Dst16b rows 0 and 16.  Without remap and swizzle it is not modelled.
+    cop = packer_setup()
+    with pytest.raises(UnimplementedFunctionality, match="DstAccessMode"):
+        cop.push(2, encode("PACR", DstAccessMode=1, Last=1))
+    cop = packer_setup(DEST_ACCESS_CFG_remap_addrs=1, DEST_ACCESS_CFG_swizzle_32b=1)
+    ieee = fill_tile(cop)
+    cop.push(2, encode("PACR", DstAccessMode=1, ReadIntfSel=0b0011, Last=1))
+    out = cop.state.l1[OUT:OUT + 64].view(np.uint16)
+    assert (out[:16] == ieee[0:16]).all() and (out[16:] == ieee[256:272]).all()
+
+
 def test_edge_mask_relu_downsampling_zero_write() -> None:
     cop = packer_setup(PCK_EDGE_OFFSET_SEC0_mask=0x00FF)
     ieee = fill_tile(cop)

@@ -235,6 +235,21 @@ def shift_round_sat(w: int, shift: int, unsigned: bool) -> int:
     return (neg << 7 | n) if n else 0
 
 
+def bh_fp16(d: D) -> D:
+    """Blackhole's FP32 -> FP16 cell (not on the Wormhole page; ttsim v1.10.0
+    tensix.cpp:2309-2316, 2418-2429): "Rounding" to TF32, then the exponent rebiased 127 -> 15:
+    below 0 a signed zero, above 31 exponent 31 / mantissa 1023, exponent 0 keeps the mantissa."""
+    t = ref_round(d, 8, 10)
+    if t.e == 0:
+        return D(0, 0, 0, 5, 10)
+    e = t.e - 112
+    if e < 0:
+        return D(t.s, 0, 0, 5, 10)
+    if e > 31:
+        return D(t.s, 31, 1023, 5, 10)
+    return D(t.s, e, t.m, 5, 10)
+
+
 def ref_early(c: PackerConfig) -> tuple[str, object]:
     """(intermediate type, per-datum function of the Dst word), from "Configuring the
     conversions"; RefUB when no bullet of the page configures it."""
@@ -267,6 +282,7 @@ def ref_early(c: PackerConfig) -> tuple[str, object]:
              lambda: ("INT8", lambda w: (load32(w) >> 31) << 7 | load32(w) & 0x7F)),
             (IF == F.INT8 and uns and raw, lambda: ("UINT8", lambda w: load32(w) & 0xFF)),
             (IF == F.INT8 and not raw, lambda: int8_shift()),
+            (IF == F.FP16 and r10 and not raw, lambda: ("FP16", lambda w: bh_fp16(fp32_of(w)))),
         ]
     else:
         rules = [
@@ -421,6 +437,29 @@ def test_fp32_to_tf32_rounding(c):
         0x7F800000: 0x7F800000,  # infinity stays
     }
     assert run32(c, list(cases), 4) == list(cases.values())
+
+
+def test_blackhole_fp32_to_fp16_rounds_via_tf32():
+    # Blackhole's FP32-Dst-to-FP16 cell (IntermediateFormat FP16 with Round_10b_mant, which the
+    # Wormhole page calls No): round to TF32 (half away from zero), then rebias 127 -> 15.
+    # The first three were measured: ttsim v1.10.0 packing tt-llk's Float16_b -> Float16
+    # datacopy (32-bit Dst) wrote these FP16 words for BF16 inputs 0x3F1D, 0x3F86, 0x3E7A.
+    cases = {
+        0x3F1D0000: 0x38E8,   # 0.61328125
+        0x3F860000: 0x3C30,   # 1.046875
+        0x3E7A0000: 0x33D0,   # 0.244140625
+        0x3F801000: 0x3C01,   # 1 + 2**-11: half a TF32 ulp -> away: 1 + 2**-10
+        0xBF800FFF: 0xBC00,   # -(1 + just under 2**-11) -> -1.0
+        0x477FF000: 0x7C00,   # 65535.0 rounds to 65536 = 2**16: FP16 exponent 31 (finite in Dst/L1)
+        0x47800000: 0x7C00,   # 2**16 -> exponent 31, mantissa 0
+        0x48000000: 0x7FFF,   # 2**17: above FP16's exponents -> exponent 31, mantissa 1023
+        0xC8000000: 0xFFFF,   # -2**17: the same, sign kept
+        0x38000000: 0x0000,   # 2**-15: exponent 112 -> FP16 exponent 0, mantissa 0
+        0x38400000: 0x0200,   # 1.5 * 2**-15: exponent 0, the mantissa kept (not flushed)
+        0xB7800000: 0x8000,   # -2**-16: below the range -> -0 (sign kept)
+        0x80000000: 0x0000,   # -0: the TF32 rounding gives +0
+    }
+    assert run32(cfg(F.FP16, r10=True), list(cases), 2) == list(cases.values())
 
 
 def test_int32_bitcast_then_round_to_tf32():

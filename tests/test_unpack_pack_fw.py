@@ -4,7 +4,7 @@ own datacopy kernel (skipped visibly without ../shared).
 
 Expected values are computed here, one datum at a time: BFP8ToBF16 (UNPACR_Regular.md); the
 ELWADD sum as the hardware's datapath forms it into a 16-bit BF16 Dst (measured on ttsim, the
-rule restated from tdbg.tensix.fpu_numerics: the smaller operand's 11-bit significand aligned to
+rule restated from tdbg.tensix.fpu_datapath: the smaller operand's 11-bit significand aligned to
 the larger exponent rounding half up, added, rounded to 8 significant bits half up); BF16 widened
 to FP32 (Packers/FormatConversion.md); BFP8 blocks per seed 002 (shared exponent = the largest,
 magnitudes rounded to nearest with ties away from zero, clamped at 127).

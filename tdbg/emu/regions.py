@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
+from tdbg.tensix.mailboxes import CORES as mailbox_cores
+from tdbg.tensix.mailboxes import DEPTH as mailbox_depth
 from tdbg.tensix.profile import CoreSpec
 
 if TYPE_CHECKING:
@@ -257,6 +259,29 @@ def _handlers(tile: Tile, spec: CoreSpec) -> dict[str, tuple[Load, Store, dict[s
         elif offset & ~3 not in (coprocessor_done, mop_done):
             raise UnimplementedFunctionality(f"PC_BUF_BASE offset {offset:#x} (PCBuf) is not modelled by tdbg")
 
+    # Mailboxes.md: region i = TENSIX_MAILBOX{i}_BASE; this core writes to i, reads from i.
+    mailboxes, me = tensix.mailboxes, mailbox_cores.index(spec.name)
+
+    def mailbox_load(thread: int | None, offset: int, size: int) -> int:
+        other = offset >> 12
+        if size != 4:
+            raise UndefinedBehavior(f"Mailboxes.md: a mailbox holds 32-bit values (a {size}-byte load)")
+        if offset & 4:
+            return int(mailboxes.holds(other, me))
+        if not mailboxes.holds(other, me):
+            raise Stall(Wait(f"mailbox read at {tile.cores[spec.name].pc:#010x} waits for a value from "
+                             f"{mailbox_cores[other]}", lambda: mailboxes.holds(other, me)))
+        return mailboxes.pop(other, me)
+
+    def mailbox_store(thread: int | None, offset: int, size: int, value: int) -> None:
+        other = offset >> 12
+        if size != 4:
+            raise UndefinedBehavior(f"Mailboxes.md: a mailbox holds 32-bit values (a {size}-byte store)")
+        if not mailboxes.can_write(me, other):
+            raise Stall(Wait(f"mailbox write at {tile.cores[spec.name].pc:#010x} waits: {spec.name}'s mailboxes "
+                             f"hold {mailbox_depth} values", lambda: mailboxes.can_write(me, other)))
+        mailboxes.write(me, other, value)
+
     cfg = tensix.config
 
     def cfg_load(thread: int | None, offset: int, size: int) -> int:
@@ -270,6 +295,7 @@ def _handlers(tile: Tile, spec: CoreSpec) -> dict[str, tuple[Load, Store, dict[s
         "debug registers": (tile.registers.load, tile.registers.store, poll),
         "Tensix GPRs": (word_loads(gpr_value), gpr_store, poll),
         "Tensix backend configuration": (cfg_load, cfg_store, poll),
+        "mailboxes": (mailbox_load, mailbox_store, {}),   # a pop is no poll: each read takes a value
     }
     if own is not None:
         handlers |= {

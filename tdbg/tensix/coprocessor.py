@@ -313,20 +313,27 @@ class Coprocessor:
                 queue.popleft()
                 self._execute(first, word, b)
             return
+        # Threads issue concurrently (README.md): each pass gives every thread with work one
+        # instruction, so one that waits on another (an UNPACR_NOP held until the Matrix Unit
+        # frees a bank) goes as soon as it is released, not after the releasing thread has run
+        # its whole queue.  ttsim v1.10.0 does the same: one instruction per thread per step
+        # (libttsim.cpp:774-830); tt-llk's transpose_dest kernel needs it (its SrcB dummy-valid
+        # UNPACR_NOP must land before the Matrix Unit's next SETRWC clears that bank).
         order = (first, *others)
         progress = True
         while progress:
             progress = False
             for t in order:
                 queue = queues[t]
-                while queue:
-                    word = queue[0]
-                    b = self._bound.get(word) or self.bound(word)
-                    if (gate[t] is not None or b.waits) and self._held(t, b):
-                        break
-                    queue.popleft()
-                    self._execute(t, word, b)
-                    progress = True
+                if not queue:
+                    continue
+                word = queue[0]
+                b = self._bound.get(word) or self.bound(word)
+                if (gate[t] is not None or b.waits) and self._held(t, b):
+                    continue
+                queue.popleft()
+                self._execute(t, word, b)
+                progress = True
 
     def _execute(self, thread: int, word: int, b: Bound) -> None:
         written = self._written

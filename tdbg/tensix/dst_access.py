@@ -81,6 +81,11 @@ class DstPort:
         self.dst.ever_written[bits_rows] = False
         self.notify(bits_rows)
 
+    def define(self, bits_rows: np.ndarray) -> None:
+        """Mark ``DstBits`` rows defined, their bits as they are (ZEROACC's ``Revert``)."""
+        self.dst.ever_written[bits_rows] = True
+        self.notify(bits_rows)
+
     def undefine_row(self, bits_row: int) -> None:
         """Mark one ``DstBits`` row undefined (``undefine`` without building an index array)."""
         self.dst.ever_written[bits_row] = False

@@ -1,32 +1,25 @@
-"""Matrix Unit (FPU) number handling for ``ELWADD`` / ``ELWSUB`` / ``ELWMUL`` / ``MVMUL``.
+"""Matrix Unit (FPU) number handling on the pages' terms, for what ``fpu_datapath`` (the
+measured bit-exact datapath of ELWADD / ELWSUB / ELWMUL / MVMUL) does not cover: ``ELWADD`` /
+``ELWSUB`` in a fidelity phase other than 0 (the page's ``float`` code with its divisions) and
+the integer paths.
 
-Implements the helpers those pages use (WormholeB0 ``TensixCoprocessor/ELWMUL.md``: the
-fidelity-bit functions and ``ReadSrcInt8``; the rest by the type layouts of ``SrcASrcB.md``,
-``Dst.md`` and the Matrix Unit column of ``FloatBitPatterns.md``).  What is modelled:
+Implements the helpers the WormholeB0 pages use (``TensixCoprocessor/ELWMUL.md``:
+``ReadSrcInt8`` and the rest by the type layouts of ``SrcASrcB.md``, ``Dst.md`` and the Matrix
+Unit column of ``FloatBitPatterns.md``):
 
 * Operands are read exactly: exponent 0 is a zero of that sign (denormals flush); an 8-bit
   exponent of 255 means a finite value of at least 2**128, which the pages' ``float`` cannot
   hold, so it raises ``MissingSpecification``.  FP16's exponent 31 is finite.  A Src BF16 datum
   ignores the three low TF32 mantissa bits its layout does not have.
-* Arithmetic is the pages' C ``float`` code: float32, round-to-nearest-even, in the pages'
-  order, with results below 2**-126 flushed to zero ("Denormals will be flushed to zero").  The
-  pages add that hardware may fuse, reorder or change precision; that is not modelled.
+* Arithmetic is the pages' C ``float`` code: float32, round-to-nearest-even, with results below
+  2**-126 flushed to zero.
 * Outputs: the Matrix Unit never writes -0 or a denormal, so those become +0; a magnitude too
   large for FP32 / BF16 becomes exponent 255 with mantissa 0, for FP16 exponent 31 with
   mantissa 1023 (FloatBitPatterns.md).  A NaN (``inf - inf``), whose handling the pages leave
   open, raises ``MissingSpecification``.
-* ``RoundToBF16`` / ``RoundToFP16`` (named by ELWADD.md, ELWMUL.md, MVMUL.md; defined by no page)
-  round the float32 result's magnitude to nearest with ties away from zero: add half a unit of
-  the last kept place, truncate.  Measured with ttsim v1.10.0 (FACTS.md section 9, probes
-  ``elwadd_one.c`` / ``elwadd_bf16_fw.c``): SrcA 1.0 + SrcB BF16 0x3B81 stores BF16 0x3F81
-  (DstBits 0x017F); ttsim's 16-bit paths round this way (tensix.cpp:1102-1204, 1250-1299).
-  Where ttsim's datapath differs from the pages before that final rounding (it aligns the
-  operands' mantissas to the largest exponent, rounding each, and drops 13 low bits of each term
-  when the Dst is 16-bit), tdbg follows it only where that was measured: ``ELWADD`` / ``ELWSUB``
-  of BF16-style operands into a 16-bit Dst without accumulation (``elw_add_bf16``: ttsim and the
-  pages' float32 sum differed in 13 of 1024 datums of tdbg's eltwise firmware, e.g. SrcA BF16
-  0x3E71 + SrcB BFP8 giving 0xC0D9 where float32-then-round gives 0xC0D8); everywhere else
-  tdbg stays with the pages' float32 arithmetic ("a rough guide").
+* ``RoundToBF16`` / ``RoundToFP16`` (named by the pages, defined by none) round the magnitude to
+  nearest with ties away from zero, as the measured datapath's final rounding does
+  (``fpu_datapath``; FACTS.md section 9: SrcA 1.0 + SrcB BF16 0x3B81 stores BF16 0x3F81).
 * Integers: ``ReadSrcInt8``, sign-magnitude Integer "32" in ``Dst`` and a saturating add that
   clamps at +-(2**31 - 1).
 """
@@ -146,22 +139,6 @@ def write_dst_fp16(x: np.ndarray, page: str) -> np.ndarray:
     return ((sign << 15) | (man_out << 5) | exp_out).astype(np.uint16)
 
 
-def srca_fidelity_bits(x: np.ndarray, phase: int) -> np.ndarray:
-    """``SrcAFidelityBits`` (ELWMUL.md): the SrcA mantissa bits the phase consumes."""
-    u = np.asarray(x, dtype=F32).view(np.uint32)
-    if phase & 1 == 0:
-        return (u & np.uint32(0xFFF80000)).view(F32)
-    return (x - (u & np.uint32(0xFFF83FFF)).view(F32)).astype(F32)
-
-
-def srcb_fidelity_bits(x: np.ndarray, phase: int) -> np.ndarray:
-    """``SrcBFidelityBits`` (ELWMUL.md): the SrcB mantissa bits the phase consumes."""
-    u = np.asarray(x, dtype=F32).view(np.uint32)
-    if phase & 2 == 0:
-        return (u & np.uint32(0xFFFE0000)).view(F32)
-    return (x - (u & np.uint32(0xFFFE1FFF)).view(F32)).astype(F32)
-
-
 def read_src_int8(v: np.ndarray) -> np.ndarray:
     """``ReadSrcInt8`` (ELWMUL.md): sign bit 18, magnitude bits 17:8."""
     v = np.asarray(v, dtype=np.uint32)
@@ -182,39 +159,3 @@ def read_dst_int32(bits32: np.ndarray) -> np.ndarray:
 def write_dst_int32(v: np.ndarray) -> np.ndarray:
     """``WriteDstInt32``: an int in +-(2**31 - 1) to Dst32b Integer "32" bits."""
     return formats.dst32_int32_encode(v)
-
-
-def elw_add_bf16(a: np.ndarray, b: np.ndarray, subtract: bool, page: str) -> np.ndarray:
-    """``ELWADD`` / ``ELWSUB`` of BF16-style Src data into a 16-bit BF16 Dst, as the hardware's
-    datapath adds (measured on ttsim v1.10.0, module docstring; IEEE BF16 bits out):
-
-    each operand is a sign, an 8-bit exponent and an 11-bit significand (the implicit one and the
-    7 BF16 mantissa bits, then zeros); exponent 0 is zero.  The operand of smaller magnitude is
-    aligned to the larger one's exponent by a right shift that rounds half up (half of the
-    shifted-out weight is added first; shifted by 12 or more it is 0); the significands are added
-    (or subtracted, for unlike signs), and the sum is rounded to 8 significant bits, half up,
-    with the larger operand's sign.  A result below the normal range is +0, above it infinity.
-    """
-    a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
-    read_src_float(a, "BF16", page)            # exponent 255 is not specified
-    read_src_float(b, "BF16", page)
-    sa, ea, ma = a >> 18 & 1, a & 0xFF, ((a >> 8) & 0x3F8) | 0x400
-    sb, eb, mb = (b >> 18 & 1) ^ int(subtract), b & 0xFF, ((b >> 8) & 0x3F8) | 0x400
-    ma, mb = np.where(ea == 0, 0, ma), np.where(eb == 0, 0, mb)
-    swap = (eb > ea) | ((eb == ea) & (mb > ma))
-    sa, sb = np.where(swap, sb, sa), np.where(swap, sa, sb)
-    ea, eb = np.where(swap, eb, ea), np.where(swap, ea, eb)
-    ma, mb = np.where(swap, mb, ma), np.where(swap, ma, mb)
-    d = ea - eb
-    half = np.where(d > 0, np.left_shift(1, np.maximum(d - 1, 0)), 0)
-    mb = np.where(d >= 12, 0, (mb + half) >> np.minimum(d, 11))
-    total = np.where(sa == sb, ma + mb, ma - mb)
-    length = np.floor(np.log2(np.maximum(total, 1))).astype(np.int64) + 1   # significant bits
-    shift = np.maximum(length - 8, 0)
-    sig = np.where(shift > 0, (total + (np.left_shift(1, np.maximum(shift - 1, 0)))) >> shift, total << (8 - length))
-    length = length + (sig >> 8)
-    sig = np.where(sig >> 8, sig >> 1, sig)
-    exp = ea - 11 + length
-    out = (sa << 15) | (np.minimum(exp, 255) << 7) | np.where(exp >= 255, 0, sig & 0x7F)
-    return np.where((total == 0) | (exp <= 0) | (ea == 0), 0, out).astype(np.uint16)

@@ -5,7 +5,8 @@ seed 001, ``MOVB2A`` per the newer page), after the Wait Gate: the waits for ``A
 are the Coprocessor's (``waits_for``).  Data formats come from the thread's Config bank
 (``CFG_STATE_ID_StateID``); ``SrcAFmt`` codes are the 4-bit data format encoding of
 ``Packers/FormatConversion.md``.  Undefined ``Dst`` rows (``ZEROACC``) read as the instruction's
-identity (see ``dst_access``).  Floating-point arithmetic is described in ``fpu_numerics``.
+identity (see ``dst_access``).  Floating-point arithmetic is the measured datapath of ``fpu_datapath``
+(``fpu_numerics`` for what the pages alone define).
 
 ``LaneConfig[Column / 2].BLOCK_DEST_MOV`` masks columns of ``MOVD2A`` / ``MOVA2D`` / ``MOVB2D`` /
 ``MOVB2A`` as their pages say; ``MOVD2B`` follows seed 001, which has no such mask (although
@@ -40,8 +41,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tdbg.tensix import formats, fpu_numerics as fx
-from tdbg.tensix.events import MissingSpecification, UndefinedBehavior
+from tdbg.tensix import fpu_datapath as dp, fpu_numerics as fx
+from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.formats import shuffle_bf16, shuffle_fp16, shuffle_tf32
 from tdbg.tensix.rwc import apply_addr_mod
 from tdbg.tensix.rwc import setrwc as set_counters
@@ -289,7 +290,15 @@ ZEROACC_MODE_ONE_ROW, ZEROACC_MODE_16_ROWS, ZEROACC_MODE_HALF_OF_DST, ZEROACC_MO
 
 def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``ZEROACC`` (ZEROACC.md): mark 1, 16, 512 or 1024 ``Dst16b`` rows (or the ``Dst32b``
-    equivalent) undefined."""
+    equivalent) undefined.
+
+    ``Revert`` (Blackhole's ``clear_zero_flags``, bit 17) un-assigns Undefined instead, as the page
+    describes; the page calls that undefined behaviour, but on Blackhole it is defined for 16
+    ``Dst32b`` rows: assembly.yaml ("the targeted zero flags are cleared instead of set: dest data
+    previously marked as zero is treated as initialized"), tt-llk's unpack-to-Dst datacopy issues
+    it after each face (a hardware-bug workaround), and ttsim v1.10.0 accepts exactly that mode
+    (tensix.cpp:843-845, 875-889: the rows become valid, their data unchanged).  Other modes with
+    ``Revert`` stay ``UndefinedBehavior``."""
     c = _Ctx(cop, thread, "ZEROACC.md")
     mode, imm = f["Mode"], f["Imm10"]
     rows16 = rows32 = np.arange(0)
@@ -303,7 +312,7 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
             c.port.undefine_row(int(dst.row16[row]))
         c.addr_mod(f["AddrMod"])
         return
-    if f["Revert"]:
+    if f["Revert"] and not (mode == ZEROACC_MODE_16_ROWS and f["UseDst32b"]):
         raise UndefinedBehavior("ZEROACC.md: Revert with a mode other than ZEROACC_MODE_ONE_ROW")
     elif mode == ZEROACC_MODE_16_ROWS:
         imm &= 0xFF
@@ -321,7 +330,11 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
         rows16, rows32 = 512 * half + np.arange(512), 256 * half + np.arange(256)
     else:
         rows16, rows32 = np.arange(1024), np.arange(512)
-    c.port.undefine(np.unique(np.concatenate([c.port.bits_rows16(rows16), c.port.bits_rows32(rows32)])))
+    bits_rows = np.unique(np.concatenate([c.port.bits_rows16(rows16), c.port.bits_rows32(rows32)]))
+    if f["Revert"]:
+        c.port.define(bits_rows)
+    else:
+        c.port.undefine(bits_rows)
     if mode == ZEROACC_MODE_16_ROWS:
         c.addr_mod(f["AddrMod"])
 
@@ -401,12 +414,11 @@ def _write_dst_float(c: _Ctx, rows: np.ndarray, x: np.ndarray, use32: bool, styl
         c.port.write16(rows, fx.write_dst_bf16(x, c.page))
 
 
-def _elw(cop: Coprocessor, thread: int, f: dict[str, int], page: str,
-         int_op: Callable[[np.ndarray, np.ndarray, int], np.ndarray],
-         float_op: Callable[[np.ndarray, np.ndarray, int], np.ndarray], add_dst: bool,
-         aligned: bool | None = None) -> None:
-    """The functional model shared by ELWADD.md, ELWSUB.md and ELWMUL.md (``aligned``: ELWADD
-    False, ELWSUB True: the measured BF16 datapath applies, ``fpu_numerics.elw_add_bf16``)."""
+def _elw(cop: Coprocessor, thread: int, f: dict[str, int], page: str, kind: str, add_dst: bool) -> None:
+    """The functional model shared by ELWADD.md, ELWSUB.md and ELWMUL.md (``kind`` ``add`` /
+    ``sub`` / ``mul``); floating-point results as the measured datapath rounds them
+    (``fpu_datapath``), except ``ELWADD`` / ``ELWSUB`` in a fidelity phase other than 0, which
+    follow the page's ``float`` code and its divisions (ttsim refuses them: tensix.cpp:1652)."""
     c = _Ctx(cop, thread, page)
     style, use32 = c.math_style()
     a_row = c.rwc.SrcA & 0x38
@@ -420,19 +432,49 @@ def _elw(cop: Coprocessor, thread: int, f: dict[str, int], page: str,
         b = np.repeat(b[:, :1], 16, axis=1)
     with np.errstate(all="ignore"):
         if style == "INT8":
-            result = int_op(a, b, phase)
+            if kind == "mul":
+                ai, bi = _int8_fidelity(a, b, phase)
+                result = ai * bi
+            else:
+                result = fx.read_src_int8(a) + (-1 if kind == "sub" else 1) * fx.read_src_int8(b)
             if add_dst:
                 result = fx.saturate_add_int32(result, fx.read_dst_int32(c.port.read32(rows)))
             c.port.write32(rows, fx.write_dst_int32(result))
-        elif aligned is not None and style == "BF16" and not use32 and not add_dst and phase == 0:
-            c.port.write16(rows, formats.ieee_to_dst16_bf16(fx.elw_add_bf16(a, b, aligned, page)))
-        else:
-            result = float_op(fx.read_src_float(a, style, page), fx.read_src_float(b, style, page), phase)
+        elif kind != "mul" and phase:
+            x, y = fx.read_src_float(a, style, page), fx.read_src_float(b, style, page)
+            result = _fidelity_divide(fx.ftz(x - y if kind == "sub" else x + y), phase)
             if add_dst:
                 result = fx.ftz(result + _read_dst_float(c, rows, use32, style))
             _write_dst_float(c, rows, result, use32, style)
+        else:
+            exp8 = style != "FP16"
+            flush_b = not c.get("ALU_ACC_CTRL_Zero_Flag_disabled_src")
+            oa, ob = dp.operand(a, style), dp.operand(b, style, flush=flush_b)
+            dst = _dst_term(c, rows, use32, exp8, add_dst)
+            if kind == "mul":
+                out = dp.elwmul(oa, ob, dst, phase, exp8, use32)
+            else:
+                if kind == "sub":
+                    ob = ob._replace(sign=ob.sign ^ 1)
+                out = dp.elwadd(oa, ob, dst, exp8, use32)
+            _write_dst_bits(c, rows, dp.to_dst(out, use32, exp8), use32)
     c.flip_banks(f)
     c.addr_mod(f["AddrMod"])
+
+
+def _dst_term(c: _Ctx, rows: np.ndarray, use32: bool, exp8: bool, accumulate: bool = True) -> dp.Term:
+    """The ``Dst`` rows as the datapath's accumulator input (zero when not accumulating)."""
+    if not accumulate:
+        z = np.zeros((len(rows), 16), dtype=np.int64)
+        return dp.Term(z, z, z)
+    return dp.dst_term(c.port.read32(rows) if use32 else c.port.read16(rows), use32, exp8)
+
+
+def _write_dst_bits(c: _Ctx, rows: np.ndarray, bits: np.ndarray, use32: bool) -> None:
+    if use32:
+        c.port.write32(rows, bits)
+    else:
+        c.port.write16(rows, bits)
 
 
 def _fidelity_divide(x: np.ndarray, phase: int) -> np.ndarray:
@@ -445,16 +487,12 @@ def _fidelity_divide(x: np.ndarray, phase: int) -> np.ndarray:
 
 def elwadd(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``ELWADD`` (ELWADD.md): ``Dst (+)= SrcA + SrcB``."""
-    _elw(cop, thread, f, "ELWADD.md",
-         lambda a, b, _: fx.read_src_int8(a) + fx.read_src_int8(b),
-         lambda a, b, phase: _fidelity_divide(fx.ftz(a + b), phase), bool(f["AddDst"]), aligned=False)
+    _elw(cop, thread, f, "ELWADD.md", "add", bool(f["AddDst"]))
 
 
 def elwsub(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``ELWSUB`` (ELWSUB.md): ``Dst (+)= SrcA - SrcB``."""
-    _elw(cop, thread, f, "ELWSUB.md",
-         lambda a, b, _: fx.read_src_int8(a) - fx.read_src_int8(b),
-         lambda a, b, phase: _fidelity_divide(fx.ftz(a - b), phase), bool(f["AddDst"]), aligned=True)
+    _elw(cop, thread, f, "ELWSUB.md", "sub", bool(f["AddDst"]))
 
 
 def _int8_fidelity(a: np.ndarray, b: np.ndarray, phase: int) -> tuple[np.ndarray, np.ndarray]:
@@ -466,18 +504,12 @@ def _int8_fidelity(a: np.ndarray, b: np.ndarray, phase: int) -> tuple[np.ndarray
 
 def elwmul(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``ELWMUL`` (ELWMUL.md): ``Dst += SrcA * SrcB`` for one fidelity phase."""
-    def int_mul(a: np.ndarray, b: np.ndarray, phase: int) -> np.ndarray:
-        ai, bi = _int8_fidelity(a, b, phase)
-        return ai * bi
-
-    def float_mul(a: np.ndarray, b: np.ndarray, phase: int) -> np.ndarray:
-        return fx.ftz(fx.srca_fidelity_bits(a, phase) * fx.srcb_fidelity_bits(b, phase))
-
-    _elw(cop, thread, f, "ELWMUL.md", int_mul, float_mul, add_dst=True)
+    _elw(cop, thread, f, "ELWMUL.md", "mul", add_dst=True)
 
 
 def _matmul(cop: Coprocessor, thread: int, f: dict[str, int], page: str, num_rows: int, broadcast: bool) -> None:
-    """The functional model of MVMUL.md (also DOTPV.md and GAPOOL.md)."""
+    """The functional model of MVMUL.md (also DOTPV.md and GAPOOL.md), floating point as the
+    measured datapath rounds it (``fpu_datapath``)."""
     c = _Ctx(cop, thread, page)
     style, use32 = c.math_style()
     a_row = c.rwc.SrcA & 0x38
@@ -491,20 +523,19 @@ def _matmul(cop: Coprocessor, thread: int, f: dict[str, int], page: str, num_row
     b = cop.state.srcb.data[c.banks.matrix_unit_srcb][b_rows]
     out_i = np.arange(0, num_rows, 2 if broadcast else 1)
     rows = dst_row + out_i
-    with np.errstate(all="ignore"):
-        if style == "INT8":
-            ai, bi = _int8_fidelity(a, b, phase)
-            product = (bi @ ai)[out_i]
-            c.port.write32(rows, fx.write_dst_int32(
-                fx.saturate_add_int32(product, fx.read_dst_int32(c.port.read32(rows)))))
-        else:
-            af = fx.srca_fidelity_bits(fx.read_src_float(a, style, page), phase)
-            bf = fx.srcb_fidelity_bits(fx.read_src_float(b, style, page), phase)
-            x = np.zeros((num_rows, 16), dtype=fx.F32)
-            for k in range(16):
-                x = fx.ftz(x + fx.ftz(bf[:, k:k + 1] * af[k:k + 1, :]))
-            x = fx.ftz(x[out_i] + _read_dst_float(c, rows, use32, style))
-            _write_dst_float(c, rows, x, use32, style)
+    if style == "INT8":
+        ai, bi = _int8_fidelity(a, b, phase)
+        product = (bi @ ai)[out_i]
+        c.port.write32(rows, fx.write_dst_int32(
+            fx.saturate_add_int32(product, fx.read_dst_int32(c.port.read32(rows)))))
+    else:
+        if c.get("ALU_ACC_CTRL_Zero_Flag_disabled_src"):
+            raise UnimplementedFunctionality(f"{page}: ALU_ACC_CTRL_Zero_Flag_disabled_src=1 (SrcB exponent-0 data kept) "
+                                             "is not modelled (ttsim v1.10.0 refuses it too: tensix.cpp:1449)")
+        exp8 = style != "FP16"
+        out = dp.mvmul(dp.operand(a, style), dp.operand(b[out_i], style), _dst_term(c, rows, use32, exp8),
+                       phase, exp8, use32)
+        _write_dst_bits(c, rows, dp.to_dst(out, use32, exp8), use32)
     c.flip_banks(f)
     c.addr_mod(f["AddrMod"])
 

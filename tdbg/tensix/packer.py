@@ -373,6 +373,18 @@ def _round(x: Floats, t: FloatType) -> Floats:
     return Floats(t, np.where(zero, 0, x.sign), np.where(zero, 0, exp), np.where(zero, 0, man))
 
 
+def _tf32_to_fp16_blackhole(x: Floats) -> Floats:
+    """Blackhole's TF32 -> FP16 step of its FP32-Dst-to-FP16 early cell (``_early_step``): the
+    exponent rebiased by 112; below FP16's range a zero of the same sign, above it exponent 31
+    and mantissa 1023 (sign kept); exponent 0 keeps its mantissa (ttsim v1.10.0
+    tensix.cpp:2418-2429 does not flush it, where the WH page's late TF32 -> FP16 calls that
+    range mishandled)."""
+    exp = x.exp - _REBIAS
+    under, over = exp < 0, exp > FP16.emax
+    return Floats(FP16, x.sign, np.where(under, 0, np.where(over, FP16.emax, exp)),
+                  np.where(under, 0, np.where(over, FP16.mmax, x.man)))
+
+
 def _truncate(x: Floats, t: FloatType) -> Floats:
     """An early "Truncation" cell: drop the low mantissa bits (denormals, NaN may change class)."""
     return Floats(t, x.sign, x.exp, x.man >> (x.t.mbits - t.mbits))
@@ -435,6 +447,12 @@ def _early_step(cfg: PackerConfig) -> _Early:
             return floats(BF16, "truncation") if raw else floats(E8M6, "rounding")
         if f == Fmt.INT8:
             return _early_int8(cfg, src)
+        if f == Fmt.FP16 and cfg.round_10b_mant and not raw:
+            # Blackhole only (the Wormhole page's table says No): tt-llk packs FP32 Dst data to
+            # FP16 this way ("the gasket converts": data_format_inference.py infer_pack_in), and
+            # ttsim v1.10.0 accepts it only with Round_10b_mant (tensix.cpp:2197-2201): round to
+            # TF32 (tensix.cpp:2309-2316, as the TF32 cell), then narrow the exponent.
+            return _Early(src, "FP16", "rounding", lambda b: _tf32_to_fp16_blackhole(_round(fields(b), TF32)))
         raise undefined("the table says No")
     if f == Fmt.INT16:
         return _Early("INT16", "INT16", "identity", lambda b: Ints("INT16", b))

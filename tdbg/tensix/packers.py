@@ -22,6 +22,10 @@ packing FP32, BF16, BFP8, BFP4 and BFP2 tiles match it byte for byte):
   ``Channel[1].X - Channel[0].X + 1`` (at most 16) datums from ``Dst`` row ``start + k``: ttsim
   reads ``count * popcount`` datums (tensix.cpp:2189), rows ``+0..+3`` for masks 0/1/3/15,
   ``+0, +2`` for ``0b0101`` and ``+1, +3`` for ``0b1010`` (tensix.cpp:2277-2279).
+* ``DstAccessMode`` 1 (strided: tt-llk's untilize sets it with ``DEST_ACCESS_CFG_remap_addrs`` and
+  ``swizzle_32b``) moves interface ``k`` to ``Dst`` row ``start + 16 * k`` ("remap and swizzle
+  cause stride to be 16 rows and not 8", ttsim tensix.cpp:2271-2275, which accepts it only with
+  both fields set, as tdbg does); tt-llk's pack_untilize kernels match ttsim byte for byte.
 * The output address adds ``YZW_Addr >> 4`` (bytes to 16-byte units) where the Wormhole page
   adds ``YZW_Addr & ~0xf`` (tensix.cpp:2223).
 * The tile position generator restarts after a ``Last`` or ``Flush`` PACR (``packer_valid``,
@@ -37,7 +41,7 @@ packing FP32, BF16, BFP8, BFP4 and BFP2 tiles match it byte for byte):
 
 Not modelled (``UnimplementedFunctionality``): compression (``Disable_zero_compress`` clear),
 L1 as packer input (``Source_interface_selection``), ``Add_l1_dest_addr_offset``, the strided
-``DstAccessMode``, ``RowPadZero``, ``CtxtCtrl``, ``PACR_SETREG``; ``CfgContext`` and
+``DstAccessMode`` without remap and swizzle, ``RowPadZero``, ``CtxtCtrl``, ``PACR_SETREG``; ``CfgContext`` and
 ``Downsample_rate`` are Blackhole-only with no description (``MissingSpecification``).
 """
 
@@ -213,6 +217,8 @@ def _positions(cop: Coprocessor, c: PackConfig, adc: int, f: dict[str, int]) -> 
     size, mask = ((4, 3), (2, 7), (1, 0xF), (1, 0xF))[c.in_fmt & 3]
     start = ((addr // size) & ~mask) + (x0 & mask) + (c.dst_offset << 4)
     k = np.array(_interfaces(f["ReadIntfSel"]), dtype=np.int64)
+    if f["DstAccessMode"]:
+        k = 16 * k
     idx = (start + (16 * k)[:, None] + np.arange(n, dtype=np.int64)[None, :]).ravel() & 0x3FFF
     return idx, x0
 
@@ -403,10 +409,13 @@ _ACC = {0: (4, _acc_fp32), 5: (2, _acc_bf16), 1: (2, _acc_fp16)}
 
 def pacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``PACR`` (module docstring)."""
-    for name, what in (("CtxtCtrl", "RTL context flops"), ("RowPadZero", "row zero padding"),
-                       ("DstAccessMode", "strided Dst reads")):
+    for name, what in (("CtxtCtrl", "RTL context flops"), ("RowPadZero", "row zero padding")):
         if f[name]:
             raise UnimplementedFunctionality(f"PACR: {name}={f[name]} ({what}) is not modelled")
+    if f["DstAccessMode"] and not (cop.state.config.get("DEST_ACCESS_CFG_remap_addrs")
+                                   and cop.state.config.get("DEST_ACCESS_CFG_swizzle_32b")):
+        raise UnimplementedFunctionality("PACR: DstAccessMode=1 without DEST_ACCESS_CFG remap_addrs and swizzle_32b "
+                                         "is not modelled (ttsim v1.10.0 refuses it too, tensix.cpp:1997-2002)")
     if f["CfgContext"]:
         raise MissingSpecification(f"PACR: Blackhole's CfgContext={f['CfgContext']} (no page describes the contexts)")
     state = cop.state
@@ -526,7 +535,7 @@ def status(cop: Coprocessor, thread: int) -> list[tuple[str, str]]:
         lines.append(("Dst reads", f"{'Dst32b' if c.read_32b else 'Dst16b'}, base {c.base0:#x}, strides X {c.x_stride} "
                       f"Y {c.y_stride} Z {c.z_stride} W {c.w_stride} (bytes), DEST_TARGET_REG_CFG_PACK_SEC0_Offset {c.dst_offset}"))
         try:
-            idx, _ = _positions(cop, c, thread, {"Flush": 0, "ZeroWrite": 0, "ReadIntfSel": 0})
+            idx, _ = _positions(cop, c, thread, {"Flush": 0, "ZeroWrite": 0, "ReadIntfSel": 0, "DstAccessMode": 0})
             rows = np.unique(idx >> 4)
             lines.append(("next PACR", f"{len(idx)} datums from Dst rows {', '.join(str(int(r)) for r in rows)}"))
         except TensixEvent as event:

@@ -2,7 +2,8 @@
 
 This is the object the emulation layer (``tdbg.emu``) bridges to and the session inspects: config, ``Dst``, the
 RISC-V ``Dst`` window, ``SrcA`` / ``SrcB`` with their bank bits, the ADCs, the unpackers' context
-counters, the packer's streams, the Sync Unit's mutexes.  ``l1`` is L1 as a numpy byte array
+counters, the packer's streams, the Sync Unit's mutexes, and the tile's RISC-V mailboxes (kept here
+so checkpoints and undo records carry them).  ``l1`` is L1 as a numpy byte array
 (the emulated tile gives the coprocessor a view of its memory; standing alone it is its own).
 """
 
@@ -15,6 +16,7 @@ import numpy as np
 from tdbg.tensix.adcs import Adcs
 from tdbg.tensix.config import CfgTable, TensixConfig
 from tdbg.tensix.dst import Dst
+from tdbg.tensix.mailboxes import Mailboxes
 from tdbg.tensix.packers import PackerState
 from tdbg.tensix.profile import BLACKHOLE, Profile
 from tdbg.tensix.src import SrcBankSelect, SrcRegister
@@ -39,6 +41,7 @@ class TensixState:
         self.unpacker_context_counter = [[0] * 3 for _ in range(2)]  # Unpackers[i].ContextCounter[thread]
         self.packer = PackerState()
         self.mutexes: list[int | None] = [None] * 8         # ATGETM.md Mutex[i].HeldBy (a thread)
+        self.mailboxes = Mailboxes()                         # BabyRISCV/Mailboxes.md
 
     def snapshot(self) -> dict[str, object]:
         """Copies of every array and bit of state (for checkpoints)."""
@@ -52,6 +55,7 @@ class TensixState:
             "banks": copy.deepcopy(self.src_banks), "gprs": self.gprs.copy(), "mop_cfg": self.mop_cfg.copy(),
             "fmts": (list(self.srca.fmt), list(self.srcb.fmt)),
             "units": copy.deepcopy((self.adcs, self.unpacker_context_counter, self.packer, self.mutexes)),
+            "mailboxes": self.mailboxes.snapshot(),
         }
 
     def restore(self, snap: dict[str, object]) -> None:
@@ -73,6 +77,7 @@ class TensixState:
         self.mop_cfg[:] = snap["mop_cfg"]
         self.srca.fmt, self.srcb.fmt = (list(f) for f in snap["fmts"])  # type: ignore[attr-defined]
         self.adcs, self.unpacker_context_counter, self.packer, self.mutexes = copy.deepcopy(snap["units"])  # type: ignore[misc]
+        self.mailboxes.restore(snap["mailboxes"])  # type: ignore[arg-type]
 
     def reset(self) -> None:
         """Back to the power-on state (all zero; Dst rows never written)."""
@@ -92,3 +97,4 @@ class TensixState:
         self.unpacker_context_counter = [[0] * 3 for _ in range(2)]
         self.packer.reset()
         self.mutexes = [None] * 8
+        self.mailboxes.reset()
