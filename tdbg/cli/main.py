@@ -189,8 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     interp = Interpreter(session, write=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
     catch_sigint(session)
     if not args.quiet and not args.batch:
-        loaded = ", ".join(f"{p.image.path.name} on {name}" for name, p in session.tile.programs.items())
-        print(f"tdbg {__version__}: {loaded} (a {session.tile.profile.name.capitalize()} Tensix tile); "
+        loaded = ", ".join(f"{image.path.name} on {name}" for name, image in session.programs.items())
+        print(f"tdbg {__version__}: {loaded} (a {session.profile.name.capitalize()} Tensix tile); "
               f"current core {session.current}.  Type \"help\".")
     try:
         return _run(args, session, interp)

@@ -363,7 +363,7 @@ class RspServer:
             return "F0"
         if op == "open":
             path = bytes.fromhex(args.split(",")[0]).decode("utf-8", "replace")
-            loaded = {str(p.image.path): p.image.path for p in self.session.tile.programs.values()}
+            loaded = {str(image.path): image.path for image in self.session.programs.values()}
             if path not in loaded:
                 return "F-1,2"  # ENOENT
             try:
@@ -384,7 +384,7 @@ class RspServer:
 
     def _reg_hex(self, n: int) -> str:
         if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:
-            return self.session.tile.tensix.dst.read16(n - REGISTER_COUNT).astype("<u2").tobytes().hex()
+            return self.session.model.dst.read16(n - REGISTER_COUNT).astype("<u2").tobytes().hex()
         if not 0 <= n < REGISTER_COUNT:
             raise ValueError(n)
         value = self.session.core.pc if n == 32 else self.session.core.reg(n)
@@ -392,7 +392,7 @@ class RspServer:
 
     def _set_reg(self, n: int, data: bytes) -> None:
         if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:
-            self.session.tile.tensix.dst.write16(n - REGISTER_COUNT, np.frombuffer(data, dtype="<u2"))
+            self.session.model.dst.write16(n - REGISTER_COUNT, np.frombuffer(data, dtype="<u2"))
             return
         value = int.from_bytes(data, "little")
         if n == 32:
@@ -458,7 +458,7 @@ class RspServer:
 
     def _threads(self) -> list[str]:
         """The cores GDB sees as threads: those with firmware."""
-        return [n for n in self.session.tile.cores if n in self.session.tile.programs]
+        return [n for n in self.session.core_names if self.session.has_firmware(n)]
 
     def _core(self, thread_id: str) -> str:
         """The core of a thread id in a packet (hex; -1/0 mean any: the current core)."""
@@ -509,9 +509,9 @@ class RspServer:
             return f"T05thread:{s.thread_id(s.current):x};"
         if stop.kind is StopKind.EXITED:
             self.exited = True
-            codes = s.tile.exit_codes
+            codes = s.exit_codes
             return f"W{max(codes.values(), default=0) & 0xFF:02x}"
-        thread = f"thread:{s.thread_id(stop.core):x};" if stop.core in s.tile.cores else ""
+        thread = f"thread:{s.thread_id(stop.core):x};" if stop.core in s.core_names else ""
         if stop.kind is StopKind.WATCHPOINT and stop.access is not None:
             name = {"write": "watch", "read": "rwatch", "access": "awatch"}[stop.watch.kind]  # type: ignore[union-attr]
             return f"T05{thread}{name}:{stop.access.address:x};"
