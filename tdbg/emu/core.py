@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
-from time import monotonic
+from time import sleep
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -72,9 +72,8 @@ _MASK = (0, 0xFF, 0xFFFF, 0, 0xFFFFFFFF)
 POLL_REPEATS = 3
 #: Local RAM and devices: loads and stores, never instruction fetches (BabyRISCV/README.md "Frontend").
 DATA_ONLY = UC_PROT_READ | UC_PROT_WRITE
-#: A stop from another thread waits this long after a hook's effect (``Core._quiet_after``).
+#: A stop from another thread waits until no hook has run for this long (``Core._hooks``).
 QUIET_S = 0.02
-_BUSY = float("inf")
 
 
 class CoreState(str, Enum):
@@ -129,14 +128,16 @@ class Core:
         # just after it, stops the core before the hook's instruction completes, so the
         # instruction runs again on resume with its side effect (measured: a .ttinsn pushed
         # twice in most runs with 0.5 ms turns).  So a stop from another thread is only asked
-        # for (``_stop_asked``): a hook with an effect that finds it asked stops the core itself
-        # before the effect (safe), and the asking thread calls emu_stop only while no hook is
-        # in its effect and the last effect ended over ``QUIET_S`` ago (``_quiet_after``).
-        # Without a lock: the hook writes ``_quiet_after`` then reads ``_stop_asked``, the asker
-        # writes ``_stop_asked`` then reads ``_quiet_after``; under the GIL one of them sees
-        # the other's write, so either the hook skips its effect or the asker waits.
+        # for (``_stop_asked``): a hook that finds it asked stops the core itself before its
+        # effect (safe), and the asking thread calls emu_stop only when no hook has entered or
+        # left for ``QUIET_S`` (``_hooks`` counts entries and exits, odd inside a hook; the
+        # asker waits ``QUIET_S`` and looks again).  Without a lock: the hook bumps ``_hooks``
+        # then reads ``_stop_asked``, the asker writes ``_stop_asked`` then reads ``_hooks``;
+        # under the GIL one of them sees the other's write, so either the hook skips its effect
+        # or the asker leaves the stop to it.  A hook costs two increments, no clock read.
         self._stop_asked = False
-        self._quiet_after = 0.0
+        self._hooks = 0
+        self._runs = 0   # emu_start calls: an ask that spans two runs stops neither
         self._interrupt = False
         self._preempt = False
         profile = tile.profile
@@ -227,8 +228,9 @@ class Core:
         uc = self.uc
 
         def on_read(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
-            self._quiet_after = _BUSY  # see _stop_asked
+            self._hooks += 1  # see _stop_asked
             if self._stop_asked:
+                self._hooks += 1
                 uc.emu_stop()
                 return
             try:
@@ -262,11 +264,12 @@ class Core:
             except BaseException as exc:  # a bug in tdbg: a stop that says so, never a lost error
                 self._internal_error(exc)
             finally:
-                self._quiet_after = monotonic() + QUIET_S
+                self._hooks += 1
 
         def on_write(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
-            self._quiet_after = _BUSY
+            self._hooks += 1
             if self._stop_asked:
+                self._hooks += 1
                 uc.emu_stop()
                 return
             try:
@@ -289,7 +292,7 @@ class Core:
             except BaseException as exc:
                 self._internal_error(exc)
             finally:
-                self._quiet_after = monotonic() + QUIET_S
+                self._hooks += 1
 
         end = region.base + region.size - 1
         add_mem_hook(self.uc, UC_HOOK_MEM_READ, on_read, region.base, end)
@@ -404,14 +407,15 @@ class Core:
                                                           self._on_plain_access, lo, hi - 1))
 
     def _on_plain_access(self, handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
-        self._quiet_after = _BUSY  # see _stop_asked
+        self._hooks += 1  # see _stop_asked
         if self._stop_asked:
+            self._hooks += 1
             self.uc.emu_stop()
             return
         try:
             self._align(access, address, size, value)
         finally:
-            self._quiet_after = monotonic() + QUIET_S
+            self._hooks += 1
 
     def _align(self, access: int, address: int, size: int, value: int) -> None:
         try:
@@ -451,8 +455,9 @@ class Core:
         thread = self.thread
 
         def on_ttinsn(uc: Uc, address: int, size: int, _: object) -> None:
-            self._quiet_after = _BUSY  # see _stop_asked
+            self._hooks += 1  # see _stop_asked
             if self._stop_asked:
+                self._hooks += 1
                 uc.emu_stop()
                 return
             try:
@@ -463,7 +468,7 @@ class Core:
             except BaseException as exc:
                 self._internal_error(exc)
             finally:
-                self._quiet_after = monotonic() + QUIET_S
+                self._hooks += 1
 
         for address in sorted(words):
             self._ttinsn_hooks.append(self.uc.hook_add(UC_HOOK_CODE, on_ttinsn, begin=address, end=address))
@@ -560,7 +565,11 @@ class Core:
         """Ask the core to stop (see ``_stop_asked``); True if emu_stop was called, False when
         the core's next hook is left to stop it."""
         self._stop_asked = True
-        if monotonic() < self._quiet_after:
+        hooks, runs = self._hooks, self._runs
+        if hooks & 1:
+            return False
+        sleep(QUIET_S)
+        if self._hooks != hooks or self._runs != runs:   # a hook has seen the request since
             return False
         self.uc.emu_stop()
         return True
@@ -676,7 +685,7 @@ class Core:
         if self._exits_stale:
             self._set_exits()
         self._preempt = self._stop_asked = False
-        self._quiet_after = 0.0
+        self._runs += 1
         self.running = True
         try:
             self.uc.emu_start(start, 0, count=count)

@@ -34,12 +34,14 @@ class Preemptor:
         self._cond = threading.Condition()
         self._core: Core | None = None
         self._deadline = 0.0
+        self._turn = 0      # begins so far: an ask that outlives its turn leaves the next alone
         self._thread: threading.Thread | None = None
 
     def begin(self, core: Core) -> None:
         """``core`` starts a turn that may be cut after the slice."""
         with self._cond:
             self._core, self._deadline = core, time.monotonic() + self.slice_s
+            self._turn += 1
             if self._thread is None:
                 self._thread = threading.Thread(target=self._watch, name="tdbg-preempt", daemon=True)
                 self._thread.start()
@@ -62,9 +64,16 @@ class Preemptor:
                     self._cond.wait(left)
                     continue
                 # Stopped, or left to the core's next hook: either way ask again if the turn
-                # goes on (a stop can also be lost just before emu_start begins).
-                stopped = self._core.preempt()
-                self._deadline = time.monotonic() + (self.slice_s if stopped else RETRY_S)
+                # goes on (a stop can also be lost just before emu_start begins).  The ask
+                # waits for the core's hooks to be quiet, so it runs without the lock.
+                core, turn = self._core, self._turn
+                self._cond.release()
+                try:
+                    stopped = core.preempt()
+                finally:
+                    self._cond.acquire()
+                if self._turn == turn:
+                    self._deadline = time.monotonic() + (self.slice_s if stopped else RETRY_S)
 
 
 #: One watcher for every tile of the process (only one core runs at a time in each).
