@@ -10,11 +10,13 @@ The shell and the GDB stub are thin layers over ``Session``.  Example::
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -93,6 +95,8 @@ def _rows(rows: int | slice | Sequence[int]) -> int | slice | np.ndarray:
 #: The most bytes one read or write of memory moves (L1 is 1.5 MiB; a bigger request is a mistake
 #: that would allocate the whole size first).
 MAX_TRANSFER = 16 << 20
+
+T = TypeVar("T")
 
 
 def _check_range(address: int, size: int) -> None:
@@ -454,6 +458,44 @@ class Session:
         if self._interrupted:
             raise SessionError("Quit")
 
+    def run_breakable(self, action: Callable[[], T], wants_stop: Callable[[], bool] = lambda: False,
+                      keyboard: bool = True) -> T:
+        """Run ``action`` in a worker thread while this thread passes on interrupts, so a
+        running core can be stopped without losing any state: every 50 ms, ``interrupt`` again
+        while one is pending or ``wants_stop()`` (a request that comes between two emulator
+        runs is lost otherwise); with ``keyboard``, a ``KeyboardInterrupt`` here (SIGINT's
+        default handler) is one too.  A pending interrupt is dropped first.  What ``action``
+        raises is raised here.
+
+        This thread waits on an event, not ``Thread.join``: on Python 3.11 a join interrupted
+        by Ctrl-C marks the still-running worker as finished."""
+        self.clear_interrupt()
+        result: list[T | BaseException] = []
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                result.append(action())
+            except BaseException as exc:  # noqa: BLE001  (re-raised in the calling thread)
+                result.append(exc)
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="tdbg-run", daemon=True).start()
+        while True:
+            try:
+                if done.wait(0.05):
+                    break
+                if self._interrupted or wants_stop():
+                    self.interrupt()
+            except KeyboardInterrupt:
+                if not keyboard:
+                    raise
+                self.interrupt()
+        if isinstance(result[0], BaseException):
+            raise result[0]
+        return result[0]
+
     def _breakpoint_stops(self, core: str, pc: int) -> bool:
         """Count a hit on the breakpoints at ``pc`` of ``core``; True if one of them stops the
         run (those are kept in ``last_hits`` for the stop report).  Conditions are evaluated in
@@ -563,7 +605,7 @@ class Session:
         finally:
             self.current = saved
         if not locations:
-            raise error or SessionError(f"No firmware to set a breakpoint in.")
+            raise error or SessionError("No firmware to set a breakpoint in.")
         bp = Breakpoint(self._take_number(), locations, temporary=temporary, thread=thread)
         self.breakpoints[bp.number] = bp
         for core, address in bp.locations.items():

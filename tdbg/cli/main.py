@@ -15,7 +15,7 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -127,41 +127,6 @@ def catch_sigint(session: Session) -> None:
         signal.signal(signal.SIGINT, lambda signum, frame: session.interrupt())
 
 
-def run_interruptibly(session: Session, action: Callable[[], bool]) -> bool:
-    """Run ``action`` in a worker thread so Ctrl-C can stop a running core (the main thread
-    keeps handling signals while Unicorn runs) without losing any state.  What the action
-    raises past the interpreter (``quit``) is raised again here.  A Ctrl-C before the command
-    starts is dropped; one while it runs is repeated until it ends (a request that comes
-    between two emulator runs is lost otherwise).
-
-    The main thread waits on an event, not ``Thread.join``: on Python 3.11 a join interrupted
-    by Ctrl-C marks the still-running worker as finished."""
-    session.clear_interrupt()
-    result: list[bool | BaseException] = []
-    done = threading.Event()
-
-    def work() -> None:
-        try:
-            result.append(action())
-        except BaseException as exc:  # noqa: BLE001  (re-raised in the calling thread)
-            result.append(exc)
-        finally:
-            done.set()
-
-    threading.Thread(target=work, daemon=True).start()
-    while True:
-        try:
-            if done.wait(0.05):
-                break
-            if session.interrupted:  # again: a request that came between two emulator runs is lost
-                session.interrupt()
-        except KeyboardInterrupt:  # SIGINT's default handler (catch_sigint not installed)
-            session.interrupt()
-    if isinstance(result[0], BaseException):
-        raise result[0]
-    return bool(result[0])
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["build"]:
@@ -265,7 +230,7 @@ def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int
     ok = True
     for option, value in args.sequence:  # -ex commands count as typed unless -batch, as in GDB
         if option == "-ex":
-            ok = run_interruptibly(session, lambda c=value: interp.execute(c, from_tty=not args.batch)) and ok
+            ok = session.run_breakable(lambda c=value: interp.execute(c, from_tty=not args.batch)) and ok
             continue
         try:
             lines = script_lines(value)
@@ -273,7 +238,7 @@ def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int
             print(f"tdbg: {exc}", file=sys.stderr)
             interp.failed = ok = False
             continue
-        ok = run_interruptibly(session, lambda n=value, l=lines: _source(session, interp, n, l)) and ok
+        ok = session.run_breakable(lambda n=value, l=lines: _source(session, interp, n, l)) and ok
     if args.batch:
         return 0 if ok and not interp.failed else 1
     if sys.stdin.isatty():
@@ -282,7 +247,7 @@ def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int
         repl(interp)
     else:
         for line in sys.stdin:
-            run_interruptibly(session, lambda l=line: interp.execute(l))
+            session.run_breakable(lambda l=line: interp.execute(l))
     return 0 if not interp.failed else 1
 
 

@@ -16,7 +16,6 @@ from prompt_toolkit.shortcuts import CompleteStyle
 
 from tdbg.cli.completion import TdbgCompleter
 from tdbg.cli.lexer import TdbgLexer, highlight_asm
-from tdbg.cli.main import run_interruptibly
 from tdbg.commands import Interpreter
 
 PROMPT = "(tdbg) "
@@ -120,4 +119,4 @@ def repl(interp: Interpreter) -> None:
         except EOFError:
             interp.write("quit\n")
             return
-        run_interruptibly(interp.session, lambda: interp.execute(line, interactive=True))
+        interp.session.run_breakable(lambda: interp.execute(line, interactive=True))

@@ -404,7 +404,7 @@ class RspServer:
 
     def _monitor(self, command: str) -> str:
         try:
-            output = self._breakable(lambda: self.interp.capture(command))
+            output = self.session.run_breakable(lambda: self.interp.capture(command), self._breaking, keyboard=False)
         except SystemExit:  # ``quit``: the GDB client decides when the session ends
             output = "quit: use GDB's detach or kill to end the session\n"
         data = output.encode()
@@ -412,28 +412,9 @@ class RspServer:
             self.send("O" + data[i: i + MAX_READ].hex())
         return "OK"
 
-    def _breakable(self, action: Callable[[], object]) -> object:
-        """Run ``action`` in a worker thread while this one passes on a ``0x03`` or a vanished
-        client as an interrupt (again every 50 ms: a request between two turns is not lost)."""
-        self.session.clear_interrupt()
-        result: list[object] = []
-        done = threading.Event()
-
-        def work() -> None:
-            try:
-                result.append(action())
-            except BaseException as exc:  # noqa: BLE001  (re-raised in the serving thread)
-                result.append(exc)
-            finally:
-                done.set()
-
-        threading.Thread(target=work, name="tdbg-rsp-run", daemon=True).start()
-        while not done.wait(0.05):
-            if self._break or self._gone:
-                self.session.interrupt()
-        if isinstance(result[0], BaseException):
-            raise result[0]
-        return result[0]
+    def _breaking(self) -> bool:
+        """A ``0x03`` came, or the client vanished: what runs is interrupted."""
+        return self._break or self._gone
 
     def _point(self, insert: bool, args: str) -> str:
         kind, addr_text, length_text = args.split(",")[:3]
@@ -498,7 +479,7 @@ class RspServer:
         try:
             if only:
                 s.scheduler_locking = "on"
-            stop = s.announce(self._breakable(s.stepi if step else s.cont))
+            stop = s.announce(s.run_breakable(s.stepi if step else s.cont, self._breaking, keyboard=False))
         finally:
             s.scheduler_locking = saved
         return self._stop_reply(stop)  # type: ignore[arg-type]
