@@ -78,3 +78,70 @@ def test_a_bad_number_list_is_one_error_and_changes_nothing(demo: Session, args:
 def test_bpnum_names_the_last_breakpoint(demo: Session) -> None:
     run(demo, "disable $bpnum")
     assert enb(demo) == {1: "y", 2: "y", 3: "n"}
+
+
+# -- item 16: file commands on weird files ---------------------------------------------------------
+
+def _npy_header(shape: str) -> bytes:
+    """A version 1.0 .npy header (numpy's NEP 1 layout: magic, version, little-endian length,
+    a dict literal padded with spaces to a multiple of 64 bytes, ending in a newline)."""
+    text = "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % shape
+    text += " " * (63 - (len(text) + 10) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text.encode()
+
+
+@pytest.fixture
+def weird(tmp_path):
+    import numpy as np
+
+    (tmp_path / "empty.npy").write_bytes(b"")
+    np.savez(tmp_path / "z.npz", a=np.zeros((2, 16)))
+    (tmp_path / "z.npz").rename(tmp_path / "npz.npy")
+    (tmp_path / "huge.npy").write_bytes(_npy_header("(100000000000, 16)") + bytes(64))
+    (tmp_path / "wide.csv").write_text(",".join(["1"] * 100_000) + "\n")
+    (tmp_path / "latin1.csv").write_bytes(b"1,\xe9\n")
+    (tmp_path / "dir.npy").mkdir()
+    np.save(tmp_path / "obj.npy", np.array([[1, None]], dtype=object), allow_pickle=True)
+    np.save(tmp_path / "cube.npy", np.zeros((2, 2, 16)))
+    return tmp_path
+
+
+@pytest.mark.parametrize("name, says", [
+    ("empty.npy", "an empty file"), ("npz.npy", "not a .npy file"),
+    ("huge.npy", "a 100000000000x16 array; a Dst file holds at most 1024 rows of 16 values or a 32x32 tile"),
+    ("wide.csv", "100000 fields in a line; a Dst file holds at most 1024 rows"),
+    ("latin1.csv", ":1: not UTF-8 text (byte 0xe9)"), ("dir.npy", "not a regular file"),
+    ("obj.npy", "expected a 2-D numeric array, not object"), ("cube.npy", "expected a 2-D numeric array, not float64 of shape (2, 2, 16)"),
+])
+def test_dst_files_that_cannot_be_used_are_one_line_naming_the_file(demo: Session, weird, name: str, says: str) -> None:
+    path = weird / name
+    for line in (f"restore dst {path}", f"restore dst {path} 0 --view bf16", f"dst diff {path}", f"dst diff {path} --raw"):
+        out = run(demo, line)
+        assert out.startswith(str(path)) and says in out and out.count("\n") == 1, (line, out)
+
+
+@pytest.mark.parametrize("line", [
+    "dump dst 0-3 ~nosuchuser/x.npy", "restore dst ~nosuchuser/x.npy", "dst diff ~nosuchuser/x.csv",
+    "dump memory ~nosuchuser/x 0x6000 0x6010", "append binary memory ~nosuchuser/x 0x6000 0x6010",
+    "restore ~nosuchuser/x binary 0x50000", "file ~nosuchuser/x", "file T1 ~nosuchuser/x", "source ~nosuchuser/x",
+])
+def test_an_unknown_user_in_a_path_is_one_line(demo: Session, line: str) -> None:
+    out = run(demo, line)
+    assert out.startswith("~nosuchuser/x") and "no user named 'nosuchuser'" in out and out.count("\n") == 1, out
+    assert run(demo, "p 1 + 2") == "$1 = 3\n"
+
+
+def test_file_with_a_path_and_no_core_loads_it(demo: Session) -> None:
+    """GDB's ``file FILE``: the first word is a core only when it names one."""
+    out = run(demo, f"file {FW / 'demo.c'}")
+    assert out.startswith(f"Reading symbols from {FW / 'demo.c'} for T0"), out
+
+
+def test_a_fifo_is_refused_for_reading_and_writing_without_blocking(demo: Session, tmp_path) -> None:
+    import os
+
+    fifo = tmp_path / "pipe.npy"
+    os.mkfifo(fifo)
+    for line in (f"dump dst 0 {fifo}", f"dump memory {fifo} 0x6000 0x6010", f"restore {fifo} binary 0x50000",
+                 f"restore dst {fifo}", f"source {fifo}", f"file {fifo}"):
+        assert run(demo, line).startswith(f"{fifo}: not a regular file"), line
