@@ -25,7 +25,7 @@ from tdbg.emu.elf import ElfImage, ElfLoadError, one_line
 from tdbg.emu.history import History
 from tdbg.emu.regions import Stall
 from tdbg.emu.stops import Stop, StopKind
-from tdbg.emu.pushlog import PushLog
+from tdbg.emu.pushlog import PushLog, WindowTrace
 from tdbg.emu.tile import Checkpoint, Policy, Tile, Unreadable
 from tdbg.emu.toolchain import ToolchainError, build, demo_source
 from tdbg.hostfiles import MAX_RESTORE_BYTES, HostFileError, host_path, read_host_file, write_host_file
@@ -902,7 +902,7 @@ class Session:
         self.tile.observe_window(trace, writers)
 
     @property
-    def window_trace(self) -> list | None:
+    def window_trace(self) -> WindowTrace | None:
         return self.tile.window_trace
 
     @property

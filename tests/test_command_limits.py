@@ -145,3 +145,92 @@ def test_a_fifo_is_refused_for_reading_and_writing_without_blocking(demo: Sessio
     for line in (f"dump dst 0 {fifo}", f"dump memory {fifo} 0x6000 0x6010", f"restore {fifo} binary 0x50000",
                  f"restore dst {fifo}", f"source {fifo}", f"file {fifo}"):
         assert run(demo, line).startswith(f"{fifo}: not a regular file"), line
+
+
+# -- item 9: sizes checked before work, with the limit; Ctrl-C ends long commands --------------------
+
+@pytest.mark.parametrize("line, error", [
+    ("pack 0-10000000 to bfp2", "Dst32b rows 0-10000000 out of range 0..511."),        # Dst.md: 512 Dst32b rows
+    ("pack 1024 to bf16 from bf16", "Dst16b rows 1024 out of range 0..1023."),          # 1024 Dst16b rows
+    ("pack 512 to fp32 from fp32", "Dst32b rows 512 out of range 0..511."),
+    ('printf "%999999999d\\n", 1', "printf: field width 999999999 is larger than 4096, tdbg's limit."),
+    ('printf "%.999999999f\\n", 1.0', "printf: precision 999999999 is larger than 4096, tdbg's limit."),
+])
+def test_sizes_beyond_the_limits_are_refused_before_any_work(demo: Session, line: str, error: str) -> None:
+    assert run(demo, line) == error + "\n"
+
+
+def test_pack_checks_its_address_before_it_packs(demo: Session) -> None:
+    assert run(demo, "pack 0-3 to bfp8 at nosuch") == 'No symbol "nosuch" in current context.\n'
+
+
+def test_printf_at_the_limit_still_prints(demo: Session) -> None:
+    assert run(demo, 'printf "%4096d|\\n", 7') == " " * 4095 + "7|\n"
+
+
+def _interrupt_after(s: Session, lines: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C (``Session.interrupt``, what the CLI's SIGINT handler calls) after ``lines`` lines."""
+    run(s, "echo")                               # the session's interpreter exists
+    interp = s._interpreter
+    original, count = interp.out, [0]
+
+    def out(text: str = "") -> None:
+        count[0] += 1
+        if count[0] == lines:
+            s.interrupt()
+        original(text)
+
+    monkeypatch.setattr(interp, "out", out)
+
+
+@pytest.mark.parametrize("line", ["x/99999999i 0x6000", "x/99999999xw 0x6000", "x/99999999s 0x6000", "x/4000h dst[0]",
+                                  "disassemble 0x6000,0x100000", "pack 0-511 to fp32 from fp32", "dst diff --max 100000"])
+def test_ctrl_c_ends_a_long_command_with_quit(demo: Session, monkeypatch: pytest.MonkeyPatch, line: str) -> None:
+    if line.startswith("dst diff"):
+        run(demo, "run")                         # a stop: Dst snapshotted
+        run(demo, "restore dst " + _golden())    # then every DstBits row changes
+    _interrupt_after(demo, 20, monkeypatch)
+    out = run(demo, line)
+    lines = out.splitlines()
+    assert lines[-1] == "Quit" and 20 <= len(lines) <= 22, (len(lines), lines[-3:])
+    demo.clear_interrupt()                       # as the CLI does when the next command starts
+    monkeypatch.undo()
+    assert run(demo, "p 1 + 2") == "$1 = 3\n" and enb(demo) == {1: "y", 2: "y", 3: "y"}
+
+
+def _golden() -> str:
+    """512 raw DstBits rows of ones (so every Dst32b lane differs from the snapshot)."""
+    import tempfile
+
+    import numpy as np
+
+    path = tempfile.mkdtemp() + "/ones.npy"
+    np.save(path, np.ones((512, 16), dtype=np.uint16))
+    return path
+
+
+# -- item 18: bounded memory is shown ------------------------------------------------------------
+
+def test_info_checkpoints_shows_each_size_and_the_total_against_the_budget(demo: Session) -> None:
+    assert run(demo, "info checkpoints") == f"No checkpoints; the checkpoint memory budget is {demo.checkpoint_budget / 2**20:.1f} MiB.\n"
+    run(demo, "run")
+    run(demo, "checkpoint")
+    run(demo, "checkpoint")
+    sizes = [demo.checkpoint_memory(n) for n in (1, 2)]
+    lines = run(demo, "info checkpoints").splitlines()
+    assert [(line.split()[0], line.rsplit("(", 1)[1]) for line in lines[:2]] == [("1", f"{sizes[0] / 1024:.1f} KiB)"), ("2", f"{sizes[1] / 1024:.1f} KiB)")]
+    assert lines[2] == f"2 checkpoints hold {sum(sizes) / 1024:.1f} KiB; the checkpoint memory budget is {demo.checkpoint_budget / 2**20:.1f} MiB."
+    assert run(demo, "delete checkpoint 1") == ""
+    assert run(demo, "info checkpoints").splitlines()[-1].startswith(f"1 checkpoint holds {sizes[1] / 1024:.1f} KiB")
+    assert run(demo, "delete checkpoint 1") == "No checkpoint number 1.\n"
+
+
+def test_trace_dst_shows_its_bounded_log() -> None:
+    s = Session(FW / "dst_fill.c")
+    assert run(s, "trace dst") == "Dst window tracing is off.\n"
+    run(s, "trace dst on")
+    s.break_at("_tdbg_exit")
+    s.cont()                                    # no shell stop hook ran: the log still holds the run
+    held = len(s.window_trace)
+    assert held > 0
+    assert run(s, "trace dst") == f"Dst window tracing is on: {held} accesses logged since the last stop, at most 100000 kept.\n"

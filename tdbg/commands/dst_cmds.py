@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from tdbg.commands.examine import format_float, format_view_value
+from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, dst_rows
 from tdbg.commands.files import DUMP, RESTORE
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command
@@ -31,8 +32,6 @@ from tdbg.tensix.view_in_force import WINDOW_VIEW
 
 DST = Registry("dst")
 
-STORAGE_ROWS = {"dst16": 1024, "dst32": 512}  # Dst32b rows 512..1023 alias 256..511 (Adj32)
-STORAGE_NAME = {"dst16": "Dst16b", "dst32": "Dst32b"}
 TILE_ROWS = 64
 VIEW_CHOICES = ("bf16", "fp16", "fp8", "int8", "int16", "raw16", "raw", "fp32", "tf32", "int32", "raw32")
 VIEW_NAMES = "bf16 fp16 fp8 int8 int16 raw16 (or raw) (Dst16b); fp32 tf32 int32 raw32 (Dst32b)"
@@ -121,15 +120,6 @@ def _view(interp: Interpreter, name: object) -> formats.View:
         if view is not None:
             return view
     raise CommandError(f'Unknown view "{name}"; choose from: {VIEW_NAMES}.')
-
-
-def _rows(interp: Interpreter, text: str, limit: int, what: str) -> np.ndarray:
-    """``A-B`` or ``A`` as an array of row numbers below ``limit``."""
-    lo, _, hi = text.partition("-")
-    first, last = evaluate_int(interp, lo), evaluate_int(interp, hi or lo)
-    if not 0 <= first <= last < limit:
-        raise CommandError(f"{what} rows {text} out of range 0..{limit - 1}.")
-    return np.arange(first, last + 1)
 
 
 def _tile_number(interp: Interpreter, text: str, view: formats.View) -> int:
@@ -361,6 +351,7 @@ def _report_diff(interp: Interpreter, view: formats.View, rows: np.ndarray, old:
     the count (and how many of those lanes are undefined now)."""
     where = np.argwhere(differ)
     for r, c in where[:limit]:
+        interp.session.check_interrupt()
         interp.out(f"row {int(rows[r])} col {int(c)}: {old[r, c]} -> {new[r, c]}")
     shown = f"; the first {limit} shown" if len(where) > limit else ""
     undef = f", {undefined} of them undefined" if undefined else ""
@@ -412,7 +403,7 @@ def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts
             raise CommandError("Usage: dst diff FILE [ROWS] (an (N, 16) golden)")
         rows = np.arange(len(golden))
         if len(words) == 2:
-            rows = _rows(interp, words[1], limit_rows, STORAGE_NAME[view.storage])
+            rows = dst_rows(interp, words[1], limit_rows, STORAGE_NAME[view.storage])
             if len(rows) == 1:
                 rows = np.arange(rows[0], rows[0] + len(golden))
         if len(rows) != len(golden) or rows[-1] >= limit_rows:
@@ -499,7 +490,7 @@ def dst_stats(interp: Interpreter, args: str) -> None:
     if len(words) > 1:
         raise CommandError("Usage: dst stats [ROWS] [--view V]")
     if words:
-        rows = _rows(interp, words[0], STORAGE_ROWS[storage], STORAGE_NAME[storage])
+        rows = dst_rows(interp, words[0], STORAGE_ROWS[storage], STORAGE_NAME[storage])
     else:
         rows = np.flatnonzero(_defined(dst, _live(dst), storage, np.arange(STORAGE_ROWS[storage]))[:, 0])
         if not len(rows):
@@ -650,12 +641,12 @@ def dump_dst(interp: Interpreter, args: str) -> None:
     if opts.get("raw"):
         if "view" in opts:
             raise CommandError("--view and --raw exclude each other.")
-        rows = _rows(interp, words[0], 1024, "DstBits")
+        rows = dst_rows(interp, words[0], 1024, "DstBits")
         data = dst.bits[rows].copy()
         what = f"DstBits rows {ranges(rows)}"
     else:
         view = _view(interp, opts.get("view"))
-        rows = _rows(interp, words[0], STORAGE_ROWS[view.storage], STORAGE_NAME[view.storage])
+        rows = dst_rows(interp, words[0], STORAGE_ROWS[view.storage], STORAGE_NAME[view.storage])
         data = view.decode(_read(dst, _live(dst), view.storage, rows))
         what = _where(view, rows)
     out = io.BytesIO()

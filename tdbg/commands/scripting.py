@@ -141,6 +141,7 @@ def loop_continue_cmd(interp: Interpreter, args: str) -> None:
 
 # -- printf ---------------------------------------------------------------------------------------
 
+MAX_FIELD = 4096  # printf's largest field width and precision: a line, not a gigabyte
 _SPEC = re.compile(r"%(?P<flags>[-+ #0']*)(?P<width>\d*)(?P<prec>\.\d*)?(?P<length>ll|l|L|z)?(?P<conv>.?)", re.S)
 
 
@@ -201,6 +202,9 @@ def _format_pieces(fmt: str) -> list[str | re.Match[str]]:
         )
         if bad:
             raise CommandError(f"Inappropriate modifiers to format specifier '{conv}' in printf")
+        for what, digits in (("field width", spec["width"]), ("precision", (spec["prec"] or ".")[1:])):
+            if digits and int(digits) > MAX_FIELD:
+                raise CommandError(f"printf: {what} {int(digits)} is larger than {MAX_FIELD}, tdbg's limit.")
         pieces.append(spec)
         i = spec.end()
     return [p for p in pieces if p != ""]
