@@ -234,3 +234,20 @@ def test_trace_dst_shows_its_bounded_log() -> None:
     held = len(s.window_trace)
     assert held > 0
     assert run(s, "trace dst") == f"Dst window tracing is on: {held} accesses logged since the last stop, at most 100000 kept.\n"
+
+
+# -- item 4 at the command level -------------------------------------------------------------------
+
+def test_delete_after_thread_2_removes_everything_and_the_script_goes_on() -> None:
+    s = Session({f"T{i}": FW / f"pipeline_t{i}.c" for i in range(3)})
+    for line in ("break main", "break main thread 3", "watch results[0]", "watch dst[3]", "thread 2"):
+        run(s, line)
+    assert run(s, "delete") == "" and run(s, "info breakpoints") == "No breakpoints or watchpoints.\n"
+    assert run(s, "continue").startswith("[All cores finished")   # nothing fires on thread 1 or any other
+    assert run(s, "p 1 + 2") == "$1 = 3\n"
+
+
+def test_an_error_whose_text_is_not_a_string_is_still_one_line() -> None:
+    from tdbg.commands.interpreter import error_message
+
+    assert error_message(KeyError(4)) == "4"               # Session.delete's KeyError once reached 1 + "\n"
