@@ -251,3 +251,25 @@ def test_an_error_whose_text_is_not_a_string_is_still_one_line() -> None:
     from tdbg.commands.interpreter import error_message
 
     assert error_message(KeyError(4)) == "4"               # Session.delete's KeyError once reached 1 + "\n"
+
+
+def test_dst_commands_on_the_b_core_ask_for_a_view() -> None:
+    """B has no Tensix thread, so no window view to default to (found by the command fuzz:
+    'thread 4' then 'dst diff F' was an internal error)."""
+    s = Session({"B": FW / "release_triscs.c", "T0": FW / "pipeline_t0.c"})
+    run(s, "thread 4")                                     # B (T0, T1, T2, B)
+    assert run(s, "dst stats") == "B has no Dst window view: give --view V, or select T0, T1 or T2.\n"
+    assert run(s, "pack 0 to bf16") == "B has no Dst window view: give from DSTFMT, or select T0, T1 or T2.\n"
+    assert run(s, "pack 0 to bf16 from fp32").startswith("FP32/INT32 -> BF16")
+
+
+def test_display_numbers_are_never_reused_and_undisplay_takes_ranges(demo: Session) -> None:
+    """GDB (measured, gdb 13): after 'undisplay 2' the next display is 3; 'undisplay 1-3' with
+    2 gone removes 1 and 3 and prints "No display number 2."."""
+    for expr in ("1", "2"):
+        run(demo, f"display {expr}")
+    run(demo, "undisplay 2")
+    assert run(demo, "display 3").startswith("3: ")
+    assert run(demo, "undisplay 1-3") == "No display number 2.\n"
+    assert run(demo, "info display") == "There are no auto-display expressions now.\n"
+    assert run(demo, "undisplay x") == 'Arguments must be display numbers: "x".\n'

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from tdbg.commands.examine import format_float, format_view_value
-from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, dst_rows
+from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, dst_rows, window_view
 from tdbg.commands.files import DUMP, RESTORE
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command
@@ -28,7 +28,6 @@ from tdbg.hostfiles import read_host_file, write_host_file
 from tdbg.tensix import formats
 from tdbg.tensix.dst import Dst
 from tdbg.tensix.dst_access import lanes_defined, read_lanes
-from tdbg.tensix.view_in_force import WINDOW_VIEW
 
 DST = Registry("dst")
 
@@ -111,8 +110,7 @@ def _view(interp: Interpreter, name: object) -> formats.View:
     """A Dst view by name (``raw16``/``raw`` and ``raw32`` for raw bits, as in ``Session.dst`` and
     ``x ... as``); None: the current core's window view."""
     if name is None:
-        s = interp.session
-        name = WINDOW_VIEW.get(s.model.window.ctrl(s.core.thread).fmt, "fp32")
+        name = window_view(interp, "--view V")
     if name in ("raw16", "raw32"):  # the same names as the Python API's and x's
         return formats.get_view("dst16" if name == "raw16" else "dst32", "raw")
     for storage in STORAGE_ROWS:

@@ -7,14 +7,13 @@ import re
 
 import numpy as np
 
-from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, dst_rows
+from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, dst_rows, window_view
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.tensix import formats, packer
 from tdbg.tensix.dst_access import DstPort
 from tdbg.tensix.isa import IsaError
-from tdbg.tensix.view_in_force import WINDOW_VIEW
 
 
 def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
@@ -268,7 +267,7 @@ def pack_cmd(interp: Interpreter, args: str) -> None:
     rows_text, fmt_name, dst_fmt, at = m.groups()
     s = interp.session
     if dst_fmt is None:
-        dst_fmt = WINDOW_VIEW.get(s.model.window.ctrl(s.core.thread).fmt, "fp32")
+        dst_fmt = window_view(interp, "from DSTFMT")
     if dst_fmt == "int8":
         dst_fmt = "fp16"  # Integer "8" is overlaid on FP16 (Dst.md)
     try:
