@@ -273,3 +273,13 @@ def test_display_numbers_are_never_reused_and_undisplay_takes_ranges(demo: Sessi
     assert run(demo, "undisplay 1-3") == "No display number 2.\n"
     assert run(demo, "info display") == "There are no auto-display expressions now.\n"
     assert run(demo, "undisplay x") == 'Arguments must be display numbers: "x".\n'
+
+
+def test_a_display_on_a_core_without_symbols_shows_its_error_and_the_others() -> None:
+    """Found by the long command fuzz: 'thread 2' (no firmware) then 'display results[2]' failed
+    the whole command with the display kept, and each later stop's displays stopped there."""
+    s = Session(FW / "demo.c")
+    run(s, "display 1 + 1")
+    run(s, "thread 2")
+    assert run(s, "display results[2]") == '2: results[2] = <error: No symbol table is loaded for T1.  Use the "file T1 FILE" command.>\n'
+    assert run(s, "display") == '1: 1 + 1 = 2\n2: results[2] = <error: No symbol table is loaded for T1.  Use the "file T1 FILE" command.>\n'

@@ -9,7 +9,7 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.tensix_cmds import set_cfg
 from tdbg.commands.values import evaluate
-from tdbg.session import RunStatus
+from tdbg.session import RunStatus, SessionError
 from tdbg.expr import CType, ExprError, evaluate as evaluate_expr, format_value, parse_type, ptype_text, type_name
 
 _FMT = re.compile(r"^/([xduotacfsz])\s*(.*)$", re.S)
@@ -119,7 +119,7 @@ def show_displays(interp: Interpreter, stop: object = None) -> None:
                 continue
             shown, _ = show(interp, text, fmt)  # type: ignore[misc]
             interp.out(f"{n}: {'/' + fmt + ' ' if fmt else ''}{text} = {shown}")
-        except CommandError as exc:
+        except (CommandError, SessionError) as exc:  # e.g. a core without symbols: this display only
             interp.out(f"{n}: {text} = <error: {exc}>")
 
 
