@@ -198,8 +198,8 @@ def _apply(model: Model, line: str, out: str) -> None:
     failed = out.strip() and out.strip().splitlines()[-1].startswith(("Bad breakpoint", "Negative breakpoint", "Inverted breakpoint",
                                                                       "Convenience variable", "Arguments must be"))
     created = re.search(r"^(?:Temporary breakpoint|Breakpoint|Hardware (?:read |access \(read/write\) )?watchpoint) (\d+)(?::| at)", out, re.M)
-    if created and word in ("break", "tbreak", "watch", "rwatch", "awatch"):
-        model.created(int(created.group(1)), temporary=word == "tbreak")
+    if created and word in ("break", "tbreak", "watch", "rwatch", "awatch", "start"):   # start: a tbreak at main
+        model.created(int(created.group(1)), temporary=word in ("tbreak", "start"))
     elif word in ("delete", "disable", "enable") and not args.startswith("checkpoint"):
         numbers = model.numbers(args)
         assert (numbers is None) == bool(failed), (line, out)
