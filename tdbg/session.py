@@ -27,9 +27,10 @@ from tdbg.emu.elf import ElfImage, ElfLoadError, one_line
 from tdbg.emu.history import History
 from tdbg.emu.regions import Stall
 from tdbg.emu.stops import Stop, StopKind
-from tdbg.emu.pushlog import PushLog
+from tdbg.emu.pushlog import PushLog, WindowTrace
 from tdbg.emu.tile import Checkpoint, Policy, Tile, Unreadable
 from tdbg.emu.toolchain import ToolchainError, build, demo_source
+from tdbg.hostfiles import MAX_RESTORE_BYTES, HostFileError, host_path, read_host_file, write_host_file
 from tdbg.riscv import NUMBERS as REGISTERS
 from tdbg.tensix import formats, l1_data, packers, unpackers
 from tdbg.tensix.coprocessor import Coprocessor, QueueFull
@@ -189,10 +190,10 @@ class Session:
         except ValueError as exc:
             raise SessionError(str(exc)) from None
         try:
-            image = None if program is None else load_program(program, name)
+            image = None if program is None else load_program(host_path(program), name)
             self.tile.load(name, image)
             self.started = False
-        except (ElfLoadError, ToolchainError, OSError) as exc:
+        except (ElfLoadError, ToolchainError, OSError, HostFileError) as exc:
             raise SessionError(str(exc)) from None
         self.debug_infos[name] = None if image is None else self._debug_info(image)
         self._sync_breakpoints()
@@ -846,9 +847,9 @@ class Session:
     def load_binary(self, path: str | Path, address: int) -> int:
         """GDB's ``restore FILE binary ADDR``: write a file's bytes at ``address``; their count."""
         try:
-            data = Path(path).expanduser().read_bytes()
-        except OSError as exc:
-            raise SessionError(f"{path}: {exc.strerror or exc}.") from None
+            data = read_host_file(path, MAX_RESTORE_BYTES, "binary file to restore")
+        except HostFileError as exc:
+            raise SessionError(str(exc)) from None
         self.write_memory(address, data)
         return len(data)
 
@@ -858,9 +859,9 @@ class Session:
             raise SessionError("Invalid memory address range (start > end).")
         data = self.read_memory(start, end - start)
         try:
-            Path(path).expanduser().write_bytes(data)
-        except OSError as exc:
-            raise SessionError(f"{path}: {exc.strerror or exc}.") from None
+            write_host_file(path, data)
+        except HostFileError as exc:
+            raise SessionError(str(exc)) from None
 
     def symbolize(self, address: int) -> str:
         """``<main+4>`` for an address inside a known function or object, else ``""``."""
@@ -943,7 +944,7 @@ class Session:
         self.tile.observe_window(trace, writers)
 
     @property
-    def window_trace(self) -> list | None:
+    def window_trace(self) -> WindowTrace | None:
         return self.tile.window_trace
 
     @property

@@ -310,7 +310,7 @@ def test_dump_values_and_restore_them_in_a_view(shell, tmp_path, suffix) -> None
     ("dst diff --max", "--max needs a value."),
     ("dst diff --max x", "Bad value for --max: x"),
     ("dst diff --atol 1", "--atol, --rtol and --raw apply to a golden FILE."),
-    ("dst diff missing.npy", "missing.npy: No such file."),
+    ("dst diff missing.npy", "missing.npy: No such file or directory."),  # strerror, as GDB says it
     ("dst heatmap tile", "Usage: dst heatmap [tile T | all] [--view V]"),
     ("dump dst 0-3", "Usage: dump dst ROWS FILE.npy|FILE.csv [--view V | --raw]"),
     ("dump dst 0-3 out.txt", "out.txt: the file name must end in .npy or .csv."),

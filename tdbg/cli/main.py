@@ -16,10 +16,10 @@ import socket
 import sys
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tdbg import __version__
+from tdbg.hostfiles import read_script
 
 if TYPE_CHECKING:
     from tdbg.commands import Interpreter
@@ -72,38 +72,6 @@ def _is_loopback(host: str) -> bool:
     except OSError:
         return False
     return all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
-
-
-#: The largest ``-x`` script tdbg reads.
-MAX_SCRIPT_BYTES = 64 << 20
-
-
-class BadLine(str):
-    """A script line that is not UTF-8 (its text says where); the script ends there."""
-
-
-def script_lines(path: str) -> list[str]:
-    """The lines of a ``-x`` script, a line that is not UTF-8 as a ``BadLine``; ``ValueError``
-    naming the file when it is not a readable regular file of at most ``MAX_SCRIPT_BYTES``
-    (``source``'s own reading would block on a FIFO and say nothing of the file for a byte
-    that is not UTF-8)."""
-    file = Path(path).expanduser()
-    try:
-        if not file.is_file():
-            raise ValueError(f"{path}: {'not a regular file' if file.exists() else 'No such file or directory'}.")
-        if file.stat().st_size > MAX_SCRIPT_BYTES:
-            raise ValueError(f"{path}: larger than {MAX_SCRIPT_BYTES >> 20} MiB; not a script.")
-        data = file.read_bytes()
-    except OSError as exc:
-        raise ValueError(f"{path}: {exc.strerror or exc}.") from None
-    lines: list[str] = []
-    for number, raw in enumerate(data.splitlines(), 1):
-        try:
-            lines.append(raw.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            lines.append(BadLine(f"{path}:{number}: Error in sourced command file:\nnot UTF-8 text "
-                                 f"(byte {raw[exc.start]:#04x} at column {exc.start + 1})."))
-    return lines
 
 
 def programs(args: list[str]) -> dict[str, str]:
@@ -210,9 +178,6 @@ def _source(session: Session, interp: Interpreter, name: str, lines: list[str]) 
 
     def feed() -> Iterator[str]:
         for line in lines:
-            if isinstance(line, BadLine):
-                interp.error(str(line))
-                raise ScriptAborted
             session.clear_interrupt()
             yield line
 
@@ -233,7 +198,7 @@ def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int
             ok = session.run_breakable(lambda c=value: interp.execute(c, from_tty=not args.batch)) and ok
             continue
         try:
-            lines = script_lines(value)
+            lines = read_script(value)
         except ValueError as exc:
             print(f"tdbg: {exc}", file=sys.stderr)
             interp.failed = ok = False

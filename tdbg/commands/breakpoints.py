@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import breakpoint_what, qualify_line
@@ -73,41 +74,78 @@ def tbreak_cmd(interp: Interpreter, args: str) -> None:
     _break(interp, args, temporary=True)
 
 
-def _numbers(interp: Interpreter, args: str) -> list[int]:
+_MAX_NUMBER = 2**31 - 1  # GDB's breakpoint numbers are C ints
+
+
+def _number(interp: Interpreter, token: str, text: str) -> int:
+    """One breakpoint number of a list: a decimal or a ``$`` variable, as GDB's
+    ``number_or_range_parser`` takes it (its error texts)."""
+    if token.startswith("$"):
+        value = interp.session.expression_context().convenience(token[1:])
+        if value is None or not isinstance(value.raw, int):
+            raise CommandError(f"Convenience variable must have integer value.\nBad breakpoint number '{text}'")
+        n = value.raw
+    elif token.lstrip("-").isdigit():
+        n = int(token)
+    else:
+        raise CommandError(f"Bad breakpoint number '{text}'")
+    if n < 0:
+        raise CommandError(f"Negative breakpoint number '{text}'")
+    if n == 0 or n > _MAX_NUMBER:
+        raise CommandError(f"Bad breakpoint number '{text}'")
+    return n
+
+
+def _for_each_number(interp: Interpreter, args: str, action: Callable[[int], None]) -> None:
+    """GDB's breakpoint number list (``N``, ``A-B``, ``$VAR``; none: every breakpoint and
+    watchpoint): ``action`` on each existing number in the order given, and for numbers nobody
+    holds the line GDB prints ("No breakpoint number N."; a run of them in a range is one
+    line, so a huge range costs nothing).  The whole list is checked before anything is done."""
+    s = interp.session
     if not args.strip():
-        return sorted([*interp.session.breakpoints, *interp.session.watchpoints])
-    out = []
-    for part in args.split():
-        lo, _, hi = part.partition("-")
-        try:
-            out += list(range(int(lo), int(hi or lo) + 1))
-        except ValueError:
-            raise CommandError(f"Convenience variable must have integer value.\nArgs must be numbers or '$' variables: \"{part}\"") from None
-    return out
+        spans = [(1, _MAX_NUMBER)]
+    else:
+        spans = []
+        for part in args.split():
+            negative = part.startswith("-")
+            lo_text, dash, hi_text = part[negative:].partition("-")
+            lo = _number(interp, "-" * negative + lo_text, part)
+            hi = _number(interp, hi_text, part) if dash else lo
+            if hi < lo:
+                raise CommandError(f"Inverted breakpoint range at '{part}'")
+            spans.append((lo, hi))
+    for lo, hi in spans:
+        expect = lo
+        for n in [n for n in sorted([*s.breakpoints, *s.watchpoints]) if lo <= n <= hi] + [hi + 1]:
+            if n > expect and args.strip():
+                last = n - 1
+                interp.out(f"No breakpoint number {expect}." if last == expect else f"No breakpoint numbers {expect}-{last}.")
+            if n <= hi:
+                action(n)
+            expect = n + 1
 
 
-@command("delete", aliases=("d",), usage="delete [N...]", help="Delete breakpoints and watchpoints N (all when none given).", example="delete 2")
+@command("delete", aliases=("d",), usage="delete [N|A-B|$VAR ...] | delete checkpoint N", help="Delete breakpoints and watchpoints N (all when none given); A-B is a range.  A number nobody holds is reported and the others are still deleted, as GDB does.  'delete checkpoint N' deletes checkpoint N and frees its memory.", example="delete 2")
 def delete_cmd(interp: Interpreter, args: str) -> None:
-    for n in _numbers(interp, args):
-        interp.session.delete(n)
+    word, _, rest = args.strip().partition(" ")
+    if word == "checkpoint":
+        if not rest.strip():
+            raise CommandError("Argument required (checkpoint id).")
+        interp.session.delete_checkpoint(evaluate_int(interp, rest))
+        return
+    _for_each_number(interp, args, interp.session.delete)
 
 
 def _set_enabled(interp: Interpreter, args: str, enabled: bool) -> None:
-    s = interp.session
-    for n in _numbers(interp, args):
-        bp = s.breakpoints.get(n)
-        if bp is None:
-            raise CommandError(f"No breakpoint number {n}.")
-        bp.enabled = enabled
-    s._sync_breakpoints()
+    _for_each_number(interp, args, lambda n: interp.session.enable(n, enabled))
 
 
-@command("disable", usage="disable [N...]", help="Disable breakpoints N (all when none given); they stay listed.", example="disable 1")
+@command("disable", usage="disable [N|A-B|$VAR ...]", help="Disable breakpoints and watchpoints N (all when none given; A-B is a range): they stay listed (Enb n) and do not stop the program; a disabled watchpoint costs nothing.", example="disable 1")
 def disable_cmd(interp: Interpreter, args: str) -> None:
     _set_enabled(interp, args, False)
 
 
-@command("enable", usage="enable [N...]", help="Enable breakpoints N (all when none given).", example="enable 1")
+@command("enable", usage="enable [N|A-B|$VAR ...]", help="Enable breakpoints and watchpoints N (all when none given; A-B is a range).", example="enable 1")
 def enable_cmd(interp: Interpreter, args: str) -> None:
     _set_enabled(interp, args, True)
 
@@ -230,6 +268,7 @@ def _listing(interp: Interpreter, items: list, empty: str) -> None:
                 interp.out(f"        {line}")
         else:
             kind = {"write": "hw watchpoint", "read": "read watchpoint", "access": "acc watchpoint"}[item.kind]
-            interp.out(f"{item.number:<7} {kind:<14} keep y              {exprs.get(item.number, hex(item.address))}")
+            enabled = "y" if item.enabled else "n"
+            interp.out(f"{item.number:<7} {kind:<14} keep {enabled}              {exprs.get(item.number, hex(item.address))}")
             if item.hits:
                 interp.out(f"\tbreakpoint already hit {item.hits} time{'s' if item.hits != 1 else ''}")

@@ -9,7 +9,7 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.tensix_cmds import set_cfg
 from tdbg.commands.values import evaluate
-from tdbg.session import RunStatus
+from tdbg.session import RunStatus, SessionError
 from tdbg.expr import CType, ExprError, evaluate as evaluate_expr, format_value, parse_type, ptype_text, type_name
 
 _FMT = re.compile(r"^/([xduotacfsz])\s*(.*)$", re.S)
@@ -119,7 +119,7 @@ def show_displays(interp: Interpreter, stop: object = None) -> None:
                 continue
             shown, _ = show(interp, text, fmt)  # type: ignore[misc]
             interp.out(f"{n}: {'/' + fmt + ' ' if fmt else ''}{text} = {shown}")
-        except CommandError as exc:
+        except (CommandError, SessionError) as exc:  # e.g. a core without symbols: this display only
             interp.out(f"{n}: {text} = <error: {exc}>")
 
 
@@ -131,7 +131,8 @@ def display_cmd(interp: Interpreter, args: str) -> None:
         return
     m = re.match(r"^/(\S+)\s+(.*)$", args.strip())
     fmt, text = (m.group(1), m.group(2)) if m else (None, args.strip())
-    n = max(displays, default=0) + 1
+    interp.state.last_display += 1
+    n = interp.state.last_display
     displays[n] = (fmt, text)
     hooks = interp.state.stop_hooks
     if show_displays not in hooks:  # type: ignore[operator]
@@ -144,17 +145,26 @@ def display_cmd(interp: Interpreter, args: str) -> None:
         interp.state.displays = saved
 
 
-@command("undisplay", usage="undisplay [N...]", help="Stop displaying expressions N (all when none given).", example="undisplay 1")
+@command("undisplay", usage="undisplay [N|A-B ...]", help="Stop displaying expressions N (all when none given; A-B is a range).  A number no display has is reported and the others are still removed, as GDB does.", example="undisplay 1")
 def undisplay_cmd(interp: Interpreter, args: str) -> None:
     displays = _display_list(interp)
     if not args.strip():
         displays.clear()
         return
+    spans = []
     for word in args.split():
-        try:
-            del displays[int(word)]
-        except (ValueError, KeyError):
-            raise CommandError(f"No display number {word}.") from None
+        lo, dash, hi = word.partition("-")
+        if not (lo.isdigit() and (hi.isdigit() if dash else True)) or int(lo) > int(hi or lo):
+            raise CommandError(f"Arguments must be display numbers: \"{word}\".")
+        spans.append((int(lo), int(hi or lo)))
+    for lo, hi in spans:
+        expect = lo
+        for n in [n for n in sorted(displays) if lo <= n <= hi] + [hi + 1]:
+            if n > expect:
+                interp.out(f"No display number {expect}." if n - 1 == expect else f"No display numbers {expect}-{n - 1}.")
+            if n <= hi:
+                del displays[n]
+            expect = n + 1
 
 
 @info_command("display", usage="info display", help="List the expressions displayed at each stop.", example="info display")

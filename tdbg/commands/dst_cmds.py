@@ -9,29 +9,28 @@ starting at row ``64*T``: four 16x16 faces of 16 rows each, arranged ``[[f0, f1]
 
 from __future__ import annotations
 
+import io
 import shlex
 import sys
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from tdbg.commands.examine import format_float, format_view_value
+from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, dst_rows, window_view
 from tdbg.commands.files import DUMP, RESTORE
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command
 from tdbg.commands.tensix_cmds import ranges
 from tdbg.commands.values import evaluate_int
+from tdbg.hostfiles import read_host_file, write_host_file
 from tdbg.tensix import formats
 from tdbg.tensix.dst import Dst
 from tdbg.tensix.dst_access import lanes_defined, read_lanes
-from tdbg.tensix.view_in_force import WINDOW_VIEW
 
 DST = Registry("dst")
 
-STORAGE_ROWS = {"dst16": 1024, "dst32": 512}  # Dst32b rows 512..1023 alias 256..511 (Adj32)
-STORAGE_NAME = {"dst16": "Dst16b", "dst32": "Dst32b"}
 TILE_ROWS = 64
 VIEW_CHOICES = ("bf16", "fp16", "fp8", "int8", "int16", "raw16", "raw", "fp32", "tf32", "int32", "raw32")
 VIEW_NAMES = "bf16 fp16 fp8 int8 int16 raw16 (or raw) (Dst16b); fp32 tf32 int32 raw32 (Dst32b)"
@@ -111,8 +110,7 @@ def _view(interp: Interpreter, name: object) -> formats.View:
     """A Dst view by name (``raw16``/``raw`` and ``raw32`` for raw bits, as in ``Session.dst`` and
     ``x ... as``); None: the current core's window view."""
     if name is None:
-        s = interp.session
-        name = WINDOW_VIEW.get(s.model.window.ctrl(s.core.thread).fmt, "fp32")
+        name = window_view(interp, "--view V")
     if name in ("raw16", "raw32"):  # the same names as the Python API's and x's
         return formats.get_view("dst16" if name == "raw16" else "dst32", "raw")
     for storage in STORAGE_ROWS:
@@ -120,15 +118,6 @@ def _view(interp: Interpreter, name: object) -> formats.View:
         if view is not None:
             return view
     raise CommandError(f'Unknown view "{name}"; choose from: {VIEW_NAMES}.')
-
-
-def _rows(interp: Interpreter, text: str, limit: int, what: str) -> np.ndarray:
-    """``A-B`` or ``A`` as an array of row numbers below ``limit``."""
-    lo, _, hi = text.partition("-")
-    first, last = evaluate_int(interp, lo), evaluate_int(interp, hi or lo)
-    if not 0 <= first <= last < limit:
-        raise CommandError(f"{what} rows {text} out of range 0..{limit - 1}.")
-    return np.arange(first, last + 1)
 
 
 def _tile_number(interp: Interpreter, text: str, view: formats.View) -> int:
@@ -274,27 +263,84 @@ def dst_row(interp: Interpreter, args: str) -> None:
         interp.out(f"{c:>3}" + "".join(f" {UNDEF if undefined else x:>15}" for x in cells))
 
 
+# The largest array a Dst file holds: 1024 DstBits rows of 16 lanes, or a 32x32 tile.
+FILE_ROWS, FILE_COLUMNS = 1024, 32
+_CSV_BYTES = FILE_ROWS * FILE_COLUMNS * 40  # 40 characters a field is more than any number needs
+_LIMIT = f"at most {FILE_ROWS} rows of 16 values or a 32x32 tile"
+
+
 def _load(path: str) -> np.ndarray:
-    """A 2-D array from ``.npy`` or ``.csv`` (integers if every CSV field is one)."""
-    file = Path(path).expanduser()
-    if not file.is_file():
-        raise CommandError(f"{path}: No such file.")
+    """A 2-D numeric array from ``.npy`` or ``.csv`` (integers if every CSV field is one).  Its
+    size is checked before it is read (a ``.npy`` header's shape, a CSV's line and field
+    counts): a Dst file holds ``_LIMIT``."""
+    array = _load_csv(path) if path.endswith(".csv") else _load_npy(path)
+    if array.ndim != 2 or array.dtype.kind not in "iuf" or not array.size:
+        raise CommandError(f"{path}: expected a 2-D numeric array, not {array.dtype} of shape {array.shape}.")
+    return array
+
+
+def _check_shape(path: str, shape: tuple[int, ...]) -> None:
+    if len(shape) == 2 and (shape[0] > FILE_ROWS or shape[1] > FILE_COLUMNS):
+        raise CommandError(f"{path}: a {shape[0]}x{shape[1]} array; a Dst file holds {_LIMIT}.")
+
+
+def _load_npy(path: str) -> np.ndarray:
+    """numpy's ``.npy`` format (NEP 1): the header's shape and dtype are checked, then the data read."""
+    limit = 65536 + FILE_ROWS * FILE_COLUMNS * 16  # a header numpy writes, the widest numeric dtype
+    data = read_host_file(path, limit, "Dst .npy file", head=True)
+    if not data:
+        raise CommandError(f"{path}: an empty file, not a .npy array.")
+    fh = io.BytesIO(data)
     try:
-        if file.suffix == ".csv":
-            with warnings.catch_warnings():  # an empty file is reported below
-                warnings.simplefilter("ignore")
-                text = np.loadtxt(file, delimiter=",", dtype=str, ndmin=2)
-            try:
-                data = text.astype(np.int64)
-            except ValueError:
-                data = text.astype(np.float64)
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
         else:
-            data = np.load(file, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise CommandError(f"{path}: {exc}") from None
-    if data.ndim != 2 or data.dtype.kind not in "iuf" or not data.size:
-        raise CommandError(f"{path}: expected a 2-D numeric array, not {data.dtype} of shape {data.shape}.")
-    return data
+            raise ValueError(f".npy format version {version[0]}.{version[1]} (tdbg reads 1.0 and 2.0)")
+    except (ValueError, EOFError) as exc:
+        raise CommandError(f"{path}: not a .npy file ({exc}).") from None
+    if dtype.hasobject or dtype.kind not in "iuf" or len(shape) != 2:
+        raise CommandError(f"{path}: expected a 2-D numeric array, not {dtype} of shape {shape}.")
+    _check_shape(path, shape)
+    count = int(np.prod(shape))
+    body = data[fh.tell():]
+    if len(body) < count * dtype.itemsize:
+        raise CommandError(f"{path}: its header says {shape} {dtype} ({count * dtype.itemsize} bytes) but {len(body)} bytes follow.")
+    array = np.frombuffer(body, dtype, count)
+    return (array.reshape(shape[::-1]).T if fortran else array.reshape(shape)).copy()
+
+
+def _load_csv(path: str) -> np.ndarray:
+    """Comma-separated numbers, one row a line: UTF-8 text of at most ``FILE_ROWS`` lines of
+    at most ``FILE_COLUMNS`` fields, checked before any field is parsed."""
+    data = read_host_file(path, _CSV_BYTES, "Dst .csv file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise CommandError(f"{path}:{line}: not UTF-8 text (byte {data[exc.start]:#04x}).") from None
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if len(lines) > FILE_ROWS:
+        raise CommandError(f"{path}: {len(lines)} lines; a Dst file holds {_LIMIT}.")
+    fields = [line.split(",") for line in lines]
+    for number, row in enumerate(fields, 1):
+        if len(row) > FILE_COLUMNS:
+            raise CommandError(f"{path}: {len(row)} fields in a line; a Dst file holds {_LIMIT}.")
+        if len(row) != len(fields[0]):
+            raise CommandError(f"{path}: line {number} has {len(row)} fields, line 1 has {len(fields[0])}.")
+    if not fields:
+        raise CommandError(f"{path}: no numbers in it.")
+    cells = [[cell.strip() for cell in row] for row in fields]
+    try:
+        return np.array([[int(cell, 10) for cell in row] for row in cells], dtype=np.int64)
+    except (ValueError, OverflowError):
+        pass
+    try:
+        return np.array([[float(cell) for cell in row] for row in cells], dtype=np.float64)
+    except ValueError as exc:
+        raise CommandError(f"{path}: not a number: {exc}.") from None
 
 
 def _report_diff(interp: Interpreter, view: formats.View, rows: np.ndarray, old: np.ndarray, new: np.ndarray,
@@ -303,6 +349,7 @@ def _report_diff(interp: Interpreter, view: formats.View, rows: np.ndarray, old:
     the count (and how many of those lanes are undefined now)."""
     where = np.argwhere(differ)
     for r, c in where[:limit]:
+        interp.session.check_interrupt()
         interp.out(f"row {int(rows[r])} col {int(c)}: {old[r, c]} -> {new[r, c]}")
     shown = f"; the first {limit} shown" if len(where) > limit else ""
     undef = f", {undefined} of them undefined" if undefined else ""
@@ -354,7 +401,7 @@ def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts
             raise CommandError("Usage: dst diff FILE [ROWS] (an (N, 16) golden)")
         rows = np.arange(len(golden))
         if len(words) == 2:
-            rows = _rows(interp, words[1], limit_rows, STORAGE_NAME[view.storage])
+            rows = dst_rows(interp, words[1], limit_rows, STORAGE_NAME[view.storage])
             if len(rows) == 1:
                 rows = np.arange(rows[0], rows[0] + len(golden))
         if len(rows) != len(golden) or rows[-1] >= limit_rows:
@@ -441,7 +488,7 @@ def dst_stats(interp: Interpreter, args: str) -> None:
     if len(words) > 1:
         raise CommandError("Usage: dst stats [ROWS] [--view V]")
     if words:
-        rows = _rows(interp, words[0], STORAGE_ROWS[storage], STORAGE_NAME[storage])
+        rows = dst_rows(interp, words[0], STORAGE_ROWS[storage], STORAGE_NAME[storage])
     else:
         rows = np.flatnonzero(_defined(dst, _live(dst), storage, np.arange(STORAGE_ROWS[storage]))[:, 0])
         if not len(rows):
@@ -585,28 +632,27 @@ def dump_dst(interp: Interpreter, args: str) -> None:
     words, opts = _parse(args, view=str, raw=None)
     if len(words) != 2:
         raise CommandError("Usage: dump dst ROWS FILE.npy|FILE.csv [--view V | --raw]")
-    file = Path(words[1]).expanduser()
-    if file.suffix not in (".npy", ".csv"):
+    suffix = Path(words[1]).suffix
+    if suffix not in (".npy", ".csv"):
         raise CommandError(f"{words[1]}: the file name must end in .npy or .csv.")
     dst = interp.session.model.dst
     if opts.get("raw"):
         if "view" in opts:
             raise CommandError("--view and --raw exclude each other.")
-        rows = _rows(interp, words[0], 1024, "DstBits")
+        rows = dst_rows(interp, words[0], 1024, "DstBits")
         data = dst.bits[rows].copy()
         what = f"DstBits rows {ranges(rows)}"
     else:
         view = _view(interp, opts.get("view"))
-        rows = _rows(interp, words[0], STORAGE_ROWS[view.storage], STORAGE_NAME[view.storage])
+        rows = dst_rows(interp, words[0], STORAGE_ROWS[view.storage], STORAGE_NAME[view.storage])
         data = view.decode(_read(dst, _live(dst), view.storage, rows))
         what = _where(view, rows)
-    try:
-        if file.suffix == ".npy":
-            np.save(file, data)
-        else:
-            np.savetxt(file, data, delimiter=",", fmt="%.9g" if data.dtype.kind == "f" else "%d")
-    except OSError as exc:
-        raise CommandError(f"{words[1]}: {exc.strerror or exc}") from None
+    out = io.BytesIO()
+    if suffix == ".npy":
+        np.save(out, data)
+    else:
+        np.savetxt(out, data, delimiter=",", fmt="%.9g" if data.dtype.kind == "f" else "%d")
+    write_host_file(words[1], out.getvalue())
     hint = f"; restore dst {words[1]} {int(rows[0])} loads it back" if opts.get("raw") else ""
     interp.out(f"Saved {what} ({data.shape[0]}x16 {data.dtype}) to {words[1]}{hint}.")
 

@@ -168,6 +168,7 @@ def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size
     if fmt == "i":  # each instruction decoded afresh, as GDB's x/i; => at the selected frame's pc
         pc = s.expression_context().frames.selected().pc
         for _ in range(count):
+            s.check_interrupt()
             insn = disassemble(address, s.read_value(address, 4), s.profile.isa)
             marker = "=> " if address == pc else "   "
             interp.out(f"{marker}{label(interp, address)}\t{insn.render(s.symbolize)}")
@@ -175,6 +176,7 @@ def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size
         return address
     if fmt == "s":
         for _ in range(count):
+            s.check_interrupt()
             data = bytearray()
             while len(data) < 200:
                 byte = s.read_value(address + len(data), 1)
@@ -186,6 +188,7 @@ def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size
         return address
     per_line = PER_LINE[size]
     for start in range(0, count, per_line):
+        s.check_interrupt()
         n = min(per_line, count - start)
         base = address + start * size
         values = [read_unit(interp, base + i * size, size) for i in range(n)]
@@ -212,6 +215,7 @@ def examine_memory_view(interp: Interpreter, address: int, count: int, size: str
     start = address + l1_data.exponent_section(name, count)
     per_line = 8 if bits <= 16 else 4
     for i in range(0, count, per_line):
+        interp.session.check_interrupt()
         interp.out(label(interp, start + i * bits // 8) + "".join("\t" + format_view_value(v) for v in values[i:i + per_line]))
     return start + -(-count * bits // 8)
 
@@ -355,6 +359,7 @@ def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, siz
         return format_int(interp, int(flat[i]), fmt, unit_bytes)
 
     for start in range(0, len(flat), per_line):
+        interp.session.check_interrupt()
         index = first + (start if order is None else order[start])
         where = RegLoc(loc.kind, loc.bank, index // 16, index % 16)
         interp.out(f"{where.label()}:" + "".join("\t" + cell(i) for i in range(start, min(start + per_line, len(flat)))))

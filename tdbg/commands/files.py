@@ -5,11 +5,11 @@
 from __future__ import annotations
 
 import struct
-from pathlib import Path
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, Registry, command
 from tdbg.commands.values import evaluate, evaluate_int
+from tdbg.hostfiles import MAX_RESTORE_BYTES, read_host_file, write_host_file
 from tdbg.session import SessionError
 
 DUMP = Registry("dump")
@@ -53,11 +53,7 @@ def _value(interp: Interpreter, args: str, usage: str) -> tuple[str, bytes]:
 
 
 def _write(path: str, data: bytes, append: bool) -> None:
-    try:
-        with Path(path).expanduser().open("ab" if append else "wb") as fh:
-            fh.write(data)
-    except OSError as exc:
-        raise CommandError(f"{path}: {exc.strerror or exc}.") from None
+    write_host_file(path, data, append)
 
 
 def _binary(registry: Registry, verb: str, append: bool) -> None:
@@ -127,11 +123,7 @@ def restore_cmd(interp: Interpreter, args: str) -> None:
     if len(rest) > 3:
         raise CommandError("Usage: restore FILE [binary] [BIAS [START [END]]]")
     bias, start, end = (evaluate_int(interp, w) for w in [*rest, "0", "0", "0"][:3])
-    try:
-        data = Path(path).expanduser().read_bytes()
-    except OSError as exc:
-        raise CommandError(f"{path}: {exc.strerror or exc}.") from None
-    data = data[start:end or None]
+    data = read_host_file(path, MAX_RESTORE_BYTES, "binary file to restore")[start:end or None]
     if not data:
         raise CommandError(f"{path}: nothing to restore.")
     interp.out(f"Restoring binary file {path} into memory ({bias + start:#x} to {bias + start + len(data):#x})")
@@ -150,7 +142,7 @@ def file_cmd(interp: Interpreter, args: str) -> None:
         try:
             core = s.core_by_thread(words[0])
             words = words[1:]
-        except ValueError:
+        except SessionError:  # not a core: the FILE
             pass
     if len(words) > 1:
         raise CommandError("Usage: file [CORE] [FILE]")

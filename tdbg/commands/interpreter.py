@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from tdbg.commands.registry import INIT_HOOKS, ROOT, Command, CommandError
 from tdbg.commands.state import ShellState
 from tdbg.emu.stops import Stop
+from tdbg.hostfiles import BadLine
 from tdbg.session import Session, SessionError
 from tdbg.tensix.events import TensixEvent
 
@@ -183,6 +184,8 @@ class Interpreter:
         try:
             for number, line in numbered:
                 try:
+                    if isinstance(line, BadLine):
+                        raise CommandError(str(line))
                     self.run(line)
                 except ScriptAborted:
                     raise

@@ -99,6 +99,7 @@ class _Dump:
         s = self.interp.session
         decode = Disassembler(s.profile.isa)
         for address in range(low, high, 4):
+            s.check_interrupt()
             insn = decode(address, int.from_bytes(s.read_memory(address, 4), "little"))
             if self.function is not None:
                 where = f"<+{address - self.start}>"
@@ -114,7 +115,8 @@ def _source_order(interp: Interpreter, info, dump: _Dump, low: int, high: int) -
     """GDB's ``/s`` (``do_mixed_source_and_assembly``): address order; before the code of a
     new line, the line (after its file's name when the file changes), and the lines just above
     it that have no code in the range."""
-    with_code = {(r.file, r.line) for r in (info.row_at(pc) for pc in range(low, high, 4)) if r is not None and r.line}
+    rows = [info.row_at(low), *info.rows_in(low, high)]  # every row covering the range (not a walk over each word)
+    with_code = {(r.file, r.line) for r in rows if r is not None and r.line}
     first = info.row_at(low)
     last_file, last_line, pc = None, 0, low
     while pc < high:

@@ -301,13 +301,23 @@ def reverse_stepi_cmd(interp: Interpreter, args: str) -> None:
     report_stop(interp, interp.session.reverse_stepi(n))
 
 
-@info_command("checkpoints", usage="info checkpoints", help="List the checkpoints with the pc of the current core in each.", example="info checkpoints")
+@info_command("checkpoints", usage="info checkpoints", help="List the checkpoints with the pc of the current core in each and the memory each holds (L1 compressed), then their total against the checkpoint memory budget ('delete checkpoint N' frees one).", example="info checkpoints")
 def info_checkpoints(interp: Interpreter, args: str) -> None:
     s = interp.session
+    total = f"the checkpoint memory budget is {size_text(s.checkpoint_budget)}"
     if not s.checkpoints:
-        interp.out("No checkpoints.")
+        interp.out(f"No checkpoints; {total}.")
         return
     for n, cp in s.checkpoints.items():
         state = cp.cores.get(s.current)
         where = describe_location(interp, state.pc).splitlines()[0] if state else "(core not created then)"
-        interp.out(f"{n:>3}  {where}")
+        interp.out(f"{n:>3}  {where}  ({size_text(s.checkpoint_memory(n))})")
+    count = len(s.checkpoints)
+    interp.out(f"{count} checkpoint{'s' if count > 1 else ''} hold{'s' if count == 1 else ''} {size_text(s.checkpoint_memory())}; {total}.")
+
+
+def size_text(nbytes: int) -> str:
+    """A memory size for people: bytes, KiB or MiB."""
+    if nbytes < 1 << 10:
+        return f"{nbytes} bytes"
+    return f"{nbytes / (1 << 10):.1f} KiB" if nbytes < 1 << 20 else f"{nbytes / (1 << 20):.1f} MiB"

@@ -13,6 +13,7 @@ from pathlib import Path
 from tdbg.commands.interpreter import BLOCK_OPENERS, Interpreter, LoopBreak, LoopContinue, UserCommand
 from tdbg.commands.registry import ROOT, CommandError, command
 from tdbg.commands.values import evaluate
+from tdbg.hostfiles import read_script
 from tdbg.expr import ExprError, Kind, Value, value_as_address
 
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "a": "\a", "e": "\x1b", "r": "\r", " ": " "}
@@ -40,12 +41,7 @@ def echo_cmd(interp: Interpreter, args: str) -> None:
 @command("source", usage="source FILE", help="Run the commands in FILE as if typed; the first failing command ends the file, reported as 'FILE:LINE: Error in sourced command file:' and its error, as GDB does.", example="source checks.gdb")
 def source_cmd(interp: Interpreter, args: str) -> None:
     name = args.strip()
-    path = Path(name).expanduser()
-    try:
-        lines = path.read_text().splitlines()
-    except OSError as exc:
-        raise CommandError(f"{name}: {exc.strerror}.") from None
-    interp.source_lines(lines, name)
+    interp.source_lines(read_script(name), name)
 
 
 @command("define", usage="define NAME ... end", help="Define a new command NAME that runs the lines up to 'end'; $arg0..$argN and $argc are its arguments.  The first failing line ends it.", example="define showdst")
@@ -145,6 +141,7 @@ def loop_continue_cmd(interp: Interpreter, args: str) -> None:
 
 # -- printf ---------------------------------------------------------------------------------------
 
+MAX_FIELD = 4096  # printf's largest field width and precision: a line, not a gigabyte
 _SPEC = re.compile(r"%(?P<flags>[-+ #0']*)(?P<width>\d*)(?P<prec>\.\d*)?(?P<length>ll|l|L|z)?(?P<conv>.?)", re.S)
 
 
@@ -205,6 +202,9 @@ def _format_pieces(fmt: str) -> list[str | re.Match[str]]:
         )
         if bad:
             raise CommandError(f"Inappropriate modifiers to format specifier '{conv}' in printf")
+        for what, digits in (("field width", spec["width"]), ("precision", (spec["prec"] or ".")[1:])):
+            if digits and int(digits) > MAX_FIELD:
+                raise CommandError(f"printf: {what} {int(digits)} is larger than {MAX_FIELD}, tdbg's limit.")
         pieces.append(spec)
         i = spec.end()
     return [p for p in pieces if p != ""]

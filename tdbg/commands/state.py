@@ -36,6 +36,7 @@ class ShellState:
     highlight_asm: Callable[[str], str] | None = None           # the REPL's pygments colouring
     # data
     displays: dict[int, tuple[str | None, str]] = field(default_factory=dict)
+    last_display: int = 0              # display numbers are never reused, as GDB's
     watch_expr: dict[int, str] = field(default_factory=dict)    # watchpoint number -> its text
     dst_stops: list[DstSnapshot | None] = field(default_factory=lambda: [None, None])
     sfpu_stop: dict[str, np.ndarray] | None = None             # the Vector Unit at the last stop

@@ -7,13 +7,13 @@ import re
 
 import numpy as np
 
+from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, dst_rows, window_view
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.tensix import formats, packer
 from tdbg.tensix.dst_access import DstPort
 from tdbg.tensix.isa import IsaError
-from tdbg.tensix.view_in_force import WINDOW_VIEW
 
 
 def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
@@ -265,28 +265,28 @@ def pack_cmd(interp: Interpreter, args: str) -> None:
     if not m:
         raise CommandError("Usage: pack ROWS to FORMAT [from DSTFMT] [at ADDR]")
     rows_text, fmt_name, dst_fmt, at = m.groups()
-    lo, _, hi = rows_text.partition("-")
-    first, last = evaluate_int(interp, lo), evaluate_int(interp, hi or lo)
     s = interp.session
     if dst_fmt is None:
-        dst_fmt = WINDOW_VIEW.get(s.model.window.ctrl(s.core.thread).fmt, "fp32")
+        dst_fmt = window_view(interp, "from DSTFMT")
     if dst_fmt == "int8":
         dst_fmt = "fp16"  # Integer "8" is overlaid on FP16 (Dst.md)
     try:
         cfg = packer.PackerConfig.for_output(fmt_name, dst_fmt)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
+    storage = "dst32" if cfg.read_32b_data else "dst16"
+    rows = dst_rows(interp, rows_text, STORAGE_ROWS[storage], STORAGE_NAME[storage])
     port = DstPort(s.model.dst, lambda rows: None)  # ZEROACC.md: packers read undefined rows as zero
-    rows = np.arange(first, last + 1)
     data = port.read32(rows) if cfg.read_32b_data else port.read16(rows)
+    address = evaluate_address(interp, at) if at else None
     packed = packer.pack(data, cfg)
     interp.out(f"{cfg.describe()}: {len(packed.data)} bytes" + (f" + {len(packed.exponents)} exponent bytes" if packed.exponents else ""))
-    if at:
-        address = evaluate_address(interp, at)
+    if address is not None:
         s.write_memory(address, packed.data + packed.exponents)
         interp.out(f"Written at {address:#x}" + (f" (exponents at {address + len(packed.data):#x})" if packed.exponents else ""))
         return
     for off in range(0, len(packed.data), 16):
+        s.check_interrupt()
         interp.out(f"  {off:#06x}: " + " ".join(f"{b:02x}" for b in packed.data[off:off + 16]))
     if packed.exponents:
         interp.out("  exponents: " + " ".join(f"{b:02x}" for b in packed.exponents))
@@ -294,18 +294,29 @@ def pack_cmd(interp: Interpreter, args: str) -> None:
 
 @command(
     "trace",
-    usage="trace dst on|off",
+    usage="trace dst [on|off]",
     help=(
         "Log every Dst-window access (pc, core, row, column, width, value, view); the log is "
-        "printed at each stop and window stores are recorded for 'info dst-writer'.  Costs a "
-        "pc read per window access, so it is off by default."
+        "printed at each stop (its newest 1000 lines) and window stores are recorded for "
+        "'info dst-writer'.  The log keeps the newest 100000 accesses between stops.  Costs a "
+        "pc read per window access, so it is off by default.  'trace dst' alone shows whether it "
+        "is on and how many accesses the log holds."
     ),
     example="trace dst on",
 )
 def trace_cmd(interp: Interpreter, args: str) -> None:
     words = args.split()
-    if len(words) != 2 or words[0] != "dst" or words[1] not in ("on", "off"):
-        raise CommandError("Usage: trace dst on|off")
+    if not words or words[0] != "dst" or len(words) > 2 or words[1:] not in ([], ["on"], ["off"]):
+        raise CommandError("Usage: trace dst [on|off]")
+    trace = interp.session.window_trace
+    if len(words) == 1:
+        if trace is None:
+            interp.out("Dst window tracing is off.")
+        else:
+            dropped = f"; {trace.dropped} older ones dropped" if trace.dropped else ""
+            interp.out(f"Dst window tracing is on: {len(trace)} accesses logged since the last stop, "
+                       f"at most {trace.limit} kept{dropped}.")
+        return
     on = words[1] == "on"
     interp.session.observe_window(trace=on, writers=on)
     hooks = interp.state.stop_hooks
@@ -322,8 +333,9 @@ def print_trace(interp: Interpreter, stop: object) -> None:
     for a in trace[-limit:]:
         kind = "store" if a.write else "load "
         interp.out(f"[{a.seq}] {a.pc:#010x} {a.core} {kind} row {a.row} col {a.col} {a.size}B {a.value:#x} ({a.view})")
-    if len(trace) > limit:
-        interp.out(f"({len(trace) - limit} earlier accesses not shown)")
+    earlier = len(trace) + trace.dropped - limit
+    if earlier > 0:
+        interp.out(f"({earlier} earlier accesses not shown)")
     trace.clear()
 
 

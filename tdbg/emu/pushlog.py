@@ -131,6 +131,10 @@ class WindowTrace:
     def __len__(self) -> int:
         return len(self._items)
 
+    @property
+    def limit(self) -> int:
+        return self._items.maxlen or 0
+
     def __iter__(self) -> Iterator[WindowAccess]:
         return iter(self._items)
 
