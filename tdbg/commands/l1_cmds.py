@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import shlex
 import struct
-from pathlib import Path
 
 from tdbg.commands.interpreter import BLOCK_OPENERS, Interpreter, LoopBreak, LoopContinue, UserCommand
 from tdbg.commands.registry import ROOT, CommandError, command

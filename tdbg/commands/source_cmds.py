@@ -10,7 +10,7 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import SourcePosition, frame_header, frame_view, need_debug, qualify_line, source_position
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.running import count_arg, require_running, run_and_report
-from tdbg.commands.values import evaluate_address, evaluate_int
+from tdbg.commands.values import evaluate_address
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.expr import CType, Value, decode, format_value, type_name
 

@@ -16,7 +16,6 @@ dropped first.  Undoing a record puts back exactly what it saved.
 
 from __future__ import annotations
 
-import ctypes
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING

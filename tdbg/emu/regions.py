@@ -187,7 +187,7 @@ def core_regions(tile: Tile, spec: CoreSpec) -> list[Region]:
 
 def _handlers(tile: Tile, spec: CoreSpec) -> dict[str, tuple[Load, Store, dict[str, bool]]]:
     """Load/store handlers by device name, as core ``spec`` sees each device."""
-    tensix, coprocessor, profile = tile.tensix, tile.coprocessor, tile.profile
+    tensix, coprocessor = tile.tensix, tile.coprocessor
     own = spec.thread
     poll = {"pollable": True}
 

@@ -244,7 +244,6 @@ def _edge_keep(c: PackConfig, tpg: list[int], cols: np.ndarray) -> tuple[np.ndar
     lines = (x0 + np.arange(n, dtype=np.int64)) // 16
     r = c.reads_per_plane
     if c.yz_transposed:
-        z = (z0 + lines) % r if r else z0 + lines
         y = y0 + ((z0 + lines) // r if r else 0)
     else:
         y = (y0 + lines) % r if r else y0 + lines
