@@ -72,3 +72,16 @@ def test_a_stop_and_a_listing_move_the_current_file() -> None:
     stop = line_of("float value = start;")
     assert run(sh, "list") == listing(stop - 5, stop + 4)  # around the stop
     assert run(sh, "list -") == listing(stop - 15, stop - 6)
+
+
+def test_list_of_a_source_that_is_now_a_folder_is_one_line(tmp_path) -> None:
+    # Found by the long ELF fuzz run (a mutated DWARF directory name): the line table names a
+    # path this host cannot read as a file; `list` says so instead of an internal error.
+    source = tmp_path / "gone.c"
+    source.write_text("int main(void) { return 0; }\n")
+    s = Session(source)
+    source.unlink()
+    source.mkdir()
+    text = s.execute("list main", check=False)
+    assert "gone.c" in text and "internal error" not in text
+    assert s.execute("p 1 + 2") == "$1 = 3\n"

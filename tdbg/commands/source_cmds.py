@@ -153,7 +153,10 @@ def list_cmd(interp: Interpreter, args: str) -> None:
         file, center = _list_location(interp, info, text)
         first = max(center - 5, 1)
         last = first + 9
-    lines = info.source_lines(str(file))
+    try:
+        lines = info.source_lines(str(file))
+    except OSError as exc:   # the line table names a file this host does not have (or a folder)
+        raise CommandError(str(exc)) from None
     if first > len(lines):
         raise CommandError(f"Line number {first} out of range; {file} has {len(lines)} lines.")
     last = min(last, len(lines))
