@@ -147,7 +147,7 @@ class Core:
         #: Plain memory: what ``check_alignment`` watches.
         self._plain = [(0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + spec.local_ram_size)]
         for other in profile.cores:  # BabyRISCV/README.md: every local RAM, by its slow path
-            for alias in range(other.local_ram_alias, other.local_ram_alias + max(other.local_ram_size, 0x2000), other.local_ram_size):
+            for alias in range(other.local_ram_alias, other.local_ram_alias + other.alias_span, other.local_ram_size):
                 uc.mem_map_ptr(alias, other.local_ram_size, DATA_ONLY, local_rams[other.name])
                 self._plain.append((alias, alias + other.local_ram_size))
         self.regions = regions

@@ -6,7 +6,8 @@ Before a core executes one instruction, the instruction is classified:
 * a store (or AMO) to plain memory: also the bytes it will overwrite;
 * an access to a device or a pushed Tensix instruction: also the coprocessor's state (Dst,
   SrcA/SrcB, config, RWCs, queues, semaphores, tile registers, the push count) and the L1 bytes
-  the coprocessor overwrites during the step (packer, Scalar Unit: its ``l1_journal``);
+  the coprocessor overwrites during the step (packer, Scalar Unit: its ``l1_journal``, which
+  also holds the local RAM words a ``STOREREG`` overwrites);
 * a step of a core that waits while the others run (``scheduler-locking off``), or a store to
   the tile registers (``SOFT_RESET_0`` holds and releases other cores): the whole tile.
 
@@ -133,6 +134,9 @@ class History:
             tile.pushes.truncate(*d.pushes)
             tile.exit_codes = dict(d.exit_codes)
             for address, old in reversed(record.l1 or []):
+                if address >= tile.profile.l1_size:  # a local RAM the coprocessor wrote (STOREREG)
+                    core.uc.mem_write(address, old)
+                    continue
                 tile.tensix.l1[address:address + len(old)] = memoryview(old)
                 for other in tile.cores.values():
                     other.uc.ctl_remove_cache(address, address + len(old))

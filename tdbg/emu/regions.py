@@ -16,12 +16,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tdbg.tensix import tdma_risc
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.mailboxes import CORES as mailbox_cores
 from tdbg.tensix.mailboxes import DEPTH as mailbox_depth
-from tdbg.tensix.profile import CoreSpec
+from tdbg.tensix.profile import TENSIX, CoreSpec
 
 if TYPE_CHECKING:
+    from tdbg.emu.core import Core
     from tdbg.emu.tile import Tile
 
 Load = Callable[[int | None, int, int], int]          # (thread, offset, size) -> value
@@ -297,6 +299,15 @@ def _handlers(tile: Tile, spec: CoreSpec) -> dict[str, tuple[Load, Store, dict[s
         "Tensix backend configuration": (cfg_load, cfg_store, poll),
         "mailboxes": (mailbox_load, mailbox_store, {}),   # a pop is no poll: each read takes a value
     }
+    packer = tensix.packer
+
+    # TDMA-RISC.md: the registers that configure PACR_SETREG (tdbg.tensix.tdma_risc).
+    def tdma_store(thread: int | None, offset: int, size: int, value: int) -> None:
+        if size != 4:
+            raise UnimplementedFunctionality(f"{size}-byte store to TDMA-RISC register {offset:#x} is not modelled by tdbg")
+        tdma_risc.store(packer, offset, value)
+
+    handlers["TDMA-RISC registers"] = (word_loads(lambda thread, offset: tdma_risc.load(packer, offset)), tdma_store, poll)
     if own is not None:
         handlers |= {
             "MOP expander config": (mop_load, mop_store, {}),
@@ -312,3 +323,55 @@ def _handlers(tile: Tile, spec: CoreSpec) -> dict[str, tuple[Load, Store, dict[s
         }
     return handlers
 
+
+
+class TensixMmio:
+    """The tile's devices as a Tensix instruction reaches them (``Coprocessor.mmio``, for
+    ``LOADREG``, ``STOREREG`` and ``PACR_SETREG``): what BlackholeA0 ``BabyRISCV/README.md``'s
+    memory map makes "available to the NoC (and to the Tensix coprocessor)", i.e. the
+    profile's devices marked ``TENSIX`` and the local RAMs' slow-access windows.  An access goes
+    through the handler (or memory) a load or store of the thread's T core at that address uses,
+    so it has the same effect; every device the coprocessor reaches is shared by the cores.
+    Another address is "Unmapped" for the coprocessor: ``UndefinedBehavior`` (the TDMA-RISC
+    registers, the MOP expander config and the Dst window among them).  A device handler that
+    would wait (``Stall``) raises ``UnimplementedFunctionality``: none of the reachable ones does."""
+
+    def __init__(self, tile: Tile) -> None:
+        self.tile = tile
+        self._core = {spec.thread: spec.name for spec in tile.profile.cores if spec.thread is not None}
+
+    def _target(self, thread: int, address: int) -> tuple[Core, Region | None]:
+        profile, core = self.tile.profile, self.tile.cores[self._core[thread]]
+        if any(c.local_ram_alias <= address < c.local_ram_alias + c.alias_span for c in profile.cores):
+            return core, None
+        device = profile.device_at(address)
+        if device is None or TENSIX not in device.cores:
+            what = f" ({device.name})" if device is not None else ""
+            raise UndefinedBehavior(f"BabyRISCV/README.md memory map: {address:#010x}{what} is not made available "
+                                    "to the Tensix coprocessor")
+        region = core.region_at(address)
+        assert region is not None, device.name
+        return core, region
+
+    def load(self, thread: int, address: int) -> int:
+        core, region = self._target(thread, address)
+        if region is None:
+            return int.from_bytes(bytes(core.uc.mem_read(address, 4)), "little")
+        return self._device(lambda: region.load(thread, address - region.base, 4))
+
+    def store(self, thread: int, address: int, value: int) -> None:
+        core, region = self._target(thread, address)
+        if region is None:
+            journal = self.tile.coprocessor.l1_journal
+            if journal is not None:
+                journal.append((address, bytes(core.uc.mem_read(address, 4))))
+            core.uc.mem_write(address, value.to_bytes(4, "little"))
+            return
+        self._device(lambda: region.store(thread, address - region.base, 4, value))
+
+    @staticmethod
+    def _device(access: Callable[[], object]) -> int:
+        try:
+            return access()  # type: ignore[return-value]
+        except Stall as stall:
+            raise UnimplementedFunctionality(f"a Tensix access that waits ({stall}) is not modelled by tdbg") from None

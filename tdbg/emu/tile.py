@@ -35,7 +35,7 @@ from tdbg.emu import loader
 from tdbg.emu.core import NOP, Core, CoreState, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
 from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog, WindowAccess, WindowTrace
-from tdbg.emu.regions import Stall, TileRegisters, Wait, core_regions
+from tdbg.emu.regions import Stall, TensixMmio, TileRegisters, Wait, core_regions
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.tensix.coprocessor import Coprocessor, QueueFull
 from tdbg.tensix.events import Category, TensixEvent
@@ -169,6 +169,7 @@ class Tile:
         self.cores: dict[str, Core] = {}
         for spec in profile.cores:
             self.cores[spec.name] = Core(self, spec, core_regions(self, spec), local_rams)
+        self.coprocessor.mmio = TensixMmio(self)
 
     def set_alignment_check(self, on: bool) -> None:
         """Catch misaligned loads and stores to L1 and local RAM on every core (``Core.check_alignment``)."""

@@ -36,7 +36,9 @@ the pushing thread's).  The instruction is consumed either way.
 undefined with ``ZEROACC``) with the sorted ``DstBits`` row numbers it touched; a ``Dst32b``
 write touches two ``DstBits`` rows (high and low halves, 8 apart).  ``on_l1_access(thread, word, ranges)``
 is called once per instruction that read or wrote L1 (``state.l1``: unpackers, packer, Scalar
-Unit) with its ``(start, end, write)`` byte ranges, in order.
+Unit) with its ``(start, end, write)`` byte ranges, in order.  ``mmio`` is the port to the
+tile's devices (``tdbg.tensix.mmio``) that ``LOADREG``, ``STOREREG`` and ``PACR_SETREG`` use;
+the tile installs it.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from tdbg.tensix.dst_access import DstPort
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.frontend import MopExpander, ReplayExpander
 from tdbg.tensix.isa import UnknownInstruction
+from tdbg.tensix.mmio import DETACHED, MmioPort
 from tdbg.tensix.rwc import RWCs, incrwc
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.tile import TensixState
@@ -108,6 +111,7 @@ _EXECUTE: dict[str, Executor] = {
     "SETDMAREG": su.setdmareg, "ADDDMAREG": su.adddmareg, "SUBDMAREG": su.subdmareg, "MULDMAREG": su.muldmareg,
     "BITWOPDMAREG": su.bitwopdmareg, "SHIFTDMAREG": su.shiftdmareg, "CMPDMAREG": su.cmpdmareg,
     "DMANOP": su.dmanop, "FLUSHDMA": su.flushdma, "REG2FLOP": su.reg2flop, "STOREIND": su.storeind, "LOADIND": su.loadind,
+    "LOADREG": su.loadreg, "STOREREG": su.storereg, "PACR_SETREG": packers.pacr_setreg,
     "ATGETM": lambda cop, t, f: sync.atgetm(cop.state.mutexes, t, f["Index"]),
     "ATRELM": lambda cop, t, f: sync.atrelm(cop.state.mutexes, t, f["Index"]),
 }
@@ -151,7 +155,10 @@ class Coprocessor:
         self.state = state
         self.on_l1_access = on_l1_access
         self._l1_access: list[tuple[int, int, bool]] = []
-        self.l1_journal: list[tuple[int, bytes]] | None = None  # (start, old bytes) of each L1 write, when kept
+        # (start, old bytes) of each L1 write, when kept; a start past L1 is a RISC-V address
+        # (a local RAM written through ``mmio``)
+        self.l1_journal: list[tuple[int, bytes]] | None = None
+        self.mmio: MmioPort = DETACHED  # the tile's devices, for LOADREG / STOREREG / PACR_SETREG
         self.isa = state.profile.isa
         self._bound: dict[int, Bound] = {}
         self._frontend_ops = {self.isa.encoding(m).opcode for m in ("MOP", "MOP_CFG", "REPLAY")}

@@ -41,8 +41,9 @@ packing FP32, BF16, BFP8, BFP4 and BFP2 tiles match it byte for byte):
 
 Not modelled (``UnimplementedFunctionality``): compression (``Disable_zero_compress`` clear),
 L1 as packer input (``Source_interface_selection``), ``Add_l1_dest_addr_offset``, the strided
-``DstAccessMode`` without remap and swizzle, ``RowPadZero``, ``CtxtCtrl``, ``PACR_SETREG``; ``CfgContext`` and
+``DstAccessMode`` without remap and swizzle, ``RowPadZero``, ``CtxtCtrl``; ``CfgContext`` and
 ``Downsample_rate`` are Blackhole-only with no description (``MissingSpecification``).
+``PACR_SETREG`` is modelled as ``pacr_setreg`` says.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from tdbg.tensix import mmio
 from tdbg.tensix import packer as conversion
 from tdbg.tensix.adcs import PACKERS, W, X, Y, Z
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
@@ -79,7 +81,10 @@ class ExponentHistogram:
 @dataclass
 class PackerState:
     """The packer's own state: the output streams (OutputAddressGenerator.md), the tile
-    position generator (EdgeMasking.md) and the exponent histogram."""
+    position generator (EdgeMasking.md), the exponent histogram, and ``PACR_SETREG``'s
+    ``Packers.SetRegBase[2]`` / ``SetRegHiScaler[4]`` with the raw TDMA-RISC words they were set
+    from (TDMA-RISC.md; ``tdbg.tensix.tdma_risc``).  No page gives their power-on values: zero,
+    as tdbg's config."""
 
     data_address: int = 0
     exp_address: int = 0
@@ -87,12 +92,19 @@ class PackerState:
     exp_needs_new: bool = True
     tpg: list[int] = field(default_factory=lambda: [0, 0, 0])   # X, Y, Z
     histogram: ExponentHistogram = field(default_factory=ExponentHistogram)
+    set_reg_base: list[int] = field(default_factory=lambda: [0, 0])
+    set_reg_hi_scaler: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    pack_reg_addr_raw: int = 0
+    scaler2_raw: int = 0
 
     def reset(self) -> None:
         self.data_address = self.exp_address = 0
         self.data_needs_new = self.exp_needs_new = True
         self.tpg = [0, 0, 0]
         self.histogram.reset()
+        self.set_reg_base = [0, 0]
+        self.set_reg_hi_scaler = [0, 0, 0, 0]
+        self.pack_reg_addr_raw = self.scaler2_raw = 0
 
 
 class PackConfig(NamedTuple):
@@ -507,6 +519,54 @@ def _advance(cop: Coprocessor, thread: int, adc: int, f: dict[str, int]) -> None
             adcs.clear(adc, PACKERS, ch, Z)
         else:
             adcs.add(adc, PACKERS, ch, Z, get(f"Z{side}Incr"))
+
+
+_SETREG_LIMIT = 0xFFB8_0000  # PACR_SETREG.md: a write at or above it is dropped
+
+
+def pacr_setreg(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``PACR_SETREG`` (PACR_SETREG.md): one 32-bit MMIO write through ``Coprocessor.mmio``,
+    ``Addr = 0xFFB00000 + SetRegBase[AddrSel] + (AddrMid << 12)``, ``Value32 = Value10 +
+    (((Value10 * SetRegHiScaler[Out_data_format & 3]) & 0x1ffff) << 12)`` with packer 0's
+    ``THCON_SEC0_REG1_Out_data_format`` of the thread's state; below ``0xFFB11000``
+    ``UndefinedBehavior``, at or above ``0xFFB80000`` dropped.  The page orders the write after
+    every earlier ``PACR``'s late format conversion: in tdbg a ``PACR`` has finished when it
+    executed, so the write happens now.  Its flush of the buffers before L1 is a no-op when no
+    output is pending (tdbg writes each ``PACR``'s bytes at once and pads on ``Last`` / ``Flush``);
+    a partly filled 16-byte output stream (a ``PACR`` without ``Last`` / ``Flush`` before it)
+    raises ``UnimplementedFunctionality``, since the page does not say where the next ``PACR``
+    then writes.  ``SetRegBase`` / ``SetRegHiScaler`` are set through TDMA-RISC
+    (``tdbg.tensix.tdma_risc``).
+
+    Blackhole (tt-llk's assembly.yaml; no page; ttsim v1.10.0 has no ``PACR_SETREG``): the
+    fields move.  ``StreamId`` (bits 7:2) is the page's ``AddrMid``, and the YAML's address
+    ``{12'hFFB, REG_ADDR[11:10], StreamId, REG_ADDR[9:0], 2'b00}`` is the page's; ``AddrSel``
+    is 2 bits (9:8) choosing among 4 preprogrammed addresses, where TDMA-RISC.md sets only
+    ``SetRegBase[0..1]``, so ``AddrSel`` 2 and 3 raise ``MissingSpecification``; the page's
+    ``Value10`` is bits 21:12, which the YAML calls ``Unused`` while saying "Max register value
+    is limited to 10-bit": tdbg takes it from there.  ``ModeSel`` = 1 (bit 22, "programs into
+    Packer local flops the 32-bit wrdata, used by the normal flavor") is described by no page:
+    ``MissingSpecification``; so are ``Push`` or ``Flush`` clear (the page fixes both at 1, the
+    YAML says both must be 1 for the write).  ``DisableStall`` (a stall chicken bit) and ``Last``
+    ("Not used") have no effect here.  tt-llk's Blackhole kernels never issue it."""
+    if f["ModeSel"]:
+        raise MissingSpecification("PACR_SETREG: Blackhole's ModeSel=1 (the packer's 32-bit write-data flops; "
+                                   "no page describes them)")
+    if not (f["Push"] and f["Flush"]):
+        raise MissingSpecification(f"PACR_SETREG: Push={f['Push']} Flush={f['Flush']} (PACR_SETREG.md fixes both at 1)")
+    if f["AddrSel"] > 1:
+        raise MissingSpecification(f"PACR_SETREG: Blackhole's AddrSel={f['AddrSel']} (TDMA-RISC.md sets only "
+                                   "SetRegBase[0] and [1])")
+    out_fmt = cop.state.config.get("THCON_SEC0_REG1_Out_data_format", thread=thread)
+    ps = cop.state.packer
+    if (not ps.data_needs_new and ps.data_address % 16) or (not ps.exp_needs_new and ps.exp_address % 16):
+        raise UnimplementedFunctionality("PACR_SETREG: flushing a partly filled packer output buffer (an earlier "
+                                         "PACR without Last or Flush) is not modelled")
+    value10 = f["Unused"]
+    value32 = value10 + (((value10 * ps.set_reg_hi_scaler[out_fmt & 3]) & 0x1FFFF) << 12)
+    address = mmio.check(mmio.BASE + ps.set_reg_base[f["AddrSel"]] + (f["StreamId"] << 12), "PACR_SETREG.md")
+    if address < _SETREG_LIMIT:
+        cop.mmio.store(thread, address, value32)
 
 
 def clrexphist(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:

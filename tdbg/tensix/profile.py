@@ -24,6 +24,12 @@ class CoreSpec:
     soft_reset_bit: int        # its bit in RISCV_DEBUG_REG_SOFT_RESET_0
     reset_pc_reg: int | None   # debug register offset of its reset-PC override (T cores)
 
+    @property
+    def alias_span(self) -> int:
+        """Bytes of the slow-access window at ``local_ram_alias``: 8 KiB, a 4 KiB RAM seen twice
+        (BlackholeA0 BabyRISCV/README.md "Memory map")."""
+        return max(self.local_ram_size, 0x2000)
+
 
 @dataclass(frozen=True)
 class Device:
@@ -33,7 +39,7 @@ class Device:
     name: str
     base: int
     size: int                  # mapped bytes (a multiple of 4 KiB)
-    cores: tuple[str, ...]
+    cores: tuple[str, ...]     # may include ``TENSIX``: the coprocessor reaches it too
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,13 @@ class Profile:
                 return spec
         raise KeyError(f"unknown core {name!r}: this tile has {', '.join(c.name for c in self.cores)}")
 
+    def device_at(self, address: int) -> Device | None:
+        """The device whose range holds ``address``, if any."""
+        for device in self.devices:
+            if device.base <= address < device.base + device.size:
+                return device
+        return None
+
     def register(self, name: str) -> TileRegister:
         for reg in self.tile_registers:
             if reg.name == name:
@@ -106,13 +119,20 @@ class Profile:
 
 _T = ("T0", "T1", "T2")
 _BT = ("B", *_T)
+#: The Tensix coprocessor as a viewer of the map (LOADREG, STOREREG, PACR_SETREG): the memory
+#: map's "NoC" column, "made available to the NoC (and to the Tensix coprocessor)".
+TENSIX = "Tensix"
+_BTX = (*_BT, TENSIX)
 
 # Blackhole: BlackholeA0 BabyRISCV/README.md "Memory map" and "Local Data RAM"; Dst.md "RISCV
 # access to Dst"; memory_map.md and bh_cfg_fields.json (tile_address_map, tile_regs) for the
 # register offsets and reset values; bh_encodings.json (tt-llk's Blackhole
 # assembly.yaml) for the instruction encodings (``wh_isa.json`` is the Wormhole B0 table for a
 # second profile).  The PCBuf region holds TTSync and the semaphores
-# (TTSync.md, SyncUnit.md); B sees the B side of the three PCBufs instead.
+# (TTSync.md, SyncUnit.md); B sees the B side of the three PCBufs instead.  ``TENSIX`` marks the
+# devices of the "NoC" column (the local RAMs' slow-access windows are in it too); the TDMA-RISC
+# registers, the MOP expander config and the Dst window are "Unmapped" there.  No NC core is
+# modelled, but its local RAM's slow-access window is in every map.
 BLACKHOLE = Profile(
     name="blackhole",
     cfg_table="bh_cfg.json",
@@ -134,11 +154,12 @@ BLACKHOLE = Profile(
     ),
     devices=(
         Device("TDMA-RISC registers", 0xFFB1_1000, 0x1000, _BT),
-        Device("debug registers", 0xFFB1_2000, 0x1000, _BT),
-        Device("PIC registers", 0xFFB1_3000, 0x1000, _BT),
-        Device("NoC 0 registers", 0xFFB2_0000, 0x10000, _BT),
-        Device("NoC 1 registers", 0xFFB3_0000, 0x10000, _BT),
-        Device("NoC overlay", 0xFFB4_0000, 0x40000, _BT),
+        Device("debug registers", 0xFFB1_2000, 0x1000, _BTX),
+        Device("PIC registers", 0xFFB1_3000, 0x1000, _BTX),
+        Device("NC local data RAM (slow access path)", 0xFFB1_6000, 0x2000, _BTX),
+        Device("NoC 0 registers", 0xFFB2_0000, 0x10000, _BTX),
+        Device("NoC 1 registers", 0xFFB3_0000, 0x10000, _BTX),
+        Device("NoC overlay", 0xFFB4_0000, 0x40000, _BTX),
         Device("MOP expander config", 0xFFB8_0000, 0x1000, _T),
         Device("Dst window", 0xFFBD_8000, 0x8000, _T),
         Device("Tensix GPRs", 0xFFE0_0000, 0x1000, _BT),

@@ -4,9 +4,10 @@ Implements WormholeB0 ``TensixCoprocessor/ScalarUnit.md`` (``GPRs[3][64]``, each
 and the pages ``SETDMAREG_Immediate.md``, ``SETDMAREG_Special.md``, ``ADDDMAREG.md``,
 ``SUBDMAREG.md``, ``MULDMAREG.md``, ``BITWOPDMAREG.md``, ``SHIFTDMAREG.md``, ``CMPDMAREG.md``,
 ``DMANOP.md``, ``FLUSHDMA.md``, ``REG2FLOP_Configuration.md``, ``STOREIND_L1.md``,
-``LOADIND.md``.  The model is synchronous, so ``FLUSHDMA``'s conditions (memory requests and
-unpacker / packer work of this thread) are always met, and ``LOADIND``'s delayed result is
-written at once.
+``LOADIND.md``, ``LOADREG.md``, ``STOREREG.md``.  The model is synchronous, so ``FLUSHDMA``'s
+conditions (memory requests and unpacker / packer work of this thread) are always met, and the
+delayed results of ``LOADIND`` and ``LOADREG`` are written at once (so ``STALLWAIT`` /
+``FLUSHDMA`` C0, "wait for the read", is always met too).
 
 Blackhole encodings (tt-llk's assembly.yaml; the bits are the Wormhole ones under other names):
 
@@ -23,9 +24,13 @@ Blackhole encodings (tt-llk's assembly.yaml; the bits are the Wormhole ones unde
 * ``STOREIND``: ``MemHierSel`` 1 is the L1 form with the page's 2-bit ``Size`` in bits 22:21
   (``SizeSel``, ``RegSizeSel``); the Src and MMIO forms are not modelled.
 * ``LOADIND``: the Wormhole layout (``SizeSel`` = ``Size``, ``OffsetIndex`` = ``OffsetHalfReg``).
+* ``LOADREG`` / ``STOREREG``: ``RegAddr`` is ``AddrLo``, ``TdmaDataRegIndex`` is ``ResultReg`` /
+  ``DataReg`` (the Wormhole bits).  The access goes through ``Coprocessor.mmio``: the devices
+  the Blackhole memory map makes available to the coprocessor (``tdbg.tensix.mmio``).  ttsim
+  v1.10.0 has no ``LOADREG`` and lets ``STOREREG`` reach only the NoC overlay (tensix.cpp:3366);
+  tdbg follows the pages.
 
-Not modelled (``UnimplementedFunctionality``): ``LOADREG`` / ``STOREREG`` / MMIO ``STOREIND``
-(they reach tile registers the coprocessor model does not hold), ``STOREIND`` to Src, the
+Not modelled (``UnimplementedFunctionality``): MMIO ``STOREIND``, ``STOREIND`` to Src, the
 ``SETDMAREG`` Special sources that read packer state tdbg does not keep (tile sizes, zero flags).
 """
 
@@ -35,6 +40,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tdbg.tensix import mmio
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnimplementedFunctionality
 
 if TYPE_CHECKING:
@@ -173,3 +179,15 @@ def loadind(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     data = int.from_bytes(cop.read_l1(address & ~(width - 1), width).tobytes(), "little")
     keep = _M32 & ~((1 << (8 * width)) - 1)
     gprs[reg] = (int(gprs[reg]) & keep) | data
+
+
+def loadreg(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``LOADREG`` (LOADREG.md): a 32-bit MMIO read into a GPR (the delayed write happens at once)."""
+    address = mmio.check(mmio.BASE + (f["RegAddr"] << 2), "LOADREG.md")
+    cop.state.gprs[thread, f["TdmaDataRegIndex"]] = cop.mmio.load(thread, address) & _M32
+
+
+def storereg(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``STOREREG`` (STOREREG.md): a GPR written to a 32-bit MMIO address."""
+    address = mmio.check(mmio.BASE + (f["RegAddr"] << 2), "STOREREG.md")
+    cop.mmio.store(thread, address, int(cop.state.gprs[thread, f["TdmaDataRegIndex"]]))

@@ -4,7 +4,8 @@ Implements WormholeB0 ``TensixCoprocessor/SyncUnit.md`` (``Semaphores[8]`` and t
 access), ``SEMINIT.md``, ``SEMPOST.md``, ``SEMGET.md``, ``STALLWAIT.md``, ``SEMWAIT.md`` and the
 newer ``WaitGate.md``.  The model is synchronous: every instruction that passes a Wait Gate
 finishes at once, so the conditions "an instruction of this thread is still in unit X's
-pipeline / has memory requests outstanding" are always met; the ``AllowedClient`` conditions of
+pipeline / has memory requests outstanding" are always met (C0 after ``LOADIND`` / ``LOADREG``:
+their GPR write is made when they execute); the ``AllowedClient`` conditions of
 the ``SrcA`` / ``SrcB`` banks and the ``SEMWAIT`` conditions are evaluated against the state.
 
 ``STALLWAIT`` condition bits (keep waiting while ...), by profile:
