@@ -4,9 +4,14 @@ memory map).  Expected values are worked by hand from those pages."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 
+from tdbg.emu.stops import StopKind
 from tdbg.emu.tile import Tile
+from tdbg.session import Session
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.profile import BLACKHOLE
@@ -172,3 +177,12 @@ def test_pacr_setreg_blackhole_forms_without_a_page(tile: Tile) -> None:
     for fields in ({"ModeSel": 1}, {"AddrSel": 2}, {"Push": 0}, {"Flush": 0}):
         with pytest.raises(MissingSpecification):
             setreg(tile, **fields)
+
+
+def test_firmware_drives_them_through_its_own_local_ram() -> None:
+    s = Session(Path(__file__).parent / "firmware" / "mmioreg.c")
+    assert s.cont().kind is StopKind.EXITED
+    got = np.frombuffer(s.read_memory(s.symbol("result").addr, 12), dtype="<u4").tolist()
+    # STOREREG's GPR; LOADREG of the word the core wrote; PACR_SETREG with Out_data_format 0:
+    # 0x155 + (((0x155 * 2) & 0x1FFFF) << 12) = 0x155 + 0x2AA000
+    assert got == [0xCAFE_F00D, 0x1234_5678, 0x002A_A155]

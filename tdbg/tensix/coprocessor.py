@@ -112,6 +112,8 @@ _EXECUTE: dict[str, Executor] = {
     "BITWOPDMAREG": su.bitwopdmareg, "SHIFTDMAREG": su.shiftdmareg, "CMPDMAREG": su.cmpdmareg,
     "DMANOP": su.dmanop, "FLUSHDMA": su.flushdma, "REG2FLOP": su.reg2flop, "STOREIND": su.storeind, "LOADIND": su.loadind,
     "LOADREG": su.loadreg, "STOREREG": su.storereg, "PACR_SETREG": packers.pacr_setreg,
+    # XMOV has none: tt-llk's Blackhole kernels never issue it (ckernel_xmov.h drives the mover
+    # through the TDMA-RISC registers instead)
     "ATGETM": lambda cop, t, f: sync.atgetm(cop.state.mutexes, t, f["Index"]),
     "ATRELM": lambda cop, t, f: sync.atrelm(cop.state.mutexes, t, f["Index"]),
 }
