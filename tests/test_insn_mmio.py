@@ -186,3 +186,13 @@ def test_firmware_drives_them_through_its_own_local_ram() -> None:
     # STOREREG's GPR; LOADREG of the word the core wrote; PACR_SETREG with Out_data_format 0:
     # 0x155 + (((0x155 * 2) & 0x1FFFF) << 12) = 0x155 + 0x2AA000
     assert got == [0xCAFE_F00D, 0x1234_5678, 0x002A_A155]
+
+
+def test_reverse_stepi_undoes_a_storereg_into_local_ram() -> None:
+    s = Session(Path(__file__).parent / "firmware" / "mmioreg.c")
+    s.break_at(min(s.image.ttinsn))                # the STOREREG push
+    assert s.cont().kind is StopKind.BREAKPOINT
+    s.stepi()
+    assert s.read_memory(0xFFB1_8100, 4) == (0xCAFE_F00D).to_bytes(4, "little")
+    s.reverse_stepi()
+    assert s.read_memory(0xFFB1_8100, 4) == bytes(4)
