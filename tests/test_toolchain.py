@@ -75,6 +75,12 @@ EXPECTED_TTINSN = {
     "eltwise_t2": {rotl2(0xB2250104), rotl2(0xB2262820), rotl2(0xB2271120), rotl2(0x5E803C00),
                    rotl2(0xA6008011), rotl2(0x41000000), rotl2(0x41010000), rotl2(0x41008001),
                    rotl2(0x45004078), rotl2(0xB03C00B4), rotl2(0xA5000010)},
+    # eltwise_t0's SETC16 / SETADCXX / SETADCXY / SETADCZW; UNPACR Last, MultiContextMode (bit 7),
+    # no FlipSrc, no increments -> 0x42000081, with WhichUnpacker (bit 23) -> 0x42800081;
+    # eltwise_t2's SETC16 37/38, SETADCXX for the packer and PACR AddrMode 0 / 1 with Last
+    "bench_unpack_pack": {rotl2(0xB2050004), rotl2(0x5E63FC00), rotl2(0x5160000A), rotl2(0x5460000F),
+                          rotl2(0x42000081), rotl2(0x42800081), rotl2(0xB2250104), rotl2(0xB2262820),
+                          rotl2(0x5E803C00), rotl2(0x41000000), rotl2(0x41008001)},
 }
 
 

@@ -142,3 +142,28 @@ def test_reverse_stepi_puts_back_the_l1_a_pacr_wrote() -> None:
     assert s.read_memory(0x52000, 1088) == before
     s.stepi()
     assert s.read_memory(0x52000, 1088) == written
+
+
+def test_bench_unpack_pack_mix_moves_faces_every_trip() -> None:
+    # scripts/bench.py figure (d)'s UNPACR/PACR mix on T0 alone: each of 3 trips unpacks the
+    # firmware's BF16 faces A[i] = 0x3F80 + i (to SrcA) and B[i] = 0xBF80 + i (to SrcB) and packs
+    # Dst rows 0..15 as BF16 to 0x31000; the Last PACR restarts the stream, so nothing lands past
+    # the face (the bytes after it keep the 0xAA written here).
+    s = Session(FW / "bench_unpack_pack.c")
+    s.write_value(s.symbol("iterations").addr, 4, 3)
+    values = (np.arange(256, dtype=np.float32) - 100) * 0.5          # exact in BF16
+    bits = values.view(np.uint32)
+    assert not (bits & 0xFFFF).any()
+    s.set_dst(slice(0, 16), values.reshape(16, 16), view="bf16")
+    s.write_memory(0x31000, b"\xaa" * 544)
+    stop = s.cont()
+    assert stop.kind is StopKind.EXITED, stop.describe()
+    assert s.read_u32(s.symbol("results").addr) == 3
+    names = [s.tile.coprocessor.mnemonic(p.word) for p in s.pushes]
+    assert names.count("UNPACR") == 2 * 3 and names.count("PACR") == 4 * 3
+    assert names[-6:] == ["UNPACR", "UNPACR", "PACR", "PACR", "PACR", "PACR"]
+    assert s.read_memory(0x31000, 544) == (bits >> 16).astype("<u2").tobytes() + b"\xaa" * 32
+    i = np.arange(256, dtype=np.uint32)
+    for reg, pattern in (("srca", 0x3F80), ("srcb", 0xBF80)):
+        want = ((pattern + i) << 16).view(np.float32).reshape(16, 16)
+        assert np.array_equal(s.src(reg, 0, slice(0, 16), view="bf16"), want), reg
