@@ -8,9 +8,10 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                       (b) a 60-million-iteration loop with 8 armed, never-hit breakpoints
                           against none; (c) firmware instructions per second against bare
                           Unicorn running the same ELF; (d) Tensix instructions per second
-                          that firmware pushes (.ttinsn): an RWC/ZEROACC mix, a MOV mix and
-                          an FPU mix, next to the plain RISC-V loop's instructions per second,
-                          with the cost of the Unicorn code hook that catches each .ttinsn;
+                          that firmware pushes (.ttinsn): an RWC/ZEROACC mix, a MOV mix, an
+                          FPU mix, an SFPU mix and an UNPACR/PACR mix, next to the plain RISC-V
+                          loop's instructions per second, with the cost of the Unicorn code
+                          hook that catches each .ttinsn;
                       (e) stepi per second with reverse-stepi history on and off, and the
                           memory a recorded step keeps; (f) the RISC-V loop on three cores at
                           once against one core; (g) the wall time of ../shared/realfw/datacopy
@@ -145,7 +146,11 @@ PUSH_MIXES = (
     ("bench_mov", 4, "MOV mix (MOVD2B, MOVD2A, ZEROACC, INCRWC)"),
     ("bench_fpu", 4, "FPU mix (ELWADD, MVMUL, ELWADD, INCRWC)"),
     ("bench_sfpu", 6, "SFPU mix (SFPLOAD, SFPMAD, SFPSETCC, SFPLOADI, SFPENCC, SFPSTORE)"),
+    ("bench_unpack_pack", 6, "UNPACR/PACR mix (UNPACR SrcA, UNPACR SrcB, PACR x3, PACR Last)"),
 )
+# (d): loop trips per mix, each run taking about 0.2-0.5 s here (a quarter with --quick)
+PUSH_TRIPS = {"bench_rwc": 20_000, "bench_mov": 5_000, "bench_fpu": 1_000, "bench_sfpu": 5_000,
+              "bench_unpack_pack": 700}
 
 
 def hook_cost(n: int = 200_000) -> float:
@@ -176,7 +181,7 @@ def pushes(quick: bool) -> None:
     print(f"(d) plain RISC-V loop on this machine: {riscv / 1e6:.1f} M insn/s; "
           f"Unicorn code hook per .ttinsn: {hook_cost() * 1e6:.2f} us")
     for name, per_iter, what in PUSH_MIXES:
-        n = {"bench_rwc": 20_000, "bench_mov": 5_000, "bench_fpu": 1_000, "bench_sfpu": 5_000}[name] // (4 if quick else 1)
+        n = PUSH_TRIPS[name] // (4 if quick else 1)
         t = best_run(lambda: firmware(name, n))
         count = n * per_iter
         print(f"    {what}: {count / t / 1e3:8.1f} k Tensix insn/s ({count} in {t:.3f} s), "
