@@ -132,9 +132,6 @@ class ElfImage:
                     parks.append(sec.addr + offset)
         return found, parks
 
-    def is_executable(self, addr: int) -> bool:
-        return any(start <= addr < end for start, end in self.exec_ranges)
-
     def symbol(self, name: str) -> Symbol:
         try:
             return self.symbols[name]

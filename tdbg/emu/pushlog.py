@@ -75,11 +75,6 @@ class PushLog:
         """The newest ``n`` records still kept, oldest first."""
         return [PushRecord._make(r) for r in list(self._items)[-n:]] if n > 0 else []
 
-    @property
-    def first_kept(self) -> int:
-        """The 1-based number of the oldest record still kept."""
-        return self.total - len(self._items) + 1
-
     def by_seq(self, seq: int) -> PushRecord | None:
         items = self._items
         i = bisect.bisect_left([r[0] for r in items], seq)

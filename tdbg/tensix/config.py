@@ -190,10 +190,6 @@ class TensixConfig:
         yield from (self.table.match(pattern) if pattern else self.table.fields.values())
 
     # -- the RISC-V view at TENSIX_CFG_BASE ----------------------------------------------------
-    @property
-    def riscv_size(self) -> int:
-        return 3 * self.words_per_bank * 4 + 3 * self.table.thd_state_size * 4
-
     def riscv_load(self, offset: int, size: int) -> int:
         """What ``lw``/``lh``/``lb`` (unsigned bits) at ``TENSIX_CFG_BASE + offset`` returns."""
         word = self._riscv_word(offset)

@@ -21,18 +21,6 @@ class Category(str, Enum):
     UnsupportedFunctionality = "UnsupportedFunctionality"
     MissingSpecification = "MissingSpecification"
 
-    @property
-    def firmware_at_fault(self) -> bool:
-        """True for the categories where the firmware, not tdbg, is wrong."""
-        return self in _FIRMWARE_CATEGORIES
-
-
-_FIRMWARE_CATEGORIES = {
-    Category.UndefinedBehavior,
-    Category.UnpredictableValueUsed,
-    Category.NonContractualBehavior,
-}
-
 
 class TensixEvent(Exception):
     """A categorized event; ``rule`` names the spec rule (page and case) that was hit."""

@@ -94,7 +94,6 @@ class PackerState:
     histogram: ExponentHistogram = field(default_factory=ExponentHistogram)
     set_reg_base: list[int] = field(default_factory=lambda: [0, 0])
     set_reg_hi_scaler: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
-    pack_reg_addr_raw: int = 0
     scaler2_raw: int = 0
 
     def reset(self) -> None:
@@ -104,7 +103,7 @@ class PackerState:
         self.histogram.reset()
         self.set_reg_base = [0, 0]
         self.set_reg_hi_scaler = [0, 0, 0, 0]
-        self.pack_reg_addr_raw = self.scaler2_raw = 0
+        self.scaler2_raw = 0
 
 
 class PackConfig(NamedTuple):

@@ -107,11 +107,6 @@ class Profile:
         raise KeyError(name)
 
     @property
-    def trisc_names(self) -> tuple[str, ...]:
-        return tuple(c.name for c in self.cores if c.thread is not None)
-
-
-    @property
     def isa(self) -> Isa:
         """The instruction encodings firmware built for this generation pushes."""
         return Isa.load(self.isa_table)

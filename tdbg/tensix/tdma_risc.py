@@ -43,7 +43,6 @@ def set_scaler(p: PackerState, starting_index: int, values: int) -> None:
 
 def set_pack_reg_addr(p: PackerState, value: int) -> None:
     """``SetPackRegAddr`` (TDMA-RISC.md): ``SetRegBase[i] = (hi << 18) + (mid << 2)``."""
-    p.pack_reg_addr_raw = value
     for i in range(2):
         mid, hi = (value >> (10 * i)) & 0x3FF, (value >> (20 + 2 * i)) & 3
         p.set_reg_base[i] = (hi << 18) + (mid << 2)

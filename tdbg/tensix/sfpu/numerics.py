@@ -10,7 +10,7 @@
   ``0x7FC00000``.
 * ``lut8_to_fp32`` (SFPLUT.md), ``lut16_to_fp32`` (SFPLUTFP32.md), ``sign_mag_is_smaller``
   (SFPSWAP.md, SFPGT.md), ``approx_recip`` / ``approx_exp`` (BlackholeA0 SFPARECIP.md, whose
-  lookup tables are copied here as numbers), ``mul24_shift_add`` (BlackholeA0 SFPMUL24.md).
+  lookup tables are copied here as numbers).
 """
 
 from __future__ import annotations
@@ -174,17 +174,3 @@ def approx_exp(x: np.ndarray) -> np.ndarray:
         [x < 0x00800000, x < 0x3C800000, x < 0x3F320000, x < 0x40000000],
         [U32(0x3F800000), 0x3F810000 | low, 0x3F800000 | table | low, 0x40000000 | table | low],
         0x40800000 | low).astype(U32)
-
-
-def mul24_shift_add(p: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """``Mul24ShiftAdd`` (BlackholeA0 SFPMUL24.md): what reusing the FP adder does to an
-    ``SFPMUL24`` result when ``VC`` is not zero."""
-    p, z = np.asarray(p, dtype=np.int64), np.asarray(z, dtype=np.int64)
-    ze = (z >> 23) & 0xFF
-    re = np.maximum(129, ze)
-    s = (re - ze) & 31
-    zm_grs = ((1 << 23) + (z & 0x7FFFFF)) << 3
-    shifted = p >> ((re - 129) & 31)
-    zm = zm_grs >> s
-    added = (shifted + zm + ((((zm << s) ^ zm_grs) > 0xFFFF) << 16)) & 0x7FFFFF
-    return np.where(ze == 0, p, np.where(zm != 0, added, shifted)).astype(U32)
