@@ -210,12 +210,27 @@ class DebugInfo:
         return functions
 
     def _read_symbols(self) -> list[Function]:
-        """ELF function symbols, for code without DWARF (crt0's ``_start``); at one address a
-        global symbol is preferred to a local one."""
-        found = [(s.bind == 1, s) for s in symbol_table(self._elf, self._elf.stream.getvalue())
-                 if s.type == 2 and s.name and self._executable(s.value)]     # STT_FUNC; STB_GLOBAL
-        found.sort(key=lambda item: (item[1].value, item[0]))
-        return [Function(s.name, s.value, s.value + max(s.size, 1), None, None) for _, s in found]
+        """ELF code symbols, for code without DWARF, as GDB's minimal symbols: functions and
+        untyped labels (crt0's ``_start`` is often ``STT_NOTYPE``) in executable sections,
+        without assembler-local ``.L`` names and ``$x`` mapping symbols.  At one address a
+        function is preferred to a label, a global to a local, then the first in the table; a
+        symbol without a size reaches to the next symbol's address (or its section's end)."""
+        found = [(s.value, s.type == 2, s.bind == 1, -i, s)
+                 for i, s in enumerate(symbol_table(self._elf, self._elf.stream.getvalue()))
+                 if s.type in (0, 2) and s.shndx != 0 and s.name and not s.name.startswith((".L", "$"))
+                 and self._executable(s.value)]            # STT_NOTYPE, STT_FUNC; STB_GLOBAL = 1
+        found.sort(key=lambda item: item[:4])
+        starts = sorted({item[0] for item in found})
+        out = []
+        for value, _, _, _, s in found:
+            if s.size:
+                high = value + s.size
+            else:
+                later = bisect.bisect_right(starts, value)
+                end = next(hi for lo, hi in self._exec if lo <= value < hi)
+                high = min(starts[later], end) if later < len(starts) else end
+            out.append(Function(s.name, value, high, None, None))
+        return out
 
     def _read_fdes(self) -> list[_Fde]:
         fdes = []

@@ -255,3 +255,20 @@ def test_arguments_print_as_gdb_shows_them(typed) -> None:
     nodes, pair = (interp.session.symbol(name).addr for name in ("nodes", "pair"))
     assert run(interp, out, "info args") == f"n = {nodes:#x} <nodes>\np = {pair:#x} <pair>\nscale = 1.5"
     assert run(interp, out, "info locals") == "total = 0"
+
+
+def test_untyped_code_labels_are_symbols_as_gdb_minimal_symbols(tmp_path: Path) -> None:
+    # crt0 files often leave _start STT_NOTYPE (tt-llk's crt_sp.S does): GDB still names it
+    # in frames and `info symbol`, up to the next symbol.  Before: "?? ()", "No symbol matches".
+    source = tmp_path / "label.c"
+    source.write_text(
+        '__asm__(".text\\n.globl plain_label\\nplain_label:\\n nop\\n nop\\n ret\\n");\n'
+        "extern void plain_label(void);\n"
+        "int main(void) { plain_label(); return 0; }\n")
+    s = Session(source)
+    addr = s.image.symbols["plain_label"].addr
+    assert s.image.symbols["plain_label"].kind == "notype"
+    assert s.execute(f"info symbol {addr + 4:#x}") == "plain_label + 4 in section .text\n"
+    s.execute(f"break *{addr + 4:#x}")
+    s.execute("run")
+    assert s.execute("bt").startswith(f"#0  {addr + 4:#010x} in plain_label ()")

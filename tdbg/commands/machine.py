@@ -44,7 +44,7 @@ def info_symbol(interp: Interpreter, args: str) -> None:
         interp.out(f"No symbol matches {args.strip()}.")
         return
     sym, offset = hit
-    section = ".text" if sym.kind == "func" else ".data"
+    section = ".text" if sym.kind in ("func", "notype") else ".data"
     interp.out(f"{sym.name}{f' + {offset}' if offset else ''} in section {section}")
 
 

@@ -109,7 +109,10 @@ class ElfImage:
             raise ElfLoadError(f"{path}: not a usable ELF file ({type(exc).__name__}: {exc})") from None
         image = cls(path, entry, segments, symbols, exec_ranges, sections, arch)
         image.ttinsn, image.parks = image._scan_code()
-        image._by_addr = sorted((s for s in symbols.values() if s.kind in ("func", "object")), key=lambda s: s.addr)
+        code = [s for s in symbols.values() if s.kind == "notype" and any(lo <= s.addr < hi for lo, hi in exec_ranges)]
+        order = {name: i for i, name in enumerate(symbols)}   # at one address the last is found:
+        image._by_addr = sorted([s for s in symbols.values() if s.kind in ("func", "object")] + code,
+                                key=lambda s: (s.addr, s.kind != "notype", -order[s.name]))  # typed, then first
         image._starts = [s.addr for s in image._by_addr]
         return image
 
@@ -139,11 +142,18 @@ class ElfImage:
             raise KeyError(f'No symbol "{name}" in current context.') from None
 
     def symbol_at(self, addr: int) -> tuple[Symbol, int] | None:
-        """The function or object containing ``addr`` and the offset into it."""
+        """The function, object or code label (``STT_NOTYPE`` in an executable section, such
+        as crt0's ``_start``) containing ``addr`` and the offset into it."""
         i = bisect.bisect_right(self._starts, addr) - 1
         if i < 0:
             return None
         sym = self._by_addr[i]
+        if sym.kind == "notype":   # a code label (GDB's minimal symbol): up to the next symbol
+            later = bisect.bisect_right(self._starts, sym.addr)
+            end = next(hi for lo, hi in self.exec_ranges if lo <= sym.addr < hi)
+            if addr < (min(self._starts[later], end) if later < len(self._starts) else end):
+                return sym, addr - sym.addr
+            return None
         if addr < sym.addr + max(sym.size, 1):
             return sym, addr - sym.addr
         return None
