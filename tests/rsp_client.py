@@ -6,6 +6,8 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from tdbg.rsp.server import checksum, serve_tcp
 from tdbg.session import Session
@@ -24,6 +26,20 @@ def start_server(session: Session, **kwargs: object) -> tuple[threading.Thread, 
     server.start()
     assert ready.wait(30)
     return server, port[0]
+
+
+@contextmanager
+def served(session: Session, no_ack: bool = True, **kwargs: object) -> Iterator[Client]:
+    """A client of a stub serving ``session`` on a free port; when the block ends the client
+    leaves and the stub must end with it."""
+    server, port = start_server(session, **kwargs)
+    client = Client(port, no_ack=no_ack)
+    try:
+        yield client
+    finally:
+        client.close()
+    server.join(30)
+    assert not server.is_alive()
 
 
 class Client:

@@ -50,6 +50,13 @@ def test_a_port_in_use_or_an_unknown_host_is_one_line() -> None:
     assert "warning: listening on no-such-host.invalid" in done.stderr
 
 
+def detach(port: int) -> None:
+    """Connect to the stub on ``port`` and detach (GDB's ``D``), which ends it."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(b"$D#44")
+        conn.recv(100)
+
+
 def test_listening_beyond_loopback_warns() -> None:
     build(DEMO)
     child = subprocess.Popen([sys.executable, "-m", "tdbg", "--gdb-port", "0", "--gdb-host", "0.0.0.0", str(DEMO)],
@@ -59,10 +66,7 @@ def test_listening_beyond_loopback_warns() -> None:
         warning = child.stderr.readline()
         assert "warning: listening on 0.0.0.0, not loopback" in warning and "no authentication" in warning
         listening = child.stderr.readline()
-        port = int(listening.rsplit(":", 1)[1])
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
-            conn.sendall(b"$D#44")
-            conn.recv(100)
+        detach(int(listening.rsplit(":", 1)[1]))
         assert child.wait(30) == 0
     finally:
         child.kill()
@@ -76,9 +80,7 @@ def test_loopback_is_quiet() -> None:
         assert child.stderr is not None
         first = child.stderr.readline()
         assert first.startswith("tdbg: listening on 127.0.0.1:")
-        with socket.create_connection(("127.0.0.1", int(first.rsplit(":", 1)[1])), timeout=10) as conn:
-            conn.sendall(b"$D#44")
-            conn.recv(100)
+        detach(int(first.rsplit(":", 1)[1]))
         assert child.wait(30) == 0
     finally:
         child.kill()

@@ -18,7 +18,7 @@ import pytest
 from tdbg.emu.toolchain import build, firmware_dir
 from tdbg.rsp.server import MAX_READ, MonitorInterpreter
 from tdbg.session import Session
-from rsp_client import Client, packet, start_server
+from rsp_client import Client, packet, served, start_server
 
 GDB = shutil.which("gdb-multiarch")
 needs_gdb = pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (Debian package gdb-multiarch)")
@@ -35,52 +35,38 @@ def monitor(client: Client, command: str, timeout: float = 30) -> tuple[bytes, s
 
 def test_zero_length_write_probe_and_the_session_goes_on() -> None:
     s = Session(DEMO)
-    server, port = start_server(s)
-    c = Client(port)
-    assert c.ask(b"X6000,0:") == b"OK"          # GDB's probe before binary writes
-    assert c.ask(b"M6000,0:") == b"OK"
-    assert c.ask(b"m6000,0") == b""
-    assert len(c.ask(b"m6000,4")) == 8           # still answering
-    c.close()
-    server.join(30)
-    assert not server.is_alive()
+    with served(s) as c:
+        assert c.ask(b"X6000,0:") == b"OK"          # GDB's probe before binary writes
+        assert c.ask(b"M6000,0:") == b"OK"
+        assert c.ask(b"m6000,0") == b""
+        assert len(c.ask(b"m6000,4")) == 8           # still answering
 
 
 def test_reads_are_cut_to_a_packet() -> None:
     s = Session(DEMO)
-    server, port = start_server(s)
-    c = Client(port)
-    reply = c.ask(b"m0,ffffffff")                # would be 4 GB
-    assert len(reply) == 2 * MAX_READ
-    assert c.ask(b"mffffff00,ffffffff") == b"E14"
-    c.close()
-    server.join(30)
+    with served(s) as c:
+        reply = c.ask(b"m0,ffffffff")                # would be 4 GB
+        assert len(reply) == 2 * MAX_READ
+        assert c.ask(b"mffffff00,ffffffff") == b"E14"
 
 
 def test_ctrl_c_stops_a_monitor_command() -> None:
     s = Session(FOREVER)
-    server, port = start_server(s)
-    c = Client(port)
-    c.raw(packet(b"qRcmd," + b"run".hex().encode()))
-    time.sleep(0.3)
-    c.raw(b"\x03")
-    out: list[bytes] = []
-    assert c.reply(20, keep_output=out) == b"OK"
-    assert "SIGINT" in b"".join(out).decode() or "nterrupt" in b"".join(out).decode()
-    assert len(c.ask(b"p20")) == 8               # the session answers
-    c.close()
-    server.join(30)
-    assert not server.is_alive()
+    with served(s) as c:
+        c.raw(packet(b"qRcmd," + b"run".hex().encode()))
+        time.sleep(0.3)
+        c.raw(b"\x03")
+        out: list[bytes] = []
+        assert c.reply(20, keep_output=out) == b"OK"
+        assert "SIGINT" in b"".join(out).decode() or "nterrupt" in b"".join(out).decode()
+        assert len(c.ask(b"p20")) == 8               # the session answers
 
 
 def test_ctrl_c_sent_with_the_continue_is_not_lost() -> None:
     s = Session(FOREVER)
-    server, port = start_server(s)
-    c = Client(port)
-    c.raw(packet(b"c") + b"\x03")                # the 0x03 may arrive before the run starts
-    assert c.reply(20).startswith(b"T02")
-    c.close()
-    server.join(30)
+    with served(s) as c:
+        c.raw(packet(b"c") + b"\x03")                # the 0x03 may arrive before the run starts
+        assert c.reply(20).startswith(b"T02")
 
 
 def test_a_client_that_vanishes_during_continue_ends_the_stub() -> None:
@@ -112,13 +98,10 @@ def test_a_second_client_is_refused_at_once() -> None:
                                      "dst diff {tmp}/golden.npy", "dump dst 0-1 {tmp}/d.npy", "append binary memory {tmp}/x.bin 0 4"])
 def test_monitor_refuses_host_files(command: str, tmp_path: Path) -> None:
     s = Session(DEMO)
-    server, port = start_server(s)
-    c = Client(port)
-    reply, out = monitor(c, command.format(tmp=tmp_path))
-    assert reply == b"OK" and "refused through the GDB stub" in out and "--allow-host-files" in out
-    assert not list(tmp_path.iterdir())          # nothing written
-    c.ask(b"D")
-    server.join(30)
+    with served(s) as c:
+        reply, out = monitor(c, command.format(tmp=tmp_path))
+        assert reply == b"OK" and "refused through the GDB stub" in out and "--allow-host-files" in out
+        assert not list(tmp_path.iterdir())          # nothing written
 
 
 def test_monitor_refuses_host_files_inside_user_commands(tmp_path: Path) -> None:
@@ -131,71 +114,53 @@ def test_monitor_refuses_host_files_inside_user_commands(tmp_path: Path) -> None
 
 def test_monitor_may_touch_host_files_when_allowed(tmp_path: Path) -> None:
     s = Session(DEMO)
-    server, port = start_server(s, allow_host_files=True)
-    c = Client(port)
-    reply, out = monitor(c, f"dump binary memory {tmp_path}/x.bin 0x6000 0x6004")
-    assert reply == b"OK" and "refused" not in out
-    assert (tmp_path / "x.bin").read_bytes() == s.read_memory(0x6000, 4)
-    c.ask(b"D")
-    server.join(30)
+    with served(s, allow_host_files=True) as c:
+        reply, out = monitor(c, f"dump binary memory {tmp_path}/x.bin 0x6000 0x6004")
+        assert reply == b"OK" and "refused" not in out
+        assert (tmp_path / "x.bin").read_bytes() == s.read_memory(0x6000, 4)
 
 
 def test_vfile_serves_only_the_loaded_elfs() -> None:
     s = Session({"T0": DEMO, "T1": firmware_dir() / "pipeline_t1.c"})
-    server, port = start_server(s)
-    c = Client(port)
-    for name in ("T0", "T1"):
-        path = str(s.tile.image(name).path).encode()
-        assert c.ask(b"vFile:open:" + path.hex().encode() + b",0,0") == b"F3"
-    assert c.ask(b"vFile:open:" + b"/etc/passwd".hex().encode() + b",0,0") == b"F-1,2"
-    c.ask(b"D")
-    server.join(30)
+    with served(s) as c:
+        for name in ("T0", "T1"):
+            path = str(s.tile.image(name).path).encode()
+            assert c.ask(b"vFile:open:" + path.hex().encode() + b",0,0") == b"F3"
+        assert c.ask(b"vFile:open:" + b"/etc/passwd".hex().encode() + b",0,0") == b"F-1,2"
 
 
 def test_unsupported_resumes_and_zero_length_watchpoints_are_refused() -> None:
     s = Session(DEMO)
-    server, port = start_server(s)
-    c = Client(port)
-    pc = c.ask(b"p20")
-    for body in (b"vCont;t", b"vCont;r6000,6010:1", b"vCont;x", b"Z2,6000,0", b"Z2,fffffffe,8", b"Z0,100000000,4"):
-        assert c.ask(body) == b"E01", body
-    assert c.ask(b"p20") == pc                   # nothing ran
-    c.close()
-    server.join(30)
+    with served(s) as c:
+        pc = c.ask(b"p20")
+        for body in (b"vCont;t", b"vCont;r6000,6010:1", b"vCont;x", b"Z2,6000,0", b"Z2,fffffffe,8", b"Z0,100000000,4"):
+            assert c.ask(body) == b"E01", body
+        assert c.ask(b"p20") == pc                   # nothing ran
 
 
 def test_continue_at_an_address() -> None:
     s = Session(DEMO)
-    server, port = start_server(s)
-    c = Client(port)
-    exit_pc = s.symbol("_tdbg_exit").addr
-    main = s.symbol("main").addr
-    assert c.ask(b"Z0,%x,4" % main) == b"OK"
-    assert c.ask(b"c%x" % exit_pc).startswith(b"W")    # from the end: main is never reached
-    c.close()
-    server.join(30)
+    with served(s) as c:
+        exit_pc = s.symbol("_tdbg_exit").addr
+        main = s.symbol("main").addr
+        assert c.ask(b"Z0,%x,4" % main) == b"OK"
+        assert c.ask(b"c%x" % exit_pc).startswith(b"W")    # from the end: main is never reached
 
 
 def test_a_retransmitted_packet_is_answered_once() -> None:
     s = Session(DEMO)
-    server, port = start_server(s)
-    c = Client(port, no_ack=False)
-    c.raw(packet(b"qC") * 2 + packet(b"qAttached"))
-    assert c.reply() == b"QC1"
-    assert c.reply() == b"1"                     # not a second QC1
-    c.close()
-    server.join(30)
+    with served(s, no_ack=False) as c:
+        c.raw(packet(b"qC") * 2 + packet(b"qAttached"))
+        assert c.reply() == b"QC1"
+        assert c.reply() == b"1"                     # not a second QC1
 
 
 def test_an_oversized_packet_is_dropped() -> None:
     s = Session(DEMO)
-    server, port = start_server(s)
-    c = Client(port)
-    c.raw(b"$M6000,1:" + b"00" * 100_000)        # no end in sight
-    c.raw(b"#00")
-    assert len(c.ask(b"m6000,4")) == 8
-    c.close()
-    server.join(30)
+    with served(s) as c:
+        c.raw(b"$M6000,1:" + b"00" * 100_000)        # no end in sight
+        c.raw(b"#00")
+        assert len(c.ask(b"m6000,4")) == 8
 
 
 @needs_gdb
