@@ -20,7 +20,8 @@ def test_tensix_reports_lanes_and_info_lregs_marks_them() -> None:
     assert "0x40400000*" in out and " 3* " in out                    # hex and fp32 views, changed
     assert "-32*" in out and "30*" in out                             # int view: 2 * lane - 32
     out = s.execute("info lregs /f 4 10")
-    assert "<undef>" in out and "LReg[10] (constant 1.0)" in out and "hex" not in out
+    assert "LReg[4]: <undef> in all 32 lanes\n" in out                # never written: one line
+    assert "LReg[10] (constant 1.0):" in out and "hex" not in out
     assert "Bad format" in s.execute("info lregs /q", check=False)
     assert "out of range" in s.execute("info lregs 17", check=False)
 

@@ -117,6 +117,9 @@ def info_lregs(interp: Interpreter, args: str) -> None:
     changed = (before["lreg"] != vu.lreg) | (before["defined"] != vu.defined) if before else np.zeros_like(vu.defined, bool)  # type: ignore[index]
     for reg in regs:
         label = f"LReg[{reg}]" + (f" (constant {NAMES[reg]})" if reg in NAMES else "")
+        if not vu.defined[reg].any() and not changed[reg].any():
+            interp.out(label + ": <undef> in all 32 lanes")
+            continue
         interp.out(label + ":")
         for view in views:
             cells = [_cell(int(vu.lreg[reg][lane]), int(vu.defined[reg][lane]), view) + ("*" if changed[reg][lane] else " ")
