@@ -277,9 +277,13 @@ def test_display_numbers_are_never_reused_and_undisplay_takes_ranges(demo: Sessi
 
 def test_a_display_on_a_core_without_symbols_shows_its_error_and_the_others() -> None:
     """Found by the long command fuzz: 'thread 2' (no firmware) then 'display results[2]' failed
-    the whole command with the display kept, and each later stop's displays stopped there."""
+    the whole command with the display kept, and each later stop's displays stopped there.  A new
+    display there is refused, as GDB refuses one with no symbol table loaded ("No symbol table is
+    loaded.  Use the \"file\" command.", gdb-multiarch 13.1, no file)."""
     s = Session(FW / "demo.c")
     run(s, "display 1 + 1")
+    run(s, "display results[2]")
     run(s, "thread 2")
-    assert run(s, "display results[2]") == '2: results[2] = <error: No symbol table is loaded for T1.  Use the "file T1 FILE" command.>\n'
+    assert run(s, "display results[2]") == 'No symbol table is loaded for T1.  Use the "file T1 FILE" command.\n'
     assert run(s, "display") == '1: 1 + 1 = 2\n2: results[2] = <error: No symbol table is loaded for T1.  Use the "file T1 FILE" command.>\n'
+    assert run(s, "info display").splitlines()[2:] == ["1:   y  1 + 1", "2:   y  results[2]"]

@@ -209,8 +209,8 @@ def _apply(model: Model, line: str, out: str) -> None:
                 model.temporary.discard(n)
             else:
                 model.enabled[n] = word == "enable"
-    elif word == "display" and args:                  # shown now if it can be, kept either way
-        model.last_display += 1
+    elif word == "display" and args and not out.startswith(("No symbol", "A syntax error")):
+        model.last_display += 1                       # shown now if it can be read, kept either way
         assert not out or out.startswith(f"{model.last_display}: "), (line, out)
         model.displays.add(model.last_display)
     elif word == "undisplay":

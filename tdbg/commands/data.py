@@ -10,7 +10,7 @@ from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.tensix_cmds import set_cfg
 from tdbg.commands.values import evaluate
 from tdbg.session import RunStatus, SessionError
-from tdbg.expr import CType, ExprError, evaluate as evaluate_expr, format_value, parse_type, ptype_text, type_name
+from tdbg.expr import CType, ExprError, evaluate as evaluate_expr, format_value, parse_type, ptype_text, resolve, type_name
 
 _FMT = re.compile(r"^/([xduotacfsz])\s*(.*)$", re.S)
 SETTINGS = {"pagination", "confirm", "height", "width", "listsize", "print", "logging", "verbose", "style"}
@@ -123,7 +123,7 @@ def show_displays(interp: Interpreter, stop: object = None) -> None:
             interp.out(f"{n}: {text} = <error: {exc}>")
 
 
-@command("display", usage="display[/FMT] EXPR", help="Print EXPR now and at every stop (FMT with i or a count shows memory like x).", example="display/i $pc")
+@command("display", usage="display[/FMT] EXPR", help="Print EXPR now and at every stop (FMT with i or a count shows memory like x).  As in GDB, an expression that does not parse or names no symbol here is refused and no display is made; one that parses but cannot be read now (memory not accessible) is kept and shows <error: ...>.", example="display/i $pc")
 def display_cmd(interp: Interpreter, args: str) -> None:
     displays = _display_list(interp)
     if not args.strip():
@@ -131,6 +131,10 @@ def display_cmd(interp: Interpreter, args: str) -> None:
         return
     m = re.match(r"^/(\S+)\s+(.*)$", args.strip())
     fmt, text = (m.group(1), m.group(2)) if m else (None, args.strip())
+    try:
+        resolve(text, interp.session.expression_context())
+    except ExprError as exc:
+        raise CommandError(str(exc)) from None
     interp.state.last_display += 1
     n = interp.state.last_display
     displays[n] = (fmt, text)

@@ -45,7 +45,7 @@ from tdbg.expr.ctype import (
     UINT32, UINT64, ULLONG, ULONG, USHORT, VOID, CField, CType, Kind, array_of, decode,
     expand_typedefs, function_type, pointer_to, ptype_text, qualified, type_name, typedef,
 )
-from tdbg.expr.evaluator import evaluate
+from tdbg.expr.evaluator import evaluate, resolve
 from tdbg.expr.formatter import PRINT_FORMATS, format_value
 from tdbg.expr.parser import (
     Assign, Binary, Cast, CfgRef, Cond, Dollar, History, Ident, IncDec, Index, Literal, MemAt,
@@ -61,7 +61,7 @@ __all__ = [
     "UCHAR", "UINT", "UINT8", "UINT16", "UINT32", "UINT64", "ULLONG", "ULONG", "USHORT", "VOID",
     "CField", "CType", "Kind", "array_of", "decode", "expand_typedefs", "function_type", "pointer_to",
     "ptype_text", "qualified", "type_name", "typedef",
-    "evaluate", "PRINT_FORMATS", "format_value",
+    "evaluate", "resolve", "PRINT_FORMATS", "format_value",
     "Assign", "Binary", "Cast", "CfgRef", "Cond", "Dollar", "History", "Ident", "IncDec", "Index",
     "Literal", "MemAt", "Member", "Node", "Register", "Sizeof", "TensixRef", "Unary", "parse",
     "parse_type",

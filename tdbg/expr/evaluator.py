@@ -8,7 +8,7 @@ import math
 import operator
 import struct
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from tdbg.expr.ctype import (
     INT, LONG, NODEBUG_DATA, NODEBUG_FUNC, UINT32, VOID, CType, Kind, array_of, decode,
@@ -155,7 +155,7 @@ class _Evaluator:
         try:
             sym = self.ctx.symbol(name)
         except KeyError:
-            raise ExprError(f'No symbol "{name}" in current context.') from None
+            raise ExprError(_no_symbol(name)) from None
         if sym.is_function:
             return self.at(sym.ctype or NODEBUG_FUNC, sym.address)
         if sym.register is not None and sym.ctype is not None:
@@ -438,6 +438,31 @@ def write_memory(ctx: EvalContext, address: int, data: bytes) -> None:
         raise
     except Exception:
         raise ExprError(f"Cannot access memory at address {address:#x}") from None
+
+
+def _no_symbol(name: str) -> str:
+    return f'No symbol "{name}" in current context.'
+
+
+def resolve(expr: str, ctx: EvalContext) -> Node:
+    """Parse ``expr`` and look up every name in it, as GDB's ``parse_expression`` does (so
+    ``display`` refuses an expression before creating the display): a syntax error or a name
+    with no symbol raises ``ExprError``; what fails only when read (memory, a member, a
+    register) is left to :func:`evaluate`."""
+    node = parse(expr, ctx.lookup_type)
+    pending: list[object] = [node]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, Ident):
+            try:
+                ctx.symbol(item.name)
+            except KeyError:
+                raise ExprError(_no_symbol(item.name)) from None
+        elif isinstance(item, Node):
+            pending += [getattr(item, f.name) for f in fields(item)]  # type: ignore[arg-type]
+        elif isinstance(item, tuple):
+            pending += item
+    return node
 
 
 def evaluate(expr: str | Node, ctx: EvalContext, *, side_effects: bool = True) -> Value:
