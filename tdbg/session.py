@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from tdbg.debuginfo import DebugInfo, Frame
-from tdbg.emu.core import Core, CoreState, Watch
+from tdbg.emu.core import Core, CoreState, Disposition, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, one_line
 from tdbg.emu.history import History
 from tdbg.emu.regions import Stall
@@ -62,13 +62,19 @@ class Breakpoint:
     number: int
     locations: dict[str, int]   # core name -> address
     enabled: bool = True
-    temporary: bool = False
+    disposition: Disposition = Disposition.KEEP
+    enable_count: int = 0       # stops left before DISABLE disables it (GDB's enable_count)
     hits: int = 0
     ignore_count: int = 0
     condition: str | None = None
     commands: list[str] = field(default_factory=list)
     location: str = ""          # what the user typed, for ``info breakpoints``
     thread: str | None = None   # ``break LOC thread N``: only that core
+
+    @property
+    def temporary(self) -> bool:
+        """Deleted when it next stops the program (``tbreak``, ``enable delete``)."""
+        return self.disposition is Disposition.DELETE
 
     @property
     def address(self) -> int:
@@ -335,11 +341,16 @@ class Session:
 
     def _focus(self, stop: Stop) -> Stop:
         """The core that stopped becomes the current one; a memory watchpoint's access is
-        completed first when the session reports watchpoints after the access."""
+        completed first when the session reports watchpoints after the access, and a
+        watchpoint that stops the program counts the hit and has its disposition applied (a
+        store of an unchanged value neither stops nor counts, as in GDB)."""
         if stop.core in self.tile.cores:
             self.current = stop.core
             if stop.kind is StopKind.WATCHPOINT and stop.access is not None and self.watch_after:
-                return self.core.complete_access(stop)
+                stop = self.core.complete_access(stop)
+        if stop.kind is StopKind.WATCHPOINT and stop.watch.number in self.watchpoints and not self._unchanged_write(stop):
+            stop.watch.hits += 1
+            self._spend(stop.watch)
         return stop
 
     def _steppable(self) -> Core:
@@ -517,11 +528,21 @@ class Session:
                     continue
                 stops = True
                 self.last_hits.append(bp)
-                if bp.temporary:
-                    self.delete(bp.number)
+                self._spend(bp)
         finally:
             self.current = saved
         return stops
+
+    def _spend(self, item: Breakpoint | Watch) -> None:
+        """A breakpoint or watchpoint stopped the program: apply its disposition, as GDB's
+        ``bpstat_stop_status`` does (DISABLE: one of its ``enable_count`` stops is used, and at
+        0 it is disabled; DELETE: it is deleted)."""
+        if item.disposition is Disposition.DISABLE:
+            item.enable_count -= 1
+            if item.enable_count <= 0:
+                self.enable(item.number, False)
+        elif item.disposition is Disposition.DELETE:
+            self.delete(item.number)
 
     def condition_true(self, bp: Breakpoint) -> bool:
         """Evaluate a breakpoint condition (an error counts as true, so the user sees it)."""
@@ -607,7 +628,8 @@ class Session:
             self.current = saved
         if not locations:
             raise error or SessionError("No firmware to set a breakpoint in.")
-        bp = Breakpoint(self._take_number(), locations, temporary=temporary, thread=thread)
+        disposition = Disposition.DELETE if temporary else Disposition.KEEP
+        bp = Breakpoint(self._take_number(), locations, disposition=disposition, thread=thread)
         self.breakpoints[bp.number] = bp
         for core, address in bp.locations.items():
             self._at.setdefault((core, address), set()).add(bp.number)
@@ -681,25 +703,30 @@ class Session:
         else:
             raise SessionError(f"No breakpoint number {number}.")
 
-    def enable(self, number: int, enabled: bool = True) -> None:
+    def enable(self, number: int, enabled: bool = True, disposition: Disposition | None = None, count: int = 0) -> None:
         """Enable or disable breakpoint or watchpoint ``number`` (it stays listed); a disabled
-        watchpoint is taken off every core and the tile, so it costs nothing."""
-        watch = self.watchpoints.get(number)
-        if watch is not None:
-            if watch.enabled != enabled:
-                watch.enabled = enabled
-                self.tile.watches[:] = [w for w in self.tile.watches if w is not watch]
-                for core in self.tile.cores.values():
-                    core.remove_watch(number)
-                if enabled:
-                    self._arm_watch(watch)
-            return
-        bp = self.breakpoints.get(number)
-        if bp is None:
+        watchpoint is taken off every core and the tile, so it costs nothing.  Enabling sets
+        its disposition (None: keeps the one it has) and ``enable_count`` to ``count``, as
+        GDB's ``enable_breakpoint_disp`` does (``enable``: the disposition kept, count 0;
+        ``enable once``: DISABLE, 1; ``enable count C``: DISABLE, C; ``enable delete``:
+        DELETE, 1); disabling changes neither."""
+        item: Breakpoint | Watch | None = self.watchpoints.get(number) or self.breakpoints.get(number)
+        if item is None:
             raise SessionError(f"No breakpoint number {number}.")
-        bp.enabled = enabled
-        for core, address in bp.locations.items():
-            self._arm(core, address)
+        if enabled:
+            item.disposition = disposition or item.disposition
+            item.enable_count = count
+        if isinstance(item, Breakpoint):
+            item.enabled = enabled
+            for core, address in item.locations.items():
+                self._arm(core, address)
+        elif item.enabled != enabled:
+            item.enabled = enabled
+            self.tile.watches[:] = [w for w in self.tile.watches if w is not item]
+            for core in self.tile.cores.values():
+                core.remove_watch(number)
+            if enabled:
+                self._arm_watch(item)
 
     def _take_number(self) -> int:
         number = self._next_number

@@ -11,7 +11,7 @@ from tdbg.commands.location import breakpoint_what, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int, lvalue
 from tdbg.expr import INT, Value
-from tdbg.session import Breakpoint
+from tdbg.session import Breakpoint, Disposition
 
 _DST_ROW = re.compile(r"^dst\[(.+)\]$")
 
@@ -145,9 +145,36 @@ def disable_cmd(interp: Interpreter, args: str) -> None:
     _set_enabled(interp, args, False)
 
 
-@command("enable", usage="enable [N|A-B|$VAR ...]", help="Enable breakpoints and watchpoints N (all when none given; A-B is a range).", example="enable 1")
+def _hit_count(interp: Interpreter, token: str) -> int:
+    """The COUNT of ``enable count``, as GDB's ``get_number`` reads it: a decimal or a ``$``
+    variable; any other word counts 0 (GDB says nothing), which disables after the next stop."""
+    if token.startswith("$"):
+        value = interp.session.expression_context().convenience(token[1:])
+        if value is None or not isinstance(value.raw, int):
+            raise CommandError("Convenience variable must have integer value.")
+        return value.raw
+    return int(token) if token.lstrip("-").isdigit() else 0
+
+
+@command("enable", usage="enable [N|A-B|$VAR ...] | enable once N... | enable count COUNT N... | enable delete N...", help="Enable breakpoints and watchpoints N (all when none given; A-B is a range); each keeps its disposition (the Disp column of 'info breakpoints').  'enable once N...': enabled for one stop, then disabled (Disp dis).  'enable count COUNT N...': enabled for COUNT stops, then disabled (Disp dis; 'info breakpoints' says how many are left; hits passed by an ignore count do not count).  'enable delete N...': enabled for one stop, then deleted, like a tbreak (Disp del).  'breakpoints' may come first (enable breakpoints once 2).", example="enable count 3 1")
 def enable_cmd(interp: Interpreter, args: str) -> None:
-    _set_enabled(interp, args, True)
+    words = args.split()
+    if words[:1] == ["breakpoints"]:
+        words = words[1:]
+    mode = words[0] if words and words[0] in ("once", "count", "delete") else None
+    if mode is None:
+        _set_enabled(interp, " ".join(words), True)
+        return
+    count = 1
+    words = words[1:]
+    if mode == "count":
+        if not words:
+            raise CommandError("Argument required (hit count).")
+        count = _hit_count(interp, words.pop(0))
+    if not words:
+        raise CommandError("Argument required (one or more breakpoint numbers).")
+    disposition = Disposition.DELETE if mode == "delete" else Disposition.DISABLE
+    _for_each_number(interp, " ".join(words), lambda n: interp.session.enable(n, True, disposition, count))
 
 
 def _breakpoint(interp: Interpreter, text: str) -> Breakpoint:
@@ -247,9 +274,9 @@ def _listing(interp: Interpreter, items: list, empty: str) -> None:
     interp.out("Num     Type           Disp Enb Address    What")
     exprs = interp.state.watch_expr
     for item in rows:
+        disp = f"{item.disposition.value:<4}"
+        enabled = "y" if item.enabled else "n"
         if isinstance(item, Breakpoint):
-            disp = "del " if item.temporary else "keep"
-            enabled = "y" if item.enabled else "n"
             if len(item.locations) == 1:
                 core, address = next(iter(item.locations.items()))
                 thread = f" thread {s.thread_id(core)}" if item.thread else ""
@@ -260,15 +287,15 @@ def _listing(interp: Interpreter, items: list, empty: str) -> None:
                     interp.out(f"{f'{item.number}.{i}':<7} {'':<14} {'':<4} {enabled}   {address:#010x} {breakpoint_what(interp, core, address)} ({core})")
             if item.condition:
                 interp.out(f"\tstop only if {item.condition}")
-            if item.hits:
-                interp.out(f"\tbreakpoint already hit {item.hits} time{'s' if item.hits != 1 else ''}")
-            if item.ignore_count:
-                interp.out(f"\tWill ignore next {item.ignore_count} crossings of breakpoint.")
-            for line in item.commands:
-                interp.out(f"        {line}")
         else:
             kind = {"write": "hw watchpoint", "read": "read watchpoint", "access": "acc watchpoint"}[item.kind]
-            enabled = "y" if item.enabled else "n"
-            interp.out(f"{item.number:<7} {kind:<14} keep {enabled}              {exprs.get(item.number, hex(item.address))}")
-            if item.hits:
-                interp.out(f"\tbreakpoint already hit {item.hits} time{'s' if item.hits != 1 else ''}")
+            interp.out(f"{item.number:<7} {kind:<14} {disp} {enabled}              {exprs.get(item.number, hex(item.address))}")
+        if item.hits:
+            interp.out(f"\tbreakpoint already hit {item.hits} time{'s' if item.hits != 1 else ''}")
+        ignore = item.ignore_count if isinstance(item, Breakpoint) else 0
+        if ignore:
+            interp.out(f"\tignore next {ignore} hits")
+        if item.enable_count > 1:  # GDB: a count of 1 (enable once) is said by Disp and Enb alone
+            interp.out(f"\tdisable after {'additional' if ignore else 'next'} {item.enable_count} hits")
+        for line in item.commands if isinstance(item, Breakpoint) else ():
+            interp.out(f"        {line}")

@@ -87,6 +87,16 @@ class CoreState(str, Enum):
     EXITED = "exited"           # reached the end of tdbg's crt0 (``_tdbg_exit``)
 
 
+class Disposition(str, Enum):
+    """What a breakpoint or watchpoint does after it stops the program: GDB's ``Disp`` column
+    (GDB manual, "Disabling Breakpoints": ``enable once``/``count`` disable it after its hits,
+    ``enable delete`` and ``tbreak`` delete it)."""
+
+    KEEP = "keep"
+    DISABLE = "dis"
+    DELETE = "del"
+
+
 @dataclass(eq=False)
 class Watch:
     """A watched address range; ``kind`` is ``write``, ``read`` or ``access`` (GDB's watch,
@@ -100,9 +110,11 @@ class Watch:
     kind: str
     dst_rows: frozenset[int] = frozenset()
     view: str = ""
-    hits: int = 0
+    hits: int = 0           # stops it made (counted by the session, which reports them)
     core: str | None = None
     enabled: bool = True    # a disabled watch stays listed and has no hooks (``Session.enable``)
+    disposition: Disposition = Disposition.KEEP
+    enable_count: int = 0   # stops left before DISABLE disables it (GDB's enable_count)
 
     @property
     def bits_rows(self) -> list[int]:
@@ -479,7 +491,6 @@ class Core:
 
     def push_watch(self, watch: Watch, old: int, new: int, detail: str) -> None:
         """A pushed instruction wrote a watched Dst row: stop after the push."""
-        watch.hits += 1
         self.completed_pc = self.pc
         self._halt(Stop(StopKind.WATCHPOINT, self.name, self.pc, detail=detail, watch=watch, old=old, new=new))
 
@@ -550,7 +561,6 @@ class Core:
             old = self.tile.peek(self, address, size)
             new = value & ((1 << (8 * size)) - 1) if value is not None else None
             access = Access(address, size, write, new)
-            watch.hits += 1
             self._halt(Stop(StopKind.WATCHPOINT, self.name, self.pc, access=access, watch=watch, old=old, new=new))
             return True
         return False
