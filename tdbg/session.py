@@ -251,11 +251,20 @@ class Session:
         self.tile.restore(self._checkpoint(checkpoint))
         self.started = True
 
+    def start_over(self) -> None:
+        """What GDB's ``run``, ``start`` and ``starti`` do first: the tile back to its loaded
+        state if it has run (memory written before the first run stays until then), and every
+        breakpoint's and watchpoint's hit count back to zero (GDB's run_command_1; measured
+        with gdb-multiarch 13: a second ``run`` reports "already hit 1 time")."""
+        if self.started:
+            self.restart()
+        for item in [*self.breakpoints.values(), *self.watchpoints.values()]:
+            item.hits = 0
+
     def starti(self) -> Stop:
         """GDB's ``starti``: the program from its loaded state, stopped before its first
         instruction (a breakpoint there is not counted)."""
-        if self.started:
-            self.restart()
+        self.start_over()
         self.started = True
         return Stop(StopKind.STEP, self.current, self.core.pc, detail="entry")
 

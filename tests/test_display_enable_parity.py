@@ -152,3 +152,22 @@ def test_the_api_sees_the_disposition_the_shell_set() -> None:
     s.cont()
     assert (bp.enabled, bp.hits, bp.enable_count) == (False, 2, 0)
     assert "exited normally" in run(sh, "continue")
+
+
+def test_run_again_clears_hit_counts_as_gdb() -> None:
+    # gdb-multiarch 13 on a native program: break main, run, run -> "breakpoint already hit 1 time"
+    s = Session(firmware_dir() / "demo.c")
+    s.execute("break fill_row")
+    s.execute("watch results[3]")
+    s.execute("run")
+    s.execute("continue")
+    s.execute("continue")
+    s.execute("disable 1")
+    assert "Hardware watchpoint 2: results[3]" in s.execute("continue")
+    listing = s.execute("info breakpoints")
+    assert "breakpoint already hit 3 times" in listing and "breakpoint already hit 1 time" in listing
+    s.execute("enable 1")
+    s.execute("run")
+    listing = s.execute("info breakpoints")
+    assert "breakpoint already hit 1 time" in listing and "3 times" not in listing
+    assert listing.count("already hit") == 1          # the watchpoint's count is back to zero

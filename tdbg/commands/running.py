@@ -207,16 +207,14 @@ def fmt_bits(value: int | None) -> str:
 @command("run", aliases=("r",), usage="run", help="Start every core's firmware (from the loaded state if the tile has run already: memory written before the first run, e.g. by restore, is kept until then) and run until something stops the cores or every core has exited or parked.", example="run")
 def run_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
-    if s.started:  # a tile that has not run yet keeps what was restored into it
-        s.restart()
+    s.start_over()  # a tile that has not run yet keeps what was restored into it
     run_and_report(interp, s.cont)
 
 
 @command("start", usage="start", help="Start the firmware from its entry point and stop at the beginning of main (a temporary breakpoint).", example="start")
 def start_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
-    if s.started:
-        s.restart()
+    s.start_over()
     location = "main"
     bp = s.break_at(location, temporary=True)
     interp.out(f"Temporary breakpoint {bp.number} at {bp.address:#x}")
