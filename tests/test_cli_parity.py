@@ -16,6 +16,7 @@ import pytest
 from tdbg.commands import Interpreter
 from tdbg.emu.toolchain import firmware_dir
 from tdbg.session import Session, SessionError
+from captured import run, shell
 
 DEMO = firmware_dir() / "demo.c"
 FAULTS = Path(__file__).parent / "firmware" / "faults.c"
@@ -31,19 +32,6 @@ struct pt *pp;
 __attribute__((noinline)) int f(word_t a, const char *b) { return a + b[0]; }
 int main(void) { return f(w, name) + pts[0].x + (pp != 0) + results[0]; }
 """
-
-
-def shell(program: Path) -> tuple[Interpreter, list[str]]:
-    out: list[str] = []
-    return Interpreter(Session(program), write=out.append), out
-
-
-def run(sh: tuple[Interpreter, list[str]], *lines: str) -> str:
-    interp, out = sh
-    out.clear()
-    for line in lines:
-        interp.execute(line)
-    return "".join(out)
 
 
 def test_help_info_lists_the_subcommands() -> None:

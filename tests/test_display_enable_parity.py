@@ -15,20 +15,9 @@ from __future__ import annotations
 from tdbg.commands import Interpreter
 from tdbg.emu.toolchain import firmware_dir
 from tdbg.session import Disposition, Session
+from captured import run, shell
 
 DEMO = firmware_dir() / "demo.c"
-
-
-def shell() -> tuple[Interpreter, list[str]]:
-    out: list[str] = []
-    return Interpreter(Session(DEMO), write=out.append), out
-
-
-def run(sh: tuple[Interpreter, list[str]], line: str) -> str:
-    interp, out = sh
-    out.clear()
-    interp.execute(line)
-    return "".join(out)
 
 
 def table(sh: tuple[Interpreter, list[str]]) -> list[str]:
@@ -41,7 +30,7 @@ def table(sh: tuple[Interpreter, list[str]]) -> list[str]:
 # -- display ---------------------------------------------------------------------------------------
 
 def test_display_of_an_unknown_symbol_is_refused_and_takes_no_number() -> None:
-    sh = shell()
+    sh = shell(DEMO)
     assert run(sh, "display nosuch") == 'No symbol "nosuch" in current context.\n'
     assert run(sh, "display/x nosuch + 1") == 'No symbol "nosuch" in current context.\n'
     assert run(sh, "display/i nosuch") == 'No symbol "nosuch" in current context.\n'
@@ -51,7 +40,7 @@ def test_display_of_an_unknown_symbol_is_refused_and_takes_no_number() -> None:
 
 
 def test_display_that_cannot_be_read_now_is_kept_with_its_error() -> None:
-    sh = shell()
+    sh = shell(DEMO)
     assert run(sh, "display *(int*)0xdead0000") == "1: *(int*)0xdead0000 = <error: Cannot access memory at address 0xdead0000>\n"
     run(sh, "break fill_row")
     assert "1: *(int*)0xdead0000 = <error: Cannot access memory at address 0xdead0000>\n" in run(sh, "run")
@@ -64,7 +53,7 @@ def test_display_that_cannot_be_read_now_is_kept_with_its_error() -> None:
 # -- enable once / count / delete --------------------------------------------------------------------
 
 def test_enable_once_disables_after_one_stop() -> None:
-    sh = shell()
+    sh = shell(DEMO)
     run(sh, "break fill_row")
     assert run(sh, "enable once 1") == ""
     assert table(sh) == ["1       breakpoint     dis  y"]
@@ -74,7 +63,7 @@ def test_enable_once_disables_after_one_stop() -> None:
 
 
 def test_enable_count_disables_after_count_stops_and_an_ignore_count_comes_first() -> None:
-    sh = shell()
+    sh = shell(DEMO)
     run(sh, "break fill_row")
     run(sh, "ignore 1 1")
     run(sh, "enable count 2 1")
@@ -87,7 +76,7 @@ def test_enable_count_disables_after_count_stops_and_an_ignore_count_comes_first
 
 
 def test_enable_count_lists_what_is_left() -> None:
-    sh = shell()
+    sh = shell(DEMO)
     run(sh, "break fill_row")
     run(sh, "enable count 3 1")
     assert table(sh) == ["1       breakpoint     dis  y", "\tdisable after next 3 hits"]
@@ -96,7 +85,7 @@ def test_enable_count_lists_what_is_left() -> None:
 
 
 def test_plain_enable_keeps_the_disposition_and_clears_the_count() -> None:
-    sh = shell()
+    sh = shell(DEMO)
     run(sh, "break fill_row")
     run(sh, "enable count 3 1")
     run(sh, "enable 1")
@@ -109,7 +98,7 @@ def test_plain_enable_keeps_the_disposition_and_clears_the_count() -> None:
 
 
 def test_enable_delete_deletes_at_the_next_stop_like_tbreak() -> None:
-    sh = shell()
+    sh = shell(DEMO)
     run(sh, "break fill_row")
     run(sh, "enable breakpoints delete 1")
     assert table(sh) == ["1       breakpoint     del  y"]
@@ -118,13 +107,13 @@ def test_enable_delete_deletes_at_the_next_stop_like_tbreak() -> None:
 
 
 def test_watchpoints_take_the_dispositions() -> None:
-    sh = shell()
+    sh = shell(DEMO)
     run(sh, "watch results[2]")
     run(sh, "enable delete 1")
     assert table(sh) == ["1       hw watchpoint  del  y"]
     assert "Old value = 0\nNew value = 4\n" in run(sh, "run")
     assert run(sh, "info breakpoints") == "No breakpoints or watchpoints.\n"
-    sh = shell()
+    sh = shell(DEMO)
     run(sh, "watch results[2]")
     run(sh, "enable once 1")
     assert "New value = 4\n" in run(sh, "run")
@@ -132,7 +121,7 @@ def test_watchpoints_take_the_dispositions() -> None:
 
 
 def test_the_argument_errors_are_gdbs() -> None:
-    sh = shell()
+    sh = shell(DEMO)
     run(sh, "break fill_row")
     assert run(sh, "enable once") == "Argument required (one or more breakpoint numbers).\n"
     assert run(sh, "enable delete") == "Argument required (one or more breakpoint numbers).\n"
@@ -144,7 +133,7 @@ def test_the_argument_errors_are_gdbs() -> None:
 
 
 def test_the_api_sees_the_disposition_the_shell_set() -> None:
-    sh = shell()
+    sh = shell(DEMO)
     s = sh[0].session
     bp = s.break_at("fill_row")
     s.enable(bp.number, True, Disposition.DISABLE, 2)

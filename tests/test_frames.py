@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tdbg.commands import Interpreter
 from tdbg.emu.toolchain import firmware_dir
 from tdbg.session import Session
+from captured import run, shell
 
 INLINE = """\
 /* Inlined helpers, as LLK kernels use them. */
@@ -91,19 +91,6 @@ def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         Session(path)  # build once
         out[name] = path
     return out
-
-
-def shell(path: Path) -> tuple[Interpreter, list[str]]:
-    out: list[str] = []
-    return Interpreter(Session(path), write=out.append), out
-
-
-def run(sh: tuple[Interpreter, list[str]], *lines: str) -> str:
-    interp, out = sh
-    out.clear()
-    for line in lines:
-        interp.execute(line)
-    return "".join(out)
 
 
 def test_break_main_names_mains_own_line(programs: dict[str, Path]) -> None:

@@ -5,9 +5,9 @@ GDB 13's rules, checked side by side with GDB on a native two-file program."""
 
 from __future__ import annotations
 
-from tdbg.commands import Interpreter
 from tdbg.emu.toolchain import firmware_dir
 from tdbg.session import Session
+from captured import run, shell
 
 DEMO = firmware_dir() / "demo.c"
 SOURCE = DEMO.read_text().splitlines()
@@ -21,27 +21,15 @@ def listing(first: int, last: int, lines: list[str] = SOURCE) -> str:
     return "".join(f"{n}\t{lines[n - 1].rstrip()}\n" for n in range(first, min(last, len(lines)) + 1))
 
 
-def shell() -> tuple[Interpreter, list[str]]:
-    out: list[str] = []
-    return Interpreter(Session(DEMO), write=out.append), out
-
-
-def run(sh: tuple[Interpreter, list[str]], line: str) -> str:
-    interp, out = sh
-    out.clear()
-    interp.execute(line)
-    return "".join(out)
-
-
 def test_a_bare_line_is_in_mains_file_before_run() -> None:
-    sh = shell()
+    sh = shell(DEMO)
     line = line_of("rows++;")
     assert run(sh, f"break {line}").endswith(f"demo.c, line {line}.\n")
     assert "demo.c" in run(sh, f"info line {line}")
 
 
 def test_list_starts_around_main_and_goes_on_like_gdb() -> None:
-    sh = shell()
+    sh = shell(DEMO)
     # GDB: the current line starts 9 above where `break main` stops, and the first list centres on it
     main_stop = line_of("int rows = 0;")
     first = max(main_stop - 9 - 5, 1)
@@ -60,7 +48,7 @@ def test_list_starts_around_main_and_goes_on_like_gdb() -> None:
 
 
 def test_a_stop_and_a_listing_move_the_current_file() -> None:
-    sh = shell()
+    sh = shell(DEMO)
     header = (firmware_dir() / "tensix.h").read_text().splitlines()
     run(sh, "list tdbg_set_dst_access")  # now in tensix.h, as GDB's list makes it
     line = line_of("uint32_t w = TDBG_CFG_WORD(0, RISC_DEST_ACCESS_CTRL_SEC0_fmt_ADDR32)", header)

@@ -6,24 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tdbg.commands import Interpreter
 from tdbg.emu.toolchain import firmware_dir
-from tdbg.session import Session
+from captured import run, shell
 
 DEMO = firmware_dir() / "demo.c"
 SCOPE = Path(__file__).parent / "firmware" / "scope.c"
-
-
-def shell(program: Path) -> tuple[Interpreter, list[str]]:
-    out: list[str] = []
-    return Interpreter(Session(program), write=out.append), out
-
-
-def run(sh: tuple[Interpreter, list[str]], line: str) -> str:
-    interp, out = sh
-    out.clear()
-    interp.execute(line)
-    return "".join(out)
 
 
 def test_starti_stops_before_the_first_instruction() -> None:

@@ -16,6 +16,7 @@ import pytest
 from tdbg.commands import Interpreter
 from tdbg.emu.toolchain import firmware_dir
 from tdbg.session import Session
+from captured import run, shell
 
 DEMO = firmware_dir() / "demo.c"
 
@@ -53,19 +54,6 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path.write_text(PROGRAM)
     Session(path)  # build once
     return path
-
-
-def shell(path: Path) -> tuple[Interpreter, list[str]]:
-    out: list[str] = []
-    return Interpreter(Session(path), write=out.append), out
-
-
-def run(sh: tuple[Interpreter, list[str]], *lines: str) -> str:
-    interp, out = sh
-    out.clear()
-    for line in lines:
-        interp.execute(line)
-    return "".join(out)
 
 
 def source(sh: tuple[Interpreter, list[str]], tmp_path: Path, text: str, name: str = "s.gdb") -> str:

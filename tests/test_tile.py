@@ -19,7 +19,6 @@ import pytest
 
 from tdbg.commands import Interpreter
 from tdbg.emu.core import CoreState
-from tdbg.emu.elf import ElfLoadError
 from tdbg.emu.stops import StopKind
 from tdbg.emu.toolchain import build, firmware_dir
 from tdbg.session import Session, SessionError
