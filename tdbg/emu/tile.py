@@ -457,13 +457,9 @@ class Tile:
         if self.watches:
             self._push_watched(core, thread, pc, word, via)
             return
-        self.seq += 1
-        self.pushes.append(self.seq, pc, core.name, thread, word, via)
         try:
-            self.coprocessor.push(thread, word, core.thread is not None)
+            self.execute(core, thread, pc, word, via)
         except QueueFull:
-            self.pushes.pop()
-            self.seq -= 1
             raise Stall(self._fifo_wait(thread)) from None
         except TensixEvent as event:
             core.push_event(event)

@@ -13,6 +13,8 @@ product is symmetric in the FMA model, and ttsim v1.10.0 tensix.cpp:4029-4033 ac
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -86,29 +88,28 @@ def sfpmul(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarray 
 @instruction("SFPADDI", "SFPADDI.md", ("Mod1", "Imm16"))
 def sfpaddi(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarray | None) -> None:
     """``SFPADDI`` (BlackholeA0 SFPADDI.md): ``VD = BF16ToFP32(Imm16) * 1.0 ± VD``."""
-    vu, mod1 = cop.vector, f["Mod1"]
-    lanes = vu.lanes(active)
-    if not lanes.any():
-        return
-    c = vu.read(f["VD"], lanes, "SFPADDI.md")
-    if mod1 & NEGATE_VC:
-        c = c ^ SIGN
-    d = fma(np.full(LANES, f["Imm16"] << 16, dtype=U32), ONE, c)
-    _result(vu, f["VD"], bool(mod1 & INDIRECT_VD), d, lanes, "SFPADDI.md")
+    _imm16_fma(cop, f, active, "SFPADDI.md", lambda imm, vd: fma(imm, ONE, vd))
 
 
 @instruction("SFPMULI", "SFPMULI.md", ("Mod1", "Imm16"))
 def sfpmuli(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarray | None) -> None:
     """``SFPMULI`` (BlackholeA0 SFPMULI.md): ``VD = BF16ToFP32(Imm16) * ±VD + 0``."""
+    _imm16_fma(cop, f, active, "SFPMULI.md", lambda imm, vd: fma(imm, vd, ZERO))
+
+
+def _imm16_fma(cop: Coprocessor, f: dict[str, int], active: np.ndarray | None, page: str,
+               op: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> None:
+    """What SFPADDI and SFPMULI share: ``VD`` (negated by ``Mod1``'s NEGATE_VC) and the BF16
+    immediate into one FMA, the result back to ``VD`` on the enabled lanes."""
     vu, mod1 = cop.vector, f["Mod1"]
     lanes = vu.lanes(active)
     if not lanes.any():
         return
-    c = vu.read(f["VD"], lanes, "SFPMULI.md")
+    vd = vu.read(f["VD"], lanes, page)
     if mod1 & NEGATE_VC:
-        c = c ^ SIGN
-    d = fma(np.full(LANES, f["Imm16"] << 16, dtype=U32), c, ZERO)
-    _result(vu, f["VD"], bool(mod1 & INDIRECT_VD), d, lanes, "SFPMULI.md")
+        vd = vd ^ SIGN
+    d = op(np.full(LANES, f["Imm16"] << 16, dtype=U32), vd)
+    _result(vu, f["VD"], bool(mod1 & INDIRECT_VD), d, lanes, page)
 
 
 def _by_magnitude(vu: VectorUnit, b: np.ndarray, lanes: np.ndarray, page: str) -> np.ndarray:
