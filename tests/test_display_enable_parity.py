@@ -160,3 +160,21 @@ def test_run_again_clears_hit_counts_as_gdb() -> None:
     listing = s.execute("info breakpoints")
     assert "breakpoint already hit 1 time" in listing and "3 times" not in listing
     assert listing.count("already hit") == 1          # the watchpoint's count is back to zero
+
+
+def test_a_display_of_a_local_shows_only_in_its_function_as_gdb() -> None:
+    # gdb-multiarch 13 on a native program (break f, run, display loc, display g, finish,
+    # info display, continue): after finish only "2: g = ..." is shown, info display marks 1
+    # "(cannot be evaluated in the current context)", and back in f both are shown again.
+    sh = shell(DEMO)
+    run(sh, "break fill_row", "run")
+    assert run(sh, "display value").startswith("1: value = ")
+    run(sh, "display results[2]")
+    after = run(sh, "finish")
+    assert "2: results[2] = " in after and "1: value" not in after
+    listing = run(sh, "info display")
+    assert "1:   y  value (cannot be evaluated in the current context)\n" in listing
+    assert "2:   y  results[2]\n" in listing
+    back = run(sh, "continue")
+    assert "1: value = " in back and "2: results[2] = " in back
+    assert "cannot be evaluated" not in run(sh, "info display")

@@ -7,6 +7,7 @@ import re
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.commands.state import Display
 from tdbg.commands.tensix_cmds import set_cfg
 from tdbg.commands.values import evaluate
 from tdbg.session import RunStatus, SessionError
@@ -104,14 +105,32 @@ def parse_size(text: str) -> int:
     return int(digits) * scale
 
 
-def _display_list(interp: Interpreter) -> dict[int, tuple[str | None, str]]:
+def _display_list(interp: Interpreter) -> dict[int, Display]:
     return interp.state.displays
+
+
+def _frame_scope(interp: Interpreter) -> tuple[str, str | None, str | None] | None:
+    """(core, function, inlined callee) of the selected frame; None without one."""
+    s = interp.session
+    try:
+        frame = s.expression_context().frames.selected()
+    except (SessionError, IndexError, KeyError):
+        return None
+    return s.current, frame.function, frame.block.name if frame.block is not None else None
+
+
+def _in_scope(interp: Interpreter, display: Display) -> bool:
+    """GDB shows a display that names a local only in the block it was made in."""
+    return display.scope is None or display.scope == _frame_scope(interp)
 
 
 def show_displays(interp: Interpreter, stop: object = None) -> None:
     if stop is not None and (interp.session.status is not RunStatus.STOPPED or interp.state.silent_stop):
         return  # the program exited, or a breakpoint's commands begin with silent: GDB shows none
-    for n, (fmt, text) in sorted(_display_list(interp).items()):
+    for n, d in sorted(_display_list(interp).items()):
+        if not _in_scope(interp, d):
+            continue
+        fmt, text = d.fmt, d.text
         try:
             if fmt == "i" or (fmt and fmt[0].isdigit()) or (fmt and fmt.endswith("i")):
                 interp.out(f"{n}: x/{fmt} {text}")
@@ -123,7 +142,7 @@ def show_displays(interp: Interpreter, stop: object = None) -> None:
             interp.out(f"{n}: {text} = <error: {exc}>")
 
 
-@command("display", usage="display[/FMT] EXPR", help="Print EXPR now and at every stop (FMT with i or a count shows memory like x).  As in GDB, an expression that does not parse or names no symbol here is refused and no display is made; one that parses but cannot be read now (memory not accessible) is kept and shows <error: ...>.", example="display/i $pc")
+@command("display", usage="display[/FMT] EXPR", help="Print EXPR now and at every stop (FMT with i or a count shows memory like x).  As in GDB, an expression that does not parse or names no symbol here is refused and no display is made; one that parses but cannot be read now (memory not accessible) is kept and shows <error: ...>; one that names a local is shown only in the function (or inlined call) it was made in.", example="display/i $pc")
 def display_cmd(interp: Interpreter, args: str) -> None:
     displays = _display_list(interp)
     if not args.strip():
@@ -132,12 +151,12 @@ def display_cmd(interp: Interpreter, args: str) -> None:
     m = re.match(r"^/(\S+)\s+(.*)$", args.strip())
     fmt, text = (m.group(1), m.group(2)) if m else (None, args.strip())
     try:
-        resolve(text, interp.session.expression_context())
+        names = resolve(text, interp.session.expression_context())
     except ExprError as exc:
         raise CommandError(str(exc)) from None
     interp.state.last_display += 1
     n = interp.state.last_display
-    displays[n] = (fmt, text)
+    displays[n] = Display(fmt, text, _frame_scope(interp) if _names_a_local(interp, names) else None)
     hooks = interp.state.stop_hooks
     if show_displays not in hooks:  # type: ignore[operator]
         hooks.append(show_displays)  # type: ignore[union-attr]
@@ -147,6 +166,17 @@ def display_cmd(interp: Interpreter, args: str) -> None:
         show_displays(interp)
     finally:
         interp.state.displays = saved
+
+
+def _names_a_local(interp: Interpreter, names: set[str]) -> bool:
+    info = interp.session.debug
+    if info is None or not names:
+        return False
+    try:
+        frame = interp.session.expression_context().frames.selected()
+        return any(v.name in names for v in info.locals_at(frame))
+    except (SessionError, IndexError, KeyError):
+        return False
 
 
 @command("undisplay", usage="undisplay [N|A-B ...]", help="Stop displaying expressions N (all when none given; A-B is a range).  A number no display has is reported and the others are still removed, as GDB does.", example="undisplay 1")
@@ -178,8 +208,9 @@ def info_display(interp: Interpreter, args: str) -> None:
         interp.out("There are no auto-display expressions now.")
         return
     interp.out("Auto-display expressions now in effect:\nNum Enb Expression")
-    for n, (fmt, text) in sorted(displays.items()):
-        interp.out(f"{n}:   y  {'/' + fmt + ' ' if fmt else ''}{text}")
+    for n, d in sorted(displays.items()):
+        where = "" if _in_scope(interp, d) else " (cannot be evaluated in the current context)"
+        interp.out(f"{n}:   y  {'/' + d.fmt + ' ' if d.fmt else ''}{d.text}{where}")
 
 
 def _type_of(interp: Interpreter, text: str) -> tuple[CType, bool]:

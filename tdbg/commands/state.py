@@ -15,6 +15,16 @@ if TYPE_CHECKING:
     from tdbg.commands.location import SourcePosition
     from tdbg.emu.stops import Stop
 
+@dataclass
+class Display:
+    """One ``display``: its format, its text, and the frame scope it was made in when it names
+    a local (GDB shows such a display only inside that function or inlined call)."""
+
+    fmt: str | None
+    text: str
+    scope: tuple[str, str | None, str | None] | None = None   # (core, function, inlined callee)
+
+
 StopHook = Callable[["Interpreter", "Stop | None"], None]
 DstSnapshot = tuple[np.ndarray, np.ndarray]    # DstBits, which rows are defined
 
@@ -35,7 +45,7 @@ class ShellState:
     missing_sources: set[Path] = field(default_factory=set)     # reported once each
     highlight_asm: Callable[[str], str] | None = None           # the REPL's pygments colouring
     # data
-    displays: dict[int, tuple[str | None, str]] = field(default_factory=dict)
+    displays: dict[int, Display] = field(default_factory=dict)
     last_display: int = 0              # display numbers are never reused, as GDB's
     watch_expr: dict[int, str] = field(default_factory=dict)    # watchpoint number -> its text
     dst_stops: list[DstSnapshot | None] = field(default_factory=lambda: [None, None])

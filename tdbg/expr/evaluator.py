@@ -444,13 +444,13 @@ def _no_symbol(name: str) -> str:
     return f'No symbol "{name}" in current context.'
 
 
-def resolve(expr: str, ctx: EvalContext) -> Node:
+def resolve(expr: str, ctx: EvalContext) -> set[str]:
     """Parse ``expr`` and look up every name in it, as GDB's ``parse_expression`` does (so
-    ``display`` refuses an expression before creating the display): a syntax error or a name
-    with no symbol raises ``ExprError``; what fails only when read (memory, a member, a
-    register) is left to :func:`evaluate`."""
-    node = parse(expr, ctx.lookup_type)
-    pending: list[object] = [node]
+    ``display`` refuses an expression before creating the display): the names it uses; a
+    syntax error or a name with no symbol raises ``ExprError``; what fails only when read
+    (memory, a member, a register) is left to :func:`evaluate`."""
+    pending: list[object] = [parse(expr, ctx.lookup_type)]
+    names: set[str] = set()
     while pending:
         item = pending.pop()
         if isinstance(item, Ident):
@@ -458,11 +458,12 @@ def resolve(expr: str, ctx: EvalContext) -> Node:
                 ctx.symbol(item.name)
             except KeyError:
                 raise ExprError(_no_symbol(item.name)) from None
+            names.add(item.name)
         elif isinstance(item, Node):
             pending += [getattr(item, f.name) for f in fields(item)]  # type: ignore[arg-type]
         elif isinstance(item, tuple):
             pending += item
-    return node
+    return names
 
 
 def evaluate(expr: str | Node, ctx: EvalContext, *, side_effects: bool = True) -> Value:
