@@ -39,6 +39,7 @@ from tdbg.tensix.sfpu.state import (
     ENABLE_DEST_INDEX,
     ENABLE_FP16A_INF,
     LANE,
+    VectorUnit,
     instruction,
 )
 
@@ -177,6 +178,19 @@ def _check_rows(cop: Coprocessor, rows: np.ndarray, lanes: np.ndarray, wide: boo
     return bits
 
 
+def _dst_lanes(vu: VectorUnit, mod0: int, active: np.ndarray | None, block: int) -> np.ndarray:
+    """The lanes an SFPLOAD/SFPSTORE moves between ``Dst`` and an LReg: every lane for
+    ``INT32_ALL``, else the enabled ones; within ``active``; not those whose LaneConfig sets the
+    ``block`` bit."""
+    lanes = ALL if mod0 == INT32_ALL else vu.enabled()
+    if active is not None:
+        lanes = lanes & active
+    config = vu.lane_config
+    if config.any():
+        lanes = lanes & ((config & block) == 0)
+    return lanes
+
+
 @instruction("SFPLOAD", "SFPLOAD.md", FIELDS, affected=False)
 def sfpload(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarray | None) -> None:
     """``SFPLOAD`` (BlackholeA0 SFPLOAD.md)."""
@@ -185,11 +199,7 @@ def sfpload(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarray
     addr = address(cop, thread, f["Imm10"], mod0, store=False)
     if vd < 8:
         config = vu.lane_config
-        lanes = ALL if mod0 == INT32_ALL else vu.enabled()
-        if active is not None:
-            lanes = lanes & active
-        if config.any():
-            lanes = lanes & ((config & BLOCK_SFPU_RD_FROM_DEST) == 0)
+        lanes = _dst_lanes(vu, mod0, active, BLOCK_SFPU_RD_FROM_DEST)
         rows = (addr & ~3) + np.arange(4)
         row, col = _cells(config, addr, DEST_RD_COL_EXCHANGE)
         if mod0 == ZERO:
@@ -271,11 +281,7 @@ def sfpstore(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarra
     mod0 = resolve_mod0(cop, thread, f["Mod0"])
     addr = address(cop, thread, f["Imm10"], mod0, store=True)
     config = vu.lane_config
-    lanes = ALL if mod0 == INT32_ALL else vu.enabled()
-    if active is not None:
-        lanes = lanes & active
-    if config.any():
-        lanes = lanes & ((config & BLOCK_DEST_WR_FROM_SFPU) == 0)
+    lanes = _dst_lanes(vu, mod0, active, BLOCK_DEST_WR_FROM_SFPU)
     if lanes.any():
         halves = _STORE_HALVES.get(mod0, 3)
         if halves and not vu.full[vd] and (lanes & ((vu.defined[vd] & halves) != halves)).any():

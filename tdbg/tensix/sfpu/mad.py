@@ -41,18 +41,23 @@ def _result(vu: VectorUnit, vd: int, indirect: bool, d: np.ndarray, lanes: np.nd
         vu.write(vd, d, lanes)
 
 
+def _operands(vu: VectorUnit, f: dict[str, int], lanes: np.ndarray, page: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``VA`` (or the LReg each lane's indirect index names, with ``Mod1``'s INDIRECT_VA),
+    ``VB`` and ``VC`` on ``lanes``."""
+    if f["Mod1"] & INDIRECT_VA:
+        a = vu.gather(vu.indirect(lanes, page), lanes, page)
+    else:
+        a = vu.read(f["VA"], lanes, page)
+    return a, vu.read(f["VB"], lanes, page), vu.read(f["VC"], lanes, page)
+
+
 def _mad(cop: Coprocessor, f: dict[str, int], active: np.ndarray | None, page: str) -> None:
     """The functional model of BlackholeA0 SFPMAD.md."""
     vu, mod1 = cop.vector, f["Mod1"]
     lanes = vu.lanes(active)
     if not lanes.any():
         return
-    if mod1 & INDIRECT_VA:
-        a = vu.gather(vu.indirect(lanes, page), lanes, page)
-    else:
-        a = vu.read(f["VA"], lanes, page)
-    b = vu.read(f["VB"], lanes, page)
-    c = vu.read(f["VC"], lanes, page)
+    a, b, c = _operands(vu, f, lanes, page)
     if mod1 & NEGATE_VA:
         a = a ^ SIGN
     if mod1 & NEGATE_VC:
@@ -181,12 +186,7 @@ def sfpmul24(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarra
     lanes = vu.lanes(active)
     if not lanes.any():
         return
-    if mod1 & INDIRECT_VA:
-        a = vu.gather(vu.indirect(lanes, page), lanes, page)
-    else:
-        a = vu.read(f["VA"], lanes, page)
-    b = vu.read(f["VB"], lanes, page)
-    c = vu.read(f["VC"], lanes, page)
+    a, b, c = _operands(vu, f, lanes, page)
     if (lanes & (c != 0)).any():
         raise NonContractualBehavior(f"SFPMUL24.md: LReg[VC={f['VC']}] is not zero; keep VC == 9")
     a64, b64 = a.astype(np.uint64), b.astype(np.uint64)
