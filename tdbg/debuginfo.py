@@ -26,10 +26,9 @@ from elftools.dwarf.callframe import FDE, RegisterRule
 from elftools.dwarf.die import DIE
 from elftools.dwarf.dwarf_expr import DWARFExprParser
 from elftools.dwarf.locationlists import BaseAddressEntry, LocationParser
-from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
-from tdbg.emu.elf import symbol_table
+from tdbg.emu.elf import ElfImage
 from tdbg.expr.ctype import VOID, CField, CType, Kind, array_of, function_type, pointer_to, qualified, typedef
 from tdbg.riscv import FP, RA, SP
 from tdbg.tensix.profile import BLACKHOLE
@@ -138,10 +137,11 @@ class _Fde:
 class DebugInfo:
     """Line table, functions, variables and unwind tables of one ELF."""
 
-    def __init__(self, elf: ELFFile, exec_ranges: list[tuple[int, int]]) -> None:
+    def __init__(self, elf: ELFFile, image: ElfImage) -> None:
         self._elf = elf
+        self._image = image
         self._dwarf = elf.get_dwarf_info()
-        self._exec = exec_ranges
+        self._exec = image.exec_ranges
         self._expr = DWARFExprParser(self._dwarf.structs)
         self._locations = LocationParser(self._dwarf.location_lists())
         self._cus = [cu for cu in self._dwarf.iter_CUs() if _cu_name(cu) != RUNTIME_CU]
@@ -150,8 +150,6 @@ class DebugInfo:
         self._functions = self._read_functions()
         self._function_starts = [f.low for f in self._functions]
         self._by_name = {f.name: f for f in reversed(self._functions)}
-        self._symbols = self._read_symbols()
-        self._symbol_starts = [s.low for s in self._symbols]
         self._fdes = self._read_fdes()
         self._fde_starts = [f.low for f in self._fdes]
         self._types: dict[int, CType] = {}
@@ -161,14 +159,14 @@ class DebugInfo:
         self._inlined: dict[int, list[InlinedCall]] = {}
 
     @classmethod
-    def load(cls, elf_path: str | Path) -> DebugInfo | None:
-        """The debug information of ``elf_path``; None when it has no DWARF ``.debug_info``."""
-        elf = ELFFile(io.BytesIO(Path(elf_path).read_bytes()))   # DIEs are read lazily
+    def load(cls, program: str | Path | ElfImage) -> DebugInfo | None:
+        """The debug information of a loaded ELF (read from the bytes it was loaded from) or of
+        an ELF file; None when it has no DWARF ``.debug_info``."""
+        image = program if isinstance(program, ElfImage) else ElfImage.load(program)
+        elf = ELFFile(io.BytesIO(image.raw))   # DIEs are read lazily
         if elf.get_section_by_name(".debug_info") is None:
             return None
-        exec_ranges = [(s["sh_addr"], s["sh_addr"] + s["sh_size"]) for s in elf.iter_sections()
-                       if s["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and s["sh_size"]]
-        return cls(elf, exec_ranges)
+        return cls(elf, image)
 
     # -- reading ------------------------------------------------------------------------------
     def _executable(self, addr: int) -> bool:
@@ -208,29 +206,6 @@ class DebugInfo:
                     functions.append(Function(name, low, high, file, line, die))
         functions.sort(key=lambda f: f.low)
         return functions
-
-    def _read_symbols(self) -> list[Function]:
-        """ELF code symbols, for code without DWARF, as GDB's minimal symbols: functions and
-        untyped labels (crt0's ``_start`` is often ``STT_NOTYPE``) in executable sections,
-        without assembler-local ``.L`` names and ``$x`` mapping symbols.  At one address a
-        function is preferred to a label, a global to a local, then the first in the table; a
-        symbol without a size reaches to the next symbol's address (or its section's end)."""
-        found = [(s.value, s.type == 2, s.bind == 1, -i, s)
-                 for i, s in enumerate(symbol_table(self._elf, self._elf.stream.getvalue()))
-                 if s.type in (0, 2) and s.shndx != 0 and s.name and not s.name.startswith((".L", "$"))
-                 and self._executable(s.value)]            # STT_NOTYPE, STT_FUNC; STB_GLOBAL = 1
-        found.sort(key=lambda item: item[:4])
-        starts = sorted({item[0] for item in found})
-        out = []
-        for value, _, _, _, s in found:
-            if s.size:
-                high = value + s.size
-            else:
-                later = bisect.bisect_right(starts, value)
-                end = next(hi for lo, hi in self._exec if lo <= value < hi)
-                high = min(starts[later], end) if later < len(starts) else end
-            out.append(Function(s.name, value, high, None, None))
-        return out
 
     def _read_fdes(self) -> list[_Fde]:
         fdes = []
@@ -326,8 +301,16 @@ class DebugInfo:
         return _containing(self._functions, self._function_starts, addr)
 
     def symbol_function_at(self, addr: int) -> Function | None:
-        """The DWARF function containing ``addr``, else the ELF function symbol."""
-        return self.function_at(addr) or _containing(self._symbols, self._symbol_starts, addr)
+        """The DWARF function containing ``addr``, else the ELF code symbol there (a function or
+        a label, ``ElfImage.symbol_at``; for a frame's name, its extent is not kept)."""
+        function = self.function_at(addr)
+        if function is not None:
+            return function
+        hit = self._image.symbol_at(addr)
+        if hit is None or hit[0].kind == "object":
+            return None
+        sym = hit[0]
+        return Function(sym.name, sym.addr, sym.addr + max(sym.size, 1), None, None)
 
     def function(self, name: str) -> Function:
         try:

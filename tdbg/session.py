@@ -209,7 +209,7 @@ class Session:
         """The DWARF of ``image``; corrupt DWARF leaves the program without source-level debugging,
         with a warning in ``load_warnings``, never without the program."""
         try:
-            return DebugInfo.load(image.path)
+            return DebugInfo.load(image)
         except Exception as exc:  # noqa: BLE001  (pyelftools raises many kinds on corrupt DWARF)
             self.load_warnings.append(one_line(f"warning: {image.path}: its debug information is unusable "
                                                f"({type(exc).__name__}: {exc}); symbols and machine-level debugging still work"))

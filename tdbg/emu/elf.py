@@ -68,6 +68,7 @@ class Symbol:
     addr: int
     size: int
     kind: str  # "func", "object", "notype", ...
+    bound_global: bool = False   # STB_GLOBAL: preferred to a local one at the same address
 
 
 @dataclass
@@ -81,6 +82,7 @@ class ElfImage:
     arch: str | None = None                 # Tag_RISCV_arch, e.g. "rv32i2p1_m2p0"
     ttinsn: dict[int, int] = field(default_factory=dict)  # address -> the RISC-V word there
     parks: list[int] = field(default_factory=list)        # addresses of ``j .`` in code
+    raw: bytes = field(default=b"", repr=False)   # the file's bytes, read once (DWARF is read from them too)
     _starts: list[int] = field(default_factory=list, repr=False)
     _by_addr: list[Symbol] = field(default_factory=list, repr=False)
 
@@ -107,12 +109,12 @@ class ElfImage:
             raise
         except Exception as exc:  # noqa: BLE001  (pyelftools raises many kinds on a corrupt file)
             raise ElfLoadError(f"{path}: not a usable ELF file ({type(exc).__name__}: {exc})") from None
-        image = cls(path, entry, segments, symbols, exec_ranges, sections, arch)
+        image = cls(path, entry, segments, symbols, exec_ranges, sections, arch, raw=raw)
         image.ttinsn, image.parks = image._scan_code()
         code = [s for s in symbols.values() if s.kind == "notype" and any(lo <= s.addr < hi for lo, hi in exec_ranges)]
         order = {name: i for i, name in enumerate(symbols)}   # at one address the last is found:
         image._by_addr = sorted([s for s in symbols.values() if s.kind in ("func", "object")] + code,
-                                key=lambda s: (s.addr, s.kind != "notype", -order[s.name]))  # typed, then first
+                                key=lambda s: (s.addr, s.kind != "notype", s.bound_global, -order[s.name]))
         image._starts = [s.addr for s in image._by_addr]
         return image
 
@@ -143,7 +145,9 @@ class ElfImage:
 
     def symbol_at(self, addr: int) -> tuple[Symbol, int] | None:
         """The function, object or code label (``STT_NOTYPE`` in an executable section, such
-        as crt0's ``_start``) containing ``addr`` and the offset into it."""
+        as crt0's ``_start``) containing ``addr`` and the offset into it, as GDB's minimal
+        symbols: at one address a typed symbol, then a global one, then the first in the table
+        wins; a label reaches to the next symbol (or its section's end)."""
         i = bisect.bisect_right(self._starts, addr) - 1
         if i < 0:
             return None
@@ -264,5 +268,5 @@ def _symbols(elf: ELFFile, raw: bytes) -> dict[str, Symbol]:
     for sym in symbol_table(elf, raw):
         kind = _KINDS.get(sym.type)
         if kind and sym.name and not sym.name.startswith((".L", "$")) and sym.shndx != 0:
-            out.setdefault(sym.name, Symbol(sym.name, sym.value, sym.size, kind))
+            out.setdefault(sym.name, Symbol(sym.name, sym.value, sym.size, kind, sym.bind == 1))
     return out
