@@ -1,0 +1,161 @@
+"""The native (C) datapaths against the numpy model they mirror (``tdbg/native``): the same
+instruction on the same random state, once each way, must leave identical bits.  The numpy model
+is itself checked against the pages and ttsim (test_fpu_datapath.py, test_insn_fpu.py,
+test_sfpu_ttsim.py ...); those modules run through whichever path is in force, so these tests
+are what ties the two together.  Also: the library is built once per source digest and a build
+that fails falls back to numpy, saying so in one line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tdbg import native
+from tdbg.tensix.coprocessor import Coprocessor
+from tdbg.tensix.events import TensixEvent
+from tdbg.tensix.profile import BLACKHOLE
+from tdbg.tensix.sfpu import numerics
+from tdbg.tensix.src import SrcClient
+from tdbg.tensix.tile import TensixState
+
+encode = BLACKHOLE.isa.encode
+
+pytestmark = pytest.mark.skipif(native.library() is None, reason="the native library cannot be built here")
+
+# Src formats by style (Packers/FormatConversion.md codes): BF16, TF32, FP16
+FORMATS = (5, 4, 1)
+
+
+def src_values(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """19-bit Src data: random fields, with exponents crowded near 127 / 15 and at 0 and 255."""
+    sign = rng.integers(0, 2, size=shape) << 18
+    man = rng.integers(0, 1 << 10, size=shape) << 8
+    exp = np.where(rng.random(shape) < 0.6, rng.integers(100, 150, size=shape), rng.integers(0, 256, size=shape))
+    exp = np.where(rng.random(shape) < 0.15, rng.choice([0, 1, 15, 16, 30, 31, 254, 255], size=shape), exp)
+    return (sign | man | exp).astype(np.uint32)
+
+
+def random_state(seed: int) -> tuple[Coprocessor, dict[str, int]]:
+    """A coprocessor with random Src, Dst (some rows undefined), config and RWCs."""
+    rng = np.random.default_rng(seed)
+    cop = Coprocessor(TensixState())
+    st = cop.state
+    st.srca.data[:] = src_values(rng, (2, 64, 16))
+    st.srcb.data[:] = src_values(rng, (2, 64, 16))
+    st.srca.allowed_client[:] = [SrcClient.MatrixUnit] * 2
+    st.srcb.allowed_client[:] = [SrcClient.MatrixUnit] * 2
+    st.src_banks.matrix_unit_srca, st.src_banks.matrix_unit_srcb = (int(x) for x in rng.integers(0, 2, 2))
+    st.dst.bits[:] = rng.integers(0, 1 << 16, size=(1024, 16))
+    st.dst.ever_written[:] = rng.random(1024) < 0.8
+    cfg = st.config
+    choice = {
+        "DISABLE_IMPLIED_SRCA_FMT_Base": int(rng.integers(0, 2)),
+        "ALU_FORMAT_SPEC_REG0_SrcA": int(rng.choice(FORMATS)),
+        "ALU_ACC_CTRL_Fp32_enabled": int(rng.integers(0, 2)),
+        "FP16A_FORCE_Enable": int(rng.random() < 0.2),
+        "FIDELITY_BASE_Phase": int(rng.integers(0, 4)),
+        "DEST_TARGET_REG_CFG_MATH_Offset": int(rng.integers(0, 1024)),
+        "ALU_ACC_CTRL_Zero_Flag_disabled_src": int(rng.random() < 0.2),
+    }
+    for name, value in choice.items():
+        cfg.set(name, value, thread=0)
+    if rng.random() < 0.3:
+        cfg.set("DEST_ACCESS_CFG_remap_addrs", 1)
+        cfg.set("DEST_ACCESS_CFG_swizzle_32b", int(rng.integers(0, 2)))
+    st.srca.fmt[:] = [int(x) for x in rng.choice(FORMATS, 2)]
+    rwc = cop.rwc(0)
+    rwc.SrcA, rwc.SrcB, rwc.Dst = (int(x) for x in rng.integers(0, 64, 3))
+    rwc.FidelityPhase = int(rng.integers(0, 4))
+    fields = {"DstRow": int(rng.integers(0, 1024))}
+    return cop, fields
+
+
+def outcome(cop: Coprocessor, word: int) -> tuple[object, ...]:
+    """Run ``word``; everything it could have changed (or the event it raised)."""
+    try:
+        cop.push(0, word)
+    except TensixEvent as event:
+        return (type(event).__name__, str(event))
+    d = cop.state.dst
+    return (d.bits.tobytes(), d.ever_written.tobytes(), cop.rwc(0).as_dict())
+
+
+def both_ways(seed: int, mnemonic: str, extra: dict[str, int]) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    runs = []
+    for _ in range(2):
+        cop, fields = random_state(seed)
+        if mnemonic in ("ELWADD", "ELWSUB"):  # fidelity phase 0: the datapath (other phases: the page's float)
+            cop.state.config.set("FIDELITY_BASE_Phase", 0, thread=0)
+            cop.rwc(0).FidelityPhase = 0
+        runs.append((cop, encode(mnemonic, **fields, **extra)))
+    with native.disabled():
+        reference = outcome(*runs[1])
+    return outcome(*runs[0]), reference
+
+
+CASES = [
+    ("MVMUL", {}), ("MVMUL", {"BroadcastSrcBRow": 1}), ("DOTPV", {}), ("GAPOOL", {"instr_mod19": 1}),
+    ("ELWADD", {}), ("ELWADD", {"AddDst": 1}), ("ELWSUB", {"AddDst": 1, "BroadcastSrcBRow": 1}),
+    ("ELWSUB", {"BroadcastSrcBCol0": 1}), ("ELWMUL", {}), ("ELWMUL", {"BroadcastSrcBCol0": 1, "BroadcastSrcBRow": 1}),
+    ("GMPOOL", {"instr_mod19": 1}), ("GMPOOL", {"instr_mod19": 1, "ArgMax": 1}),
+]
+
+
+SEEDS = 16
+
+
+@pytest.mark.parametrize("seed", range(SEEDS))
+@pytest.mark.parametrize("mnemonic, extra", CASES, ids=[f"{m}-{'-'.join(e) or 'plain'}" for m, e in CASES])
+def test_matrix_unit_native_equals_numpy(seed: int, mnemonic: str, extra: dict[str, int]) -> None:
+    got, reference = both_ways(seed * 7919 + len(mnemonic), mnemonic, extra)
+    assert got == reference
+
+
+@pytest.mark.parametrize("mnemonic, extra", CASES[::2], ids=[m for m, _ in CASES[::2]])
+def test_the_random_states_reach_the_datapath(mnemonic: str, extra: dict[str, int]) -> None:
+    """The differential above means something only if most random states run the arithmetic
+    rather than stopping on an event: count them."""
+    ran = sum(len(both_ways(seed * 7919 + len(mnemonic), mnemonic, extra)[1]) == 3 for seed in range(SEEDS))
+    assert ran >= SEEDS // 2
+
+
+SPECIAL = np.array([0, 0x80000000, 0x00000001, 0x007FFFFF, 0x00800000, 0x3F800000, 0xBF800000, 0x7F7FFFFF,
+                    0xFF7FFFFF, 0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0x33800000, 0x4B000000,
+                    0x0D800000, 0x72800000], dtype=np.uint32)
+
+
+def test_fma_native_equals_numpy() -> None:
+    rng = np.random.default_rng(5)
+    n = 20000
+    x, y, z = (rng.integers(0, 1 << 32, size=n, dtype=np.uint64).astype(np.uint32) for _ in range(3))
+    near = rng.random(n) < 0.5  # products and addends of comparable size, so they cancel and round
+    z = np.where(near, (x & 0x807FFFFF) | ((((x >> 23) & 0xFF) + ((y >> 23) & 0xFF) - 127) & 0xFF) << 23, z).astype(np.uint32)
+    grid = np.array(np.meshgrid(SPECIAL, SPECIAL, SPECIAL)).reshape(3, -1)
+    x, y, z = (np.concatenate([v, g]).astype(np.uint32) for v, g in zip((x, y, z), grid))
+    got = np.empty_like(x)
+    native.library().tdbg_fma(x.ctypes.data, y.ctypes.data, z.ctypes.data, got.ctypes.data, len(x))
+    with native.disabled():
+        expected = numerics.fma(x, y, z)
+    assert np.array_equal(got, expected)
+
+
+def test_the_library_is_built_once_per_source(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first = native.build()
+    stamp = first.stat().st_mtime_ns
+    assert native.build() == first and first.stat().st_mtime_ns == stamp
+    assert first.is_relative_to(tmp_path / "tdbg" / "native")
+
+
+def test_a_failed_build_falls_back_to_numpy_in_one_line(monkeypatch, capsys) -> None:
+    def fail() -> None:
+        raise native.NativeError("building the native datapath failed: no zig")
+
+    monkeypatch.setattr(native, "build", fail)
+    monkeypatch.setattr(native, "_tried", False)
+    monkeypatch.setattr(native, "_lib", None)
+    assert native.library() is None and native.library() is None
+    err = capsys.readouterr().err
+    assert err == "tdbg: building the native datapath failed: no zig; running the numpy model (slower)\n"
+    cop, fields = random_state(1)
+    cop.push(0, encode("MVMUL", **fields))  # the instruction still runs, on numpy
