@@ -134,9 +134,10 @@ def test_fma_native_equals_numpy() -> None:
     x, y, z = (np.concatenate([v, g]).astype(np.uint32) for v, g in zip((x, y, z), grid))
     got = np.empty_like(x)
     native.library().tdbg_fma(x.ctypes.data, y.ctypes.data, z.ctypes.data, got.ctypes.data, len(x))
+    assert np.array_equal(got, numerics.fma_model(x, y, z))
+    lanes = x[:32], y[:32], z[:32]
     with native.disabled():
-        expected = numerics.fma(x, y, z)
-    assert np.array_equal(got, expected)
+        assert np.array_equal(numerics.fma(*lanes), numerics.fma_model(*lanes))
 
 
 def test_the_library_is_built_once_per_source(tmp_path, monkeypatch) -> None:

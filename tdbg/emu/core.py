@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING
 from unicorn import (
     UC_ARCH_RISCV,
     UC_ERR_INSN_INVALID,
-    UC_HOOK_CODE,
     UC_HOOK_INTR,
     UC_HOOK_MEM_FETCH_PROT,
     UC_HOOK_MEM_FETCH_UNMAPPED,
@@ -54,7 +53,7 @@ from unicorn import (
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 
 from tdbg.emu import faults
-from tdbg.emu.fasthook import add_mem_hook
+from tdbg.emu.fasthook import add_code_hook, add_mem_hook
 from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.regions import Region, Stall, Wait
 from tdbg.emu.stops import Access, Stop, StopKind
@@ -466,11 +465,11 @@ class Core:
         self._ttinsn_hooks = []
         thread = self.thread
 
-        def on_ttinsn(uc: Uc, address: int, size: int, _: object) -> None:
+        def on_ttinsn(handle: int, address: int, size: int, _: int) -> None:
             self._hooks += 1  # see _stop_asked
             if self._stop_asked:
                 self._hooks += 1
-                uc.emu_stop()
+                self.uc.emu_stop()
                 return
             try:
                 self._poll = None
@@ -483,7 +482,7 @@ class Core:
                 self._hooks += 1
 
         for address in sorted(words):
-            self._ttinsn_hooks.append(self.uc.hook_add(UC_HOOK_CODE, on_ttinsn, begin=address, end=address))
+            self._ttinsn_hooks.append(add_code_hook(self.uc, on_ttinsn, address, address))
 
     def push_event(self, event: TensixEvent) -> None:
         """A pushed instruction raised ``event``; the push itself has happened."""

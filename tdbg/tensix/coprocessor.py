@@ -349,7 +349,6 @@ class Coprocessor:
 
     def _execute(self, thread: int, word: int, b: Bound) -> None:
         written = self._written
-        written.clear()
         try:
             if b.run is None:
                 raise UnimplementedFunctionality(f"{b.mnemonic}: tdbg does not model this instruction")
@@ -395,4 +394,4 @@ class Coprocessor:
         return event
 
     def _dst_written(self, rows: np.ndarray) -> None:
-        self._written.append(np.asarray(rows).ravel())
+        self._written.append(rows)

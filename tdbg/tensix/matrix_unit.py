@@ -324,7 +324,6 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     ``Revert`` stay ``UndefinedBehavior``."""
     c = _Ctx(cop, thread, "ZEROACC.md")
     mode, imm = f["Mode"], f["Imm10"]
-    rows16 = rows32 = np.arange(0)
     if mode == ZEROACC_MODE_ONE_ROW:
         row = c.dst_row(imm) & 0x3FF
         dst = c.port.dst
@@ -335,6 +334,7 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
             c.port.undefine_row(int(dst.row16[row]))
         c.addr_mod(f["AddrMod"])
         return
+    rows16 = rows32 = np.arange(0)
     if f["Revert"] and not (mode == ZEROACC_MODE_16_ROWS and f["UseDst32b"]):
         raise UndefinedBehavior("ZEROACC.md: Revert with a mode other than ZEROACC_MODE_ONE_ROW")
     elif mode == ZEROACC_MODE_16_ROWS:
@@ -410,7 +410,8 @@ def cleardvalid(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
 def setrwc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``SETRWC`` (SETRWC.md): counters, then the optional bank flips."""
     set_counters(cop.rwcs[thread], f)
-    _Ctx(cop, thread, "SETRWC.md").flip_banks(f)
+    if f["FlipSrcA"] or f["FlipSrcB"]:
+        _Ctx(cop, thread, "SETRWC.md").flip_banks(f)
 
 
 def trnspsrcb(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
