@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -623,9 +624,21 @@ def _dst_input(dst_bits: ArrayLike, wide: bool) -> I64:
         raise TypeError(f"Dst bit patterns must be integers, not {a.dtype}")
     b = a.astype(np.int64).ravel()
     width = 32 if wide else 16
-    if b.size and (b.min() < 0 or b.max() >> width):
-        raise ValueError(f"Dst{width}b bit pattern does not fit in {width} bits")
+    if a.dtype.itemsize * 8 > width or a.dtype.kind == "i":  # uint16 / uint32 words always fit
+        if b.size and (b.min() < 0 or b.max() >> width):
+            raise ValueError(f"Dst{width}b bit pattern does not fit in {width} bits")
     return dst32_to_ieee(b.astype(np.uint32)).astype(np.int64) if wide else b
+
+
+@lru_cache(maxsize=64)
+def _steps(cfg: PackerConfig) -> tuple[_Early, _Late]:
+    """The early and late table cells ``cfg`` selects (once per configuration)."""
+    early = _early_step(cfg)
+    late = _late_step(cfg, early.target)
+    if cfg.stochastic and (early.rounds or late.fmt.is_bfp):
+        raise UnsupportedFunctionality(f"{PAGE}: stochastic rounding (the pages give no PRNG or "
+                                       "distribution for the packers)")
+    return early, late
 
 
 def pack(dst_bits: ArrayLike, cfg: PackerConfig, stage: Callable[[Datums], Datums] | None = None) -> PackedData:
@@ -637,11 +650,7 @@ def pack(dst_bits: ArrayLike, cfg: PackerConfig, stage: Callable[[Datums], Datum
     ``tdbg.tensix.packers``).  Raises ``UndefinedBehavior`` for configurations or data the page
     leaves undefined, ``UnsupportedFunctionality`` for stochastic rounding.
     """
-    early = _early_step(cfg)
-    late = _late_step(cfg, early.target)
-    if cfg.stochastic and (early.rounds or late.fmt.is_bfp):
-        raise UnsupportedFunctionality(f"{PAGE}: stochastic rounding (the pages give no PRNG or "
-                                       "distribution for the packers)")
+    early, late = _steps(cfg)
     bits = _dst_input(dst_bits, cfg.read_32b_data)
     if late.fmt.is_bfp and bits.size % BLOCK:
         raise ValueError(f"{late.fmt.name} packs blocks of {BLOCK} datums; got {bits.size}")
