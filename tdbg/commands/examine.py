@@ -14,7 +14,6 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command
 from tdbg.commands.remap_cmds import remap_order
 from tdbg.commands.values import evaluate_address, evaluate_int
-from tdbg.disasm import disassemble
 from tdbg.expr import DOUBLE, FLOAT, INT8, INT16, INT32, INT64, Value, decode, pointer_to
 from tdbg.session import SessionError
 from tdbg.tensix import formats, l1_data, view_in_force
@@ -166,6 +165,8 @@ def x_command(interp: Interpreter, args: str) -> None:
 def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size: int) -> int:
     s = interp.session
     if fmt == "i":  # each instruction decoded afresh, as GDB's x/i; => at the selected frame's pc
+        from tdbg.disasm import disassemble  # capstone: imported when first needed
+
         pc = s.expression_context().frames.selected().pc
         for _ in range(count):
             s.check_interrupt()

@@ -6,7 +6,6 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import frame_view, source_line
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address
-from tdbg.disasm import Disassembler, disassemble
 from tdbg.riscv import ABI_NAMES
 from tdbg.session import REGISTERS, RunStatus
 
@@ -96,6 +95,8 @@ class _Dump:
         self.highlight = interp.state.highlight_asm or (lambda text: text)
 
     def insns(self, low: int, high: int) -> None:
+        from tdbg.disasm import Disassembler  # capstone: imported when first needed
+
         s = self.interp.session
         decode = Disassembler(s.profile.isa)
         for address in range(low, high, 4):
@@ -189,6 +190,8 @@ def context_panel(interp: Interpreter, stop: object = None) -> None:
     changed = [f"{n}={v:#x}" for n, v in regs.items() if before.get(n) != v and n != "pc"]
     interp.out("--- registers changed: " + (" ".join(changed) if before and changed else "(none)" if before else "(first stop)"))
     interp.out("--- code")
+    from tdbg.disasm import disassemble  # capstone: imported when first needed
+
     pc = s.core.pc
     for address in range(pc, pc + 16, 4):
         try:

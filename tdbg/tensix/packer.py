@@ -360,17 +360,23 @@ def _round(x: Floats, t: FloatType) -> Floats:
     with an 8-bit exponent NaN becomes infinity.  A carry out of the top exponent gives
     infinity (8-bit) or saturates (5-bit, no infinity)."""
     drop = x.t.mbits - t.mbits
-    special = x.exp == t.emax if t.ebits == 8 else np.zeros_like(x.exp, dtype=bool)
-    man = (x.man + ((1 << drop) >> 1)) >> drop if drop >= 0 else x.man << -drop
-    exp = x.exp + (man >> t.mbits)
-    man &= t.mmax
+    if drop > 0:  # round the mantissa; a carry moves the exponent
+        man = (x.man + (1 << (drop - 1))) >> drop
+        exp = x.exp + (man >> t.mbits)
+        man &= t.mmax
+    else:
+        man, exp = x.man << -drop, x.exp
     if t.ebits == 5:
         over = exp > t.emax
         exp = np.where(over, t.emax, exp)
         man = np.where(over, t.mmax, man)
-    exp = np.where(special, t.emax, exp)
-    man = np.where(special, 0, man)
+    elif np.count_nonzero(x.exp == t.emax):  # 8-bit exponent: NaN becomes infinity
+        special = x.exp == t.emax
+        exp = np.where(special, t.emax, exp)
+        man = np.where(special, 0, man)
     zero = x.exp == 0
+    if not np.count_nonzero(zero):
+        return Floats(t, x.sign, exp, man)
     return Floats(t, np.where(zero, 0, x.sign), np.where(zero, 0, exp), np.where(zero, 0, man))
 
 
@@ -500,15 +506,16 @@ def _late_float(x: Floats, t: FloatType) -> Floats:
     """Late float -> float: exponent rebias, saturation when the exponent narrows, mantissa
     truncation when it narrows, per the page's denormal and NaN tables."""
     shift = t.mbits - x.t.mbits
+    if x.t == t:
+        return x
     man = x.man << shift if shift >= 0 else x.man >> -shift
     sign, exp = x.sign, x.exp
-    denormal = (x.exp == 0) & (x.man != 0)
     rule = f"{PAGE}: late {x.t.name} -> {t.name}"
     if x.t.ebits == t.ebits:
         if shift < 0:  # mantissa narrows: denormals flushed
             man = np.where(x.exp == 0, 0, man)
     elif t.ebits == 8:  # exponent widens
-        if shift >= 0 and denormal.any():
+        if shift >= 0 and ((x.exp == 0) & (x.man != 0)).any():  # a denormal
             raise UndefinedBehavior(f"{rule}: denormal inputs are mishandled when the exponent "
                                     "widens and the mantissa does not narrow")
         exp = np.where(x.exp == 0, 0, x.exp + _REBIAS)
