@@ -17,19 +17,23 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           memory a recorded step keeps; (f) the RISC-V loop on three cores at
                           once against one core; (g) tt-llk's datacopy from load to every core
                           parked (when ../shared/realfw is there);
-                      (h) the model's cost of one instruction (``Coprocessor.push`` of the word
+                      (h) a loop whose hot path is Zba/Zbb (sh2add, sh1add, minu, maxu, zext.h:
+                          bench_zb.c built for the Blackhole ISA) against the same C built for
+                          plain RV32IM;
+                      (i) the model's cost of one instruction (``Coprocessor.push`` of the word
                           a bench firmware pushes, in the state it leaves, Src and Dst filled
                           with random data): MVMUL, ELWADD, ELWMUL, DOTPV, GAPOOL, GMPOOL,
                           UNPACR (a BF16 face to SrcA), PACR (four Dst16b rows to BF16),
-                          SFPLOAD, SFPMAD, SFPSTORE;
-                      (i) start-up: ``Session()`` on the kit's three-core eltwise example
+                          SFPLOAD, SFPMAD, SFPSTORE, INCRWC, ZEROACC;
+                      (j) start-up: ``Session()`` on the kit's three-core eltwise example
                           (built), the same run from load to every core finished, and a warm
                           ``tdbg -q -batch -ex quit`` (a child process, byte code cached).
-Times are CPU time (the machine is shared: best of several runs; (i)'s process: its own CPU
-time, user and system, with its wall time beside).  ``BEFORE`` holds the figures of main at 527530d on this machine, as this
-script measured them (``--json``); each line shows now, before and the ratio (> 1: better now).
-tt-llk kernels next to Tenstorrent's simulator need kernels built from the ttnn wheel and a
-ttsim build (``TTSIM_LIB``); neither is on main yet, so those figures are not printed.
+Times are CPU time (the machine is shared: best of several runs; (j)'s process: its own CPU
+time, user and system, with its wall time beside).  ``BEFORE`` holds the figures of main at
+527530d on this machine, as this script measured them (``--json``); each line shows now, before
+and the ratio (> 1: better now).  tt-llk kernels next to Tenstorrent's simulator need kernels
+built from the ttnn wheel and a ttsim build (``TTSIM_LIB``); neither is on main yet, so those
+figures are not printed.
 """
 
 from __future__ import annotations
@@ -281,7 +285,25 @@ def datacopy() -> None:
     show("g.datacopy", "(g) datacopy, load to every core parked", t * 1e3, "ms", True, what)
 
 
-# -- (h) one instruction, in the model ----------------------------------------------------------
+BH_ISA = ["-mcpu=generic_rv32+m+zaamo+zba+zbb"]
+
+
+def bitmanip(n: int) -> None:
+    """(h): Zba/Zbb instructions run as RV32IM trampolines (tdbg.emu.translation)."""
+    def session(flags: list[str]) -> Session:
+        s = Session(build(firmware_dir() / "bench_zb.c", flags))
+        s.core.uc.mem_write(s.symbol("iterations").addr, struct.pack("<I", n))
+        return s
+
+    t_plain, t_zb = best_run(lambda: session([])), best_run(lambda: session(BH_ISA))
+    s = session(BH_ISA)
+    s.cont()
+    zb = sum(1 for p in s.tile.code.at.values() if p.kind.value == "bitmanip")
+    show("h.zb", f"(h) {n:,}-trip Zba/Zbb loop ({zb} translated instructions), speed Blackhole ISA / plain RV32IM",
+         t_plain / t_zb, "", False, f"plain {t_plain:.3f} s, Blackhole ISA {t_zb:.3f} s; target >= 0.25")
+
+
+# -- (i) one instruction, in the model ----------------------------------------------------------
 
 #: (firmware, pushes per trip, [(figure, label, positions in the trip timed together)])
 MODEL_CASES = (
@@ -325,19 +347,19 @@ def _push_rate(cop, words: list[int], n: int) -> float:  # type: ignore[no-untyp
 
 
 def per_instruction(quick: bool) -> None:
-    print("(h) one instruction in the model (Coprocessor.push):")
+    print("(i) one instruction in the model (Coprocessor.push):")
     n = 100 if quick else 400
     for name, per_trip, cases in MODEL_CASES:
         cop, words = _one_trip(name, per_trip)
         for key, label, positions in cases:
-            show(f"h.{key}", f"    {label:44s}", _push_rate(cop, [words[i] for i in positions], n) * 1e6, "us", True)
+            show(f"i.{key}", f"    {label:44s}", _push_rate(cop, [words[i] for i in positions], n) * 1e6, "us", True)
         if name == "bench_fpu":
             for key, label, mnemonic, fields in MORE_FPU:
                 word = cop.isa.encode(mnemonic, **fields)
-                show(f"h.{key}", f"    {label:44s}", _push_rate(cop, [word], n) * 1e6, "us", True)
+                show(f"i.{key}", f"    {label:44s}", _push_rate(cop, [word], n) * 1e6, "us", True)
 
 
-# -- (i) start-up -------------------------------------------------------------------------------
+# -- (j) start-up -------------------------------------------------------------------------------
 
 def startup(quick: bool) -> None:
     kit = {f"T{i}": firmware_dir() / f"eltwise_t{i}.c" for i in range(3)}
@@ -356,8 +378,8 @@ def startup(quick: bool) -> None:
         stop = s.cont()
         assert stop.kind in (StopKind.EXITED, StopKind.PARKED), stop.describe()
 
-    show("i.session3", "(i) Session() on the kit's three-core eltwise example", best_of(REPEAT, load) * 1e3, "ms", True)
-    show("i.eltwise3", "    the same, load and run to every core finished  ", best_of(REPEAT, run) * 1e3, "ms", True)
+    show("j.session3", "(j) Session() on the kit's three-core eltwise example", best_of(REPEAT, load) * 1e3, "ms", True)
+    show("j.eltwise3", "    the same, load and run to every core finished  ", best_of(REPEAT, run) * 1e3, "ms", True)
     with tempfile.TemporaryDirectory() as pycache:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = pycache  # byte code cached, as an installed tdbg has it
@@ -369,13 +391,13 @@ def startup(quick: bool) -> None:
             after, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter() - t0
             runs.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall))
     cpu, wall = min(runs[1:])  # the first run compiles the byte code
-    show("i.process", "    warm `tdbg -q -batch -ex quit` (CPU time)       ", cpu, "s", True, f"wall {wall:.3f} s")
+    show("j.process", "    warm `tdbg -q -batch -ex quit` (CPU time)       ", cpu, "s", True, f"wall {wall:.3f} s")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller loops (a rough look)")
-    parser.add_argument("--only", choices=["model", "a", "b", "c", "d", "e", "f", "g", "h", "i"], help="one figure only")
+    parser.add_argument("--only", choices=["model", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j"], help="one figure only")
     parser.add_argument("--json", type=Path, help="also write the figures to this file (the form of BEFORE)")
     args = parser.parse_args()
     for src in ("bench_window", "bench_l1", "bench_loop", *(m[0] for m in PUSH_MIXES)):
@@ -390,8 +412,9 @@ def main() -> None:
         "e": lambda: stepping(500 if args.quick else 3000),
         "f": lambda: three_cores(10_000_000 if args.quick else 100_000_000),
         "g": datacopy,
-        "h": lambda: per_instruction(args.quick),
-        "i": lambda: startup(args.quick),
+        "h": lambda: bitmanip(200_000 if args.quick else 2_000_000),
+        "i": lambda: per_instruction(args.quick),
+        "j": lambda: startup(args.quick),
     }
     for key, figure in figures.items():
         if args.only in (None, key):

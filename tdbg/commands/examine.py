@@ -170,7 +170,7 @@ def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size
         pc = s.expression_context().frames.selected().pc
         for _ in range(count):
             s.check_interrupt()
-            insn = disassemble(address, s.read_value(address, 4), s.profile.isa)
+            insn = s.disassembler()(address, s.read_value(address, 4))
             marker = "=> " if address == pc else "   "
             interp.out(f"{marker}{label(interp, address)}\t{insn.render(s.symbolize)}")
             address += 4

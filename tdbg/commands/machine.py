@@ -98,7 +98,7 @@ class _Dump:
         from tdbg.disasm import Disassembler  # capstone: imported when first needed
 
         s = self.interp.session
-        decode = Disassembler(s.profile.isa)
+        decode = s.disassembler()
         for address in range(low, high, 4):
             s.check_interrupt()
             insn = decode(address, int.from_bytes(s.read_memory(address, 4), "little"))
@@ -195,7 +195,7 @@ def context_panel(interp: Interpreter, stop: object = None) -> None:
     pc = s.core.pc
     for address in range(pc, pc + 16, 4):
         try:
-            insn = disassemble(address, int.from_bytes(s.read_memory(address, 4), "little"), s.profile.isa)
+            insn = s.disassembler()(address, int.from_bytes(s.read_memory(address, 4), "little"))
         except Exception:
             break
         marker = "=> " if address == pc else "   "
