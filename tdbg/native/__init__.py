@@ -6,7 +6,9 @@ What is here (each C file names the Python function it mirrors, step for step, a
 
 * ``fpu.c``: the Matrix Unit datapath of ``tdbg.tensix.fpu_datapath`` (MVMUL, DOTPV, GAPOOL,
   ELWADD, ELWSUB, ELWMUL, working on ``Dst`` in place) and GMPOOL's column loop;
-* ``sfpu.c``: the Vector Unit's FMA (``tdbg.tensix.sfpu.numerics.fma``) on 32 lanes.
+* ``sfpu.c``: the Vector Unit's FMA (``tdbg.tensix.sfpu.numerics.fma``) on 32 lanes;
+* ``pack.c``: the packer's float and BFP format conversion (``tdbg.tensix.packer.pack`` when
+  nothing is staged between its early and late conversions).
 
 Why C built at first use by zig (measured on this project's benchmarks, ``scripts/bench.py``):
 the numpy model spends its time in per-call overhead on arrays of 16 to 2048 elements (an MVMUL
@@ -38,7 +40,7 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
-SOURCES = ("fpu.c", "sfpu.c")
+SOURCES = ("fpu.c", "sfpu.c", "pack.c")
 #: ``python -m ziglang cc`` flags: a shared library for the host, no libc (the code calls nothing).
 FLAGS = ("-shared", "-O2", "-nostdlib", "-fno-builtin", "-fvisibility=default")
 COMPILE_TIMEOUT = 300
@@ -51,7 +53,9 @@ SIGNATURES: dict[str, tuple] = {
     "tdbg_elw": (_P, _P, _I, _I, _P, _P, _P, _I, _I, _I, _I, _I, _I, _I),
     "tdbg_gmpool": (_P, _P, _P, _P, _I, _I, _I),
     "tdbg_fma": (_P, _P, _P, _P, _I),
+    "tdbg_pack": (_P, _I, _P, _P, _P, _P),
 }
+RETURNS = {"tdbg_pack": _I}  # the others return nothing
 
 _lib: ctypes.CDLL | None = None
 _tried = False
@@ -84,7 +88,7 @@ def load() -> ctypes.CDLL:
         lib = ctypes.CDLL(str(path))
         for name, argtypes in SIGNATURES.items():
             fn = getattr(lib, name)
-            fn.argtypes, fn.restype = argtypes, None
+            fn.argtypes, fn.restype = argtypes, RETURNS.get(name)
     except (OSError, AttributeError) as exc:
         raise NativeError(f"the native library {path} does not load: {exc}") from exc
     return lib

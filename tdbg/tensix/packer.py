@@ -46,6 +46,8 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from tdbg import native
+from tdbg.native import address
 from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnsupportedFunctionality
 from tdbg.tensix.formats import dst32_to_ieee
@@ -334,6 +336,7 @@ class _Early:
     target: str
     how: str
     run: Callable[[I64], Datums]
+    native: tuple[int, ...] | None = None  # float cells: what ``tdbg_pack`` (tdbg/native/pack.c) runs
 
     @property
     def rounds(self) -> bool:
@@ -418,18 +421,19 @@ def _early_step(cfg: PackerConfig) -> _Early:
                                 "(unassigned, or a BFP4/BFP2 type only LateToFormat may name)")
     f, raw = Fmt(code), cfg.read_raw
     if cfg.read_32b_data:
-        src, fields, source_type = "FP32/INT32", _fp32_fields, FP32
+        src, fields, source_type, code = "FP32/INT32", _fp32_fields, FP32, 0
     elif f in (Fmt.FP16, Fmt.BFP8A, Fmt.FP8):
-        src, fields, source_type = "FP16", _fp16_fields, FP16
+        src, fields, source_type, code = "FP16", _fp16_fields, FP16, 2
     else:
-        src, fields, source_type = "BF16", _bf16_fields, BF16
+        src, fields, source_type, code = "BF16", _bf16_fields, BF16, 1
 
     def floats(target: FloatType, how: str) -> _Early:
         op = _round if how == "rounding" else _truncate
-        return _Early(src, target.name, how, lambda b: op(fields(b), target))
+        return _Early(src, target.name, how, lambda b: op(fields(b), target),
+                      (code, 1 if how == "rounding" else 2, target.ebits, target.mbits))
 
     def identity() -> _Early:
-        return _Early(src, source_type.name, "identity", fields)
+        return _Early(src, source_type.name, "identity", fields, (code, 0, source_type.ebits, source_type.mbits))
 
     def undefined(why: str) -> UndefinedBehavior:
         width = 32 if cfg.read_32b_data else 16
@@ -459,7 +463,8 @@ def _early_step(cfg: PackerConfig) -> _Early:
             # FP16 this way ("the gasket converts": data_format_inference.py infer_pack_in), and
             # ttsim v1.10.0 accepts it only with Round_10b_mant (tensix.cpp:2197-2201): round to
             # TF32 (tensix.cpp:2309-2316, as the TF32 cell), then narrow the exponent.
-            return _Early(src, "FP16", "rounding", lambda b: _tf32_to_fp16_blackhole(_round(fields(b), TF32)))
+            return _Early(src, "FP16", "rounding", lambda b: _tf32_to_fp16_blackhole(_round(fields(b), TF32)),
+                          (code, 3, FP16.ebits, FP16.mbits))
         raise undefined("the table says No")
     if f == Fmt.INT16:
         return _Early("INT16", "INT16", "identity", lambda b: Ints("INT16", b))
@@ -551,6 +556,7 @@ def _bfp(x: Floats, mag_bits: int) -> tuple[I64, I64]:
 class _Late:
     fmt: PackFormat
     run: Callable[[Datums], tuple[bytes, bytes]]
+    native: tuple[int, ...] | None = None  # float and BFP cells: what ``tdbg_pack`` runs
 
 
 _FLOAT_OUT = {Fmt.FP32: FP32, Fmt.TF32: TF32, Fmt.BF16: BF16, Fmt.FP16: FP16, Fmt.FP8: FP8}
@@ -602,14 +608,14 @@ def _late_step(cfg: PackerConfig, intermediate: str) -> _Late:
             data, exps = _bfp(_late_float(d, step), mag_bits)
             return _store(data, out.datum_bits), exps.astype(np.uint8).tobytes()
 
-        return _Late(out, run_bfp)
+        return _Late(out, run_bfp, (1, step.ebits, step.mbits, 0, out.datum_bits, mag_bits))
     t = _FLOAT_OUT[out.code]
     widen = 23 - t.mbits if t is TF32 else 0  # TF32 is stored as FP32 with 13 zero bits
 
     def run_float(d: Datums) -> tuple[bytes, bytes]:
         return _store(_float_bits(_late_float(d, t)) << widen, out.datum_bits), b""
 
-    return _Late(out, run_float)
+    return _Late(out, run_float, (0, t.ebits, t.mbits, widen, out.datum_bits, 0))
 
 
 # -- pack --------------------------------------------------------------------------------------
@@ -646,6 +652,49 @@ def _steps(cfg: PackerConfig) -> tuple[_Early, _Late]:
         raise UnsupportedFunctionality(f"{PAGE}: stochastic rounding (the pages give no PRNG or "
                                        "distribution for the packers)")
     return early, late
+
+
+@lru_cache(maxsize=64)
+def _native_plan(cfg: PackerConfig) -> np.ndarray | None:
+    """``tdbg_pack``'s plan for ``cfg`` (tdbg/native/pack.c), None where it has no such cells."""
+    early, late = _steps(cfg)
+    if early.native is None or late.native is None:
+        return None
+    plan = np.array(early.native + late.native, dtype=np.int32)
+    plan.flags.writeable = False
+    return plan
+
+
+_SCRATCH = 1024  # datums of the native path's buffers: words in, data (up to 32 bits each) and exponents out
+_scratch = np.zeros(_SCRATCH * 4 + _SCRATCH * 4 + _SCRATCH // 16 + 4, dtype=np.uint8)
+
+
+def pack_plain(dst_words: np.ndarray, cfg: PackerConfig) -> tuple[PackedData, int] | None:
+    """``pack`` with nothing between the conversions (no ``stage``), by ``tdbg_pack`` of
+    ``tdbg/native/pack.c``: the packed data and the largest intermediate exponent (-1: no
+    datums); None when that cannot run (no native library, integer cells, more than 1024 datums,
+    or data the page leaves undefined: ``pack`` then says so).  ``dst_words``: uint16 or uint32,
+    as ``pack`` takes them."""
+    lib = native.library()
+    n = dst_words.size
+    if lib is None or n > _SCRATCH or dst_words.dtype not in (np.uint16, np.uint32):
+        return None
+    plan = _native_plan(cfg)
+    if plan is None:
+        return None
+    early, late = _steps(cfg)
+    if late.fmt.is_bfp and n % BLOCK:
+        return None
+    base = address(_scratch)
+    words = _scratch[:4 * n].view(np.uint32)
+    words[:] = dst_words.ravel()
+    data, exps, top = base + 4 * _SCRATCH, base + 8 * _SCRATCH, base + 8 * _SCRATCH + _SCRATCH // 16
+    if lib.tdbg_pack(base, n, address(plan), data, exps, top):
+        return None
+    nbytes = n * late.fmt.datum_bits // 8
+    packed = PackedData(late.fmt, _scratch[4 * _SCRATCH:4 * _SCRATCH + nbytes].tobytes(),
+                        _scratch[8 * _SCRATCH:8 * _SCRATCH + n // 16].tobytes() if late.fmt.is_bfp else b"")
+    return packed, int(_scratch[8 * _SCRATCH + _SCRATCH // 16:][:4].view(np.int32)[0])
 
 
 def pack(dst_bits: ArrayLike, cfg: PackerConfig, stage: Callable[[Datums], Datums] | None = None) -> PackedData:

@@ -143,6 +143,7 @@ class PackConfig(NamedTuple):
     downsample_mask: int
     acc_stats: bool
     keeps_all: bool     # the EdgeMasks the row set maps to and Downsample_mask are 0xFFFF: nothing dropped
+    plain: bool         # keeps_all, no ReLU, no exponent threshold, no histogram bins: nothing staged
 
 
 def read_config(cop: Coprocessor, thread: int) -> PackConfig:
@@ -205,10 +206,11 @@ def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
         exp_threshold_en=bool(get(f"{sec}Exp_threshold_en")), exp_threshold=get(f"{sec}Exp_threshold"),
         downsample_mask=get(f"{sec}Downsample_mask") or 0xFFFF,
         acc_stats=any(cfg.get("ENABLE_ACC_STATS_Enable", thread=t) for t in range(3)),
-        keeps_all=False,
+        keeps_all=False, plain=False,
     )
-    return c._replace(keeps_all=c.downsample_mask == 0xFFFF
-                      and all(c.edge_masks[m] == 0xFFFF for m in c.row_set_mapping[c.edge_select]))
+    keeps_all = c.downsample_mask == 0xFFFF and all(c.edge_masks[m] == 0xFFFF for m in c.row_set_mapping[c.edge_select])
+    return c._replace(keeps_all=keeps_all,
+                      plain=keeps_all and not c.relu_mode and not c.exp_threshold_en and not c.acc_stats)
 
 
 # -- the input side ------------------------------------------------------------------------------
@@ -467,7 +469,12 @@ def pacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     if out_fmt.is_bfp and len(bits) % conversion.BLOCK:
         raise UnimplementedFunctionality(f"PACR: {len(bits)} datums to {out_fmt.name}: BFP blocks that span "
                                          "PACR instructions are not modelled")
-    packed = conversion.pack(bits, c.conversion, lambda d: _stage(cop, c, keep, d))
+    plain = conversion.pack_plain(bits, c.conversion) if c.plain else None
+    if plain is None:
+        packed = conversion.pack(bits, c.conversion, lambda d: _stage(cop, c, keep, d))
+    else:  # nothing staged: the histogram's maximum is all _stage would have done (ExponentHistogram.md)
+        packed, top = plain
+        ps.histogram.max_exponent = max(ps.histogram.max_exponent, top)
     _output(cop, c, f, packed, adc)
     _advance(cop, thread, adc, f)
 
