@@ -223,3 +223,77 @@ def test_pack_native_equals_numpy(seed: int) -> None:
         assert got == (expected, top), cfg
         compared += 1
     assert compared > refused > 0  # both: data converted, data handed back
+
+
+# -- SFPLOAD / SFPSTORE (tdbg/native/sfpu.c against tdbg.tensix.sfpu.loadstore) ----------------
+
+def sfpu_state(seed: int) -> Coprocessor:
+    """Random LRegs (some lanes or halves never written), lane flags, Dst (some rows undefined,
+    a few cells unpredictable), config; LaneConfig zero but now and then."""
+    rng = np.random.default_rng(seed)
+    cop = Coprocessor(TensixState())
+    vu, dst = cop.vector, cop.state.dst
+    vu.lreg[:8] = rng.integers(0, 1 << 32, size=(8, 32), dtype=np.uint64).astype(np.uint32)
+    vu.defined[:8] = np.where(rng.random((8, 32)) < 0.97, 3, rng.integers(0, 3, size=(8, 32)))
+    vu.full[:8] = [bool((vu.defined[r] == 3).all()) for r in range(8)]
+    vu.lane_flags[:] = rng.random(32) < 0.7
+    vu.use_lane_flags[:] = rng.random(32) < 0.5
+    if rng.random() < 0.2:
+        vu.lane_config[rng.integers(0, 32)] = 1 << int(rng.integers(0, 12))
+    dst.bits[:] = rng.integers(0, 1 << 16, size=(1024, 16))
+    dst.ever_written[:] = rng.random(1024) < 0.97
+    if rng.random() < 0.3:
+        dst.unpredictable[rng.integers(0, 1024, 8), rng.integers(0, 16, 8)] = True
+        dst._any_unpredictable = True
+    if rng.random() < 0.3:
+        cop.state.config.set("DEST_ACCESS_CFG_remap_addrs", 1)
+        cop.state.config.set("DEST_ACCESS_CFG_swizzle_32b", int(rng.integers(0, 2)))
+    cop.state.config.set("ALU_ACC_CTRL_SFPU_Fp32_enabled", int(rng.integers(0, 2)), thread=0)
+    cop.rwc(0).Dst = int(rng.integers(0, 1024))
+    return cop
+
+
+def sfpu_outcome(cop: Coprocessor, word: int) -> tuple[object, ...]:
+    try:
+        cop.push(0, word)
+    except TensixEvent as event:
+        return (type(event).__name__, str(event))
+    vu, d = cop.vector, cop.state.dst
+    return (d.bits.tobytes(), d.ever_written.tobytes(), d.unpredictable.tobytes(), d._any_unpredictable,
+            vu.lreg.tobytes(), vu.defined.tobytes(), tuple(vu.full), cop.rwc(0).as_dict())
+
+
+class Counting:
+    """The native library, counting the calls of one function that did the work (returned >= 0)."""
+
+    def __init__(self, lib: object, name: str) -> None:
+        self.lib, self.name, self.done = lib, name, 0
+
+    def __getattr__(self, name: str) -> object:
+        fn = getattr(self.lib, name)
+        if name != self.name:
+            return fn
+
+        def call(*args: object) -> int:
+            result = fn(*args)
+            self.done += result >= 0
+            return result
+        return call
+
+
+@pytest.mark.parametrize("mnemonic", ["SFPLOAD", "SFPSTORE"])
+def test_sfpu_load_store_native_equals_numpy(mnemonic: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    counting = Counting(native.library(), f"tdbg_{mnemonic.lower()}")
+    monkeypatch.setattr(native, "_lib", counting)
+    ran = 0
+    for seed in range(240):
+        rng = np.random.default_rng(10_000 + seed)
+        fields = {"VD": int(rng.choice([0, 1, 3, 4, 7, 9, 12])), "Mod0": int(rng.integers(0, 16)),
+                  "Imm10": int(rng.integers(0, 1024))}
+        word = encode(mnemonic, **fields)
+        got = sfpu_outcome(sfpu_state(seed), word)
+        with native.disabled():
+            expected = sfpu_outcome(sfpu_state(seed), word)
+        assert got == expected, (seed, fields)
+        ran += len(expected) > 2
+    assert ran > 100 and counting.done > 60  # many runs move data, most of those in C

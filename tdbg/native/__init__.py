@@ -6,7 +6,9 @@ What is here (each C file names the Python function it mirrors, step for step, a
 
 * ``fpu.c``: the Matrix Unit datapath of ``tdbg.tensix.fpu_datapath`` (MVMUL, DOTPV, GAPOOL,
   ELWADD, ELWSUB, ELWMUL, working on ``Dst`` in place) and GMPOOL's column loop;
-* ``sfpu.c``: the Vector Unit's FMA (``tdbg.tensix.sfpu.numerics.fma``) on 32 lanes;
+* ``sfpu.c``: the Vector Unit's FMA (``tdbg.tensix.sfpu.numerics.fma``) on 32 lanes, and
+  ``SFPLOAD`` / ``SFPSTORE``'s lane moves and format conversions in the common case
+  (``tdbg.tensix.sfpu.loadstore``: every LaneConfig zero, no lane held back);
 * ``pack.c``: the packer's float and BFP format conversion (``tdbg.tensix.packer.pack`` when
   nothing is staged between its early and late conversions).
 
@@ -54,8 +56,10 @@ SIGNATURES: dict[str, tuple] = {
     "tdbg_gmpool": (_P, _P, _P, _P, _I, _I, _I),
     "tdbg_fma": (_P, _P, _P, _P, _I),
     "tdbg_pack": (_P, _I, _P, _P, _P, _P),
+    "tdbg_sfpload": (_I, _I, _I, _P, _P, _P, _P, _I, _P, _P, _P, _P),
+    "tdbg_sfpstore": (_I, _I, _I, _P, _P, _P, _P, _I, _P, _P, _P, _P),
 }
-RETURNS = {"tdbg_pack": _I}  # the others return nothing
+RETURNS = {"tdbg_pack": _I, "tdbg_sfpload": _I, "tdbg_sfpstore": _I}  # the others return nothing
 
 _lib: ctypes.CDLL | None = None
 _tried = False
