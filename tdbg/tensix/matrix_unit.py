@@ -60,6 +60,10 @@ _BF16_STYLE = {FP32, BF16, BFP8, BFP4, BFP2, INT32, INT16}
 _FP16_STYLE = {FP16, FP8, BFP8a, BFP4a, BFP2a, INT8}
 _EXP8 = _BF16_STYLE | {TF32}
 COLS = np.arange(16)
+_ONE_ROW = [np.array([r]) for r in range(1024)]          # Dst row index arrays, shared and never written:
+_ROWS4 = [np.arange(4 * i, 4 * i + 4) for i in range(256)]  # one row, and four from 4 * i
+for _rows in (*_ONE_ROW, *_ROWS4):
+    _rows.flags.writeable = False
 
 
 class MathConfig(NamedTuple):
@@ -147,7 +151,7 @@ class _Ctx:
         """Columns not masked by ``LaneConfig[Column / 2].BLOCK_DEST_MOV.Bit[Column & 1]``
         (None: no column is masked)."""
         lane_config = self.cop.vector.lane_config
-        if not (lane_config[:8] & 0x600).any():
+        if not np.count_nonzero(lane_config[:8] & 0x600):
             return None
         block = (lane_config[COLS // 2] >> 9) & 3
         return (block >> (COLS & 1) & 1) == 0
@@ -188,7 +192,7 @@ def _movd2src(cop: Coprocessor, thread: int, f: dict[str, int], to_srcb: bool) -
     if (cols is None or cols.any()) and not use32 and (lo or style == "TF32"):
         why = "UseDst32bLo with 16-bit Dst" if lo else "TF32 style with 16-bit Dst"
         raise UndefinedBehavior(f"{page}: {why}")
-    rows = dst_row + np.arange(n)
+    rows = _ROWS4[dst_row >> 2] if n == 4 else _ONE_ROW[dst_row]
     if use32:
         v = c.port.read32(rows)
         if lo:
