@@ -78,7 +78,10 @@ class MathConfig(NamedTuple):
     srca_fmt: int               # ALU_FORMAT_SPEC_REG_SrcA_val if overridden, else ALU_FORMAT_SPEC_REG0_SrcA
     fidelity_base: int          # FIDELITY_BASE_Phase
     dst_base: int               # DEST_TARGET_REG_CFG_MATH_Offset + DEST_REGW_BASE_Base
+    math_offset: int            # DEST_TARGET_REG_CFG_MATH_Offset
     clr_dvalid_disable: tuple[bool, bool]  # CLR_DVALID_SrcA_Disable, CLR_DVALID_SrcB_Disable
+    src_set_base: tuple[int, int]          # SRCA_SET_Base, SRCB_SET_Base
+    zeroacc_tile_relative: bool  # Blackhole: DEST_ACCESS_CFG_zeroacc_absolute_tile_mode is 0 (ZEROACC)
 
 
 def _math_config(cop: Coprocessor, thread: int) -> MathConfig:
@@ -96,7 +99,11 @@ def _math_config(cop: Coprocessor, thread: int) -> MathConfig:
         else get("ALU_FORMAT_SPEC_REG0_SrcA"),
         fidelity_base=get("FIDELITY_BASE_Phase"),
         dst_base=get("DEST_TARGET_REG_CFG_MATH_Offset") + get("DEST_REGW_BASE_Base"),
+        math_offset=get("DEST_TARGET_REG_CFG_MATH_Offset"),
         clr_dvalid_disable=(bool(get("CLR_DVALID_SrcA_Disable")), bool(get("CLR_DVALID_SrcB_Disable"))),
+        src_set_base=(get("SRCA_SET_Base"), get("SRCB_SET_Base")),
+        zeroacc_tile_relative="DEST_ACCESS_CFG_zeroacc_absolute_tile_mode" in config.table.fields
+        and not get("DEST_ACCESS_CFG_zeroacc_absolute_tile_mode"),
     )
 
 
@@ -112,9 +119,6 @@ class _Ctx:
         self.port = cop.dst_port
         self.banks = state.src_banks
         self.math: MathConfig = state.config.derived(("MathConfig", thread), lambda: _math_config(cop, thread))  # type: ignore[assignment]
-
-    def get(self, name: str) -> int:
-        return self.state.config.get(name, thread=self.thread)
 
     def srca_fmt(self, from_srcb: bool = False) -> int:
         """``SrcAFmt``: the implied format of the bank read (``from_srcb``: the Matrix Unit's
@@ -343,9 +347,8 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
         raise UndefinedBehavior("ZEROACC.md: Revert with a mode other than ZEROACC_MODE_ONE_ROW")
     elif mode == ZEROACC_MODE_16_ROWS:
         imm &= 0xFF
-        if "DEST_ACCESS_CFG_zeroacc_absolute_tile_mode" in cop.state.config.table.fields \
-                and not c.get("DEST_ACCESS_CFG_zeroacc_absolute_tile_mode"):
-            offset = c.get("DEST_TARGET_REG_CFG_MATH_Offset") + c.rwc.Dst
+        if c.math.zeroacc_tile_relative:
+            offset = c.math.math_offset + c.rwc.Dst
             if offset & (0x300 if f["UseDst32b"] else 0x200):
                 imm += 16 if f["UseDst32b"] else 32
         if f["UseDst32b"]:
@@ -357,7 +360,7 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
         rows16, rows32 = 512 * half + np.arange(512), 256 * half + np.arange(256)
     else:
         rows16, rows32 = np.arange(1024), np.arange(512)
-    bits_rows = np.unique(np.concatenate([c.port.bits_rows16(rows16), c.port.bits_rows32(rows32)]))
+    bits_rows = np.concatenate([c.port.bits_rows16(rows16), c.port.bits_rows32(rows32)])  # a row may repeat
     if f["Revert"]:
         c.port.define(bits_rows)
     else:
@@ -384,12 +387,11 @@ def zerosrc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
 def setdvalid(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``SETDVALID`` (SETDVALID.md): the Unpackers' banks go to the Matrix Unit."""
     c = _Ctx(cop, thread, "SETDVALID.md")
-    for i, (reg, flip, base) in enumerate(((cop.state.srca, f["FlipSrcA"], "SRCA_SET_Base"),
-                                           (cop.state.srcb, f["FlipSrcB"], "SRCB_SET_Base"))):
+    for i, (reg, flip) in enumerate(((cop.state.srca, f["FlipSrcA"]), (cop.state.srcb, f["FlipSrcB"]))):
         if flip:
             reg.allowed_client[c.banks.unpacker[i]] = SrcClient.MatrixUnit
             c.banks.unpacker[i] ^= 1
-            cop.unpacker_src_row[i][thread] = c.get(base) << 4
+            cop.unpacker_src_row[i][thread] = c.math.src_set_base[i] << 4
 
 
 def cleardvalid(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:

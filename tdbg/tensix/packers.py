@@ -147,8 +147,15 @@ class PackConfig(NamedTuple):
 
 
 def read_config(cop: Coprocessor, thread: int) -> PackConfig:
+    """What a ``PACR`` of ``thread`` reads from config, cached until a write to a word it reads
+    (a kernel that moves ``L1_Dest_addr`` for every tile only has that word read again)."""
     cfg = cop.state.config
-    return cfg.derived(("PACR", thread), lambda: _read_config(cop, thread))  # type: ignore[return-value]
+
+    def with_address() -> PackConfig:
+        rest: PackConfig = cfg.derived(("PACR without L1_Dest_addr", thread), lambda: _read_config(cop, thread))  # type: ignore[assignment]
+        return rest._replace(l1_dest_addr=cfg.get("THCON_SEC0_REG1_L1_Dest_addr", thread=thread))
+
+    return cfg.derived(("PACR", thread), with_address)  # type: ignore[return-value]
 
 
 def _unmodelled(get, names: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
@@ -193,7 +200,7 @@ def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
         w_stride=get("PCK0_ADDR_CTRL_ZW_REG_0_Wstride"), dst_offset=get("DEST_TARGET_REG_CFG_PACK_SEC0_Offset"),
         base1=get("PCK0_ADDR_BASE_REG_1_Base"), y_stride1=get("PCK0_ADDR_CTRL_XY_REG_1_Ystride"),
         z_stride1=get("PCK0_ADDR_CTRL_ZW_REG_1_Zstride"), w_stride1=get("PCK0_ADDR_CTRL_ZW_REG_1_Wstride"),
-        l1_dest_addr=get(f"{sec}L1_Dest_addr"), sub_header=bool(get(f"{sec}Sub_l1_tile_header_size")),
+        l1_dest_addr=0, sub_header=bool(get(f"{sec}Sub_l1_tile_header_size")),  # read_config adds L1_Dest_addr
         exp_section_size=get(f"{sec}Exp_section_size"),
         limit=get("THCON_SEC0_REG9_Pack_0_2_limit_address"), fifo_size=get("THCON_SEC0_REG9_Pack_0_2_fifo_size"),
         l1_acc=bool(get(f"{sec}Pack_L1_Acc")),

@@ -135,13 +135,33 @@ def _context_field(sec: str, reg: str, name: str, ctx: int) -> str:
 
 def read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context: int) -> UnpackConfig:
     """The configuration one ``UNPACR`` of ``thread`` on unpacker ``which`` uses (cached until
-    the next config write)."""
+    a write to a word it reads: a kernel that moves the input address for every tile only has
+    the address words read again, the rest stays cached apart)."""
     cfg = cop.state.config
-    return cfg.derived(("UNPACR", thread, which, multi, context),  # type: ignore[return-value]
-                       lambda: _read_config(cop, thread, which, multi, context))
+    key = (thread, which, multi, context)
+
+    def with_addresses() -> UnpackConfig:
+        rest: UnpackConfig = cfg.derived(("UNPACR without addresses", *key), lambda: _read_config(cop, *key))  # type: ignore[assignment]
+        return rest._replace(**_addresses(cop, *key))
+
+    return cfg.derived(("UNPACR", *key), with_addresses)  # type: ignore[return-value]
+
+
+def _addresses(cop: Coprocessor, thread: int, which: int, multi: bool, context: int) -> dict[str, int]:
+    """The context's ``Base`` and ``Offset`` (UNPACR_Regular.md "Configuration")."""
+    def get(name: str) -> int:
+        return cop.state.config.get(name, thread=thread)
+
+    sec = f"THCON_SEC{which}_"
+    if multi and context != 0:
+        reg = "3" if context < 4 else "4"
+        return {"base": get(f"{sec}REG{reg}_Base_cntx{context}_address"),
+                "offset": get(f"{sec}REG7_Offset_cntx{context & 3}_address") if context & 3 else get(f"{sec}REG7_Offset_address")}
+    return {"base": get(f"{sec}REG3_Base_address"), "offset": get(f"{sec}REG7_Offset_address")}
 
 
 def _read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context: int) -> UnpackConfig:
+    """Everything but ``base`` and ``offset`` (``_addresses``), which are 0 here."""
     cfg = cop.state.config
 
     def get(name: str) -> int:
@@ -160,12 +180,6 @@ def _read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context
         out_fmt = get(f"{sec}REG7_Unpack_out_data_format_cntx{context}")
     else:
         in_fmt, out_fmt = desc["InDataFormat"], get(f"{sec}REG2_Out_data_format")
-    if multi and context != 0:
-        reg = "3" if context < 4 else "4"
-        base = get(f"{sec}REG{reg}_Base_cntx{context}_address")
-        offset = get(f"{sec}REG7_Offset_cntx{context & 3}_address") if context & 3 else get(f"{sec}REG7_Offset_address")
-    else:
-        base, offset = get(f"{sec}REG3_Base_address"), get(f"{sec}REG7_Offset_address")
     if which == 0:
         to_dst = bool(get(_context_field(u, "2", "Unpack_if_sel", context)) if multi else get(f"{sec}REG2_Unpack_If_Sel"))
         transpose = bool(get(f"{sec}REG2_Haloize_mode"))
@@ -178,7 +192,7 @@ def _read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context
         context=context, uncompressed=uncompressed, in_fmt=in_fmt, out_fmt=out_fmt, x_dim=x_dim,
         y_dim=desc["YDim"], z_dim=desc["ZDim"] or 1, w_dim=desc["WDim"] or 1,
         no_bfp_exp_section=bool(desc["NoBFPExpSection"]), blobs_per_xy_plane=desc["BlobsPerXYPlane"],
-        digest_size=desc["DigestSize"], base=base, offset=offset,
+        digest_size=desc["DigestSize"], base=0, offset=0,
         force_shared_exp=bool(get(f"{sec}REG2_Force_shared_exp")), shared_exp=get(f"{unp}FORCED_SHARED_EXP_shared_exp"),
         limit=get(f"{sec}REG2_Unpack_limit_address"), fifo_size=get(f"{sec}REG2_Unpack_fifo_size"),
         tileize=tileize, row_stride_tileize=(shifts[0] << 4) | (shifts[1] << 8) | (shifts[2] << 12),
@@ -197,13 +211,16 @@ def _read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context
     )
 
 
+_CONTEXT_OFFSET = ("UNPACK_MISC_CFG_CfgContextOffset_0", "UNPACK_MISC_CFG_CfgContextOffset_1")
+
+
 def context_of(cop: Coprocessor, thread: int, f: dict[str, int]) -> tuple[int, int]:
     """(``WhichContext``, ``WhichADC``) of UNPACR_Regular.md."""
     which = f["WhichUnpacker"]
     if not f["MultiContextMode"]:
         return 0, thread
     base = cop.state.unpacker_context_counter[which][thread] if f["UseContextCounter"] else f["ContextNumber"]
-    context = (base + cop.state.config.get(f"UNPACK_MISC_CFG_CfgContextOffset_{which}", thread=thread)) & 7
+    context = (base + cop.state.config.get(_CONTEXT_OFFSET[which], thread=thread)) & 7
     if which == 1 and context >= 2:
         raise UndefinedBehavior(f"{PAGE}: unpacker 1 in MultiContextMode with WhichContext {context} >= 2")
     if f["ContextADC"] == 3:
