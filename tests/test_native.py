@@ -8,6 +8,7 @@ that fails falls back to numpy, saying so in one line."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from tdbg import native
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix import packer
+from tdbg.tensix.adcs import PACKERS
 from tdbg.tensix.events import TensixEvent, UndefinedBehavior
 from tdbg.tensix.packer import Fmt, PackerConfig
 from tdbg.tensix.profile import BLACKHOLE
@@ -210,7 +212,7 @@ def test_pack_native_equals_numpy(seed: int) -> None:
     compared = refused = 0
     for cfg in PACK_CONFIGS:
         words = dst_words(rng, cfg.read_32b_data, 64)
-        got = packer.pack_plain(words, cfg)
+        got = packer.pack_plain(words, len(words), cfg)
         try:
             expected = packer.pack(words, cfg)
         except UndefinedBehavior:
@@ -264,10 +266,11 @@ def sfpu_outcome(cop: Coprocessor, word: int) -> tuple[object, ...]:
 
 
 class Counting:
-    """The native library, counting the calls of one function that did the work (returned >= 0)."""
+    """The native library, counting the calls of one function that did the work (``ok`` of its
+    result: by default, not -1)."""
 
-    def __init__(self, lib: object, name: str) -> None:
-        self.lib, self.name, self.done = lib, name, 0
+    def __init__(self, lib: object, name: str, ok: Callable[[int], bool] = lambda result: result >= 0) -> None:
+        self.lib, self.name, self.ok, self.done = lib, name, ok, 0
 
     def __getattr__(self, name: str) -> object:
         fn = getattr(self.lib, name)
@@ -276,7 +279,7 @@ class Counting:
 
         def call(*args: object) -> int:
             result = fn(*args)
-            self.done += result >= 0
+            self.done += self.ok(result)
             return result
         return call
 
@@ -297,3 +300,57 @@ def test_sfpu_load_store_native_equals_numpy(mnemonic: str, monkeypatch: pytest.
         assert got == expected, (seed, fields)
         ran += len(expected) > 2
     assert ran > 100 and counting.done > 60  # many runs move data, most of those in C
+
+
+def pacr_state(seed: int) -> tuple[Coprocessor, PackerConfig]:
+    """A packer configured for one of ``PACK_CONFIGS`` (edge masks all 0xFFFF: nothing staged, or
+    not), random Dst with some rows undefined, random ADC positions."""
+    rng = np.random.default_rng(seed)
+    conv = PACK_CONFIGS[int(rng.integers(len(PACK_CONFIGS)))]
+    cop = Coprocessor(TensixState())
+    cfg = cop.state.config
+    fields = {"PCK_DEST_RD_CTRL_Read_32b_data": int(conv.read_32b_data), "PCK_DEST_RD_CTRL_Read_int8": int(conv.read_raw),
+              "PCK_DEST_RD_CTRL_Read_unsigned": int(conv.read_unsigned), "PCK_DEST_RD_CTRL_Round_10b_mant": int(conv.round_10b_mant),
+              "ALU_FORMAT_SPEC_REG2_Dstacc": int(conv.intermediate_format), "THCON_SEC0_REG1_In_data_format": int(conv.late_from_format),
+              "THCON_SEC0_REG1_Out_data_format": int(conv.late_to_format), "THCON_SEC0_REG1_Disable_zero_compress": 1,
+              "THCON_SEC0_REG1_L1_Dest_addr": 0x2000, "PCK0_ADDR_CTRL_XY_REG_0_Ystride": 32 * (1 + int(conv.read_32b_data)),
+              "PACK_COUNTERS_SEC0_pack_reads_per_xy_plane": 16, "THCON_SEC0_REG1_Exp_section_size": 4}
+    for i in range(4):
+        fields[f"PCK_EDGE_OFFSET_SEC{i}_mask"] = 0xFFFF if rng.random() < 0.8 else int(rng.integers(0, 1 << 16))
+    for name, value in fields.items():
+        cfg.set(name, value, thread=0)
+    dst = cop.state.dst
+    dst.bits[:] = rng.integers(0, 1 << 16, size=(1024, 16))
+    dst.ever_written[:] = rng.random(1024) < 0.9
+    adcs = cop.state.adcs
+    x0 = int(rng.integers(0, 16))
+    adcs.set(0, PACKERS, 0, 0, x0)
+    adcs.set(0, PACKERS, 1, 0, x0 + (15 if rng.random() < 0.7 else int(rng.integers(0, 16 - x0))))
+    adcs.set(0, PACKERS, 0, 1, int(rng.integers(0, 16)))
+    return cop, conv
+
+
+def pacr_outcome(cop: Coprocessor, word: int) -> tuple[object, ...]:
+    try:
+        cop.push(0, word)
+    except TensixEvent as event:
+        return (type(event).__name__, str(event))
+    ps = cop.state.packer
+    return (cop.state.l1[0x20000:0x21000].tobytes(), ps.data_address, ps.exp_address, tuple(ps.tpg),
+            ps.histogram.max_exponent, ps.histogram.bins.tobytes(), cop.state.adcs.value.tobytes())
+
+
+def test_pacr_native_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    counting = Counting(native.library(), "tdbg_pack", lambda result: result == 0)
+    monkeypatch.setattr(native, "_lib", counting)
+    ran = 0
+    for seed in range(150):
+        word = encode("PACR", Last=int(seed % 3 == 0), ReadIntfSel=int(np.random.default_rng(seed).choice([0, 1, 5, 15])))
+        cop, _ = pacr_state(seed)
+        got = pacr_outcome(cop, word)
+        cop, _ = pacr_state(seed)
+        with native.disabled():
+            expected = pacr_outcome(cop, word)
+        assert got == expected, seed
+        ran += len(expected) > 2
+    assert ran > 75 and counting.done > 50

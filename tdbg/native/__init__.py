@@ -10,7 +10,7 @@ What is here (each C file names the Python function it mirrors, step for step, a
   ``SFPLOAD`` / ``SFPSTORE``'s lane moves and format conversions in the common case
   (``tdbg.tensix.sfpu.loadstore``: every LaneConfig zero, no lane held back);
 * ``pack.c``: the packer's float and BFP format conversion (``tdbg.tensix.packer.pack`` when
-  nothing is staged between its early and late conversions).
+  nothing is staged between its early and late conversions) and its ``Dst`` gather.
 
 Why C built at first use by zig (measured on this project's benchmarks, ``scripts/bench.py``):
 the numpy model spends its time in per-call overhead on arrays of 16 to 2048 elements (an MVMUL
@@ -56,6 +56,7 @@ SIGNATURES: dict[str, tuple] = {
     "tdbg_gmpool": (_P, _P, _P, _P, _I, _I, _I),
     "tdbg_fma": (_P, _P, _P, _P, _I),
     "tdbg_pack": (_P, _I, _P, _P, _P, _P),
+    "tdbg_gather": (_P, _P, _P, _I, _P, _I, _P),
     "tdbg_sfpload": (_I, _I, _I, _P, _P, _P, _P, _I, _P, _P, _P, _P),
     "tdbg_sfpstore": (_I, _I, _I, _P, _P, _P, _P, _I, _P, _P, _P, _P),
 }

@@ -10,7 +10,7 @@
  * 2 truncation, 3 rounding to TF32 then Blackhole's TF32 -> FP16), the intermediate's exponent
  * and mantissa bits, LATE (0 float, 1 BFP), the late type's exponent and mantissa bits (BFP: the
  * BF16 / E5M7 step), WIDEN (TF32 stored as FP32: 13), the datum bits in L1, the BFP magnitude
- * bits.
+ * bits.  tdbg_gather is packers._gather, for the words.
  */
 #include <stdint.h>
 
@@ -46,6 +46,25 @@ static inline fields round_to(fields x, int x_mbits, int ebits, int mbits)
     if (x.exp == 0)
         r.sign = r.exp = r.man = 0;
     return r;
+}
+
+/* packers._gather: Dst16b / Dst32b words at datum indexes (row idx >> 4, column idx & 15) through
+ * the row map; a DstBits row never written (or undefined by ZEROACC) reads as 0. */
+void tdbg_gather(const uint16_t *bits, const uint8_t *written, const int64_t *map, int wide,
+                 const int64_t *idx, int n, uint32_t *out)
+{
+    for (int i = 0; i < n; i++) {
+        int64_t c = idx[i] & 15;
+        if (wide) {
+            int64_t hi = map[(idx[i] >> 4) & 0x1FF];
+            uint32_t high = written[hi] ? bits[hi * 16 + c] : 0;
+            uint32_t low = written[hi + 8] ? bits[(hi + 8) * 16 + c] : 0;
+            out[i] = (high << 16) | low;
+        } else {
+            int64_t r = map[idx[i] >> 4];
+            out[i] = written[r] ? bits[r * 16 + c] : 0;
+        }
+    }
 }
 
 /* Returns 0, or 1 when the numpy path must run (it raises the page's UndefinedBehavior). */

@@ -655,46 +655,52 @@ def _steps(cfg: PackerConfig) -> tuple[_Early, _Late]:
 
 
 @lru_cache(maxsize=64)
-def _native_plan(cfg: PackerConfig) -> np.ndarray | None:
-    """``tdbg_pack``'s plan for ``cfg`` (tdbg/native/pack.c), None where it has no such cells."""
+def _native_plan(cfg: PackerConfig) -> tuple[np.ndarray, PackFormat] | None:
+    """``tdbg_pack``'s plan for ``cfg`` (tdbg/native/pack.c) and the output format, None where
+    it has no such cells."""
     early, late = _steps(cfg)
     if early.native is None or late.native is None:
         return None
     plan = np.array(early.native + late.native, dtype=np.int32)
     plan.flags.writeable = False
-    return plan
+    return plan, late.fmt
 
 
-_SCRATCH = 1024  # datums of the native path's buffers: words in, data (up to 32 bits each) and exponents out
+_SCRATCH = 1024  # datums of the native path's buffers: words in, data (up to 32 bits each), exponents, the maximum
 _scratch = np.zeros(_SCRATCH * 4 + _SCRATCH * 4 + _SCRATCH // 16 + 4, dtype=np.uint8)
+_WORDS = _scratch[:4 * _SCRATCH].view(np.uint32)
+_DATA = _scratch[4 * _SCRATCH:8 * _SCRATCH]
+_EXPS = _scratch[8 * _SCRATCH:8 * _SCRATCH + _SCRATCH // 16]
+_TOP = _scratch[8 * _SCRATCH + _SCRATCH // 16:].view(np.int32)
 
 
-def pack_plain(dst_words: np.ndarray, cfg: PackerConfig) -> tuple[PackedData, int] | None:
-    """``pack`` with nothing between the conversions (no ``stage``), by ``tdbg_pack`` of
-    ``tdbg/native/pack.c``: the packed data and the largest intermediate exponent (-1: no
-    datums); None when that cannot run (no native library, integer cells, more than 1024 datums,
-    or data the page leaves undefined: ``pack`` then says so).  ``dst_words``: uint16 or uint32,
-    as ``pack`` takes them."""
+def pack_plain(dst_words: np.ndarray | Callable[[int], None], n: int, cfg: PackerConfig) -> tuple[PackedData, int] | None:
+    """``pack`` of ``n`` datums with nothing between the conversions (no ``stage``), by
+    ``tdbg_pack`` of ``tdbg/native/pack.c``: the packed data and the largest intermediate
+    exponent (-1: no datums); None when that cannot run (no native library, integer cells, more
+    than 1024 datums, or data the page leaves undefined: ``pack`` then says so).
+    ``dst_words``: uint16 or uint32 words, as ``pack`` takes them, or a function that writes
+    them to the address it is given (``tdbg_gather``)."""
     lib = native.library()
-    n = dst_words.size
-    if lib is None or n > _SCRATCH or dst_words.dtype not in (np.uint16, np.uint32):
+    if lib is None or n > _SCRATCH:
         return None
-    plan = _native_plan(cfg)
-    if plan is None:
+    found = _native_plan(cfg)
+    if found is None:
         return None
-    early, late = _steps(cfg)
-    if late.fmt.is_bfp and n % BLOCK:
+    plan, fmt = found
+    if fmt.is_bfp and n % BLOCK:
         return None
     base = address(_scratch)
-    words = _scratch[:4 * n].view(np.uint32)
-    words[:] = dst_words.ravel()
-    data, exps, top = base + 4 * _SCRATCH, base + 8 * _SCRATCH, base + 8 * _SCRATCH + _SCRATCH // 16
-    if lib.tdbg_pack(base, n, address(plan), data, exps, top):
+    if callable(dst_words):
+        dst_words(base)
+    elif dst_words.dtype in (np.uint16, np.uint32):
+        _WORDS[:n] = dst_words.ravel()
+    else:
         return None
-    nbytes = n * late.fmt.datum_bits // 8
-    packed = PackedData(late.fmt, _scratch[4 * _SCRATCH:4 * _SCRATCH + nbytes].tobytes(),
-                        _scratch[8 * _SCRATCH:8 * _SCRATCH + n // 16].tobytes() if late.fmt.is_bfp else b"")
-    return packed, int(_scratch[8 * _SCRATCH + _SCRATCH // 16:][:4].view(np.int32)[0])
+    if lib.tdbg_pack(base, n, address(plan), base + 4 * _SCRATCH, base + 8 * _SCRATCH, base + 8 * _SCRATCH + _SCRATCH // 16):
+        return None
+    packed = PackedData(fmt, _DATA[:n * fmt.datum_bits // 8].tobytes(), _EXPS[:n // 16].tobytes() if fmt.is_bfp else b"")
+    return packed, int(_TOP[0])
 
 
 def pack(dst_bits: ArrayLike, cfg: PackerConfig, stage: Callable[[Datums], Datums] | None = None) -> PackedData:

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from tdbg import native
 from tdbg.tensix import mmio
 from tdbg.tensix import packer as conversion
 from tdbg.tensix.adcs import PACKERS, W, X, Y, Z
@@ -267,6 +268,14 @@ def _gather(cop: Coprocessor, c: PackConfig, idx: np.ndarray) -> np.ndarray:
     return (high << 16) | np.where(written[hi + 8], dst.bits[hi + 8, cols], 0).astype(np.uint32)
 
 
+def _gather_native(cop: Coprocessor, c: PackConfig, idx: np.ndarray, words: int) -> None:
+    """``_gather`` by ``tdbg_gather`` (tdbg/native/pack.c), the words written to ``words``."""
+    dst = cop.state.dst
+    native.library().tdbg_gather(native.address(dst.bits), native.address(dst.ever_written),  # type: ignore[union-attr]
+                                 native.address(dst.row32 if c.read_32b else dst.row16), c.read_32b,
+                                 native.address(idx), len(idx), words)
+
+
 # -- the stages between the early and the late conversion ----------------------------------------
 
 def _edge_keep(c: PackConfig, tpg: list[int], cols: np.ndarray) -> tuple[np.ndarray | None, list[int]]:
@@ -465,8 +474,17 @@ def pacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     idx, _ = _positions(cop, c, adc, f)
     n = len(idx)
     zeros = bool(f["ZeroWrite"] or f["Flush"])
-    bits = np.zeros(n, dtype=np.uint32 if c.read_32b else np.uint16) if zeros else _gather(cop, c, idx)
     ps = state.packer
+    if c.plain and not zeros and native.library() is not None:  # gathered and packed in C
+        plain = conversion.pack_plain(lambda words: _gather_native(cop, c, idx, words), n, c.conversion)
+        if plain is not None:
+            _, ps.tpg = _edge_keep(c, ps.tpg, idx & 15)
+            packed, top = plain
+            ps.histogram.max_exponent = max(ps.histogram.max_exponent, top)
+            _output(cop, c, f, packed, adc)
+            _advance(cop, thread, adc, f)
+            return
+    bits = np.zeros(n, dtype=np.uint32 if c.read_32b else np.uint16) if zeros else _gather(cop, c, idx)
     keep, ps.tpg = _edge_keep(c, ps.tpg, idx & 15)
     if c.downsample_mask != 0xFFFF:
         select = (c.downsample_mask >> (np.arange(n) % 16) & 1).astype(bool)
@@ -476,7 +494,7 @@ def pacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     if out_fmt.is_bfp and len(bits) % conversion.BLOCK:
         raise UnimplementedFunctionality(f"PACR: {len(bits)} datums to {out_fmt.name}: BFP blocks that span "
                                          "PACR instructions are not modelled")
-    plain = conversion.pack_plain(bits, c.conversion) if c.plain else None
+    plain = conversion.pack_plain(bits, len(bits), c.conversion) if c.plain else None
     if plain is None:
         packed = conversion.pack(bits, c.conversion, lambda d: _stage(cop, c, keep, d))
     else:  # nothing staged: the histogram's maximum is all _stage would have done (ExponentHistogram.md)
