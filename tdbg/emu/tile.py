@@ -36,6 +36,8 @@ from tdbg.emu import loader
 from tdbg.emu.code import CodePatches
 from tdbg.emu.core import Core, CoreState, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
+from tdbg.emu.noc import LocalTile, Noc, Transfer
+from tdbg.emu.overlay import Overlay
 from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog, WindowAccess, WindowTrace
 from tdbg.emu.regions import Stall, TensixMmio, TileRegisters, Wait, core_regions
 from tdbg.emu.stops import Access, Stop, StopKind
@@ -99,6 +101,8 @@ class Checkpoint:
     clock: int
     exit_codes: dict[str, int]
     code: dict[int, object]        # the tile's replaced code words then (``CodePatches.at``)
+    noc: dict[str, object]
+    overlay: dict[tuple[int, str], int]
     compressed: bool = False
 
     @property
@@ -157,6 +161,11 @@ class Tile:
         self.programs: dict[str, Program] = {}
         self.trampolines = Trampolines(profile.trampoline_spaces)
         self.code = CodePatches(self.trampolines)                 # replaced words of loaded code
+        self.noc = Noc(profile.noc, profile.l1_size, LocalTile(
+            lambda address, n: bytes(self.l1[address:address + n]), self._noc_wrote_l1,
+            lambda address: self.coprocessor.mmio.load(0, address),
+            lambda address, value: self.coprocessor.mmio.store(0, address, value)))
+        self.overlay = Overlay(profile.overlay)
         self.pushes = PushLog()
         self.provenance = DstProvenance()
         self._rows_written: set[int] | None = None  # DstBits rows the current push wrote (when watched)
@@ -230,6 +239,8 @@ class Tile:
         self.tensix.reset()
         self.coprocessor.reset()
         self.registers.reset()
+        self.noc.reset()
+        self.overlay.reset()
         self.pushes.clear()
         self.l1_log.clear()
         self.warnings.clear()
@@ -249,14 +260,14 @@ class Tile:
                     _copy_into(core.local_ram, seg.vaddr - self.profile.local_ram_base, seg.data)
         for address, patch in self.code.at.items():
             _copy_into(self.l1, address, patch.placed.to_bytes(4, "little"))
-        override, soft_reset = 0, self.registers.value("SOFT_RESET_0")
+        soft_reset = self.registers.value("SOFT_RESET_0")
         host_releases = ["B"] if "B" in self.programs else list(self.programs)
         for name, program in self.programs.items():
             spec = self.cores[name].spec
-            if spec.reset_pc_reg is not None and spec.thread is not None:
+            if spec.reset_pc_reg is not None and spec.reset_pc_override is not None:
                 self.registers.values[spec.reset_pc_reg] = program.image.entry
-                override |= 1 << spec.thread
-        self.registers.values[self.profile.register("TRISC_RESET_PC_OVERRIDE").offset] = override
+                register, bit = spec.reset_pc_override
+                self.registers.values[register] |= 1 << bit
         for name in self.programs:
             spec = self.cores[name].spec
             if name in host_releases:
@@ -297,7 +308,8 @@ class Tile:
         l1 = zlib.compress(bytes(self.l1), 1) if compress else bytes(self.l1)
         return Checkpoint(l1, cores, self.tensix.snapshot(), self.coprocessor.snapshot(),
                           (self.pushes.total, list(self.pushes.per_thread)), dict(self.registers.values),
-                          self.registers.clock, dict(self.exit_codes), self.code.at, compress)
+                          self.registers.clock, dict(self.exit_codes), self.code.at, self.noc.snapshot(),
+                          self.overlay.snapshot(), compress)
 
     def restore(self, cp: Checkpoint) -> None:
         """Return to ``cp``."""
@@ -321,6 +333,8 @@ class Tile:
         self.registers.values = dict(cp.registers)
         self.registers.clock = cp.clock
         self.exit_codes = dict(cp.exit_codes)
+        self.noc.restore(cp.noc)
+        self.overlay.restore(cp.overlay)
         if self.code.at is not cp.code:
             self.code.at = cp.code
             for core in self.cores.values():
@@ -530,6 +544,30 @@ class Tile:
             return self.profile.isa.decode(word).text()
         except IsaError:
             return f"{word:#010x}"
+
+    def _noc_wrote_l1(self, address: int, data: bytes, transfer: Transfer) -> None:
+        """A NoC request writes this tile's L1, as any L1 write: journalled for reverse-stepi,
+        code it overwrites replaced again, and a watchpoint on it stops the core that issued the
+        request (after its store), naming the transfer."""
+        end = address + len(data)
+        journal = self.coprocessor.l1_journal
+        if journal is not None:
+            journal.append((address, bytes(self.l1[address:end])))
+        watched = [(w, bytes(self.l1[w.address:w.address + w.length])) for w in self.watches
+                   if not w.dst_rows and w.kind != "read" and w.core is None and w.address < end
+                   and address < w.address + w.length and w.address + w.length <= self.profile.l1_size]
+        _copy_into(self.l1, address, data)
+        if any(address < hi and lo < end for lo, hi in self._code):
+            self._code_overwritten(address, end)
+        else:
+            for core in self.cores.values():
+                core.uc.ctl_remove_cache(address, end)
+        core = self.cores.get(transfer.core)
+        for watch, old in watched:
+            new = bytes(self.l1[watch.address:watch.address + watch.length])
+            if core is not None and core.running:
+                core.push_watch(watch, int.from_bytes(old, "little"), int.from_bytes(new, "little"), transfer.describe())
+                break
 
     def _l1_accessed(self, thread: int, word: int, ranges: list[tuple[int, int, bool]]) -> None:
         """A Tensix instruction read or wrote L1: log it (under the current push's sequence
