@@ -32,7 +32,7 @@ from enum import Enum
 
 import numpy as np
 
-from tdbg.emu import loader
+from tdbg.emu import idle, loader
 from tdbg.emu.code import CodePatches
 from tdbg.emu.core import Core, CoreState, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
@@ -50,6 +50,7 @@ from tdbg.tensix.tile import TensixState
 from tdbg.tensix.window import ELEMENT_SIZE, FMT_NAMES
 
 EXIT_SYMBOL, EXIT_CODE_SYMBOL = "_tdbg_exit", "tdbg_exit_code"   # tdbg's crt0
+NOC_WRITES_KEPT = 10_000     # NoC writes into L1 remembered for hang reports
 
 
 class Policy(str, Enum):
@@ -166,6 +167,7 @@ class Tile:
             lambda address: self.coprocessor.mmio.load(0, address),
             lambda address, value: self.coprocessor.mmio.store(0, address, value)))
         self.overlay = Overlay(profile.overlay)
+        self.noc_l1_writes: list[tuple[int, int, Transfer]] = []   # NoC requests' writes into L1, newest last
         self.pushes = PushLog()
         self.provenance = DstProvenance()
         self._rows_written: set[int] | None = None  # DstBits rows the current push wrote (when watched)
@@ -241,6 +243,7 @@ class Tile:
         self.registers.reset()
         self.noc.reset()
         self.overlay.reset()
+        self.noc_l1_writes.clear()
         self.pushes.clear()
         self.l1_log.clear()
         self.warnings.clear()
@@ -376,7 +379,7 @@ class Tile:
                 return Stop(StopKind.INTERRUPTED, core.name, core.pc)
             if not runnable:
                 return self._idle_stop(names, only)
-            stop = self._turn(self.cores[runnable[turn % len(runnable)]], limit, len(runnable) > 1)
+            stop = self._turn(self.cores[runnable[turn % len(runnable)]], limit, True)
             if stop is None:
                 continue
             if stop.kind is not StopKind.PREEMPTED:
@@ -389,6 +392,12 @@ class Tile:
         self._active = core
         try:
             stop = core.resume(limit, preemptible=shared)
+            if stop.kind is StopKind.PREEMPTED:
+                found = idle.spinning(core, self.describe_address)
+                if isinstance(found, Wait):
+                    core.state, core.wait = CoreState.BLOCKED, found
+                    return None
+                stop = found or stop
         finally:
             self._active = None
         if stop.kind is StopKind.BLOCKED or core.state is not CoreState.RUNNABLE:
@@ -442,6 +451,23 @@ class Tile:
             waits = "; ".join(f"{c.name}: {c.wait.reason if c.wait else 'blocked'} (pc {c.pc:#010x})" for c in blocked)
             return Stop(StopKind.DEADLOCK if only is None else StopKind.BLOCKED, focus.name, focus.pc, detail=waits)
         return Stop(StopKind.EXITED, focus.name, focus.pc, detail=self.describe_finish(names))
+
+    def describe_address(self, address: int, value: int | None = None) -> str:
+        """An address as a wait names it: L1 (or local RAM), the symbol there if a loaded ELF
+        has one, the value it holds, and for L1 the NoC request that last wrote it."""
+        where = "L1" if address < self.profile.l1_size else "local RAM" if address >= self.profile.local_ram_base else "memory"
+        text = f"{where} {address:#x}"
+        for program in self.programs.values():
+            hit = program.image.symbol_at(address)
+            if hit is not None:
+                text += f" <{hit[0].name}+{hit[1]}>" if hit[1] else f" <{hit[0].name}>"
+                break
+        if value is not None:
+            text += f" (= {value:#x})"
+        if where == "L1":
+            last = next((t for lo, hi, t in reversed(self.noc_l1_writes) if lo <= address < hi), None)
+            text += f" [last written by {last.describe()}]" if last else " [no NoC request has written it]"
+        return text
 
     def describe_finish(self, names: Sequence[str]) -> str:
         parts = []
@@ -550,6 +576,9 @@ class Tile:
         code it overwrites replaced again, and a watchpoint on it stops the core that issued the
         request (after its store), naming the transfer."""
         end = address + len(data)
+        if transfer.seq:
+            self.noc_l1_writes.append((address, end, transfer))
+            del self.noc_l1_writes[:-NOC_WRITES_KEPT]
         journal = self.coprocessor.l1_journal
         if journal is not None:
             journal.append((address, bytes(self.l1[address:end])))
