@@ -29,7 +29,7 @@ from tdbg.emu.regions import Stall
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.emu.pushlog import PushLog, WindowTrace
 from tdbg.emu.tile import Checkpoint, Policy, Tile, Unreadable
-from tdbg.emu.toolchain import ToolchainError, build, demo_source
+from tdbg.emu.toolchain import SOURCE_SUFFIXES, ToolchainError, build, demo_source
 from tdbg.hostfiles import MAX_RESTORE_BYTES, HostFileError, host_path, read_host_file, write_host_file
 from tdbg.riscv import NUMBERS as REGISTERS
 from tdbg.tensix import formats, l1_data, packers, unpackers
@@ -144,9 +144,9 @@ def _mib(n: int) -> str:
 
 
 def load_program(path: str | Path, core: str = "T0") -> ElfImage:
-    """An ELF, or a C file built with the bundled toolchain first (as ``core``'s firmware)."""
+    """An ELF, or a C or C++ file built with the bundled toolchain first (as ``core``'s firmware)."""
     path = Path(path)
-    if path.suffix == ".c":
+    if path.suffix in SOURCE_SUFFIXES:
         path = build(path, core=core)
     return ElfImage.load(path)
 
