@@ -20,10 +20,12 @@ import io
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 from elftools.dwarf.callframe import FDE, RegisterRule
 from elftools.dwarf.die import DIE
+from elftools.dwarf.dwarfinfo import DWARFInfo
 from elftools.dwarf.dwarf_expr import DWARFExprParser
 from elftools.dwarf.locationlists import BaseAddressEntry, LocationParser
 from elftools.elf.elffile import ELFFile
@@ -126,110 +128,194 @@ class Frame:
         return self.pc - 1 if self.caller else self.pc
 
 
-@dataclass(frozen=True)
 class _Fde:
-    low: int
-    high: int
-    pcs: list[int]
-    rows: list[dict]
+    """One FDE of ``.eh_frame``: its range, and its CFI table, decoded when first asked for."""
+
+    def __init__(self, entry: FDE) -> None:
+        self.low = entry["initial_location"]
+        self.high = self.low + entry["address_range"]
+        self._entry = entry
+        self._table: tuple[list[int], list[dict]] | None = None
+
+    def row(self, pc: int) -> dict:
+        """The CFI row in effect at ``pc``."""
+        if self._table is None:
+            rows = self._entry.get_decoded().table
+            self._table = [r["pc"] for r in rows], rows
+        pcs, rows = self._table
+        return rows[bisect.bisect_right(pcs, pc) - 1]
+
+
+@dataclass
+class _Unit:
+    """One compile unit, its address ranges from its top DIE (None: not said, so it may hold any
+    address) and, once read, its line-table rows and functions."""
+
+    cu: object
+    ranges: list[tuple[int, int]] | None
+    rows: list[Row] | None = None
+    functions: list[Function] | None = None
+
+    def covers(self, low: int, high: int) -> bool:
+        return self.ranges is None or any(lo < high and low < hi for lo, hi in self.ranges)
 
 
 class DebugInfo:
-    """Line table, functions, variables and unwind tables of one ELF."""
+    """Line table, functions, variables and unwind tables of one ELF, read when a question first
+    needs them: nothing when the program is loaded; a compile unit's line table and functions
+    when an address in it is asked about (the units' address ranges, from their top DIEs, are
+    the index), every unit for questions by name or file; ``.eh_frame`` at the first unwind and
+    each FDE's table when its code is unwound; variables and types when first looked up.  A
+    corrupt part raises when it is read (the session turns that into one line)."""
 
-    def __init__(self, elf: ELFFile, image: ElfImage) -> None:
-        self._elf = elf
+    def __init__(self, image: ElfImage) -> None:
         self._image = image
-        self._dwarf = elf.get_dwarf_info()
         self._exec = image.exec_ranges
-        self._expr = DWARFExprParser(self._dwarf.structs)
-        self._locations = LocationParser(self._dwarf.location_lists())
-        self._cus = [cu for cu in self._dwarf.iter_CUs() if _cu_name(cu) != RUNTIME_CU]
-        self._rows = self._read_rows()
-        self._row_starts = [r.addr for r in self._rows]
-        self._functions = self._read_functions()
-        self._function_starts = [f.low for f in self._functions]
-        self._by_name = {f.name: f for f in reversed(self._functions)}
-        self._fdes = self._read_fdes()
-        self._fde_starts = [f.low for f in self._fdes]
+        self._rows: list[Row] = []            # of the units read so far, by address
+        self._row_starts: list[int] = []
+        self._functions: list[Function] = []
+        self._function_starts: list[int] = []
+        self._by_name: dict[str, Function] = {}
         self._types: dict[int, CType] = {}
         self._globals: dict[str, Variable] | None = None
         self._type_dies: dict[str, DIE] | None = None
         self._sources: dict[Path, list[str]] = {}
         self._inlined: dict[int, list[InlinedCall]] = {}
+        self._files: dict[int, dict[int, Path]] = {}   # CU offset -> its line program's files
 
     @classmethod
     def load(cls, program: str | Path | ElfImage) -> DebugInfo | None:
-        """The debug information of a loaded ELF (read from the bytes it was loaded from) or of
-        an ELF file; None when it has no DWARF ``.debug_info``."""
+        """The debug information of a loaded ELF (read from the bytes it was loaded from, when
+        first needed) or of an ELF file; None when it has no DWARF ``.debug_info``."""
         image = program if isinstance(program, ElfImage) else ElfImage.load(program)
-        elf = ELFFile(io.BytesIO(image.raw))   # DIEs are read lazily
-        if elf.get_section_by_name(".debug_info") is None:
+        if image.section(".debug_info") is None:
             return None
-        return cls(elf, image)
+        return cls(image)
+
+    def open(self) -> None:
+        """Read what every question needs: the DWARF section headers and each compile unit's top
+        DIE (its name and address ranges).  Raises on DWARF too corrupt for that."""
+        self._units  # noqa: B018  (cached)
+
+    @cached_property
+    def _dwarf(self) -> DWARFInfo:
+        return ELFFile(io.BytesIO(self._image.raw)).get_dwarf_info()
+
+    @cached_property
+    def _expr(self) -> DWARFExprParser:
+        return DWARFExprParser(self._dwarf.structs)
+
+    @cached_property
+    def _locations(self) -> LocationParser:
+        return LocationParser(self._dwarf.location_lists())
+
+    @cached_property
+    def _units(self) -> list[_Unit]:
+        units = []
+        for cu in self._dwarf.iter_CUs():
+            if _cu_name(cu) == RUNTIME_CU:
+                continue
+            top = cu.get_top_DIE()
+            attrs = top.attributes
+            known = "DW_AT_ranges" in attrs or ("DW_AT_low_pc" in attrs and "DW_AT_high_pc" in attrs)
+            units.append(_Unit(cu, _die_ranges(top) if known else None))
+        return units
+
+    @property
+    def _cus(self) -> list:
+        return [unit.cu for unit in self._units]
+
+    def _read(self, units: Iterable[_Unit]) -> None:
+        """Read the line tables and functions of ``units`` not read yet."""
+        new = [unit for unit in units if unit.rows is None]
+        if not new:
+            return
+        for unit in new:
+            unit.rows = self._unit_rows(unit.cu)
+            unit.functions = self._unit_functions(unit.cu)
+            self._rows.extend(unit.rows)
+            self._functions.extend(unit.functions)
+        self._rows.sort(key=lambda r: r.addr)
+        self._row_starts = [r.addr for r in self._rows]
+        self._functions.sort(key=lambda f: f.low)
+        self._function_starts = [f.low for f in self._functions]
+        self._by_name = {f.name: f for f in reversed(self._functions)}
+
+    def _read_at(self, low: int, high: int | None = None) -> None:
+        """Read the units that may hold code in ``[low, high)`` (default: the byte at ``low``)."""
+        high = low + 1 if high is None else high
+        self._read(unit for unit in self._units if unit.covers(low, high))
+
+    def _read_all(self) -> None:
+        self._read(self._units)
+
+    @cached_property
+    def _fdes(self) -> list[_Fde]:
+        fdes = []
+        if self._dwarf.has_EH_CFI():
+            fdes = [_Fde(entry) for entry in self._dwarf.EH_CFI_entries() if isinstance(entry, FDE)]
+        fdes.sort(key=lambda f: f.low)
+        return fdes
+
+    @cached_property
+    def _fde_starts(self) -> list[int]:
+        return [f.low for f in self._fdes]
 
     # -- reading ------------------------------------------------------------------------------
     def _executable(self, addr: int) -> bool:
         return any(lo <= addr < hi for lo, hi in self._exec)
 
-    def _read_rows(self) -> list[Row]:
+    def _unit_rows(self, cu) -> list[Row]:
         rows: list[Row] = []
-        for cu in self._cus:
-            program = self._dwarf.line_program_for_CU(cu)
-            if program is None:
+        program = self._dwarf.line_program_for_CU(cu)
+        if program is None:
+            return rows
+        files = self._file_names(cu)
+        sequence: list = []
+        for entry in program.get_entries():
+            state = entry.state
+            if state is None:
                 continue
-            files = _file_names(cu, program)
-            sequence: list = []
-            for entry in program.get_entries():
-                state = entry.state
-                if state is None:
-                    continue
-                sequence.append(state)
-                if state.end_sequence:
-                    if self._executable(sequence[0].address):
-                        rows.extend(_sequence_rows(sequence, files))
-                    sequence = []
-        rows.sort(key=lambda r: r.addr)
+            sequence.append(state)
+            if state.end_sequence:
+                if self._executable(sequence[0].address):
+                    rows.extend(_sequence_rows(sequence, files))
+                sequence = []
         return rows
 
-    def _read_functions(self) -> list[Function]:
+    def _unit_functions(self, cu) -> list[Function]:
         functions = []
-        for cu in self._cus:
-            for die in cu.get_top_DIE().iter_children():
-                if die.tag != "DW_TAG_subprogram" or "DW_AT_low_pc" not in die.attributes:
-                    continue
-                low = die.attributes["DW_AT_low_pc"].value
-                high = _high_pc(die, low)
-                name = _name(die)
-                if name and self._executable(low):
-                    file, line = self._decl(die)
-                    functions.append(Function(name, low, high, file, line, die))
-        functions.sort(key=lambda f: f.low)
+        for die in cu.get_top_DIE().iter_children():
+            if die.tag != "DW_TAG_subprogram" or "DW_AT_low_pc" not in die.attributes:
+                continue
+            low = die.attributes["DW_AT_low_pc"].value
+            high = _high_pc(die, low)
+            name = _name(die)
+            if name and self._executable(low):
+                file, line = self._decl(die)
+                functions.append(Function(name, low, high, file, line, die))
         return functions
 
-    def _read_fdes(self) -> list[_Fde]:
-        fdes = []
-        if self._dwarf.has_EH_CFI():
-            for entry in self._dwarf.EH_CFI_entries():
-                if isinstance(entry, FDE):
-                    low = entry["initial_location"]
-                    rows = entry.get_decoded().table
-                    fdes.append(_Fde(low, low + entry["address_range"], [r["pc"] for r in rows], rows))
-        fdes.sort(key=lambda f: f.low)
-        return fdes
+    def _file_names(self, cu) -> dict[int, Path]:
+        """The file names of ``cu``'s line program (cached)."""
+        files = self._files.get(cu.cu_offset)
+        if files is None:
+            program = self._dwarf.line_program_for_CU(cu)
+            files = self._files[cu.cu_offset] = _file_names(cu, program) if program is not None else {}
+        return files
 
     def _decl(self, die: DIE) -> tuple[Path | None, int | None]:
         attrs = die.attributes
         if "DW_AT_decl_file" not in attrs:
             return None, None
-        program = self._dwarf.line_program_for_CU(die.cu)
-        files = _file_names(die.cu, program)
+        files = self._file_names(die.cu)
         index = attrs["DW_AT_decl_file"].value
         return files.get(index), attrs["DW_AT_decl_line"].value if "DW_AT_decl_line" in attrs else None
 
     # -- lines ------------------------------------------------------------------------------------
     def row_at(self, addr: int) -> Row | None:
         """The line-table row covering ``addr`` (line 0 included)."""
+        self._read_at(addr)
         i = bisect.bisect_right(self._row_starts, addr) - 1
         if i >= 0 and addr < self._rows[i].end:
             return self._rows[i]
@@ -237,6 +323,7 @@ class DebugInfo:
 
     def rows_in(self, low: int, high: int) -> list[Row]:
         """Rows starting in ``[low, high)``, by address."""
+        self._read_at(low, high)
         return self._rows[bisect.bisect_left(self._row_starts, low):bisect.bisect_left(self._row_starts, high)]
 
     def line_for(self, addr: int) -> LineInfo | None:
@@ -248,6 +335,7 @@ class DebugInfo:
 
     def files(self) -> list[Path]:
         """Every source file the line table names."""
+        self._read_all()
         return sorted({r.file for r in self._rows})
 
     def find_files(self, name: str) -> list[Path]:
@@ -298,6 +386,7 @@ class DebugInfo:
     # -- functions --------------------------------------------------------------------------------
     def function_at(self, addr: int) -> Function | None:
         """The DWARF function containing ``addr``."""
+        self._read_at(addr)
         return _containing(self._functions, self._function_starts, addr)
 
     def symbol_function_at(self, addr: int) -> Function | None:
@@ -313,12 +402,14 @@ class DebugInfo:
         return Function(sym.name, sym.addr, sym.addr + max(sym.size, 1), None, None)
 
     def function(self, name: str) -> Function:
+        self._read_all()
         try:
             return self._by_name[name]
         except KeyError:
             raise KeyError(f'Function "{name}" not defined.') from None
 
     def functions(self) -> list[Function]:
+        self._read_all()
         return list(self._functions)
 
     def breakpoint_address(self, name: str) -> int:
@@ -387,8 +478,7 @@ class DebugInfo:
                     entry = attrs["DW_AT_entry_pc"].value if "DW_AT_entry_pc" in attrs and attrs["DW_AT_entry_pc"].form == "DW_FORM_addr" else ranges[0][0]
                     call_file = None
                     if "DW_AT_call_file" in attrs:
-                        files = _file_names(child.cu, self._dwarf.line_program_for_CU(child.cu))
-                        call_file = files.get(attrs["DW_AT_call_file"].value)
+                        call_file = self._file_names(child.cu).get(attrs["DW_AT_call_file"].value)
                     call_line = attrs["DW_AT_call_line"].value if "DW_AT_call_line" in attrs else None
                     out.append(InlinedCall(_name(child) or "??", tuple(ranges), entry, call_file, call_line, depth, child))
                 self._collect_inlined(child, depth + 1, out)
@@ -662,7 +752,7 @@ class DebugInfo:
         if fde is None:
             fp = frame.regs.get(FP)
             return {RA: fp - 4, FP: fp - 8} if fp else {}
-        row = fde.rows[bisect.bisect_right(fde.pcs, frame.lookup_pc) - 1]
+        row = fde.row(frame.lookup_pc)
         return {reg: (frame.cfa + rule.arg) & 0xFFFFFFFF for reg, rule in sorted(row.items(), key=lambda item: str(item[0]))
                 if isinstance(reg, int) and rule.type == RegisterRule.OFFSET}
 
@@ -678,7 +768,7 @@ class DebugInfo:
         fde = _containing(self._fdes, self._fde_starts, lookup)
         if fde is None:
             return self._unwind_fp(pc, regs, read_u32, level, ranges)
-        row = fde.rows[bisect.bisect_right(fde.pcs, lookup) - 1]
+        row = fde.row(lookup)
         rule = row["cfa"]
         if rule.expr is not None or rule.reg not in regs:
             return None

@@ -179,6 +179,8 @@ class Session:
         self.history = History()     # undo records of single steps (reverse_stepi)
         self.stop_listeners: list[Callable[[Stop], None]] = []   # told of every stop a user sees
         self.load_warnings: list[str] = []  # said once by whoever shows the session to a user
+        self.warning_listeners: list[Callable[[str], None]] = []   # told of each warning as it comes
+        self._opened_cores: set[str] = set()   # cores whose debug information has been opened
         self._next_number = 1
         programs = program if isinstance(program, Mapping) else {"T0": demo_source() if program is None else program}
         for name, path in programs.items():
@@ -202,18 +204,38 @@ class Session:
         except (ElfLoadError, ToolchainError, OSError, HostFileError) as exc:
             raise SessionError(str(exc)) from None
         self.debug_infos[name] = None if image is None else self._debug_info(image)
+        self._opened_cores.discard(name)
         self._sync_breakpoints()
         self.history.clear()
 
     def _debug_info(self, image: ElfImage) -> DebugInfo | None:
-        """The DWARF of ``image``; corrupt DWARF leaves the program without source-level debugging,
-        with a warning in ``load_warnings``, never without the program."""
+        """The DWARF of ``image``, read when a source-level question first needs it
+        (``_opened``)."""
+        return DebugInfo.load(image)
+
+    def _opened(self, core: str) -> DebugInfo | None:
+        """``core``'s debug information, opened on first use: DWARF too corrupt to open leaves
+        the program without source-level debugging, with a warning (``warn``) the first time,
+        never without the program."""
+        info = self.debug_infos.get(core)
+        if info is None or core in self._opened_cores:
+            return info
         try:
-            return DebugInfo.load(image)
+            info.open()
         except Exception as exc:  # noqa: BLE001  (pyelftools raises many kinds on corrupt DWARF)
-            self.load_warnings.append(one_line(f"warning: {image.path}: its debug information is unusable "
-                                               f"({type(exc).__name__}: {exc}); symbols and machine-level debugging still work"))
+            self.debug_infos[core] = None
+            self.warn(one_line(f"warning: {self.tile.image(core).path}: its debug information is unusable "
+                               f"({type(exc).__name__}: {exc}); symbols and machine-level debugging still work"))
             return None
+        self._opened_cores.add(core)
+        return info
+
+    def warn(self, text: str) -> None:
+        """A warning for the user (one line): kept in ``load_warnings`` and passed to each of
+        ``warning_listeners`` (the command line prints it on stderr, as GDB's warnings go)."""
+        self.load_warnings.append(text)
+        for listener in list(self.warning_listeners):
+            listener(text)
 
     @property
     def status(self) -> RunStatus:
@@ -234,7 +256,7 @@ class Session:
         """The current core's debug information (None without firmware or DWARF).  Its parts
         that are read only when asked (types, variables, frames) may turn out corrupt: such a
         failure is a ``SessionError`` line naming the file, never an internal error."""
-        info = self.debug_infos.get(self.current)
+        info = self._opened(self.current)
         return None if info is None else _CheckedDebugInfo(info, self.tile.image(self.current).path)  # type: ignore[return-value]
 
     @property
@@ -603,7 +625,7 @@ class Session:
     def frames(self) -> list[Frame]:
         """The current core's backtrace (innermost first); one frame without debug info."""
         core = self.core
-        info = self.debug_infos.get(self.current)
+        info = self._opened(self.current)
         if info is not None:
             profile = self.tile.profile
             ranges = ((0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + core.spec.local_ram_size))

@@ -117,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     for warning in session.load_warnings:
         print(f"tdbg: {warning}", file=sys.stderr)
+    session.warning_listeners.append(lambda warning: print(f"tdbg: {warning}", file=sys.stderr, flush=True))
     if args.rsp_stdio or args.gdb_port is not None:
         return _serve(args, session)
     interp = Interpreter(session, write=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
