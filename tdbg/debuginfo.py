@@ -30,8 +30,11 @@ from elftools.dwarf.dwarf_expr import DWARFExprParser
 from elftools.dwarf.locationlists import BaseAddressEntry, LocationParser
 from elftools.elf.elffile import ELFFile
 
+from tdbg.cxxnames import demangle, drop_return_type, name_matches, remove_params
 from tdbg.emu.elf import ElfImage
-from tdbg.expr.ctype import VOID, CField, CType, Kind, array_of, function_type, pointer_to, qualified, typedef
+from tdbg.expr.ctype import (
+    VOID, CField, CType, Kind, array_of, function_type, pointer_to, qualified, type_name, typedef,
+)
 from tdbg.riscv import FP, RA, SP
 from tdbg.tensix.profile import BLACKHOLE
 
@@ -52,6 +55,17 @@ class LineInfo:
 
 
 @dataclass(frozen=True)
+class Site:
+    """One breakpoint location: its ``address``, the full name of the function it is in (GDB's
+    ``sal.symbol``: the function named, or the innermost one, an inlined callee included), and
+    the line GDB reports for it."""
+
+    address: int
+    function: str | None
+    line: LineInfo | None = None
+
+
+@dataclass(frozen=True)
 class Row:
     """One line-table row and the addresses it covers, ``[addr, end)``."""
 
@@ -66,12 +80,21 @@ class Row:
 
 @dataclass(frozen=True)
 class Function:
+    """A function with code of its own.  ``name`` is GDB's search name: the qualified name
+    without parameters (``ckernel::math::set_dst_write_addr``, ``main``); ``physname`` GDB's
+    full name (``ckernel::math::set_dst_write_addr(unsigned int)``, the C name in C)."""
+
     name: str
     low: int
     high: int                 # one past the last byte
     file: Path | None         # where it is declared
     line: int | None
     die: DIE | None = field(default=None, compare=False, repr=False)
+    physname: str = ""
+
+    @property
+    def full_name(self) -> str:
+        return self.physname or self.name
 
 
 @dataclass(frozen=True)
@@ -88,6 +111,7 @@ class InlinedCall:
     call_line: int | None
     depth: int
     die: DIE = field(compare=False, repr=False)
+    physname: str = ""        # the callee's full name (``Function.physname``)
 
     def covers(self, pc: int) -> bool:
         return any(lo <= pc < hi for lo, hi in self.ranges)
@@ -285,16 +309,28 @@ class DebugInfo:
 
     def _unit_functions(self, cu) -> list[Function]:
         functions = []
-        for die in cu.get_top_DIE().iter_children():
-            if die.tag != "DW_TAG_subprogram" or "DW_AT_low_pc" not in die.attributes:
-                continue
+        for die in _subprograms(cu.get_top_DIE()):
             low = die.attributes["DW_AT_low_pc"].value
             high = _high_pc(die, low)
-            name = _name(die)
-            if name and self._executable(low):
+            if _name(die) and self._executable(low):
                 file, line = self._decl(die)
-                functions.append(Function(name, low, high, file, line, die))
+                physname = self._physname(die)
+                functions.append(Function(remove_params(physname), low, high, file, line, die, physname))
         return functions
+
+    def _physname(self, die: DIE) -> str:
+        """GDB's full name of a subprogram DIE (``dwarf2_physname``): in C, its name; in C++, its
+        linkage name demangled without a template's return type (``DMGL_RET_DROP``), else its
+        qualified name with the parameter types."""
+        name = _name(die) or "??"
+        if not _is_cplus(die.cu):
+            return name
+        linkage = _linkage_name(die)
+        demangled = demangle(linkage) if linkage else None
+        if demangled is not None:
+            return drop_return_type(demangled)
+        params = self._params(_origin(die, "DW_AT_name") or die) or ()
+        return f"{_qualified(die)}({', '.join(type_name(t) for t in params)})"
 
     def _file_names(self, cu) -> dict[int, Path]:
         """The file names of ``cu``'s line program (cached)."""
@@ -346,28 +382,72 @@ class DebugInfo:
         parts = Path(os.path.normpath(wanted)).parts
         return [f for f in self.files() if f.parts[-len(parts):] == parts]
 
-    def addresses_for(self, file: str, line: int) -> list[int]:
-        """Breakpoint addresses of ``FILE:LINE``: per function, the lowest statement address of
-        the line (or of the next line with code, as GDB does), past the prologue when that is the
-        function's entry."""
+    def line_locations(self, file: str, line: int) -> tuple[list[Site], int | None]:
+        """The breakpoint locations of exactly ``FILE:LINE`` and the next line after it that has
+        code (None: none), as GDB's ``decode_digits_ordinary`` finds them: every statement
+        row of the line, the first one of each innermost block (an inlined call of a function
+        twice in one function is two locations), moved past the prologue when it is a
+        function's entry (``skip_prologue_sal``).  Each location names the innermost function
+        around it (an inlined callee's full name)."""
         files = set(self.find_files(file))
         if not files:
             raise KeyError(f"No source file named {file}.")
-        rows = [r for r in self._rows if r.file in files and r.is_stmt and r.line >= line]
-        if not rows:
-            raise KeyError(f'No line {line} in file "{file}".')
-        best = min(r.line for r in rows)
-        chosen: dict[int | None, int] = {}
+        rows = [r for r in self._rows if r.file in files and r.is_stmt]
+        later = min((r.line for r in rows if r.line > line), default=None)
+        seen: set[int | None] = set()
+        sites: list[Site] = []
         for row in rows:
-            if row.line == best:
-                function = self.function_at(row.addr)
-                key = function.low if function else None
-                chosen[key] = min(chosen.get(key, row.addr), row.addr)
-        out = set()
-        for low, addr in chosen.items():
-            function = self.function_at(addr)
-            out.add(self._prologue_end(function) if function and addr == low else addr)
-        return sorted(out)
+            if row.line != line:
+                continue
+            block = self.block_at(row.addr)
+            key = block.offset if block is not None else None
+            if key in seen:
+                continue
+            seen.add(key)
+            function = self.function_at(row.addr)
+            addr = self._prologue_end(function) if function and row.addr == function.low else row.addr
+            chain = self.inline_chain(addr)
+            name = chain[0].physname if chain else function.full_name if function else None
+            sites.append(Site(addr, name, self.line_for(addr)))
+        return sorted(sites, key=lambda site: site.address), later
+
+    def addresses_for(self, file: str, line: int) -> list[int]:
+        """Breakpoint addresses of ``FILE:LINE``, or of the next line with code when it has none."""
+        sites, later = self.line_locations(file, line)
+        if not sites and later is not None:
+            sites, _ = self.line_locations(file, later)
+        if not sites:
+            raise KeyError(f'No line {line} in file "{file}".')
+        return [site.address for site in sites]
+
+    def block_at(self, pc: int) -> DIE | None:
+        """The innermost block DIE around ``pc``: a lexical block, an inlined call or the
+        function (GDB's ``block_for_pc``)."""
+        function = self.function_at(pc)
+        if function is None or function.die is None:
+            return None
+        block = function.die
+        while True:
+            inner = next((c for c in block.iter_children()
+                          if c.tag in ("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine")
+                          and ("DW_AT_low_pc" in c.attributes or "DW_AT_ranges" in c.attributes) and _die_covers(c, pc)), None)
+            if inner is None:
+                return block
+            block = inner
+
+    def function_sites(self, wanted: str) -> list[Site]:
+        """The breakpoint locations of ``break FUNCTION``: every function with code whose full
+        name ``wanted`` names (``tdbg.cxxnames.name_matches``: scopes, template arguments and
+        parameters may be left out), past its prologue, and every inlined call of one, at its
+        entry, as GDB places them."""
+        self._read_all()
+        sites = [Site(self._prologue_end(f), f.full_name, self.breakpoint_line(self._prologue_end(f)))
+                 for f in self._functions if name_matches(wanted, f.full_name)]
+        for function in self._functions:
+            for call in self.inlined_calls(function):
+                if name_matches(wanted, call.physname):
+                    sites.append(Site(call.entry, call.physname, self.line_for(call.entry)))
+        return sorted(set(sites), key=lambda site: site.address)
 
     def source_lines(self, file: str | Path) -> list[str]:
         """The lines of a source file (cached); a relative ``file`` is first looked up as the
@@ -480,7 +560,9 @@ class DebugInfo:
                     if "DW_AT_call_file" in attrs:
                         call_file = self._file_names(child.cu).get(attrs["DW_AT_call_file"].value)
                     call_line = attrs["DW_AT_call_line"].value if "DW_AT_call_line" in attrs else None
-                    out.append(InlinedCall(_name(child) or "??", tuple(ranges), entry, call_file, call_line, depth, child))
+                    physname = self._physname(child)
+                    out.append(InlinedCall(remove_params(physname), tuple(ranges), entry, call_file, call_line, depth, child,
+                                           physname))
                 self._collect_inlined(child, depth + 1, out)
             elif child.tag == "DW_TAG_lexical_block":
                 self._collect_inlined(child, depth, out)
@@ -815,6 +897,51 @@ _TAGS = {"DW_TAG_structure_type": "struct", "DW_TAG_class_type": "struct", "DW_T
 def _cu_name(cu) -> str:
     attr = cu.get_top_DIE().attributes.get("DW_AT_name")
     return attr.value.decode(errors="replace") if attr is not None else ""
+
+
+_CPLUS_LANGUAGES = {0x04, 0x19, 0x1A, 0x21}   # DW_LANG_C_plus_plus, _03, _11, _14
+_SCOPES = ("DW_TAG_namespace", "DW_TAG_structure_type", "DW_TAG_class_type", "DW_TAG_union_type")
+
+
+def _is_cplus(cu) -> bool:
+    """Is ``cu`` C++ (DW_AT_language)?"""
+    attr = cu.get_top_DIE().attributes.get("DW_AT_language")
+    return attr is not None and attr.value in _CPLUS_LANGUAGES
+
+
+def _subprograms(die: DIE):
+    """The subprogram DIEs with code under ``die``, also inside namespaces and classes."""
+    for child in die.iter_children():
+        if child.tag == "DW_TAG_subprogram":
+            if "DW_AT_low_pc" in child.attributes:
+                yield child
+        elif child.tag in _SCOPES:
+            yield from _subprograms(child)
+
+
+def _linkage_name(die: DIE) -> str | None:
+    """The linkage (mangled) name of ``die`` or of the declaration it completes or stands for."""
+    for attr in ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name"):
+        if attr in die.attributes and isinstance(die.attributes[attr].value, bytes):
+            return die.attributes[attr].value.decode(errors="replace")
+    for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
+        if ref in die.attributes:
+            return _linkage_name(die.get_DIE_from_attribute(ref))
+    return None
+
+
+def _qualified(die: DIE) -> str:
+    """``ns::Class::name`` of a DIE: its name after the names of the namespaces and classes
+    around its declaration (an anonymous namespace is GDB's ``(anonymous namespace)``)."""
+    for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
+        if ref in die.attributes:
+            return _qualified(die.get_DIE_from_attribute(ref))
+    parts = [_name(die) or "??"]
+    parent = die.get_parent()
+    while parent is not None and parent.tag in _SCOPES:
+        parts.append(_name(parent) or ("(anonymous namespace)" if parent.tag == "DW_TAG_namespace" else "{...}"))
+        parent = parent.get_parent()
+    return "::".join(reversed(parts))
 
 
 def _name(die: DIE) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import TypeVar
@@ -21,7 +21,9 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tdbg.debuginfo import DebugInfo, Frame
+from tdbg import linespec
+from tdbg.cxxnames import demangle
+from tdbg.debuginfo import DebugInfo, Frame, LineInfo, Site
 from tdbg.emu.core import Core, CoreState, Disposition, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, one_line
 from tdbg.emu.history import History
@@ -55,12 +57,24 @@ class SessionError(Exception):
     """A request the session cannot carry out; the message is one line for the user."""
 
 
+@dataclass(frozen=True)
+class Location:
+    """One location of a breakpoint: a core and an address there, with the full name of the
+    function it is in and the line GDB reports for it (``debuginfo.Site``)."""
+
+    core: str
+    address: int
+    function: str | None = None
+    line: LineInfo | None = None
+
+
 @dataclass
 class Breakpoint:
-    """A breakpoint: one address per core it is set on (GDB's locations)."""
+    """A breakpoint and its locations (GDB's): any number per core, in the order GDB lists them
+    (by core, then address)."""
 
     number: int
-    locations: dict[str, int]   # core name -> address
+    locations: list[Location]
     enabled: bool = True
     disposition: Disposition = Disposition.KEEP
     enable_count: int = 0       # stops left before DISABLE disables it (GDB's enable_count)
@@ -70,6 +84,7 @@ class Breakpoint:
     commands: list[str] = field(default_factory=list)
     location: str = ""          # what the user typed, for ``info breakpoints``
     thread: str | None = None   # ``break LOC thread N``: only that core
+    line: int | None = None     # a FILE:LINE breakpoint: the line whose code it is on
 
     @property
     def temporary(self) -> bool:
@@ -79,10 +94,15 @@ class Breakpoint:
     @property
     def address(self) -> int:
         """The address of its first location."""
-        return next(iter(self.locations.values()))
+        return self.locations[0].address
+
+    @property
+    def cores(self) -> list[str]:
+        """The cores it has a location on, in order."""
+        return list(dict.fromkeys(loc.core for loc in self.locations))
 
     def at(self, core: str, pc: int) -> bool:
-        return self.locations.get(core) == pc
+        return any(loc.core == core and loc.address == pc for loc in self.locations)
 
 
 def _dst_view(view: str) -> tuple[str, str]:
@@ -601,24 +621,41 @@ class Session:
     # -- breakpoints and watchpoints ----------------------------------------------------------
     def resolve(self, location: str | int) -> int:
         """An address from a number, ``FUNCTION`` (past its prologue when there is line
-        information), ``FILE:LINE`` or ``LINE``, in the current core's program."""
+        information), ``FILE:LINE`` or ``LINE``, in the current core's program: its first
+        location (``locate``)."""
+        return self.locate(location)[0].address
+
+    def locate(self, location: str | int, line: int | None = None) -> list[Site]:
+        """Every location of ``location`` in the current core's program (``tdbg.linespec``), by
+        address; ``line`` replaces the line of a ``FILE:LINE``.  A ``FILE:LINE`` without code
+        here goes to the next line with code, as GDB does in one program (``break_at`` decides
+        that for the whole tile)."""
+        resolved = self._resolved(location, line)
+        if not resolved.sites and resolved.next_line is not None:
+            resolved = self._resolved(location, resolved.next_line)
+        if not resolved.sites:
+            spec = linespec.parse(str(location), None)
+            raise SessionError(f'No line {spec.line} in file "{spec.file}".')
+        return resolved.sites
+
+    def _resolved(self, location: str | int, line: int | None = None) -> linespec.Resolved:
         if isinstance(location, int):
             _check_range(location, 1)
-            return location
-        if not (location.strip().isdigit() and self.debug is not None):  # LINE, as GDB reads it
-            try:
-                address = int(location, 0)
-            except ValueError:
-                pass
-            else:
-                _check_range(address, 1)
-                return address
-        if self.debug is not None:
-            from tdbg.stepping import resolve_location
-
-            return resolve_location(self, self.debug, location)[0]
+            return linespec.Resolved([Site(location, None)])
+        info = self.debug
+        spec = linespec.parse(location, info)
+        if spec.line is not None and spec.file is None and info is None and location.strip().isdigit():
+            spec = linespec.Spec(address=int(location))   # no line table: a number is an address
+        if line is not None:
+            spec = replace(spec, line=line)
+        if spec.address is not None:
+            _check_range(spec.address, 1)
+        current = None
+        if spec.line is not None and spec.file is None and info is not None:
+            here = info.line_for(self.core.pc)
+            current = str(here.file) if here is not None else None
         try:
-            return self.image.symbol(location).addr
+            return linespec.resolve(spec, info, self.image, current)
         except KeyError as exc:
             raise SessionError(str(exc.args[0])) from None
 
@@ -634,37 +671,48 @@ class Session:
             except Exception:  # noqa: BLE001  (corrupt DWARF read lazily: the frame the symbols give)
                 pass
         hit = self.image.symbol_at(core.pc) if self.tile.image(self.current) else None
-        name = hit[0].name if hit else None
+        name = (demangle(hit[0].name) or hit[0].name) if hit else None
         return [Frame(0, core.pc, name, None, None, core.reg(2), core.reg(2), core.reg(8), {})]
 
     def break_at(self, location: str | int, temporary: bool = False, thread: str | None = None) -> Breakpoint:
-        """A breakpoint at ``location`` in every core's program where it resolves (the current
-        core's first), or only on core ``thread``; an address is set on every core with firmware."""
+        """A breakpoint at every location of ``location`` in every core's program (the current
+        core's first), or only on core ``thread``; an address is set on every core with
+        firmware.  A ``FILE:LINE`` gets the cores that have code for exactly that line; only
+        when none has, every core's code for the next line that has code in one of them
+        (GDB's rule over its program spaces); ``Breakpoint.line`` says which line that was."""
         cores = [thread] if thread else [self.current] + [n for n in self.tile.programs if n != self.current]
         if thread and thread not in self.tile.cores:
             raise SessionError(f"Unknown thread {thread}.")
-        locations: dict[str, int] = {}
+        cores = [n for n in cores if self.tile.image(n) is not None or isinstance(location, int)]
+        found: dict[str, linespec.Resolved] = {}
         error: SessionError | None = None
-        saved = self.current
-        try:
-            for name in cores:
-                if self.tile.image(name) is None and not isinstance(location, int):
-                    continue
-                self.current = name
+        for name in cores:
+            with self.on_core(name):
                 try:
-                    locations[name] = self.resolve(location)
+                    found[name] = self._resolved(location)
                 except SessionError as exc:
                     error = error or exc
-        finally:
-            self.current = saved
+        spec = linespec.parse(location, None) if isinstance(location, str) else None
+        line = spec.line if spec is not None else None
+        if found and not any(r.sites for r in found.values()):   # FILE:LINE that no core has
+            later = [r.next_line for r in found.values() if r.next_line is not None]
+            if later:
+                line = min(later)
+                for name in found:
+                    with self.on_core(name):
+                        found[name] = self._resolved(location, line)
+        locations = [Location(name, site.address, site.function, site.line)
+                     for name, resolved in found.items() for site in resolved.sites]
         if not locations:
+            if error is None and spec is not None and spec.line is not None:
+                error = SessionError(f'No line {spec.line} in file "{spec.file}".')
             raise error or SessionError("No firmware to set a breakpoint in.")
         disposition = Disposition.DELETE if temporary else Disposition.KEEP
-        bp = Breakpoint(self._take_number(), locations, disposition=disposition, thread=thread)
+        bp = Breakpoint(self._take_number(), locations, disposition=disposition, thread=thread, line=line)
         self.breakpoints[bp.number] = bp
-        for core, address in bp.locations.items():
-            self._at.setdefault((core, address), set()).add(bp.number)
-            self.tile.cores[core].add_breakpoint(address)
+        for loc in bp.locations:
+            self._at.setdefault((loc.core, loc.address), set()).add(bp.number)
+            self.tile.cores[loc.core].add_breakpoint(loc.address)
         return bp
 
     def watch(self, address: int, length: int, kind: str = "write") -> Watch:
@@ -718,12 +766,12 @@ class Session:
         """Delete breakpoint or watchpoint ``number`` on every core (whichever is current)."""
         if number in self.breakpoints:
             bp = self.breakpoints.pop(number)
-            for core, address in bp.locations.items():
-                numbers = self._at.get((core, address), set())
+            for loc in bp.locations:
+                numbers = self._at.get((loc.core, loc.address), set())
                 numbers.discard(number)
                 if not numbers:
-                    self._at.pop((core, address), None)
-                self._arm(core, address)
+                    self._at.pop((loc.core, loc.address), None)
+                self._arm(loc.core, loc.address)
         elif number in self.watchpoints:
             if self.watch_scopes.pop(number, None):
                 self._sync_breakpoints()
@@ -749,8 +797,8 @@ class Session:
             item.enable_count = count
         if isinstance(item, Breakpoint):
             item.enabled = enabled
-            for core, address in item.locations.items():
-                self._arm(core, address)
+            for loc in item.locations:
+                self._arm(loc.core, loc.address)
         elif item.enabled != enabled:
             item.enabled = enabled
             self.tile.watches[:] = [w for w in self.tile.watches if w is not item]

@@ -107,7 +107,7 @@ def check_still_whole(s: Session) -> None:
     s.load("T0", BASE.path)
     assert [bp.location or bp.number for bp in s.breakpoints.values()] and s.core.breakpoints
     stop = s.cont()
-    assert stop.kind is StopKind.BREAKPOINT and stop.pc == next(iter(s.breakpoints.values())).locations["T0"]
+    assert stop.kind is StopKind.BREAKPOINT and stop.pc == next(iter(s.breakpoints.values())).address
 
 
 @fuzz_settings(short=40, long=3000)

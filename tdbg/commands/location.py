@@ -12,6 +12,7 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError
 from tdbg.debuginfo import DebugInfo, Frame, Variable
 from tdbg.frames import FrameView
+from tdbg.session import Location
 from tdbg.expr import UINT, ExprError, Literal, MemAt, Value, decode, evaluate, format_value
 
 
@@ -176,13 +177,15 @@ def describe_location(interp: Interpreter, pc: int) -> str:
     return "\n".join(lines)
 
 
-def breakpoint_what(interp: Interpreter, core: str, address: int) -> str:
-    """``in main at demo.c:12`` for a breakpoint location on ``core``."""
+def breakpoint_what(interp: Interpreter, loc: Location) -> str:
+    """``in main at demo.c:12`` for a breakpoint location (the full name of its function, as
+    GDB's ``info breakpoints`` shows it: ``in ckernel::math::f(unsigned int) at k.cpp:33``)."""
     s = interp.session
-    with s.on_core(core):
+    with s.on_core(loc.core):
         info = s.debug
-        fn = info.function_at(address) if info else None
-        li = info.line_for(address) if info else None
-        if fn and li:
-            return f"in {fn.name} at {li.file}:{li.line}"
-        return s.symbolize(address)
+        fn = info.function_at(loc.address) if info else None
+        li = loc.line or (info.line_for(loc.address) if info else None)
+        name = loc.function or (fn.full_name if fn else None)
+        if name and li:
+            return f"in {name} at {li.file}:{li.line}"
+        return s.symbolize(loc.address)
