@@ -33,7 +33,7 @@ from elftools.elf.elffile import ELFFile
 from tdbg.cxxnames import demangle, drop_return_type, name_matches, remove_params
 from tdbg.emu.elf import ElfImage
 from tdbg.expr.ctype import (
-    VOID, CField, CType, Kind, array_of, function_type, pointer_to, qualified, type_name, typedef,
+    VOID, CField, CType, Kind, array_of, declaration, function_type, pointer_to, qualified, type_name, typedef,
 )
 from tdbg.riscv import FP, RA, SP
 from tdbg.tensix.profile import BLACKHOLE
@@ -63,6 +63,19 @@ class Site:
     address: int
     function: str | None
     line: LineInfo | None = None
+
+
+@dataclass(frozen=True)
+class SymbolEntry:
+    """One line of ``info functions`` / ``variables`` / ``types``: the name a regular expression
+    is matched against (GDB's search name), the file and line it is listed under, its
+    declaration as printed, and GDB's block (0 global, 1 static) for the order."""
+
+    name: str
+    file: str
+    line: int | None
+    text: str
+    block: int
 
 
 @dataclass(frozen=True)
@@ -612,14 +625,14 @@ class DebugInfo:
 
     # -- variables ------------------------------------------------------------------------------------
     def global_variable(self, name: str) -> Variable:
+        """A variable defined at file or namespace scope, by its (qualified, in C++) name."""
         if self._globals is None:
             self._globals = {}
-            for cu in self._cus:
-                for die in cu.get_top_DIE().iter_children():
-                    if die.tag == "DW_TAG_variable" and _name(die) and "DW_AT_type" in die.attributes:
-                        var = self._variable(die, 0, {}, None)
-                        if var is not None and (var.addr is not None or var.value is not None):
-                            self._globals.setdefault(var.name, var)
+            for die in self._global_dies("DW_TAG_variable"):
+                if "DW_AT_type" in die.attributes or "DW_AT_specification" in die.attributes:
+                    var = self._variable(die, 0, {}, None)
+                    if var is not None and (var.addr is not None or var.value is not None):
+                        self._globals.setdefault(_scoped_name(die), replace(var, name=_scoped_name(die)))
         try:
             return self._globals[name]
         except KeyError:
@@ -724,17 +737,131 @@ class DebugInfo:
             return regs[reg] + offset if reg in regs else None
         return None
 
+    # -- the symbol tables (GDB's info functions / variables / types) ------------------------------
+    def _global_dies(self, *tags: str):
+        """The DIEs with one of ``tags`` at file scope or inside namespaces (and, for types,
+        classes), in every unit."""
+        def walk(die: DIE):
+            for child in die.iter_children():
+                if child.tag in tags:
+                    yield child
+                if child.tag == "DW_TAG_namespace" or (child.tag in _TAGS and tags != ("DW_TAG_variable",)):
+                    yield from walk(child)
+        for cu in self._cus:
+            yield from walk(cu.get_top_DIE())
+
+    def file_label(self, path: Path | None, cu=None) -> str:
+        """A source file as GDB's symbol tables name it: its line-table entry as recorded (a
+        directory joined to it only when the entry names one), not made absolute."""
+        if path is None:
+            return _cu_name(cu) if cu is not None else "??"
+        return self._labels.get(path, str(path))
+
+    @cached_property
+    def _labels(self) -> dict[Path, str]:
+        labels: dict[Path, str] = {}
+        for cu in self._cus:   # a unit's own file is named as the unit names it
+            top = cu.get_top_DIE().attributes
+            comp_dir = top["DW_AT_comp_dir"].value.decode(errors="replace") if "DW_AT_comp_dir" in top else ""
+            labels.setdefault(Path(os.path.normpath(os.path.join(comp_dir, _cu_name(cu)))), _cu_name(cu))
+        for cu in self._cus:
+            program = self._dwarf.line_program_for_CU(cu)
+            if program is None:
+                continue
+            for path, recorded in _recorded_names(cu, program).items():
+                labels.setdefault(path, recorded)
+        return labels
+
+    def _symtab(self, die: DIE) -> tuple[str, int | None]:
+        """(file label, line) of a declaration: its decl file, else its unit's file."""
+        file, line = self._decl(die)
+        return self.file_label(file, die.cu) if file is not None else _cu_name(die.cu), line
+
+    @property
+    def unit_ranges(self) -> list[tuple[int, int]]:
+        """The address ranges of the compile units (GDB lists a code symbol as a non-debugging
+        one only outside them; the toolchain's runtime is code without debug information)."""
+        return [r for unit in self._units for r in unit.ranges or ()]
+
+    def linkage_names(self) -> set[str]:
+        """The linkage names of the variables the debug information defines (an ELF symbol with
+        one of them is not a non-debugging symbol)."""
+        return {_linkage_name(die) or _name(die) or "" for die in self._global_dies("DW_TAG_variable")}
+
+    def symbol_entries(self, kind: str) -> list[SymbolEntry]:
+        """What GDB's ``info functions`` (``kind`` "functions"), ``info variables`` or ``info types``
+        lists from the debug information, in its order: by file, the global block before the
+        static one (C++ classes, enums and namespaces are global), then by name."""
+        entries = {"functions": self._function_entries, "variables": self._variable_entries,
+                   "types": self._type_entries}[kind]()
+        return sorted(set(entries), key=lambda e: (e.file, e.block, e.name))
+
+    def _function_entries(self) -> list[SymbolEntry]:
+        self._read_all()
+        out = []
+        for f in self._functions:
+            die = f.die
+            assert die is not None
+            external = "DW_AT_external" in die.attributes or (
+                "DW_AT_specification" in die.attributes and "DW_AT_external" in die.get_DIE_from_attribute("DW_AT_specification").attributes)
+            returns = self.return_type(f) or VOID
+            if _is_cplus(die.cu):
+                text = declaration(returns, f.full_name)
+            else:
+                text = declaration(function_type(returns, self._params(die)), f.name)
+            file, line = self._symtab(die)
+            out.append(SymbolEntry(f.full_name, file, line, ("" if external else "static ") + text, 0 if external else 1))
+        return out
+
+    def _variable_entries(self) -> list[SymbolEntry]:
+        out = []
+        for die in self._global_dies("DW_TAG_variable", "DW_TAG_label"):
+            if "DW_AT_declaration" in die.attributes or _name(die) is None:
+                continue
+            file, line = self._symtab(die)
+            name = _scoped_name(die)
+            if die.tag == "DW_TAG_label":
+                out.append(SymbolEntry(name, file, line, f"static __CORE_ADDR {name}", 1))
+                continue
+            declared = _origin(die, "DW_AT_type") or (die.get_DIE_from_attribute("DW_AT_specification")
+                                                    if "DW_AT_specification" in die.attributes else None)
+            if declared is None or "DW_AT_type" not in declared.attributes or "DW_AT_location" not in die.attributes:
+                continue
+            external = "DW_AT_external" in die.attributes or "DW_AT_external" in declared.attributes
+            text = declaration(self._type(declared.get_DIE_from_attribute("DW_AT_type")), name)
+            out.append(SymbolEntry(name, file, line, ("" if external else "static ") + text, 0 if external else 1))
+        return out
+
+    def _type_entries(self) -> list[SymbolEntry]:
+        out = []
+        for die in self._global_dies(*_TYPE_TAGS, "DW_TAG_base_type", "DW_TAG_namespace"):
+            if _name(die) is None or "DW_AT_declaration" in die.attributes:
+                continue
+            cplus = _is_cplus(die.cu)
+            if die.tag in ("DW_TAG_base_type", "DW_TAG_namespace"):
+                name = _qualified(die) if cplus else _name(die) or ""
+                out.append(SymbolEntry(name, _cu_name(die.cu), None, name, 1 if die.tag == "DW_TAG_base_type" else 0))
+                continue
+            file, line = self._symtab(die)
+            name = _type_spelling(die) or ""
+            if die.tag == "DW_TAG_typedef":
+                target = self._type(die.get_DIE_from_attribute("DW_AT_type")) if "DW_AT_type" in die.attributes else VOID
+                text = f"typedef {declaration(target, name)}"
+            else:
+                text = name
+            out.append(SymbolEntry(name, file, line, text, 0 if cplus and die.tag != "DW_TAG_typedef" else 1))
+        return out
+
     # -- types -----------------------------------------------------------------------------------
     def lookup_type(self, name: str) -> CType | None:
         """The file-scope type spelled ``name`` (``"uint32_t"``, ``"struct node"``, ``"enum mode"``),
         from its definition rather than a declaration; None if the program has none."""
         if self._type_dies is None:
             self._type_dies = {}
-            for cu in self._cus:
-                for die in cu.get_top_DIE().iter_children():
-                    spelled = _type_spelling(die)
-                    if spelled is not None and "DW_AT_declaration" not in die.attributes:
-                        self._type_dies.setdefault(spelled, die)
+            for die in self._global_dies(*_TYPE_TAGS):
+                spelled = _type_spelling(die)
+                if spelled is not None and "DW_AT_declaration" not in die.attributes:
+                    self._type_dies.setdefault(spelled, die)
         die = self._type_dies.get(name)
         return self._type(die) if die is not None else None
 
@@ -892,6 +1019,12 @@ _DW_ATE_FLOAT = 0x04
 _SIGNED = {0x04, 0x05, 0x06, 0x0D}     # DW_ATE_float (as tdbg.expr's), signed, signed_char, signed_fixed
 _TAGS = {"DW_TAG_structure_type": "struct", "DW_TAG_class_type": "struct", "DW_TAG_union_type": "union",
          "DW_TAG_enumeration_type": "enum"}
+_TYPE_TAGS = (*_TAGS, "DW_TAG_typedef")
+
+
+def _scoped_name(die: DIE) -> str:
+    """A variable's or label's name as GDB's symbol tables have it: qualified in C++."""
+    return _qualified(die) if _is_cplus(die.cu) else (_name(die) or "")
 
 
 def _cu_name(cu) -> str:
@@ -964,14 +1097,15 @@ def _origin(die: DIE, attribute: str) -> DIE | None:
 
 
 def _type_spelling(die: DIE) -> str | None:
-    """How C names a type DIE: ``uint32_t``, ``struct node``, ``enum mode``; None if anonymous
-    or not a named type."""
+    """How the program's language names a type DIE: in C ``uint32_t``, ``struct node``,
+    ``enum mode``; in C++ the qualified name without a keyword (``ckernel::Counter``); None if
+    anonymous or not a named type."""
     name = _name(die)
-    if name is None:
+    if name is None or (die.tag != "DW_TAG_typedef" and die.tag not in _TAGS):
         return None
-    if die.tag == "DW_TAG_typedef":
-        return name
-    return f"{_TAGS[die.tag]} {name}" if die.tag in _TAGS else None
+    if _is_cplus(die.cu):
+        return _qualified(die)
+    return name if die.tag == "DW_TAG_typedef" else f"{_TAGS[die.tag]} {name}"
 
 
 def _member_offset(die: DIE) -> int:
@@ -1093,6 +1227,26 @@ def _file_names(cu, program) -> dict[int, Path]:
             directory = dirs[dir_index - 1] if 0 < dir_index <= len(dirs) else comp_dir
         path = os.path.join(comp_dir, directory, name)
         out[i if version5 else i + 1] = Path(os.path.normpath(path))
+    return out
+
+
+def _recorded_names(cu, program) -> dict[Path, str]:
+    """Each file of a line program (its absolute path) -> its name as recorded: the entry's
+    name, after its directory entry when it names one (GDB's ``file_file_name``)."""
+    header = program.header
+    dirs = [d.decode(errors="replace") if isinstance(d, bytes) else d.DW_LNCT_path.decode(errors="replace")
+            for d in header["include_directory"]]
+    version5 = header["version"] >= 5
+    absolute = _file_names(cu, program)
+    out: dict[Path, str] = {}
+    for i, entry in enumerate(header["file_entry"]):
+        name = entry.name.decode(errors="replace")
+        index = entry.dir_index if version5 else entry.dir_index - 1
+        if not os.path.isabs(name) and 0 <= index < len(dirs):
+            name = f"{dirs[index]}/{name}"
+        path = absolute.get(i if version5 else i + 1)
+        if path is not None:
+            out.setdefault(path, name)
     return out
 
 

@@ -19,6 +19,7 @@ from tdbg.commands import (  # noqa: F401  (registration)
     sfpu_cmds,
     source_cmds,
     support,
+    symbols,
     tensix_cmds,
 )
 from tdbg.commands.interpreter import Interpreter

@@ -65,6 +65,11 @@ def _break(interp: Interpreter, args: str, temporary: bool) -> None:
         interp.out(f"Locations on {', '.join(bp.cores)}; none on {', '.join(missing)} (no code for {what} there).")
 
 
+def break_and_report(interp: Interpreter, location: str) -> None:
+    """``break LOCATION`` as typed (``rbreak`` sets its breakpoints so)."""
+    _break(interp, location, temporary=False)
+
+
 def set_bpnum(interp: Interpreter, number: int) -> None:
     """GDB's ``$bpnum``: the number of the last breakpoint set."""
     interp.session.expression_context().set_convenience("bpnum", Value(INT, number))

@@ -122,6 +122,12 @@ def type_name(ctype: CType) -> str:
     return _declare(ctype, "")
 
 
+def declaration(ctype: CType, name: str) -> str:
+    """A C declaration of ``name`` with type ``ctype`` (``volatile uint32_t trace[16]``,
+    ``int main(void)``), as GDB's symbol listings print it."""
+    return _declare(ctype, name)
+
+
 def _declare(t: CType, inner: str) -> str:
     if t.name or t.target is None:
         name = f"{t.qualifiers} {t.name}" if t.qualifiers else t.name
