@@ -26,7 +26,7 @@ import ctypes.util
 import sys
 from functools import cache
 
-__all__ = ["demangle", "drop_return_type", "name_matches", "remove_params", "split_params"]
+__all__ = ["demangle", "drop_return_type", "name_matches", "remove_params", "scoped_names", "split_params"]
 
 _LIBRARIES = ("libc++abi.dylib", "libc++.1.dylib") if sys.platform == "darwin" else ("libstdc++.so.6",)
 
@@ -196,3 +196,17 @@ def name_matches(wanted: str, physname: str) -> bool:
         name = _without_templates(name)
     want_name = _squeeze(want_name).removeprefix("::")
     return name == want_name or name.endswith("::" + want_name)
+
+
+def scoped_names(function: str | None, name: str) -> list[str]:
+    """Where C++ looks ``name`` up from inside ``function`` (``ns::inner::f<4>``): in its
+    namespaces and classes, innermost first, then at file scope (``ns::inner::name``,
+    ``ns::name``, ``name``); a qualified ``name`` is itself only."""
+    if "::" in name or not function:
+        return [name.removeprefix("::")]
+    scopes = _split_scopes(_without_templates(remove_params(function)))[:-1]
+    return [*("::".join([*scopes[:i], name]) for i in range(len(scopes), 0, -1)), name]
+
+
+def _split_scopes(name: str) -> list[str]:
+    return [part for part in name.split("::") if part]

@@ -501,6 +501,12 @@ class DebugInfo:
         except KeyError:
             raise KeyError(f'Function "{name}" not defined.') from None
 
+    def function_named(self, name: str) -> Function | None:
+        """The function whose search name or full name is exactly ``name`` (an expression's
+        ``combine`` or ``'combine(unsigned int, unsigned int)'``)."""
+        self._read_all()
+        return self._by_name.get(name) or next((f for f in self._functions if f.full_name == name), None)
+
     def functions(self) -> list[Function]:
         self._read_all()
         return list(self._functions)

@@ -27,6 +27,7 @@ from tdbg.debuginfo import DebugInfo, Frame, LineInfo, Site
 from tdbg.emu.core import Core, CoreState, Disposition, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, one_line
 from tdbg.emu.history import History
+from tdbg.expr.values import PrintSettings
 from tdbg.emu.regions import Stall
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.emu.pushlog import PushLog, WindowTrace
@@ -197,6 +198,7 @@ class Session:
         self._expr_context = None
         self.last_hits: list[Breakpoint] = []  # the breakpoints that made the last stop
         self.history = History()     # undo records of single steps (reverse_stepi)
+        self.print_settings = PrintSettings()   # GDB's set print pretty / demangle / asm-demangle
         self.stop_listeners: list[Callable[[Stop], None]] = []   # told of every stop a user sees
         self.load_warnings: list[str] = []  # said once by whoever shows the session to a user
         self.warning_listeners: list[Callable[[str], None]] = []   # told of each warning as it comes
@@ -969,14 +971,19 @@ class Session:
         except HostFileError as exc:
             raise SessionError(str(exc)) from None
 
-    def symbolize(self, address: int) -> str:
-        """``<main+4>`` for an address inside a known function or object, else ``""``."""
+    def symbolize(self, address: int, demangled: bool | None = None) -> str:
+        """``<main+4>`` for an address inside a known function or object, else ``""``.  A C++
+        name is shown demangled when ``demangled`` (default: ``print_settings.asm_demangle``, as
+        GDB's ``print_address`` in disassembly; values use ``print_settings.demangle``)."""
         image = self.tile.image(self.current)
         hit = image.symbol_at(address) if image else None
         if hit is None:
             return ""
         sym, offset = hit
-        return f"<{sym.name}+{offset}>" if offset else f"<{sym.name}>"
+        name = sym.name
+        if self.print_settings.asm_demangle if demangled is None else demangled:
+            name = demangle(name) or name
+        return f"<{name}+{offset}>" if offset else f"<{name}>"
 
     # -- the tile as front ends see it (read these; change the tile through the methods) ------------
     @property

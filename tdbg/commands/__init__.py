@@ -16,6 +16,7 @@ from tdbg.commands import (  # noqa: F401  (registration)
     running,
     scripting,
     session_cmds,
+    settings,
     sfpu_cmds,
     source_cmds,
     support,

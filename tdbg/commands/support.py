@@ -104,19 +104,6 @@ def info_threads(interp: Interpreter, args: str) -> None:
     interp.state.last_function = last
 
 
-@command("show", usage="show scheduler-locking | show history-memory", help="Show a setting: scheduler-locking (which cores run during continue and steps), history-memory (what reverse-stepi keeps, and its budget); 'help set' explains them.", example="show scheduler-locking")
-def show_cmd(interp: Interpreter, args: str) -> None:
-    s = interp.session
-    what = args.strip()
-    if what == "scheduler-locking":
-        interp.out(f'Mode for locking scheduler during execution is "{s.scheduler_locking}".')
-    elif what == "history-memory":
-        h = s.history
-        interp.out(f"{len(h)} steps recorded for reverse-stepi in {h.bytes} bytes; the budget is {h.budget} bytes.")
-    else:
-        raise CommandError(f'Undefined show command: "{what}".  Try "help show".')
-
-
 @command("info", aliases=("i", "inf"), usage="info SUBCOMMAND", help="Show things about the program and the tile; 'help info' lists the subcommands.", example="info registers pc")
 def info_cmd(interp: Interpreter, args: str) -> None:
     word, _, rest = args.strip().partition(" ")

@@ -11,6 +11,20 @@ from tdbg.expr.ctype import CODE_POINTER, DATA_POINTER, CType, Kind
 from tdbg.riscv import ABI_NAMES, NUMBERS
 
 
+@dataclass
+class PrintSettings:
+    """GDB's ``set print`` settings that change how values and addresses are shown: ``pretty``
+    (a struct's members one per line), ``demangle`` (C++ names in values, frames and ``info
+    symbol``) and ``asm_demangle`` (C++ names in ``x/i``, ``disassemble``, ``info line``; off in
+    GDB 13, which keeps the linkage name there)."""
+
+    pretty: bool = False
+    demangle: bool = True
+    asm_demangle: bool = False
+    elements: int = 200   # GDB's print elements (0: unlimited)
+    repeats: int = 10     # GDB's print repeats (0: unlimited)
+
+
 class ExprError(Exception):
     """A bad expression or a failed evaluation; the message is one line, GDB's where it has one."""
 
