@@ -160,7 +160,7 @@ def _lex_quote(text: str, i: int) -> tuple[Token, int]:
         raise ExprError("Empty character constant.")
     if len(body.encode()) == 1:
         return Token("char", text[i:end + 1], i, ord(body)), end + 1
-    if _QNAME.fullmatch(body) or _CXX_NAME.fullmatch(body):
+    if _QNAME.fullmatch(body) or (_CXX_NAME.fullmatch(body) and any(c in body for c in "(<:")):
         return Token("qname", body, i), end + 1
     raise ExprError("Invalid character constant.")
 
