@@ -33,7 +33,8 @@ from elftools.elf.elffile import ELFFile
 from tdbg.cxxnames import demangle, drop_return_type, name_matches, remove_params
 from tdbg.emu.elf import ElfImage
 from tdbg.expr.ctype import (
-    VOID, CField, CType, Kind, array_of, declaration, function_type, pointer_to, qualified, type_name, typedef,
+    VOID, CField, CType, Details, Kind, Method, array_of, declaration, function_type, pointer_to, qualified,
+    reference_to, type_name, typedef,
 )
 from tdbg.riscv import FP, RA, SP
 from tdbg.tensix.profile import BLACKHOLE
@@ -887,8 +888,10 @@ class DebugInfo:
             return self._remember(die, inner or VOID)
         if tag == "DW_TAG_typedef":
             return self._remember(die, typedef(_name(die) or "?", inner or VOID))
-        if tag in ("DW_TAG_pointer_type", "DW_TAG_reference_type"):
+        if tag == "DW_TAG_pointer_type":
             return self._remember(die, pointer_to(inner or VOID))
+        if tag in ("DW_TAG_reference_type", "DW_TAG_rvalue_reference_type"):
+            return self._remember(die, reference_to(inner or VOID))
         if tag == "DW_TAG_array_type":
             counts = [_subrange_count(c) for c in die.iter_children() if c.tag == "DW_TAG_subrange_type"] or [None]
             element = inner or VOID
@@ -898,13 +901,20 @@ class DebugInfo:
         if tag in ("DW_TAG_structure_type", "DW_TAG_union_type", "DW_TAG_class_type"):
             shell = CType(_type_spelling(die) or f"{_TAGS[tag]} {{...}}", _size(die), Kind.STRUCT)
             self._types[die.offset] = shell  # while the members are read
-            fields = tuple(CField(_name(c) or "", _member_offset(c), self._type(c.get_DIE_from_attribute("DW_AT_type")))
+            fields = tuple(CField(_name(c) or "", _member_offset(c), self._type(c.get_DIE_from_attribute("DW_AT_type")),
+                                  _access(c))
                            for c in die.iter_children() if c.tag == "DW_TAG_member" and "DW_AT_type" in c.attributes)
-            self._types[die.offset] = ctype = replace(shell, fields=fields)
+            self._types[die.offset] = ctype = replace(shell, fields=fields, details=self._class_details(die))
             return ctype
         if tag == "DW_TAG_enumeration_type":
+            scope = f"{_qualified(die)}::" if "DW_AT_enum_class" in attrs else ""
+            enumerators = tuple((scope + (_name(c) or "?"),
+                                 c.attributes["DW_AT_const_value"].value)
+                                for c in die.iter_children() if c.tag == "DW_TAG_enumerator" and "DW_AT_const_value" in c.attributes)
+            details = Details("enum", enumerators=enumerators, scoped="DW_AT_enum_class" in attrs, underlying=inner,
+                              cplus=_is_cplus(die.cu))
             return self._remember(die, CType(_type_spelling(die) or "enum {...}", _size(die), Kind.INT,
-                                             signed=inner is not None and inner.signed))
+                                             signed=inner is not None and inner.signed, details=details))
         if tag == "DW_TAG_base_type":
             encoding = attrs["DW_AT_encoding"].value if "DW_AT_encoding" in attrs else 0
             kind = {_DW_ATE_BOOLEAN: Kind.BOOL, _DW_ATE_FLOAT: Kind.FLOAT}.get(encoding, Kind.INT)
@@ -912,6 +922,26 @@ class DebugInfo:
         if tag == "DW_TAG_subroutine_type":
             return self._remember(die, function_type(inner or VOID, self._params(die)))
         return self._remember(die, CType(_name(die) or "?", _size(die)))
+
+    def _class_details(self, die: DIE) -> Details:
+        """A struct's, union's or class's C++ side: its class key, member functions (not the
+        compiler's), type template parameters."""
+        keyword = {"DW_TAG_class_type": "class", "DW_TAG_union_type": "union"}.get(die.tag, "struct")
+        if not _is_cplus(die.cu):
+            return Details(keyword)
+        methods, template = [], []
+        for child in die.iter_children():
+            if child.tag == "DW_TAG_subprogram" and _name(child) and "DW_AT_artificial" not in child.attributes:
+                params = [c for c in child.iter_children() if c.tag == "DW_TAG_formal_parameter" and "DW_AT_type" in c.attributes]
+                this = next((p for p in params if "DW_AT_artificial" in p.attributes), None)
+                const = this is not None and "const" in type_name(self._type(this.get_DIE_from_attribute("DW_AT_type")))
+                returns = self._type(child.get_DIE_from_attribute("DW_AT_type")) if "DW_AT_type" in child.attributes else VOID
+                methods.append(Method(_name(child) or "", returns,
+                                      tuple(self._type(p.get_DIE_from_attribute("DW_AT_type")) for p in params if p is not this),
+                                      _access(child), const))
+            elif child.tag == "DW_TAG_template_type_param" and "DW_AT_type" in child.attributes:
+                template.append((_name(child) or "?", self._type(child.get_DIE_from_attribute("DW_AT_type"))))
+        return Details(keyword, tuple(methods), tuple(template), cplus=True)
 
     def _remember(self, die: DIE, ctype: CType) -> CType:
         """Cache ``ctype`` unless it is an incomplete struct: a typedef or qualifier of a struct
@@ -1040,6 +1070,19 @@ def _cu_name(cu) -> str:
 
 _CPLUS_LANGUAGES = {0x04, 0x19, 0x1A, 0x21}   # DW_LANG_C_plus_plus, _03, _11, _14
 _SCOPES = ("DW_TAG_namespace", "DW_TAG_structure_type", "DW_TAG_class_type", "DW_TAG_union_type")
+
+
+_ACCESS = {1: "public", 2: "protected", 3: "private"}
+
+
+def _access(die: DIE) -> str:
+    """A member's C++ access (DW_AT_accessibility; by default private in a class, else public,
+    as DWARF 3 and later say)."""
+    attr = die.attributes.get("DW_AT_accessibility")
+    if attr is not None:
+        return _ACCESS.get(attr.value, "public")
+    parent = die.get_parent()
+    return "private" if parent is not None and parent.tag == "DW_TAG_class_type" else "public"
 
 
 def _is_cplus(cu) -> bool:

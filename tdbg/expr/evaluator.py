@@ -87,6 +87,18 @@ class _Evaluator:
 
     # nodes
     def eval(self, node: Node) -> Value:
+        """The value of ``node``; a C++ reference stands for the object it refers to."""
+        return self.referenced(self.eval_node(node))
+
+    def referenced(self, v: Value) -> Value:
+        """A reference's object (GDB's ``coerce_ref``); any other value as it is."""
+        if v.ctype.kind is not Kind.REFERENCE:
+            return v
+        v = self.fetch(v)
+        return self.at(v.ctype.target, v.raw)  # type: ignore[arg-type]
+
+    def eval_node(self, node: Node) -> Value:
+        """The value of ``node`` itself (a reference stays one: ``print`` shows it so)."""
         match node:
             case Literal(ctype, raw):
                 return Value(ctype, raw)
@@ -472,6 +484,6 @@ def evaluate(expr: str | Node, ctx: EvalContext, *, side_effects: bool = True) -
     node = parse(expr, ctx.lookup_type) if isinstance(expr, str) else expr
     evaluator = _Evaluator(ctx, side_effects)
     try:
-        return evaluator.fetch(evaluator.eval(node))
+        return evaluator.fetch(evaluator.eval_node(node))
     except RecursionError:
         raise ExprError("Expression too deeply nested.") from None

@@ -105,8 +105,6 @@ TENSIX_INDICES = {"dst": 2, "dst32": 2, "srca": 3, "srcb": 3,
 #: Elements in a row (the last index) where it is not ``ROW_WIDTH``: an LReg's 32 lanes.
 TENSIX_ROW_WIDTH = {"lreg": 32, "lregbits": 32}
 MAX_VALUE_SIZE = 65536  # GDB's max-value-size
-PRINT_ELEMENTS = 200   # GDB's print elements
-REPEATS = 10           # GDB's print repeats
 MASK32 = 0xFFFFFFFF
 def value_as_address(value: Value) -> int:
     """The address a value designates, as GDB's ``x`` takes it: an array's or function's own
