@@ -142,6 +142,7 @@ class Variable:
     register: int | None = None
     value: int | None = None
     param: bool = False
+    entry: int | None = None   # a parameter's value at the function's entry, when the caller's call site says
 
 
 @dataclass(frozen=True)
@@ -220,6 +221,7 @@ class DebugInfo:
         self._sources: dict[Path, list[str]] = {}
         self._inlined: dict[int, list[InlinedCall]] = {}
         self._files: dict[int, dict[int, Path]] = {}   # CU offset -> its line program's files
+        self._sites: dict[int, dict[int, DIE]] = {}    # function -> its call sites by return address
 
     @classmethod
     def load(cls, program: str | Path | ElfImage) -> DebugInfo | None:
@@ -508,6 +510,14 @@ class DebugInfo:
         self._read_all()
         return self._by_name.get(name) or next((f for f in self._functions if f.full_name == name), None)
 
+    def language_at(self, pc: int) -> str:
+        """The source language GDB names for the code at ``pc``: that of its function's unit
+        (``c``, ``c++``), ``asm`` elsewhere."""
+        function = self.function_at(pc)
+        if function is None or function.die is None:
+            return "asm"
+        return "c++" if _is_cplus(function.die.cu) else "c"
+
     def functions(self) -> list[Function]:
         self._read_all()
         return list(self._functions)
@@ -645,22 +655,26 @@ class DebugInfo:
         except KeyError:
             raise KeyError(f'No symbol "{name}" in current context.') from None
 
-    def locals_at(self, frame: Frame) -> list[Variable]:
+    def locals_at(self, frame: Frame, caller: Frame | None = None) -> list[Variable]:
         """Parameters (``param``) and locals in scope at ``frame`` (of its inlined call, for an
         inline frame), innermost block first; their addresses use the frame's registers and
-        CFA."""
+        CFA.  With the ``caller`` frame, values the compiler left only as entry values
+        (``DW_OP_entry_value``) are resolved through the caller's call site, and each parameter
+        of a real frame gets its value at entry (``Variable.entry``) where the call site gives
+        it, as GDB does."""
         pc = frame.lookup_pc
         function = self.function_at(pc)
         if function is None or function.die is None:
             return []
         scope = frame.block.die if frame.block is not None else function.die
         scopes: list[list[Variable]] = []
+        entry = (lambda reg: self._entry_value(reg, caller)) if caller is not None and frame.block is None else None
 
         def visit(die: DIE) -> None:
             here: list[Variable] = []
             for child in die.iter_children():
                 if child.tag in ("DW_TAG_variable", "DW_TAG_formal_parameter") and _name(child):
-                    var = self._variable(child, pc, frame.regs, frame.cfa, function.die)
+                    var = self._variable(child, pc, frame.regs, frame.cfa, function.die, entry)
                     if var is not None:
                         here.append(var)
                 elif child.tag == "DW_TAG_lexical_block" and _die_covers(child, pc):
@@ -671,7 +685,7 @@ class DebugInfo:
         return [v for block in scopes for v in block]
 
     def _variable(self, die: DIE, pc: int, regs: Mapping[int, int], cfa: int | None,
-                  function: DIE | None = None) -> Variable | None:
+                  function: DIE | None = None, entry: Callable[[int], int | None] | None = None) -> Variable | None:
         attrs = die.attributes
         declared = _origin(die, "DW_AT_type")  # an inlined copy names its type through its origin
         if declared is None:
@@ -684,9 +698,54 @@ class DebugInfo:
         if "DW_AT_location" not in attrs:
             return Variable(name, None, ctype, param=param)
         expr = self._location_expr(attrs["DW_AT_location"], die, pc)
+        at_entry = None
+        if param and entry is not None and function is not None and "DW_AT_low_pc" in function.attributes:
+            first = self._location_expr(attrs["DW_AT_location"], die, function.attributes["DW_AT_low_pc"].value)
+            reg = _register_location(self._expr.parse_expr(first)) if first is not None else None
+            at_entry = entry(reg) if reg is not None else None
+        if expr is not None and (reg := _entry_value_register(self._expr.parse_expr(expr))) is not None:
+            value = entry(reg) if entry is not None else None       # DW_OP_entry_value(DW_OP_regN)
+            return Variable(name, None, ctype, value=value, param=param, entry=value if param else None)
         where = self._evaluate(expr, regs, cfa, function) if expr is not None else None
         addr, register = where if where is not None else (None, None)
-        return Variable(name, addr, ctype, register=register, param=param)
+        return Variable(name, addr, ctype, register=register, param=param, entry=at_entry)
+
+    def _entry_value(self, reg: int, caller: Frame) -> int | None:
+        """The value register ``reg`` had when the function of a frame was entered, from the
+        call site its caller made (``DW_TAG_call_site`` at the return address ``caller.pc``,
+        its ``DW_TAG_call_site_parameter`` for ``reg``, evaluated in the caller's frame); None
+        when the call site does not say."""
+        site = self._call_sites(caller.pc - 1).get(caller.pc)
+        if site is None:
+            return None
+        for param in site.iter_children():
+            if param.tag not in ("DW_TAG_call_site_parameter", "DW_TAG_GNU_call_site_parameter"):
+                continue
+            location = param.attributes.get("DW_AT_location")
+            value = param.attributes.get("DW_AT_call_value") or param.attributes.get("DW_AT_GNU_call_site_value")
+            if location is None or value is None or _register_location(self._expr.parse_expr(location.value)) != reg:
+                continue
+            return _value_expression(self._expr.parse_expr(value.value), caller.regs, caller.cfa)
+        return None
+
+    def _call_sites(self, pc: int) -> dict[int, DIE]:
+        """The call sites in the function around ``pc``, by return address."""
+        function = self.function_at(pc)
+        if function is None or function.die is None:
+            return {}
+        sites = self._sites.get(function.low)
+        if sites is None:
+            sites = self._sites[function.low] = {}
+            pending = [function.die]
+            while pending:
+                for child in pending.pop().iter_children():
+                    if child.tag in ("DW_TAG_call_site", "DW_TAG_GNU_call_site"):
+                        pc_attr = child.attributes.get("DW_AT_call_return_pc") or child.attributes.get("DW_AT_low_pc")
+                        if pc_attr is not None:
+                            sites[pc_attr.value] = child
+                    elif child.has_children:
+                        pending.append(child)
+        return sites
 
     def _location_expr(self, attr, die: DIE, pc: int) -> list[int] | None:
         """The location expression in effect at ``pc`` (location lists pick one entry)."""
@@ -1212,6 +1271,60 @@ def _die_covers(die: DIE, pc: int) -> bool:
     if "DW_AT_low_pc" not in attrs and "DW_AT_ranges" not in attrs:
         return True
     return any(lo <= pc < hi for lo, hi in _die_ranges(die))
+
+
+def _register_location(ops: list) -> int | None:
+    """N of a location that is register N alone (``DW_OP_regN``), else None."""
+    if len(ops) == 1 and ops[0].op_name.startswith("DW_OP_reg"):
+        return _reg_number(ops[0])
+    return None
+
+
+def _entry_value_register(ops: list) -> int | None:
+    """N of ``DW_OP_entry_value(DW_OP_regN) DW_OP_stack_value`` (the value register N had at the
+    function's entry), else None."""
+    if (len(ops) == 2 and ops[0].op_name in ("DW_OP_entry_value", "DW_OP_GNU_entry_value")
+            and ops[1].op_name == "DW_OP_stack_value" and isinstance(ops[0].args[0], list)):
+        return _register_location(ops[0].args[0])
+    return None
+
+
+_BINARY_OPS: dict[str, Callable[[int, int], int]] = {
+    "DW_OP_plus": lambda a, b: a + b, "DW_OP_minus": lambda a, b: a - b, "DW_OP_mul": lambda a, b: a * b,
+    "DW_OP_and": lambda a, b: a & b, "DW_OP_or": lambda a, b: a | b, "DW_OP_xor": lambda a, b: a ^ b,
+    "DW_OP_shl": lambda a, b: a << b, "DW_OP_shr": lambda a, b: (a & 0xFFFFFFFF) >> b}
+
+
+def _value_expression(ops: list, regs: Mapping[int, int], cfa: int | None) -> int | None:
+    """The value a DWARF expression computes (a call site's ``DW_AT_call_value``) in a frame
+    with registers ``regs`` (``x0`` is 0): literals, constants, registers (``DW_OP_regN``: its
+    value, ``DW_OP_bregN``: value plus offset), ``DW_OP_call_frame_cfa``, ``plus_uconst`` and
+    the arithmetic operators; None for anything that needs memory or is unknown here."""
+    stack: list[int] = []
+    for op in ops:
+        name = op.op_name
+        if name.startswith("DW_OP_lit"):
+            stack.append(int(name.removeprefix("DW_OP_lit")))
+        elif name.startswith("DW_OP_const") or name == "DW_OP_addr":
+            stack.append(op.args[0])
+        elif name.startswith(("DW_OP_reg", "DW_OP_breg")):
+            reg = _reg_number(op)
+            if reg != 0 and reg not in regs:
+                return None
+            value = 0 if reg == 0 else regs[reg]
+            stack.append(value + (op.args[-1] if name.startswith("DW_OP_breg") else 0))
+        elif name == "DW_OP_call_frame_cfa" and cfa is not None:
+            stack.append(cfa)
+        elif name == "DW_OP_plus_uconst" and stack:
+            stack.append(stack.pop() + op.args[0])
+        elif name in _BINARY_OPS and len(stack) >= 2:
+            b, a = stack.pop(), stack.pop()
+            stack.append(_BINARY_OPS[name](a, b))
+        elif name == "DW_OP_stack_value":
+            break
+        else:
+            return None
+    return stack[-1] & 0xFFFFFFFF if stack else None
 
 
 def _uleb_length(value: int) -> int:

@@ -59,7 +59,7 @@ class SessionContext:
         info = s.debug
         if info is not None:
             frame = self.frames.selected()
-            for v in info.locals_at(frame):
+            for v in info.locals_at(frame, self.frames.caller(frame)):
                 if v.name == name:
                     return self._variable(v)
             for scoped in scoped_names(frame.function, name):   # C++: the frame's namespaces first
@@ -85,6 +85,8 @@ class SessionContext:
     def _variable(self, v: debuginfo.Variable) -> SymbolInfo:
         if v.register is not None:
             return SymbolInfo(0, ctype=v.type, register=ABI_NAMES[v.register])
+        if v.value is not None:
+            return SymbolInfo(0, ctype=v.type, value=v.value)
         if v.addr is None:
             raise KeyError(v.name)
         return SymbolInfo(v.addr, ctype=v.type)

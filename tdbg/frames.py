@@ -62,6 +62,11 @@ class FrameView:
                 break
         return out
 
+    def caller(self, frame: Frame) -> Frame | None:
+        """The frame that called ``frame`` (its call site knows entry values), or None."""
+        frames = self.all()
+        return frames[frame.level + 1] if frame.level + 1 < len(frames) else None
+
     def selected(self) -> Frame:
         frames = self.all()
         return frames[min(self.state().selected, len(frames) - 1)]

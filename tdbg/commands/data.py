@@ -159,7 +159,7 @@ def _names_a_local(interp: Interpreter, names: set[str]) -> bool:
         return False
     try:
         frame = interp.session.expression_context().frames.selected()
-        return any(v.name in names for v in info.locals_at(frame))
+        return any(v.name in names for v in info.locals_at(frame, interp.session.expression_context().frames.caller(frame)))
     except (SessionError, IndexError, KeyError):
         return False
 

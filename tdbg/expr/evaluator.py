@@ -172,6 +172,9 @@ class _Evaluator:
             return self.at(sym.ctype or NODEBUG_FUNC, sym.address)
         if sym.register is not None and sym.ctype is not None:
             return self.register(sym.register, sym.ctype)
+        if sym.value is not None and sym.ctype is not None:   # computed by the debug information: not an lvalue
+            t = sym.ctype
+            return Value(t, decode((sym.value & ((1 << 8 * t.size) - 1)).to_bytes(t.size, "little"), t))
         if sym.ctype is None:
             if not allow_unknown:
                 raise ExprError(f"'{name}' has unknown type; cast it to its declared type")
@@ -235,6 +238,8 @@ class _Evaluator:
             return self.deref(self.eval(operand))
         if op == "&":
             v = self.operand(operand)
+            if v.ctype.kind is Kind.REFERENCE:   # &ref: the address of the object it refers to
+                v = self.referenced(v)
             if v.lval is Lval.REGISTER and isinstance(operand, Ident):
                 raise ExprError(f'Address requested for identifier "{operand.name}" which is in register '
                                 f"${v.location[0]}")

@@ -55,12 +55,14 @@ class Value:
 @dataclass(frozen=True)
 class SymbolInfo:
     """A firmware symbol: its address, whether it is code, and its type if debug info has one.
-    A variable the compiler keeps in a register names it (ABI name) in ``register`` instead."""
+    A variable the compiler keeps in a register names it (ABI name) in ``register`` instead;
+    one whose value the debug information computes (a constant, an entry value) has ``value``."""
 
     address: int
     is_function: bool = False
     ctype: CType | None = None
     register: str | None = None
+    value: int | None = None
 
 
 class EvalContext(Protocol):
