@@ -269,10 +269,18 @@ def awatch_cmd(interp: Interpreter, args: str) -> None:
     _watch(interp, args, "access")
 
 
-@info_command("breakpoints", aliases=("b", "break"), usage="info breakpoints", help="List breakpoints and watchpoints with their hit counts, conditions and commands.", example="info breakpoints")
+@info_command("breakpoints", aliases=("b", "break"), usage="info breakpoints [N|A-B ...]", help="List breakpoints and watchpoints (those numbered N, or in A-B, when given) with their locations, hit counts, conditions and commands.", example="info breakpoints")
 def info_breakpoints(interp: Interpreter, args: str) -> None:
     s = interp.session
-    _listing(interp, [*s.breakpoints.values(), *s.watchpoints.values()], "No breakpoints or watchpoints.")
+    items = [*s.breakpoints.values(), *s.watchpoints.values()]
+    if args.strip():
+        wanted: list[int] = []
+        _for_each_number(interp, args, wanted.append)
+        items = [item for item in items if item.number in wanted]
+        if not items:
+            interp.out(f"No breakpoint or watchpoint matching '{args.strip()}'.")
+            return
+    _listing(interp, items, "No breakpoints or watchpoints.")
 
 
 @info_command("watchpoints", usage="info watchpoints", help="List the watchpoints only, as 'info breakpoints' shows them.", example="info watchpoints")

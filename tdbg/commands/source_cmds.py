@@ -128,31 +128,33 @@ def list_cmd(interp: Interpreter, args: str) -> None:
     info = need_debug(interp)
     position = source_position(interp)
     text = args.strip()
+    size = interp.state.listsize or 1 << 30          # set listsize (unlimited: the whole file)
+    half = size // 2 if interp.state.listsize else 1 << 30
     if text in ("", "+"):
         if position.file is None:
             raise CommandError("No line number information available.")
         file = position.file
-        first = max(position.line - 5, 1) if position.first == 0 else position.line
-        last = first + 9
+        first = max(position.line - half, 1) if position.first == 0 else position.line
+        last = first + size - 1
     elif text == "-":
         if position.file is None:
             raise CommandError("No line number information available.")
         file = position.file
         if position.first <= 1:
             raise CommandError(f"Already at the start of {file}.")
-        first, last = max(position.first - 10, 1), position.first - 1
+        first, last = max(position.first - size, 1), position.first - 1
     elif "," in text:
         start, _, end = (part.strip() for part in text.partition(","))
         if start:
             file, first = _list_location(interp, info, start)
-            last = _list_location(interp, info, end, file)[1] if end else first + 9
+            last = _list_location(interp, info, end, file)[1] if end else first + size - 1
         else:
             file, last = _list_location(interp, info, end)
-            first = max(last - 9, 1)
+            first = max(last - size + 1, 1)
     else:
         file, center = _list_location(interp, info, text)
-        first = max(center - 5, 1)
-        last = first + 9
+        first = max(center - half, 1)
+        last = first + size - 1
     try:
         lines = info.source_lines(str(file))
     except OSError as exc:   # the line table names a file this host does not have (or a folder)
