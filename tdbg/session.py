@@ -59,6 +59,16 @@ class SessionError(Exception):
 
 
 @dataclass(frozen=True)
+class SetupWrite:
+    """Memory written while the program was not started (a ``restore``, ``set var``, a GDB
+    client's ``M`` packet): the host's set-up, written again after each restart."""
+
+    core: str
+    address: int
+    data: bytes
+
+
+@dataclass(frozen=True)
 class Location:
     """One location of a breakpoint: a core and an address there, with the full name of the
     function it is in and the line GDB reports for it (``debuginfo.Site``)."""
@@ -203,6 +213,9 @@ class Session:
         self.load_warnings: list[str] = []  # said once by whoever shows the session to a user
         self.warning_listeners: list[Callable[[str], None]] = []   # told of each warning as it comes
         self._opened_cores: set[str] = set()   # cores whose debug information has been opened
+        self.setup: list[SetupWrite] = []   # memory written while the program was not started
+        self.replay_setup = True            # restart (run, kill) writes the set-up again
+        self._replaying = False
         self._next_number = 1
         programs = program if isinstance(program, Mapping) else {"T0": demo_source() if program is None else program}
         for name, path in programs.items():
@@ -286,18 +299,28 @@ class Session:
         return self.tile.cores[self.current]
 
     def restart(self, checkpoint: int | None = None) -> None:
-        """Back to the loaded state, or to checkpoint N; breakpoints and watchpoints stay."""
+        """Back to the loaded state with the set-up written again (``setup``; unless
+        ``replay_setup`` is off), or to checkpoint N; breakpoints and watchpoints stay."""
         self.history.clear()
         if checkpoint is None:
             self.tile.reset()
             self.started = False
+            if self.replay_setup:
+                self._replaying = True
+                try:
+                    for write in self.setup:
+                        with self.on_core(write.core):
+                            self.write_memory(write.address, write.data)
+                finally:
+                    self._replaying = False
             return
         self.tile.restore(self._checkpoint(checkpoint))
         self.started = True
 
     def start_over(self) -> None:
         """What GDB's ``run``, ``start`` and ``starti`` do first: the tile back to its loaded
-        state if it has run (memory written before the first run stays until then), and every
+        state if it has run, with the set-up written before the first run written again
+        (``setup``: the host's inputs, e.g. what ``restore`` put in L1), and every
         breakpoint's and watchpoint's hit count back to zero (GDB's run_command_1; measured
         with gdb-multiarch 13: a second ``run`` reports "already hit 1 time")."""
         if self.started:
@@ -927,6 +950,11 @@ class Session:
         device addresses through the device model, a naturally aligned element at a time."""
         _check_range(address, len(data))
         core = self.core
+        if not self.started and not self._replaying and self.tile.programs:
+            end = address + len(data)   # a write that covers an earlier one replaces it
+            self.setup = [w for w in self.setup if not (w.core == core.name and address <= w.address
+                                                         and w.address + len(w.data) <= end)]
+            self.setup.append(SetupWrite(core.name, address, bytes(data)))
         pos = 0
         while pos < len(data):
             at = address + pos

@@ -121,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.rsp_stdio or args.gdb_port is not None:
         return _serve(args, session)
     interp = Interpreter(session, write=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
+    interp.state.confirm = not args.batch            # GDB: -batch answers every query yes, unasked
+    interp.state.terminal = sys.stdin.isatty()
     catch_sigint(session)
     if not args.quiet and not args.batch:
         loaded = ", ".join(f"{image.path.name} on {name}" for name, image in session.programs.items())

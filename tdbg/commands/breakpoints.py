@@ -140,9 +140,12 @@ def _for_each_number(interp: Interpreter, args: str, action: Callable[[int], Non
             expect = n + 1
 
 
-@command("delete", aliases=("d",), usage="delete [N|A-B|$VAR ...] | delete checkpoint N", help="Delete breakpoints and watchpoints N (all when none given); A-B is a range.  A number nobody holds is reported and the others are still deleted, as GDB does.  'delete checkpoint N' deletes checkpoint N and frees its memory.", example="delete 2")
+@command("delete", aliases=("d",), usage="delete [N|A-B|$VAR ...] | delete checkpoint N | delete setup", help="Delete breakpoints and watchpoints N (all when none given); A-B is a range.  A number nobody holds is reported and the others are still deleted, as GDB does.  'delete checkpoint N' deletes checkpoint N and frees its memory; 'delete setup' forgets the set-up run writes again ('info setup').", example="delete 2")
 def delete_cmd(interp: Interpreter, args: str) -> None:
     word, _, rest = args.strip().partition(" ")
+    if word == "setup":
+        interp.session.setup.clear()
+        return
     if word == "checkpoint":
         if not rest.strip():
             raise CommandError("Argument required (checkpoint id).")

@@ -54,6 +54,7 @@ class Interpreter:
         self.failed = False
         self.from_tty = False  # GDB's from_tty: the command was typed (some messages only then)
         self.state = ShellState()  # what the shell keeps between commands (displays, ...)
+        self._hooks_running: set[str] = set()
         session.stop_listeners.append(self._on_stop)
         for hook in INIT_HOOKS:
             hook(self)
@@ -104,7 +105,46 @@ class Interpreter:
             return
         cmd, args = self.resolve(text)
         self._remember(cmd, text, interactive)
+        name = text.split()[0] if cmd.name == "__user__" else cmd.name
+        self.run_hook(f"hook-{name}")
         self._run(cmd, args)
+        self.run_hook(f"hookpost-{name}")
+
+    def run_hook(self, name: str) -> None:
+        """Run the user-defined command ``name`` if there is one (GDB's hooks: ``hook-CMD``
+        before CMD, ``hookpost-CMD`` after it, ``hook-stop`` at each stop), never from inside
+        itself (GDB's ``hook_in``)."""
+        hook = self.user_commands.get(name)
+        if hook is None or name in self._hooks_running:
+            return
+        self._hooks_running.add(name)
+        try:
+            self.run_block(hook.body)
+        finally:
+            self._hooks_running.discard(name)
+
+    def query(self, question: str) -> bool:
+        """GDB's ``query``: True when the user says yes to ``question`` (the text up to ``(y or
+        n)``).  With ``set confirm off`` (also ``-batch``) it is yes, unasked; when the input is not
+        a terminal GDB prints the question and answers yes itself."""
+        if not self.state.confirm:
+            return True
+        if not self.state.terminal:
+            self.out(f"{question}(y or n) [answered Y; input not from terminal]")
+            return True
+        *lines, last = question.split("\n")
+        for line in lines:
+            self.out(line)
+        while True:
+            answer = self.read_line(f"{last}(y or n) ")
+            if answer is None:
+                self.out("EOF [answered Y; input not from terminal]")
+                return True
+            if answer.strip().lower() in ("y", "yes"):
+                return True
+            if answer.strip().lower() in ("n", "no"):
+                return False
+            self.out("Please answer y or n.")
 
     def error(self, message: str) -> None:
         self.failed = True

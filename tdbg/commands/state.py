@@ -52,7 +52,8 @@ class ShellState:
     sfpu_stop: dict[str, np.ndarray] | None = None             # the Vector Unit at the last stop
     remap_shapes: dict[str, object] = field(default_factory=dict)
     # settings of the shell (tdbg.commands.settings)
-    confirm: bool = True               # GDB's set confirm
+    confirm: bool = True               # GDB's set confirm (-batch: off)
+    terminal: bool = False             # commands come from a terminal (GDB's query asks there)
     listsize: int = 10                 # GDB's set listsize (0: unlimited)
     # the input
     completion_line: str = ""          # the line being completed (for subcommand completers)
