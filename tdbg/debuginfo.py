@@ -37,6 +37,7 @@ from tdbg.expr.ctype import (
     reference_to, type_name, typedef,
 )
 from tdbg.riscv import FP, RA, SP
+from tdbg.sourcepath import SourcePath
 from tdbg.tensix.profile import BLACKHOLE
 
 RUNTIME_CU = "compiler_rt"
@@ -222,6 +223,8 @@ class DebugInfo:
         self._inlined: dict[int, list[InlinedCall]] = {}
         self._files: dict[int, dict[int, Path]] = {}   # CU offset -> its line program's files
         self._sites: dict[int, dict[int, DIE]] = {}    # function -> its call sites by return address
+        self._comp_dirs: dict[Path, str] = {}          # source file -> its unit's compilation directory
+        self.source_path: SourcePath | None = None     # the session's (set substitute-path, directory)
 
     @classmethod
     def load(cls, program: str | Path | ElfImage) -> DebugInfo | None:
@@ -354,6 +357,10 @@ class DebugInfo:
         if files is None:
             program = self._dwarf.line_program_for_CU(cu)
             files = self._files[cu.cu_offset] = _file_names(cu, program) if program is not None else {}
+            top = cu.get_top_DIE().attributes
+            if "DW_AT_comp_dir" in top:
+                for path in files.values():
+                    self._comp_dirs.setdefault(path, top["DW_AT_comp_dir"].value.decode(errors="replace"))
         return files
 
     def _decl(self, die: DIE) -> tuple[Path | None, int | None]:
@@ -467,10 +474,9 @@ class DebugInfo:
 
     def source_lines(self, file: str | Path) -> list[str]:
         """The lines of a source file (cached); a relative ``file`` is first looked up as the
-        suffix of a file the line table names."""
-        path = Path(file)
-        if not path.is_absolute():
-            path = next(iter(self.find_files(str(file))), path)
+        suffix of a file the line table names.  The file is found on this machine through
+        ``source_path`` (``set substitute-path``, ``directory``) when one is set."""
+        path = self.source_file(file)
         path = path.resolve() if path.exists() else path
         if path not in self._sources:
             try:
@@ -478,6 +484,34 @@ class DebugInfo:
             except OSError as exc:
                 raise FileNotFoundError(f"{file}: {exc.strerror or 'cannot read'}.") from None
         return self._sources[path]
+
+    def source_file(self, file: str | Path) -> Path:
+        """Where the source ``file`` (as the line table names it) is on this machine: found
+        through ``source_path``, else the recorded path."""
+        path = Path(file)
+        if not path.is_absolute():
+            path = next(iter(self.find_files(str(file))), path)
+        if self.source_path is not None:
+            found = self.source_path.find(path, self._comp_dirs.get(path))
+            if found is not None:
+                return found
+        return path
+
+    def source_info(self, file: Path) -> dict[str, str | int | bool] | None:
+        """What GDB's ``info source`` says of a source file's unit: its name as recorded, the
+        compilation directory, the producer, the DWARF version, the language and whether it
+        has macro information; None for a file no unit names."""
+        for cu in self._cus:
+            if file not in self._file_names(cu).values():
+                continue
+            top = cu.get_top_DIE().attributes
+            text = {a: top[a].value.decode(errors="replace") for a in ("DW_AT_comp_dir", "DW_AT_producer")
+                    if a in top and isinstance(top[a].value, bytes)}
+            return {"name": self.file_label(file, cu), "comp_dir": text.get("DW_AT_comp_dir", ""),
+                    "producer": text.get("DW_AT_producer", ""), "version": cu.header.version,
+                    "language": "c++" if _is_cplus(cu) else "asm" if _cu_name(cu).endswith((".S", ".s")) else "c",
+                    "macros": any(a in top for a in ("DW_AT_macros", "DW_AT_GNU_macros", "DW_AT_macro_info"))}
+        return None
 
     # -- functions --------------------------------------------------------------------------------
     def function_at(self, addr: int) -> Function | None:

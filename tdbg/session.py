@@ -33,6 +33,7 @@ from tdbg.emu.stops import Stop, StopKind
 from tdbg.emu.pushlog import PushLog, WindowTrace
 from tdbg.emu.tile import Checkpoint, Policy, Tile, Unreadable
 from tdbg.emu.toolchain import SOURCE_SUFFIXES, ToolchainError, build, demo_source
+from tdbg.sourcepath import SourcePath
 from tdbg.hostfiles import MAX_RESTORE_BYTES, HostFileError, host_path, read_host_file, write_host_file
 from tdbg.riscv import NUMBERS as REGISTERS
 from tdbg.tensix import formats, l1_data, packers, unpackers
@@ -209,6 +210,7 @@ class Session:
         self.last_hits: list[Breakpoint] = []  # the breakpoints that made the last stop
         self.history = History()     # undo records of single steps (reverse_stepi)
         self.print_settings = PrintSettings()   # GDB's set print pretty / demangle / asm-demangle
+        self.source_path = SourcePath()         # GDB's set substitute-path and directory
         self.stop_listeners: list[Callable[[Stop], None]] = []   # told of every stop a user sees
         self.load_warnings: list[str] = []  # said once by whoever shows the session to a user
         self.warning_listeners: list[Callable[[str], None]] = []   # told of each warning as it comes
@@ -245,8 +247,11 @@ class Session:
 
     def _debug_info(self, image: ElfImage) -> DebugInfo | None:
         """The DWARF of ``image``, read when a source-level question first needs it
-        (``_opened``)."""
-        return DebugInfo.load(image)
+        (``_opened``); its sources are found through the session's ``source_path``."""
+        info = DebugInfo.load(image)
+        if info is not None:
+            info.source_path = self.source_path
+        return info
 
     def _opened(self, core: str) -> DebugInfo | None:
         """``core``'s debug information, opened on first use: DWARF too corrupt to open leaves

@@ -272,7 +272,7 @@ def awatch_cmd(interp: Interpreter, args: str) -> None:
     _watch(interp, args, "access")
 
 
-@info_command("breakpoints", aliases=("b", "break"), usage="info breakpoints [N|A-B ...]", help="List breakpoints and watchpoints (those numbered N, or in A-B, when given) with their locations, hit counts, conditions and commands.", example="info breakpoints")
+@info_command("breakpoints", aliases=("b", "break"), usage="info breakpoints [N|A-B ...]", help="List breakpoints and watchpoints with their hit counts, conditions and commands.  With N or A-B, only those; each location is named by its function (C++: its full name) and, on a tile, its core.", example="info breakpoints")
 def info_breakpoints(interp: Interpreter, args: str) -> None:
     s = interp.session
     items = [*s.breakpoints.values(), *s.watchpoints.values()]
