@@ -7,6 +7,7 @@ from tdbg.commands import (  # noqa: F401  (registration)
     breakpoints,
     data,
     dst_cmds,
+    escapes,
     examine,
     files,
     frame_cmds,

@@ -21,6 +21,7 @@ from tdbg.session import Session, SessionError
 from tdbg.tensix.events import TensixEvent
 
 BLOCK_OPENERS = ("define", "document", "commands", "while", "if")  # commands whose block ends at "end"
+PYTHON_OPENERS = ("python", "py", "python-interactive", "pi")       # alone on a line: Python up to "end"
 _WORD = re.compile(r"\s*([A-Za-z_][\w-]*|[^\w\s/])\s*(/\S*)?\s*(.*)$", re.S)
 
 
@@ -175,11 +176,14 @@ class Interpreter:
         return cmd.name if cmd.name in ("x", "list") else self.last_line
 
     # -- multi-line input (define, commands, document) ---------------------------------------------
-    def read_block(self, prompt: str = ">") -> list[str]:
+    def read_block(self, prompt: str = ">", raw: bool = False) -> list[str]:
         """Lines up to the ``end`` of this block (nested blocks included; ``define``,
-        ``document``, ``commands``, ``if``, ``while``)."""
+        ``document``, ``commands``, ``if``, ``while``, and ``python`` whose lines are taken as
+        they are up to its ``end``).  ``raw``: this block is Python (no nesting, indentation
+        kept)."""
         body: list[str] = []
         depth = 0
+        python = raw
         while True:
             line = self.read_line(prompt)
             if line is None:
@@ -189,8 +193,15 @@ class Interpreter:
                 if depth == 0:
                     return body
                 depth -= 1
+                python = False
+            elif python:
+                body.append(line.rstrip("\n"))
+                continue
             elif stripped.split(" ", 1)[0] in BLOCK_OPENERS:
                 depth += 1
+            elif stripped in PYTHON_OPENERS:
+                depth += 1
+                python = True
             body.append(stripped)
 
     def run_block(self, lines: Iterable[str], until: Callable[[], bool] | None = None) -> None:

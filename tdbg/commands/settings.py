@@ -24,6 +24,7 @@ class Setting:
     show: Getter       # the line 'show NAME' prints
     set: Setter | None  # None: shown only
     help: str
+    listed: bool = True  # False: an alias 'show' lists under its own name
 
 
 SETTINGS: dict[str, Setting] = {}
@@ -43,9 +44,9 @@ UNSUPPORTED = {
 }
 
 
-def setting(name: str, *, help: str, show: Getter, set: Setter | None = None) -> None:
+def setting(name: str, *, help: str, show: Getter, set: Setter | None = None, listed: bool = True) -> None:
     """Declare a setting (``name`` may have two words: ``print pretty``)."""
-    SETTINGS[name] = Setting(name, show, set, help)
+    SETTINGS[name] = Setting(name, show, set, help, listed)
 
 
 def parse_bool(text: str) -> bool:
@@ -119,12 +120,12 @@ def apply(interp: Interpreter, text: str) -> bool:
 def show_cmd(interp: Interpreter, args: str) -> None:
     words = args.split()
     if not words:
-        for name in sorted(SETTINGS):
+        for name in sorted(n for n in SETTINGS if SETTINGS[n].listed):
             interp.out(f"{name}:  {SETTINGS[name].show(interp)}")
         return
     found, rest = find(words)
     if found is None and words[0] in ("logging",):
-        for name in sorted(n for n in SETTINGS if n.startswith("logging ")):
+        for name in sorted(n for n in SETTINGS if n.startswith("logging ") and SETTINGS[n].listed):
             interp.out(f"{name}:  {SETTINGS[name].show(interp)}")
         return
     if found is None:

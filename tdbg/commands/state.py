@@ -60,3 +60,6 @@ class ShellState:
     interactive: bool = False
     batch: bool = False
     user_depth: int = 0                # nesting of user-defined commands
+    # escapes (tdbg.commands.escapes)
+    logging: object | None = None      # set logging: its Logging, once set
+    python: dict[str, object] | None = None    # the python command's namespace

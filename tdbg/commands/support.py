@@ -71,10 +71,15 @@ def handle_cmd(interp: Interpreter, args: str) -> None:
         interp.out(f"{category.value:<28} {policy.value}")
 
 
-@command("thread", usage="thread [N|CORE]", help="Select the core the other commands act on, by GDB thread number (1 T0, 2 T1, 3 T2, 4 B) or name; without an argument, name the current one.", example="thread T1")
+@command("thread", usage="thread [N|CORE] | thread apply all|ID... [-ascending] [-q] [-c] [-s] COMMAND", help="Select the core the other commands act on, by GDB thread number (1 T0, 2 T1, 3 T2, 4 B) or name; without an argument, name the current one.  'thread apply' runs COMMAND on each core ('all': every core with firmware, the last thread first as GDB, or first with -ascending; or the thread numbers or core names given, in that order), each after a line 'Thread N (CORE):'; -q leaves that line out, -c goes on after a failing COMMAND showing its error, -s goes on silently; the current core is put back afterwards.", example="thread apply all bt")
 def thread_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
     arg = args.strip()
+    if arg.split(" ", 1)[0] == "apply":
+        from tdbg.commands.escapes import thread_apply
+
+        thread_apply(interp, arg[len("apply"):])
+        return
     if arg:
         s.select_core(s.core_by_thread(arg))
         interp.state.plain_step = False
