@@ -877,6 +877,15 @@ class DebugInfo:
         file, line = self._decl(die)
         return self.file_label(file, die.cu) if file is not None else _cu_name(die.cu), line
 
+    def completion_names(self) -> set[str]:
+        """The names GDB's completion offers from the debug information: each function's full
+        name (and its plain name), the variables and, in C++, the types and namespaces, qualified."""
+        self._read_all()
+        names = {f.full_name for f in self._functions} | {f.name for f in self._functions if not f.physname.startswith(f.name + "(")}
+        names |= {_scoped_name(d) for d in self._global_dies("DW_TAG_variable") if _name(d)}
+        names |= {_qualified(d) for d in self._global_dies(*_TYPE_TAGS, "DW_TAG_namespace") if _name(d) and _is_cplus(d.cu)}
+        return names
+
     @property
     def unit_ranges(self) -> list[tuple[int, int]]:
         """The address ranges of the compile units (GDB lists a code symbol as a non-debugging

@@ -1004,6 +1004,15 @@ class Session:
         except HostFileError as exc:
             raise SessionError(str(exc)) from None
 
+    def symbol_names(self) -> set[str]:
+        """The names completion offers for the current core (GDB's symbol completion): its ELF
+        symbols as GDB names them (demangled) and the debug information's functions (C++: full
+        names), variables and types."""
+        image = self.tile.image(self.current)
+        names = {demangle(name) or name for name in image.symbols} if image is not None else set()
+        info = self.debug
+        return names | info.completion_names() if info is not None else names
+
     def symbolize(self, address: int, demangled: bool | None = None) -> str:
         """``<main+4>`` for an address inside a known function or object, else ``""``.  A C++
         name is shown demangled when ``demangled`` (default: ``print_settings.asm_demangle``, as

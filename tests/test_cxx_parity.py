@@ -180,3 +180,23 @@ def test_print_pretty_elements_repeats_and_listsize(elfs: dict[str, Path]) -> No
     assert run(sh, "set print repeats unlimited", "set print elements 4", "p ckernel::trace") == "$5 = {0, 0, 0, 0...}\n"
     assert run(sh, "set listsize 3", "list combine") == "69\t__attribute__((noinline)) uint32_t combine(uint32_t a, uint32_t b)\n70\t{\n71\t    record(a + b);\n"
     assert run(sh, "show listsize") == "Number of source lines gdb will list by default is 3.\n"
+
+
+def test_completion_offers_the_names_gdb_completes(elfs: dict[str, Path]) -> None:
+    """gdb-multiarch's ``complete b comb`` etc. on the same ELF."""
+    from prompt_toolkit.document import Document
+
+    from tdbg.cli.completion import TdbgCompleter
+
+    sh = shell(Session({"T0": elfs["T0"]}))
+    completer = TdbgCompleter(sh[0])
+
+    def complete(line: str) -> list[str]:
+        return [c.text for c in completer.get_completions(Document(line), None)]   # type: ignore[arg-type]
+
+    assert complete("b comb") == ["combine(unsigned int, unsigned int)"]
+    assert complete("b rec") == ["record(unsigned int)"]
+    assert complete("p ckernel::") == ["ckernel::Buffer<unsigned int, 4>", "ckernel::Counter", "ckernel::counter",
+                                       "ckernel::dst_write_addr", "ckernel::faces", "ckernel::math", "ckernel::trace"]
+    assert complete("b ma") == ["main", "main()"]
+    assert complete("p para") == ["params"]
