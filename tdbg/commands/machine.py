@@ -75,7 +75,8 @@ def disassemble_cmd(interp: Interpreter, args: str) -> None:
         if hit is None or hit[0].kind != "func":
             raise CommandError("No function contains specified address.")
         sym = hit[0]
-        start, end, name = sym.addr, sym.addr + sym.size, sym.name
+        start, end = sym.addr, sym.addr + sym.size
+        name = (demangle(sym.name) if s.print_settings.asm_demangle else None) or sym.name
         interp.out(f"Dump of assembler code for function {name}:")
     dump = _Dump(interp, name, start, "r" in mods or "b" in mods)
     info = s.debug
@@ -107,7 +108,8 @@ class _Dump:
                 where = f"<+{address - self.start}>"
             else:
                 hit = s.image.symbol_at(address)
-                where = f"<{hit[0].name}+{hit[1]}>" if hit else ""
+                name = ((demangle(hit[0].name) if s.print_settings.asm_demangle else None) or hit[0].name) if hit else ""
+                where = f"<{name}+{hit[1]}>" if hit else ""
             marker = "=> " if address == self.pc else "   "
             raw = f"\t{insn.word:08x}        " if self.raw else ""
             self.interp.out(f"{marker}{address:#010x} {where}:{raw}\t{self.highlight(insn.render(s.symbolize))}")  # type: ignore[operator]
