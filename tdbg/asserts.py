@@ -23,7 +23,6 @@ from tdbg.emu.stops import Stop, StopKind
 if TYPE_CHECKING:
     from tdbg.session import Session
 
-MACROS = ("LLK_ASSERT", "LLK_PANIC")
 _CALL = re.compile(r"\b(LLK_ASSERT|LLK_PANIC)\s*\(")
 MAX_LINES = 20   # an assert's arguments span at most this many source lines
 

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from tdbg.cxxnames import demangle, name_matches
-from tdbg.debuginfo import DebugInfo, LineInfo, Site
+from tdbg.debuginfo import DebugInfo, Site
 from tdbg.emu.elf import ElfImage
 
 _FILE_LINE = re.compile(r"^(?P<file>.*[^:]):(?P<line>\d+)$")
@@ -97,8 +97,3 @@ def resolve(spec: Spec, info: DebugInfo | None, image: ElfImage, current_file: s
     if not sites:
         raise KeyError(f'Function "{spec.function}" not defined.')
     return Resolved(sites)
-
-
-def line_of(sites: list[Site]) -> LineInfo | None:
-    """The line a one-location breakpoint message names."""
-    return sites[0].line if len(sites) == 1 else None

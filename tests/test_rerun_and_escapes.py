@@ -24,7 +24,6 @@ from pathlib import Path
 
 import pytest
 
-from tdbg.emu.stops import StopKind
 from tdbg.emu.toolchain import build, firmware_dir
 from tdbg.session import Session
 from captured import run, shell

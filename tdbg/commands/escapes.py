@@ -115,7 +115,7 @@ def pipe_cmd(interp: Interpreter, args: str) -> None:
             raise CommandError("Missing delimiter DELIM after -d")
         delim, text = parts
     if delim not in text:
-        raise CommandError(f"Missing delimiter before SHELL_COMMAND")
+        raise CommandError("Missing delimiter before SHELL_COMMAND")
     tdbg_command, _, shell_command = text.partition(delim)
     tdbg_command = tdbg_command.strip() or (interp.last_line or "")
     if not tdbg_command:
