@@ -93,6 +93,15 @@ def test_run_on_a_started_tile_asks_as_gdb_does(kernel: Path, params: Path) -> N
     assert run(sh, "run").startswith("\nBreakpoint 1, record (value=7)")
 
 
+def test_a_sourced_file_answers_the_question_itself(kernel: Path, params: Path, tmp_path: Path) -> None:
+    """GDB: input from a command file is not the user's, even at a terminal."""
+    script = tmp_path / "twice.gdb"
+    script.write_text(f"restore {params} binary &params\nbreak record\nrun\nrun\n")
+    sh = shell(kernel)
+    sh[0].state.terminal = True
+    assert run(sh, f"source {script}").count("Start it from the beginning? (y or n) [answered Y; input not from terminal]\n") == 1
+
+
 def test_gdb_hooks_around_commands_and_at_stops(kernel: Path, params: Path) -> None:
     sh = shell(kernel)
     define(sh, "hook-echo", 'printf "before echo\\n"')

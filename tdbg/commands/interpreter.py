@@ -56,6 +56,7 @@ class Interpreter:
         self.from_tty = False  # GDB's from_tty: the command was typed (some messages only then)
         self.state = ShellState()  # what the shell keeps between commands (displays, ...)
         self._hooks_running: set[str] = set()
+        self._sourcing = 0   # command files being read (source, -x): queries answer themselves
         session.stop_listeners.append(self._on_stop)
         for hook in INIT_HOOKS:
             hook(self)
@@ -130,7 +131,7 @@ class Interpreter:
         a terminal GDB prints the question and answers yes itself."""
         if not self.state.confirm:
             return True
-        if not self.state.terminal:
+        if not self.state.terminal or self._sourcing:   # GDB: input not from the user directly
             self.out(f"{question}(y or n) [answered Y; input not from terminal]")
             return True
         *lines, last = question.split("\n")
@@ -232,6 +233,7 @@ class Interpreter:
 
         saved, tty = self.read_line, self.from_tty
         self.read_line, self.from_tty = read, False
+        self._sourcing += 1
         try:
             for number, line in numbered:
                 try:
@@ -244,6 +246,7 @@ class Interpreter:
                     self.error(f"{name}:{number}: Error in sourced command file:\n{error_message(exc)}")
                     raise ScriptAborted from None
         finally:
+            self._sourcing -= 1
             self.read_line, self.from_tty = saved, tty
 
 
