@@ -21,8 +21,6 @@ frames, ``info symbol``; ``set print asm-demangle``, off: ``x/i``, ``disassemble
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import sys
 from functools import cache
 
@@ -33,7 +31,11 @@ _LIBRARIES = ("libc++abi.dylib", "libc++.1.dylib") if sys.platform == "darwin" e
 
 @cache
 def _cxa_demangle():
-    """``__cxa_demangle`` and ``free`` from the C++ runtime, or None when none can be loaded."""
+    """``__cxa_demangle`` and ``free`` from the C++ runtime, or None when none can be loaded
+    (``ctypes`` is imported here, at the first name to demangle, not at start-up)."""
+    import ctypes
+    import ctypes.util
+
     for name in _LIBRARIES:
         try:
             lib = ctypes.CDLL(name)
@@ -58,6 +60,8 @@ def demangle(name: str) -> str | None:
     runtime = _cxa_demangle()
     if runtime is None:
         return None
+    import ctypes
+
     function, free = runtime
     status = ctypes.c_int()
     pointer = function(name.encode(), None, None, ctypes.byref(status))

@@ -8,10 +8,9 @@ the host).
 
 from __future__ import annotations
 
-import code
 import contextlib
 import io
-import subprocess
+import subprocess   # noqa: S404  (shell and pipe run the user's commands)
 from dataclasses import dataclass
 
 from tdbg.commands import settings
@@ -277,4 +276,6 @@ def python_interactive_cmd(interp: Interpreter, args: str) -> None:
         return
     if not interp.state.terminal:
         raise CommandError("python-interactive without an expression needs a terminal.")
+    import code
+
     code.interact(banner="", local=python_namespace(interp), exitmsg="")
