@@ -638,13 +638,16 @@ class DebugInfo:
             return []
         return sorted((c for c in self.inlined_calls(function) if c.covers(pc)), key=lambda c: -c.depth)
 
-    def hidden_inline_frames(self, pc: int) -> int:
+    def hidden_inline_frames(self, pc: int, stopped_for: Sequence[str | None] = ()) -> int:
         """GDB's ``skip_inline_frames`` at a stop: how many inlined calls, innermost first, start
         at ``pc``; their frames are not shown until ``step`` enters them (the stop shows the
-        caller at the call site)."""
+        caller at the call site).  ``stopped_for``: the functions of the breakpoint locations
+        that made the stop (``Site.function``); as GDB's ``stopped_by_user_bp_inline_frame``,
+        an inlined call of one of them is shown, and so is every call when a location names
+        no function (``break *ADDRESS``)."""
         count = 0
         for call in self.inline_chain(pc):
-            if not self.starts_at(call, pc):
+            if not self.starts_at(call, pc) or None in stopped_for or call.physname in stopped_for:
                 break
             count += 1
         return count
@@ -706,13 +709,23 @@ class DebugInfo:
 
         def visit(die: DIE) -> None:
             here: list[Variable] = []
+            concrete: set[int] = set()
             for child in die.iter_children():
                 if child.tag in ("DW_TAG_variable", "DW_TAG_formal_parameter") and _name(child):
                     var = self._variable(child, pc, frame.regs, frame.cfa, function.die, entry)
                     if var is not None:
                         here.append(var)
+                    if "DW_AT_abstract_origin" in child.attributes:
+                        concrete.add(child.get_DIE_from_attribute("DW_AT_abstract_origin").offset)
                 elif child.tag == "DW_TAG_lexical_block" and _die_covers(child, pc):
                     visit(child)
+            if "DW_AT_abstract_origin" in die.attributes:   # GDB's inherit_abstract_dies: the rest of
+                for child in die.get_DIE_from_attribute("DW_AT_abstract_origin").iter_children():   # the origin's
+                    if (child.tag in ("DW_TAG_variable", "DW_TAG_formal_parameter") and _name(child)
+                            and child.offset not in concrete and "DW_AT_artificial" not in child.attributes):
+                        var = self._variable(child, pc, frame.regs, frame.cfa, function.die)
+                        if var is not None:
+                            here.append(replace(var, addr=None, register=None, value=None, entry=None))
             scopes.append(here)
 
         visit(scope)

@@ -200,3 +200,19 @@ def test_completion_offers_the_names_gdb_completes(elfs: dict[str, Path]) -> Non
                                        "ckernel::dst_write_addr", "ckernel::faces", "ckernel::math", "ckernel::trace"]
     assert complete("b ma") == ["main", "main()"]
     assert complete("p para") == ["params"]
+
+
+def test_a_breakpoint_on_an_inlined_function_stops_in_its_inline_frame(elfs: dict[str, Path]) -> None:
+    """gdb-multiarch attached to the stub: ``Breakpoint 1.1`` (a location of several), the inline
+    frame of the function the breakpoint names shown (GDB's stopped_by_user_bp_inline_frame),
+    its namespaces kept, and the parameters the inlined copy lost (``tile``) from its origin."""
+    sh = shell(Session({"T0": elfs["T0"]}))
+    run(sh, "set var params.KT_DIM = 2", "set var params.CT_DIM = 1", "set var params.num_faces = 4",
+        "break ckernel::math::set_dst_write_addr")
+    assert run(sh, "continue") == text(
+        "\nBreakpoint 1.1, ckernel::math::set_dst_write_addr (addr=64) at {src}:33\n33\t    dst_write_addr = addr;\n")
+    assert run(sh, "bt") == text(
+        "#0  ckernel::math::set_dst_write_addr (addr=64) at {src}:33\n"
+        "#1  ckernel::_llk_math_matmul_<(MathFidelity)4, 0> (kt=2, tile=<optimized out>) at {src}:58\n"
+        "#2  run_kernel (p=...) at {src}:80\n"
+        "#3  0x000061e0 in main () at {src}:98\n")

@@ -10,7 +10,7 @@ from tdbg.commands.location import describe_location, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.emu.stops import Stop, StopKind
-from tdbg.session import RunStatus
+from tdbg.session import Breakpoint, RunStatus
 from tdbg.expr import INT, Value
 
 
@@ -83,7 +83,7 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     elif kind is StopKind.BREAKPOINT:
         title = "Temporary breakpoint" if hits and hits[0].temporary else "Breakpoint"
         interp.out("")
-        interp.out(f"{who_hit(interp, stop, title)} {hits[0].number if hits else '?'}, {where}")
+        interp.out(f"{who_hit(interp, stop, title)} {location_number(hits[0], stop) if hits else '?'}, {where}")
     elif kind is StopKind.WATCHPOINT:
         watch = stop.watch
         title = {"write": "Hardware watchpoint", "read": "Hardware read watchpoint", "access": "Hardware access (read/write) watchpoint"}[watch.kind]
@@ -133,6 +133,15 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     s.announce(stop)
     if kind is StopKind.BREAKPOINT:
         run_breakpoint_commands(interp, commands)
+
+
+def location_number(bp: Breakpoint, stop: Stop) -> str:
+    """GDB's number for the location a stop is at: ``1``, or ``1.2`` for a breakpoint with
+    several locations."""
+    if len(bp.locations) == 1:
+        return str(bp.number)
+    index = next((i for i, loc in enumerate(bp.locations, 1) if loc.core == stop.core and loc.address == stop.pc), 0)
+    return f"{bp.number}.{index}" if index else str(bp.number)
 
 
 def who_hit(interp: Interpreter, stop: Stop, title: str) -> str:
