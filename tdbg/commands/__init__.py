@@ -7,6 +7,7 @@ from tdbg.commands import (  # noqa: F401  (registration)
     breakpoints,
     data,
     dst_cmds,
+    escapes,
     examine,
     files,
     frame_cmds,
@@ -17,9 +18,11 @@ from tdbg.commands import (  # noqa: F401  (registration)
     running,
     scripting,
     session_cmds,
+    settings,
     sfpu_cmds,
     source_cmds,
     support,
+    symbols,
     tensix_cmds,
 )
 from tdbg.commands.interpreter import Interpreter
