@@ -20,20 +20,22 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                       (h) a loop whose hot path is Zba/Zbb (sh2add, sh1add, minu, maxu, zext.h:
                           bench_zb.c built for the Blackhole ISA) against the same C built for
                           plain RV32IM;
-                      (i) the model's cost of one instruction (``Coprocessor.push`` of the word
+                      (i) start-up: ``Session()`` on three kernel ELFs (TDBG_REALFW_EXTRA's
+                          first kernel when set, else tests/firmware/llk_kernel.cpp built for
+                          T0-T2; its DWARF is read when first needed) and then 'info line main';
+                          the kit's three-core eltwise example from load to every core
+                          finished; a warm ``tdbg -q -batch -ex quit`` (a child process, byte code
+                          cached: its CPU time, with its wall time beside);
+                      (j) the model's cost of one instruction (``Coprocessor.push`` of the word
                           a bench firmware pushes, in the state it leaves, Src and Dst filled
                           with random data): MVMUL, ELWADD, ELWMUL, DOTPV, GAPOOL, GMPOOL,
                           UNPACR (a BF16 face to SrcA), PACR (four Dst16b rows to BF16),
-                          SFPLOAD, SFPMAD, SFPSTORE, INCRWC, ZEROACC;
-                      (j) start-up: ``Session()`` on the kit's three-core eltwise example
-                          (built), the same run from load to every core finished, and a warm
-                          ``tdbg -q -batch -ex quit`` (a child process, byte code cached).
-Times are CPU time (the machine is shared: best of several runs; (j)'s process: its own CPU
-time, user and system, with its wall time beside).  ``BEFORE`` holds the figures of main at
-527530d on this machine, as this script measured them (``--json``); each line shows now, before
-and the ratio (> 1: better now).  tt-llk kernels next to Tenstorrent's simulator need kernels
-built from the ttnn wheel and a ttsim build (``TTSIM_LIB``); neither is on main yet, so those
-figures are not printed.
+                          SFPLOAD, SFPMAD, SFPSTORE, INCRWC, ZEROACC.
+Times are CPU time (the machine is shared: best of several runs).  ``BEFORE`` holds the figures
+of main at 527530d on this machine, as this script measured them (``--json``; 'Session() on
+three kernel ELFs' with the same ELFs, built by this tdbg); each line shows now, before and the
+ratio (> 1: better now).  tt-llk kernels next to Tenstorrent's simulator need kernels built from
+the ttnn wheel and a ttsim build; neither is on main yet, so those figures are not printed.
 """
 
 from __future__ import annotations
@@ -306,7 +308,57 @@ def bitmanip(n: int) -> None:
          t_plain / t_zb, "", False, f"plain {t_plain:.3f} s, Blackhole ISA {t_zb:.3f} s; target >= 0.25")
 
 
-# -- (i) one instruction, in the model ----------------------------------------------------------
+# -- (i) start-up -------------------------------------------------------------------------------
+
+def startup(quick: bool) -> None:
+    extra = os.environ.get("TDBG_REALFW_EXTRA")
+    kernels = sorted(Path(extra).glob("*/unpack.elf")) if extra else []
+    if kernels:
+        folder, what = kernels[0].parent, f"{kernels[0].parent.name} (TDBG_REALFW_EXTRA)"
+        elfs = {c: folder / f"{e}.elf" for c, e in (("T0", "unpack"), ("T1", "math"), ("T2", "pack"))}
+    else:
+        what = "tests/firmware/llk_kernel.cpp -O2, T0-T2"
+        elfs = {f"T{t}": llk_kernel_elf(t) for t in range(3)}
+    show("i.session3", f"(i) Session() on {what}", best_of(REPEAT, lambda: Session(elfs)) * 1e3, "ms", True)
+    show("i.first_line", "    then 'info line main'", best_of(REPEAT, lambda: Session(elfs).execute("info line main")) * 1e3,
+         "ms", True)
+    kit = {f"T{i}": firmware_dir() / f"eltwise_t{i}.c" for i in range(3)}
+
+    def run() -> None:
+        rng = np.random.default_rng(3)
+        s = Session(kit)
+        a = (rng.integers(120, 135, 1024) << 7) | rng.integers(0, 128, 1024)
+        s.write_memory(0x30000, a.astype("<u2").tobytes())
+        s.write_memory(0x40000, bytes([127] * 64) + bytes([0x40] * 1024))
+        stop = s.cont()
+        assert stop.kind in (StopKind.EXITED, StopKind.PARKED), stop.describe()
+
+    show("i.eltwise3", "    the kit's three-core eltwise example, load and run to the end", best_of(REPEAT, run) * 1e3, "ms", True)
+    with tempfile.TemporaryDirectory() as pycache:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = pycache  # byte code cached, as an installed tdbg has it
+        cmd = [sys.executable, "-m", "tdbg", "-q", "-batch", "-ex", "quit"]
+        runs = []
+        for _ in range(4 if quick else 8):
+            before, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+            subprocess.run(cmd, env=env, check=True, capture_output=True)
+            after, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter() - t0
+            runs.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall))
+    cpu, wall = min(runs[1:])  # the first run compiles the byte code
+    show("i.process", "    warm `tdbg -q -batch -ex quit` (CPU time)", cpu, "s", True, f"wall {wall:.3f} s")
+
+
+def llk_kernel_elf(trisc: int) -> Path:
+    """tests/firmware/llk_kernel.cpp built for TRISC ``trisc`` (``LLK_KERNEL_ELFS``, a folder of
+    ``T0.elf`` ..., stands in for a tdbg that cannot build C++)."""
+    given = os.environ.get("LLK_KERNEL_ELFS")
+    if given:
+        return Path(given) / f"T{trisc}.elf"
+    source = Path(__file__).resolve().parents[1] / "tests" / "firmware" / "llk_kernel.cpp"
+    return build(source, ("-O2", f"-DTRISC={trisc}"), core=f"T{trisc}")
+
+
+# -- (j) one instruction, in the model ----------------------------------------------------------
 
 #: (firmware, pushes per trip, [(figure, label, positions in the trip timed together)])
 MODEL_CASES = (
@@ -353,51 +405,16 @@ def _push_rate(cop, words: list[int], n: int) -> float:  # type: ignore[no-untyp
 
 
 def per_instruction(quick: bool) -> None:
-    print("(i) one instruction in the model (Coprocessor.push):")
+    print("(j) one instruction in the model (Coprocessor.push):")
     n = 100 if quick else 400
     for name, per_trip, cases in MODEL_CASES:
         cop, words = _one_trip(name, per_trip)
         for key, label, positions in cases:
-            show(f"i.{key}", f"    {label:44s}", _push_rate(cop, [words[i] for i in positions], n) * 1e6, "us", True)
+            show(f"j.{key}", f"    {label:44s}", _push_rate(cop, [words[i] for i in positions], n) * 1e6, "us", True)
         if name == "bench_fpu":
             for key, label, mnemonic, fields in MORE_FPU:
                 word = cop.isa.encode(mnemonic, **fields)
-                show(f"i.{key}", f"    {label:44s}", _push_rate(cop, [word], n) * 1e6, "us", True)
-
-
-# -- (j) start-up -------------------------------------------------------------------------------
-
-def startup(quick: bool) -> None:
-    kit = {f"T{i}": firmware_dir() / f"eltwise_t{i}.c" for i in range(3)}
-    for source in kit.values():
-        build(source)
-
-    def load() -> Session:
-        return Session(kit)
-
-    def run() -> None:
-        rng = np.random.default_rng(3)
-        s = Session(kit)
-        a = (rng.integers(120, 135, 1024) << 7) | rng.integers(0, 128, 1024)
-        s.write_memory(0x30000, a.astype("<u2").tobytes())
-        s.write_memory(0x40000, bytes([127] * 64) + bytes([0x40] * 1024))
-        stop = s.cont()
-        assert stop.kind in (StopKind.EXITED, StopKind.PARKED), stop.describe()
-
-    show("j.session3", "(j) Session() on the kit's three-core eltwise example", best_of(REPEAT, load) * 1e3, "ms", True)
-    show("j.eltwise3", "    the same, load and run to every core finished  ", best_of(REPEAT, run) * 1e3, "ms", True)
-    with tempfile.TemporaryDirectory() as pycache:
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = pycache  # byte code cached, as an installed tdbg has it
-        cmd = [sys.executable, "-m", "tdbg", "-q", "-batch", "-ex", "quit"]
-        runs = []
-        for _ in range(4 if quick else 8):
-            before, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-            subprocess.run(cmd, env=env, check=True, capture_output=True)
-            after, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter() - t0
-            runs.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall))
-    cpu, wall = min(runs[1:])  # the first run compiles the byte code
-    show("j.process", "    warm `tdbg -q -batch -ex quit` (CPU time)       ", cpu, "s", True, f"wall {wall:.3f} s")
+                show(f"j.{key}", f"    {label:44s}", _push_rate(cop, [word], n) * 1e6, "us", True)
 
 
 def main() -> None:
@@ -419,8 +436,8 @@ def main() -> None:
         "f": lambda: three_cores(10_000_000 if args.quick else 100_000_000),
         "g": datacopy,
         "h": lambda: bitmanip(200_000 if args.quick else 2_000_000),
-        "i": lambda: per_instruction(args.quick),
-        "j": lambda: startup(args.quick),
+        "i": lambda: startup(args.quick),
+        "j": lambda: per_instruction(args.quick),
     }
     for key, figure in figures.items():
         if args.only in (None, key):

@@ -71,6 +71,8 @@ class Symbol:
     size: int
     kind: str  # "func", "object", "notype", ...
     bound_global: bool = False   # STB_GLOBAL: preferred to a local one at the same address
+    absolute: bool = False       # SHN_ABS: a value, not an address in a section
+    code: bool = False           # defined in an executable section (GDB's mst_text)
 
 
 @dataclass
@@ -247,6 +249,7 @@ class RawSymbol(NamedTuple):
 
 _ELF32_SYM = struct.Struct("<IIIBBH")
 _KINDS = {0: "notype", 1: "object", 2: "func"}
+_SHN_ABS = 0xFFF1
 
 
 def symbol_table(elf: ELFFile, raw: bytes) -> list[RawSymbol]:
@@ -274,8 +277,10 @@ def symbol_table(elf: ELFFile, raw: bytes) -> list[RawSymbol]:
 
 def _symbols(elf: ELFFile, raw: bytes) -> dict[str, Symbol]:
     out: dict[str, Symbol] = {}
+    executable = {i for i, sec in enumerate(elf.iter_sections()) if sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR}
     for sym in symbol_table(elf, raw):
         kind = _KINDS.get(sym.type)
         if kind and sym.name and not sym.name.startswith((".L", "$")) and sym.shndx != 0:
-            out.setdefault(sym.name, Symbol(sym.name, sym.value, sym.size, kind, sym.bind == 1))
+            out.setdefault(sym.name, Symbol(sym.name, sym.value, sym.size, kind, sym.bind == 1, sym.shndx == _SHN_ABS,
+                                            sym.shndx in executable))
     return out

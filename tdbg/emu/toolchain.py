@@ -1,4 +1,4 @@
-"""Build tdbg firmware: one C file + the kit's ``crt0.S`` and ``tdbg.ld`` -> ELF.
+"""Build tdbg firmware: one C or C++ file + the kit's ``crt0.S`` and ``tdbg.ld`` -> ELF.
 
 The firmware kit (``tensix.h``, ``crt0.S``, ``tdbg.ld``, the demo and example firmware) is
 package data, ``tdbg/firmware/``, so an installed wheel carries it.
@@ -7,6 +7,11 @@ The compiler is the pip-installed zig (``python -m ziglang cc``) targeting the
 baby RISC-V T cores: RV32IM, no C extension
 (tt-isa-documentation/WormholeB0/TensixTile/BabyRISCV/PushTensixInstruction.md:
 the compressed encoding space holds ``.ttinsn`` words instead).
+
+A C++ source (``.cpp``, ``.cc``, ``.cxx``) goes through zig's ``c++`` driver with
+``CXXFLAGS``: freestanding C++ as tt-llk's kernels are, no exceptions, no RTTI and no C++
+standard library (``-nostdlib++``: zig would otherwise build libc++ for the target).  Its
+``main`` is ``extern "C"`` (a freestanding target does not treat ``main`` specially).
 
 ``riscv32-freestanding-none`` links no libc and no start files, but zig still
 links its compiler-rt, which provides the soft-float helpers (``__addsf3`` ...)
@@ -33,6 +38,8 @@ from pathlib import Path
 
 __all__ = [
     "CFLAGS",
+    "CXXFLAGS",
+    "CXX_SUFFIXES",
     "KIT_CORES",
     "BuildResult",
     "ToolchainError",
@@ -57,6 +64,13 @@ CFLAGS: tuple[str, ...] = (
     "-ffreestanding",
     "-fno-builtin",                  # no calls to memset/memcpy from loops
 )
+
+#: What a C++ source adds to ``CFLAGS`` (zig's ``c++`` driver).
+CXXFLAGS: tuple[str, ...] = ("-fno-exceptions", "-fno-rtti", "-nostdlib++")
+#: The suffixes built as C++; every other source is C.
+CXX_SUFFIXES = (".cpp", ".cc", ".cxx")
+#: The suffixes tdbg builds (a program given as one of these is built before it is loaded).
+SOURCE_SUFFIXES = (".c", *CXX_SUFFIXES)
 
 #: Seconds to wait for one compile (the first one also builds compiler-rt).
 COMPILE_TIMEOUT = 600
@@ -100,7 +114,7 @@ def firmware_sources() -> list[Path]:
 
 #: Where each core's firmware goes in L1 (tt-llk's test layout for the TRISCs): ``tdbg.ld`` as
 #: written places T0's; the other cores get a copy with their base (``linker_script``).
-CODE_BASES = {"T0": 0x6000, "T1": 0xB000, "T2": 0x10000, "B": 0x1000}
+CODE_BASES = {"T0": 0x6000, "T1": 0xB000, "T2": 0x10000, "B": 0x1000, "NC": 0x14000}
 KIT_CORES = tuple(CODE_BASES)
 _BASE_LINE = "__tdbg_code_base = 0x6000;"
 
@@ -132,9 +146,11 @@ def linker_script(core: str = "T0") -> Path:
 def compile_command(source: Path, output: Path, extra_flags: Sequence[str] = (), core: str = "T0") -> list[str]:
     """The full compiler command line for ``source`` -> ``output`` as firmware of ``core``;
     ``extra_flags`` come after tdbg's own, so they win (``-O2``, ``-DNAME=1``)."""
+    cxx = Path(source).suffix in CXX_SUFFIXES
     return [
-        sys.executable, "-m", "ziglang", "cc",
+        sys.executable, "-m", "ziglang", "c++" if cxx else "cc",
         *CFLAGS,
+        *(CXXFLAGS if cxx else ()),
         *extra_flags,
         *kit_flags(core),
         str(Path(source).resolve()),
@@ -170,7 +186,8 @@ def zig_version() -> str:
 def _inputs_digest(source: Path, extra_flags: Sequence[str], core: str) -> str:
     """Digest of everything that decides the ELF's contents."""
     h = hashlib.sha256()
-    h.update("\0".join((*CFLAGS, *extra_flags, "zig=" + zig_version(), "core=" + core, str(source))).encode())
+    cxx = CXXFLAGS if source.suffix in CXX_SUFFIXES else ()
+    h.update("\0".join((*CFLAGS, *cxx, *extra_flags, "zig=" + zig_version(), "core=" + core, str(source))).encode())
     headers = sorted(p for p in source.parent.glob("*.h"))
     for path in [source, *_support_files(), *headers]:
         h.update(b"\0file\0" + path.name.encode() + b"\0")

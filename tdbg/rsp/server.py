@@ -46,12 +46,13 @@ MAX_PACKET = 4 * PACKET_SIZE    # a packet body longer than this is dropped unre
 MAX_READ = (PACKET_SIZE - 16) // 2   # bytes an ``m`` reply carries at most (hex doubles them)
 #: Commands that read or write files on the host running tdbg; ``monitor`` refuses them unless
 #: the user allowed it (``--allow-host-files``).  ``dst diff FILE`` reads one too.
-HOST_FILE_COMMANDS = frozenset({"source", "dump", "append", "restore", "file"})
+HOST_FILE_COMMANDS = frozenset({"source", "dump", "append", "restore", "file", "shell", "pipe", "python",
+                                "python-interactive"})
 
 
 def touches_host_files(cmd: Command, args: str) -> bool:
     """True when running ``cmd`` with ``args`` would open a file on the host."""
-    if cmd.name in HOST_FILE_COMMANDS:
+    if cmd.name in HOST_FILE_COMMANDS or (cmd.name == "set" and args.split()[:1] == ["logging"]):
         return True
     if cmd.name == "dst":
         word, _, rest = args.strip().partition(" ")
