@@ -15,8 +15,11 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           hook that catches each .ttinsn;
                       (e) stepi per second with reverse-stepi history on and off, and the
                           memory a recorded step keeps; (f) the RISC-V loop on three cores at
-                          once against one core; (g) tt-llk's datacopy from load to every core
-                          parked (when ../shared/realfw is there);
+                          once against one core; (g) tt-llk's kernels (TDBG_LLK_KERNELS: a folder
+                          of KERNEL/unpack.elf, math.elf, pack.elf; their inputs and ttsim's output
+                          in TDBG_LLK_INPUTS, default ../shared/kernels) from load to every core
+                          parked, next to ttsim's time for the kernel when TTSIM_RUN names its
+                          ttsim-run harness;
                       (h) a loop whose hot path is Zba/Zbb (sh2add, sh1add, minu, maxu, zext.h:
                           bench_zb.c built for the Blackhole ISA) against the same C built for
                           plain RV32IM;
@@ -34,8 +37,7 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
 Times are CPU time (the machine is shared: best of several runs).  ``BEFORE`` holds the figures
 of main at 527530d on this machine, as this script measured them (``--json``; 'Session() on
 three kernel ELFs' with the same ELFs, built by this tdbg); each line shows now, before and the
-ratio (> 1: better now).  tt-llk kernels next to Tenstorrent's simulator need kernels built from
-the ttnn wheel and a ttsim build; neither is on main yet, so those figures are not printed.
+ratio (> 1: better now); (g)'s before figures are the issue's (its table, the lead's kernels).
 """
 
 from __future__ import annotations
@@ -64,8 +66,19 @@ from tdbg.tensix.tile import TensixState
 
 clock = time.process_time
 
-#: main at 527530d (before issue 23's speed work), this machine, ``scripts/bench.py --json``.
-BEFORE: dict[str, float] = {}
+#: main at 527530d (before issue 23's speed work), this machine (2 shared cores), the best of two
+#: ``scripts/bench.py --json`` runs interleaved with runs of the new code; i.session3 and
+#: i.first_line on the ELFs this tdbg builds from tests/firmware/llk_kernel.cpp (LLK_KERNEL_ELFS).
+BEFORE: dict[str, float] = {
+    "model.write16": 0.01533, "model.read32": 0.02012, "a.window": 0.931, "b.breakpoints": 1.009,
+    "c.riscv": 1.008, "d.rwc": 360.7, "d.mov": 97.51, "d.fpu": 4.435, "d.sfpu": 26.89,
+    "d.unpack_pack": 10.33, "e.stepi_history": 2.96e+04, "e.stepi": 4.191e+04,
+    "f.three_cores": 1.013, "i.session3": 35.3, "i.first_line": 43.43, "i.eltwise3": 47.26,
+    "i.process": 0.338, "j.mvmul": 312.2, "j.elwadd": 213.6, "j.elwmul": 177.3, "j.dotpv": 316.4,
+    "j.gapool": 281.2, "j.gmpool": 215.7, "j.unpacr": 48.94, "j.pacr": 110.3, "j.sfpload": 31.92,
+    "j.sfpmad": 80.55, "j.sfpstore": 46.65, "j.incrwc": 0.9487, "j.zeroacc": 3.492,
+    "g.datacopy": 174, "g.matmul_bf16": 262,  # issue 23's table (527530d cannot run these builds: their CSRs)
+}
 
 #: (key, lower is better) of every figure, filled as figures are shown; ``--json`` writes them.
 MEASURED: dict[str, float] = {}
@@ -268,23 +281,60 @@ def three_cores(n: int) -> None:
          False, f"one core {one:.3f} s, three {three:.3f} s")
 
 
-def datacopy() -> None:
-    kernel = Path(__file__).resolve().parents[2] / "shared" / "realfw" / "datacopy"
-    if not kernel.is_dir():
-        print("(g) datacopy: ../shared/realfw is not here; skipped")
+def llk_kernels() -> None:
+    """(g): tt-llk's kernels (tests/sources/* built for Blackhole, one ELF per TRISC, outside the
+    repository) from load to every core parked, their output checked against the bytes ttsim
+    wrote; next to ttsim's own time for the same kernel when its harness is there."""
+    root = os.environ.get("TDBG_LLK_KERNELS")
+    if not root:
+        print("(g) tt-llk kernels: TDBG_LLK_KERNELS (a folder of KERNEL/unpack.elf, math.elf, pack.elf) is not set; skipped")
         return
+    inputs_root = Path(os.environ.get("TDBG_LLK_INPUTS", Path(__file__).resolve().parents[2] / "shared" / "kernels"))
+    for unpack in sorted(Path(root).glob("*/unpack.elf")):
+        name, inputs = unpack.parent.name, inputs_root / unpack.parent.name
+        if not (inputs / "manifest.json").is_file():
+            print(f"(g) tt-llk {name}: no {inputs / 'manifest.json'} (its inputs and ttsim's output); skipped")
+            continue
+        manifest = json.loads((inputs / "manifest.json").read_text())
+        elfs = {core: unpack.parent / f"{elf}.elf" for core, elf in manifest["cores"].items()}
 
-    def once() -> tuple[float, str]:
-        t0 = clock()
-        s = Session({c: kernel / f"{e}.elf" for c, e in (("T0", "unpack"), ("T1", "math"), ("T2", "pack"))})
-        for name, address in (("params.bin", 0x20000), ("A.bin", 0x30000), ("B.bin", 0x40000)):
-            s.load_binary(kernel / name, address)
-        stop = s.cont()
-        ok = s.read_memory(0x50000, 2048) == (kernel / "expected.bin").read_bytes()
-        return clock() - t0, "output = expected.bin" if ok else f"stopped: {stop.describe()}"
+        def once() -> tuple[float, float, bool]:
+            t0 = clock()
+            s = Session(elfs)
+            loaded = clock()
+            for load in manifest["loads"]:
+                s.write_memory(int(load["addr"], 16), (inputs / load["file"]).read_bytes())
+            s.cont()
+            done = clock()
+            out = manifest["output"]
+            ok = s.read_memory(int(out["addr"], 16), out["len"]) == (inputs / out["file"]).read_bytes()
+            return done - t0, loaded - t0, ok
 
-    t, what = min(once() for _ in range(REPEAT))
-    show("g.datacopy", "(g) datacopy, load to every core parked", t * 1e3, "ms", True, what)
+        total, load, ok = min(once() for _ in range(REPEAT))
+        detail = f"Session() {load * 1e3:.1f} ms, run {(total - load) * 1e3:.1f} ms; output {'= ttsim' if ok else 'DIFFERS from ttsim'}"
+        ttsim = os.environ.get("TTSIM_RUN")
+        if ttsim:
+            t = _ttsim_kernel_time(Path(ttsim), elfs, inputs, manifest)
+            detail += f"; ttsim {t * 1e3:.2f} ms: tdbg {total / t:.0f}x, its run alone {(total - load) / t:.0f}x"
+        show(f"g.{name}", f"(g) tt-llk {name}, load to every core parked", total * 1e3, "ms", True, detail)
+
+
+def _ttsim_kernel_time(harness: Path, elfs: dict[str, Path], inputs: Path, manifest: dict) -> float:
+    """CPU seconds ttsim (the ``ttsim-run`` harness, /work/brief/TTSIM.md) spends on the kernel:
+    a run to the last TRISC's KERNEL_COMPLETE less the same load released not at all (best of 9)."""
+    args = [str(harness), *(f"{core}={elf}" for core, elf in elfs.items()), "--quiet", "--write32", "0x1FFB8=0,0,0"]
+    for load in manifest["loads"]:
+        args += ["--write", f"{load['addr']}={inputs / load['file']}"]
+
+    def cpu(extra: list[str]) -> float:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(args + extra, check=True, capture_output=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+    run = min(cpu(["--run-until", "l1:0x1FFC0==0xFF"]) for _ in range(9))
+    idle = min(cpu(["--release", "none", "--max-clocks", "1"]) for _ in range(9))
+    return max(run - idle, 1e-6)
 
 
 BH_ISA = ["-mcpu=generic_rv32+m+zaamo+zba+zbb"]
@@ -434,7 +484,7 @@ def main() -> None:
         "d": lambda: pushes(args.quick),
         "e": lambda: stepping(500 if args.quick else 3000),
         "f": lambda: three_cores(10_000_000 if args.quick else 100_000_000),
-        "g": datacopy,
+        "g": llk_kernels,
         "h": lambda: bitmanip(200_000 if args.quick else 2_000_000),
         "i": lambda: startup(args.quick),
         "j": lambda: per_instruction(args.quick),
