@@ -95,6 +95,7 @@ class Checkpoint:
     clock: int
     exit_codes: dict[str, int]
     compressed: bool = False
+    last_turn: str | None = None
 
     @property
     def dst_bits(self) -> object:
@@ -165,6 +166,7 @@ class Tile:
         self.alignment_check = False           # misaligned L1 / local-RAM accesses are caught
         self._interrupt = False
         self._active: Core | None = None
+        self._last_turn: str | None = None     # the core whose turn ended last (``_next_turn``)
         local_rams = {c.name: ctypes.create_string_buffer(c.local_ram_size) for c in profile.cores}
         self.cores: dict[str, Core] = {}
         for spec in profile.cores:
@@ -228,6 +230,7 @@ class Tile:
         self.warnings.clear()
         self.provenance.clear()
         self.exit_codes.clear()
+        self._last_turn = None
         if self.window_trace is not None:
             self.window_trace.clear()
         for core in self.cores.values():
@@ -291,7 +294,7 @@ class Tile:
         l1 = zlib.compress(bytes(self.l1), 1) if compress else bytes(self.l1)
         return Checkpoint(l1, cores, self.tensix.snapshot(), self.coprocessor.snapshot(),
                           (self.pushes.total, list(self.pushes.per_thread)), dict(self.registers.values),
-                          self.registers.clock, dict(self.exit_codes), compress)
+                          self.registers.clock, dict(self.exit_codes), compress, self._last_turn)
 
     def restore(self, cp: Checkpoint) -> None:
         """Return to ``cp``."""
@@ -314,6 +317,7 @@ class Tile:
         self.registers.values = dict(cp.registers)
         self.registers.clock = cp.clock
         self.exit_codes = dict(cp.exit_codes)
+        self._last_turn = cp.last_turn
 
     # -- running ------------------------------------------------------------------------------------
     def run_others_until_ready(self, name: str) -> Stop | None:
@@ -321,7 +325,6 @@ class Tile:
         return what stopped them (a stop, or a deadlock naming every wait)."""
         waiting = self.cores[name]
         others = [n for n in self.cores if n != name]
-        turn = 0
         while True:
             self._runnable([name])
             if waiting.state is not CoreState.BLOCKED:
@@ -329,10 +332,8 @@ class Tile:
             runnable = self._runnable(others)
             if not runnable:
                 return self._idle_stop([name, *others], None)
-            stop = self._turn(self.cores[runnable[turn % len(runnable)]], None, True)
-            if stop is None:
-                turn += 1
-            elif stop.kind is not StopKind.PREEMPTED:
+            stop = self._turn(self.cores[self._next_turn(runnable)], None, True)
+            if stop is not None and stop.kind is not StopKind.PREEMPTED:
                 return stop
 
     def run(self, only: str | None = None, limit: int | None = None) -> Stop:
@@ -340,7 +341,6 @@ class Tile:
         ``limit``: at most that many instructions per turn of a core."""
         self._interrupt = False
         names = [only] if only else list(self.cores)
-        turn = 0
         while True:
             runnable = self._runnable(names)
             if self._interrupt:
@@ -351,17 +351,21 @@ class Tile:
                 return Stop(StopKind.INTERRUPTED, core.name, core.pc)
             if not runnable:
                 return self._idle_stop(names, only)
-            stop = self._turn(self.cores[runnable[turn % len(runnable)]], limit, len(runnable) > 1)
-            if stop is None:
-                continue
-            if stop.kind is not StopKind.PREEMPTED:
+            stop = self._turn(self.cores[self._next_turn(runnable)], limit, len(runnable) > 1)
+            if stop is not None and stop.kind is not StopKind.PREEMPTED:
                 return stop
-            turn += 1
+
+    def _next_turn(self, runnable: Sequence[str]) -> str:
+        """Whose turn it is: the first of ``runnable`` after the core whose turn ended last, in
+        the profile's order (deterministic: where turns end, never when)."""
+        order = list(self.cores)
+        after = order.index(self._last_turn) + 1 if self._last_turn in self.cores else 0
+        return next(n for n in order[after:] + order[:after] if n in runnable)
 
     def _turn(self, core: Core, limit: int | None, shared: bool) -> Stop | None:
         """Run ``core`` for one turn (``shared``: others could run, so it may be preempted).
         None when it blocked, parked, exited or went into reset; else its stop."""
-        self._active = core
+        self._active, self._last_turn = core, core.name
         try:
             stop = core.resume(limit, preemptible=shared)
         finally:
