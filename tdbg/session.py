@@ -370,15 +370,17 @@ class Session:
             raise SessionError(f"{core.name} is held in reset (SOFT_RESET_0 bit {core.spec.soft_reset_bit}).")
         return core
 
-    def _step_core(self) -> Stop:
+    def _step_core(self, others_run: Callable[[], None] = lambda: None) -> Stop:
         """One instruction of the current core.  If it must wait and ``scheduler-locking`` is
-        off, the other cores run until the wait is over, then the instruction executes."""
+        off, the other cores run until the wait is over (``others_run`` is called first), then
+        the instruction executes."""
         core = self._steppable()
         self.started = True
         if core.state in (CoreState.PARKED, CoreState.EXITED):
             core.state = CoreState.RUNNABLE   # stepping a finished core executes its j . / ebreak
         while True:
             if core.state is CoreState.BLOCKED and self.scheduler_locking == "off":
+                others_run()
                 stop = self.tile.run_others_until_ready(core.name)
                 if stop is not None:
                     return self._focus(stop)
@@ -389,17 +391,23 @@ class Session:
     def stepi(self, count: int = 1, record: bool = True) -> Stop:
         """Execute ``count`` instructions of the current core, recording each for
         ``reverse_stepi``; with ``record=False`` (the steps inside source-level stepping)
-        nothing is copied and the recorded history ends here."""
+        nothing is copied and the recorded history ends here.  A step during which the other
+        cores run (the core waits, ``scheduler-locking off``) records the whole tile, also when
+        the wait began in the step."""
         stop = None
         if not record:
             self.history.clear()
         for _ in range(count):
             undo = None
             if record:
-                core = self._steppable()
-                waits = core.state is CoreState.BLOCKED and self.scheduler_locking == "off"
-                undo = self.history.record(self.tile, core, whole_tile=waits)
-            stop = self._step_core()
+                undo = self.history.record(self.tile, self._steppable())
+
+            def others_run() -> None:
+                nonlocal undo
+                if undo is not None:
+                    undo = self.history.widen(undo, self.tile)
+
+            stop = self._step_core(others_run)
             if undo is not None:
                 self.history.push(undo)
             if stop.kind is not StopKind.STEP:
