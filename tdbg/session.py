@@ -480,7 +480,9 @@ class Session:
         return self._interrupted
 
     def clear_interrupt(self) -> None:
+        """Drop a pending interrupt, the session's and the tile's (a new command starts)."""
         self._interrupted = False
+        self.tile.clear_interrupt()
 
     def check_interrupt(self) -> None:
         """For long work outside the emulator (formatting, packing): stop at a Ctrl-C."""
@@ -1084,7 +1086,9 @@ class Session:
 
     def execute(self, line: str, check: bool = True) -> str:
         """Run one shell command and return what the shell would print.  A command that
-        fails raises ``SessionError`` with that text; with ``check=False`` it is returned."""
+        fails raises ``SessionError`` with that text; with ``check=False`` it is returned.
+        An interrupt still pending from an earlier command is dropped first."""
+        self.clear_interrupt()
         if self._interpreter is None:
             from tdbg.commands import Interpreter
 

@@ -322,7 +322,7 @@ class Tile:
     # -- running ------------------------------------------------------------------------------------
     def run_others_until_ready(self, name: str) -> Stop | None:
         """Give the cores other than ``name`` turns until ``name``'s wait is over (None), or
-        return what stopped them (a stop, or a deadlock naming every wait)."""
+        return what stopped them (a stop, an interrupt, or a deadlock naming every wait)."""
         waiting = self.cores[name]
         others = [n for n in self.cores if n != name]
         while True:
@@ -330,30 +330,34 @@ class Tile:
             if waiting.state is not CoreState.BLOCKED:
                 return None
             runnable = self._runnable(others)
+            if self._interrupt:
+                return self._interrupted(waiting)
             if not runnable:
                 return self._idle_stop([name, *others], None)
             stop = self._turn(self.cores[self._next_turn(runnable)], None, True)
             if stop is not None and stop.kind is not StopKind.PREEMPTED:
-                return stop
+                return self._interrupted(waiting, stop) if stop.kind is StopKind.INTERRUPTED else stop
 
     def run(self, only: str | None = None, limit: int | None = None) -> Stop:
         """Run the runnable cores (every one, or just ``only``) until something stops them.
-        ``limit``: at most that many instructions per turn of a core."""
-        self._interrupt = False
+        ``limit``: at most that many instructions per turn of a core.  An interrupt asked
+        before the run (between two runs of one request) stops it at once."""
         names = [only] if only else list(self.cores)
         while True:
             runnable = self._runnable(names)
             if self._interrupt:
-                self._interrupt = False
-                for core in self.cores.values():
-                    core._interrupt = False
-                core = self.cores[runnable[0] if runnable else names[0]]
-                return Stop(StopKind.INTERRUPTED, core.name, core.pc)
+                return self._interrupted(self.cores[runnable[0] if runnable else names[0]])
             if not runnable:
                 return self._idle_stop(names, only)
             stop = self._turn(self.cores[self._next_turn(runnable)], limit, len(runnable) > 1)
             if stop is not None and stop.kind is not StopKind.PREEMPTED:
-                return stop
+                return self._interrupted(self.cores[stop.core], stop) if stop.kind is StopKind.INTERRUPTED else stop
+
+    def _interrupted(self, core: Core, stop: Stop | None = None) -> Stop:
+        """The interrupt is taken: no core or tile keeps it pending; ``stop`` (or one at
+        ``core``'s PC) reports it."""
+        self.clear_interrupt()
+        return stop or Stop(StopKind.INTERRUPTED, core.name, core.pc)
 
     def _next_turn(self, runnable: Sequence[str]) -> str:
         """Whose turn it is: the first of ``runnable`` after the core whose turn ended last, in
@@ -435,11 +439,18 @@ class Tile:
         return ", ".join(parts)
 
     def interrupt(self) -> None:
-        """Stop a running ``run`` from another thread (Ctrl-C)."""
+        """Stop a running ``run`` from another thread (Ctrl-C); it stays pending until a run
+        takes it (an ``INTERRUPTED`` stop) or ``clear_interrupt``."""
         self._interrupt = True
         active = self._active
         if active is not None:
             active.interrupt()
+
+    def clear_interrupt(self) -> None:
+        """Drop a pending interrupt (a new request starts)."""
+        self._interrupt = False
+        for core in self.cores.values():
+            core._interrupt = False
 
     # -- Tensix instruction pushes -------------------------------------------------------------
     def store_push(self, core_name: str, thread: int, word: int) -> None:
