@@ -465,9 +465,13 @@ class Tile:
         to a watched Dst row, stops the core after the push (the push itself has happened).  A
         push the debugger makes while the core is stopped (a store to ``INSTRN_BUF_BASE`` typed
         by the user) raises the event instead.  This is the path of every pushed instruction:
-        it logs a tuple and calls the coprocessor, nothing more unless a Dst row is watched."""
+        it logs a tuple and calls the coprocessor, nothing more unless a Dst row is watched.
+        A debugger push into a full queue is a ``Stall`` too: the write cannot complete."""
         if not core.running:
-            self.execute(core, thread, pc, word, "debugger")
+            try:
+                self.execute(core, thread, pc, word, "debugger")
+            except QueueFull:
+                raise Stall(self._fifo_wait(thread)) from None
             return
         if self.watches:
             self._push_watched(core, thread, pc, word, via)
