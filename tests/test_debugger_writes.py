@@ -37,3 +37,44 @@ def test_the_stub_answers_a_write_into_a_full_queue_with_an_error(capfd: pytest.
         assert replies == {b"OK", b"E14"}
         assert len(c.ask(b"m6000,4")) == 8
     assert "internal error" not in capfd.readouterr().err
+
+
+# -- Tensix words whose fields the pages do not cover (items 4 and 5) ----------------------------
+
+LOADIND_OFFSET_200 = 0x49320000          # LOADIND OffsetIndex=200 (Blackhole's field is 8 bits)
+PACR = 0x41000000
+OVRD = "THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd"     # bh_cfg_fields.json: addr32 70, bit 21
+
+
+def _firmware(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "k.c"
+    path.write_text('#include "tensix.h"\nint main(void)\n{\n' + body + "\n    return 0;\n}\n")
+    return path
+
+
+def test_loadind_past_the_gpr_halves_is_missing_specification(tmp_path: Path) -> None:
+    # LOADIND.md: OffsetHalfReg is u7 (128 halves of 64 GPRs); no page says what 128..255 pick.
+    s = Session(DEMO)
+    out = s.execute(f"tensix {LOADIND_OFFSET_200:#x}", check=False)
+    assert "MissingSpecification" in out and "OffsetIndex 200" in out and "internal error" not in out
+    from tdbg.tensix.events import MissingSpecification
+    with pytest.raises(MissingSpecification):
+        s.tensix(LOADIND_OFFSET_200)
+    fw = Session(_firmware(tmp_path, f"    TTI({LOADIND_OFFSET_200:#x}u);"))
+    stop = fw.cont()
+    assert stop.kind.name == "EVENT" and stop.category.name == "MissingSpecification", stop.describe()
+
+
+def test_pacr_with_the_zero_compress_override_is_missing_specification(tmp_path: Path) -> None:
+    # Blackhole's table has the override bit but not the value it selects (Wormhole's
+    # All_pack_disable_zero_compress): before, a KeyError from every path.
+    s = Session(DEMO)
+    s.set_cfg(OVRD, 1)
+    out = s.execute("tensix PACR", check=False)
+    assert "MissingSpecification" in out and "no config field named" not in out and "internal error" not in out
+    from tdbg.tensix.events import MissingSpecification
+    with pytest.raises(MissingSpecification):
+        s.tensix(PACR)
+    fw = Session(_firmware(tmp_path, f"    TDBG_CFG_WORD(0, 70) = 1u << 21;\n    TTI({PACR:#x}u);"))
+    stop = fw.cont()
+    assert stop.kind.name == "EVENT" and stop.category.name == "MissingSpecification", stop.describe()
