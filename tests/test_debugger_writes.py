@@ -78,3 +78,17 @@ def test_pacr_with_the_zero_compress_override_is_missing_specification(tmp_path:
     fw = Session(_firmware(tmp_path, f"    TDBG_CFG_WORD(0, 70) = 1u << 21;\n    TTI({PACR:#x}u);"))
     stop = fw.cont()
     assert stop.kind.name == "EVENT" and stop.category.name == "MissingSpecification", stop.describe()
+
+
+def test_a_signalling_nan_in_l1_prints_nan_without_a_numpy_warning() -> None:
+    # Item 10: widening an FP32 signalling NaN made numpy warn on stderr with tdbg's path.
+    import warnings
+
+    s = Session(DEMO)
+    s.execute("set {int}0x30000 = 0x7f817f81")     # two BF16 sNaNs (exponent 255, mantissa 1, quiet bit 0)
+    s.execute("set {int}0x30004 = 0x7f800001")     # an FP32 sNaN
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert s.execute("x/2h 0x30000 as bf16").split()[1:] == ["nan", "nan"]
+        assert s.execute("x/1w 0x30004 as fp32").split()[1:] == ["nan"]
+        assert "nan" in s.execute("tile 0x30000 as bf16")
