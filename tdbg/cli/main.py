@@ -210,8 +210,10 @@ def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int
         from tdbg.cli.repl import repl
 
         repl(interp)
-    else:
-        for line in sys.stdin:
+    else:  # piped lines, as GDB reads them: a block (if, while, define ...) takes its lines from here
+        piped = iter(sys.stdin)
+        interp.read_line = lambda prompt: next(piped, None)
+        for line in piped:
             session.run_breakable(lambda l=line: interp.execute(l))
     return 0 if not interp.failed else 1
 
