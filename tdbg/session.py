@@ -588,11 +588,14 @@ class Session:
 
     # -- breakpoints and watchpoints ----------------------------------------------------------
     def resolve(self, location: str | int) -> int:
-        """An address from a number, ``FUNCTION`` (past its prologue when there is line
-        information), ``FILE:LINE`` or ``LINE``, in the current core's program."""
+        """An address from a number, ``*EXPR`` (any expression, as GDB evaluates it:
+        ``*$pc+8``), ``FUNCTION`` (past its prologue when there is line information),
+        ``FILE:LINE`` or ``LINE``, in the current core's program."""
         if isinstance(location, int):
             _check_range(location, 1)
             return location
+        if location.strip().startswith("*"):
+            return self.address_of(location.strip()[1:])
         if not (location.strip().isdigit() and self.debug is not None):  # LINE, as GDB reads it
             try:
                 address = int(location, 0)
@@ -609,6 +612,19 @@ class Session:
             return self.image.symbol(location).addr
         except KeyError as exc:
             raise SessionError(str(exc.args[0])) from None
+
+    def address_of(self, expression: str) -> int:
+        """The address an expression designates, as GDB's ``*EXPR`` location and ``x`` take
+        it (an array's or function's own address, a pointer's or integer's value)."""
+        from tdbg.expr import ExprError
+        from tdbg.expr.values import value_as_address
+
+        try:
+            address = value_as_address(self.evaluate(expression))
+        except ExprError as exc:
+            raise SessionError(str(exc)) from None
+        _check_range(address, 1)
+        return address
 
     def frames(self) -> list[Frame]:
         """The current core's backtrace (innermost first); one frame without debug info."""

@@ -118,11 +118,7 @@ def resolve_location(session: Session, info: DebugInfo, location: str | int) -> 
     text = location.strip()
     try:
         if text.startswith("*"):
-            target = text[1:].strip()
-            try:
-                return [int(target, 0)]
-            except ValueError:
-                return [session.image.symbol(target).addr]
+            return [session.address_of(text[1:])]
         if text.isdigit():
             here = info.line_for(session.core.pc)
             if here is None:

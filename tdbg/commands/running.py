@@ -6,7 +6,7 @@ from __future__ import annotations
 from tdbg.commands.interpreter import Interpreter, ScriptAborted, error_message
 from tdbg.commands.location import describe_location, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
-from tdbg.commands.values import evaluate_address, evaluate_int
+from tdbg.commands.values import evaluate_int
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.session import RunStatus
 from tdbg.expr import INT, Value
@@ -237,7 +237,7 @@ def jump_cmd(interp: Interpreter, args: str) -> None:
     if not text:
         raise CommandError("Argument required (starting address).")
     s = interp.session
-    address = evaluate_address(interp, text[1:]) if text.startswith("*") else s.resolve(qualify_line(interp, text))
+    address = s.resolve(qualify_line(interp, text))
     s.set_register("pc", address)
     interp.out(f"Continuing at {address:#x}.")
     run_and_report(interp, s.cont)
