@@ -235,7 +235,9 @@ class Tile:
             self.window_trace.clear()
         for core in self.cores.values():
             core.reset(0, CoreState.IDLE)
-            core.uc.ctl_remove_cache(0, self.profile.l1_size)
+            # Measured on Unicorn 2.1: tb_flush reuses the code buffer; ctl_remove_cache over all
+            # of L1 left every run's translations in it (RSS +44 KB a run, without a plateau).
+            core.uc.ctl_flush_tb()
         for name, program in self.programs.items():
             core = self.cores[name]
             for seg in program.segments:
@@ -278,7 +280,7 @@ class Tile:
                     continue  # released with no firmware: tdbg has nothing for it to run
                 pc = self.registers.reset_pc(core.spec)
                 core.reset(program.image.entry if pc is None else pc, CoreState.RUNNABLE)
-                core.uc.ctl_remove_cache(0, self.profile.l1_size)
+                core.uc.ctl_flush_tb()
 
     # -- checkpoints ------------------------------------------------------------------------------
     def checkpoint(self, compress: bool = False) -> Checkpoint:
@@ -308,7 +310,7 @@ class Tile:
             core.completed_pc = snap.completed_pc
             core.last_stop = snap.last_stop
             core.state, core.wait = snap.state, snap.wait
-            core.uc.ctl_remove_cache(0, self.profile.l1_size)
+            core.uc.ctl_flush_tb()
         self.tensix.restore(cp.tensix)
         self.coprocessor.restore(cp.coprocessor)
         self.pushes.truncate(*cp.pushes)
