@@ -105,3 +105,27 @@ def test_the_order_is_the_same_every_time(pair: Session, tmp_path: Path) -> None
         return bp.hits
 
     assert len({hits() for _ in range(3)}) == 1
+
+
+def test_two_sessions_in_two_threads_both_finish(tmp_path: Path) -> None:
+    # Issue 26 item 13: the preemption watcher followed one turn for the whole process, so a
+    # second session's turn made it forget the first's; a spinning T0 that needs preemption then
+    # never yielded.  Each session here needs it (T0 spins until T1 sets the flag).
+    (tmp_path / "spin_t0.c").write_text(SPIN)
+    (tmp_path / "set_t1.c").write_text(SET)
+    programs = {"T0": tmp_path / "spin_t0.c", "T1": tmp_path / "set_t1.c"}
+    sessions = [Session(programs), Session(programs)]
+    stops: dict[int, object] = {}
+    workers = [threading.Thread(target=lambda i=i: stops.__setitem__(i, sessions[i].cont()), daemon=True)
+               for i in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    hung = [i for i, w in enumerate(workers) if w.is_alive()]
+    for i in hung:
+        sessions[i].interrupt()
+    for worker in workers:
+        worker.join(10)
+    assert not hung, f"session(s) {hung} did not finish"
+    assert all(stop.kind is StopKind.EXITED for stop in stops.values())
