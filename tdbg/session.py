@@ -170,6 +170,7 @@ class Session:
         self.debug_infos: dict[str, DebugInfo | None] = {}
         self.scheduler_locking = "off"
         self.started = False          # the tile has run since it was loaded or reset
+        self.written_after_exit = False  # memory written since every core finished (run drops it)
         self.watch_after = True       # report a watchpoint after its access (GDB's view); the
                                       # stub turns it off: gdb steps over the access itself
         self._interpreter = None
@@ -258,6 +259,7 @@ class Session:
         with gdb-multiarch 13: a second ``run`` reports "already hit 1 time")."""
         if self.started:
             self.restart()
+        self.written_after_exit = False
         for item in [*self.breakpoints.values(), *self.watchpoints.values()]:
             item.hits = 0
 
@@ -881,6 +883,8 @@ class Session:
         device addresses through the device model, a naturally aligned element at a time."""
         _check_range(address, len(data))
         core = self.core
+        if self.started and self.tile.finished():
+            self.written_after_exit = True
         pos = 0
         while pos < len(data):
             at = address + pos

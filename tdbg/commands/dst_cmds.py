@@ -303,6 +303,8 @@ def _load_npy(path: str) -> np.ndarray:
         raise CommandError(f"{path}: not a .npy file ({exc}).") from None
     if dtype.hasobject or dtype.kind not in "iuf" or len(shape) != 2:
         raise CommandError(f"{path}: expected a 2-D numeric array, not {dtype} of shape {shape}.")
+    if not all(type(n) is int and n >= 0 for n in shape):   # the header is a Python literal: (True, -1) parse
+        raise CommandError(f"{path}: not a .npy file (its header's shape {shape} is not two counts).")
     _check_shape(path, shape)
     count = int(np.prod(shape))
     body = data[fh.tell():]

@@ -207,13 +207,21 @@ def fmt_bits(value: int | None) -> str:
 @command("run", aliases=("r",), usage="run", help="Start every core's firmware (from the loaded state if the tile has run already: memory written before the first run, e.g. by restore, is kept until then) and run until something stops the cores or every core has exited or parked.", example="run")
 def run_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
+    _warn_dropped_writes(interp)
     s.start_over()  # a tile that has not run yet keeps what was restored into it
     run_and_report(interp, s.cont)
+
+
+def _warn_dropped_writes(interp: Interpreter) -> None:
+    """Starting over drops what was written after the program finished: say so."""
+    if interp.session.written_after_exit:
+        interp.out("warning: memory written after the program finished is not kept: it starts from the loaded state.")
 
 
 @command("start", usage="start", help="Start the firmware from its entry point and stop at the beginning of main (a temporary breakpoint).", example="start")
 def start_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
+    _warn_dropped_writes(interp)
     s.start_over()
     location = "main"
     bp = s.break_at(location, temporary=True)
@@ -223,6 +231,7 @@ def start_cmd(interp: Interpreter, args: str) -> None:
 
 @command("starti", usage="starti", help="Start the firmware (from its loaded state if the tile has run already) and stop at the first instruction of the current core, before anything runs.", example="starti")
 def starti_cmd(interp: Interpreter, args: str) -> None:
+    _warn_dropped_writes(interp)
     stop = interp.session.starti()
     interp.out("")
     interp.out("Program stopped.")
