@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -32,12 +32,16 @@ from tdbg.emu.tile import Checkpoint, Policy, Tile, Unreadable
 from tdbg.emu.toolchain import ToolchainError, build, demo_source
 from tdbg.hostfiles import MAX_RESTORE_BYTES, HostFileError, host_path, read_host_file, write_host_file
 from tdbg.riscv import NUMBERS as REGISTERS
+from tdbg.riscv_ext import arch_extensions
 from tdbg.tensix import formats, l1_data, packers, unpackers
 from tdbg.tensix.coprocessor import Coprocessor, QueueFull
 from tdbg.tensix.events import Category, TensixEvent
 from tdbg.tensix.profile import BLACKHOLE, Profile
 from tdbg.tensix.sfpu import VectorUnit
 from tdbg.tensix.tile import TensixState
+
+if TYPE_CHECKING:
+    from tdbg.disasm import Disassembler
 
 Programs = Mapping[str, "str | Path | None"]   # core name -> ELF or C file
 
@@ -894,13 +898,15 @@ class Session:
                 for r in core.regions:  # plain memory up to the next device
                     if at < r.base < at + n:
                         n = r.base - at
-                try:
-                    core.uc.mem_write(at, bytes(data[pos:pos + n]))
-                except Exception:
-                    raise SessionError(f"Cannot access memory at address {at:#x}") from None
-                if at < self.tile.profile.l1_size:
-                    for other in self.tile.cores.values():
-                        other.uc.ctl_remove_cache(at, at + n)
+                if at + n <= self.tile.profile.l1_size:
+                    self.tile.write_l1(at, bytes(data[pos:pos + n]))
+                else:
+                    try:
+                        if self.tile.trampolines.overlaps(at, n):
+                            raise ValueError("unmapped")
+                        core.uc.mem_write(at, bytes(data[pos:pos + n]))
+                    except Exception:
+                        raise SessionError(f"Cannot access memory at address {at:#x}") from None
             else:
                 left = len(data) - pos
                 n = next(w for w in (4, 2, 1) if at % w == 0 and left >= w)
@@ -1000,6 +1006,13 @@ class Session:
     def describe_word(self, word: int) -> str:
         """A pushed word as text, or its hex if no encoding matches."""
         return self.tile.describe_word(word)
+
+    def disassembler(self) -> Disassembler:
+        """A fresh disassembler for the current core's code: ``.ttinsn`` words by the profile's
+        encodings, RISC-V as GDB decodes it for the architecture its ELF names."""
+        from tdbg.disasm import Disassembler   # capstone: loaded when first needed
+        image = self.tile.image(self.core.name)
+        return Disassembler(self.profile.isa, arch_extensions(image.arch if image else None))
 
     def dst_writer(self, row: int):
         """Who last wrote ``DstBits`` row ``row`` (a push, or a recorded window store)."""

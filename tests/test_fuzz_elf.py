@@ -175,7 +175,7 @@ def test_code_words_outside_l1_are_never_written(tmp_path: Path) -> None:
     index = next(i for i, sec in enumerate(image.sections) if sec.executable)
     path = patched(tmp_path, {BASE.shoff + 40 * index + SHDR["sh_addr"]: struct.pack("<I", 0xFFFFFF00)})
     s = Session(path)
-    assert not s.tile.ttinsn and s.cont(limit=1000).kind is not None
+    assert not s.tile.code.at and s.cont(limit=1000).kind is not None
 
 
 def test_corrupt_debug_information_loads_with_a_warning(tmp_path: Path) -> None:

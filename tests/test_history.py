@@ -56,7 +56,7 @@ def test_a_store_to_l1_is_undone_byte_for_byte() -> None:
 
 def test_a_pushed_instruction_is_undone_with_the_coprocessor() -> None:
     s = Session(FW / "movd2b.c")
-    step_until(s, lambda: s.core.pc in s.tile.tensix_words and s.tile.coprocessor.mnemonic(s.tile.tensix_words[s.core.pc]) == "MOVD2B")
+    step_until(s, lambda: s.core.pc in s.tile.code.at and s.tile.coprocessor.mnemonic(s.tile.code.at[s.core.pc].insn) == "MOVD2B")
     srcb, pushes = s.src("srcb", 0).copy(), len(s.tile.pushes)
     assert s.stepi().kind is StopKind.STEP
     assert len(s.tile.pushes) == pushes + 1 and not np.array_equal(s.src("srcb", 0), srcb)

@@ -6,7 +6,6 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import frame_view, source_line
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address
-from tdbg.disasm import Disassembler, disassemble
 from tdbg.riscv import ABI_NAMES
 from tdbg.session import REGISTERS, RunStatus
 
@@ -97,7 +96,7 @@ class _Dump:
 
     def insns(self, low: int, high: int) -> None:
         s = self.interp.session
-        decode = Disassembler(s.profile.isa)
+        decode = s.disassembler()
         for address in range(low, high, 4):
             s.check_interrupt()
             insn = decode(address, int.from_bytes(s.read_memory(address, 4), "little"))
@@ -192,7 +191,7 @@ def context_panel(interp: Interpreter, stop: object = None) -> None:
     pc = s.core.pc
     for address in range(pc, pc + 16, 4):
         try:
-            insn = disassemble(address, int.from_bytes(s.read_memory(address, 4), "little"), s.profile.isa)
+            insn = s.disassembler()(address, int.from_bytes(s.read_memory(address, 4), "little"))
         except Exception:
             break
         marker = "=> " if address == pc else "   "

@@ -183,11 +183,10 @@ def run_breakpoint_commands(interp: Interpreter, commands: list[str]) -> None:
 def instruction_at(interp: Interpreter, stop: Stop) -> str:
     """The instruction a stop is about: the core's, and the Tensix instruction it pushed when
     the event came from the coprocessor."""
-    from tdbg.disasm import disassemble
 
     s = interp.session
     try:
-        text = disassemble(stop.pc, s.read_u32(stop.pc), s.profile.isa).render(s.symbolize).replace("\t", " ")
+        text = s.disassembler()(stop.pc, s.read_u32(stop.pc)).render(s.symbolize).replace("\t", " ")
     except Exception:
         text = "(unreadable)"
     last = s.pushes.last(1)

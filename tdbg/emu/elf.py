@@ -2,8 +2,8 @@
 
 An ``ElfImage`` holds what the tile needs to load and describe a program, independent of where a
 host puts it: its sections, its loadable segments, the entry point, symbols, executable ranges,
-the ``Tag_RISCV_arch`` attribute, and the ``.ttinsn`` words found in executable code (a word
-whose low two bits are not ``0b11``: BabyRISCV ``PushTensixInstruction.md``, ".ttinsn").
+the ``Tag_RISCV_arch`` attribute, and the words of executable code that Unicorn must not run as
+they are (``tdbg.emu.code.replaced``: ``.ttinsn``, CSR, ``lr``/``sc``, Zba/Zbb/xttzbkb words).
 Where the bytes go in the tile is ``tdbg.emu.loader``'s business.
 """
 
@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
+from tdbg.emu.code import maybe_replaced, replaced
 from tdbg.tensix.isa import is_ttinsn
 
 EM_RISCV = 243
@@ -80,7 +82,7 @@ class ElfImage:
     exec_ranges: list[tuple[int, int]]      # [start, end) of executable sections
     sections: list[Section] = field(default_factory=list)
     arch: str | None = None                 # Tag_RISCV_arch, e.g. "rv32i2p1_m2p0"
-    ttinsn: dict[int, int] = field(default_factory=dict)  # address -> the RISC-V word there
+    replaced: dict[int, int] = field(default_factory=dict)  # address -> a word Unicorn must not run as is
     parks: list[int] = field(default_factory=list)        # addresses of ``j .`` in code
     raw: bytes = field(default=b"", repr=False)   # the file's bytes, read once (DWARF is read from them too)
     _starts: list[int] = field(default_factory=list, repr=False)
@@ -114,7 +116,7 @@ class ElfImage:
         except Exception as exc:  # noqa: BLE001  (pyelftools raises many kinds on a corrupt file)
             raise ElfLoadError(f"{path}: not a usable ELF file ({type(exc).__name__}: {exc})") from None
         image = cls(path, entry, segments, symbols, exec_ranges, sections, arch, raw=raw)
-        image.ttinsn, image.parks = image._scan_code()
+        image.replaced, image.parks = image._scan_code()
         code = [s for s in symbols.values() if s.kind == "notype" and any(lo <= s.addr < hi for lo, hi in exec_ranges)]
         order = {name: i for i, name in enumerate(symbols)}   # at one address the last is found:
         image._by_addr = sorted([s for s in symbols.values() if s.kind in ("func", "object")] + code,
@@ -122,23 +124,30 @@ class ElfImage:
         image._starts = [s.addr for s in image._by_addr]
         return image
 
+    @property
+    def ttinsn(self) -> dict[int, int]:
+        """The ``.ttinsn`` words of executable code, by address."""
+        return {a: w for a, w in self.replaced.items() if is_ttinsn(w)}
+
     def section(self, name: str) -> Section | None:
         return next((s for s in self.sections if s.name == name), None)
 
     def _scan_code(self) -> tuple[dict[int, int], list[int]]:
-        """Every aligned word of an executable section whose low two bits are not 0b11 (a
-        ``.ttinsn``), and every ``j .``."""
+        """Every aligned word of an executable section that Unicorn must not run as it is, and
+        every ``j .``."""
         found: dict[int, int] = {}
         parks: list[int] = []
         for sec in self.sections:
             if not sec.executable or sec.data is None:
                 continue
-            for offset in range((-sec.addr) & 3, len(sec.data) - 3, 4):
-                (word,) = struct.unpack_from("<I", sec.data, offset)
-                if is_ttinsn(word):
-                    found[sec.addr + offset] = word
-                elif word == JUMP_TO_SELF:
-                    parks.append(sec.addr + offset)
+            first = (-sec.addr) & 3
+            words = np.frombuffer(sec.data, dtype="<u4", count=(len(sec.data) - first) // 4, offset=first)
+            base = sec.addr + first
+            for index in np.flatnonzero(maybe_replaced(words)).tolist():
+                word = int(words[index])
+                if replaced(word):
+                    found[base + 4 * index] = word
+            parks.extend(base + 4 * int(i) for i in np.flatnonzero(words == JUMP_TO_SELF))
         return found, parks
 
     def symbol(self, name: str) -> Symbol:

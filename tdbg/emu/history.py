@@ -22,6 +22,8 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from tdbg.emu.code import PatchKind
+
 if TYPE_CHECKING:
     from tdbg.emu.core import Core, CoreState
     from tdbg.emu.regions import Wait
@@ -51,6 +53,8 @@ class StepRecord:
     last_stop: object
     state: CoreState
     wait: Wait | None
+    csrs: tuple[dict[int, int], int]
+    clock: int                                  # the tile clock (a counter CSR read moves it)
     ram: tuple[int, bytes] | None = None        # (address, bytes a store overwrites)
     devices: _Coprocessor | None = None
     l1: list[tuple[int, bytes]] | None = None   # (address, bytes) the coprocessor overwrote, in order
@@ -80,7 +84,8 @@ class History:
         """What the next instruction of ``core`` may change (``widen`` adds the whole tile when
         the other cores run during the step)."""
         base = dict(core=core.name, context=core.uc.context_save(), completed_pc=core.completed_pc,
-                    last_stop=core.last_stop, state=core.state, wait=core.wait)
+                    last_stop=core.last_stop, state=core.state, wait=core.wait, csrs=core.csrs.snapshot(),
+                    clock=tile.registers.clock)
         access = _access(tile, core)
         if access == "tile":
             cp = tile.checkpoint()
@@ -129,6 +134,8 @@ class History:
         core.uc.context_restore(record.context)
         core.completed_pc, core.last_stop = record.completed_pc, record.last_stop
         core.state, core.wait = record.state, record.wait
+        core.csrs.restore(record.csrs)
+        tile.registers.clock = record.clock
         if record.ram is not None:
             address, old = record.ram
             core.uc.mem_write(address, old)
@@ -164,7 +171,8 @@ def _access(tile: Tile, core: Core) -> str | tuple[int, int] | None:
     pushed Tensix instruction), "tile" (a store to the tile registers), (address, size) for a
     store to plain memory, or None."""
     pc = core.pc
-    if pc in tile.tensix_words:
+    patch = tile.code.at.get(pc)
+    if patch is not None and patch.kind is PatchKind.TTINSN:
         return "device"
     try:
         word = int.from_bytes(bytes(core.uc.mem_read(pc, 4)), "little")

@@ -130,9 +130,7 @@ class TileRegisters:
         if reg.name == "CFGREG_RDDATA":
             return tensix.config.riscv_load((self.values[self._offset("CFGREG_RD_CNTL")] & 0x7FF) * 4, 4)
         if reg.name in ("WALL_CLOCK_0", "WALL_CLOCK_1"):
-            if reg.name == "WALL_CLOCK_0":
-                self.clock += self.tile.profile.clock_hz // 1_000_000
-            return (self.clock >> (32 if reg.name == "WALL_CLOCK_1" else 0)) & 0xFFFF_FFFF
+            return (self.cycles(reg.name == "WALL_CLOCK_0") >> (32 if reg.name == "WALL_CLOCK_1" else 0)) & 0xFFFF_FFFF
         if reg.name == "INSTRN_BUF_STATUS":
             queued = [self.tile.coprocessor.pending(t) for t in range(3)]
             full = [len(q) >= self.tile.profile.wait_gate_capacity for q in queued]
@@ -140,6 +138,13 @@ class TileRegisters:
         if reg.access == "wo":
             raise UndefinedBehavior(f"TileControlDebugStatus.md: {reg.name} is write-only")
         return self.values[word]
+
+    def cycles(self, advance: bool) -> int:
+        """The tile clock, in RISC-V cycles; ``advance``: a read of a low counter half, which
+        costs a microsecond of tile time."""
+        if advance:
+            self.clock += self.tile.profile.clock_hz // 1_000_000
+        return self.clock
 
     def _offset(self, name: str) -> int:
         return self.tile.profile.register(name).offset

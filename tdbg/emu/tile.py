@@ -1,11 +1,12 @@
 """The emulated Tensix tile: shared L1, every core with its own firmware, the coprocessor state,
 pushes, policies, and the run model.
 
-Firmware (one ``ElfImage`` per core) is placed in L1 as a host does (``tdbg.emu.loader``); each
-``.ttinsn`` word is replaced by a NOP in emulated memory (Unicorn would decode it as compressed
-instructions) and pushed to the coprocessor when a core reaches it, as a store to
-``INSTRN_BUF_BASE`` is (BabyRISCV ``PushTensixInstruction.md``).  Debugger reads of that memory
-show the original word.
+Firmware (one ``ElfImage`` per core) is placed in L1 as a host does (``tdbg.emu.loader``); the
+words of its code that Unicorn must not run as they are (``tdbg.emu.code``) are replaced in
+emulated memory: a ``.ttinsn`` is pushed to the coprocessor when a core reaches it, as a store to
+``INSTRN_BUF_BASE`` is (BabyRISCV ``PushTensixInstruction.md``), a CSR instruction runs on the
+core's CSRs, a Zba/Zbb/xttzbkb instruction jumps to its RV32IM trampoline.  Debugger reads of
+that memory show the loaded word; a debugger write there replaces the loaded word.
 
 Run model (DESIGN.md, "The whole tile"): all-stop and deterministic.  ``run`` gives the runnable
 cores turns in the profile's order; a core keeps its turn until it stops, blocks (a ``Wait``),
@@ -32,14 +33,16 @@ from enum import Enum
 import numpy as np
 
 from tdbg.emu import loader
-from tdbg.emu.core import NOP, Core, CoreState, Watch
+from tdbg.emu.code import CodePatches
+from tdbg.emu.core import Core, CoreState, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
 from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog, WindowAccess, WindowTrace
 from tdbg.emu.regions import Stall, TensixMmio, TileRegisters, Wait, core_regions
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.tensix.coprocessor import Coprocessor, QueueFull
 from tdbg.tensix.events import Category, TensixEvent
-from tdbg.tensix.isa import IsaError, ttinsn_to_word
+from tdbg.emu.translation import Trampolines
+from tdbg.tensix.isa import IsaError
 from tdbg.tensix.profile import BLACKHOLE, Profile
 from tdbg.tensix.tile import TensixState
 from tdbg.tensix.window import ELEMENT_SIZE, FMT_NAMES
@@ -57,12 +60,12 @@ class Policy(str, Enum):
 
 @dataclass(frozen=True)
 class Program:
-    """One core's firmware, where its bytes go, and the ``.ttinsn`` words and ``j .`` parks
+    """One core's firmware, where its bytes go, and the replaced code words and ``j .`` parks
     among them that the core can fetch (``loader.code_words``)."""
 
     image: ElfImage
     segments: list[Segment]
-    ttinsn: dict[int, int]
+    replaced: dict[int, int]
     parks: set[int]
 
     @property
@@ -80,6 +83,7 @@ class CoreSnapshot:
     last_stop: object
     state: CoreState
     wait: Wait | None
+    csrs: tuple[dict[int, int], int]
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,7 @@ class Checkpoint:
     registers: dict[int, int]
     clock: int
     exit_codes: dict[str, int]
+    code: dict[int, object]        # the tile's replaced code words then (``CodePatches.at``)
     compressed: bool = False
     last_turn: str | None = None
 
@@ -148,10 +153,11 @@ class Tile:
         self.l1_log = L1Log()                                    # L1 traffic of Tensix instructions
         self._l1_written: list[L1Access] | None = None            # during the current push (when watched)
         self._code: list[tuple[int, int]] = []                    # L1 ranges of loaded firmware
+        self._executable: list[tuple[int, int]] = []              # ... of its executable bytes
         self.registers = TileRegisters(self)
         self.programs: dict[str, Program] = {}
-        self.ttinsn: dict[int, int] = {}      # every loaded program's .ttinsn words (RISC-V view)
-        self.tensix_words: dict[int, int] = {}  # the same, as the Tensix words they push
+        self.trampolines = Trampolines(profile.trampoline_spaces)
+        self.code = CodePatches(self.trampolines)                 # replaced words of loaded code
         self.pushes = PushLog()
         self.provenance = DstProvenance()
         self._rows_written: set[int] | None = None  # DstBits rows the current push wrote (when watched)
@@ -203,15 +209,16 @@ class Tile:
                     raise ElfLoadError(f"{image.path}: L1 {clash[0]:#x}..{clash[1]:#x} is also {other}'s "
                                        f"firmware ({program.image.path.name}), with other bytes")
             self.programs[spec.name] = Program(image, segments, *loader.code_words(image, segments, self.profile))
-        self.ttinsn = {a: w for p in self.programs.values() for a, w in p.ttinsn.items()}
-        self.tensix_words = {a: ttinsn_to_word(w) for a, w in self.ttinsn.items()}
+        self.code.at = {address: self.code.classify(address, word)
+                        for program in self.programs.values() for address, word in program.replaced.items()}
         self._code = [(s.vaddr, s.vaddr + s.memsz) for p in self.programs.values() for s in p.segments
                       if s.vaddr < self.profile.l1_size]
+        self._executable = [(s.vaddr, s.vaddr + len(s.data)) for p in self.programs.values() for s in p.segments
+                            if s.executable and s.vaddr < self.profile.l1_size]
         for core in self.cores.values():
             program = self.programs.get(core.name)
             core.set_parks(program.parks if program else set())
-            if core.thread is not None:
-                core.hook_ttinsn(self.tensix_words, self.push)
+            core.hook_code(self.code.at)
         self.reset()
 
     def image(self, name: str) -> ElfImage | None:
@@ -245,9 +252,8 @@ class Tile:
                     _copy_into(self.l1, seg.vaddr, seg.data)
                 else:
                     _copy_into(core.local_ram, seg.vaddr - self.profile.local_ram_base, seg.data)
-        nop = NOP.to_bytes(4, "little")
-        for address in self.ttinsn:
-            _copy_into(self.l1, address, nop)
+        for address, patch in self.code.at.items():
+            _copy_into(self.l1, address, patch.placed.to_bytes(4, "little"))
         override, soft_reset = 0, self.registers.value("SOFT_RESET_0")
         host_releases = ["B"] if "B" in self.programs else list(self.programs)
         for name, program in self.programs.items():
@@ -290,13 +296,13 @@ class Tile:
         L1, 70 ms for random bytes; the user's checkpoints, not the history's)."""
         cores = {
             name: CoreSnapshot(core.uc.context_save(), bytes(core.local_ram), core.pc, core.completed_pc,
-                               core.last_stop, core.state, core.wait)
+                               core.last_stop, core.state, core.wait, core.csrs.snapshot())
             for name, core in self.cores.items()
         }
         l1 = zlib.compress(bytes(self.l1), 1) if compress else bytes(self.l1)
         return Checkpoint(l1, cores, self.tensix.snapshot(), self.coprocessor.snapshot(),
                           (self.pushes.total, list(self.pushes.per_thread)), dict(self.registers.values),
-                          self.registers.clock, dict(self.exit_codes), compress, self._last_turn)
+                          self.registers.clock, dict(self.exit_codes), self.code.at, compress, self._last_turn)
 
     def restore(self, cp: Checkpoint) -> None:
         """Return to ``cp``."""
@@ -310,6 +316,7 @@ class Tile:
             core.completed_pc = snap.completed_pc
             core.last_stop = snap.last_stop
             core.state, core.wait = snap.state, snap.wait
+            core.csrs.restore(snap.csrs)
             core.uc.ctl_flush_tb()
         self.tensix.restore(cp.tensix)
         self.coprocessor.restore(cp.coprocessor)
@@ -320,6 +327,10 @@ class Tile:
         self.registers.clock = cp.clock
         self.exit_codes = dict(cp.exit_codes)
         self._last_turn = cp.last_turn
+        if self.code.at is not cp.code:
+            self.code.at = cp.code
+            for core in self.cores.values():
+                core.hook_code(self.code.at)
 
     # -- running ------------------------------------------------------------------------------------
     def run_others_until_ready(self, name: str) -> Stop | None:
@@ -551,8 +562,18 @@ class Tile:
                 if self._l1_written is not None:
                     self._l1_written.append(access)
                 if any(start < hi and lo < end for lo, hi in self._code):
-                    for core in self.cores.values():
-                        core.uc.ctl_remove_cache(start, end)
+                    self._code_overwritten(start, end)
+
+    def _code_overwritten(self, start: int, end: int) -> None:
+        """A Tensix unit wrote L1 over loaded code: each replaced word it changed is now what
+        it wrote; drop Unicorn's translations of the range."""
+        for at in range(start & ~3, end, 4):
+            patch = self.code.at.get(at)
+            held = int.from_bytes(bytes(self.l1[at:at + 4]), "little")
+            if (patch is not None and held != patch.placed) or (patch is None and self._in_code(at)):
+                self._replace(at, held)
+        for core in self.cores.values():
+            core.uc.ctl_remove_cache(start, end)
 
     def dst_writer(self, row: int) -> DstWriter | None:
         """The last writer of ``DstBits`` row ``row``, if known."""
@@ -646,14 +667,60 @@ class Tile:
                 raise Unreadable(f"Cannot access memory at address {address + len(out):#x}: {exc}") from None
             return bytes(out)
         try:
+            if self.trampolines.overlaps(address, size):
+                raise ValueError("unmapped")
             data = bytearray(core.uc.mem_read(address, size))
         except Exception:
             raise Unreadable(f"Cannot access memory at address {address:#x}") from None
-        for word_address in range(address & ~3, address + size, 4):
-            word = self.ttinsn.get(word_address)
-            if word is not None:
-                raw = word.to_bytes(4, "little")
-                for i in range(4):
-                    if address <= word_address + i < address + size:
-                        data[word_address + i - address] = raw[i]
+        if address < self.profile.l1_size and self.code.at:
+            start = address & ~3
+            held = bytes(self.l1[start:(address + size + 3) & ~3])
+            for at in range(start, start + len(held), 4):
+                patch = self.code.at.get(at)
+                if patch is not None and int.from_bytes(held[at - start:at - start + 4], "little") == patch.placed:
+                    raw = patch.word.to_bytes(4, "little")
+                    for i in range(4):
+                        if address <= at + i < address + size:
+                            data[at + i - address] = raw[i]
         return bytes(data)
+
+    # -- code the debugger or a Tensix unit rewrites ------------------------------------------
+    def write_l1(self, address: int, data: bytes) -> None:
+        """The debugger writes ``data`` into L1 at ``address``: a word of loaded code it
+        changes is the new loaded word (replaced again if it must be, ``tdbg.emu.code``)."""
+        end = address + len(data)
+        words = {at: bytearray(self.code.original(at, int.from_bytes(bytes(self.l1[at:at + 4]), "little")).to_bytes(4, "little"))
+                 for at in range(address & ~3, end, 4) if self._in_code(at)}
+        _copy_into(self.l1, address, data)
+        for at, word in words.items():
+            for i in range(4):
+                if address <= at + i < end:
+                    word[i] = data[at + i - address]
+            self._replace(at, int.from_bytes(word, "little"))
+        for core in self.cores.values():
+            core.uc.ctl_remove_cache(address, end)
+
+    def _in_code(self, address: int) -> bool:
+        return any(lo <= address and address + 4 <= hi for lo, hi in self._executable)
+
+    def _replace(self, address: int, word: int) -> None:
+        """``word`` is now the loaded word at ``address`` (in loaded code)."""
+        patch = self.code.classify(address, word)
+        self.code.set(address, patch)
+        if patch is not None:
+            _copy_into(self.l1, address, patch.placed.to_bytes(4, "little"))
+        for core in self.cores.values():
+            core.set_code_hook(address, patch)
+
+    def classify_trapped(self, address: int, word: int) -> bool:
+        """A core trapped on ``word`` at ``address`` (code nobody classified: the firmware
+        wrote it): replace it now if it is a word tdbg runs (True)."""
+        patch = self.code.classify(address, word)
+        if patch is None or address >= self.profile.l1_size:
+            return False
+        self.code.set(address, patch)
+        _copy_into(self.l1, address, patch.placed.to_bytes(4, "little"))
+        for core in self.cores.values():
+            core.set_code_hook(address, patch)
+            core.uc.ctl_remove_cache(address, address + 4)
+        return True

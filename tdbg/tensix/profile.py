@@ -64,6 +64,22 @@ class LoadRule:
 
 
 @dataclass(frozen=True)
+class CsrSpec:
+    """A CSR the cores recognise (BlackholeA0 ``BabyRISCV/CSRs.md``) and how tdbg keeps it:
+    ``scratch`` (read/write storage), ``constant`` (reads ``value``, writes have no effect),
+    ``readonly`` (reads ``value``; a write is undefined), ``cfg0``, ``cycle``/``cycleh``
+    (the counter, low and high half), ``unmodelled`` (a named stop, ``why``); ``scratch_on``:
+    the cores where an otherwise unmodelled CSR is plain storage."""
+
+    number: int
+    name: str
+    kind: str
+    value: int = 0
+    why: str = ""
+    scratch_on: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Profile:
     """Addresses and sizes of one Tensix tile generation."""
 
@@ -85,6 +101,10 @@ class Profile:
     load_rule: LoadRule
     wait_gate_capacity: int     # instructions a thread may have queued before its core stalls
     clock_hz: int               # RISC-V clock, for the wall clock registers
+    csrs: tuple[CsrSpec, ...]   # the CSRs the cores recognise
+    cfg0_fields: tuple[tuple[int, int, str], ...]  # cfg0: (first bit, bits, name)
+    cfg0_modelled: int          # the cfg0 bits a write may set (the others stop)
+    trampoline_spaces: tuple[tuple[int, int], ...]  # (base, size): unmapped, within a jal of L1
 
     def core(self, name: str) -> CoreSpec:
         """The core called ``name`` (any case)."""
@@ -194,4 +214,58 @@ BLACKHOLE = Profile(
     # any push at 52, which bounds how far RISC-V execution runs ahead.
     wait_gate_capacity=52,
     clock_hz=1_350_000_000,     # BabyRISCV/README.md: 1.35 GHz
+    # BlackholeA0 BabyRISCV/CSRs.md (tt-isa-documentation 585749d1): every CSR the cores
+    # recognise; any other is no instruction the core has.  The F and V state (fcsr, the
+    # vector CSRs: T2 only) and the event counters belong to parts tdbg does not execute;
+    # tdbg counts no instructions (minstret) and models no interrupts (intp_restore_pc).
+    csrs=(
+        CsrSpec(0x003, "fcsr", "unmodelled", why="the F extension is not executed by tdbg"),
+        *(CsrSpec(n, name, "unmodelled", why="the V extension (RISCV T2) is not executed by tdbg")
+          for n, name in ((0x008, "vstart"), (0x009, "vxsat"), (0x00A, "vxrm"), (0xC20, "vl"), (0xC21, "vtype"),
+                          (0xC22, "vlenb"))),
+        CsrSpec(0x300, "mstatus", "constant", 0x8000_6600),
+        CsrSpec(0x301, "misa", "constant", 0x4020_1123),
+        CsrSpec(0x320, "mcountinhibit", "scratch"),
+        CsrSpec(0x323, "mhpmevent3", "scratch"),
+        CsrSpec(0x324, "mhpmevent4", "scratch"),
+        CsrSpec(0x7C0, "cfg0", "cfg0", 16 << 13),           # "At reset ... StMergeTimer ... 16"
+        CsrSpec(0x7C1, "pmacfg0", "scratch"),               # strong ordering: tdbg's accesses are ordered
+        CsrSpec(0x7C2, "pmacfg1", "scratch"),
+        CsrSpec(0x7C3, "cfg1", "scratch"),
+        CsrSpec(0x7C4, "hwa_mask", "scratch"),
+        CsrSpec(0x7C5, "hwa_cfg", "scratch"),
+        CsrSpec(0x7C6, "vgsrc", "scratch"),
+        CsrSpec(0xB00, "mcycle", "cycle"),
+        CsrSpec(0xB80, "mcycleh", "cycleh"),
+        CsrSpec(0xC00, "cycle", "cycle"),                   # "Read/write alias of mcycle"
+        CsrSpec(0xC80, "cycleh", "cycleh"),
+        *(CsrSpec(n, name, "unmodelled", why="tdbg counts no retired instructions")
+          for n, name in ((0xB02, "minstret"), (0xB82, "minstreth"), (0xC02, "instret"), (0xC82, "instreth"))),
+        *(CsrSpec(n, name, "unmodelled", why="tdbg counts no hardware performance events")
+          for n, name in ((0xB03, "mhpmcounter3"), (0xB04, "mhpmcounter4"), (0xB83, "mhpmcounter3h"),
+                          (0xB84, "mhpmcounter4h"))),
+        CsrSpec(0xBC0, "tt_cfg_qstatus", "unmodelled", why="the Tensix frontend status CSRs are not modelled"),
+        CsrSpec(0xBC1, "tt_cfg_bstatus", "unmodelled", why="the Tensix busy status CSRs are not modelled"),
+        *(CsrSpec(0xBC2 + i, f"tt_cfg_sstatus{i}", "unmodelled", scratch_on=("B", "NC"),
+                  why="on a TRISC it is a NoC overlay stream register, which tdbg does not model")
+          for i in range(8)),
+        CsrSpec(0xBCA, "intp_restore_pc", "unmodelled", why="tdbg models no interrupts"),
+        CsrSpec(0xF14, "mhartid", "readonly", 0),
+    ),
+    # CSRs.md "cfg0"; every field but EnBFloat* changes timing, which tdbg does not model, or
+    # nothing.  A write may set the bits ttsim v1.10.0 accepts (riscv_impl.h:1173: DisBp,
+    # DisLowCash, DisTriscCache, DisLowCachePeriodicFlush; the firmware and tt-llk's boot set
+    # no others) and keep StMergeTimer, whose reset value the page gives; any other bit stops.
+    cfg0_fields=((0, 1, "DisLdBufByp"), (1, 1, "DisBp"), (2, 1, "DisIcPrefetch"), (3, 1, "DisLowCash"),
+                 (4, 1, "DisableDataEcc"), (5, 2, "Reserved"), (7, 1, "DisPmcWrapArnd"), (8, 1, "PmcClrOnRd"),
+                 (9, 1, "SyncAllOps"), (10, 1, "DisCsrSync"), (11, 1, "DisVec128b"), (12, 1, "DisStMerge"),
+                 (13, 5, "StMergeTimer"), (18, 1, "DisTriscCache"), (19, 1, "DisMultiMemLdOps"),
+                 (20, 1, "DisRegForwarding"), (21, 3, "Reserved"), (24, 1, "DisLowCachePeriodicFlush"),
+                 (25, 1, "Reserved"), (26, 2, "BpHistSel"), (28, 1, "EnRespOrderFifo"), (29, 1, "DisTTStatusReg"),
+                 (30, 1, "EnBFloat"), (31, 1, "EnBFloatRTNE")),
+    cfg0_modelled=0x0104_000A | (0x1F << 13),
+    # Nothing is mapped above L1 (0x0018_0000) before MEM_LOCAL_BASE, nor above
+    # TENSIX_CFG_BASE's 64 KiB (BabyRISCV/README.md "Memory map"): trampolines for the code in
+    # the high part of L1 go above it, for the low part just below 2**32 (a jal wraps).
+    trampoline_spaces=((0xFFF8_0000, 0x8_0000), (0x0018_0000, 0x8_0000)),
 )
