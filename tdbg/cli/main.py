@@ -101,7 +101,11 @@ def main(argv: list[str] | None = None) -> int:
         from tdbg.cli import build
 
         return build.main(argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if (args.rsp_stdio or args.gdb_port is not None) and (args.sequence or args.batch):
+        parser.error("-ex, -x and -batch are the shell's: with --rsp-stdio or --gdb-port, "
+                     "send commands from GDB with 'monitor CMD'")
     from tdbg.commands import Interpreter
     from tdbg.commands.session_cmds import Quit
     from tdbg.session import Session, SessionError

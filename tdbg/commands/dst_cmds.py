@@ -429,6 +429,16 @@ def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts
     _report_diff(interp, view, rows, old, new, differ, limit, what, int((differ & ~defined).sum()))
 
 
+_DIFF_OPTIONS: dict[str, Callable[[str], object] | None] = dict(view=str, max=_int, atol=float, rtol=float, raw=None)
+
+
+def diff_reads_file(args: str) -> bool:
+    """True when ``dst diff ARGS`` would read a golden file on the host (parsed as the command
+    parses them: a bare ``--`` is a file name)."""
+    words, _ = _parse(args, **_DIFF_OPTIONS)
+    return bool(words) and words[0] != "checkpoint"
+
+
 @DST.command(
     "diff",
     usage="dst diff [checkpoint N | FILE [ROWS | tile T] [--atol A] [--rtol R] [--raw]] [--view V] [--max N]",
@@ -446,7 +456,7 @@ def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts
     example="dst diff golden.npy 0-63 --view bf16 --atol 0.01",
 )
 def dst_diff(interp: Interpreter, args: str) -> None:
-    words, opts = _parse(args, view=str, max=_int, atol=float, rtol=float, raw=None)
+    words, opts = _parse(args, **_DIFF_OPTIONS)
     view = _view(interp, opts.get("view"))
     limit = int(opts.get("max", 64))  # type: ignore[call-overload]
     if limit < 0:

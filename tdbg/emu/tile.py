@@ -215,9 +215,11 @@ class Tile:
                       if s.vaddr < self.profile.l1_size]
         self._executable = [(s.vaddr, s.vaddr + len(s.data)) for p in self.programs.values() for s in p.segments
                             if s.executable and s.vaddr < self.profile.l1_size]
+        parks = {a for p in self.programs.values() for a in p.parks if a < self.profile.l1_size}
         for core in self.cores.values():
             program = self.programs.get(core.name)
-            core.set_parks(program.parks if program else set())
+            # a j . in L1 parks whichever core reaches it (one may jump into another's code)
+            core.set_parks((program.parks | parks) if program else set())
             core.hook_code(self.code.at)
         self.reset()
 
