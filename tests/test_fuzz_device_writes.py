@@ -61,7 +61,7 @@ def _write(s: Session, tmp: Path, path: str, address: int, size: int, value: int
     return s.execute(f"x/{max(size // 4, 1)}xw {address & ~3:#x}", check=False)
 
 
-@fuzz_settings(short=15, long=1500)
+@fuzz_settings(short=15, long=2000)
 @given(data=st.data())
 def test_writes_into_every_device_region(pipeline: Session, tmp_path_factory: pytest.TempPathFactory,
                                          data: st.DataObject) -> None:

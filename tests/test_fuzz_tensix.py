@@ -170,7 +170,7 @@ def test_firmware(pusher: Session, cases: list[tuple[str, int, list[tuple[str, i
         _sane(s)
 
 
-@fuzz_settings(short=6, long=600)
+@fuzz_settings(short=6, long=500)
 @given(cases=st.lists(pushes(), min_size=1, max_size=8))
 def test_stub(cases: list[tuple[str, int, list[tuple[str, int]]]], capfd: pytest.CaptureFixture[str]) -> None:
     s = Session(firmware_dir() / "demo.c")
