@@ -1007,6 +1007,32 @@ class Session:
         """A pushed word as text, or its hex if no encoding matches."""
         return self.tile.describe_word(word)
 
+    def noc_status(self) -> dict[str, list[str]]:
+        """What ``info noc`` shows: each NIU's registers and counters, and the NoC requests of
+        the run (newest last)."""
+        noc = self.tile.noc
+        return {**{f"NoC {niu.index}": niu.status() for niu in noc.nius},
+                "requests": [t.describe() for t in noc.log]}
+
+    def read_noc(self, x: int, y: int, address: int, size: int) -> bytes:
+        """Bytes at a NoC endpoint (DRAM, another tile's L1, or this tile), as a NoC read
+        would see them; (x, y) as software writes it (translated coordinates too)."""
+        _check_range(address, size)
+        noc = self.tile.noc
+        try:
+            return noc.read(noc.physical(x | y << 6), address, size)
+        except TensixEvent as exc:
+            raise SessionError(str(exc)) from None
+
+    def write_noc(self, x: int, y: int, address: int, data: bytes) -> None:
+        """Write bytes at a NoC endpoint, as the host writes a DRAM buffer."""
+        _check_range(address, len(data))
+        noc = self.tile.noc
+        try:
+            noc.write(noc.physical(x | y << 6), address, data, noc.host_transfer(len(data)))
+        except TensixEvent as exc:
+            raise SessionError(str(exc)) from None
+
     def disassembler(self) -> Disassembler:
         """A fresh disassembler for the current core's code: ``.ttinsn`` words by the profile's
         encodings, RISC-V as GDB decodes it for the architecture its ELF names."""

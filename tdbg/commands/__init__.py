@@ -12,6 +12,7 @@ from tdbg.commands import (  # noqa: F401  (registration)
     frame_cmds,
     l1_cmds,
     machine,
+    noc_cmds,
     remap_cmds,
     running,
     scripting,

@@ -41,6 +41,10 @@ class _Coprocessor:
     clock: int
     pushes: tuple[int, list[int]]
     exit_codes: dict[str, int]
+    nius: list[tuple]                       # the NIUs' registers and counters
+    noc_log: int
+    overlay: dict[tuple[int, str], int]
+    noc_writes: list[tuple[object, int, bytes]]   # (memory, address, bytes) NoC writes beyond the tile overwrote
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ class History:
         self.budget = budget
         self._records: deque[StepRecord] = deque()
         self.bytes = 0
-        self._journaling: object | None = None   # the coprocessor keeping the current step's L1 journal
+        self._journaling: Tile | None = None     # the tile whose coprocessor and NoC keep the step's journals
 
     def __len__(self) -> int:
         return len(self._records)
@@ -91,12 +95,15 @@ class History:
             cp = tile.checkpoint()
             return StepRecord(**base, tile=cp, size=len(cp.l1) + _coprocessor_bytes(tile))
         if access == "device":
+            noc_writes: list[tuple[object, int, bytes]] = []
             snap = _Coprocessor(tile.tensix.snapshot(), tile.coprocessor.snapshot(), dict(tile.registers.values),
                                 tile.registers.clock, (tile.pushes.total, list(tile.pushes.per_thread)),
-                                dict(tile.exit_codes))
+                                dict(tile.exit_codes), [n.snapshot() for n in tile.noc.nius], len(tile.noc.log),
+                                tile.overlay.snapshot(), noc_writes)
             journal: list[tuple[int, bytes]] = []
             tile.coprocessor.l1_journal = journal
-            self._journaling = tile.coprocessor
+            tile.noc.journal = noc_writes
+            self._journaling = tile
             return StepRecord(**base, devices=snap, l1=journal, size=_CORE_BYTES + _coprocessor_bytes(tile))
         if access is not None:
             address, size = access
@@ -117,7 +124,8 @@ class History:
 
     def push(self, record: StepRecord) -> None:
         if self._journaling is not None:  # the step is over: stop journaling its L1 writes
-            self._journaling.l1_journal = None  # type: ignore[attr-defined]
+            self._journaling.coprocessor.l1_journal = None  # type: ignore[attr-defined]
+            self._journaling.noc.journal = None  # type: ignore[attr-defined]
             self._journaling = None
         self._records.append(record)
         self.bytes += record.size
@@ -149,6 +157,12 @@ class History:
             tile.registers.values, tile.registers.clock = dict(d.registers), d.clock
             tile.pushes.truncate(*d.pushes)
             tile.exit_codes = dict(d.exit_codes)
+            for niu, saved in zip(tile.noc.nius, d.nius):
+                niu.restore(saved)
+            del tile.noc.log[d.noc_log:]
+            tile.overlay.restore(d.overlay)
+            for memory, address, old in reversed(d.noc_writes):
+                memory.write(address, old)  # type: ignore[attr-defined]
             for address, old in reversed(record.l1 or []):
                 if address >= tile.profile.l1_size:  # a local RAM the coprocessor wrote (STOREREG)
                     core.uc.mem_write(address, old)

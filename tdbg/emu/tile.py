@@ -32,10 +32,12 @@ from enum import Enum
 
 import numpy as np
 
-from tdbg.emu import loader
+from tdbg.emu import idle, loader
 from tdbg.emu.code import CodePatches
 from tdbg.emu.core import Core, CoreState, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
+from tdbg.emu.noc import LocalTile, Noc, Transfer
+from tdbg.emu.overlay import Overlay
 from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog, WindowAccess, WindowTrace
 from tdbg.emu.regions import Stall, TensixMmio, TileRegisters, Wait, core_regions
 from tdbg.emu.stops import Access, Stop, StopKind
@@ -48,6 +50,7 @@ from tdbg.tensix.tile import TensixState
 from tdbg.tensix.window import ELEMENT_SIZE, FMT_NAMES
 
 EXIT_SYMBOL, EXIT_CODE_SYMBOL = "_tdbg_exit", "tdbg_exit_code"   # tdbg's crt0
+NOC_WRITES_KEPT = 10_000     # NoC writes into L1 remembered for hang reports
 
 
 class Policy(str, Enum):
@@ -99,6 +102,8 @@ class Checkpoint:
     clock: int
     exit_codes: dict[str, int]
     code: dict[int, object]        # the tile's replaced code words then (``CodePatches.at``)
+    noc: dict[str, object]
+    overlay: dict[tuple[int, str], int]
     compressed: bool = False
     last_turn: str | None = None
 
@@ -158,6 +163,12 @@ class Tile:
         self.programs: dict[str, Program] = {}
         self.trampolines = Trampolines(profile.trampoline_spaces)
         self.code = CodePatches(self.trampolines)                 # replaced words of loaded code
+        self.noc = Noc(profile.noc, profile.l1_size, LocalTile(
+            lambda address, n: bytes(self.l1[address:address + n]), self._noc_wrote_l1,
+            lambda address: self.coprocessor.mmio.load(0, address),
+            lambda address, value: self.coprocessor.mmio.store(0, address, value)))
+        self.overlay = Overlay(profile.overlay)
+        self.noc_l1_writes: list[tuple[int, int, Transfer]] = []   # NoC requests' writes into L1, newest last
         self.pushes = PushLog()
         self.provenance = DstProvenance()
         self._rows_written: set[int] | None = None  # DstBits rows the current push wrote (when watched)
@@ -234,6 +245,9 @@ class Tile:
         self.tensix.reset()
         self.coprocessor.reset()
         self.registers.reset()
+        self.noc.reset()
+        self.overlay.reset()
+        self.noc_l1_writes.clear()
         self.pushes.clear()
         self.l1_log.clear()
         self.warnings.clear()
@@ -256,14 +270,14 @@ class Tile:
                     _copy_into(core.local_ram, seg.vaddr - self.profile.local_ram_base, seg.data)
         for address, patch in self.code.at.items():
             _copy_into(self.l1, address, patch.placed.to_bytes(4, "little"))
-        override, soft_reset = 0, self.registers.value("SOFT_RESET_0")
+        soft_reset = self.registers.value("SOFT_RESET_0")
         host_releases = ["B"] if "B" in self.programs else list(self.programs)
         for name, program in self.programs.items():
             spec = self.cores[name].spec
-            if spec.reset_pc_reg is not None and spec.thread is not None:
+            if spec.reset_pc_reg is not None and spec.reset_pc_override is not None:
                 self.registers.values[spec.reset_pc_reg] = program.image.entry
-                override |= 1 << spec.thread
-        self.registers.values[self.profile.register("TRISC_RESET_PC_OVERRIDE").offset] = override
+                register, bit = spec.reset_pc_override
+                self.registers.values[register] |= 1 << bit
         for name in self.programs:
             spec = self.cores[name].spec
             if name in host_releases:
@@ -304,7 +318,8 @@ class Tile:
         l1 = zlib.compress(bytes(self.l1), 1) if compress else bytes(self.l1)
         return Checkpoint(l1, cores, self.tensix.snapshot(), self.coprocessor.snapshot(),
                           (self.pushes.total, list(self.pushes.per_thread)), dict(self.registers.values),
-                          self.registers.clock, dict(self.exit_codes), self.code.at, compress, self._last_turn)
+                          self.registers.clock, dict(self.exit_codes), self.code.at, self.noc.snapshot(),
+                          self.overlay.snapshot(), compress, self._last_turn)
 
     def restore(self, cp: Checkpoint) -> None:
         """Return to ``cp``."""
@@ -329,6 +344,8 @@ class Tile:
         self.registers.clock = cp.clock
         self.exit_codes = dict(cp.exit_codes)
         self._last_turn = cp.last_turn
+        self.noc.restore(cp.noc)
+        self.overlay.restore(cp.overlay)
         if self.code.at is not cp.code:
             self.code.at = cp.code
             for core in self.cores.values():
@@ -364,7 +381,7 @@ class Tile:
                 return self._interrupted(self.cores[runnable[0] if runnable else names[0]])
             if not runnable:
                 return self._idle_stop(names, only)
-            stop = self._turn(self.cores[self._next_turn(runnable)], limit, len(runnable) > 1)
+            stop = self._turn(self.cores[self._next_turn(runnable)], limit, True)
             if stop is not None and stop.kind is not StopKind.PREEMPTED:
                 return self._interrupted(self.cores[stop.core], stop) if stop.kind is StopKind.INTERRUPTED else stop
 
@@ -387,6 +404,12 @@ class Tile:
         self._active, self._last_turn = core, core.name
         try:
             stop = core.resume(limit, preemptible=shared)
+            if stop.kind is StopKind.PREEMPTED:
+                found = idle.spinning(core, self.describe_address)
+                if isinstance(found, Wait):
+                    core.state, core.wait = CoreState.BLOCKED, found
+                    return None
+                stop = found or stop
         finally:
             self._active = None
         if stop.kind is StopKind.BLOCKED or core.state is not CoreState.RUNNABLE:
@@ -440,6 +463,23 @@ class Tile:
             waits = "; ".join(f"{c.name}: {c.wait.reason if c.wait else 'blocked'} (pc {c.pc:#010x})" for c in blocked)
             return Stop(StopKind.DEADLOCK if only is None else StopKind.BLOCKED, focus.name, focus.pc, detail=waits)
         return Stop(StopKind.EXITED, focus.name, focus.pc, detail=self.describe_finish(names))
+
+    def describe_address(self, address: int, value: int | None = None) -> str:
+        """An address as a wait names it: L1 (or local RAM), the symbol there if a loaded ELF
+        has one, the value it holds, and for L1 the NoC request that last wrote it."""
+        where = "L1" if address < self.profile.l1_size else "local RAM" if address >= self.profile.local_ram_base else "memory"
+        text = f"{where} {address:#x}"
+        for program in self.programs.values():
+            hit = program.image.symbol_at(address)
+            if hit is not None:
+                text += f" <{hit[0].name}+{hit[1]}>" if hit[1] else f" <{hit[0].name}>"
+                break
+        if value is not None:
+            text += f" (= {value:#x})"
+        if where == "L1":
+            last = next((t for lo, hi, t in reversed(self.noc_l1_writes) if lo <= address < hi), None)
+            text += f" [last written by {last.describe()}]" if last else " [no NoC request has written it]"
+        return text
 
     def describe_finish(self, names: Sequence[str]) -> str:
         parts = []
@@ -553,6 +593,33 @@ class Tile:
             return self.profile.isa.decode(word).text()
         except IsaError:
             return f"{word:#010x}"
+
+    def _noc_wrote_l1(self, address: int, data: bytes, transfer: Transfer) -> None:
+        """A NoC request writes this tile's L1, as any L1 write: journalled for reverse-stepi,
+        code it overwrites replaced again, and a watchpoint on it stops the core that issued the
+        request (after its store), naming the transfer."""
+        end = address + len(data)
+        if transfer.seq:
+            self.noc_l1_writes.append((address, end, transfer))
+            del self.noc_l1_writes[:-NOC_WRITES_KEPT]
+        journal = self.coprocessor.l1_journal
+        if journal is not None:
+            journal.append((address, bytes(self.l1[address:end])))
+        watched = [(w, bytes(self.l1[w.address:w.address + w.length])) for w in self.watches
+                   if not w.dst_rows and w.kind != "read" and w.core is None and w.address < end
+                   and address < w.address + w.length and w.address + w.length <= self.profile.l1_size]
+        _copy_into(self.l1, address, data)
+        if any(address < hi and lo < end for lo, hi in self._code):
+            self._code_overwritten(address, end)
+        else:
+            for core in self.cores.values():
+                core.uc.ctl_remove_cache(address, end)
+        core = self.cores.get(transfer.core)
+        for watch, old in watched:
+            new = bytes(self.l1[watch.address:watch.address + watch.length])
+            if core is not None and core.running:
+                core.push_watch(watch, int.from_bytes(old, "little"), int.from_bytes(new, "little"), transfer.describe())
+                break
 
     def _l1_accessed(self, thread: int, word: int, ranges: list[tuple[int, int, bool]]) -> None:
         """A Tensix instruction read or wrote L1: log it (under the current push's sequence

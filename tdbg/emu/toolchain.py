@@ -108,7 +108,7 @@ def firmware_sources() -> list[Path]:
 
 #: Where each core's firmware goes in L1 (tt-llk's test layout for the TRISCs): ``tdbg.ld`` as
 #: written places T0's; the other cores get a copy with their base (``linker_script``).
-CODE_BASES = {"T0": 0x6000, "T1": 0xB000, "T2": 0x10000, "B": 0x1000}
+CODE_BASES = {"T0": 0x6000, "T1": 0xB000, "T2": 0x10000, "B": 0x1000, "NC": 0x14000}
 KIT_CORES = tuple(CODE_BASES)
 _BASE_LINE = "__tdbg_code_base = 0x6000;"
 
