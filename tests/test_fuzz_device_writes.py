@@ -35,7 +35,7 @@ def pipeline() -> Session:
 @st.composite
 def writes(draw: st.DrawFn, s: Session) -> tuple[str, str, int, int, int]:
     """(core, path: api | set | restore | x, address, size, value)."""
-    core = draw(st.sampled_from(["T0", "T1", "T2"]))
+    core = draw(st.sampled_from(sorted(s.tile.cores)))   # every core, with firmware or not
     region = draw(st.sampled_from(s.tile.cores[core].regions))
     size = draw(st.sampled_from([1, 2, 4, 8]))
     offset = draw(st.one_of(st.integers(0, 64), st.integers(0, region.size - 1), st.just(region.size - size)))
