@@ -986,6 +986,7 @@ class Session:
         device addresses through the device model, a naturally aligned element at a time."""
         _check_range(address, len(data))
         core = self.core
+        self._store(core, address, data)
         if not self.started and not self._replaying and self.tile.programs:
             end = address + len(data)   # a write that covers an earlier one replaces it
             self.setup = [w for w in self.setup if not (w.core == core.name and address <= w.address
@@ -993,6 +994,9 @@ class Session:
             self.setup.append(SetupWrite(core.name, address, bytes(data)))
         if self.started and self.tile.finished():
             self.written_after_exit = True
+
+    def _store(self, core: Core, address: int, data: bytes) -> None:
+        """``write_memory``'s stores (the set-up keeps only writes that completed)."""
         pos = 0
         while pos < len(data):
             at = address + pos
