@@ -206,6 +206,7 @@ class Session:
         self.debug_infos: dict[str, DebugInfo | None] = {}
         self.scheduler_locking = "off"
         self.started = False          # the tile has run since it was loaded or reset
+        self.written_after_exit = False  # memory written since every core finished (run drops it)
         self.watch_after = True       # report a watchpoint after its access (GDB's view); the
                                       # stub turns it off: gdb steps over the access itself
         self._interpreter = None
@@ -334,6 +335,7 @@ class Session:
         with gdb-multiarch 13: a second ``run`` reports "already hit 1 time")."""
         if self.started:
             self.restart()
+        self.written_after_exit = False
         for item in [*self.breakpoints.values(), *self.watchpoints.values()]:
             item.hits = 0
 
@@ -446,15 +448,17 @@ class Session:
             raise SessionError(f"{core.name} is held in reset (SOFT_RESET_0 bit {core.spec.soft_reset_bit}).")
         return core
 
-    def _step_core(self) -> Stop:
+    def _step_core(self, others_run: Callable[[], None] = lambda: None) -> Stop:
         """One instruction of the current core.  If it must wait and ``scheduler-locking`` is
-        off, the other cores run until the wait is over, then the instruction executes."""
+        off, the other cores run until the wait is over (``others_run`` is called first), then
+        the instruction executes."""
         core = self._steppable()
         self.started = True
         if core.state in (CoreState.PARKED, CoreState.EXITED):
             core.state = CoreState.RUNNABLE   # stepping a finished core executes its j . / ebreak
         while True:
             if core.state is CoreState.BLOCKED and self.scheduler_locking == "off":
+                others_run()
                 stop = self.tile.run_others_until_ready(core.name)
                 if stop is not None:
                     return self._focus(stop)
@@ -465,17 +469,23 @@ class Session:
     def stepi(self, count: int = 1, record: bool = True) -> Stop:
         """Execute ``count`` instructions of the current core, recording each for
         ``reverse_stepi``; with ``record=False`` (the steps inside source-level stepping)
-        nothing is copied and the recorded history ends here."""
+        nothing is copied and the recorded history ends here.  A step during which the other
+        cores run (the core waits, ``scheduler-locking off``) records the whole tile, also when
+        the wait began in the step."""
         stop = None
         if not record:
             self.history.clear()
         for _ in range(count):
             undo = None
             if record:
-                core = self._steppable()
-                waits = core.state is CoreState.BLOCKED and self.scheduler_locking == "off"
-                undo = self.history.record(self.tile, core, whole_tile=waits)
-            stop = self._step_core()
+                undo = self.history.record(self.tile, self._steppable())
+
+            def others_run() -> None:
+                nonlocal undo
+                if undo is not None:
+                    undo = self.history.widen(undo, self.tile)
+
+            stop = self._step_core(others_run)
             if undo is not None:
                 self.history.push(undo)
             if stop.kind is not StopKind.STEP:
@@ -548,7 +558,9 @@ class Session:
         return self._interrupted
 
     def clear_interrupt(self) -> None:
+        """Drop a pending interrupt, the session's and the tile's (a new command starts)."""
         self._interrupted = False
+        self.tile.clear_interrupt()
 
     def check_interrupt(self) -> None:
         """For long work outside the emulator (formatting, packing): stop at a Ctrl-C."""
@@ -654,9 +666,9 @@ class Session:
 
     # -- breakpoints and watchpoints ----------------------------------------------------------
     def resolve(self, location: str | int) -> int:
-        """An address from a number, ``FUNCTION`` (past its prologue when there is line
-        information), ``FILE:LINE`` or ``LINE``, in the current core's program: its first
-        location (``locate``)."""
+        """An address from a number, ``*EXPR`` (``*$pc+8``), ``FUNCTION`` (past its prologue when
+        there is line information), ``FILE:LINE`` or ``LINE``, in the current core's program: its
+        first location (``locate``)."""
         return self.locate(location)[0].address
 
     def locate(self, location: str | int, line: int | None = None) -> list[Site]:
@@ -676,6 +688,8 @@ class Session:
         if isinstance(location, int):
             _check_range(location, 1)
             return linespec.Resolved([Site(location, None)])
+        if location.strip().startswith("*"):   # any expression, as GDB evaluates it: *$pc+8
+            return linespec.Resolved([Site(self.address_of(location.strip()[1:]), None)])
         info = self.debug
         spec = linespec.parse(location, info)
         if spec.line is not None and spec.file is None and info is None and location.strip().isdigit():
@@ -692,6 +706,19 @@ class Session:
             return linespec.resolve(spec, info, self.image, current)
         except KeyError as exc:
             raise SessionError(str(exc.args[0])) from None
+
+    def address_of(self, expression: str) -> int:
+        """The address an expression designates, as GDB's ``*EXPR`` location and ``x`` take
+        it (an array's or function's own address, a pointer's or integer's value)."""
+        from tdbg.expr import ExprError
+        from tdbg.expr.values import value_as_address
+
+        try:
+            address = value_as_address(self.evaluate(expression))
+        except ExprError as exc:
+            raise SessionError(str(exc)) from None
+        _check_range(address, 1)
+        return address
 
     def frames(self) -> list[Frame]:
         """The current core's backtrace (innermost first); one frame without debug info."""
@@ -959,11 +986,17 @@ class Session:
         device addresses through the device model, a naturally aligned element at a time."""
         _check_range(address, len(data))
         core = self.core
+        self._store(core, address, data)
         if not self.started and not self._replaying and self.tile.programs:
             end = address + len(data)   # a write that covers an earlier one replaces it
             self.setup = [w for w in self.setup if not (w.core == core.name and address <= w.address
                                                          and w.address + len(w.data) <= end)]
             self.setup.append(SetupWrite(core.name, address, bytes(data)))
+        if self.started and self.tile.finished():
+            self.written_after_exit = True
+
+    def _store(self, core: Core, address: int, data: bytes) -> None:
+        """``write_memory``'s stores (the set-up keeps only writes that completed)."""
         pos = 0
         while pos < len(data):
             at = address + pos
@@ -1234,7 +1267,9 @@ class Session:
 
     def execute(self, line: str, check: bool = True) -> str:
         """Run one shell command and return what the shell would print.  A command that
-        fails raises ``SessionError`` with that text; with ``check=False`` it is returned."""
+        fails raises ``SessionError`` with that text; with ``check=False`` it is returned.
+        An interrupt still pending from an earlier command is dropped first."""
+        self.clear_interrupt()
         if self._interpreter is None:
             from tdbg.commands import Interpreter
 

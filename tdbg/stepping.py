@@ -118,14 +118,7 @@ def resolve_location(session: Session, info: DebugInfo, location: str | int) -> 
         return [location]
     text = location.strip()
     if text.startswith("*"):
-        target = text[1:].strip()
-        try:
-            return [int(target, 0)]
-        except ValueError:
-            try:
-                return [session.image.symbol(target).addr]
-            except KeyError as exc:
-                raise SessionError(str(exc.args[0])) from None
+        return [session.address_of(text[1:])]
     return [site.address for site in session.locate(text)]
 
 

@@ -114,7 +114,11 @@ def main(argv: list[str] | None = None) -> int:
         from tdbg.cli import build
 
         return build.main(argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if (args.rsp_stdio or args.gdb_port is not None) and (args.sequence or args.batch):
+        parser.error("-ex, -x and -batch are the shell's: with --rsp-stdio or --gdb-port, "
+                     "send commands from GDB with 'monitor CMD'")
     from tdbg.commands import Interpreter
     from tdbg.commands.session_cmds import Quit
     from tdbg.session import Session, SessionError
@@ -239,8 +243,10 @@ def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int
         from tdbg.cli.repl import repl
 
         repl(interp)
-    else:
-        for line in sys.stdin:
+    else:  # piped lines, as GDB reads them: a block (if, while, define ...) takes its lines from here
+        piped = iter(sys.stdin)
+        interp.read_line = lambda prompt: next(piped, None)
+        for line in piped:
             session.run_breakable(lambda l=line: interp.execute(l))
     return 0 if not interp.failed else 1
 

@@ -8,7 +8,7 @@ from tdbg.commands import settings
 from tdbg.commands.interpreter import Interpreter, ScriptAborted, error_message
 from tdbg.commands.location import describe_location, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
-from tdbg.commands.values import evaluate_address, evaluate_int
+from tdbg.commands.values import evaluate_int
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.session import Breakpoint, RunStatus
 from tdbg.expr import INT, Value
@@ -232,14 +232,22 @@ def restart_query(interp: Interpreter) -> None:
 def run_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
     restart_query(interp)
-    s.start_over()
+    _warn_dropped_writes(interp)
+    s.start_over()  # a tile that has not run yet keeps what was restored into it
     run_and_report(interp, s.cont)
+
+
+def _warn_dropped_writes(interp: Interpreter) -> None:
+    """Starting over drops what was written after the program finished: say so."""
+    if interp.session.written_after_exit:
+        interp.out("warning: memory written after the program finished is not kept: it starts from the loaded state.")
 
 
 @command("start", usage="start", help="Start the firmware from its entry point (as run does: asked on a started tile, the set-up written again) and stop at the beginning of main (a temporary breakpoint).", example="start")
 def start_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
     restart_query(interp)
+    _warn_dropped_writes(interp)
     s.start_over()
     location = "main"
     bp = s.break_at(location, temporary=True)
@@ -250,6 +258,7 @@ def start_cmd(interp: Interpreter, args: str) -> None:
 @command("starti", usage="starti", help="Start the firmware (from its loaded state if the tile has run already) and stop at the first instruction of the current core, before anything runs.", example="starti")
 def starti_cmd(interp: Interpreter, args: str) -> None:
     restart_query(interp)
+    _warn_dropped_writes(interp)
     stop = interp.session.starti()
     interp.out("")
     interp.out("Program stopped.")
@@ -264,7 +273,7 @@ def jump_cmd(interp: Interpreter, args: str) -> None:
     if not text:
         raise CommandError("Argument required (starting address).")
     s = interp.session
-    address = evaluate_address(interp, text[1:]) if text.startswith("*") else s.resolve(qualify_line(interp, text))
+    address = s.resolve(qualify_line(interp, text))
     s.set_register("pc", address)
     interp.out(f"Continuing at {address:#x}.")
     run_and_report(interp, s.cont)

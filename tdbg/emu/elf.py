@@ -102,6 +102,10 @@ class ElfImage:
                 raise ElfLoadError(f"{path}: not a RISC-V ELF (machine {elf['e_machine']})")
             if elf.elfclass != 32:
                 raise ElfLoadError(f"{path}: a {elf.elfclass}-bit ELF; the baby RISC-V cores are RV32")
+            if elf["e_type"] != "ET_EXEC":
+                kind = {"ET_REL": "a relocatable object (ET_REL)", "ET_DYN": "a shared object (ET_DYN)"}
+                raise ElfLoadError(f"{path}: {kind.get(elf['e_type'], elf['e_type'])}, not linked firmware "
+                                   "(an executable, ET_EXEC)")
             segments = [_segment(path, raw, seg) for seg in elf.iter_segments()
                         if seg["p_type"] == "PT_LOAD" and seg["p_memsz"]]
             sections = [_section(path, raw, sec) for sec in elf.iter_sections()]

@@ -34,7 +34,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tdbg.commands import Interpreter
-from tdbg.commands.dst_cmds import DST
+from tdbg.commands.dst_cmds import DST, diff_reads_file
 from tdbg.commands.registry import Command, CommandError
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
@@ -60,8 +60,12 @@ def touches_host_files(cmd: Command, args: str) -> bool:
             sub = DST.lookup(word) if word else None
         except CommandError:
             return False
-        words = [w for w in rest.split() if not w.startswith("--")]
-        return sub is not None and sub.name == "diff" and bool(words) and words[0] != "checkpoint"
+        if sub is None or sub.name != "diff":
+            return False
+        try:
+            return diff_reads_file(rest)
+        except CommandError:
+            return False   # the command refuses these arguments itself
     return False
 
 
