@@ -165,8 +165,6 @@ def x_command(interp: Interpreter, args: str) -> None:
 def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size: int) -> int:
     s = interp.session
     if fmt == "i":  # each instruction decoded afresh, as GDB's x/i; => at the selected frame's pc
-        from tdbg.disasm import disassemble  # capstone: imported when first needed
-
         pc = s.expression_context().frames.selected().pc
         for _ in range(count):
             s.check_interrupt()

@@ -98,8 +98,6 @@ class _Dump:
         self.highlight = interp.state.highlight_asm or (lambda text: text)
 
     def insns(self, low: int, high: int) -> None:
-        from tdbg.disasm import Disassembler  # capstone: imported when first needed
-
         s = self.interp.session
         decode = s.disassembler()
         for address in range(low, high, 4):
@@ -194,8 +192,6 @@ def context_panel(interp: Interpreter, stop: object = None) -> None:
     changed = [f"{n}={v:#x}" for n, v in regs.items() if before.get(n) != v and n != "pc"]
     interp.out("--- registers changed: " + (" ".join(changed) if before and changed else "(none)" if before else "(first stop)"))
     interp.out("--- code")
-    from tdbg.disasm import disassemble  # capstone: imported when first needed
-
     pc = s.core.pc
     for address in range(pc, pc + 16, 4):
         try:
