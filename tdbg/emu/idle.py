@@ -9,9 +9,11 @@ it runs again when a word it read changes, and when no core can run the run stop
 named (a deadlock, or every core idle waiting for the host), as ttsim-run's ``idle`` condition
 ends a run (two windows with the same PCs and unchanged L1).
 
-Reads of a value that changed between the two windows (the wall clock, a cycle counter) are time,
-not the loop's condition: a loop that waits only for time leaves it in time.  A loop with a
-timeout longer than the two windows is reported as waiting (its timeout is not modelled).
+A loop that reads no device must also come back to the same registers (a deterministic spin);
+one that counts (a computing loop over constant memory) does not.  A loop that reads a device (the
+wall clock: time, as in tt-metal's ``riscv_wait``) is judged by its instructions and the memory it
+reads alone, as ttsim-run's ``idle`` does: a loop that waits only for time leaves it in time, and a
+timeout longer than the two windows is reported as a wait (the timeout is not modelled).
 """
 
 from __future__ import annotations
@@ -36,20 +38,27 @@ class _Window:
     pcs: set[int]
     reads: dict[int, tuple[int, int]]     # address in memory -> (size, value)
     changed: bool                          # a store changed memory or touched a device
+    devices: set[int]                      # device addresses read
+    states: list[tuple[int, ...]]          # the registers each time the window's first pc came round
 
 
 def _observe(core: Core, count: int) -> tuple[_Window, Stop | None]:
-    """Run ``count`` instructions of ``core`` watching what they execute, read from memory and
-    store; the stop that ended the window early, if one did."""
+    """Run ``count`` instructions of ``core`` watching what they execute, read and store; the
+    stop that ended the window early, if one did."""
     uc = core.uc
-    window = _Window(set(), {}, False)
+    window = _Window(set(), {}, False, set(), [])
+    first = core.pc
 
     def on_code(uc: Uc, address: int, size: int, _: object) -> None:
         window.pcs.add(address)
+        if address == first:
+            window.states.append(tuple(core.regs()))
 
     def on_read(uc: Uc, access: int, address: int, size: int, value: int, _: object) -> None:
         if core.region_at(address) is None:
             window.reads[address] = (size, int.from_bytes(uc.mem_read(address, size), "little"))
+        else:
+            window.devices.add(address)
 
     def on_write(uc: Uc, access: int, address: int, size: int, value: int, _: object) -> None:
         mask = (1 << (8 * size)) - 1
@@ -75,6 +84,8 @@ def spinning(core: Core, describe: Callable[[int, int], str]) -> Wait | Stop | N
     second, stop = _observe(core, WINDOW)
     if stop is not None or second.changed or second.pcs != first.pcs:
         return stop
+    if not second.devices and len(set(second.states)) == len(second.states):
+        return None     # no time read, and its registers never come round again: it computes
     condition = {a: sv for a, sv in second.reads.items() if first.reads.get(a) == sv}
     if not condition:
         return None
