@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from tdbg.commands.examine import format_float, format_view_value
-from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, dst_rows, window_view
+from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, default_view, dst_rows, note_other_view
 from tdbg.commands.files import DUMP, RESTORE
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command
@@ -108,9 +108,9 @@ def _int(text: str) -> int:
 
 def _view(interp: Interpreter, name: object) -> formats.View:
     """A Dst view by name (``raw16``/``raw`` and ``raw32`` for raw bits, as in ``Session.dst`` and
-    ``x ... as``); None: the current core's window view."""
+    ``x ... as``); None: the view in force (``dst_rows.default_view``)."""
     if name is None:
-        name = window_view(interp, "--view V")
+        return default_view(interp, "--view V")
     if name in ("raw16", "raw32"):  # the same names as the Python API's and x's
         return formats.get_view("dst16" if name == "raw16" else "dst32", "raw")
     for storage in STORAGE_ROWS:
@@ -118,6 +118,13 @@ def _view(interp: Interpreter, name: object) -> formats.View:
         if view is not None:
             return view
     raise CommandError(f'Unknown view "{name}"; choose from: {VIEW_NAMES}.')
+
+
+def _note(interp: Interpreter, opts: dict[str, object], view: formats.View) -> None:
+    """An explicit ``--view`` that disagrees with the math configuration is said so in one line
+    (``dst_rows.note_other_view``), before the command's output."""
+    if "view" in opts:
+        note_other_view(interp, view)
 
 
 def _tile_number(interp: Interpreter, text: str, view: formats.View) -> int:
@@ -408,6 +415,7 @@ def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts
             raise CommandError(f"{path} holds {len(golden)} rows; they do not match {STORAGE_NAME[view.storage]} rows {ranges(rows)} (0..{limit_rows - 1} exist).")
     else:
         raise CommandError(f"{path} holds shape {golden.shape}; expected (N, 16) rows or a (32, 32) tile.")
+    _note(interp, opts, view)
     dst = interp.session.model.dst
     bits = _read(dst, _live(dst), view.storage, rows)
     defined = _defined(dst, _live(dst), view.storage, rows)
@@ -462,11 +470,13 @@ def dst_diff(interp: Interpreter, args: str) -> None:
         if checkpoint is None:
             raise CommandError(f"No checkpoint {number}.")
         snap = (np.asarray(checkpoint.dst_bits), np.asarray(checkpoint.tensix["ever_written"]))
+        _note(interp, opts, view)
         _diff_bits(interp, view, snap, limit, f"since checkpoint {number}")
         return
     previous = interp.state.dst_stops[0]
     if previous is None:
         raise CommandError("No previous stop recorded yet; Dst is snapshotted at every stop from now on.")
+    _note(interp, opts, view)
     _diff_bits(interp, view, previous, limit, "since the previous stop")
 
 
@@ -494,6 +504,7 @@ def dst_stats(interp: Interpreter, args: str) -> None:
         if not len(rows):
             interp.out("No Dst rows written.")
             return
+    _note(interp, opts, view)
     defined = _defined(dst, _live(dst), storage, rows)
     bits = _read(dst, _live(dst), storage, rows)[defined]
     values = view.decode(bits)
@@ -528,6 +539,7 @@ def dst_heatmap(interp: Interpreter, args: str) -> None:
     if words[:1] == ["tile"] and len(words) == 2:
         tile = _tile_number(interp, words[1], view)
         rows = np.arange(TILE_ROWS) + TILE_ROWS * tile
+        _note(interp, opts, view)
         mag, nan, inf = (to_matrix(a) for a in _magnitudes(view, _read(dst, _live(dst), view.storage, rows)))
         top = float(mag.max())
         interp.out(f"Tile {tile} ({_where(view, rows)}): {_legend(top, colour)}")
@@ -537,6 +549,7 @@ def dst_heatmap(interp: Interpreter, args: str) -> None:
         return
     if words not in ([], ["all"]):
         raise CommandError("Usage: dst heatmap [tile T | all] [--view V]")
+    _note(interp, opts, view)
     rows = np.arange(STORAGE_ROWS[view.storage])
     mag, nan, inf = _magnitudes(view, _read(dst, _live(dst), view.storage, rows))
     shape = (-1, TILE_ROWS)
@@ -565,6 +578,7 @@ def dst_tile(interp: Interpreter, args: str) -> None:
     if len(words) not in (1, 3) or (len(words) == 3 and words[1] != "face"):
         raise CommandError("Usage: dst tile T [face F] [--view V]")
     tile = _tile_number(interp, words[0], view)
+    _note(interp, opts, view)
     dst = interp.session.model.dst
     first = TILE_ROWS * tile
     if len(words) == 3:
@@ -622,7 +636,7 @@ def _complete(registry: Registry) -> Callable[[Interpreter, str], list[str]]:
     usage="dump dst ROWS FILE.npy|FILE.csv [--view V | --raw]",
     help=(
         "Save Dst rows ROWS (A-B or N) to a .npy or .csv file as an (N, 16) array: the values of "
-        "view V (float32 or int64; rows of the view's storage, default the current window view), "
+        "view V (float32 or int64; rows of the view's storage, default the view in force: see help dst), "
         "or with --raw the DstBits storage rows themselves (uint16, no Adj16), which 'restore dst' "
         "loads back."
     ),
@@ -645,6 +659,7 @@ def dump_dst(interp: Interpreter, args: str) -> None:
     else:
         view = _view(interp, opts.get("view"))
         rows = dst_rows(interp, words[0], STORAGE_ROWS[view.storage], STORAGE_NAME[view.storage])
+        _note(interp, opts, view)
         data = view.decode(_read(dst, _live(dst), view.storage, rows))
         what = _where(view, rows)
     out = io.BytesIO()
@@ -709,7 +724,13 @@ def restore_dst(interp: Interpreter, args: str) -> None:
     help=(
         "Inspect the Dst register: rows in every view, differences, statistics, heatmaps, tiles.\n"
         + _summary(DST) + "\n"
-        f"Views (--view V, default the current core's window view): {VIEW_NAMES}.  Rows and lanes "
+        f"Views (--view V): {VIEW_NAMES}.  The default is the view the math configuration says Dst "
+        "holds, as tt-exalens reads Dst: Dst32b (int32 for an integer ALU_FORMAT_SPEC_REG2_Dstacc, else "
+        "fp32) when ALU_ACC_CTRL_Fp32_enabled or ALU_ACC_CTRL_INT8_math_enabled is set, else the Dst16b "
+        "type of ALU_FORMAT_SPEC_REG2_Dstacc (ALU_FORMAT_SPEC_REG_Dstacc_val while overridden), in the "
+        "current core's config bank; where those fields name no Dst16b type (Dstacc FP32, TF32 or "
+        "INT32, as at power-on), the current core's window view (its RISC_DEST_ACCESS_CTRL fmt).  A "
+        "--view that reads other data than the configuration names is said so in one line.  Rows and lanes "
         "are those of the view's storage: 1024 Dst16b rows or 512 Dst32b rows, through the "
         "current row mapping; lanes of undefined rows (ZEROACC, or never written) show as <undef>.  " + LAYOUT
     ),

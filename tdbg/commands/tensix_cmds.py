@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, dst_rows, window_view
+from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, default_view, dst_rows
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
@@ -255,7 +255,7 @@ def info_dst(interp: Interpreter, args: str) -> None:
         "Run the packer's format conversion on Dst rows (N or A-B) and show the bytes it "
         "would write to L1, or write them at ADDR.  FORMAT: " + ", ".join(packer.FORMATS) + ".  "
         "DSTFMT is what Dst holds (fp32, int32: Dst32b rows; bf16, fp16, int16: Dst16b rows); "
-        "by default the current core's window view.  Undefined rows (ZEROACC, or never written) "
+        "by default the view in force (see help dst).  Undefined rows (ZEROACC, or never written) "
         "pack as zero, as the packers read them (ZEROACC.md)."
     ),
     example="pack 0-3 to bfp8 from fp32",
@@ -267,7 +267,7 @@ def pack_cmd(interp: Interpreter, args: str) -> None:
     rows_text, fmt_name, dst_fmt, at = m.groups()
     s = interp.session
     if dst_fmt is None:
-        dst_fmt = window_view(interp, "from DSTFMT")
+        dst_fmt = default_view(interp, "from DSTFMT").name
     if dst_fmt == "int8":
         dst_fmt = "fp16"  # Integer "8" is overlaid on FP16 (Dst.md)
     try:
