@@ -122,11 +122,13 @@ def test_default_view_is_the_math_configuration_not_the_window(shell) -> None:
     cfg(shell, RISC_DEST_ACCESS_CTRL_SEC0_fmt=0, ALU_ACC_CTRL_Fp32_enabled=0, ALU_FORMAT_SPEC_REG2_Dstacc=5)
     assert run(shell, "dst stats").startswith("Dst16b rows 0-1 as bf16: 32 values")
     assert run(shell, "dst heatmap").startswith("Dst16b rows 0-1023 as bf16, one line per tile")
-    assert run(shell, "dst tile 0").startswith("Tile 0 (Dst16b rows 0-63 as bf16)")
+    assert run(shell, "dst tile 0").startswith("Tile 0 face 0 (Dst16b rows 0-15 as bf16):")
     cfg(shell, ALU_FORMAT_SPEC_REG2_Dstacc=1)
     assert run(shell, "dst stats").startswith("Dst16b rows 0-1 as fp16: 32 values")
     cfg(shell, ALU_FORMAT_SPEC_REG_Dstacc_override=1, ALU_FORMAT_SPEC_REG_Dstacc_val=5)   # the override wins
     assert run(shell, "dst stats").startswith("Dst16b rows 0-1 as bf16: 32 values")
+    assert run(shell, "dst stats --view fp16").startswith(
+        "Note: the math configuration says bf16 (Fp32_enabled 0, Dstacc_val BF16), not fp16.\n")
     cfg(shell, ALU_FORMAT_SPEC_REG_Dstacc_override=0, ALU_FORMAT_SPEC_REG2_Dstacc=14)
     assert run(shell, "dst stats").startswith("Dst16b rows 0-1 as int8: 32 values")
     cfg(shell, ALU_ACC_CTRL_INT8_math_enabled=1)                   # Int8 math accumulates Integer "32"
@@ -142,13 +144,12 @@ def test_default_view_is_the_math_configuration_not_the_window(shell) -> None:
 def test_an_explicit_view_that_disagrees_says_so_in_one_line(shell) -> None:
     write_known_rows(shell)
     cfg(shell, ALU_FORMAT_SPEC_REG2_Dstacc=5)                     # BF16 in Dst16b
-    note = ("Note: the math configuration says Dst holds Dst16b bf16 (ALU_ACC_CTRL_Fp32_enabled 0, "
-            "ALU_FORMAT_SPEC_REG2_Dstacc 5 (BF16)); shown as {}, as asked.")
+    note = "Note: the math configuration says bf16 (Fp32_enabled 0, Dstacc BF16), not {}."
     lines = run(shell, "dst tile 0 --view fp32").splitlines()
-    assert lines[0] == note.format("fp32") and lines[1].startswith("Tile 0 (Dst32b rows 0-63 as fp32)")
+    assert lines[0] == note.format("fp32") and lines[1] == "Tile 0 face 0 (Dst32b rows 0-15 as fp32):"
     assert run(shell, "dst stats 0-1 --view fp16").splitlines()[:2] == [
         note.format("fp16"), "Dst16b rows 0-1 as fp16: 32 values"]
-    assert run(shell, "dst heatmap --view raw32").splitlines()[0] == note.format("raw")
+    assert run(shell, "dst heatmap --view raw32").splitlines()[0] == note.format("raw32")
     assert not run(shell, "dst stats 0-1 --view bf16").startswith("Note")  # agrees
     assert not run(shell, "dst stats 0-1 --view raw16").startswith("Note")  # bits claim no type
     assert run(shell, "dst tile 9 --view fp32") == "Tile 9 out of range 0..7 for Dst32b (fp32).\n"  # errors stay one line
@@ -156,8 +157,7 @@ def test_an_explicit_view_that_disagrees_says_so_in_one_line(shell) -> None:
     assert run(shell, "dst diff checkpoint 1 --view bf16") == "No checkpoint 1.\n"
     run(shell, "checkpoint")
     assert run(shell, "dst diff checkpoint 1 --view bf16").splitlines()[0] == (
-        "Note: the math configuration says Dst holds Dst32b fp32 (ALU_ACC_CTRL_Fp32_enabled 1, "
-        "ALU_FORMAT_SPEC_REG2_Dstacc 0 (FP32)); shown as bf16, as asked.")
+        "Note: the math configuration says fp32 (Fp32_enabled 1, Dstacc FP32), not bf16.")
     cfg(shell, ALU_ACC_CTRL_Fp32_enabled=0)                        # power-on: the configuration names nothing
     assert not run(shell, "dst stats 0-1 --view bf16").startswith("Note")
 
@@ -228,6 +228,7 @@ def tile_values() -> np.ndarray:
 
 def test_tile_matrix_with_face_borders(shell) -> None:
     dst(shell).write16(np.arange(64, 128), tile_values())
+    run(shell, "set width unlimited")   # the one-matrix layout
     lines = run(shell, "dst tile 1 --view int16").splitlines()
     assert lines[0] == "Tile 1 (Dst16b rows 64-127 as int16), faces [[0, 1], [2, 3]]:"
     header = lines[1].split()

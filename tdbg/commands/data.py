@@ -9,12 +9,12 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.state import Display
 from tdbg.commands.tensix_cmds import set_cfg
-from tdbg.commands.values import evaluate
+from tdbg.commands.values import evaluate, evaluate_int
 from tdbg.session import RunStatus, SessionError
 from tdbg.expr import CType, ExprError, evaluate as evaluate_expr, format_value, parse_type, ptype_text, resolve, type_name
 
 _FMT = re.compile(r"^/([xduotacfsz])\s*(.*)$", re.S)
-SETTINGS = {"pagination", "confirm", "height", "width", "listsize", "print", "logging", "verbose", "style"}
+SETTINGS = {"pagination", "confirm", "height", "listsize", "print", "logging", "verbose", "style"}
 
 
 def split_format(args: str) -> tuple[str | None, str]:
@@ -65,7 +65,7 @@ def output_cmd(interp: Interpreter, args: str) -> None:
     interp.write(shown)
 
 
-@command("set", usage="set var EXPR | set {TYPE}ADDR = V | set $REG = V | set cfg NAME = V | set scheduler-locking off|on|step | set history-memory SIZE | set dst-provenance on|off", help="Assign: a variable, memory as the current core's store would write it ({uint32_t}ADDR, *(uint16_t*)ADDR), a register, a config field by name; also GDB settings: scheduler-locking (off: every core runs on continue, and while the current core waits during a step; on: only the current core ever runs; step: only it runs for steps), history-memory (the bytes reverse-stepi may keep: N, NK, NM, NG; default 64M), pagination, confirm, ...; and dst-provenance (record window stores for 'info dst-writer').", example="set {uint32_t}0xFFBD8000 = 0x3f800000")
+@command("set", usage="set var EXPR | set {TYPE}ADDR = V | set $REG = V | set cfg NAME = V | set scheduler-locking off|on|step | set history-memory SIZE | set width N|unlimited | set dst-provenance on|off", help="Assign: a variable, memory as the current core's store would write it ({uint32_t}ADDR, *(uint16_t*)ADDR), a register, a config field by name; also GDB settings: scheduler-locking (off: every core runs on continue, and while the current core waits during a step; on: only the current core ever runs; step: only it runs for steps), history-memory (the bytes reverse-stepi may keep: N, NK, NM, NG; default 64M), width (the characters in a line, 'unlimited' or 0 for no limit; default 80, or the terminal's width: dst tile, tile, info pushes, info lregs and help fit it), pagination, confirm, ...; and dst-provenance (record window stores for 'info dst-writer').", example="set {uint32_t}0xFFBD8000 = 0x3f800000")
 def set_cmd(interp: Interpreter, args: str) -> None:
     text = args.strip()
     word, _, rest = text.partition(" ")
@@ -89,11 +89,26 @@ def set_cmd(interp: Interpreter, args: str) -> None:
             raise CommandError("Usage: set dst-provenance on|off")
         interp.session.observe_window(writers=rest.strip() == "on")
         return
+    elif word == "width":
+        interp.state.width = _width(interp, rest.strip())
+        return
     elif word in SETTINGS:
         return  # GDB display settings: accepted, nothing to do in tdbg's output
     if not text:
         raise CommandError("Argument required (expression to compute).")
     evaluate(interp, text)
+
+
+def _width(interp: Interpreter, text: str) -> int:
+    """GDB's ``set width N|unlimited`` (0 is unlimited too), with GDB's messages."""
+    if not text:
+        raise CommandError('Argument required (integer to set it to, or "unlimited").')
+    if text == "unlimited":
+        return 0
+    width = evaluate_int(interp, text)
+    if width < 0:
+        raise CommandError(f"integer {width} out of range")
+    return width
 
 
 def parse_size(text: str) -> int:

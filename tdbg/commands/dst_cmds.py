@@ -21,6 +21,7 @@ from tdbg.commands.examine import format_float, format_view_value
 from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, default_view, dst_rows, note_other_view
 from tdbg.commands.files import DUMP, RESTORE
 from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.layout import SHORT_DIGITS, blocks, first_fitting, fits, line_width
 from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command
 from tdbg.commands.tensix_cmds import ranges
 from tdbg.commands.values import evaluate_int
@@ -159,10 +160,13 @@ def _defined(dst: Dst, snap: Snapshot, storage: str, rows: np.ndarray) -> np.nda
 UNDEF = "<undef>"
 
 
-def _fmt(view: formats.View, value: object) -> str:
-    """A decoded value: raw bits in hex, numbers as ``x`` shows them."""
+def _fmt(view: formats.View, value: object, short: bool = False) -> str:
+    """A decoded value: raw bits in hex, numbers as ``x`` shows them (``short``: floats with the
+    view's ``layout.SHORT_DIGITS``)."""
     if view.name == "raw":
         return f"{int(value):#0{view.width // 4 + 2}x}"  # type: ignore[call-overload]
+    if short and view.name in SHORT_DIGITS:
+        return format_float(float(value), SHORT_DIGITS[view.name])  # type: ignore[arg-type]
     return format_view_value(value)
 
 
@@ -363,9 +367,9 @@ def _report_diff(interp: Interpreter, view: formats.View, rows: np.ndarray, old:
     interp.out(f"{len(where)} of {differ.size} lanes differ{undef} ({_where(view, rows)}, {what}){shown}.")
 
 
-def _display(view: formats.View, bits: np.ndarray, defined: np.ndarray | None = None) -> np.ndarray:
+def _display(view: formats.View, bits: np.ndarray, defined: np.ndarray | None = None, short: bool = False) -> np.ndarray:
     """The view's text for every lane of ``bits`` (``<undef>`` where not ``defined``)."""
-    text = np.array([[_fmt(view, v) for v in row] for row in view.decode(bits)], dtype=object)
+    text = np.array([[_fmt(view, v, short) for v in row] for row in view.decode(bits)], dtype=object)
     if defined is not None:
         text[~defined] = UNDEF
     return text
@@ -568,7 +572,10 @@ def dst_heatmap(interp: Interpreter, args: str) -> None:
     help=(
         "Print tile T as a 32x32 matrix in view V, aligned columns, face borders drawn with '|' "
         "and '-' (rows and columns labelled with matrix indices), or only its face F as 16x16 "
-        "(rows labelled with their Dst rows)."
+        "(rows labelled with their Dst rows).  When the matrix is wider than the line (set width; "
+        "80 columns by default) the tile is shown a face at a time, floats with the digits that "
+        "tell the view's values apart (bf16 4, fp16 and tf32 5, fp32 9), and a face still too wide "
+        "in blocks of its columns; 'set width unlimited' gives the one-matrix layout."
     ),
     example="dst tile 0 face 2 --view bf16",
 )
@@ -580,22 +587,37 @@ def dst_tile(interp: Interpreter, args: str) -> None:
     tile = _tile_number(interp, words[0], view)
     _note(interp, opts, view)
     dst = interp.session.model.dst
-    first = TILE_ROWS * tile
+    width = line_width(interp)
     if len(words) == 3:
         face = evaluate_int(interp, words[2])
         if not 0 <= face < 4:
             raise CommandError(f"Face {face} out of range 0..3.")
-        rows = np.arange(16) + first + 16 * face
-        text = _display(view, _read(dst, _live(dst), view.storage, rows), _defined(dst, _live(dst), view.storage, rows))
-        interp.out(f"Tile {tile} face {face} ({_where(view, rows)}):")
-        lines = _grid(text.tolist(), [str(r) for r in rows], [str(c) for c in range(16)], False)
+        faces = [face]
     else:
-        rows = np.arange(TILE_ROWS) + first
+        rows = np.arange(TILE_ROWS) + TILE_ROWS * tile
         text = to_matrix(_display(view, _read(dst, _live(dst), view.storage, rows), _defined(dst, _live(dst), view.storage, rows)))
-        interp.out(f"Tile {tile} ({_where(view, rows)}), faces [[0, 1], [2, 3]]:")
-        lines = _grid(text.tolist(), [str(i) for i in range(32)], [str(j) for j in range(32)], True)
-    for line in lines:
-        interp.out(line)
+        lines = [f"Tile {tile} ({_where(view, rows)}), faces [[0, 1], [2, 3]]:",
+                 *_grid(text.tolist(), [str(i) for i in range(32)], [str(j) for j in range(32)], True)]
+        if fits(lines, width):
+            for line in lines:
+                interp.out(line)
+            return
+        faces = list(range(4))  # a face per screen
+    for face in faces:
+        rows = np.arange(16) + TILE_ROWS * tile + 16 * face
+        bits, defined = _read(dst, _live(dst), view.storage, rows), _defined(dst, _live(dst), view.storage, rows)
+        interp.out(f"Tile {tile} face {face} ({_where(view, rows)}):")
+        labels = [str(r) for r in rows]
+
+        def face_grid(short: bool) -> Callable[[], list[str]]:
+            text = _display(view, bits, defined, short).tolist()
+
+            def block(a: int, b: int) -> list[str]:
+                return _grid([r[a:b] for r in text], labels, [str(c) for c in range(a, b)], False)
+            return lambda: block(0, 16) if not short else blocks(16, width, block)
+
+        for line in first_fitting(width, [face_grid(False), face_grid(True)]):
+            interp.out(line)
 
 
 def _subcommand(registry: Registry, interp: Interpreter, args: str) -> None:

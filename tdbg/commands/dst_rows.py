@@ -47,12 +47,12 @@ def default_view(interp: Interpreter, option: str) -> formats.View:
 
 def note_other_view(interp: Interpreter, view: formats.View) -> None:
     """Say in one line when an explicit ``view`` reads other data than the math configuration
-    says Dst holds."""
+    says Dst holds (``help dst`` names the fields in full)."""
     thread = interp.session.core.thread
     if thread is None:
         return
     math = view_in_force.math_dst(interp.session.model, thread)
     if math.differs(view):
         assert math.view is not None
-        interp.out(f"Note: the math configuration says Dst holds {STORAGE_NAME[math.view.storage]} {math.view.name} "
-                   f"({math.fields()}); shown as {view.name}, as asked.")
+        asked = view.name if view.name != "raw" else f"raw{view.width}"
+        interp.out(f"Note: the math configuration says {math.view.name} ({math.fields()}), not {asked}.")

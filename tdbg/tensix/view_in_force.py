@@ -98,13 +98,14 @@ class MathDst:
     field: str   # the Dstacc field in force (``ALU_FORMAT_SPEC_REG_Dstacc_val`` when overridden)
 
     def fields(self) -> str:
-        """The fields, as ``info cfg`` names them."""
-        int8 = f", ALU_ACC_CTRL_INT8_math_enabled {self.int8_math_enabled}" if self.int8_math_enabled else ""
+        """The fields, short (tt-exalens' names: ``Fp32_enabled``, ``Dstacc``)."""
+        int8 = f", INT8_math_enabled {self.int8_math_enabled}" if self.int8_math_enabled else ""
         try:
             name = Fmt(self.dstacc).name
         except ValueError:
             name = f"code {self.dstacc}"
-        return f"ALU_ACC_CTRL_Fp32_enabled {self.fp32_enabled}{int8}, {self.field} {self.dstacc} ({name})"
+        dstacc = "Dstacc_val" if self.field.endswith("_val") else "Dstacc"
+        return f"Fp32_enabled {self.fp32_enabled}{int8}, {dstacc} {name}"
 
     def differs(self, view: formats.View) -> bool:
         """True when ``view`` reads other data than the configuration says Dst holds: another
