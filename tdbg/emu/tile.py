@@ -36,7 +36,7 @@ from tdbg.emu.core import NOP, Core, CoreState, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
 from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog, WindowAccess, WindowTrace
 from tdbg.emu.regions import Stall, TensixMmio, TileRegisters, Wait, core_regions
-from tdbg.emu.stops import Access, Stop, StopKind
+from tdbg.emu.stops import Access, CoreWait, Stop, StopKind
 from tdbg.tensix.coprocessor import Coprocessor, QueueFull
 from tdbg.tensix.events import Category, TensixEvent
 from tdbg.tensix.isa import IsaError, ttinsn_to_word
@@ -414,8 +414,9 @@ class Tile:
         blocked = [c for c in cores if c.state is CoreState.BLOCKED]
         focus = blocked[0] if blocked else next((c for c in cores if c.state in (CoreState.EXITED, CoreState.PARKED)), cores[0])
         if blocked:
-            waits = "; ".join(f"{c.name}: {c.wait.reason if c.wait else 'blocked'} (pc {c.pc:#010x})" for c in blocked)
-            return Stop(StopKind.DEADLOCK if only is None else StopKind.BLOCKED, focus.name, focus.pc, detail=waits)
+            waits = tuple(CoreWait(c.name, c.pc, c.wait.reason if c.wait else "blocked", c.wait) for c in blocked)
+            return Stop(StopKind.DEADLOCK if only is None else StopKind.BLOCKED, focus.name, focus.pc,
+                        detail="; ".join(f"{w.core}: {w.reason} (pc {w.pc:#010x})" for w in waits), waits=waits)
         return Stop(StopKind.EXITED, focus.name, focus.pc, detail=self.describe_finish(names))
 
     def describe_finish(self, names: Sequence[str]) -> str:
@@ -547,12 +548,12 @@ class Tile:
         cop = self.coprocessor
         pc = self.cores[core_name].pc
         return Wait(f"TTSync load at {pc:#010x} waits for the coprocessor",
-                    lambda: not cop.queued(thread), lambda: cop.waiting(thread))
+                    lambda: not cop.queued(thread), lambda: cop.waiting(thread), thread=thread)
 
     def _fifo_wait(self, thread: int) -> Wait:
         cop, capacity = self.coprocessor, self.profile.wait_gate_capacity
         return Wait(f"push stalls: thread T{thread} has {capacity} instructions waiting at the Wait Gate",
-                    lambda: cop.queued(thread) < capacity, lambda: cop.waiting(thread))
+                    lambda: cop.queued(thread) < capacity, lambda: cop.waiting(thread), thread=thread)
 
     # -- provenance and tracing of window accesses ------------------------------------------
     def observe_window(self, trace: bool | None = None, writers: bool | None = None) -> None:

@@ -35,6 +35,7 @@ import numpy as np
 
 from tdbg.commands import Interpreter
 from tdbg.commands.dst_cmds import DST
+from tdbg.commands.hang_report import report_text
 from tdbg.commands.registry import Command, CommandError
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
@@ -407,10 +408,14 @@ class RspServer:
             output = self.session.run_breakable(lambda: self.interp.capture(command), self._breaking, keyboard=False)
         except SystemExit:  # ``quit``: the GDB client decides when the session ends
             output = "quit: use GDB's detach or kill to end the session\n"
-        data = output.encode()
-        for i in range(0, len(data), MAX_READ):  # console output, a packet's worth at a time
-            self.send("O" + data[i: i + MAX_READ].hex())
+        self._console(output)
         return "OK"
+
+    def _console(self, text: str) -> None:
+        """Console output (``O`` packets), a packet's worth at a time."""
+        data = text.encode()
+        for i in range(0, len(data), MAX_READ):
+            self.send("O" + data[i: i + MAX_READ].hex())
 
     def _breaking(self) -> bool:
         """A ``0x03`` came, or the client vanished: what runs is interrupted."""
@@ -501,7 +506,11 @@ class RspServer:
         if stop.kind is StopKind.INTERRUPTED:
             return f"T{SIGINT:02x}{thread}"
         if stop.kind in (StopKind.EVENT, StopKind.FAULT, StopKind.DEADLOCK, StopKind.BLOCKED):
-            self.send("O" + f"{stop.describe()}\n".encode().hex())
+            text = f"{stop.describe()}\n"
+            if stop.waits:   # one entry per blocked core, as the shell reports a hang
+                head = "deadlock: no core can run" if stop.kind is StopKind.DEADLOCK else f"{stop.core} waits"
+                text = f"Program stopped: {head}.\n{report_text(self.interp, stop)}"
+            self._console(text)
             signal = SIGSEGV if stop.kind is StopKind.EVENT and stop.access else SIGILL
             return f"T{signal:02x}{thread}"
         return f"T{SIGTRAP:02x}{thread}"
