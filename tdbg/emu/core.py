@@ -53,7 +53,7 @@ from unicorn import (
 )
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 
-from tdbg.emu import faults
+from tdbg.emu import faults, spin
 from tdbg.emu.fasthook import add_mem_hook
 from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.regions import Region, Stall, Wait
@@ -601,8 +601,10 @@ class Core:
 
     def resume(self, limit: int | None = None, preemptible: bool = False) -> Stop:
         """Run until a breakpoint, watchpoint, event, ebreak/ecall, a wait, a ``j .`` (parked),
-        an interrupt or ``limit`` instructions; ``preemptible``: the turn may be cut after a
-        slice of host time (``tdbg.emu.preempt``: a ``PREEMPTED`` stop, the core just yields)."""
+        an interrupt or ``limit`` instructions; ``preemptible``: other cores could run, so after
+        each slice of host time (``tdbg.emu.preempt``) a core found spinning on memory waits for
+        it to change (``tdbg.emu.spin``; a ``BLOCKED`` stop), and a core that computes goes on
+        (with ``limit``, or after ``spin.PATIENCE`` slices, it yields: a ``PREEMPTED`` stop)."""
         stop = self._step_past_last_stop()
         if stop is not None:
             return stop
@@ -615,11 +617,23 @@ class Core:
             return self._record(Stop(StopKind.LIMIT, self.name, pc))
         if not preemptible:
             return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT))
-        PREEMPTOR.begin(self)
-        try:
-            return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT))
-        finally:
-            PREEMPTOR.end(self)
+        slices = 0
+        while True:
+            PREEMPTOR.begin(self)
+            try:
+                stop = self._emulate(limit - 1 if limit else 0, StopKind.LIMIT)
+            finally:
+                PREEMPTOR.end(self)
+            if stop.kind is not StopKind.PREEMPTED or limit:
+                return self._record(stop)
+            # a slice of host time is over: a core spinning on memory waits, one computing goes
+            # on (tdbg.emu.spin), so the turns do not depend on host speed
+            found = spin.find_spin(self)
+            if found is not None:
+                return self._record(found)
+            slices += 1
+            if slices >= spin.PATIENCE:
+                return self._record(stop)
 
     def complete_access(self, stop: Stop) -> Stop:
         """A watchpoint stopped the core before its access: execute the accessing instruction
