@@ -112,7 +112,8 @@ def test_the_stub_reports_each_wait_on_its_own_line() -> None:
     elfs = hang_elfs()
     programs = " ".join(f"{core}={path}" for core, path in elfs.items())
     args = [GDB, "-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set remotetimeout 60",
-            "-ex", f"target remote | {sys.executable} -m tdbg --rsp-stdio {programs}", "-ex", "continue"]
+            "-ex", f"target remote | {sys.executable} -m tdbg --rsp-stdio {programs}",
+            "-ex", "set schedule-multiple on", "-ex", "continue"]
     done = subprocess.run(args, capture_output=True, text=True, timeout=180)
     out = done.stdout + done.stderr
     assert "Program stopped: deadlock: no core can run.\n  T0: polls semaphore 7 (MATH_DONE)" in out
