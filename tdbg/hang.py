@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tdbg.emu.code import PatchKind
 from tdbg.emu.core import CoreState
 from tdbg.emu.regions import Wait
 from tdbg.emu.stops import CoreWait
@@ -206,8 +207,10 @@ def _sync_actions(session: Session, core: str, program: object) -> list[tuple[in
         elif name == "ATRELM":
             out.append((pc, "ATRELM", fields.get("Index", 0), f"ATRELM {fields.get('Index', 0)}{how}"))
 
-    for pc in sorted(program.ttinsn):  # type: ignore[attr-defined]
-        tensix(pc, tile.tensix_words[pc], "")
+    for pc in sorted(program.replaced):  # type: ignore[attr-defined]
+        patch = tile.code.at.get(pc)
+        if patch is not None and patch.kind is PatchKind.TTINSN:
+            tensix(pc, patch.insn, "")  # type: ignore[arg-type]
     profile = tile.profile
     for pc, address, value in _constant_stores(program.segments):  # type: ignore[attr-defined]
         index = profile.semaphore_at(address & ~3)

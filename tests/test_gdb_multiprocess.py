@@ -100,13 +100,14 @@ def test_the_stop_core_does_not_depend_on_host_time() -> None:
 
 
 def test_a_core_spinning_on_l1_waits_for_it() -> None:
-    """With -DSPIN T0 spins on an L1 word only T1 writes: it waits for that word (blocked, at
-    once and every run), T1 runs, hits marker, sets the word, and T0 goes on."""
+    """With -DSPIN T0 spins on an L1 word only T1 writes: it waits for that word (tdbg.emu.idle;
+    its registers repeat, unlike the counting loop above), T1 runs, hits marker, sets the word,
+    and T0 goes on."""
     sh = shell(Session(spin_pair("-DSPIN")))
     run(sh, "break marker")
-    assert "Thread 2 (T1) hit Breakpoint 1, marker ()" in run(sh, "run")
-    assert "Thread 1 (T0) [blocked: spins at 0x" in run(sh, "info threads") and "reading 0x38000, which only another core can change" in run(sh, "info threads")
-    assert "Thread 1 (T0) hit Breakpoint 1, marker ()" in run(sh, "continue")
+    assert "Thread 2 (T1) hit Breakpoint 1.2, marker ()" in run(sh, "run")
+    assert "Thread 1 (T0) [blocked: spins at 0x" in run(sh, "info threads") and "reading L1 0x38000 (= 0x0)" in run(sh, "info threads")
+    assert "Thread 1 (T0) hit Breakpoint 1.1, marker ()" in run(sh, "continue")
 
 
 @needs_gdb

@@ -2,12 +2,12 @@
 where the held Tensix instruction and the wait latched before it were pushed, the semaphores and
 mutexes by the names the ELF's DWARF gives them (tt-llk's ``ckernel::semaphore`` /
 ``ckernel::mutex``), which core's firmware would post or release them and that core's state,
-then every core's backtrace as GDB's ``thread apply all bt`` prints them.
+then every core's backtrace as ``thread apply all bt`` prints them.
 
 Expected lines and addresses come from the firmware sources (tests/firmware/hang_t*.cpp,
 llk_sync.h: the marker comments name each line) and SyncUnit.md (semaphore i at PC_BUF_BASE
-0xFFE80000 + 0x20 + 4i); the backtrace layout is gdb-multiarch 13.1's (measured on a native
-two-thread program: a blank line, ``Thread N (TARGET-ID):``, the frames, highest thread first).
+0xFFE80000 + 0x20 + 4i); the backtraces are ``thread apply all bt``'s (gdb-multiarch 13.1's
+layout: a blank line, ``Thread N (...):``, the frames, highest thread first).
 """
 
 from __future__ import annotations
@@ -91,8 +91,8 @@ def test_the_three_core_hang_closes_the_loop() -> None:
     for pattern, line in zip(expected, lines[start:start + len(expected)], strict=True):
         assert re.fullmatch(pattern, line), (pattern, line)
     # thread apply all bt, highest thread first
-    heads = [i for i, line in enumerate(lines) if re.fullmatch(r"Thread \d \(Thread \d \(T\d\)\):", line)]
-    assert [lines[i] for i in heads] == ["Thread 3 (Thread 3 (T2)):", "Thread 2 (Thread 2 (T1)):", "Thread 1 (Thread 1 (T0)):"]
+    heads = [i for i, line in enumerate(lines) if re.fullmatch(r"Thread \d \(T\d\):", line)]
+    assert [lines[i] for i in heads] == ["Thread 3 (T2):", "Thread 2 (T1):", "Thread 1 (T0):"]
     assert all(lines[i - 1] == "" and lines[i + 1].startswith("#0  ") for i in heads)
     assert lines[heads[2] + 1].startswith("#0  main () at ") and lines[heads[2] + 1].endswith(f"hang_t0.cpp:{line_of('hang_t0.cpp', 'T0 waits')}")
     assert lines[heads[1] + 3].startswith("#2  main () at ") and lines[heads[1] + 3].endswith(f"{t1}:{line_of(t1, 'tdbg_wait_coprocessor_done')}")

@@ -1,12 +1,12 @@
 """The report of a hang (a ``DEADLOCK`` stop, or a wait under ``scheduler-locking on``): one entry
 per blocked core from ``tdbg.hang`` (what it waits for, where the held instruction and the wait
 latched before it were pushed, which cores' firmware would release it and their states), then
-every core's backtrace as GDB's ``thread apply all bt`` prints them (highest thread first)."""
+every core's backtrace as ``thread apply all bt`` prints them (highest thread first)."""
 
 from __future__ import annotations
 
+from tdbg.commands.escapes import thread_apply
 from tdbg.commands.interpreter import Interpreter
-from tdbg.commands.location import frame_header, frame_view
 from tdbg.emu.stops import Stop
 from tdbg.hang import explain
 
@@ -61,15 +61,5 @@ def report_text(interp: Interpreter, stop: Stop) -> str:
 
 
 def all_backtraces(interp: Interpreter) -> None:
-    """``thread apply all bt``: each core with firmware, highest thread first, under GDB's
-    ``Thread N (TARGET-ID):`` line (tdbg's target id is ``Thread N (CORE)``, as ``info threads``
-    shows it)."""
-    s = interp.session
-    for name in reversed(s.core_names):
-        if not s.has_firmware(name):
-            continue
-        interp.out("")
-        interp.out(f"Thread {s.thread_id(name)} (Thread {s.thread_id(name)} ({name})):")
-        with s.on_core(name):
-            for frame in frame_view(interp).all():
-                interp.out(f"#{frame.level:<2} {frame_header(interp, frame)}")
+    """``thread apply all bt``, as the command prints it (``tdbg.commands.escapes``)."""
+    thread_apply(interp, "all bt")
