@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import signal
+import shutil
 import socket
 import sys
 import threading
@@ -140,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     interp = Interpreter(session, write=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
     interp.state.confirm = not args.batch            # GDB: -batch answers every query yes, unasked
     interp.state.terminal = sys.stdin.isatty()
+    if sys.stdout.isatty():  # GDB's width: the terminal's
+        interp.state.width = shutil.get_terminal_size().columns
     catch_sigint(session)
     if not args.quiet and not args.batch:
         loaded = ", ".join(f"{image.path.name} on {name}" for name, image in session.programs.items())

@@ -278,7 +278,7 @@ class Core:
                     value = 0
                 if pollable and self._polling(uc.reg_read(UC_RISCV_REG_PC), address, value):
                     self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
-                                     lambda: _reads_other(load, thread, offset, size, value)))
+                                     lambda: _reads_other(load, thread, offset, size, value), address=address))
                     return
                 if at != address:
                     _PACK[size](buf, at - base, value)
@@ -661,7 +661,8 @@ class Core:
     def resume(self, limit: int | None = None, preemptible: bool = False) -> Stop:
         """Run until a breakpoint, watchpoint, event, ebreak/ecall, a wait, a ``j .`` (parked),
         an interrupt or ``limit`` instructions; ``preemptible``: the turn may be cut after a
-        slice of host time (``tdbg.emu.preempt``: a ``PREEMPTED`` stop, the core just yields)."""
+        slice of host time (``tdbg.emu.preempt``: a ``PREEMPTED`` stop; ``Tile._turn`` decides
+        what follows from what the core does)."""
         stop = self._step_past_last_stop()
         if stop is not None:
             return stop
