@@ -38,7 +38,7 @@ from tdbg.expr.ctype import (
 )
 from tdbg.riscv import FP, RA, SP
 from tdbg.sourcepath import SourcePath
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 
 RUNTIME_CU = "compiler_rt"
 MAX_FRAMES = 64

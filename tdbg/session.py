@@ -40,7 +40,8 @@ from tdbg.riscv_ext import arch_extensions
 from tdbg.tensix import formats, l1_data, packers, unpackers
 from tdbg.tensix.coprocessor import Coprocessor, QueueFull
 from tdbg.tensix.events import Category, TensixEvent
-from tdbg.tensix.profile import BLACKHOLE, Profile
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch.profile import Profile
 from tdbg.tensix.sfpu import VectorUnit
 from tdbg.tensix.tile import TensixState
 

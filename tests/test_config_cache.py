@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tdbg.tensix.coprocessor import Coprocessor
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.tile import TensixState
 
 encode = BLACKHOLE.isa.encode

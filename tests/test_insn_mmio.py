@@ -14,7 +14,7 @@ from tdbg.emu.tile import Tile
 from tdbg.session import Session
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnimplementedFunctionality
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.tile import TensixState
 
 encode = BLACKHOLE.isa.encode

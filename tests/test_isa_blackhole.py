@@ -10,7 +10,7 @@ import pytest
 
 from tdbg.emu.elf import ElfImage
 from tdbg.tensix.isa import RESERVED, ttinsn_to_word
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 BH = BLACKHOLE.isa

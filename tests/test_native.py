@@ -19,7 +19,7 @@ from tdbg.tensix import packer
 from tdbg.tensix.adcs import PACKERS
 from tdbg.tensix.events import TensixEvent, UndefinedBehavior
 from tdbg.tensix.packer import Fmt, PackerConfig
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.sfpu import numerics
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.tile import TensixState

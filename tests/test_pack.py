@@ -16,7 +16,7 @@ import pytest
 from tdbg.tensix.adcs import PACKERS, X, Y, Z
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import UnimplementedFunctionality
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.tile import TensixState
 
 encode = BLACKHOLE.isa.encode

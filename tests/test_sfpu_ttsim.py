@@ -20,7 +20,7 @@ import pytest
 from sfpu_reference import encode, set_lreg
 
 from tdbg.tensix.coprocessor import Coprocessor
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.sfpu.numerics import fma
 from tdbg.tensix.tile import TensixState
 

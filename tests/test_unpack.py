@@ -17,7 +17,7 @@ import unpack_reference as ref
 from tdbg.tensix.adcs import PACKERS, UNPACKER0, UNPACKER1
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnimplementedFunctionality
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.tile import TensixState
 

@@ -68,7 +68,7 @@ from tdbg.emu.regions import Region, Stall, Wait
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.riscv_ext import CsrInsn
 from tdbg.tensix.events import TensixEvent, UndefinedBehavior, UnsupportedFunctionality
-from tdbg.tensix.profile import CoreSpec
+from tdbg.arch.profile import CoreSpec, RegionKind
 
 if TYPE_CHECKING:
     from tdbg.emu.tile import Tile
@@ -166,10 +166,11 @@ class Core:
         uc.mem_map_ptr(profile.local_ram_base, spec.local_ram_size, DATA_ONLY, self.local_ram)
         #: Plain memory: what ``check_alignment`` watches.
         self._plain = [(0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + spec.local_ram_size)]
-        for other in profile.cores:  # BabyRISCV/README.md: every local RAM, by its slow path
-            for alias in range(other.local_ram_alias, other.local_ram_alias + other.alias_span, other.local_ram_size):
-                uc.mem_map_ptr(alias, other.local_ram_size, DATA_ONLY, local_rams[other.name])
-                self._plain.append((alias, alias + other.local_ram_size))
+        for slow in profile.map.regions(spec.name):  # BabyRISCV/README.md: every local RAM, by its slow path
+            if slow.kind is RegionKind.SLOW_PATH:
+                for alias in range(slow.base, slow.end, slow.ram_size):
+                    uc.mem_map_ptr(alias, slow.ram_size, DATA_ONLY, local_rams[slow.owner])
+                    self._plain.append((alias, alias + slow.ram_size))
         self.regions = regions
         self._region_buffers: list[ctypes.Array] = []
         self._mmio_watches: list[Watch] = []

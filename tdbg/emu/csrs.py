@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from tdbg.riscv_ext import CsrInsn
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality, UnsupportedFunctionality
-from tdbg.tensix.profile import CsrSpec, Profile
+from tdbg.arch.profile import CsrSpec, Profile
 
 _PAGE = "BabyRISCV/CSRs.md"
 

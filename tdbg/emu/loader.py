@@ -19,7 +19,7 @@ instructions are fetched from L1 only).
 from __future__ import annotations
 
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
-from tdbg.tensix.profile import CoreSpec, Profile
+from tdbg.arch.profile import CoreSpec, Profile
 
 
 def placements(image: ElfImage, profile: Profile, spec: CoreSpec) -> list[Segment]:

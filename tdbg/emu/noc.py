@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
-from tdbg.tensix.profile import Coord, NocSpec
+from tdbg.arch.profile import Coord, NocSpec
 
 _MAP = "NoC/MemoryMap.md"
 WORD_BYTES = 64                     # Blackhole NOC_WORD_BYTES: a data flit
@@ -116,9 +116,9 @@ class LocalTile:
 class Noc:
     """Both NIUs of this tile and the endpoints beyond it."""
 
-    def __init__(self, spec: NocSpec, l1_size: int, local: LocalTile) -> None:
+    def __init__(self, spec: NocSpec, nius: int, l1_size: int, local: LocalTile) -> None:
         self.spec, self.l1_size, self.local = spec, l1_size, local
-        self.nius = [Niu(self, i) for i in range(len(spec.niu_bases))]
+        self.nius = [Niu(self, i) for i in range(nius)]
         self.remote_l1: dict[Coord, SparseMemory] = {}
         self.dram: dict[int, SparseMemory] = {}
         self.log: list[Transfer] = []

@@ -12,7 +12,7 @@ other stream register (the overlay's own data movement) is ``UnimplementedFuncti
 from __future__ import annotations
 
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality, UnsupportedFunctionality
-from tdbg.tensix.profile import OverlaySpec
+from tdbg.arch.profile import OverlaySpec
 
 _PAGE = "NoC/Overlay/README.md"
 

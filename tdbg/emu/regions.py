@@ -20,7 +20,7 @@ from tdbg.tensix import tdma_risc
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.mailboxes import CORES as mailbox_cores
 from tdbg.tensix.mailboxes import DEPTH as mailbox_depth
-from tdbg.tensix.profile import TENSIX, CoreSpec
+from tdbg.arch.profile import TENSIX, CoreSpec, RegionKind
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core
@@ -138,7 +138,7 @@ class TileRegisters:
             return (self.cycles(reg.name == "WALL_CLOCK_0") >> (32 if reg.name == "WALL_CLOCK_1" else 0)) & 0xFFFF_FFFF
         if reg.name == "INSTRN_BUF_STATUS":
             queued = [self.tile.coprocessor.pending(t) for t in range(3)]
-            full = [len(q) >= self.tile.profile.wait_gate_capacity for q in queued]
+            full = [len(q) >= self.tile.profile.tensix.wait_gate_capacity for q in queued]
             return sum((not f) << t for t, f in enumerate(full)) | sum((not q) << (4 + t) for t, q in enumerate(queued))
         if reg.access == "wo":
             raise UndefinedBehavior(f"TileControlDebugStatus.md: {reg.name} is write-only")
@@ -191,7 +191,7 @@ def core_regions(tile: Tile, spec: CoreSpec) -> list[Region]:
     handlers = _handlers(tile, spec)
     regions = []
     for device in profile.devices:
-        if spec.name not in device.cores:
+        if spec.name not in device.viewers:
             continue
         load, store, flags = handlers.get(device.name, (*unimplemented(device.name), {}))
         regions.append(Region(device.name, device.base, device.size, load, store, **flags))
@@ -252,7 +252,7 @@ def _handlers(tile: Tile, spec: CoreSpec) -> dict[str, tuple[Load, Store, dict[s
     # (tdbg expands at push time: never).  The value is undefined; tdbg gives 0 (ttsim: 0).
     # Stores are discarded.  SyncUnit.md: the eight semaphores from offset 0x20.
     coprocessor_done, mop_done = 0x4, 0x8
-    first = tile.profile.semaphore_offset
+    first = tile.profile.device("PCBuf / TTSync / semaphores").registers["SemaphoreAccess"]
     semaphores = range(first, first + 8 * 4)
 
     def pcbuf_value(thread: int | None, offset: int) -> int:
@@ -376,10 +376,11 @@ class TensixMmio:
 
     def _target(self, thread: int, address: int) -> tuple[Core, Region | None]:
         profile, core = self.tile.profile, self.tile.cores[self._core[thread]]
-        if any(c.local_ram_alias <= address < c.local_ram_alias + c.alias_span for c in profile.cores):
+        seen = profile.map.region_at(TENSIX, address)
+        if seen is not None and seen.kind is RegionKind.SLOW_PATH:
             return core, None
         device = profile.device_at(address)
-        if device is None or TENSIX not in device.cores:
+        if device is None or TENSIX not in device.viewers:
             what = f" ({device.name})" if device is not None else ""
             raise UndefinedBehavior(f"BabyRISCV/README.md memory map: {address:#010x}{what} is not made available "
                                     "to the Tensix coprocessor")

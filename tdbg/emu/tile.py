@@ -46,7 +46,8 @@ from tdbg.tensix.coprocessor import Coprocessor, QueueFull
 from tdbg.tensix.events import Category, TensixEvent
 from tdbg.emu.translation import Trampolines
 from tdbg.tensix.isa import IsaError
-from tdbg.tensix.profile import BLACKHOLE, Profile
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch.profile import Profile
 from tdbg.tensix.tile import TensixState
 from tdbg.tensix.window import ELEMENT_SIZE, FMT_NAMES
 
@@ -164,7 +165,7 @@ class Tile:
         self.programs: dict[str, Program] = {}
         self.trampolines = Trampolines(profile.trampoline_spaces)
         self.code = CodePatches(self.trampolines)                 # replaced words of loaded code
-        self.noc = Noc(profile.noc, profile.l1_size, LocalTile(
+        self.noc = Noc(profile.noc, len(profile.devices_of("niu")), profile.l1_size, LocalTile(
             lambda address, n: bytes(self.l1[address:address + n]), self._noc_wrote_l1,
             lambda address: self.coprocessor.mmio.load(0, address),
             lambda address, value: self.coprocessor.mmio.store(0, address, value)))
@@ -673,7 +674,7 @@ class Tile:
                     lambda: not cop.queued(thread), lambda: cop.waiting(thread), thread=thread)
 
     def _fifo_wait(self, thread: int) -> Wait:
-        cop, capacity = self.coprocessor, self.profile.wait_gate_capacity
+        cop, capacity = self.coprocessor, self.profile.tensix.wait_gate_capacity
         return Wait(f"push stalls: thread T{thread} has {capacity} instructions waiting at the Wait Gate",
                     lambda: cop.queued(thread) < capacity, lambda: cop.waiting(thread), thread=thread)
 

@@ -54,9 +54,9 @@ class CfgTable:
 
     @classmethod
     @cache
-    def load(cls, filename: str) -> CfgTable:
-        text = resources.files("tdbg.tensix").joinpath("data", filename).read_text()
-        return cls(json.loads(text))
+    def load(cls, package: str, filename: str = "cfg.json") -> CfgTable:
+        """The table in package data file ``filename`` of ``package`` (an architecture's)."""
+        return cls(json.loads(resources.files(package).joinpath(filename).read_text()))
 
     def field(self, name: str) -> CfgField:
         try:

@@ -96,8 +96,8 @@ _EXECUTE: dict[str, Executor] = {
     "RDCFG": lambda cop, t, f: cfg_insns.rdcfg(cop.state, t, f),
     **{f"RMWCIB{i}": (lambda i: lambda cop, t, f: cfg_insns.rmwcib(cop.state, t, i, f))(i) for i in range(4)},
     **sfpu.EXECUTE,
-    "STALLWAIT": lambda cop, t, f: cop._latch(t, sync.stallwait_latch(cop.state.profile.name, f)),
-    "SEMWAIT": lambda cop, t, f: cop._latch(t, sync.semwait_latch(cop.state.profile.name, f)),
+    "STALLWAIT": lambda cop, t, f: cop._latch(t, sync.stallwait_latch(cop.state.profile.sync, f)),
+    "SEMWAIT": lambda cop, t, f: cop._latch(t, sync.semwait_latch(cop.state.profile.sync, f)),
     "SEMINIT": lambda cop, t, f: sync.seminit(cop.semaphores, f),
     "SEMPOST": lambda cop, t, f: sync.sempost(cop.semaphores, f["SemaphoreMask"]),
     "SEMGET": lambda cop, t, f: sync.semget(cop.semaphores, f["SemaphoreMask"]),
@@ -167,7 +167,7 @@ class Coprocessor:
         self._bound: dict[int, Bound] = {}
         self._frontend_ops = {self.isa.encoding(m).opcode for m in ("MOP", "MOP_CFG", "REPLAY")}
         self.on_dst_write = on_dst_write
-        self.capacity = state.profile.wait_gate_capacity
+        self.capacity = state.profile.tensix.wait_gate_capacity
         self.dst_port = DstPort(state.dst, self._dst_written)
         self.rwcs = [RWCs() for _ in range(THREADS)]
         self.semaphores = [sync.Semaphore() for _ in range(8)]

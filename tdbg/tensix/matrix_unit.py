@@ -12,7 +12,7 @@ identity (see ``dst_access``).  Floating-point arithmetic is the measured datapa
 ``MOVB2A`` as their pages say; ``MOVD2B`` follows seed 001, which has no such mask (although
 ``SFPCONFIG.md`` lists MOVD2B among the users of ``BLOCK_DEST_MOV``), and writes
 ``SrcB[MatrixUnit.SrcABank]`` exactly as the seed does (the SrcA bank bit, not the SrcB one).
-Blackhole fields no Wormhole page has (tt-llk's names, ``bh_isa.json``): ELWMUL's
+Blackhole fields no Wormhole page has (tt-llk's names, ``tdbg/arch/blackhole/isa.json``): ELWMUL's
 ``dest_accum_en`` is ignored (ELWMUL.md always accumulates; ttsim: "ELWMUL forces accumulation,
 independent of dest_accum_en"); GMPOOL's and GAPOOL's ``instr_mod19`` selects 1x16 (0) or 16x16
 (1) pooling (tt-llk ``p_gpool``), and the pages describe what tt-llk selects, 16x16 (ttsim

@@ -18,7 +18,8 @@ from tdbg.tensix.config import CfgTable, TensixConfig
 from tdbg.tensix.dst import Dst
 from tdbg.tensix.mailboxes import Mailboxes
 from tdbg.tensix.packers import PackerState
-from tdbg.tensix.profile import BLACKHOLE, Profile
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch.profile import Profile
 from tdbg.tensix.src import SrcBankSelect, SrcRegister
 from tdbg.tensix.window import DstWindow
 
@@ -28,7 +29,7 @@ class TensixState:
 
     def __init__(self, profile: Profile = BLACKHOLE) -> None:
         self.profile = profile
-        self.config = TensixConfig(CfgTable.load(profile.cfg_table))
+        self.config = TensixConfig(CfgTable.load(profile.package, profile.cfg_table))
         self.dst = Dst(self.config)
         self.window = DstWindow(self.dst, self.config)
         self.srca = SrcRegister("SrcA")

@@ -14,7 +14,7 @@ UNPACR_NOP at 3049, tt-llk's assembly.yaml descriptions; checked side by side wi
 running the kit's eltwise firmware with BF16, FP32, BFP8, BFP4 and BFP2 inputs: the unpacked
 and packed tiles matched byte for byte):
 
-* The encoding names are the page's (``bh_isa.json``); ``Last`` (ttsim requires 1) and
+* The encoding names are the page's (``tdbg/arch/blackhole/isa.json``); ``Last`` (ttsim requires 1) and
   ``srcb_bcast`` (no page; nonzero raises ``MissingSpecification``) are Blackhole-only.
 * ``SrcA`` rows wrap at 64 under ``SRCA_SET_SetOvrdWithAddr`` (tensix.cpp:3005 masks the row
   with 63; the page calls row >= 64 undefined).
