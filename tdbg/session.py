@@ -28,7 +28,7 @@ from tdbg.emu.core import Core, CoreState, Disposition, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, one_line
 from tdbg.emu.history import History
 from tdbg.expr.values import PrintSettings
-from tdbg.emu.regions import Stall
+from tdbg.emu.devices.device import Stall
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.emu.pushlog import PushLog, WindowTrace
 from tdbg.emu.tile import Checkpoint, Policy, Tile, Unreadable
@@ -43,7 +43,7 @@ from tdbg.tensix.events import Category, TensixEvent
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.arch.profile import Profile
 from tdbg.tensix.sfpu import VectorUnit
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 if TYPE_CHECKING:
     from tdbg.disasm import Disassembler
@@ -974,7 +974,7 @@ class Session:
         if region is None:
             return int.from_bytes(self.read_memory(address, size), "little")
         try:
-            return region.load(self.core.thread, address - region.base, size)
+            return region.load(address - region.base, size)
         except (TensixEvent, Stall) as exc:
             raise SessionError(f"Cannot access memory at address {address:#x}: {exc}") from None
 
@@ -1020,7 +1020,7 @@ class Session:
                 left = len(data) - pos
                 n = next(w for w in (4, 2, 1) if at % w == 0 and left >= w)
                 try:
-                    region.store(core.thread, at - region.base, n, int.from_bytes(data[pos:pos + n], "little"))
+                    region.store(at - region.base, n, int.from_bytes(data[pos:pos + n], "little"))
                 except (TensixEvent, Stall) as exc:
                     raise SessionError(f"Cannot write memory at address {at:#x}: {exc}") from None
             pos += n

@@ -9,7 +9,7 @@ import pytest
 
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.arch.blackhole import BLACKHOLE
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 encode = BLACKHOLE.isa.encode
 

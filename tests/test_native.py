@@ -22,7 +22,7 @@ from tdbg.tensix.packer import Fmt, PackerConfig
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.sfpu import numerics
 from tdbg.tensix.src import SrcClient
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 encode = BLACKHOLE.isa.encode
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tdbg.tensix.src import SrcClient
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 
 def test_shape_width_and_reset(tensix: TensixState) -> None:

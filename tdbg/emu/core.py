@@ -64,11 +64,11 @@ from tdbg.emu.code import Patch, PatchKind
 from tdbg.emu.csrs import CsrFile
 from tdbg.emu.fasthook import add_code_hook, add_mem_hook
 from tdbg.emu.preempt import PREEMPTOR
-from tdbg.emu.regions import Region, Stall, Wait
+from tdbg.emu.devices.device import Port, Stall, Wait
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.riscv_ext import CsrInsn
 from tdbg.tensix.events import TensixEvent, UndefinedBehavior, UnsupportedFunctionality
-from tdbg.arch.profile import CoreSpec, RegionKind
+from tdbg.arch.profile import CoreSpec, Region, RegionKind
 
 if TYPE_CHECKING:
     from tdbg.emu.tile import Tile
@@ -137,8 +137,7 @@ class Watch:
 class Core:
     """A baby RISC-V core: registers, its address space, breakpoints, watchpoints, stepping."""
 
-    def __init__(self, tile: Tile, spec: CoreSpec, regions: list[Region],
-                 local_rams: dict[str, ctypes.Array]) -> None:
+    def __init__(self, tile: Tile, spec: CoreSpec, local_rams: dict[str, ctypes.Array]) -> None:
         self.tile = tile
         self.spec = spec
         self.name = spec.name
@@ -154,28 +153,30 @@ class Core:
         # asker waits ``QUIET_S`` and looks again).  Without a lock: the hook bumps ``_hooks``
         # then reads ``_stop_asked``, the asker writes ``_stop_asked`` then reads ``_hooks``;
         # under the GIL one of them sees the other's write, so either the hook skips its effect
-        # or the asker leaves the stop to it.  A hook costs two increments, no clock read.
+        # or the asker leaves the stop to it.  A hook costs two increments, no clock read
+        # (``_hook`` writes that protocol once, around every hook).
         self._stop_asked = False
         self._hooks = 0
         self._runs = 0   # emu_start calls: an ask that spans two runs stops neither
         self._interrupt = False
         self._preempt = False
         profile = tile.profile
-        uc.mem_map_ptr(0, profile.l1_size, UC_PROT_ALL, tile.l1)
+        self._map = profile.map
         self.local_ram = local_rams[spec.name]
-        uc.mem_map_ptr(profile.local_ram_base, spec.local_ram_size, DATA_ONLY, self.local_ram)
-        #: Plain memory: what ``check_alignment`` watches.
-        self._plain = [(0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + spec.local_ram_size)]
-        for slow in profile.map.regions(spec.name):  # BabyRISCV/README.md: every local RAM, by its slow path
-            if slow.kind is RegionKind.SLOW_PATH:
-                for alias in range(slow.base, slow.end, slow.ram_size):
-                    uc.mem_map_ptr(alias, slow.ram_size, DATA_ONLY, local_rams[slow.owner])
-                    self._plain.append((alias, alias + slow.ram_size))
-        self.regions = regions
+        self._plain: list[tuple[int, int]] = []   # plain memory: what ``check_alignment`` watches
+        self.regions: list[Port] = []             # the devices it sees, lowest first
+        self._ports: dict[str, Port] = {}
         self._region_buffers: list[ctypes.Array] = []
         self._mmio_watches: list[Watch] = []
-        for region in regions:
-            self._map_region(region)
+        for region in profile.map.regions(spec.name):   # the core's map, as the profile draws it
+            if region.kind is RegionKind.DEVICE:
+                self._map_device(region, tile.devices[region.name].port(self))
+                continue
+            memory = tile.l1 if region.kind is RegionKind.L1 else local_rams[region.owner]  # type: ignore[index]
+            step = region.ram_size or region.size       # a slow-access window repeats its RAM
+            for base in range(region.base, region.end, step):
+                uc.mem_map_ptr(base, step, UC_PROT_ALL if region.executable else DATA_ONLY, memory)
+                self._plain.append((base, base + step))
         for space in tile.trampolines.spaces:   # execute-only: a load or store there is unmapped
             uc.mem_map_ptr(space.base, space.size, UC_PROT_EXEC, space.buffer)
         uc.hook_add(UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED
@@ -240,89 +241,94 @@ class Core:
         self.state, self.wait = state, None
         self._poll = None
 
-    # -- devices -----------------------------------------------------------------------------------
-    def _map_region(self, region: Region) -> None:
-        buf = ctypes.create_string_buffer(region.size)
-        self._region_buffers.append(buf)
-        self.uc.mem_map_ptr(region.base, region.size, DATA_ONLY, buf)
-        raw = memoryview(buf).cast("B")
-        views = (None, raw, raw.cast("H"), None, raw.cast("I"))  # aligned element stores
-        base, thread, load, store = region.base, self.thread, region.load, region.store
-        watches = self._mmio_watches
-        tile = self.tile
-        observed, pollable = region.observed, region.pollable
+    # -- hooks ------------------------------------------------------------------------------------
+    def _hook(self, body: Callable[..., None]) -> Callable[..., None]:
+        """``body`` as a raw Unicorn hook (``tdbg.emu.fasthook``) keeping the stop protocol of
+        ``_stop_asked``: a stop asked from another thread stops the core before the hook's
+        effect; a device that must wait blocks the core (``Stall``); a bug in tdbg is a stop
+        that says so, never a lost error."""
         uc = self.uc
 
-        def on_read(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
-            self._hooks += 1  # see _stop_asked
-            if self._stop_asked:
-                self._hooks += 1
-                uc.emu_stop()
-                return
-            try:
-                at = address  # where the load reads the backing RAM
-                if address & (size - 1):
-                    if self._event(faults.misaligned(address, size, False), Access(address, size, False)):
-                        return
-                    address &= -size
-                if watches and self._watch_hit(address, size, False, None):
-                    return
-                offset = address - base
-                try:
-                    value = load(thread, offset, size)
-                except Stall as stall:
-                    self._block(stall.wait)
-                    return
-                except TensixEvent as event:
-                    if self._event(event, Access(address, size, False)):
-                        return
-                    value = 0
-                if pollable and self._polling(uc.reg_read(UC_RISCV_REG_PC), address, value):
-                    self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
-                                     lambda: _reads_other(load, thread, offset, size, value), address=address))
-                    return
-                if at != address:
-                    _PACK[size](buf, at - base, value)
-                else:
-                    views[size][offset // size] = value
-                if observed and tile.window_observer is not None:
-                    tile.window_observer(self, address, size, value, False)
-            except BaseException as exc:  # a bug in tdbg: a stop that says so, never a lost error
-                self._internal_error(exc)
-            finally:
-                self._hooks += 1
-
-        def on_write(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
+        def hook(*args: int) -> None:
             self._hooks += 1
             if self._stop_asked:
                 self._hooks += 1
                 uc.emu_stop()
                 return
             try:
-                value &= _MASK[size]
-                if address & (size - 1):
-                    if self._event(faults.misaligned(address, size, True), Access(address, size, True, value)):
-                        return
-                    address &= -size
-                if watches and self._watch_hit(address, size, True, value):
-                    return
-                self._poll = None
-                if observed and tile.window_observer is not None:
-                    tile.window_observer(self, address, size, value, True)
-                try:
-                    store(thread, address - base, size, value)
-                except Stall as stall:
-                    self._block(stall.wait)
-                except TensixEvent as event:
-                    self._event(event, Access(address, size, True, value))
+                body(*args)
+            except Stall as stall:
+                self._block(stall.wait)
             except BaseException as exc:
                 self._internal_error(exc)
             finally:
                 self._hooks += 1
 
+        return hook
+
+    # -- devices -----------------------------------------------------------------------------------
+    def _map_device(self, region: Region, port: Port) -> None:
+        """Map a device region as RAM only its hooks touch: a load's hook writes the device's
+        value where the load reads it; a store's hook gives the value to the device."""
+        self.regions.append(port)
+        self._ports[region.name] = port
+        buf = ctypes.create_string_buffer(region.size)
+        self._region_buffers.append(buf)
+        self.uc.mem_map_ptr(region.base, region.size, DATA_ONLY, buf)
+        raw = memoryview(buf).cast("B")
+        views = (None, raw, raw.cast("H"), None, raw.cast("I"))  # aligned element stores
+        base, load, store = region.base, port.load, port.store
+        device = port.device
+        watches = self._mmio_watches
+        tile = self.tile
+        observed, pollable = device.observed, device.pollable
+        uc = self.uc
+
+        def on_read(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
+            at = address  # where the load reads the backing RAM
+            if address & (size - 1):
+                if self._event(faults.misaligned(address, size, False), Access(address, size, False)):
+                    return
+                address &= -size
+            if watches and self._watch_hit(address, size, False, None):
+                return
+            offset = address - base
+            try:
+                value = load(offset, size)
+            except TensixEvent as event:
+                if self._event(event, Access(address, size, False)):
+                    return
+                value = 0
+            if pollable and self._polling(uc.reg_read(UC_RISCV_REG_PC), address, value):
+                self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
+                                 lambda: _reads_other(load, offset, size, value), address=address))
+                return
+            if at != address:
+                _PACK[size](buf, at - base, value)
+            else:
+                views[size][offset // size] = value
+            if observed and tile.window_observer is not None:
+                tile.window_observer(self, address, size, value, False)
+
+        def on_write(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
+            value &= _MASK[size]
+            if address & (size - 1):
+                if self._event(faults.misaligned(address, size, True), Access(address, size, True, value)):
+                    return
+                address &= -size
+            if watches and self._watch_hit(address, size, True, value):
+                return
+            self._poll = None
+            if observed and tile.window_observer is not None:
+                tile.window_observer(self, address, size, value, True)
+            try:
+                store(address - base, size, value)
+            except TensixEvent as event:
+                self._event(event, Access(address, size, True, value))
+
         end = region.base + region.size - 1
-        add_mem_hook(self.uc, UC_HOOK_MEM_READ, on_read, region.base, end)
-        add_mem_hook(self.uc, UC_HOOK_MEM_WRITE, on_write, region.base, end)
+        add_mem_hook(self.uc, UC_HOOK_MEM_READ, self._hook(on_read), region.base, end)
+        add_mem_hook(self.uc, UC_HOOK_MEM_WRITE, self._hook(on_write), region.base, end)
 
     def _polling(self, pc: int, address: int, value: int) -> bool:
         """True once the same load has returned the same value ``POLL_REPEATS`` times with the
@@ -344,11 +350,10 @@ class Core:
     def _internal_error(self, exc: BaseException) -> None:
         self._halt(Stop(StopKind.FAULT, self.name, self.pc, detail=f"internal error in tdbg: {exc!r}"))
 
-    def region_at(self, address: int) -> Region | None:
-        for region in self.regions:
-            if region.base <= address < region.base + region.size:
-                return region
-        return None
+    def region_at(self, address: int) -> Port | None:
+        """The device this core sees at ``address`` (None: memory, or nothing)."""
+        region = self._map.region_at(self.name, address)
+        return self._ports.get(region.name) if region is not None else None
 
     def owns_private(self, address: int) -> bool:
         """True for an address in this core's private data RAM (``MEM_LOCAL_BASE``)."""
@@ -433,41 +438,27 @@ class Core:
             self.uc.hook_del(h)
         self._alignment_hooks = []
         if on:
+            hook = self._hook(self._align)
             for lo, hi in self._plain:
-                self._alignment_hooks.append(add_mem_hook(self.uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
-                                                          self._on_plain_access, lo, hi - 1))
+                self._alignment_hooks.append(add_mem_hook(self.uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, hook, lo, hi - 1))
 
-    def _on_plain_access(self, handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
-        self._hooks += 1  # see _stop_asked
-        if self._stop_asked:
-            self._hooks += 1
-            self.uc.emu_stop()
+    def _align(self, handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
+        self._put_back_rounded()
+        if not address & (size - 1):
             return
-        try:
-            self._align(access, address, size, value)
-        finally:
-            self._hooks += 1
-
-    def _align(self, access: int, address: int, size: int, value: int) -> None:
-        try:
-            self._put_back_rounded()
-            if not address & (size - 1):
-                return
-            write = access == UC_MEM_WRITE
-            value &= _MASK[size]
-            if self._event(faults.misaligned(address, size, write), Access(address, size, write, value if write else None)):
-                if write:  # the store still lands (measured): put the bytes back once stopped
-                    self._undo = (address, bytes(self.uc.mem_read(address, size)))
-                return
-            aligned = address & -size
-            if write:
-                self.uc.mem_write(aligned, value.to_bytes(size, "little"))
-                self._rounded = (address, bytes(self.uc.mem_read(address, size)))  # what the spill overwrites
-            else:  # the load reads [address, +size): show it the aligned bytes until the next access
-                self._rounded = (address, bytes(self.uc.mem_read(address, size)))
-                self.uc.mem_write(address, bytes(self.uc.mem_read(aligned, size)))
-        except BaseException as exc:
-            self._internal_error(exc)
+        write = access == UC_MEM_WRITE
+        value &= _MASK[size]
+        if self._event(faults.misaligned(address, size, write), Access(address, size, write, value if write else None)):
+            if write:  # the store still lands (measured): put the bytes back once stopped
+                self._undo = (address, bytes(self.uc.mem_read(address, size)))
+            return
+        aligned = address & -size
+        if write:
+            self.uc.mem_write(aligned, value.to_bytes(size, "little"))
+            self._rounded = (address, bytes(self.uc.mem_read(address, size)))  # what the spill overwrites
+        else:  # the load reads [address, +size): show it the aligned bytes until the next access
+            self._rounded = (address, bytes(self.uc.mem_read(address, size)))
+            self.uc.mem_write(address, bytes(self.uc.mem_read(aligned, size)))
 
     def _put_back_rounded(self) -> None:
         """Undo the byte-wise part of the last rounded-down access (before the next access of
@@ -493,34 +484,19 @@ class Core:
         if patch is None or not patch.hooked or (patch.kind is PatchKind.TTINSN and self.thread is None):
             return
         if patch.kind is PatchKind.TTINSN:
-            thread, word, push = self.thread, patch.insn, self.tile.push
+            thread, word, push = self.thread, patch.insn, self.tile.push_path.push
 
-            def run(address: int) -> None:
+            def run(handle: int, address: int, size: int, _: int) -> None:
                 self._poll = None
                 push(self, thread, address, word, "ttinsn")
         elif patch.kind is PatchKind.CSR:
-            def run(address: int) -> None:
+            def run(handle: int, address: int, size: int, _: int) -> None:
                 self._csr(patch.insn)
         else:
-            def run(address: int) -> None:
+            def run(handle: int, address: int, size: int, _: int) -> None:
                 self._event(faults.illegal_instruction(patch.word), None)
 
-        def on_code(handle: int, address: int, size: int, _: int) -> None:
-            self._hooks += 1  # see _stop_asked
-            if self._stop_asked:
-                self._hooks += 1
-                self.uc.emu_stop()
-                return
-            try:
-                run(address)
-            except Stall as stall:
-                self._block(stall.wait)
-            except BaseException as exc:
-                self._internal_error(exc)
-            finally:
-                self._hooks += 1
-
-        self._code_hooks[address] = add_code_hook(self.uc, on_code, address, address)
+        self._code_hooks[address] = add_code_hook(self.uc, self._hook(run), address, address)
 
     def _csr(self, insn: CsrInsn) -> None:
         """A CSR instruction (the word is a NOP): run it on this core's CSRs, or stop before it;
@@ -624,6 +600,10 @@ class Core:
         """Stop a running ``resume`` from another thread (Ctrl-C; ask again until it stops)."""
         self._interrupt = True
         self._ask_stop()
+
+    def clear_interrupt(self) -> None:
+        """Drop an interrupt asked before a run began."""
+        self._interrupt = False
 
     def _ask_stop(self) -> bool:
         """Ask the core to stop (see ``_stop_asked``); True if emu_stop was called, False when
@@ -836,9 +816,9 @@ class Core:
         return Stop(StopKind.FAULT, self.name, pc, detail=f"Unicorn: {error}")
 
 
-def _reads_other(load: Callable[[int | None, int, int], int], thread: int | None, offset: int, size: int, value: int) -> bool:
+def _reads_other(load: Callable[[int, int], int], offset: int, size: int, value: int) -> bool:
     """True when a device load would now return something other than ``value`` (or raise)."""
     try:
-        return load(thread, offset, size) != value
+        return load(offset, size) != value
     except (TensixEvent, Stall):
         return True

@@ -26,7 +26,7 @@ from tdbg.emu.code import PatchKind
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core, CoreState
-    from tdbg.emu.regions import Wait
+    from tdbg.emu.devices.device import Wait
     from tdbg.emu.tile import Checkpoint, Tile
 
 _STORE, _LOAD, _AMO = 0x23, 0x03, 0x2F
@@ -44,6 +44,7 @@ class _Coprocessor:
     nius: list[tuple]                       # the NIUs' registers and counters
     noc_log: int
     overlay: dict[tuple[int, str], int]
+    mailboxes: object
     noc_writes: list[tuple[object, int, bytes]]   # (memory, address, bytes) NoC writes beyond the tile overwrote
 
 
@@ -99,7 +100,7 @@ class History:
             snap = _Coprocessor(tile.tensix.snapshot(), tile.coprocessor.snapshot(), dict(tile.registers.values),
                                 tile.registers.clock, (tile.pushes.total, list(tile.pushes.per_thread)),
                                 dict(tile.exit_codes), [n.snapshot() for n in tile.noc.nius], len(tile.noc.log),
-                                tile.overlay.snapshot(), noc_writes)
+                                tile.overlay.snapshot(), tile.mailboxes.snapshot(), noc_writes)
             journal: list[tuple[int, bytes]] = []
             tile.coprocessor.l1_journal = journal
             tile.noc.journal = noc_writes
@@ -156,11 +157,12 @@ class History:
             tile.coprocessor.restore(d.coprocessor)
             tile.registers.values, tile.registers.clock = dict(d.registers), d.clock
             tile.pushes.truncate(*d.pushes)
-            tile.exit_codes = dict(d.exit_codes)
+            tile.scheduler.exit_codes = dict(d.exit_codes)
             for niu, saved in zip(tile.noc.nius, d.nius):
                 niu.restore(saved)
             del tile.noc.log[d.noc_log:]
             tile.overlay.restore(d.overlay)
+            tile.mailboxes.restore(d.mailboxes)
             for memory, address, old in reversed(d.noc_writes):
                 memory.write(address, old)  # type: ignore[attr-defined]
             for address, old in reversed(record.l1 or []):
@@ -207,6 +209,6 @@ def _access(tile: Tile, core: Core) -> str | tuple[int, int] | None:
     size = 4 if opcode == _AMO else 1 << ((word >> 12) & 3)
     region = core.region_at(address)
     if region is not None:
-        return "tile" if opcode != _LOAD and region.load == tile.registers.load else "device"
+        return "tile" if opcode != _LOAD and region.device is tile.registers else "device"
     low = address & -size   # a misaligned store may write the aligned word too (rounded down)
     return (low, address + size - low) if opcode != _LOAD else None

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from unicorn import UC_HOOK_CODE, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE, Uc
 
-from tdbg.emu.regions import Wait
+from tdbg.emu.devices.device import Wait
 from tdbg.emu.stops import Stop
 
 if TYPE_CHECKING:

@@ -58,7 +58,7 @@ from tdbg.tensix.isa import UnknownInstruction
 from tdbg.tensix.mmio import DETACHED, MmioPort
 from tdbg.tensix.rwc import RWCs, incrwc
 from tdbg.tensix.src import SrcClient
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 THREADS = 3
 _OTHERS = tuple(tuple(t for t in range(THREADS) if t != first) for first in range(THREADS))

@@ -2,7 +2,7 @@
 or read the ``0xFFB0_0000`` window (``LOADREG``, ``STOREREG``, ``PACR_SETREG``).
 
 The tile installs a port (``Coprocessor.mmio``) that reaches its devices through the same
-handlers a RISC-V load or store uses (``tdbg.emu.regions.TensixMmio``); a coprocessor standing
+devices a RISC-V load or store reaches (``tdbg.emu.devices.coprocessor_port``); a coprocessor standing
 alone has ``DETACHED``, which reaches nothing.  The address rules every one of these pages shares
 are here.
 """

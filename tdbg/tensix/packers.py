@@ -85,7 +85,7 @@ class PackerState:
     """The packer's own state: the output streams (OutputAddressGenerator.md), the tile
     position generator (EdgeMasking.md), the exponent histogram, and ``PACR_SETREG``'s
     ``Packers.SetRegBase[2]`` / ``SetRegHiScaler[4]`` with the raw TDMA-RISC words they were set
-    from (TDMA-RISC.md; ``tdbg.tensix.tdma_risc``).  No page gives their power-on values: zero,
+    from (TDMA-RISC.md; ``tdbg.emu.devices.tdma_risc``).  No page gives their power-on values: zero,
     as tdbg's config."""
 
     data_address: int = 0
@@ -598,7 +598,7 @@ def pacr_setreg(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     a partly filled 16-byte output stream (a ``PACR`` without ``Last`` / ``Flush`` before it)
     raises ``UnimplementedFunctionality``, since the page does not say where the next ``PACR``
     then writes.  ``SetRegBase`` / ``SetRegHiScaler`` are set through TDMA-RISC
-    (``tdbg.tensix.tdma_risc``).
+    (``tdbg.emu.devices.tdma_risc``).
 
     Blackhole (tt-llk's assembly.yaml; no page; ttsim v1.10.0 has no ``PACR_SETREG``): the
     fields move.  ``StreamId`` (bits 7:2) is the page's ``AddrMid``, and the YAML's address

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 from tdbg.arch.profile import SyncSpec
 from tdbg.tensix.src import SrcClient
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 _ALL_BLOCK_BITS = 0x1FF
 B6_MATRIX_UNIT = 1 << 6

@@ -2,8 +2,7 @@
 
 This is the object the emulation layer (``tdbg.emu``) bridges to and the session inspects: config, ``Dst``, the
 RISC-V ``Dst`` window, ``SrcA`` / ``SrcB`` with their bank bits, the ADCs, the unpackers' context
-counters, the packer's streams, the Sync Unit's mutexes, and the tile's RISC-V mailboxes (kept here
-so checkpoints and undo records carry them).  ``l1`` is L1 as a numpy byte array
+counters, the packer's streams and the Sync Unit's mutexes.  ``l1`` is L1 as a numpy byte array
 (the emulated tile gives the coprocessor a view of its memory; standing alone it is its own).
 """
 
@@ -16,7 +15,6 @@ import numpy as np
 from tdbg.tensix.adcs import Adcs
 from tdbg.tensix.config import CfgTable, TensixConfig
 from tdbg.tensix.dst import Dst
-from tdbg.tensix.mailboxes import Mailboxes
 from tdbg.tensix.packers import PackerState
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.arch.profile import Profile
@@ -31,7 +29,8 @@ class TensixState:
         self.profile = profile
         self.config = TensixConfig(CfgTable.load(profile.package, profile.cfg_table))
         self.dst = Dst(self.config)
-        self.window = DstWindow(self.dst, self.config)
+        # the RISC-V Dst window, where the generation has one
+        self.window = DstWindow(self.dst, self.config, profile.window, profile.tensix.threads) if profile.window else None
         self.srca = SrcRegister("SrcA")
         self.srcb = SrcRegister("SrcB")
         self.src_banks = SrcBankSelect()
@@ -42,7 +41,6 @@ class TensixState:
         self.unpacker_context_counter = [[0] * 3 for _ in range(2)]  # Unpackers[i].ContextCounter[thread]
         self.packer = PackerState()
         self.mutexes: list[int | None] = [None] * 8         # ATGETM.md Mutex[i].HeldBy (a thread)
-        self.mailboxes = Mailboxes()                         # BabyRISCV/Mailboxes.md
 
     def snapshot(self) -> dict[str, object]:
         """Copies of every array and bit of state (for checkpoints)."""
@@ -56,7 +54,6 @@ class TensixState:
             "banks": copy.deepcopy(self.src_banks), "gprs": self.gprs.copy(), "mop_cfg": self.mop_cfg.copy(),
             "fmts": (list(self.srca.fmt), list(self.srcb.fmt)),
             "units": copy.deepcopy((self.adcs, self.unpacker_context_counter, self.packer, self.mutexes)),
-            "mailboxes": self.mailboxes.snapshot(),
         }
 
     def restore(self, snap: dict[str, object]) -> None:
@@ -78,7 +75,6 @@ class TensixState:
         self.mop_cfg[:] = snap["mop_cfg"]
         self.srca.fmt, self.srcb.fmt = (list(f) for f in snap["fmts"])  # type: ignore[attr-defined]
         self.adcs, self.unpacker_context_counter, self.packer, self.mutexes = copy.deepcopy(snap["units"])  # type: ignore[misc]
-        self.mailboxes.restore(snap["mailboxes"])  # type: ignore[arg-type]
 
     def reset(self) -> None:
         """Back to the power-on state (all zero; Dst rows never written)."""
@@ -98,4 +94,3 @@ class TensixState:
         self.unpacker_context_counter = [[0] * 3 for _ in range(2)]
         self.packer.reset()
         self.mutexes = [None] * 8
-        self.mailboxes.reset()
