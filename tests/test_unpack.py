@@ -439,3 +439,19 @@ def test_storeind_and_loadind_move_gprs_through_l1() -> None:
     assert g.view(np.uint16)[40] == 16
     cop.push(0, encode("LOADIND", SizeSel=1, AddrRegIndex=10, DataRegIndex=12, OffsetIndex=41))
     assert g[12] == 0xCAFEF00D
+
+
+def test_storeind_and_loadind_reach_the_whole_blackhole_l1() -> None:
+    # BlackholeA0 BabyRISCV/README.md "Memory map": L1 is 0x0000_0000..0x0017_FFFF (1536 KiB; a
+    # Wormhole L1 is 1464 KiB).  "Address must be in L1": the last 16 bytes can be written and
+    # read back, the first address past them is UndefinedBehavior.
+    cop = make_cop()
+    g = cop.state.gprs[0]
+    g[10], g[11] = 0x17FFF0 // 16, 0x600DF00D
+    cop.push(0, encode("STOREIND", MemHierSel=1, RegSizeSel=1, AddrRegIndex=10, DataRegIndex=11, OffsetIndex=40))
+    assert bytes(cop.state.l1[0x17FFF0:0x17FFF4]) == (0x600DF00D).to_bytes(4, "little")
+    cop.push(0, encode("LOADIND", SizeSel=1, AddrRegIndex=10, DataRegIndex=12, OffsetIndex=40))
+    assert g[12] == 0x600DF00D
+    g[10] = 0x180000 // 16
+    with pytest.raises(UndefinedBehavior, match="past L1"):
+        cop.push(0, encode("STOREIND", MemHierSel=1, RegSizeSel=1, AddrRegIndex=10, DataRegIndex=11, OffsetIndex=40))

@@ -127,7 +127,6 @@ class TensixSpec:
 
     threads: int                # Tensix threads, one per TRISC
     semaphores: int             # SyncUnit.md Semaphores[]
-    semaphore_max: int          # the largest Value a semaphore counts to (its 4-bit field)
     mutexes: int                # ATGETM.md Mutex[]
     gprs: int                   # ScalarUnit GPRs per thread
     mop_cfg_words: int          # MOPExpander.md MopCfg[] per thread
@@ -136,7 +135,6 @@ class TensixSpec:
     src_banks: int              # SrcA / SrcB banks
     src_rows: int
     src_cols: int
-    lanes: int                  # the Vector Unit's lanes
     wait_gate_capacity: int     # instructions a thread may have queued before its core stalls
     register_window: int        # the device address a register index 0 names
     register_window_lowest: int  # below it, a register instruction's address is undefined

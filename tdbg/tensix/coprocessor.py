@@ -60,9 +60,6 @@ from tdbg.tensix.rwc import RWCs, incrwc
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.state import TensixState
 
-THREADS = 3
-_OTHERS = tuple(tuple(t for t in range(THREADS) if t != first) for first in range(THREADS))
-
 Executor = Callable[["Coprocessor", int, dict[str, int]], None]
 
 
@@ -106,8 +103,9 @@ _EXECUTE: dict[str, Executor] = {
     # unpackers, packer, ADCs, Scalar Unit, mutexes
     "UNPACR": unpackers.unpacr, "UNPACR_NOP": unpackers.unpacr_nop, "PACR": packers.pacr,
     "CLREXPHIST": packers.clrexphist, "GATESRCRST": _nop,  # GATESRCRST.md: a SrcB operand cache tdbg does not have
-    "SETADC": adcs.setadc, "SETADCXY": adcs.setadcxy, "SETADCZW": adcs.setadczw, "SETADCXX": adcs.setadcxx,
-    "INCADCXY": adcs.incadcxy, "INCADCZW": adcs.incadczw, "ADDRCRXY": adcs.addrcrxy, "ADDRCRZW": adcs.addrcrzw,
+    "SETADC": adcs.setadc, "SETADCXX": adcs.setadcxx,
+    **{f"{name}{dims}": adcs.counter_update(update, dims)
+       for name, update in (("SETADC", "set"), ("INCADC", "add"), ("ADDRCR", "add_cr")) for dims in ("XY", "ZW")},
     "SETDMAREG": su.setdmareg, "ADDDMAREG": su.adddmareg, "SUBDMAREG": su.subdmareg, "MULDMAREG": su.muldmareg,
     "BITWOPDMAREG": su.bitwopdmareg, "SHIFTDMAREG": su.shiftdmareg, "CMPDMAREG": su.cmpdmareg,
     "DMANOP": su.dmanop, "FLUSHDMA": su.flushdma, "REG2FLOP": su.reg2flop, "STOREIND": su.storeind, "LOADIND": su.loadind,
@@ -167,29 +165,32 @@ class Coprocessor:
         self._bound: dict[int, Bound] = {}
         self._frontend_ops = {self.isa.encoding(m).opcode for m in ("MOP", "MOP_CFG", "REPLAY")}
         self.on_dst_write = on_dst_write
-        self.capacity = state.profile.tensix.wait_gate_capacity
+        spec = state.profile.tensix
+        self.capacity = spec.wait_gate_capacity
+        self.threads = threads = spec.threads
+        self._others = tuple(tuple(t for t in range(threads) if t != first) for first in range(threads))
         self.dst_port = DstPort(state.dst, self._dst_written)
-        self.rwcs = [RWCs() for _ in range(THREADS)]
-        self.semaphores = [sync.Semaphore() for _ in range(8)]
+        self.rwcs = [RWCs() for _ in range(threads)]
+        self.semaphores = [sync.Semaphore() for _ in range(spec.semaphores)]
         self.vector = sfpu.VectorUnit()
-        self.unpacker_src_row = [[0] * THREADS for _ in range(2)]
-        self.mop = [MopExpander(self.isa, state.mop_cfg[t]) for t in range(THREADS)]
-        self.replay = [ReplayExpander(self.isa) for _ in range(THREADS)]
-        self.wait_gate: list[sync.LatchedWait | None] = [None] * THREADS
-        self._queue: list[deque[int]] = [deque() for _ in range(THREADS)]
+        self.unpacker_src_row = [[0] * threads for _ in range(2)]
+        self.mop = [MopExpander(self.isa, state.mop_cfg[t]) for t in range(threads)]
+        self.replay = [ReplayExpander(self.isa) for _ in range(threads)]
+        self.wait_gate: list[sync.LatchedWait | None] = [None] * threads
+        self._queue: list[deque[int]] = [deque() for _ in range(threads)]
         self._written: list[np.ndarray] = []
 
     def reset(self) -> None:
         """Power-on state of everything kept here (``TensixState.reset`` resets the rest)."""
-        for t in range(THREADS):
+        for t in range(self.threads):
             self.rwcs[t] = RWCs()
             self.mop[t] = MopExpander(self.isa, self.state.mop_cfg[t])
             self.replay[t] = ReplayExpander(self.isa)
             self.wait_gate[t] = None
             self._queue[t].clear()
-        self.semaphores[:] = [sync.Semaphore() for _ in range(8)]
+        self.semaphores[:] = [sync.Semaphore() for _ in self.semaphores]
         self.vector.reset()
-        self.unpacker_src_row = [[0] * THREADS for _ in range(2)]
+        self.unpacker_src_row = [[0] * self.threads for _ in range(2)]
 
     _SNAPSHOT = ("rwcs", "semaphores", "vector", "unpacker_src_row", "replay", "wait_gate", "_queue")
 
@@ -239,13 +240,13 @@ class Coprocessor:
         push from RISCV B, PushTensixInstruction.md)."""
         b = self._bound.get(word)
         q = self._queue
-        if (b is not None and not b.frontend and 0 <= thread < THREADS and self.wait_gate[thread] is None
-                and not (q[0] or q[1] or q[2] or self.replay[thread].load_left)
+        if (b is not None and not b.frontend and 0 <= thread < self.threads and self.wait_gate[thread] is None
+                and not (any(q) or self.replay[thread].load_left)
                 and not (b.waits and self._held(thread, b))):
             self._execute(thread, word, b)  # a known word, nothing queued, latched or held: run it now
             return
-        if thread not in range(THREADS):
-            raise ValueError(f"Tensix thread {thread} does not exist (0..{THREADS - 1})")
+        if thread not in range(self.threads):
+            raise ValueError(f"Tensix thread {thread} does not exist (0..{self.threads - 1})")
         if not 0 <= word < 1 << 32:
             raise ValueError(f"{word:#x} is not a 32-bit instruction word")
         if len(q[thread]) >= self.capacity:
@@ -314,7 +315,7 @@ class Coprocessor:
 
     def _run(self, first: int) -> None:
         queues, gate = self._queue, self.wait_gate
-        others = _OTHERS[first]
+        others = self._others[first]
         if not any(queues[t] for t in others):  # nothing another thread could release
             queue = queues[first]
             while queue:

@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from tdbg import native
+from tdbg.arch import formats as data_formats
 from tdbg.tensix import mmio
 from tdbg.tensix import packer as conversion
 from tdbg.tensix.adcs import PACKERS, W, X, Y, Z
@@ -65,7 +66,7 @@ if TYPE_CHECKING:
     from tdbg.tensix.coprocessor import Coprocessor
 
 PAGE = "PACR.md"
-_FIVE_BIT = frozenset({1, 2, 3, 10, 11})  # FP16, BFP8a, BFP4a, FP8, BFP2a (ReLU.md)
+_FIVE_BIT = data_formats.having(lambda f: f.five_bit_exponent)  # FP16, BFP8a, BFP4a, FP8, BFP2a (ReLU.md)
 
 
 @dataclass
@@ -583,9 +584,6 @@ def _advance(cop: Coprocessor, thread: int, adc: int, f: dict[str, int]) -> None
             adcs.add(adc, PACKERS, ch, Z, z_incr)
 
 
-_SETREG_LIMIT = 0xFFB8_0000  # PACR_SETREG.md: a write at or above it is dropped
-
-
 def pacr_setreg(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``PACR_SETREG`` (PACR_SETREG.md): one 32-bit MMIO write through ``Coprocessor.mmio``,
     ``Addr = 0xFFB00000 + SetRegBase[AddrSel] + (AddrMid << 12)``, ``Value32 = Value10 +
@@ -626,8 +624,9 @@ def pacr_setreg(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
                                          "PACR without Last or Flush) is not modelled")
     value10 = f["Unused"]
     value32 = value10 + (((value10 * ps.set_reg_hi_scaler[out_fmt & 3]) & 0x1FFFF) << 12)
-    address = mmio.check(mmio.BASE + ps.set_reg_base[f["AddrSel"]] + (f["StreamId"] << 12), "PACR_SETREG.md")
-    if address < _SETREG_LIMIT:
+    window = cop.state.profile.tensix
+    address = mmio.register_address(window, ps.set_reg_base[f["AddrSel"]] + (f["StreamId"] << 12), "PACR_SETREG.md")
+    if address < window.setreg_limit:
         cop.mmio.store(thread, address, value32)
 
 

@@ -27,20 +27,22 @@ class TensixState:
 
     def __init__(self, profile: Profile = BLACKHOLE) -> None:
         self.profile = profile
-        self.config = TensixConfig(CfgTable.load(profile.package, profile.cfg_table))
-        self.dst = Dst(self.config)
+        spec = profile.tensix
+        threads = spec.threads
+        self.config = TensixConfig(CfgTable.load(profile.package, profile.cfg_table), threads)
+        self.dst = Dst(self.config, spec.dst_rows, spec.dst_cols)
         # the RISC-V Dst window, where the generation has one
-        self.window = DstWindow(self.dst, self.config, profile.window, profile.tensix.threads) if profile.window else None
-        self.srca = SrcRegister("SrcA")
-        self.srcb = SrcRegister("SrcB")
+        self.window = DstWindow(self.dst, self.config, profile.window, threads) if profile.window else None
+        self.srca = SrcRegister("SrcA", spec.src_banks, spec.src_rows, spec.src_cols)
+        self.srcb = SrcRegister("SrcB", spec.src_banks, spec.src_rows, spec.src_cols)
         self.src_banks = SrcBankSelect()
-        self.gprs = np.zeros((3, 64), dtype=np.uint32)      # ScalarUnit GPRs[3][64]
-        self.mop_cfg = np.zeros((3, 9), dtype=np.uint32)    # MOPExpander MopCfg[9] per thread
+        self.gprs = np.zeros((threads, spec.gprs), dtype=np.uint32)             # ScalarUnit GPRs[thread][64]
+        self.mop_cfg = np.zeros((threads, spec.mop_cfg_words), dtype=np.uint32)  # MOPExpander MopCfg[9] per thread
         self.l1 = np.zeros(profile.l1_size, dtype=np.uint8)
-        self.adcs = Adcs()
-        self.unpacker_context_counter = [[0] * 3 for _ in range(2)]  # Unpackers[i].ContextCounter[thread]
+        self.adcs = Adcs(threads)
+        self.unpacker_context_counter = [[0] * threads for _ in range(2)]  # Unpackers[i].ContextCounter[thread]
         self.packer = PackerState()
-        self.mutexes: list[int | None] = [None] * 8         # ATGETM.md Mutex[i].HeldBy (a thread)
+        self.mutexes: list[int | None] = [None] * spec.mutexes   # ATGETM.md Mutex[i].HeldBy (a thread)
 
     def snapshot(self) -> dict[str, object]:
         """Copies of every array and bit of state (for checkpoints)."""
@@ -91,6 +93,6 @@ class TensixState:
         self.gprs[:] = 0
         self.mop_cfg[:] = 0
         self.adcs.reset()
-        self.unpacker_context_counter = [[0] * 3 for _ in range(2)]
+        self.unpacker_context_counter = [[0] * self.profile.tensix.threads for _ in range(2)]
         self.packer.reset()
-        self.mutexes = [None] * 8
+        self.mutexes = [None] * len(self.mutexes)

@@ -123,13 +123,11 @@ BLACKHOLE = Profile(
     tensix=TensixSpec(
         threads=3,
         semaphores=8,               # SyncUnit.md
-        semaphore_max=15,           # SEMPOST.md: Value is 4 bits
         mutexes=8,                  # ATGETM.md
         gprs=64,                    # ScalarUnit.md GPRs[64] per thread
         mop_cfg_words=9,            # MOPExpander.md MopCfg[9]
         dst_rows=1024, dst_cols=16,  # Dst.md DstBits[1024][16]
         src_banks=2, src_rows=64, src_cols=16,   # SrcASrcB.md
-        lanes=32,                   # VectorUnit.md
         # The pages give no FIFO capacities (TensixCoprocessor/README.md only says a full FIFO
         # stalls the pushing core).  ttsim v1.10.0 stalls a .ttinsn push while the thread holds
         # more than 52 instructions after MOP/REPLAY expansion (tensix.cpp:162-168); tdbg stalls
