@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tdbg import state_description
 from tdbg.commands.examine import format_float, format_int
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import first_fitting, line_width
@@ -24,25 +25,8 @@ NAMES = {8: "0.8373", 9: "0", 10: "1.0", 15: "2*lane"}   # LReg.md's read-only c
 
 
 def snapshot(interp: Interpreter) -> dict[str, np.ndarray]:
-    """What a step can change in the Vector Unit: LRegs (with their defined flags), lane flags,
-    the flag stack sizes, ``LaneConfig``."""
-    vu = interp.session.vector
-    return {"lreg": vu.lreg.copy(), "defined": vu.defined.copy(), "flags": vu.lane_flags.copy(),
-            "use": vu.use_lane_flags.copy(), "stack": vu.stack_size.copy(), "config": vu.lane_config.copy()}
-
-
-def changes(before: dict[str, np.ndarray], after: dict[str, np.ndarray]) -> list[str]:
-    """One line per LReg whose lanes changed (value or defined flags), then the predication state."""
-    lines = []
-    moved = (before["lreg"] != after["lreg"]) | (before["defined"] != after["defined"])
-    for reg in np.flatnonzero(moved.any(axis=1)):
-        lines.append(f"LReg[{reg}] lanes changed: {ranges(np.flatnonzero(moved[reg]))}")
-    for key, name in (("flags", "LaneFlags"), ("use", "UseLaneFlagsForLaneEnable"), ("stack", "FlagStack depth"),
-                      ("config", "LaneConfig")):
-        lanes = np.flatnonzero(before[key] != after[key])
-        if len(lanes):
-            lines.append(f"{name} changed in lanes {ranges(lanes)}")
-    return lines
+    """What a step can change in the Vector Unit (``VectorUnit.STATE``)."""
+    return state_description.save(interp.session.vector)
 
 
 def install(interp: Interpreter) -> None:
@@ -61,7 +45,7 @@ def _on_stop(interp: Interpreter, stop: object) -> None:
     before = interp.state.sfpu_stop
     interp.state.sfpu_stop = now
     if before is not None and getattr(stop, "kind", None) is StopKind.STEP:
-        for line in changes(before, now):
+        for line in state_description.changes(interp.session.vector, before, now):
             interp.out(line)
 
 

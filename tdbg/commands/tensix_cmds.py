@@ -11,7 +11,9 @@ from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, default_view, dst
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import line_width, wrap
 from tdbg.commands.registry import CommandError, command, info_command
+from tdbg import state_description
 from tdbg.commands.values import evaluate_address, evaluate_int
+from tdbg.state_description import ranges
 from tdbg.tensix import formats, packer
 from tdbg.tensix.dst_access import DstPort
 from tdbg.tensix.isa import IsaError
@@ -30,88 +32,19 @@ def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
 
 
 def _snapshot(interp: Interpreter) -> dict[str, object]:
-    from tdbg.commands import sfpu_cmds
-
-    t = interp.session.model
-    cop = interp.session.coprocessor
-    return {
-        "dst": t.dst.bits.copy(), "srca": t.srca.data.copy(), "srcb": t.srcb.data.copy(),
-        "written": t.dst.ever_written.copy(),
-        "config": t.config.config.copy(), "thread": t.config.thread_config.copy(),
-        "rwc": [cop.rwc(i).as_dict() for i in range(3)],
-        "sem": [(s.Value, s.Max) for s in cop.semaphores],
-        "clients": [list(t.srca.allowed_client), list(t.srcb.allowed_client)],
-        "vector": sfpu_cmds.snapshot(interp),
-    }
+    return state_description.save(interp.session.coprocessor)
 
 
 def _report_changes(interp: Interpreter, before: dict[str, object], thread: int) -> None:
-    after = _snapshot(interp)
-    changed = False
-
-    def rows(name: str, a: np.ndarray, b: np.ndarray) -> None:
-        nonlocal changed
-        if a.ndim == 3:
-            for bank in range(a.shape[0]):
-                rows(f"{name}[{bank}]", a[bank], b[bank])
-            return
-        diff = np.flatnonzero((a != b).any(axis=1))
-        if len(diff):
-            changed = True
-            interp.out(f"{name} rows changed: {ranges(diff)}")
-
-    rows("DstBits", before["dst"], after["dst"])  # type: ignore[arg-type]
-    undefined = np.flatnonzero(before["written"] & ~after["written"])  # type: ignore[operator]
-    if len(undefined):
-        changed = True
-        interp.out(f"DstBits rows now undefined: {ranges(undefined)}")
-    rows("SrcA", before["srca"], after["srca"])  # type: ignore[arg-type]
-    rows("SrcB", before["srcb"], after["srcb"])  # type: ignore[arg-type]
-    for bank in range(2):
-        for i in np.flatnonzero(before["config"][bank] != after["config"][bank]):  # type: ignore[index]
-            changed = True
-            interp.out(f"Config[{bank}][{i}]: {int(before['config'][bank][i]):#x} -> {int(after['config'][bank][i]):#x}")  # type: ignore[index]
-    for t in range(3):
-        for i in np.flatnonzero(before["thread"][t] != after["thread"][t]):  # type: ignore[index]
-            changed = True
-            interp.out(f"ThreadConfig[{t}][{i}]: {int(before['thread'][t][i]):#x} -> {int(after['thread'][t][i]):#x}")  # type: ignore[index]
-    for t in range(3):
-        old, new = before["rwc"][t], after["rwc"][t]  # type: ignore[index]
-        moved = [f"{k} {old[k]} -> {new[k]}" for k in new if old[k] != new[k]]
-        if moved:
-            changed = True
-            interp.out(f"RWC T{t}: " + ", ".join(moved))
-    for i, (old, new) in enumerate(zip(before["sem"], after["sem"])):  # type: ignore[call-overload]
-        if old != new:
-            changed = True
-            interp.out(f"Semaphore {i}: Value {old[0]} -> {new[0]}, Max {old[1]} -> {new[1]}")
-    if before["clients"] != after["clients"]:
-        changed = True
-        interp.out(f"AllowedClient: SrcA {[c.value for c in after['clients'][0]]}, SrcB {[c.value for c in after['clients'][1]]}")  # type: ignore[index]
-    from tdbg.commands import sfpu_cmds
-
-    for line in sfpu_cmds.changes(before["vector"], after["vector"]):  # type: ignore[arg-type]
-        changed = True
-        interp.out(line)
-    waiting = interp.session.coprocessor.waiting(thread)
+    """What the instruction changed, as the coprocessor's state declaration reports it
+    (``Coprocessor.STATE``), and what holds the thread now."""
+    cop = interp.session.coprocessor
+    lines = state_description.changes(cop, before, _snapshot(interp))
+    waiting = cop.waiting(thread)
     if waiting:
-        changed = True
-        interp.out(f"T{thread} is waiting: {waiting}")
-    if not changed:
-        interp.out("No state changed.")
-
-
-def ranges(values: np.ndarray | list[int]) -> str:
-    """``1-3, 7`` for [1, 2, 3, 7]."""
-    out, start, prev = [], None, None
-    for v in list(map(int, values)) + [None]:
-        if start is not None and v is not None and v == prev + 1:
-            prev = v
-            continue
-        if start is not None:
-            out.append(f"{start}" if start == prev else f"{start}-{prev}")
-        start = prev = v
-    return ", ".join(out)
+        lines.append(f"T{thread} is waiting: {waiting}")
+    for line in lines or ["No state changed."]:
+        interp.out(line)
 
 
 @command(

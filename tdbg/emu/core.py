@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TYPE_CHECKING
 
+import numpy as np
 from unicorn import (
     UC_ARCH_RISCV,
     UC_ERR_INSN_INVALID,
@@ -67,6 +68,7 @@ from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.devices.device import Port, Stall, Wait
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.riscv_ext import CsrInsn
+from tdbg.state_description import StateDescription, array, part, value
 from tdbg.tensix.events import TensixEvent, UndefinedBehavior, UnsupportedFunctionality
 from tdbg.arch.profile import CoreSpec, Region, RegionKind
 
@@ -163,6 +165,7 @@ class Core:
         profile = tile.profile
         self._map = profile.map
         self.local_ram = local_rams[spec.name]
+        self.local_ram_data = np.frombuffer(self.local_ram, dtype=np.uint8)   # the same bytes, as an array
         self._plain: list[tuple[int, int]] = []   # plain memory: what ``check_alignment`` watches
         self.regions: list[Port] = []             # the devices it sees, lowest first
         self._ports: dict[str, Port] = {}
@@ -229,17 +232,32 @@ class Core:
         """x0..x31."""
         return [self.uc.reg_read(UC_RISCV_REG_X0 + i) for i in range(32)]
 
+    def _set_regs(self, values: tuple[int, ...]) -> None:
+        for i, v in enumerate(values):
+            self.set_reg(i, v)
+
+    #: The CPU (a Unicorn context: its registers and PC), the local data RAM (which a
+    #: reverse-stepi record leaves to the step's RAM record), what the run knows of the core, its
+    #: CSRs.  Power-on: registers zero, nothing pending, the local data RAM zero as when the core
+    #: comes out of reset (BlackholeA0 BabyRISCV/README.md "Local Data RAM").
+    STATE = StateDescription("core", (
+        value("context", get=lambda c: c.uc.context_save(), put=lambda c, v: c.uc.context_restore(v), size=1024),
+        value("registers", get=lambda c: tuple(c.regs()), put=_set_regs, reset=(0,) * 32, saved=False),
+        value("pc", reset=0),
+        array("local_ram", "local_ram_data", in_steps=False),
+        value("completed_pc", reset=None),      # after pc, whose setter clears it
+        value("last_stop", reset=None),
+        value("state", reset=CoreState.IDLE),
+        value("wait", reset=None),
+        part("csrs"),
+        value("stop", "_stop", reset=None, saved=False),
+        value("poll", "_poll", reset=None, saved=False),
+    ))
+
     def reset(self, pc: int, state: CoreState) -> None:
-        """Registers zero, ``pc``, nothing pending; the local data RAM resets to zero as it does
-        when the core comes out of reset (BlackholeA0 BabyRISCV/README.md "Local Data RAM")."""
-        for i in range(1, 32):
-            self.uc.reg_write(UC_RISCV_REG_X0 + i, 0)
-        self.pc = pc
-        ctypes.memset(self.local_ram, 0, len(self.local_ram))
-        self.csrs.reset()
-        self._stop = self.last_stop = None
-        self.state, self.wait = state, None
-        self._poll = None
+        """Power-on (``STATE``), then ``pc`` and ``state``."""
+        Core.STATE.reset(self)
+        self.pc, self.state = pc, state
 
     # -- hooks ------------------------------------------------------------------------------------
     def _hook(self, body: Callable[..., None]) -> Callable[..., None]:

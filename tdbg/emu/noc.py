@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tdbg.arch.profile import Coord, NocSpec
+from tdbg.state_description import StateDescription, value
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
 
 if TYPE_CHECKING:
@@ -100,6 +101,10 @@ class LocalTile:
     store_mmio: Callable[[int, int], None]
 
 
+def _truncate_log(noc: Noc, length: int) -> None:
+    del noc.log[length:]
+
+
 class Noc:
     """Both NIUs of this tile and the endpoints beyond it."""
 
@@ -121,28 +126,17 @@ class Noc:
         self.nius.sort(key=lambda n: n.index)
         return niu
 
-    def reset(self) -> None:
-        for niu in self.nius:
-            niu.reset()
-        self.remote_l1.clear()
-        self.dram.clear()
-        self.log.clear()
-
-    def snapshot(self) -> dict[str, object]:
-        return {"nius": [n.snapshot() for n in self.nius], "log": len(self.log),
-                "remote_l1": {c: m.snapshot() for c, m in self.remote_l1.items()},
-                "dram": {c: m.snapshot() for c, m in self.dram.items()}}
-
-    def restore(self, snap: dict[str, object]) -> None:
-        for niu, s in zip(self.nius, snap["nius"]):  # type: ignore[arg-type]
-            niu.restore(s)
-        del self.log[snap["log"]:]  # type: ignore[misc]
-        self.remote_l1 = {c: _restored(self.l1_size, m) for c, m in snap["remote_l1"].items()}  # type: ignore[union-attr]
-        self.dram = {c: _restored(self.spec.dram_channel_size, m) for c, m in snap["dram"].items()}  # type: ignore[union-attr]
-
-    @property
-    def nbytes(self) -> int:
-        return sum(m.nbytes for m in (*self.remote_l1.values(), *self.dram.values()))
+    #: The request log (kept up to its length) and the memory of the other endpoints, which a
+    #: reverse-stepi record leaves to the step's journal.  The NIUs are the tile's devices.
+    STATE = StateDescription("NoC", (
+        value("log", get=lambda n: len(n.log), put=_truncate_log, reset=0),
+        value("remote_l1", get=lambda n: {c: m.snapshot() for c, m in n.remote_l1.items()},
+              put=lambda n, v: setattr(n, "remote_l1", {c: _restored(n.l1_size, m) for c, m in v.items()}),
+              reset={}, in_steps=False),
+        value("dram", get=lambda n: {c: m.snapshot() for c, m in n.dram.items()},
+              put=lambda n, v: setattr(n, "dram", {c: _restored(n.spec.dram_channel_size, m) for c, m in v.items()}),
+              reset={}, in_steps=False),
+    ))
 
     # -- endpoints ---------------------------------------------------------------------------
     def physical(self, coord: int) -> Coord:

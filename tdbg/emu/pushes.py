@@ -19,6 +19,7 @@ import numpy as np
 
 from tdbg.emu.devices.device import Stall, Wait
 from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog, WindowAccess, WindowTrace
+from tdbg.state_description import StateDescription, obj, value
 from tdbg.tensix.coprocessor import QueueFull
 from tdbg.tensix.events import TensixEvent
 from tdbg.tensix.isa import IsaError
@@ -26,6 +27,14 @@ from tdbg.tensix.isa import IsaError
 if TYPE_CHECKING:
     from tdbg.emu.core import Core, Watch
     from tdbg.emu.tile import Tile
+
+
+def _truncate(path: PushPath, position: tuple[int, tuple[int, ...]]) -> None:
+    """Back to ``position`` of the push log, and the L1 log to the last push kept."""
+    total, per_thread = position
+    path.log.truncate(total, list(per_thread))
+    last = path.log.last()
+    path.l1_log.truncate(last[0].seq if last else 0)
 
 
 class PushPath:
@@ -46,12 +55,14 @@ class PushPath:
         self.coprocessor.on_dst_write = self._dst_written
         self.coprocessor.on_l1_access = self._l1_accessed
 
-    def reset(self) -> None:
-        self.log.clear()
-        self.l1_log.clear()
-        self.provenance.clear()
-        if self.window_trace is not None:
-            self.window_trace.clear()
+    #: How far the push log goes (the L1 log follows it); the Dst provenance and the window
+    #: trace are only cleared by a reset (a restored tile keeps them).
+    STATE = StateDescription("pushes", (
+        value("log", get=lambda p: (p.log.total, tuple(p.log.per_thread)), put=_truncate,
+              reset=lambda p: (0, (0,) * len(p.log.per_thread))),
+        obj("provenance", saved=False, reset=lambda p: DstProvenance(p.profile.tensix.dst_rows)),
+        value("window_trace", saved=False, reset=lambda p: WindowTrace() if p.window_trace is not None else None),
+    ))
 
     # -- pushes -----------------------------------------------------------------------------------
     def push(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:

@@ -20,6 +20,7 @@ from tdbg.emu import idle
 from tdbg.emu.core import Core, CoreState
 from tdbg.emu.devices.device import Wait
 from tdbg.emu.stops import CoreWait, Stop, StopKind
+from tdbg.state_description import StateDescription, obj, value
 
 if TYPE_CHECKING:
     from tdbg.emu.tile import Tile
@@ -38,9 +39,7 @@ class Scheduler:
         self._interrupt = False
         self._active: Core | None = None
 
-    def reset(self) -> None:
-        self.exit_codes.clear()
-        self.last_turn = None
+    STATE = StateDescription("scheduler", (obj("exit_codes", reset=lambda s: {}), value("last_turn", reset=None)))
 
     # -- runs -------------------------------------------------------------------------------------
     def run(self, only: str | None = None, limit: int | None = None) -> Stop:

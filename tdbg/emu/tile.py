@@ -21,16 +21,17 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.arch.profile import Profile
 from tdbg.emu import devices, loader
-from tdbg.emu.code import CodePatches
+from tdbg.emu.code import CodePatches, Patch
 from tdbg.emu.core import Core, CoreState, Watch
 from tdbg.emu.devices.coprocessor_port import CoprocessorPort
-from tdbg.emu.devices.device import Stall, Wait
+from tdbg.emu.devices.device import Stall
 from tdbg.emu.devices.mailboxes import Mailboxes
 from tdbg.emu.devices.overlay import Overlay
 from tdbg.emu.devices.tile_registers import TileRegisters
@@ -41,6 +42,7 @@ from tdbg.emu.pushlog import DstWriter, L1Log, PushLog, WindowTrace
 from tdbg.emu.scheduler import Scheduler
 from tdbg.emu.stops import Access, Stop
 from tdbg.emu.translation import Trampolines
+from tdbg.state_description import StateDescription, obj, part, parts, value
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import Category, TensixEvent
 from tdbg.tensix.state import TensixState
@@ -67,54 +69,36 @@ class Program:
     parks: set[int]
 
 
-@dataclass(frozen=True)
-class CoreSnapshot:
-    context: object
-    local_ram: bytes
+class SavedCore(NamedTuple):
     pc: int
-    completed_pc: int | None
-    last_stop: object
     state: CoreState
-    wait: Wait | None
-    csrs: tuple[dict[int, int], int]
 
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """A saved tile (``Tile.checkpoint``); ``l1`` is zlib-compressed when ``compressed``."""
+    """A saved tile (``Tile.checkpoint``): ``Tile.STATE``'s save, L1 in it zlib-compressed when
+    ``compressed``; ``nbytes``, roughly the memory it holds."""
 
-    l1: bytes
-    cores: dict[str, CoreSnapshot]
-    tensix: dict[str, object]
-    coprocessor: dict[str, object]
-    pushes: tuple[int, list[int]]
-    registers: dict[int, int]
-    clock: int
-    exit_codes: dict[str, int]
-    code: dict[int, object]        # the tile's replaced code words then (``CodePatches.at``)
-    noc: dict[str, object]
-    overlay: dict[tuple[int, str], int]
-    mailboxes: object
+    saved: dict[str, Any]
+    nbytes: int
     compressed: bool = False
-    last_turn: str | None = None
+
+    @property
+    def tensix(self) -> dict[str, Any]:
+        return self.saved["coprocessor"]["tensix"]  # type: ignore[no-any-return]
 
     @property
     def dst_bits(self) -> object:
         return self.tensix["dst_bits"]
 
-    def l1_bytes(self) -> bytes:
-        return zlib.decompress(self.l1) if self.compressed else self.l1
-
     @property
-    def nbytes(self) -> int:
-        """Roughly the memory the checkpoint holds: L1 as kept, the local RAMs, the arrays."""
-        arrays = [v for part in (self.tensix, self.coprocessor) for v in part.values() if isinstance(v, np.ndarray)]
-        return (len(self.l1) + sum(len(c.local_ram) + _CONTEXT_BYTES for c in self.cores.values())
-                + sum(a.nbytes for a in arrays) + _SNAPSHOT_OVERHEAD)
+    def cores(self) -> dict[str, SavedCore]:
+        """Each core as the checkpoint saw it."""
+        return {name: SavedCore(core["pc"], core["state"]) for name, core in self.saved["cores"].items()}
 
-
-_CONTEXT_BYTES = 1024          # a Unicorn CPU context and a core's bookkeeping, roughly
-_SNAPSHOT_OVERHEAD = 16 << 10  # queues, registers, dictionaries, roughly
+    def l1_bytes(self) -> bytes:
+        l1: bytes = self.saved["l1"]
+        return zlib.decompress(l1) if self.compressed else l1
 
 
 def _copy_into(buffer: ctypes.Array, offset: int, data: bytes) -> None:
@@ -171,6 +155,32 @@ class Tile:
         self.scheduler = Scheduler(self)
         self.coprocessor.mmio = CoprocessorPort(self)
 
+    def _put_l1(self, data: bytes) -> None:
+        ctypes.memmove(self.l1, data, len(data))
+
+    def _put_code(self, at: dict[int, Patch]) -> None:
+        """The replaced words of another moment: the cores' code hooks follow them."""
+        if self.code.at is not at:
+            self.code.at = at
+            for core in self.cores.values():
+                core.hook_code(at)
+
+    #: The whole tile: L1 and the replaced code words in it (a reverse-stepi record leaves both to
+    #: the step's journal), the coprocessor (with its architectural state), the devices, the NoC,
+    #: the push log, the run model, every core.  A reset clears the warnings and the NoC's writes into L1 too.
+    STATE = StateDescription("tile", (
+        value("l1", get=lambda t: bytes(t.l1), put=_put_l1, reset=lambda t: bytes(len(t.l1)), in_steps=False),
+        value("code", get=lambda t: t.code.at, put=_put_code, in_steps=False),
+        part("coprocessor"),
+        parts("devices"),
+        part("noc"),
+        part("pushes", "push_path"),
+        part("scheduler"),
+        parts("cores", in_steps=False),
+        obj("warnings", reset=lambda t: [], saved=False),
+        obj("noc_l1_writes", reset=lambda t: [], saved=False),
+    ))
+
     def _device(self, model: str) -> devices.Device:
         return self.devices[self.profile.devices_of(model)[0].name]
 
@@ -223,21 +233,10 @@ class Tile:
         return program.image if program else None
 
     def reset(self) -> None:
-        """Back to the loaded state: memory, coprocessor, registers, cores released as a host
-        releases them; breakpoints and watchpoints stay."""
-        ctypes.memset(self.l1, 0, len(self.l1))
-        self.tensix.reset()
-        self.coprocessor.reset()
-        self.registers.reset()
-        self.noc.reset()
-        self.overlay.reset()
-        self.mailboxes.reset()
-        self.noc_l1_writes.clear()
-        self.push_path.reset()
-        self.warnings.clear()
-        self.scheduler.reset()
+        """Back to the loaded state: power-on (``STATE``), then the firmware written and the
+        cores released as a host does; breakpoints and watchpoints stay."""
+        Tile.STATE.reset(self)
         for core in self.cores.values():
-            core.reset(0, CoreState.IDLE)
             # Measured on Unicorn 2.1: tb_flush reuses the code buffer; ctl_remove_cache over all
             # of L1 left every run's translations in it (RSS +44 KB a run, without a plateau).
             core.uc.ctl_flush_tb()
@@ -286,51 +285,19 @@ class Tile:
 
     # -- checkpoints ------------------------------------------------------------------------------
     def checkpoint(self, compress: bool = False) -> Checkpoint:
-        """Everything needed to come back here: every core's context, state and local RAM, L1,
-        Dst, SrcA/SrcB, config, RWCs and the rest of the coprocessor, tile registers, the push
-        log position.  ``compress``: keep L1 zlib-compressed (measured: 2 ms for a mostly empty
-        L1, 70 ms for random bytes; the user's checkpoints, not the history's)."""
-        cores = {
-            name: CoreSnapshot(core.uc.context_save(), bytes(core.local_ram), core.pc, core.completed_pc,
-                               core.last_stop, core.state, core.wait, core.csrs.snapshot())
-            for name, core in self.cores.items()
-        }
-        l1 = zlib.compress(bytes(self.l1), 1) if compress else bytes(self.l1)
-        return Checkpoint(l1, cores, self.tensix.snapshot(), self.coprocessor.snapshot(),
-                          (self.pushes.total, list(self.pushes.per_thread)), dict(self.registers.values),
-                          self.registers.clock, dict(self.exit_codes), self.code.at, self.noc.snapshot(),
-                          self.overlay.snapshot(), self.mailboxes.snapshot(), compress, self.scheduler.last_turn)
+        """Everything needed to come back here (``STATE``).  ``compress``: keep L1
+        zlib-compressed (measured: 2 ms for a mostly empty L1, 70 ms for random bytes; the
+        user's checkpoints, not the history's)."""
+        saved = Tile.STATE.save(self)
+        if compress:
+            saved["l1"] = zlib.compress(saved["l1"], 1)
+        return Checkpoint(saved, Tile.STATE.nbytes(self, saved), compress)
 
     def restore(self, cp: Checkpoint) -> None:
         """Return to ``cp``."""
-        l1 = cp.l1_bytes()
-        ctypes.memmove(self.l1, l1, len(l1))
-        for name, snap in cp.cores.items():
-            core = self.cores[name]
-            core.uc.context_restore(snap.context)
-            ctypes.memmove(core.local_ram, snap.local_ram, len(snap.local_ram))
-            core.pc = snap.pc
-            core.completed_pc = snap.completed_pc
-            core.last_stop = snap.last_stop
-            core.state, core.wait = snap.state, snap.wait
-            core.csrs.restore(snap.csrs)
+        Tile.STATE.load(self, {**cp.saved, "l1": cp.l1_bytes()})
+        for core in self.cores.values():
             core.uc.ctl_flush_tb()
-        self.tensix.restore(cp.tensix)
-        self.coprocessor.restore(cp.coprocessor)
-        self.pushes.truncate(*cp.pushes)
-        last = self.pushes.last()
-        self.l1_log.truncate(last[0].seq if last else 0)
-        self.registers.values = dict(cp.registers)
-        self.registers.clock = cp.clock
-        self.scheduler.exit_codes = dict(cp.exit_codes)
-        self.scheduler.last_turn = cp.last_turn
-        self.noc.restore(cp.noc)
-        self.overlay.restore(cp.overlay)
-        self.mailboxes.restore(cp.mailboxes)
-        if self.code.at is not cp.code:
-            self.code.at = cp.code
-            for core in self.cores.values():
-                core.hook_code(self.code.at)
 
     # -- running (tdbg.emu.scheduler) ------------------------------------------------------------
     def run(self, only: str | None = None, limit: int | None = None) -> Stop:

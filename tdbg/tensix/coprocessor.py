@@ -43,13 +43,13 @@ the tile installs it.
 
 from __future__ import annotations
 
-import copy
 from collections import deque
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from tdbg.state_description import StateDescription, obj, part, value
 from tdbg.tensix import adcs, cfg_insns, matrix_unit as mu, packers, scalar_unit as su, sfpu, sync, unpackers
 from tdbg.tensix.dst_access import DstPort
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
@@ -128,6 +128,26 @@ _WAITS_SRCA = {"MOVA2D", "ELWADD", "ELWSUB", "ELWMUL", "MVMUL", "DOTPV", "GAPOOL
 _WAITS_SRCB = {"MOVB2D", "MOVB2A", "TRNSPSRCB", "ELWADD", "ELWSUB", "ELWMUL", "MVMUL", "DOTPV", "GAPOOL", "GMPOOL"}
 
 
+def _rwcs_moved(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    lines = []
+    for t, (old, new) in enumerate(zip(before["rwcs"], after["rwcs"])):
+        a, b = old.as_dict(), new.as_dict()
+        moved = [f"{k} {a[k]} -> {b[k]}" for k in b if a[k] != b[k]]
+        if moved:
+            lines.append(f"RWC T{t}: " + ", ".join(moved))
+    return lines
+
+
+def _semaphores_moved(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    return [f"Semaphore {i}: Value {old.Value} -> {new.Value}, Max {old.Max} -> {new.Max}"
+            for i, (old, new) in enumerate(zip(before["semaphores"], after["semaphores"])) if old != new]
+
+
+def _put_mask_hi(cop: Coprocessor, values: tuple[int, ...]) -> None:
+    for mop, mask_hi in zip(cop.mop, values):
+        mop.MaskHi = mask_hi
+
+
 class Bound(NamedTuple):
     """One decoded word: what the Wait Gate and the backend need, extracted once."""
 
@@ -180,31 +200,20 @@ class Coprocessor:
         self._queue: list[deque[int]] = [deque() for _ in range(threads)]
         self._written: list[np.ndarray] = []
 
-    def reset(self) -> None:
-        """Power-on state of everything kept here (``TensixState.reset`` resets the rest)."""
-        for t in range(self.threads):
-            self.rwcs[t] = RWCs()
-            self.mop[t] = MopExpander(self.isa, self.state.mop_cfg[t])
-            self.replay[t] = ReplayExpander(self.isa)
-            self.wait_gate[t] = None
-            self._queue[t].clear()
-        self.semaphores[:] = [sync.Semaphore() for _ in self.semaphores]
-        self.vector.reset()
-        self.unpacker_src_row = [[0] * self.threads for _ in range(2)]
-
-    _SNAPSHOT = ("rwcs", "semaphores", "vector", "unpacker_src_row", "replay", "wait_gate", "_queue")
-
-    def snapshot(self) -> dict[str, object]:
-        """A deep copy of everything kept here (for checkpoints)."""
-        state = {name: copy.deepcopy(getattr(self, name)) for name in self._SNAPSHOT}
-        state["mask_hi"] = [m.MaskHi for m in self.mop]
-        return state
-
-    def restore(self, state: dict[str, object]) -> None:
-        for name in self._SNAPSHOT:
-            setattr(self, name, copy.deepcopy(state[name]))
-        for m, mask_hi in zip(self.mop, state["mask_hi"]):  # type: ignore[call-overload]
-            m.MaskHi = mask_hi
+    #: The architectural state (``TensixState.STATE``) and what is kept here; power-on: counters
+    #: zero, empty queues and expanders, no latched wait, the Vector Unit's own power-on state.
+    STATE = StateDescription("coprocessor", (
+        part("tensix", "state"),
+        obj("rwcs", reset=lambda c: [RWCs() for _ in range(c.threads)], report=_rwcs_moved),
+        obj("semaphores", reset=lambda c: [sync.Semaphore() for _ in c.semaphores], report=_semaphores_moved),
+        part("vector"),
+        obj("unpacker_src_row", reset=lambda c: [[0] * c.threads for _ in range(2)]),
+        obj("replay", reset=lambda c: [ReplayExpander(c.isa) for _ in range(c.threads)]),
+        value("mask_hi", get=lambda c: tuple(m.MaskHi for m in c.mop), put=_put_mask_hi,
+              reset=lambda c: (0,) * c.threads),
+        obj("wait_gate", reset=lambda c: [None] * c.threads),
+        obj("queue", "_queue", reset=lambda c: [deque() for _ in range(c.threads)]),
+    ))
 
     def rwc(self, thread: int) -> RWCs:
         """Thread ``thread``'s RWCs (mutable)."""

@@ -181,3 +181,7 @@ class Dst:
     def clear_unpredictable(self) -> None:
         self.unpredictable[:] = False
         self._any_unpredictable = False
+
+    def recount_unpredictable(self) -> None:
+        """``unpredictable`` was written in bulk (a restore): note whether any lane is."""
+        self._any_unpredictable = bool(self.unpredictable.any())

@@ -99,15 +99,6 @@ class PackerState:
     set_reg_hi_scaler: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     scaler2_raw: int = 0
 
-    def reset(self) -> None:
-        self.data_address = self.exp_address = 0
-        self.data_needs_new = self.exp_needs_new = True
-        self.tpg = [0, 0, 0]
-        self.histogram.reset()
-        self.set_reg_base = [0, 0]
-        self.set_reg_hi_scaler = [0, 0, 0, 0]
-        self.scaler2_raw = 0
-
 
 class PackConfig(NamedTuple):
     """What a ``PACR`` of one thread reads from config (cached until the next config write)."""

@@ -39,11 +39,6 @@ class SrcRegister:
         """``Src[bank][rows] = values`` (each value masked to 19 bits)."""
         self.data[bank, rows] = np.asarray(values, dtype=np.uint32) & MASK19
 
-    def reset(self) -> None:
-        self.data[:] = 0
-        self.allowed_client = [SrcClient.Unpackers] * len(self.data)
-        self.fmt = [0] * len(self.data)
-
 
 @dataclass
 class SrcBankSelect:

@@ -8,18 +8,37 @@ counters, the packer's streams and the Sync Unit's mutexes.  ``l1`` is L1 as a n
 
 from __future__ import annotations
 
-import copy
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch.profile import Profile
+from tdbg.state_description import StateDescription, array, obj, ranges, rows_changed, value, words_changed
 from tdbg.tensix.adcs import Adcs
 from tdbg.tensix.config import CfgTable, TensixConfig
 from tdbg.tensix.dst import Dst
 from tdbg.tensix.packers import PackerState
-from tdbg.arch.blackhole import BLACKHOLE
-from tdbg.arch.profile import Profile
-from tdbg.tensix.src import SrcBankSelect, SrcRegister
+from tdbg.tensix.src import SrcBankSelect, SrcClient, SrcRegister
 from tdbg.tensix.window import DstWindow
+
+
+def _rows_undefined(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    rows = np.flatnonzero(before["ever_written"] & ~after["ever_written"])
+    return [f"DstBits rows now undefined: {ranges(rows)}"] if len(rows) else []
+
+
+def _clients(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    if (before["srca_clients"], before["srcb_clients"]) == (after["srca_clients"], after["srcb_clients"]):
+        return []
+    return [f"AllowedClient: SrcA {[c.value for c in after['srca_clients']]}, "
+            f"SrcB {[c.value for c in after['srcb_clients']]}"]
+
+
+def _refresh(state: TensixState) -> None:
+    state.dst.recount_unpredictable()
+    state.config.notify()
 
 
 class TensixState:
@@ -44,55 +63,27 @@ class TensixState:
         self.packer = PackerState()
         self.mutexes: list[int | None] = [None] * spec.mutexes   # ATGETM.md Mutex[i].HeldBy (a thread)
 
-    def snapshot(self) -> dict[str, object]:
-        """Copies of every array and bit of state (for checkpoints)."""
-        dst = self.dst
-        return {
-            "config": self.config.config.copy(), "thread_config": self.config.thread_config.copy(),
-            "dst_bits": dst.bits.copy(), "unpredictable": dst.unpredictable.copy(),
-            "ever_written": dst.ever_written.copy(), "feature_disable": dst.feature_disable,
-            "srca": self.srca.data.copy(), "srcb": self.srcb.data.copy(),
-            "clients": (list(self.srca.allowed_client), list(self.srcb.allowed_client)),
-            "banks": copy.deepcopy(self.src_banks), "gprs": self.gprs.copy(), "mop_cfg": self.mop_cfg.copy(),
-            "fmts": (list(self.srca.fmt), list(self.srcb.fmt)),
-            "units": copy.deepcopy((self.adcs, self.unpacker_context_counter, self.packer, self.mutexes)),
-        }
-
-    def restore(self, snap: dict[str, object]) -> None:
-        """Put back a ``snapshot`` (arrays are copied in place, so views stay valid)."""
-        dst = self.dst
-        self.config.config[:] = snap["config"]
-        self.config.thread_config[:] = snap["thread_config"]
-        dst.bits[:] = snap["dst_bits"]
-        dst.unpredictable[:] = snap["unpredictable"]
-        dst._any_unpredictable = bool(dst.unpredictable.any())
-        dst.ever_written[:] = snap["ever_written"]
-        dst.feature_disable = snap["feature_disable"]  # type: ignore[assignment]
-        self.config.notify()
-        self.srca.data[:] = snap["srca"]
-        self.srcb.data[:] = snap["srcb"]
-        self.srca.allowed_client, self.srcb.allowed_client = (list(c) for c in snap["clients"])  # type: ignore[attr-defined]
-        self.src_banks = copy.deepcopy(snap["banks"])  # type: ignore[assignment]
-        self.gprs[:] = snap["gprs"]
-        self.mop_cfg[:] = snap["mop_cfg"]
-        self.srca.fmt, self.srcb.fmt = (list(f) for f in snap["fmts"])  # type: ignore[attr-defined]
-        self.adcs, self.unpacker_context_counter, self.packer, self.mutexes = copy.deepcopy(snap["units"])  # type: ignore[misc]
-
-    def reset(self) -> None:
-        """Back to the power-on state (all zero; Dst rows never written)."""
-        self.config.config[:] = 0
-        self.config.thread_config[:] = 0
-        self.dst.bits[:] = 0
-        self.dst.ever_written[:] = False
-        self.dst.clear_unpredictable()
-        self.dst.feature_disable = 0
-        self.config.notify()
-        self.srca.reset()
-        self.srcb.reset()
-        self.src_banks = SrcBankSelect()
-        self.gprs[:] = 0
-        self.mop_cfg[:] = 0
-        self.adcs.reset()
-        self.unpacker_context_counter = [[0] * self.profile.tensix.threads for _ in range(2)]
-        self.packer.reset()
-        self.mutexes = [None] * len(self.mutexes)
+    #: Everything above but L1 (the tile's), the config table and the window (derived from config).
+    #: Power-on: all zero, Dst rows never written, every Src bank the unpackers'.
+    STATE = StateDescription("tensix", (
+        array("dst_bits", "dst.bits", report=rows_changed("DstBits", "dst_bits")),
+        array("unpredictable", "dst.unpredictable", reset=False),
+        array("ever_written", "dst.ever_written", reset=False, report=_rows_undefined),
+        value("feature_disable", "dst.feature_disable", reset=0),
+        array("srca", "srca.data", report=rows_changed("SrcA", "srca")),
+        array("srcb", "srcb.data", report=rows_changed("SrcB", "srcb")),
+        array("config", "config.config", report=words_changed("Config", "config")),
+        array("thread_config", "config.thread_config", report=words_changed("ThreadConfig", "thread_config")),
+        obj("srca_clients", "srca.allowed_client", reset=lambda s: [SrcClient.Unpackers] * len(s.srca.data),
+            report=_clients),
+        obj("srcb_clients", "srcb.allowed_client", reset=lambda s: [SrcClient.Unpackers] * len(s.srcb.data)),
+        obj("srca_fmt", "srca.fmt", reset=lambda s: [0] * len(s.srca.data)),
+        obj("srcb_fmt", "srcb.fmt", reset=lambda s: [0] * len(s.srcb.data)),
+        obj("banks", "src_banks", reset=lambda s: SrcBankSelect()),
+        array("gprs"),
+        array("mop_cfg"),
+        obj("adcs", reset=lambda s: Adcs(s.profile.tensix.threads)),
+        obj("unpacker_context_counter", reset=lambda s: [[0] * s.profile.tensix.threads for _ in range(2)]),
+        obj("packer", reset=lambda s: PackerState()),
+        obj("mutexes", reset=lambda s: [None] * s.profile.tensix.mutexes),
+    ), after=_refresh)

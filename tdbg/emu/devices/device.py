@@ -16,6 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from tdbg.arch.memory_map import DeviceSpec
+from tdbg.state_description import StateDescription
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
 
 if TYPE_CHECKING:
@@ -54,10 +55,12 @@ class Device:
     (its name, Tensix thread and PC), the offset in the device and the access size in bytes;
     they raise a ``TensixEvent`` for an access the spec does not allow and ``Stall`` for one that
     must wait.  ``pollable``: a loop reading it with nothing else changing waits instead of
-    spinning (``Core._polling``); ``observed``: accesses go to ``Tile.window_observer``."""
+    spinning (``Core._polling``); ``observed``: accesses go to ``Tile.window_observer``.
+    ``STATE``: what the device keeps itself (most keep nothing: their state is the model's)."""
 
     pollable: ClassVar[bool] = False
     observed: ClassVar[bool] = False
+    STATE: ClassVar[StateDescription] = StateDescription("device", ())
 
     def __init__(self, spec: DeviceSpec) -> None:
         self.spec = spec

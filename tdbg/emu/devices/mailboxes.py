@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from tdbg.arch.memory_map import DeviceSpec
 from tdbg.arch.profile import MailboxSpec
 from tdbg.emu.devices.device import Device, Stall, Wait
+from tdbg.state_description import StateDescription, obj
 from tdbg.tensix.events import UndefinedBehavior
 
 if TYPE_CHECKING:
@@ -34,16 +35,9 @@ class Mailboxes(Device):
         self.cores, self.depth = mailboxes.cores, mailboxes.depth
         self.fifos = [[deque[int]() for _ in self.cores] for _ in self.cores]
 
-    def reset(self) -> None:
-        for row in self.fifos:
-            for f in row:
-                f.clear()
-
-    def snapshot(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
-        return tuple(tuple(tuple(f) for f in row) for row in self.fifos)
-
-    def restore(self, snap: tuple[tuple[tuple[int, ...], ...], ...]) -> None:
-        self.fifos = [[deque(f) for f in row] for row in snap]
+    STATE = StateDescription("mailboxes", (
+        obj("fifos", reset=lambda m: [[deque[int]() for _ in m.cores] for _ in m.cores]),
+    ))
 
     def can_write(self, src: int, dst: int) -> bool:
         return len(self.fifos[src][dst]) < self.depth and sum(len(f) for f in self.fifos[src]) < self.depth

@@ -18,6 +18,7 @@ from tdbg.arch.memory_map import DeviceSpec
 from tdbg.arch.profile import Coord
 from tdbg.emu.devices.device import Registers32
 from tdbg.emu.noc import Noc, Transfer
+from tdbg.state_description import StateDescription, obj
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
 
 if TYPE_CHECKING:
@@ -49,26 +50,23 @@ class Niu(Registers32):
         self.counters: list[int] = []
         self._by_offset = {off: name for name, off in self.noc_spec.cmd_regs.items()}
         self._niu_by_offset = {off: name for name, off in self.noc_spec.niu_regs.items()}
-        self.reset()
+        Niu.STATE.reset(self)
 
-    def reset(self) -> None:
-        self.buffers = [CommandBuffer() for _ in range(self.noc_spec.cmd_buffers)]
-        # MemoryMap.md ROUTER_CFG_1/3: "Firmware will configure this mask such that only Tensix
-        # tiles receive broadcasts"; ttsim v1.10.0 starts with it so (tile.cpp:44-45).
+    def _power_on_config(self) -> dict[str, int]:
+        """MemoryMap.md ROUTER_CFG_1/3: "Firmware will configure this mask such that only Tensix
+        tiles receive broadcasts"; ttsim v1.10.0 starts with it so (tile.cpp:44-45)."""
         w, h = self.noc_spec.size
         cols = sum(1 << x for x in range(w) if not any((x, y) in self.noc_spec.tensix for y in range(h)))
         rows = sum(1 << y for y in range(h) if not any((x, y) in self.noc_spec.tensix for x in range(w)))
-        self.config = {"NIU_CFG_0": 0, "ROUTER_CFG_0": 0, "ROUTER_CFG_1": cols, "ROUTER_CFG_2": 0, "ROUTER_CFG_3": rows,
-                       "ROUTER_CFG_4": 0}
-        self.counters = [0] * 64          # NOC_STATUS(0..63)
+        return {"NIU_CFG_0": 0, "ROUTER_CFG_0": 0, "ROUTER_CFG_1": cols, "ROUTER_CFG_2": 0, "ROUTER_CFG_3": rows,
+                "ROUTER_CFG_4": 0}
 
-    def snapshot(self) -> tuple:
-        return [dict(b.regs) for b in self.buffers], dict(self.config), list(self.counters)
-
-    def restore(self, snap: tuple) -> None:
-        buffers, config, counters = snap
-        self.buffers = [CommandBuffer(dict(b)) for b in buffers]
-        self.config, self.counters = dict(config), list(counters)
+    #: The request initiators' registers, the configuration registers, the NOC_STATUS counters.
+    STATE = StateDescription("NIU", (
+        obj("buffers", reset=lambda n: [CommandBuffer() for _ in range(n.noc_spec.cmd_buffers)]),
+        obj("config", reset=lambda n: n._power_on_config()),
+        obj("counters", reset=lambda n: [0] * 64),          # NOC_STATUS(0..63)
+    ))
 
     # -- identification -----------------------------------------------------------------------
     @property

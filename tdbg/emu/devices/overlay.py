@@ -14,6 +14,7 @@ from __future__ import annotations
 from tdbg.arch.memory_map import DeviceSpec
 from tdbg.arch.profile import OverlaySpec
 from tdbg.emu.devices.device import Registers32
+from tdbg.state_description import StateDescription, obj
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality, UnsupportedFunctionality
 
 _PAGE = "NoC/Overlay/README.md"
@@ -30,14 +31,7 @@ class Overlay(Registers32):
         self._names = {index: (name, bits) for name, (index, bits) in overlay.registers.items()}
         self.values: dict[tuple[int, str], int] = {}
 
-    def reset(self) -> None:
-        self.values = {}
-
-    def snapshot(self) -> dict[tuple[int, str], int]:
-        return dict(self.values)
-
-    def restore(self, snap: dict[tuple[int, str], int]) -> None:
-        self.values = dict(snap)
+    STATE = StateDescription("overlay", (obj("values", reset=lambda o: {}),))
 
     def register(self, offset: int) -> tuple[int, str, int]:
         """(stream, register name, bits) at ``offset``."""

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from tdbg.arch.memory_map import DeviceSpec
 from tdbg.arch.profile import CoreSpec
 from tdbg.emu.devices.device import WordRegisters
+from tdbg.state_description import StateDescription, obj, value
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
 
 if TYPE_CHECKING:
@@ -40,11 +41,13 @@ class TileRegisters(WordRegisters):
         self._offset = {r.name: r.offset for r in profile.tile_registers}
         self.values: dict[int, int] = {}
         self.clock = 0
-        self.reset()
+        TileRegisters.STATE.reset(self)
 
-    def reset(self) -> None:
-        self.values = {r.offset: r.reset or 0 for r in self.tile.profile.tile_registers}
-        self.clock = 0
+    #: The registers' values (the table's reset values, else 0) and the tile clock.
+    STATE = StateDescription("tile registers", (
+        obj("values", reset=lambda r: {reg.offset: reg.reset or 0 for reg in r.tile.profile.tile_registers}),
+        value("clock", reset=0),
+    ))
 
     def value(self, name: str) -> int:
         return self.values[self._offset[name]]
