@@ -18,7 +18,7 @@ from tdbg.riscv import ABI_NAMES, NUMBERS as REGISTERS
 from tdbg.session import SessionError
 from tdbg.tensix import formats, view_in_force
 from tdbg.tensix.dst_access import lanes_defined, read_lanes
-from tdbg.tensix.sfpu.state import FULL
+from tdbg.tensix.sfpu.vector_unit import FULL
 
 if TYPE_CHECKING:
     from tdbg.session import Session

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tdbg.emu.code import PatchKind
+from tdbg.emu.code_patches import PatchKind
 from tdbg.emu.core import CoreState
 from tdbg.emu.devices.device import Wait
 from tdbg.emu.stops import CoreWait

@@ -17,7 +17,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import TYPE_CHECKING
 
-from tdbg.arch.formats import DataFormat, FormatFacts
+from tdbg.arch.data_formats import DataFormat, FormatFacts
 from tdbg.arch.memory_map import TENSIX, DeviceSpec, MemoryMap, Region, RegionKind
 
 if TYPE_CHECKING:

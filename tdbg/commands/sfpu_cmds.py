@@ -17,7 +17,7 @@ from tdbg.commands.tensix_cmds import ranges
 from tdbg.commands.values import evaluate_int
 from tdbg.emu.stops import StopKind
 from tdbg.tensix.isa import IsaError
-from tdbg.tensix.sfpu.state import FULL, LANES
+from tdbg.tensix.sfpu.vector_unit import FULL, LANES
 
 VIEWS = ("x", "f", "d")
 VIEW_NAMES = {"x": "hex", "f": "fp32", "d": "int"}

@@ -14,7 +14,7 @@ from tdbg.commands.registry import CommandError, command, info_command
 from tdbg import state_description
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.state_description import ranges
-from tdbg.tensix import formats, packer
+from tdbg.tensix import formats, pack_conversion as packer
 from tdbg.tensix.dst_access import DstPort
 from tdbg.tensix.isa import IsaError
 

@@ -4,7 +4,7 @@ Design (measured facts in DESIGN.md): breakpoints are Unicorn exits, so ``contin
 Python on the path until something happens; devices and watchpoints are memory hooks, which see
 the exact PC and stop the core before the access commits (``emu_stop`` inside a memory hook
 leaves the PC on the accessing instruction with nothing committed); the words Unicorn must not
-run as they are (``tdbg.emu.code``) are replaced at load time: ``.ttinsn``, CSR and ``lr``/``sc``
+run as they are (``tdbg.emu.code_patches``) are replaced at load time: ``.ttinsn``, CSR and ``lr``/``sc``
 words by a NOP with a code hook on their single address, Zba/Zbb/xttzbkb words by a jump to an
 RV32IM trampoline (``tdbg.emu.translation``), which the core always finishes before it reports a
 stop, so an instruction is never seen half done.
@@ -61,7 +61,7 @@ from unicorn import (
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 
 from tdbg.emu import faults
-from tdbg.emu.code import Patch, PatchKind
+from tdbg.emu.code_patches import Patch, PatchKind
 from tdbg.emu.csrs import CsrFile
 from tdbg.emu.fasthook import add_code_hook, add_mem_hook
 from tdbg.emu.preempt import PREEMPTOR
@@ -485,7 +485,7 @@ class Core:
             self.uc.mem_write(*self._rounded)
             self._rounded = None
 
-    # -- replaced code words (tdbg.emu.code) ---------------------------------------------------
+    # -- replaced code words (tdbg.emu.code_patches) ---------------------------------------------------
     def hook_code(self, patches: dict[int, Patch]) -> None:
         """Hook every replaced word this core executes by a code hook (a ``.ttinsn`` on a T
         core, a CSR or ``lr``/``sc`` word on any core); drop the other hooks."""

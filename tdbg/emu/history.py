@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from tdbg import state_description as state
-from tdbg.emu.code import PatchKind
+from tdbg.emu.code_patches import PatchKind
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core

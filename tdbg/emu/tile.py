@@ -1,9 +1,9 @@
 """The emulated Tensix tile: shared L1, every core with its own firmware, the coprocessor state,
 the devices, policies; the run model is ``tdbg.emu.scheduler``'s, the push path
-``tdbg.emu.pushes``'.
+``tdbg.emu.push_path``'.
 
 Firmware (one ``ElfImage`` per core) is placed in L1 as a host does (``tdbg.emu.loader``); the
-words of its code that Unicorn must not run as they are (``tdbg.emu.code``) are replaced in
+words of its code that Unicorn must not run as they are (``tdbg.emu.code_patches``) are replaced in
 emulated memory: a ``.ttinsn`` is pushed to the coprocessor when a core reaches it, as a store to
 ``INSTRN_BUF_BASE`` is (BabyRISCV ``PushTensixInstruction.md``), a CSR instruction runs on the
 core's CSRs, a Zba/Zbb/xttzbkb instruction jumps to its RV32IM trampoline.  Debugger reads of
@@ -28,7 +28,7 @@ import numpy as np
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.arch.profile import Profile
 from tdbg.emu import devices, loader
-from tdbg.emu.code import CodePatches, Patch
+from tdbg.emu.code_patches import CodePatches, Patch
 from tdbg.emu.core import Core, CoreState, Watch
 from tdbg.emu.devices.coprocessor_port import CoprocessorPort
 from tdbg.emu.devices.device import Stall
@@ -37,7 +37,7 @@ from tdbg.emu.devices.overlay import Overlay
 from tdbg.emu.devices.tile_registers import TileRegisters
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
 from tdbg.emu.noc import LocalTile, Noc, Transfer
-from tdbg.emu.pushes import PushPath
+from tdbg.emu.push_path import PushPath
 from tdbg.emu.pushlog import DstWriter, L1Log, PushLog, WindowTrace
 from tdbg.emu.scheduler import Scheduler
 from tdbg.emu.stops import Access, Stop
@@ -342,7 +342,7 @@ class Tile:
             text += f" [last written by {last.describe()}]" if last else " [no NoC request has written it]"
         return text
 
-    # -- pushes (tdbg.emu.pushes) -----------------------------------------------------------------
+    # -- pushes (tdbg.emu.push_path) -----------------------------------------------------------------
     @property
     def pushes(self) -> PushLog:
         return self.push_path.log
@@ -471,7 +471,7 @@ class Tile:
     # -- code the debugger or a Tensix unit rewrites ------------------------------------------
     def write_l1(self, address: int, data: bytes) -> None:
         """The debugger writes ``data`` into L1 at ``address``: a word of loaded code it
-        changes is the new loaded word (replaced again if it must be, ``tdbg.emu.code``)."""
+        changes is the new loaded word (replaced again if it must be, ``tdbg.emu.code_patches``)."""
         end = address + len(data)
         words = {at: bytearray(self.code.original(at, int.from_bytes(bytes(self.l1[at:at + 4]), "little")).to_bytes(4, "little"))
                  for at in range(address & ~3, end, 4) if self._in_code(at)}

@@ -1,7 +1,7 @@
 """Data formats in L1, decoded for the debugger: datums to numbers, and the layout of a tile.
 
 The formats are the unpackers' (newer ``Unpackers/FormatConversion.md``), by the names of
-``tdbg.arch.formats.L1_FORMATS``; each datum decodes to the number it stands for:
+``tdbg.arch.data_formats.L1_FORMATS``; each datum decodes to the number it stands for:
 
 * ``fp32`` / ``tf32``: IEEE FP32 (TF32 is FP32 with 13 low mantissa bits zero); ``bf16``: the
   high half of FP32; ``fp16``: FloatBitPatterns.md's FP16 (exponent 31 is finite: no inf or NaN);
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tdbg.arch.formats import L1_FORMATS
+from tdbg.arch.data_formats import L1_FORMATS
 from tdbg.tensix import unpackers as u
 
 FORMATS = {name: f.format for name, f in L1_FORMATS.items()}

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from tdbg import native
-from tdbg.arch import formats as data_formats
+from tdbg.arch import data_formats
 from tdbg.native import address
 from tdbg.tensix import fpu_datapath as dp, fpu_numerics as fx
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnimplementedFunctionality
@@ -54,7 +54,7 @@ from tdbg.tensix.src import MASK19, SrcClient
 if TYPE_CHECKING:
     from tdbg.tensix.coprocessor import Coprocessor
 
-# Each data format's style (the MOV* and ELW* pages' BF16 / FP16 / TF32 sets: tdbg.arch.formats).
+# Each data format's style (the MOV* and ELW* pages' BF16 / FP16 / TF32 sets: tdbg.arch.data_formats).
 _FORMAT_STYLE = {code: f.style for code, f in data_formats.FORMATS.items()}
 _EXP8 = data_formats.having(lambda f: f.style != "FP16")
 TF32 = data_formats.DataFormat.TF32

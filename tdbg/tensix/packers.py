@@ -1,5 +1,5 @@
 """The packer: ``PACR`` (``Dst`` to L1), its address generators and the stages around the format
-conversion (which is ``tdbg.tensix.packer``, seed 002).
+conversion (which is ``tdbg.tensix.pack_conversion``, seed 002).
 
 Implements WormholeB0 ``TensixCoprocessor/PACR.md``, ``Packers/README.md``,
 ``Packers/InputAddressGenerator.md``, ``Packers/OutputAddressGenerator.md`` (streams,
@@ -55,12 +55,12 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from tdbg import native
-from tdbg.arch import formats as data_formats
+from tdbg.arch import data_formats
 from tdbg.tensix import mmio
-from tdbg.tensix import packer as conversion
+from tdbg.tensix import pack_conversion as conversion
 from tdbg.tensix.adcs import PACKERS, W, X, Y, Z
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
-from tdbg.tensix.packer import Floats, Ints, PackerConfig
+from tdbg.tensix.pack_conversion import Floats, Ints, PackerConfig
 
 if TYPE_CHECKING:
     from tdbg.tensix.coprocessor import Coprocessor

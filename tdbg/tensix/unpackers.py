@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from tdbg.arch import formats as data_formats
+from tdbg.arch import data_formats
 from tdbg.tensix.adcs import UNPACKER0, UNPACKER1, W, X, Y, Z
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.src import MASK19, SrcClient
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 
 PAGE = "UNPACR_Regular.md"
 
-# Data format codes (Unpackers/FormatConversion.md, last table: tdbg.arch.formats)
+# Data format codes (Unpackers/FormatConversion.md, last table: tdbg.arch.data_formats)
 F = data_formats.DataFormat
 FP32, FP16, BFP8A, BFP4A, TF32, BF16, BFP8, BFP4, INT32, INT16, FP8, BFP2A, INT8, BFP2 = (
     F.FP32, F.FP16, F.BFP8A, F.BFP4A, F.TF32, F.BF16, F.BFP8, F.BFP4, F.INT32, F.INT16, F.FP8, F.BFP2A, F.INT8, F.BFP2)

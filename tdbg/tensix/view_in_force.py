@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tdbg.arch import formats as data_formats
+from tdbg.arch import data_formats
 from tdbg.tensix import formats
 from tdbg.tensix.state import TensixState
 
@@ -96,7 +96,7 @@ class MathDst:
 def dst_format(state: TensixState, thread: int) -> tuple[str, int]:
     """The ``Dstacc`` field in force and its data format code: ``ALU_FORMAT_SPEC_REG_Dstacc_val``
     while ``..._override`` is set, else ``ALU_FORMAT_SPEC_REG2_Dstacc`` (as the packer reads it,
-    ``tdbg.tensix.packer.PackerConfig.from_config``)."""
+    ``tdbg.tensix.pack_conversion.PackerConfig.from_config``)."""
     get = state.config.get
     if get("ALU_FORMAT_SPEC_REG_Dstacc_override", thread=thread):
         return "ALU_FORMAT_SPEC_REG_Dstacc_val", get("ALU_FORMAT_SPEC_REG_Dstacc_val", thread=thread)

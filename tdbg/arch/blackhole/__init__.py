@@ -15,7 +15,7 @@ sees only what its column gives it.  tt-exalens names the cores brisc, ncrisc, t
 
 from __future__ import annotations
 
-from tdbg.arch.formats import FORMATS
+from tdbg.arch.data_formats import FORMATS
 from tdbg.arch.profile import (
     TENSIX,
     Coord,

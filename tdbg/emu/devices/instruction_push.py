@@ -10,13 +10,13 @@ from tdbg.tensix.events import UndefinedBehavior
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core
-    from tdbg.emu.pushes import Pushes
+    from tdbg.emu.push_path import Pushes
 
 
 class InstructionPush(Device):
     """PushTensixInstruction.md: a ``sw`` pushes one instruction.  A T core pushes to its own
     thread, before its MOP expander; B pushes to T0's, T1's or T2's (``INSTRN``, ``INSTRN1``,
-    ``INSTRN2``: the device's ``unit``), after the MOP expander (``tdbg.emu.pushes``)."""
+    ``INSTRN2``: the device's ``unit``), after the MOP expander (``tdbg.emu.push_path``)."""
 
     def __init__(self, pushes: Pushes, spec: DeviceSpec) -> None:
         super().__init__(spec)

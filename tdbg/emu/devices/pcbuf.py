@@ -10,7 +10,7 @@ from tdbg.tensix.events import UnimplementedFunctionality
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core
-    from tdbg.emu.pushes import Pushes
+    from tdbg.emu.push_path import Pushes
     from tdbg.tensix.coprocessor import Coprocessor
 
 

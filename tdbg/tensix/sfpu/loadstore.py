@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tdbg import native
-from tdbg.arch import formats as data_formats
+from tdbg.arch import data_formats
 from tdbg.tensix.events import UndefinedBehavior, UnpredictableValueUsed
 from tdbg.tensix.rwc import apply_addr_mod
-from tdbg.tensix.sfpu.state import (
+from tdbg.tensix.sfpu.vector_unit import (
     ALL,
     BLOCK_DEST_WR_FROM_SFPU,
     BLOCK_SFPU_RD_FROM_DEST,
@@ -55,7 +55,7 @@ U32 = np.uint32
 LOAD32 = frozenset({FP32, INT32, INT32_ALL, INT32_SM})   # SFPLOAD reads Dst32b in these modes
 STORE32 = LOAD32 | {LO16, HI16}                           # SFPSTORE writes Dst32b in these
 # SrcBFmt codes that resolve MOD0_FMT_SRCB to BF16: FP32 TF32 BF16 BFP8 BFP4 BFP2 INT32 INT16,
-# the formats with an 8-bit exponent (every style but FP16's; tdbg.arch.formats).
+# the formats with an 8-bit exponent (every style but FP16's; tdbg.arch.data_formats).
 _SRCB_8BIT_EXP = data_formats.having(lambda f: f.style != "FP16")
 ROW = LANE // 8
 PAIR = (LANE & 7) * 2

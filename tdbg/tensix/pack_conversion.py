@@ -46,7 +46,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from tdbg import native
-from tdbg.arch.formats import L1_FORMATS, DataFormat
+from tdbg.arch.data_formats import L1_FORMATS, DataFormat
 from tdbg.native import address
 from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnsupportedFunctionality
@@ -59,7 +59,7 @@ BLOCK = 16  # datums sharing one BFP exponent
 
 
 #: The 4-bit data type codes of ``IntermediateFormat`` / ``In_data_format`` /
-#: ``Out_data_format`` (FormatConversion.md, last table: ``tdbg.arch.formats``).
+#: ``Out_data_format`` (FormatConversion.md, last table: ``tdbg.arch.data_formats``).
 Fmt = DataFormat
 _CODES = frozenset(Fmt)
 _LATE_TO_ONLY = frozenset({Fmt.BFP4A, Fmt.BFP4, Fmt.BFP2A, Fmt.BFP2})  # (‡) in that table
@@ -126,7 +126,7 @@ Datums = Floats | Ints
 @dataclass(frozen=True)
 class PackFormat:
     """An L1 output format ("Final L1 output format" of FormatConversion.md), by its L1 name
-    (``tdbg.arch.formats.L1_FORMATS``)."""
+    (``tdbg.arch.data_formats.L1_FORMATS``)."""
 
     name: str
     code: Fmt               # LateToFormat
