@@ -4,7 +4,8 @@ The codes are those of ``IntermediateFormat`` / ``In_data_format`` / ``Out_data_
 ``ALU_FORMAT_SPEC_*`` (WormholeB0 ``Packers/FormatConversion.md`` and the newer
 ``Unpackers/FormatConversion.md``, last table; 12 and 13 name no format).  Blackhole and
 Wormhole B0 use the same codes (tt-metal's ``tensix_types.h`` ``DataFormat`` for both, ttnn
-0.81.1 wheel), so both profiles name this table (``Profile.data_formats``).
+0.81.1 wheel), so this table belongs to no one architecture's profile; a generation with other
+codes would give its profile a table of its own.
 
 Per format (``FormatFacts``): its name as the pages spell it, its datum size in L1, the width of
 the exponent a BFP block shares, the Matrix Unit's data style (the MOV* and ELW* pages: "BF16"

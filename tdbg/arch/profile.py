@@ -5,19 +5,17 @@ A ``Profile`` holds every fact about one Tensix tile generation that tdbg uses: 
 how a host loads and releases them, the address map (``map``: typed regions per core and for the
 coprocessor), the tile registers, the CSRs, the coprocessor's counts and geometry
 (``TensixSpec``), per-architecture behaviour of the Wait Gate (``SyncSpec``), the RISC-V ``Dst``
-window's formats (``WindowSpec``), the mailboxes, the NoC, the overlay, the data formats and
-the generated config and instruction tables.
+window's formats (``WindowSpec``), the mailboxes, the NoC, the overlay and the generated config
+and instruction tables.  The data formats are the same codes on every generation tdbg knows:
+``tdbg.arch.data_formats``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from importlib import resources
-from importlib.resources.abc import Traversable
 from typing import TYPE_CHECKING
 
-from tdbg.arch.data_formats import DataFormat, FormatFacts
 from tdbg.arch.memory_map import TENSIX, DeviceSpec, MemoryMap, Region, RegionKind
 
 if TYPE_CHECKING:
@@ -222,16 +220,11 @@ class Profile:
     trampoline_spaces: tuple[tuple[int, int], ...]  # (base, size): unmapped, within a jal of L1
     noc: NocSpec
     overlay: OverlaySpec
-    data_formats: dict[DataFormat, FormatFacts]
 
     @cached_property
     def map(self) -> MemoryMap:
         """The address map: every core's regions and the coprocessor's (``TENSIX``)."""
         return MemoryMap.build(self.l1_size, self.local_ram_base, self.slow_path_span, self.cores, self.devices)
-
-    def table(self, filename: str) -> Traversable:
-        """A generated table of this architecture (package data)."""
-        return resources.files(self.package).joinpath(filename)
 
     @property
     def isa(self) -> Isa:

@@ -15,7 +15,6 @@ sees only what its column gives it.  tt-exalens names the cores brisc, ncrisc, t
 
 from __future__ import annotations
 
-from tdbg.arch.data_formats import FORMATS
 from tdbg.arch.profile import (
     TENSIX,
     Coord,
@@ -269,5 +268,4 @@ BLACKHOLE = Profile(
                    "STREAM_REMOTE_DEST_BUF_SIZE": (10, 17), "STREAM_REMOTE_DEST_BUF_SPACE_AVAILABLE_UPDATE": (270, 32),
                    "STREAM_REMOTE_DEST_BUF_SPACE_AVAILABLE": (297, 17)},
     ),
-    data_formats=FORMATS,
 )
