@@ -208,7 +208,7 @@ def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
         relu_mode=get("STACC_RELU_ApplyRelu") & 3, relu_threshold=threshold,
         exp_threshold_en=bool(get(f"{sec}Exp_threshold_en")), exp_threshold=get(f"{sec}Exp_threshold"),
         downsample_mask=get(f"{sec}Downsample_mask") or 0xFFFF,
-        acc_stats=any(cfg.get("ENABLE_ACC_STATS_Enable", thread=t) for t in range(3)),
+        acc_stats=any(cfg.get("ENABLE_ACC_STATS_Enable", thread=t) for t in range(cfg.threads)),
         keeps_all=False, plain=False,
     )
     keeps_all = c.downsample_mask == 0xFFFF and all(c.edge_masks[m] == 0xFFFF for m in c.row_set_mapping[c.edge_select])
