@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from tdbg.tensix.coprocessor import Coprocessor
 
 _M32 = 0xFFFFFFFF
-L1_LIMIT = 1464 * 1024  # STOREIND_L1.md / LOADIND.md: "Address must be in L1"
 
 
 def _half_regs(cop: Coprocessor, thread: int) -> np.ndarray:
@@ -144,7 +143,7 @@ def _indirect_address(cop: Coprocessor, thread: int, addr_reg: int, offset_half:
     """The L1 address of STOREIND_L1.md / LOADIND.md, and the offset's post-increment."""
     half = _half_regs(cop, thread)
     address = int(cop.state.gprs[thread, addr_reg]) * 16 + int(half[offset_half])
-    if address >= L1_LIMIT:
+    if address >= cop.state.profile.l1_size:    # "Address must be in L1"
         raise UndefinedBehavior(f"{page}: L1 address {address:#x} is past L1")
     half[offset_half] = (int(half[offset_half]) + (0, 2, 4, 16)[increment]) & 0xFFFF
     return address

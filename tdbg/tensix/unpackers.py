@@ -69,7 +69,6 @@ FORMAT_NAMES = {FP32: "FP32", FP16: "FP16", BFP8A: "BFP8a", BFP4A: "BFP4a", TF32
 DATUM_BITS = {BFP2: 2, BFP2A: 2, BFP4: 4, BFP4A: 4, BFP8: 8, BFP8A: 8, FP8: 8, INT8: 8,
               FP16: 16, BF16: 16, INT16: 16, FP32: 32, TF32: 32, INT32: 32}
 BFP_FORMATS = frozenset({BFP8, BFP8A, BFP4, BFP4A, BFP2, BFP2A})
-L1_LIMIT = 1464 * 1024  # ReadL1Bytes: "Address must be in L1"
 TILEIZE_WIDE_ROW = 32    # Blackhole tileize row of datums wider than 8 bits (ttsim unpack_row_width)
 
 
@@ -435,7 +434,7 @@ def plan(cop: Coprocessor, thread: int, f: dict[str, int]) -> Plan:
         exp_addr = exp_start + (first + i) // 16
         if c.fifo_size:
             exp_addr = wrap(exp_addr)
-    limit = min(L1_LIMIT, len(cop.state.l1))
+    limit = cop.state.profile.l1_size      # ReadL1Bytes: "Address must be in L1"
     for addr, size in ((bit_addr // 8, (width + 7) // 8), (exp_addr, 1)):
         if addr is not None and count and (addr.min() < 0 or addr.max() + size > limit):
             raise UndefinedBehavior(f"{PAGE}: ReadL1Bytes past L1 (addresses {int(addr.min()):#x}..{int(addr.max()):#x})")
