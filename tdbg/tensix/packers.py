@@ -235,10 +235,11 @@ def _positions(cop: Coprocessor, c: PackConfig, adc: int, f: dict[str, int]) -> 
 
 
 def _gather(cop: Coprocessor, c: PackConfig, idx: np.ndarray) -> np.ndarray:
-    """``Dst16b`` / ``Dst32b`` bits at the datum indexes (undefined rows read as zero)."""
+    """``Dst16b`` / ``Dst32b`` bits at the datum indexes (undefined rows read as zero).  A
+    ``Dst32b`` row stays a 10-bit index (BlackholeA0 Dst.md: ``Adj32`` maps it to ``DstBits``;
+    rows 512 and up are the upper half, where tt-llk's second SyncHalf block is; ttsim v1.10.0
+    tensix.cpp:2214, 602 agrees), not Wormhole's 512-row wrap."""
     rows, cols = idx >> 4, idx & 15
-    if c.read_32b:
-        rows = rows & 0x1FF
     uniq, where = np.unique(rows, return_inverse=True)
     port = cop.dst_port
     block = port.read32(uniq) if c.read_32b else port.read16(uniq)
