@@ -95,6 +95,7 @@ _EXECUTE: dict[str, Executor] = {
     "WRCFG": lambda cop, t, f: cfg_insns.wrcfg(cop.state, t, f),
     "RDCFG": lambda cop, t, f: cfg_insns.rdcfg(cop.state, t, f),
     **{f"RMWCIB{i}": (lambda i: lambda cop, t, f: cfg_insns.rmwcib(cop.state, t, i, f))(i) for i in range(4)},
+    "CFGSHIFTMASK": lambda cop, t, f: cfg_insns.cfgshiftmask(cop.state, t, f),
     **sfpu.EXECUTE,
     "STALLWAIT": lambda cop, t, f: cop._latch(t, sync.stallwait_latch(cop.state.profile.name, f)),
     "SEMWAIT": lambda cop, t, f: cop._latch(t, sync.semwait_latch(cop.state.profile.name, f)),
