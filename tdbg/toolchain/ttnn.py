@@ -136,8 +136,9 @@ def _wheel(root: Path) -> Path:
         got = Path(tmp) / WHEEL
         if done.returncode != 0 or not got.is_file():
             lines = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
-            reason = lines[-1] if lines else f"pip exited with {done.returncode}"
-            raise TtnnUnavailable(f"cannot download ttnn=={VERSION} from PyPI: {reason}")
+            errors = [line.removeprefix("ERROR: ") for line in lines if line.startswith("ERROR:")]
+            reason = (errors or lines or [f"pip exited with {done.returncode}"])[0]
+            raise TtnnUnavailable(f"cannot download ttnn=={VERSION} from PyPI (no network?): {reason}")
         os.replace(got, wheel)
     return wheel
 
