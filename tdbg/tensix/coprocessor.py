@@ -88,6 +88,7 @@ _EXECUTE: dict[str, Executor] = {
     "SETRWC": mu.setrwc,
     "INCRWC": lambda cop, t, f: incrwc(cop.rwcs[t], f),
     "MOVD2A": mu.movd2a, "MOVD2B": mu.movd2b, "MOVA2D": mu.mova2d, "MOVB2D": mu.movb2d, "MOVB2A": mu.movb2a,
+    "MOVDBGA2D": lambda cop, t, f: mu.mova2d(cop, t, f, "MOVDBGA2D.md"),
     "ZEROACC": mu.zeroacc, "ZEROSRC": mu.zerosrc, "SETDVALID": mu.setdvalid, "CLEARDVALID": mu.cleardvalid,
     "ELWADD": mu.elwadd, "ELWSUB": mu.elwsub, "ELWMUL": mu.elwmul,
     "MVMUL": mu.mvmul, "DOTPV": mu.dotpv, "GAPOOL": mu.gapool, "GMPOOL": mu.gmpool, "TRNSPSRCB": mu.trnspsrcb,
