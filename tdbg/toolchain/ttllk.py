@@ -33,7 +33,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import metadata, resources
 from pathlib import Path
 
@@ -52,7 +52,7 @@ TRISCS = {"T0": ("unpack", 0), "T1": ("math", 1), "T2": ("pack", 2)}
 CXXFLAGS = ("-O3", "-g", "-std=c++17", "-ffast-math", "-fno-finite-math-only", "-fsigned-zeros",
             "-fno-associative-math", "-fno-exceptions", "-fno-rtti", "-fno-use-cxa-atexit", "-w")
 DEFINES = ("TENSIX_FIRMWARE", "ENV_LLK_INFRA", "KERNEL_BUILD", "ENABLE_LLK_ASSERT", "ARCH_BLACKHOLE",
-           "LLK_BOOT_MODE_BRISC", "TT_METAL_TTSIM", "RUNTIME_FORMATS", "LLK_PERF_L1_MUX_GROUP=0",
+           "LLK_BOOT_MODE_BRISC", "TT_METAL_TTSIM", "LLK_PERF_L1_MUX_GROUP=0",
            "naked=", "_start=_start_c")
 #: test_config.py INCLUDES (relative to tt-llk's ``tests``) for Blackhole.
 INCLUDES = ("../tt_llk_blackhole/llk_lib", "../tt_llk_blackhole/llk_lib/hal", "../tt_llk_blackhole/common/inc",
@@ -176,7 +176,10 @@ class Variant:
     ``templates`` are the compile-time lines of ``build.h`` (``constexpr ...``); ``runtime`` the
     ``RuntimeParams`` members after the buffers; ``tiles`` the tile counts of A, B and the result
     (laid out from ``STIMULI_BASE`` as the harness's StimuliConfig does; ``None``: the test has no
-    buffers)."""
+    buffers), ``extra`` the optional buffers the test reads (``S``, ``T``, ``C``: one tile each, in
+    A's format).  ``compile_time_formats``: the formats are ``build.h`` constants instead of
+    ``RuntimeParams`` members (the harness's ``compile_time_formats=True``; else
+    ``-DRUNTIME_FORMATS``)."""
 
     source: str
     formats: Formats
@@ -186,16 +189,27 @@ class Variant:
     tiles: tuple[int, int, int] | None = (1, 1, 1)
     l1_acc: bool = False
     unpack_to_dest: bool = False
-    defines: tuple[str, ...] = field(default=())
+    extra: tuple[str, ...] = ()
+    compile_time_formats: bool = False
 
     @property
     def buffers(self) -> dict[str, Operand]:
-        """``A``, ``B`` and ``Res`` where the harness puts them."""
+        """The buffers where the harness puts them: A, B, then S and T, the result, then C."""
         if self.tiles is None:
             return {}
-        a = Operand(STIMULI_BASE, tile_bytes(self.formats.unpack_A_src), self.tiles[0])
-        b = Operand(a.end, tile_bytes(self.formats.unpack_B_src), self.tiles[1])
-        return {"A": a, "B": b, "Res": Operand(b.end, tile_bytes(self.formats.pack_dst), self.tiles[2])}
+        size = {"A": tile_bytes(self.formats.unpack_A_src), "B": tile_bytes(self.formats.unpack_B_src),
+                "Res": tile_bytes(self.formats.pack_dst)}
+        count = {"A": self.tiles[0], "B": self.tiles[1], "Res": self.tiles[2]}
+        order = ["A", "B", *(n for n in ("S", "T") if n in self.extra), "Res", *(n for n in ("C",) if n in self.extra)]
+        out, address = {}, STIMULI_BASE
+        for name in order:
+            out[name] = Operand(address, size.get(name, size["A"]), count.get(name, 1))
+            address = out[name].end
+        return out
+
+    @property
+    def defines(self) -> tuple[str, ...]:
+        return () if self.compile_time_formats else ("RUNTIME_FORMATS",)
 
     def tile_sizes(self) -> tuple[int, int, int]:
         """TILE_SIZE_PACK / _UNPACK_A / _UNPACK_B in 16-byte words (test_config.py TILE_SIZES:
@@ -205,23 +219,36 @@ class Variant:
         return words.get(f.pack_dst, 128), words.get(f.unpack_A_src, 128), words.get(f.unpack_B_src, 128)
 
     def build_h(self) -> str:
-        """``build.h`` as ``generate_build_header`` writes it (runtime formats)."""
+        """``build.h`` as ``generate_build_header`` writes it."""
+        names = tuple(Formats.__dataclass_fields__)
+        if self.compile_time_formats:      # FORMATS_CONFIG_STRUCT_COMPILETIME, generate_compile_time_data_formats
+            struct_lines = ["// Formats struct", "struct FormatConfig", "{",
+                            *(f"    const std::uint32_t {n};" for n in names), "",
+                            "    constexpr FormatConfig(" + ", ".join(f"std::uint32_t {n}_" for n in names) + ") :",
+                            "        " + ", ".join(f"{n}({n}_)" for n in names), "    {", "    }", "};", ""]
+            format_lines = ["// Data formats inferred by Python inference model",
+                            "constexpr FormatConfig formats = FormatConfig("
+                            + ", ".join(f"ckernel::to_underlying(DataFormat::{getattr(self.formats, n)})" for n in names)
+                            + ");"]
+        else:                              # FORMATS_CONFIG_STRUCT_RUNTIME
+            struct_lines = ["struct FormatConfig", "{", *(f"    std::uint32_t {n} = 0;" for n in names), "};"]
+            format_lines = []
         lines = [
             f"// build.h for tests/sources/{self.source}, written by tdbg as tt-llk's",
-            "// tests/python_tests/helpers/test_config.py generate_build_header() writes it (runtime formats).",
+            "// tests/python_tests/helpers/test_config.py generate_build_header() writes it.",
             "#pragma once", "", "#include <array>", "#include <type_traits>", "",
             '#include "operand.h"', '#include "llk_defs.h"', '#include "llk_sfpu_types.h"', '#include "perf.h"',
             '#include "tensix_types.h"',
             "#define RUNTIME_PARAMETERS  [[maybe_unused]] const struct RuntimeParams&",
             f"constexpr bool l1_acc_en = {_cpp(self.l1_acc)};",
             f"constexpr bool unpack_to_dest = {_cpp(self.unpack_to_dest)};",
-            "struct FormatConfig", "{",
-            *(f"    std::uint32_t {name} = 0;" for name in Formats.__dataclass_fields__), "};",
+            *struct_lines,
             f"constexpr bool is_fp32_dest_acc_en = {_cpp(self.dest_acc)};",
             *self.templates,
+            *format_lines,
             "// Struct containing runtime parameter layout", "struct RuntimeParams {",
             "std::uint32_t TILE_SIZE_PACK;", "std::uint32_t TILE_SIZE_UNPACK_A;", "std::uint32_t TILE_SIZE_UNPACK_B;",
-            "FormatConfig formats;",
+            *([] if self.compile_time_formats else ["FormatConfig formats;"]),
             *(f"Operand buffer_{name};" for name in self.buffers),
             *(f"{f.ctype} {f.name};" for f in self.runtime), "};",
         ]
@@ -230,7 +257,9 @@ class Variant:
     def params(self) -> bytes:
         """The ``RuntimeParams`` blob (``write_runtimes_to_L1``: the struct's fields in order, each
         aligned to its size as the RISC-V ABI lays it out)."""
-        out = bytearray(struct.pack("<3I", *self.tile_sizes()) + struct.pack("<13I", *self.formats.codes()))
+        out = bytearray(struct.pack("<3I", *self.tile_sizes()))
+        if not self.compile_time_formats:
+            out += struct.pack("<13I", *self.formats.codes())
         for operand in self.buffers.values():
             out += struct.pack("<2I", operand.address, operand.tile_bytes)
         for f in self.runtime:
