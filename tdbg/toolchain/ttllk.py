@@ -207,6 +207,11 @@ class Variant:
             address = out[name].end
         return out
 
+    def source_path(self, tree: ttnn.Tree) -> Path:
+        """The test source: ``tests/sources/<source>`` of tt-llk, or an absolute path (an
+        out-of-tree driver, as the harness's ``test_name`` may be)."""
+        return Path(self.source) if os.path.isabs(self.source) else tree.tt_llk / "tests" / "sources" / self.source
+
     @property
     def defines(self) -> tuple[str, ...]:
         return () if self.compile_time_formats else ("RUNTIME_FORMATS",)
@@ -234,7 +239,7 @@ class Variant:
             struct_lines = ["struct FormatConfig", "{", *(f"    std::uint32_t {n} = 0;" for n in names), "};"]
             format_lines = []
         lines = [
-            f"// build.h for tests/sources/{self.source}, written by tdbg as tt-llk's",
+            f"// build.h for {self.source}, written by tdbg as tt-llk's",
             "// tests/python_tests/helpers/test_config.py generate_build_header() writes it.",
             "#pragma once", "", "#include <array>", "#include <type_traits>", "",
             '#include "operand.h"', '#include "llk_defs.h"', '#include "llk_sfpu_types.h"', '#include "perf.h"',
@@ -289,7 +294,7 @@ def _key(variant: Variant, isa: str, tree: ttnn.Tree) -> str:
     parts = (variant.source, variant.build_h(), isa, *CXXFLAGS, *DEFINES, *variant.defines, *INCLUDES,
              str(tree.root), ttnn.VERSION, "zig=" + metadata.version("ziglang"))
     h.update("\0".join(parts).encode())
-    for path in _shim_files():
+    for path in _shim_files() + ([Path(variant.source)] if os.path.isabs(variant.source) else []):
         h.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:24]
 
@@ -300,9 +305,10 @@ def build(variant: Variant, isa: str = BLACKHOLE_ISA) -> dict[str, Path]:
     Raises ``ttnn.TtnnUnavailable`` when the wheel cannot be had, ``KernelBuildError`` when the
     kernel does not compile."""
     tree = ttnn.tree()
-    source = tree.tt_llk / "tests" / "sources" / variant.source
+    source = variant.source_path(tree)
     if not source.is_file():
-        raise KernelBuildError(f"tt-llk has no tests/sources/{variant.source}")
+        raise KernelBuildError(f"tt-llk has no tests/sources/{variant.source}" if source.parent.name == "sources"
+                               else f"no test source {source}")
     out = ttnn.cache_root() / "builds" / f"{source.stem}-{_key(variant, isa, tree)}"
     elfs = {core: out / f"{part}.elf" for core, (part, _) in TRISCS.items()}
     if all(p.is_file() for p in elfs.values()):
@@ -366,7 +372,8 @@ def _build_part(tree: ttnn.Tree, variant: Variant, work: Path, part: str, trisc:
                 common: list[Path]) -> None:
     tests = tree.tt_llk / "tests"
     wrapper = work / f"{part}.cpp"
-    wrapper.write_text(f"#include <sources/{variant.source}>\n#include <trisc.cpp>\n")
+    driver = f'"{variant.source}"' if os.path.isabs(variant.source) else f"<sources/{variant.source}>"
+    wrapper.write_text(f"#include {driver}\n#include <trisc.cpp>\n")
     obj = work / f"{part}.o"
     shim = shim_dir()
     defines = (*DEFINES, *variant.defines, f"COMPILE_FOR_TRISC={trisc}", f"LLK_TRISC_{part.upper()}")
