@@ -17,7 +17,7 @@ Any stop stops every core and names its core.  With no runnable core left the ru
 firmware has exited or parked).
 
 Releasing cores follows ``SOFT_RESET_0``: loading writes what a host writes (each TRISC's reset
-PC = its ELF's entry, the override on; ``shared/realfw/README.md``); with a B firmware only B is
+PC = its ELF's entry, the override on; ``shared/kernels/README.md``); with a B firmware only B is
 released and it releases the TRISCs, otherwise every loaded core starts at once.
 """
 
