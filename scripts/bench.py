@@ -14,14 +14,17 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           hook that catches each .ttinsn;
                       (e) stepi per second with reverse-stepi history on and off, and the
                           memory a recorded step keeps; (f) the RISC-V loop on three cores at
-                          once against one core; (g) the wall time of ../shared/realfw/datacopy
-                          from load to every core parked (when ../shared is there).
+                          once against one core; (g) a real tt-llk kernel (matmul_test, 2x2x2
+                          tiles, from the ttnn wheel) built at the Blackhole ISA (Zba/Zbb) and at
+                          plain RV32IM: the wall time of each from load to every core parked, and
+                          how many Zb* instructions the first has.
 """
 
 from __future__ import annotations
 
 import argparse
 import struct
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -237,24 +240,49 @@ def three_cores(n: int) -> None:
           f"{three:.3f} s; instruction rate three/one {3 * one / three:.3f}")
 
 
-def datacopy() -> None:
-    kernel = Path(__file__).resolve().parents[2] / "shared" / "realfw" / "datacopy"
-    if not kernel.is_dir():
-        print("(g) datacopy: ../shared/realfw is not here; skipped")
+def _zb_words(elf: Path) -> int:
+    """Zba/Zbb instructions in an ELF's code (RISC-V unprivileged spec, "B" chapter encodings)."""
+    count = 0
+    for sec in ElfImage.load(elf).sections:
+        if not sec.executable or sec.data is None:
+            continue
+        for (word,) in struct.iter_unpack("<I", sec.data[:len(sec.data) // 4 * 4]):
+            op, f3, f7 = word & 0x7F, (word >> 12) & 7, word >> 25
+            count += (op == 0x33 and ((f7 == 0x10 and f3 in (2, 4, 6)) or (f7 == 0x20 and f3 in (4, 6, 7))
+                                      or (f7 == 0x05 and f3 >= 4) or (f7 == 0x30 and f3 in (1, 5))
+                                      or (f7 == 0x04 and f3 == 4 and not (word >> 20) & 31))) \
+                or (op == 0x13 and ((f3 == 1 and f7 == 0x30) or (f3 == 5 and (f7 == 0x30 or word >> 20 in (0x287, 0x698)))))
+    return count
+
+
+def tt_llk_kernel() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    import ttllk_variants                                  # the suite's tt-llk variants and goldens
+    from tdbg.toolchain import ttllk, ttnn
+    case = ttllk_variants.matmul(2, 2, 2)
+    try:
+        builds = {isa: ttllk.build(case.variant, isa) for isa in (ttllk.BLACKHOLE_ISA, ttllk.RV32IM)}
+    except (ttnn.TtnnUnavailable, ttllk.KernelBuildError) as exc:
+        print(f"(g) tt-llk kernel: skipped: {exc}")
         return
 
-    def once() -> tuple[float, str]:
+    def once(elfs: dict[str, Path]) -> tuple[float, bytes, str]:
         t0 = time.perf_counter()
-        s = Session({c: kernel / f"{e}.elf" for c, e in (("T0", "unpack"), ("T1", "math"), ("T2", "pack"))})
-        for name, address in (("params.bin", 0x20000), ("A.bin", 0x30000), ("B.bin", 0x40000)):
-            s.load_binary(kernel / name, address)
+        s = Session(elfs)
+        s.write_memory(ttllk.RUNTIME_PARAMS, case.variant.params())
+        for name, data in case.inputs.items():
+            s.write_memory(case.variant.buffers[name].address, data)
         stop = s.cont()
-        ok = s.read_memory(0x50000, 2048) == (kernel / "expected.bin").read_bytes()
-        return time.perf_counter() - t0, "output = expected.bin" if ok else f"stopped: {stop.describe()}"
+        res = case.variant.buffers["Res"]
+        out = s.read_memory(res.address, case.out_bytes)
+        return time.perf_counter() - t0, out, "" if stop.kind is StopKind.EXITED else f" (stopped: {stop.describe()})"
 
-    runs = [once() for _ in range(REPEAT)]
-    t, what = min(runs)
-    print(f"(g) datacopy, load to every core parked: {t:.3f} s ({what})")
+    runs = {isa: min((once(elfs) for _ in range(REPEAT)), key=lambda r: r[0]) for isa, elfs in builds.items()}
+    (t_zb, out_zb, stop_zb), (t_im, out_im, stop_im) = runs[ttllk.BLACKHOLE_ISA], runs[ttllk.RV32IM]
+    zb = sum(_zb_words(elf) for elf in builds[ttllk.BLACKHOLE_ISA].values())
+    print(f"(g) tt-llk {case.name}, load to every core parked: Blackhole ISA ({zb} Zb* instructions) "
+          f"{t_zb:.3f} s{stop_zb}, RV32IM {t_im:.3f} s{stop_im}; ratio {t_zb / t_im:.2f}; "
+          f"outputs {'identical' if out_zb == out_im else 'DIFFER'}")
 
 
 def main() -> None:
@@ -268,7 +296,7 @@ def main() -> None:
         "d": lambda: pushes(args.quick),
         "e": lambda: stepping(500 if args.quick else 3000),
         "f": lambda: three_cores(10_000_000 if args.quick else 100_000_000),
-        "g": datacopy,
+        "g": tt_llk_kernel,
     }
     if args.only:
         figures[args.only]()
