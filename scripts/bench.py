@@ -17,7 +17,13 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           once against one core; (g) a real tt-llk kernel (matmul_test, 2x2x2
                           tiles, from the ttnn wheel) built at the Blackhole ISA (Zba/Zbb) and at
                           plain RV32IM: the wall time of each from load to every core parked, and
-                          how many Zb* instructions the first has.
+                          how many Zb* instructions the first has;
+                      (h) a loop whose hot path is Zba/Zbb (sh2add, sh1add, minu, maxu, zext.h:
+                          bench_zb.c built for the Blackhole ISA) against the same C built for
+                          plain RV32IM;
+                      (i) start-up: Session() on three kernel ELFs (TDBG_REALFW_EXTRA's first
+                          kernel when set, else tests/firmware/llk_kernel.cpp built for T0-T2;
+                          its DWARF is read when first needed) and a warm tdbg -q -batch -ex quit.
 """
 
 from __future__ import annotations
@@ -285,10 +291,55 @@ def tt_llk_kernel() -> None:
           f"outputs {'identical' if out_zb == out_im else 'DIFFER'}")
 
 
+BH_ISA = ["-mcpu=generic_rv32+m+zaamo+zba+zbb"]
+
+
+def bitmanip(n: int) -> None:
+    """(h): Zba/Zbb instructions run as RV32IM trampolines (tdbg.emu.translation)."""
+    def session(flags: list[str]) -> Session:
+        s = Session(build(firmware_dir() / "bench_zb.c", flags))
+        s.core.uc.mem_write(s.symbol("iterations").addr, struct.pack("<I", n))
+        return s
+
+    t_plain, t_zb = best_run(lambda: session([])), best_run(lambda: session(BH_ISA))
+    s = session(BH_ISA)
+    s.cont()
+    zb = sum(1 for p in s.tile.code.at.values() if p.kind.value == "bitmanip")
+    print(f"(h) {n:,}-trip Zba/Zbb loop ({zb} translated instructions): plain RV32IM {t_plain:.3f} s, "
+          f"Blackhole ISA {t_zb:.3f} s, speed ratio {t_plain / t_zb:.3f} (target >= 0.25)")
+
+
+def startup() -> None:
+    import os
+    import subprocess
+    import sys
+
+    extra = os.environ.get("TDBG_REALFW_EXTRA")
+    kernels = sorted(Path(extra).glob("*/unpack.elf")) if extra else []
+    if kernels:
+        folder, what = kernels[0].parent, f"{kernels[0].parent.name} (TDBG_REALFW_EXTRA)"
+        elfs = {c: folder / f"{e}.elf" for c, e in (("T0", "unpack"), ("T1", "math"), ("T2", "pack"))}
+    else:
+        source = Path(__file__).resolve().parents[1] / "tests" / "firmware" / "llk_kernel.cpp"
+        what = "tests/firmware/llk_kernel.cpp -O2, T0-T2"
+        elfs = {f"T{t}": build(source, ("-O2", f"-DTRISC={t}"), core=f"T{t}") for t in range(3)}
+    session = best_of(REPEAT, lambda: Session(elfs))
+    first = best_of(REPEAT, lambda: Session(elfs).execute("info line main"))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    command = [sys.executable, "-m", "tdbg", "-q", "-batch", "-ex", "quit"]
+    subprocess.run(command, env=env, capture_output=True, check=True)      # warm the caches
+
+    def once() -> None:
+        subprocess.run(command, env=env, capture_output=True, check=True)
+
+    print(f"(i) Session() on {what}: {1000 * session:.1f} ms (then 'info line main': {1000 * first:.1f} ms); "
+          f"warm tdbg -q -batch -ex quit: {best_of(REPEAT, once):.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller loops (a rough look)")
-    parser.add_argument("--only", choices=["d", "e", "f", "g"], help="run one figure only")
+    parser.add_argument("--only", choices=["d", "e", "f", "g", "h", "i"], help="run one figure only")
     args = parser.parse_args()
     for src in ("bench_window", "bench_l1", "bench_loop", *(m[0] for m in PUSH_MIXES)):
         build(firmware_dir() / f"{src}.c")
@@ -297,6 +348,8 @@ def main() -> None:
         "e": lambda: stepping(500 if args.quick else 3000),
         "f": lambda: three_cores(10_000_000 if args.quick else 100_000_000),
         "g": tt_llk_kernel,
+        "h": lambda: bitmanip(200_000 if args.quick else 2_000_000),
+        "i": startup,
     }
     if args.only:
         figures[args.only]()

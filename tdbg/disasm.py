@@ -21,6 +21,11 @@ word for word against gdb-multiarch 13 (tests/test_disasm.py).
 
 A word whose low two bits are not ``0b11`` is a ``.ttinsn`` (BabyRISCV
 ``PushTensixInstruction.md``): it is shown as the Tensix instruction ``rotr32(word, 2)``.
+
+GDB decodes for the architecture the ELF's ``Tag_RISCV_arch`` names: with Zba/Zbb (and Zicsr,
+which ``i2p0`` includes) their instructions are spelled as binutils spells them
+(``tdbg.riscv_ext``; capstone 5 decodes neither Zba nor Zbb), and ``pack``/``brev8`` of
+Tenstorrent's ``xttzbkb``, which binutils does not know, as Zbkb's.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from functools import lru_cache
 import capstone
 from capstone import riscv_const as rv
 
+from tdbg.riscv_ext import decode_bitmanip, decode_csr
 from tdbg.tensix.isa import Isa, UnknownInstruction, is_ttinsn, ttinsn_to_word
 
 _CS = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)
@@ -81,6 +87,10 @@ class Insn:
         return text + (f" # {address(self.comment)}" if self.comment is not None else "")
 
 
+def _reg(field: int) -> str:
+    return _CS.reg_name(rv.RISCV_REG_X0 + (field & 31))
+
+
 @lru_cache(maxsize=4096)
 def _decode(word: int) -> tuple[int, str, str, tuple[Operand, ...]] | None:
     """capstone's decode of ``word`` at address 0 (targets stay relative): id, mnemonic (its
@@ -103,8 +113,9 @@ class Disassembler:
     """Decodes words in GDB's syntax, remembering the registers ``lui``/``auipc`` set (for the
     address comments of the instructions that use them, once each)."""
 
-    def __init__(self, isa: Isa) -> None:
+    def __init__(self, isa: Isa, extensions: frozenset[str] = frozenset()) -> None:
         self.isa = isa
+        self.extensions = extensions     # the ELF's (``riscv_ext.arch_extensions``)
         self.hi_addr: dict[str, int] = {}
 
     def __call__(self, address: int, word: int) -> Insn:
@@ -130,6 +141,12 @@ class Disassembler:
         return None
 
     def _riscv(self, address: int, word: int) -> Insn:
+        if (bits := decode_bitmanip(word)) is not None and bits.spelled_with(self.extensions):
+            return Insn(address, word, *bits.spell(self.extensions))
+        if word & 0xFC00_707F == 0x6000_5013 and "zbb" in self.extensions:   # binutils' rori mask: 6-bit shamt
+            return Insn(address, word, "ror", f"{_reg(word >> 7)},{_reg(word >> 15)},{(word >> 20) & 63:#x}")
+        if "zicsr" in self.extensions and (csr := decode_csr(word)) is not None:
+            return Insn(address, word, *csr.spell())
         decoded = _decode(word)
         if decoded is None or (decoded[0] not in _RV32I_M and decoded[1] not in _COUNTERS):
             mnemonic, operands = _NOT_IN_CAPSTONE.get(word, (".4byte", f"{word:#x}"))
@@ -185,7 +202,7 @@ _ALIASES: dict[str, Callable[[Disassembler, tuple[Operand, ...]], Spelled | None
 }
 
 
-def disassemble(address: int, word: int, isa: Isa) -> Insn:
+def disassemble(address: int, word: int, isa: Isa, extensions: frozenset[str] = frozenset()) -> Insn:
     """One 32-bit instruction word at ``address``, decoded afresh (as GDB's ``x/i`` does);
     ``.ttinsn`` words decode with ``isa``."""
-    return Disassembler(isa)(address, word)
+    return Disassembler(isa, extensions)(address, word)

@@ -226,3 +226,43 @@ def test_disassemble_matches_gdb(program: str, command: str) -> None:
     theirs = [runtime.sub(r" <\2>", line) for line in theirs if "\t.2byte\t" not in line and not line.endswith("tensix.h:")]
     assert any(":\t.ttinsn " in line for line in out) == (program == "demo.c" and "fill_row" not in command)
     assert ours == theirs
+
+
+@needs_gdb
+def test_blackhole_extension_words_match_gdb(tmp_path: Path) -> None:
+    """Zba/Zbb and Zicsr words in an ELF whose ``Tag_RISCV_arch`` names them (built for the
+    Blackhole ISA; ``i2p0``, which includes Zicsr, as Tenstorrent's toolchain writes it): tdbg
+    spells them as GDB does, random OP/OP-IMM/SYSTEM words around them as before."""
+    rng = random.Random(21)
+    words = []
+    for _ in range(3000):
+        regs = rng.getrandbits(15) << 7 & 0x000F_8F80 | rng.getrandbits(5) << 7
+        kind = rng.random()
+        if kind < 0.4:
+            words.append(rng.choice([0x04, 0x05, 0x10, 0x20, 0x30, 0]) << 25 | rng.getrandbits(5) << 20 | regs
+                         | rng.getrandbits(3) << 12 | 0x33)
+        elif kind < 0.7:
+            imm = rng.choice([0x600, 0x601, 0x602, 0x604, 0x605, 0x287, 0x698, 0x687, 0x600 | rng.getrandbits(5),
+                              rng.getrandbits(12)])
+            words.append(imm << 20 | regs | rng.choice([1, 5]) << 12 | 0x13)
+        else:
+            csr = rng.choice([0x7C0, 0x7C3, 0x300, 0x301, 0xB00, 0xC00, 0xC02, 0xF14, 0x003, 0xBC0, rng.getrandbits(12)])
+            words.append(csr << 20 | regs | rng.choice([1, 2, 3, 5, 6, 7]) << 12 | 0x73)
+    source = tmp_path / "ext.c"
+    source.write_text('__asm__(".text\\n.globl words\\nwords:\\n' + "".join(f".word 0x{w:08x}\\n" for w in words)
+                      + '");\nint main(void) { return 0; }\n')
+    built = build(source, ["-mcpu=generic_rv32+m+zaamo+zba+zbb"])
+    elf = tmp_path / "ext.elf"
+    elf.write_bytes(built.read_bytes().replace(b"rv32i2p1_m2p0", b"rv32i2p0_m2p0"))
+    s = Session(elf)
+    base = s.symbol("words").addr
+    lines = gdb_batch(elf, f"x/{len(words)}i words").splitlines()
+    assert len(lines) == len(words)
+    decode = s.disassembler()
+    assert {"zba", "zbb", "zicsr"} <= decode.extensions
+    spelled = 0
+    for i, (word, line) in enumerate(zip(words, lines)):
+        text = decode(base + 4 * i, word).render()
+        assert text == gdb_text(line), f"{word:#010x}"
+        spelled += not text.startswith(".4byte")
+    assert spelled > 1500

@@ -40,7 +40,7 @@ def in_function(s: Session, pc: int, name: str) -> bool:
 
 @pytest.mark.parametrize("mode, word, category", [(1, 0xFFFFFFFF, Category.UndefinedBehavior),
                                                   (2, 0x10500073, Category.UndefinedBehavior),      # wfi
-                                                  (8, 0x60051513, Category.UnimplementedFunctionality)])  # Zbb clz
+                                                  (8, 0x00B57553, Category.UnimplementedFunctionality)])  # F fadd.s
 def test_an_instruction_the_core_cannot_run_stops_on_itself(mode: int, word: int, category: Category) -> None:
     s = session(mode)
     stop = s.cont()

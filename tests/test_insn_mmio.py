@@ -86,10 +86,10 @@ def test_devices_the_coprocessor_does_not_see_are_undefined(tile: Tile) -> None:
 
 
 def test_unmodelled_device_is_a_named_stop(tile: Tile) -> None:
-    with pytest.raises(UnimplementedFunctionality, match="NoC overlay"):
+    with pytest.raises(UnimplementedFunctionality, match="stream 0 register 0 is not modelled"):
         storereg(tile, 0, 0, 0xFFB4_0000)
-    with pytest.raises(UnimplementedFunctionality, match="NoC 0 registers"):
-        loadreg(tile, 0, 0, 0xFFB2_0000)
+    with pytest.raises(UnimplementedFunctionality, match="PIC registers"):
+        loadreg(tile, 0, 0, 0xFFB1_3000)
 
 
 def test_a_coprocessor_alone_reaches_no_device() -> None:

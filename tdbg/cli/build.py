@@ -7,6 +7,7 @@ import argparse
 import shlex
 import shutil
 import sys
+from pathlib import Path
 
 from tdbg.emu.toolchain import CFLAGS, KIT_CORES, ToolchainError, ensure_built, firmware_dir, kit_flags
 
@@ -56,6 +57,9 @@ def main(argv: list[str]) -> int:
     elif args.source is None:
         parser.error("FILE.c is required")
     else:
+        if args.output is not None and Path(args.output).resolve() == Path(args.source).resolve():
+            print(f"tdbg: -o {args.output} is the source itself; name another file for the ELF", file=sys.stderr)
+            return 1
         try:
             elf = ensure_built(args.source, extra, force=args.force, core=args.core).elf
             if args.output is None:

@@ -14,7 +14,6 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command
 from tdbg.commands.remap_cmds import remap_order
 from tdbg.commands.values import evaluate_address, evaluate_int
-from tdbg.disasm import disassemble
 from tdbg.expr import DOUBLE, FLOAT, INT8, INT16, INT32, INT64, Value, decode, pointer_to
 from tdbg.session import SessionError
 from tdbg.tensix import formats, l1_data, view_in_force
@@ -169,7 +168,7 @@ def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size
         pc = s.expression_context().frames.selected().pc
         for _ in range(count):
             s.check_interrupt()
-            insn = disassemble(address, s.read_value(address, 4), s.profile.isa)
+            insn = s.disassembler()(address, s.read_value(address, 4))
             marker = "=> " if address == pc else "   "
             interp.out(f"{marker}{label(interp, address)}\t{insn.render(s.symbolize)}")
             address += 4

@@ -3,8 +3,11 @@
 Design (measured facts in DESIGN.md): breakpoints are Unicorn exits, so ``continue`` runs with no
 Python on the path until something happens; devices and watchpoints are memory hooks, which see
 the exact PC and stop the core before the access commits (``emu_stop`` inside a memory hook
-leaves the PC on the accessing instruction with nothing committed); ``.ttinsn`` words are
-replaced by a NOP at load time and pushed by a code hook on their single address.
+leaves the PC on the accessing instruction with nothing committed); the words Unicorn must not
+run as they are (``tdbg.emu.code``) are replaced at load time: ``.ttinsn``, CSR and ``lr``/``sc``
+words by a NOP with a code hook on their single address, Zba/Zbb/xttzbkb words by a jump to an
+RV32IM trampoline (``tdbg.emu.translation``), which the core always finishes before it reports a
+stop, so an instruction is never seen half done.
 
 Where Unicorn and the baby RISC-V differ (``tdbg.emu.faults``): an instruction Unicorn cannot
 execute, and ``wfi``, stop at their own PC with their rule, and run as a nop when the ``handle``
@@ -37,15 +40,19 @@ from unicorn import (
     UC_HOOK_MEM_FETCH_PROT,
     UC_HOOK_MEM_FETCH_UNMAPPED,
     UC_HOOK_MEM_READ,
+    UC_HOOK_MEM_READ_PROT,
     UC_HOOK_MEM_READ_UNMAPPED,
     UC_HOOK_MEM_WRITE,
+    UC_HOOK_MEM_WRITE_PROT,
     UC_HOOK_MEM_WRITE_UNMAPPED,
     UC_MEM_FETCH_PROT,
     UC_MEM_FETCH_UNMAPPED,
     UC_MEM_WRITE,
+    UC_MEM_WRITE_PROT,
     UC_MEM_WRITE_UNMAPPED,
     UC_MODE_RISCV32,
     UC_PROT_ALL,
+    UC_PROT_EXEC,
     UC_PROT_READ,
     UC_PROT_WRITE,
     Uc,
@@ -54,18 +61,20 @@ from unicorn import (
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 
 from tdbg.emu import faults
+from tdbg.emu.code import Patch, PatchKind
+from tdbg.emu.csrs import CsrFile
 from tdbg.emu.fasthook import add_mem_hook
 from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.regions import Region, Stall, Wait
 from tdbg.emu.stops import Access, Stop, StopKind
-from tdbg.tensix.events import TensixEvent, UndefinedBehavior
+from tdbg.riscv_ext import CsrInsn
+from tdbg.tensix.events import TensixEvent, UndefinedBehavior, UnsupportedFunctionality
 from tdbg.tensix.profile import CoreSpec
 
 if TYPE_CHECKING:
     from tdbg.emu.tile import Tile
 
 EBREAK = 0x00100073
-NOP = 0x00000013  # addi x0, x0, 0
 _PACK = (None, struct.Struct("<B").pack_into, struct.Struct("<H").pack_into, None, struct.Struct("<I").pack_into)
 _MASK = (0, 0xFF, 0xFFFF, 0, 0xFFFFFFFF)
 #: Identical device reads from one PC with identical registers before a loop counts as polling.
@@ -167,8 +176,10 @@ class Core:
         self._mmio_watches: list[Watch] = []
         for region in regions:
             self._map_region(region)
+        for space in tile.trampolines.spaces:   # execute-only: a load or store there is unmapped
+            uc.mem_map_ptr(space.base, space.size, UC_PROT_EXEC, space.buffer)
         uc.hook_add(UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED
-                    | UC_HOOK_MEM_FETCH_PROT, self._on_unmapped)
+                    | UC_HOOK_MEM_FETCH_PROT | UC_HOOK_MEM_READ_PROT | UC_HOOK_MEM_WRITE_PROT, self._on_unmapped)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
         uc.ctl_exits_enabled(True)
         self.state = CoreState.IDLE
@@ -177,7 +188,9 @@ class Core:
         self._exits_stale = False              # breakpoints changed since Unicorn's exits were set
         self.parks: set[int] = set()           # ``j .`` addresses: reaching one parks the core
         self.watches: dict[int, tuple[Watch, list[int]]] = {}
-        self._ttinsn_hooks: list[int] = []
+        self.csrs = CsrFile(profile, spec.name, tile.registers.cycles)
+        self._code_hooks: dict[int, int] = {}    # address -> Unicorn hook of a hooked code patch
+        self._retry = False                      # a trap classified new code: run again from _resume_at
         self._stop: Stop | None = None
         self._undo: tuple[int, bytes] | None = None  # RAM bytes a stopped store overwrote
         self._rounded: tuple[int, bytes] | None = None  # bytes to put back after a rounded-down access
@@ -222,6 +235,7 @@ class Core:
             self.uc.reg_write(UC_RISCV_REG_X0 + i, 0)
         self.pc = pc
         ctypes.memset(self.local_ram, 0, len(self.local_ram))
+        self.csrs.reset()
         self._stop = self.last_stop = None
         self.state, self.wait = state, None
         self._poll = None
@@ -363,7 +377,7 @@ class Core:
         return True
 
     def _on_unmapped(self, uc: Uc, access: int, address: int, size: int, value: int, _: object) -> bool:
-        write = access == UC_MEM_WRITE_UNMAPPED
+        write = access in (UC_MEM_WRITE_UNMAPPED, UC_MEM_WRITE_PROT)
         if access == UC_MEM_FETCH_PROT:
             event = faults.fetch_outside_l1(self.name, address)
         else:
@@ -379,7 +393,12 @@ class Core:
             if intno == 8:  # ecall
                 self._halt(Stop(StopKind.ECALL, self.name, pc, detail=f"a7={self.reg(17)} a0={self.reg(10)}"))
             elif intno == faults.ILLEGAL_INSTRUCTION:
-                self._bad_instruction(pc, faults.illegal_instruction(self._word(pc)))
+                word = self._word(pc)
+                if word is not None and self.tile.classify_trapped(pc, word):
+                    self._resume_at, self._retry = pc, True   # now translated or hooked: run it
+                    uc.emu_stop()
+                else:
+                    self._bad_instruction(pc, faults.illegal_instruction(word))
             elif intno in faults.MISALIGNED:
                 self._resume_at = pc
                 self._halt(Stop(StopKind.EVENT, self.name, pc, event=faults.misaligned_atomic(faults.MISALIGNED[intno])))
@@ -457,24 +476,43 @@ class Core:
             self.uc.mem_write(*self._rounded)
             self._rounded = None
 
-    # -- .ttinsn --------------------------------------------------------------------------------
-    def hook_ttinsn(self, words: dict[int, int], push: Callable[[Core, int, int, int, str], None]) -> None:
-        """Push the Tensix instruction ``words[address]`` of each ``.ttinsn`` address (now a NOP)
-        to this core's thread when the core reaches it: ``push(core, thread, pc, word, via)``."""
-        for h in self._ttinsn_hooks:
-            self.uc.hook_del(h)
-        self._ttinsn_hooks = []
-        thread = self.thread
+    # -- replaced code words (tdbg.emu.code) ---------------------------------------------------
+    def hook_code(self, patches: dict[int, Patch]) -> None:
+        """Hook every replaced word this core executes by a code hook (a ``.ttinsn`` on a T
+        core, a CSR or ``lr``/``sc`` word on any core); drop the other hooks."""
+        for address in list(self._code_hooks):
+            self.set_code_hook(address, None)
+        for address, patch in patches.items():
+            self.set_code_hook(address, patch)
 
-        def on_ttinsn(uc: Uc, address: int, size: int, _: object) -> None:
+    def set_code_hook(self, address: int, patch: Patch | None) -> None:
+        """Hook ``address`` for ``patch`` (None: unhook it)."""
+        handle = self._code_hooks.pop(address, None)
+        if handle is not None:
+            self.uc.hook_del(handle)
+        if patch is None or not patch.hooked or (patch.kind is PatchKind.TTINSN and self.thread is None):
+            return
+        if patch.kind is PatchKind.TTINSN:
+            thread, word, push = self.thread, patch.insn, self.tile.push
+
+            def run(address: int) -> None:
+                self._poll = None
+                push(self, thread, address, word, "ttinsn")
+        elif patch.kind is PatchKind.CSR:
+            def run(address: int) -> None:
+                self._csr(patch.insn)
+        else:
+            def run(address: int) -> None:
+                self._event(faults.illegal_instruction(patch.word), None)
+
+        def on_code(uc: Uc, address: int, size: int, _: object) -> None:
             self._hooks += 1  # see _stop_asked
             if self._stop_asked:
                 self._hooks += 1
                 uc.emu_stop()
                 return
             try:
-                self._poll = None
-                push(self, thread, address, words[address], "ttinsn")
+                run(address)
             except Stall as stall:
                 self._block(stall.wait)
             except BaseException as exc:
@@ -482,8 +520,24 @@ class Core:
             finally:
                 self._hooks += 1
 
-        for address in sorted(words):
-            self._ttinsn_hooks.append(self.uc.hook_add(UC_HOOK_CODE, on_ttinsn, begin=address, end=address))
+        self._code_hooks[address] = self.uc.hook_add(UC_HOOK_CODE, on_code, begin=address, end=address)
+
+    def _csr(self, insn: CsrInsn) -> None:
+        """A CSR instruction (the word is a NOP): run it on this core's CSRs, or stop before it;
+        as a nop when the ``handle`` policy lets an undefined one go on, and with the write kept
+        when it is one tdbg does not model."""
+        source = insn.source if insn.immediate else self.reg(insn.source)
+        try:
+            value = self.csrs.execute(insn, source)
+        except UnsupportedFunctionality as event:
+            if self._event(event, None):
+                return
+            value = self.csrs.execute(insn, source, check=False)
+        except TensixEvent as event:
+            self._event(event, None)
+            return
+        if value is not None:
+            self.set_reg(insn.rd, value)
 
     def push_event(self, event: TensixEvent) -> None:
         """A pushed instruction raised ``event``; the push itself has happened."""
@@ -597,7 +651,13 @@ class Core:
         count -= 1
         if count <= 0:
             return self._record(Stop(StopKind.STEP, self.name, self.pc))
-        return self._record(self._emulate(count, StopKind.STEP))
+        if not self.tile.trampolines.placed:
+            return self._record(self._emulate(count, StopKind.STEP))
+        for _ in range(count):    # one at a time: a trampoline is several instructions for one
+            stop = self._emulate(1, StopKind.STEP)
+            if stop.kind is not StopKind.STEP:
+                break
+        return self._record(stop)
 
     def resume(self, limit: int | None = None, preemptible: bool = False) -> Stop:
         """Run until a breakpoint, watchpoint, event, ebreak/ecall, a wait, a ``j .`` (parked),
@@ -620,6 +680,12 @@ class Core:
             return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT))
         finally:
             PREEMPTOR.end(self)
+
+    def run_observed(self, count: int) -> Stop | None:
+        """Run ``count`` more instructions of this turn (``tdbg.emu.idle`` watches them); the
+        stop if something stopped the core first."""
+        stop = self._record(self._emulate(count, StopKind.LIMIT))
+        return None if stop.kind is StopKind.LIMIT else stop
 
     def complete_access(self, stop: Stop) -> Stop:
         """A watchpoint stopped the core before its access: execute the accessing instruction
@@ -715,6 +781,11 @@ class Core:
         # block, or from another thread) restarting at the stop PC can run a stale block or
         # hang; dropping the block at the PC avoids both and costs about a microsecond.
         self.uc.ctl_remove_cache(pc, pc + 4)
+        if self._retry:
+            self._retry = False
+            return None
+        if self._stop is None and self.tile.trampolines.contains(pc):
+            pc = self._finish_trampoline(pc)
         if self._stop is not None:
             return self._stop
         if error is not None:
@@ -737,6 +808,17 @@ class Core:
         if self._preempt:
             return Stop(StopKind.PREEMPTED, self.name, pc)
         return Stop(done, self.name, pc)
+
+    def _finish_trampoline(self, pc: int) -> int:
+        """Run the rest of the trampoline the core stopped in (an interrupt, a turn's end or an
+        instruction count landed there), so the instruction it stands for is done; the PC after
+        it.  Nothing in a trampoline stops the core."""
+        trampolines = self.tile.trampolines
+        while trampolines.contains(pc):
+            self.uc.emu_start(pc, 0, count=1)
+            pc = self.pc
+        self.uc.ctl_remove_cache(pc, pc + 4)
+        return pc
 
     def _error_stop(self, error: UcError, pc: int, count: int, done: StopKind) -> Stop | None:
         """``emu_start`` failed at ``pc``: ``ebreak`` (measured: ``UC_ERR_INSN_INVALID`` with the

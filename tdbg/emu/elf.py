@@ -2,8 +2,8 @@
 
 An ``ElfImage`` holds what the tile needs to load and describe a program, independent of where a
 host puts it: its sections, its loadable segments, the entry point, symbols, executable ranges,
-the ``Tag_RISCV_arch`` attribute, and the ``.ttinsn`` words found in executable code (a word
-whose low two bits are not ``0b11``: BabyRISCV ``PushTensixInstruction.md``, ".ttinsn").
+the ``Tag_RISCV_arch`` attribute, and the words of executable code that Unicorn must not run as
+they are (``tdbg.emu.code.replaced``: ``.ttinsn``, CSR, ``lr``/``sc``, Zba/Zbb/xttzbkb words).
 Where the bytes go in the tile is ``tdbg.emu.loader``'s business.
 """
 
@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
+from tdbg.emu.code import maybe_replaced, replaced
 from tdbg.tensix.isa import is_ttinsn
 
 EM_RISCV = 243
@@ -69,6 +71,8 @@ class Symbol:
     size: int
     kind: str  # "func", "object", "notype", ...
     bound_global: bool = False   # STB_GLOBAL: preferred to a local one at the same address
+    absolute: bool = False       # SHN_ABS: a value, not an address in a section
+    code: bool = False           # defined in an executable section (GDB's mst_text)
 
 
 @dataclass
@@ -80,7 +84,7 @@ class ElfImage:
     exec_ranges: list[tuple[int, int]]      # [start, end) of executable sections
     sections: list[Section] = field(default_factory=list)
     arch: str | None = None                 # Tag_RISCV_arch, e.g. "rv32i2p1_m2p0"
-    ttinsn: dict[int, int] = field(default_factory=dict)  # address -> the RISC-V word there
+    replaced: dict[int, int] = field(default_factory=dict)  # address -> a word Unicorn must not run as is
     parks: list[int] = field(default_factory=list)        # addresses of ``j .`` in code
     raw: bytes = field(default=b"", repr=False)   # the file's bytes, read once (DWARF is read from them too)
     _starts: list[int] = field(default_factory=list, repr=False)
@@ -98,6 +102,10 @@ class ElfImage:
                 raise ElfLoadError(f"{path}: not a RISC-V ELF (machine {elf['e_machine']})")
             if elf.elfclass != 32:
                 raise ElfLoadError(f"{path}: a {elf.elfclass}-bit ELF; the baby RISC-V cores are RV32")
+            if elf["e_type"] != "ET_EXEC":
+                kind = {"ET_REL": "a relocatable object (ET_REL)", "ET_DYN": "a shared object (ET_DYN)"}
+                raise ElfLoadError(f"{path}: {kind.get(elf['e_type'], elf['e_type'])}, not linked firmware "
+                                   "(an executable, ET_EXEC)")
             segments = [_segment(path, raw, seg) for seg in elf.iter_segments()
                         if seg["p_type"] == "PT_LOAD" and seg["p_memsz"]]
             sections = [_section(path, raw, sec) for sec in elf.iter_sections()]
@@ -110,7 +118,7 @@ class ElfImage:
         except Exception as exc:  # noqa: BLE001  (pyelftools raises many kinds on a corrupt file)
             raise ElfLoadError(f"{path}: not a usable ELF file ({type(exc).__name__}: {exc})") from None
         image = cls(path, entry, segments, symbols, exec_ranges, sections, arch, raw=raw)
-        image.ttinsn, image.parks = image._scan_code()
+        image.replaced, image.parks = image._scan_code()
         code = [s for s in symbols.values() if s.kind == "notype" and any(lo <= s.addr < hi for lo, hi in exec_ranges)]
         order = {name: i for i, name in enumerate(symbols)}   # at one address the last is found:
         image._by_addr = sorted([s for s in symbols.values() if s.kind in ("func", "object")] + code,
@@ -118,23 +126,30 @@ class ElfImage:
         image._starts = [s.addr for s in image._by_addr]
         return image
 
+    @property
+    def ttinsn(self) -> dict[int, int]:
+        """The ``.ttinsn`` words of executable code, by address."""
+        return {a: w for a, w in self.replaced.items() if is_ttinsn(w)}
+
     def section(self, name: str) -> Section | None:
         return next((s for s in self.sections if s.name == name), None)
 
     def _scan_code(self) -> tuple[dict[int, int], list[int]]:
-        """Every aligned word of an executable section whose low two bits are not 0b11 (a
-        ``.ttinsn``), and every ``j .``."""
+        """Every aligned word of an executable section that Unicorn must not run as it is, and
+        every ``j .``."""
         found: dict[int, int] = {}
         parks: list[int] = []
         for sec in self.sections:
             if not sec.executable or sec.data is None:
                 continue
-            for offset in range((-sec.addr) & 3, len(sec.data) - 3, 4):
-                (word,) = struct.unpack_from("<I", sec.data, offset)
-                if is_ttinsn(word):
-                    found[sec.addr + offset] = word
-                elif word == JUMP_TO_SELF:
-                    parks.append(sec.addr + offset)
+            first = (-sec.addr) & 3
+            words = np.frombuffer(sec.data, dtype="<u4", count=(len(sec.data) - first) // 4, offset=first)
+            base = sec.addr + first
+            for index in np.flatnonzero(maybe_replaced(words)).tolist():
+                word = int(words[index])
+                if replaced(word):
+                    found[base + 4 * index] = word
+            parks.extend(base + 4 * int(i) for i in np.flatnonzero(words == JUMP_TO_SELF))
         return found, parks
 
     def symbol(self, name: str) -> Symbol:
@@ -238,6 +253,7 @@ class RawSymbol(NamedTuple):
 
 _ELF32_SYM = struct.Struct("<IIIBBH")
 _KINDS = {0: "notype", 1: "object", 2: "func"}
+_SHN_ABS = 0xFFF1
 
 
 def symbol_table(elf: ELFFile, raw: bytes) -> list[RawSymbol]:
@@ -265,8 +281,10 @@ def symbol_table(elf: ELFFile, raw: bytes) -> list[RawSymbol]:
 
 def _symbols(elf: ELFFile, raw: bytes) -> dict[str, Symbol]:
     out: dict[str, Symbol] = {}
+    executable = {i for i, sec in enumerate(elf.iter_sections()) if sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR}
     for sym in symbol_table(elf, raw):
         kind = _KINDS.get(sym.type)
         if kind and sym.name and not sym.name.startswith((".L", "$")) and sym.shndx != 0:
-            out.setdefault(sym.name, Symbol(sym.name, sym.value, sym.size, kind, sym.bind == 1))
+            out.setdefault(sym.name, Symbol(sym.name, sym.value, sym.size, kind, sym.bind == 1, sym.shndx == _SHN_ABS,
+                                            sym.shndx in executable))
     return out

@@ -7,6 +7,8 @@ some other instruction, usually a nop.  BlackholeA0 ``BabyRISCV/README.md``: the
 is RV32IM, Zicsr, Zaamo, Zba, Zbb and part of Zicntr, F and Zfh (part of V on T2); "Frontend":
 instructions are fetched from L1 only.
 
+Zicsr, Zba, Zbb and xttzbkb run (``tdbg.emu.code``); F, Zfh and V do not.
+
 Measured on Unicorn 2.1 (RV32, C extension always on): an instruction it cannot decode raises
 ``UC_HOOK_INTR`` 2 with the PC 4 past it (also after a 2-byte compressed word); ``wfi`` ends
 ``emu_start`` with the PC past it and no hook; a misaligned load or store in RAM completes byte
@@ -28,17 +30,11 @@ _FAULTS = 'BabyRISCV/README.md "Faults / exceptions"'
 
 def _extension(word: int) -> str | None:
     """The Blackhole extension an instruction Unicorn rejected belongs to, if any."""
-    opcode, funct3, funct7 = word & 0x7F, (word >> 12) & 7, word >> 25
+    opcode = word & 0x7F
     if opcode in (0x07, 0x27, 0x43, 0x47, 0x4B, 0x4F, 0x53):
         return "F/Zfh (floating point)"
     if opcode == 0x57:
         return "V (vector)"
-    if opcode == 0x73 and funct3 not in (0, 4):
-        return f"Zicsr/Zicntr (CSR {word >> 20:#x})"
-    if opcode == 0x33 and funct7 in (0x04, 0x05, 0x10, 0x20, 0x30):
-        return "Zba/Zbb (bit manipulation)"
-    if opcode == 0x13 and funct3 in (1, 5) and funct7 in (0x14, 0x30, 0x34):
-        return "Zbb (bit manipulation)"
     return None
 
 

@@ -8,8 +8,9 @@ Before a core executes one instruction, the instruction is classified:
   SrcA/SrcB, config, RWCs, queues, semaphores, tile registers, the push count) and the L1 bytes
   the coprocessor overwrites during the step (packer, Scalar Unit: its ``l1_journal``, which
   also holds the local RAM words a ``STOREREG`` overwrites);
-* a step of a core that waits while the others run (``scheduler-locking off``), or a store to
-  the tile registers (``SOFT_RESET_0`` holds and releases other cores): the whole tile.
+* a step of a core that waits while the others run (``scheduler-locking off``: ``widen``, when
+  the wait begins), or a store to the tile registers (``SOFT_RESET_0`` holds and releases other
+  cores): the whole tile.
 
 Records are kept newest last within a memory budget (``History.budget`` bytes); the oldest are
 dropped first.  Undoing a record puts back exactly what it saved.
@@ -18,8 +19,10 @@ dropped first.  Undoing a record puts back exactly what it saved.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+from tdbg.emu.code import PatchKind
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core, CoreState
@@ -38,6 +41,10 @@ class _Coprocessor:
     clock: int
     pushes: tuple[int, list[int]]
     exit_codes: dict[str, int]
+    nius: list[tuple]                       # the NIUs' registers and counters
+    noc_log: int
+    overlay: dict[tuple[int, str], int]
+    noc_writes: list[tuple[object, int, bytes]]   # (memory, address, bytes) NoC writes beyond the tile overwrote
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,8 @@ class StepRecord:
     last_stop: object
     state: CoreState
     wait: Wait | None
+    csrs: tuple[dict[int, int], int]
+    clock: int                                  # the tile clock (a counter CSR read moves it)
     ram: tuple[int, bytes] | None = None        # (address, bytes a store overwrites)
     devices: _Coprocessor | None = None
     l1: list[tuple[int, bytes]] | None = None   # (address, bytes) the coprocessor overwrote, in order
@@ -66,7 +75,7 @@ class History:
         self.budget = budget
         self._records: deque[StepRecord] = deque()
         self.bytes = 0
-        self._journaling: object | None = None   # the coprocessor keeping the current step's L1 journal
+        self._journaling: Tile | None = None     # the tile whose coprocessor and NoC keep the step's journals
 
     def __len__(self) -> int:
         return len(self._records)
@@ -75,22 +84,26 @@ class History:
         self._records.clear()
         self.bytes = 0
 
-    def record(self, tile: Tile, core: Core, whole_tile: bool) -> StepRecord:
-        """What the next instruction of ``core`` may change (``whole_tile``: the others may run
-        during the step too)."""
+    def record(self, tile: Tile, core: Core) -> StepRecord:
+        """What the next instruction of ``core`` may change (``widen`` adds the whole tile when
+        the other cores run during the step)."""
         base = dict(core=core.name, context=core.uc.context_save(), completed_pc=core.completed_pc,
-                    last_stop=core.last_stop, state=core.state, wait=core.wait)
+                    last_stop=core.last_stop, state=core.state, wait=core.wait, csrs=core.csrs.snapshot(),
+                    clock=tile.registers.clock)
         access = _access(tile, core)
-        if whole_tile or access == "tile":
+        if access == "tile":
             cp = tile.checkpoint()
             return StepRecord(**base, tile=cp, size=len(cp.l1) + _coprocessor_bytes(tile))
         if access == "device":
+            noc_writes: list[tuple[object, int, bytes]] = []
             snap = _Coprocessor(tile.tensix.snapshot(), tile.coprocessor.snapshot(), dict(tile.registers.values),
                                 tile.registers.clock, (tile.pushes.total, list(tile.pushes.per_thread)),
-                                dict(tile.exit_codes))
+                                dict(tile.exit_codes), [n.snapshot() for n in tile.noc.nius], len(tile.noc.log),
+                                tile.overlay.snapshot(), noc_writes)
             journal: list[tuple[int, bytes]] = []
             tile.coprocessor.l1_journal = journal
-            self._journaling = tile.coprocessor
+            tile.noc.journal = noc_writes
+            self._journaling = tile
             return StepRecord(**base, devices=snap, l1=journal, size=_CORE_BYTES + _coprocessor_bytes(tile))
         if access is not None:
             address, size = access
@@ -101,9 +114,18 @@ class History:
             return StepRecord(**base, ram=(address, old), size=_CORE_BYTES + size)
         return StepRecord(**base)
 
+    def widen(self, record: StepRecord, tile: Tile) -> StepRecord:
+        """``record`` plus the whole tile as it is now: the stepped core began to wait (nothing
+        of its instruction has happened) and the other cores are about to run in the step."""
+        if record.tile is not None:
+            return record
+        cp = tile.checkpoint()
+        return replace(record, tile=cp, size=record.size + len(cp.l1) + _coprocessor_bytes(tile))
+
     def push(self, record: StepRecord) -> None:
         if self._journaling is not None:  # the step is over: stop journaling its L1 writes
-            self._journaling.l1_journal = None  # type: ignore[attr-defined]
+            self._journaling.coprocessor.l1_journal = None  # type: ignore[attr-defined]
+            self._journaling.noc.journal = None  # type: ignore[attr-defined]
             self._journaling = None
         self._records.append(record)
         self.bytes += record.size
@@ -120,6 +142,8 @@ class History:
         core.uc.context_restore(record.context)
         core.completed_pc, core.last_stop = record.completed_pc, record.last_stop
         core.state, core.wait = record.state, record.wait
+        core.csrs.restore(record.csrs)
+        tile.registers.clock = record.clock
         if record.ram is not None:
             address, old = record.ram
             core.uc.mem_write(address, old)
@@ -133,6 +157,12 @@ class History:
             tile.registers.values, tile.registers.clock = dict(d.registers), d.clock
             tile.pushes.truncate(*d.pushes)
             tile.exit_codes = dict(d.exit_codes)
+            for niu, saved in zip(tile.noc.nius, d.nius):
+                niu.restore(saved)
+            del tile.noc.log[d.noc_log:]
+            tile.overlay.restore(d.overlay)
+            for memory, address, old in reversed(d.noc_writes):
+                memory.write(address, old)  # type: ignore[attr-defined]
             for address, old in reversed(record.l1 or []):
                 if address >= tile.profile.l1_size:  # a local RAM the coprocessor wrote (STOREREG)
                     core.uc.mem_write(address, old)
@@ -155,7 +185,8 @@ def _access(tile: Tile, core: Core) -> str | tuple[int, int] | None:
     pushed Tensix instruction), "tile" (a store to the tile registers), (address, size) for a
     store to plain memory, or None."""
     pc = core.pc
-    if pc in tile.tensix_words:
+    patch = tile.code.at.get(pc)
+    if patch is not None and patch.kind is PatchKind.TTINSN:
         return "device"
     try:
         word = int.from_bytes(bytes(core.uc.mem_read(pc, 4)), "little")

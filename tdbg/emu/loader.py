@@ -11,8 +11,8 @@ Two kinds of ELF are loaded:
 
 Refused with one line: an ELF whose ``Tag_RISCV_arch`` names another architecture's Tenstorrent
 extension (a Wormhole ``xttwh`` build on a Blackhole tile), and bytes outside the places the
-core can be loaded (L1 and its private RAM).  ``.ttinsn`` words and ``j .`` parks count only
-where the core can fetch them: in executable bytes placed in L1 (BabyRISCV/README.md "Frontend":
+core can be loaded (L1 and its private RAM).  Replaced code words (``tdbg.emu.code``) and
+``j .`` parks count only where the core can fetch them: in executable bytes placed in L1 (BabyRISCV/README.md "Frontend":
 instructions are fetched from L1 only).
 """
 
@@ -50,7 +50,7 @@ def placements(image: ElfImage, profile: Profile, spec: CoreSpec) -> list[Segmen
 
 
 def code_words(image: ElfImage, segments: list[Segment], profile: Profile) -> tuple[dict[int, int], set[int]]:
-    """The ``.ttinsn`` words and ``j .`` addresses of ``image`` that lie in executable bytes
+    """The replaced code words and ``j .`` addresses of ``image`` that lie in executable bytes
     placed in L1 (a word elsewhere can never be fetched, and the tile writes nothing there)."""
     code = [(s.vaddr, s.vaddr + len(s.data)) for s in segments
             if s.executable and s.vaddr + len(s.data) <= profile.l1_size]
@@ -58,7 +58,7 @@ def code_words(image: ElfImage, segments: list[Segment], profile: Profile) -> tu
     def fetchable(address: int) -> bool:
         return any(lo <= address and address + 4 <= hi for lo, hi in code)
 
-    return ({a: w for a, w in image.ttinsn.items() if fetchable(a)},
+    return ({a: w for a, w in image.replaced.items() if fetchable(a)},
             {a for a in image.parks if fetchable(a)})
 
 

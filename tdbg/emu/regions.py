@@ -92,7 +92,8 @@ class TileRegisters:
     Effects: ``DBG_FEATURE_DISABLE`` bit 11 changes ``Dst16b`` (Dst.md); ``CFGREG_RD_CNTL`` /
     ``CFGREG_RDDATA`` read config (BackendConfiguration.md); ``SOFT_RESET_0`` holds and releases
     cores (SoftReset.md: a set bit holds the core in reset, clearing it starts the core at its
-    reset PC); ``TRISCn_RESET_PC`` with ``TRISC_RESET_PC_OVERRIDE`` bit n give that PC;
+    reset PC); ``TRISCn_RESET_PC`` with ``TRISC_RESET_PC_OVERRIDE`` bit n (``NCRISC_RESET_PC``
+    with ``NCRISC_RESET_PC_OVERRIDE`` bit 0) give that PC;
     ``WALL_CLOCK_0/1`` read a clock that advances at each read (tdbg counts no cycles: a read
     costs one microsecond of tile time, so waits built on the clock end); ``INSTRN_BUF_STATUS``
     reports the Wait Gate queues as the FIFO state (PushTensixInstruction.md).  Other listed
@@ -130,9 +131,7 @@ class TileRegisters:
         if reg.name == "CFGREG_RDDATA":
             return tensix.config.riscv_load((self.values[self._offset("CFGREG_RD_CNTL")] & 0x7FF) * 4, 4)
         if reg.name in ("WALL_CLOCK_0", "WALL_CLOCK_1"):
-            if reg.name == "WALL_CLOCK_0":
-                self.clock += self.tile.profile.clock_hz // 1_000_000
-            return (self.clock >> (32 if reg.name == "WALL_CLOCK_1" else 0)) & 0xFFFF_FFFF
+            return (self.cycles(reg.name == "WALL_CLOCK_0") >> (32 if reg.name == "WALL_CLOCK_1" else 0)) & 0xFFFF_FFFF
         if reg.name == "INSTRN_BUF_STATUS":
             queued = [self.tile.coprocessor.pending(t) for t in range(3)]
             full = [len(q) >= self.tile.profile.wait_gate_capacity for q in queued]
@@ -140,6 +139,13 @@ class TileRegisters:
         if reg.access == "wo":
             raise UndefinedBehavior(f"TileControlDebugStatus.md: {reg.name} is write-only")
         return self.values[word]
+
+    def cycles(self, advance: bool) -> int:
+        """The tile clock, in RISC-V cycles; ``advance``: a read of a low counter half, which
+        costs a microsecond of tile time."""
+        if advance:
+            self.clock += self.tile.profile.clock_hz // 1_000_000
+        return self.clock
 
     def _offset(self, name: str) -> int:
         return self.tile.profile.register(name).offset
@@ -166,10 +172,11 @@ class TileRegisters:
             self.tile.soft_reset_changed(old, value)
 
     def reset_pc(self, spec: CoreSpec) -> int | None:
-        """The PC a T core starts at when released, if the override gives one."""
-        if spec.reset_pc_reg is None or spec.thread is None:
+        """The PC a T core or NC starts at when released, if its override bit gives one."""
+        if spec.reset_pc_reg is None or spec.reset_pc_override is None:
             return None
-        if not self.value("TRISC_RESET_PC_OVERRIDE") >> spec.thread & 1:
+        register, bit = spec.reset_pc_override
+        if not self.values[register] >> bit & 1:
             return None
         return self.values[spec.reset_pc_reg]
 
@@ -262,7 +269,8 @@ def _handlers(tile: Tile, spec: CoreSpec) -> dict[str, tuple[Load, Store, dict[s
             raise UnimplementedFunctionality(f"PC_BUF_BASE offset {offset:#x} (PCBuf) is not modelled by tdbg")
 
     # Mailboxes.md: region i = TENSIX_MAILBOX{i}_BASE; this core writes to i, reads from i.
-    mailboxes, me = tensix.mailboxes, mailbox_cores.index(spec.name)
+    mailboxes = tensix.mailboxes
+    me = mailbox_cores.index(spec.name) if spec.name in mailbox_cores else -1   # NC has no mailboxes
 
     def mailbox_load(thread: int | None, offset: int, size: int) -> int:
         other = offset >> 12
@@ -308,6 +316,27 @@ def _handlers(tile: Tile, spec: CoreSpec) -> dict[str, tuple[Load, Store, dict[s
         tdma_risc.store(packer, offset, value)
 
     handlers["TDMA-RISC registers"] = (word_loads(lambda thread, offset: tdma_risc.load(packer, offset)), tdma_store, poll)
+
+    # The NIUs (tdbg.emu.noc) and the overlay's stream registers (tdbg.emu.overlay): 32-bit
+    # registers; a store to NOC_CMD_CTRL runs the request, named after the core that made it.
+    def register_load(load: Callable[[int], int]) -> Load:
+        def access(thread: int | None, offset: int, size: int) -> int:
+            if size != 4:
+                raise UndefinedBehavior(f"NoC/MemoryMap.md: a {size}-byte load of a 32-bit register (offset {offset:#x})")
+            return load(offset)
+        return access
+
+    def register_store(store: Callable[[int, int], None]) -> Store:
+        def access(thread: int | None, offset: int, size: int, value: int) -> None:
+            if size != 4:
+                raise UndefinedBehavior(f"NoC/MemoryMap.md: a {size}-byte store to a 32-bit register (offset {offset:#x})")
+            tile.noc.issuer = (spec.name, tile.cores[spec.name].pc)
+            store(offset, value)
+        return access
+
+    for niu, device in zip(tile.noc.nius, ("NoC 0 registers", "NoC 1 registers")):
+        handlers[device] = (register_load(niu.load), register_store(niu.store), poll)
+    handlers["NoC overlay"] = (register_load(tile.overlay.load), register_store(tile.overlay.store), poll)
     if own is not None:
         handlers |= {
             "MOP expander config": (mop_load, mop_store, {}),

@@ -1,11 +1,12 @@
 """The emulated Tensix tile: shared L1, every core with its own firmware, the coprocessor state,
 pushes, policies, and the run model.
 
-Firmware (one ``ElfImage`` per core) is placed in L1 as a host does (``tdbg.emu.loader``); each
-``.ttinsn`` word is replaced by a NOP in emulated memory (Unicorn would decode it as compressed
-instructions) and pushed to the coprocessor when a core reaches it, as a store to
-``INSTRN_BUF_BASE`` is (BabyRISCV ``PushTensixInstruction.md``).  Debugger reads of that memory
-show the original word.
+Firmware (one ``ElfImage`` per core) is placed in L1 as a host does (``tdbg.emu.loader``); the
+words of its code that Unicorn must not run as they are (``tdbg.emu.code``) are replaced in
+emulated memory: a ``.ttinsn`` is pushed to the coprocessor when a core reaches it, as a store to
+``INSTRN_BUF_BASE`` is (BabyRISCV ``PushTensixInstruction.md``), a CSR instruction runs on the
+core's CSRs, a Zba/Zbb/xttzbkb instruction jumps to its RV32IM trampoline.  Debugger reads of
+that memory show the loaded word; a debugger write there replaces the loaded word.
 
 Run model (DESIGN.md, "The whole tile"): all-stop and deterministic.  ``run`` gives the runnable
 cores turns in the profile's order; a core keeps its turn until it stops, blocks (a ``Wait``),
@@ -31,20 +32,25 @@ from enum import Enum
 
 import numpy as np
 
-from tdbg.emu import loader
-from tdbg.emu.core import NOP, Core, CoreState, Watch
+from tdbg.emu import idle, loader
+from tdbg.emu.code import CodePatches
+from tdbg.emu.core import Core, CoreState, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
+from tdbg.emu.noc import LocalTile, Noc, Transfer
+from tdbg.emu.overlay import Overlay
 from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog, WindowAccess, WindowTrace
 from tdbg.emu.regions import Stall, TensixMmio, TileRegisters, Wait, core_regions
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.tensix.coprocessor import Coprocessor, QueueFull
 from tdbg.tensix.events import Category, TensixEvent
-from tdbg.tensix.isa import IsaError, ttinsn_to_word
+from tdbg.emu.translation import Trampolines
+from tdbg.tensix.isa import IsaError
 from tdbg.tensix.profile import BLACKHOLE, Profile
 from tdbg.tensix.tile import TensixState
 from tdbg.tensix.window import ELEMENT_SIZE, FMT_NAMES
 
 EXIT_SYMBOL, EXIT_CODE_SYMBOL = "_tdbg_exit", "tdbg_exit_code"   # tdbg's crt0
+NOC_WRITES_KEPT = 10_000     # NoC writes into L1 remembered for hang reports
 
 
 class Policy(str, Enum):
@@ -57,12 +63,12 @@ class Policy(str, Enum):
 
 @dataclass(frozen=True)
 class Program:
-    """One core's firmware, where its bytes go, and the ``.ttinsn`` words and ``j .`` parks
+    """One core's firmware, where its bytes go, and the replaced code words and ``j .`` parks
     among them that the core can fetch (``loader.code_words``)."""
 
     image: ElfImage
     segments: list[Segment]
-    ttinsn: dict[int, int]
+    replaced: dict[int, int]
     parks: set[int]
 
     @property
@@ -80,6 +86,7 @@ class CoreSnapshot:
     last_stop: object
     state: CoreState
     wait: Wait | None
+    csrs: tuple[dict[int, int], int]
 
 
 @dataclass(frozen=True)
@@ -94,7 +101,11 @@ class Checkpoint:
     registers: dict[int, int]
     clock: int
     exit_codes: dict[str, int]
+    code: dict[int, object]        # the tile's replaced code words then (``CodePatches.at``)
+    noc: dict[str, object]
+    overlay: dict[tuple[int, str], int]
     compressed: bool = False
+    last_turn: str | None = None
 
     @property
     def dst_bits(self) -> object:
@@ -147,10 +158,17 @@ class Tile:
         self.l1_log = L1Log()                                    # L1 traffic of Tensix instructions
         self._l1_written: list[L1Access] | None = None            # during the current push (when watched)
         self._code: list[tuple[int, int]] = []                    # L1 ranges of loaded firmware
+        self._executable: list[tuple[int, int]] = []              # ... of its executable bytes
         self.registers = TileRegisters(self)
         self.programs: dict[str, Program] = {}
-        self.ttinsn: dict[int, int] = {}      # every loaded program's .ttinsn words (RISC-V view)
-        self.tensix_words: dict[int, int] = {}  # the same, as the Tensix words they push
+        self.trampolines = Trampolines(profile.trampoline_spaces)
+        self.code = CodePatches(self.trampolines)                 # replaced words of loaded code
+        self.noc = Noc(profile.noc, profile.l1_size, LocalTile(
+            lambda address, n: bytes(self.l1[address:address + n]), self._noc_wrote_l1,
+            lambda address: self.coprocessor.mmio.load(0, address),
+            lambda address, value: self.coprocessor.mmio.store(0, address, value)))
+        self.overlay = Overlay(profile.overlay)
+        self.noc_l1_writes: list[tuple[int, int, Transfer]] = []   # NoC requests' writes into L1, newest last
         self.pushes = PushLog()
         self.provenance = DstProvenance()
         self._rows_written: set[int] | None = None  # DstBits rows the current push wrote (when watched)
@@ -165,6 +183,7 @@ class Tile:
         self.alignment_check = False           # misaligned L1 / local-RAM accesses are caught
         self._interrupt = False
         self._active: Core | None = None
+        self._last_turn: str | None = None     # the core whose turn ended last (``_next_turn``)
         local_rams = {c.name: ctypes.create_string_buffer(c.local_ram_size) for c in profile.cores}
         self.cores: dict[str, Core] = {}
         for spec in profile.cores:
@@ -201,15 +220,18 @@ class Tile:
                     raise ElfLoadError(f"{image.path}: L1 {clash[0]:#x}..{clash[1]:#x} is also {other}'s "
                                        f"firmware ({program.image.path.name}), with other bytes")
             self.programs[spec.name] = Program(image, segments, *loader.code_words(image, segments, self.profile))
-        self.ttinsn = {a: w for p in self.programs.values() for a, w in p.ttinsn.items()}
-        self.tensix_words = {a: ttinsn_to_word(w) for a, w in self.ttinsn.items()}
+        self.code.at = {address: self.code.classify(address, word)
+                        for program in self.programs.values() for address, word in program.replaced.items()}
         self._code = [(s.vaddr, s.vaddr + s.memsz) for p in self.programs.values() for s in p.segments
                       if s.vaddr < self.profile.l1_size]
+        self._executable = [(s.vaddr, s.vaddr + len(s.data)) for p in self.programs.values() for s in p.segments
+                            if s.executable and s.vaddr < self.profile.l1_size]
+        parks = {a for p in self.programs.values() for a in p.parks if a < self.profile.l1_size}
         for core in self.cores.values():
             program = self.programs.get(core.name)
-            core.set_parks(program.parks if program else set())
-            if core.thread is not None:
-                core.hook_ttinsn(self.tensix_words, self.push)
+            # a j . in L1 parks whichever core reaches it (one may jump into another's code)
+            core.set_parks((program.parks | parks) if program else set())
+            core.hook_code(self.code.at)
         self.reset()
 
     def image(self, name: str) -> ElfImage | None:
@@ -223,16 +245,22 @@ class Tile:
         self.tensix.reset()
         self.coprocessor.reset()
         self.registers.reset()
+        self.noc.reset()
+        self.overlay.reset()
+        self.noc_l1_writes.clear()
         self.pushes.clear()
         self.l1_log.clear()
         self.warnings.clear()
         self.provenance.clear()
         self.exit_codes.clear()
+        self._last_turn = None
         if self.window_trace is not None:
             self.window_trace.clear()
         for core in self.cores.values():
             core.reset(0, CoreState.IDLE)
-            core.uc.ctl_remove_cache(0, self.profile.l1_size)
+            # Measured on Unicorn 2.1: tb_flush reuses the code buffer; ctl_remove_cache over all
+            # of L1 left every run's translations in it (RSS +44 KB a run, without a plateau).
+            core.uc.ctl_flush_tb()
         for name, program in self.programs.items():
             core = self.cores[name]
             for seg in program.segments:
@@ -240,17 +268,16 @@ class Tile:
                     _copy_into(self.l1, seg.vaddr, seg.data)
                 else:
                     _copy_into(core.local_ram, seg.vaddr - self.profile.local_ram_base, seg.data)
-        nop = NOP.to_bytes(4, "little")
-        for address in self.ttinsn:
-            _copy_into(self.l1, address, nop)
-        override, soft_reset = 0, self.registers.value("SOFT_RESET_0")
+        for address, patch in self.code.at.items():
+            _copy_into(self.l1, address, patch.placed.to_bytes(4, "little"))
+        soft_reset = self.registers.value("SOFT_RESET_0")
         host_releases = ["B"] if "B" in self.programs else list(self.programs)
         for name, program in self.programs.items():
             spec = self.cores[name].spec
-            if spec.reset_pc_reg is not None and spec.thread is not None:
+            if spec.reset_pc_reg is not None and spec.reset_pc_override is not None:
                 self.registers.values[spec.reset_pc_reg] = program.image.entry
-                override |= 1 << spec.thread
-        self.registers.values[self.profile.register("TRISC_RESET_PC_OVERRIDE").offset] = override
+                register, bit = spec.reset_pc_override
+                self.registers.values[register] |= 1 << bit
         for name in self.programs:
             spec = self.cores[name].spec
             if name in host_releases:
@@ -275,7 +302,7 @@ class Tile:
                     continue  # released with no firmware: tdbg has nothing for it to run
                 pc = self.registers.reset_pc(core.spec)
                 core.reset(program.image.entry if pc is None else pc, CoreState.RUNNABLE)
-                core.uc.ctl_remove_cache(0, self.profile.l1_size)
+                core.uc.ctl_flush_tb()
 
     # -- checkpoints ------------------------------------------------------------------------------
     def checkpoint(self, compress: bool = False) -> Checkpoint:
@@ -285,13 +312,14 @@ class Tile:
         L1, 70 ms for random bytes; the user's checkpoints, not the history's)."""
         cores = {
             name: CoreSnapshot(core.uc.context_save(), bytes(core.local_ram), core.pc, core.completed_pc,
-                               core.last_stop, core.state, core.wait)
+                               core.last_stop, core.state, core.wait, core.csrs.snapshot())
             for name, core in self.cores.items()
         }
         l1 = zlib.compress(bytes(self.l1), 1) if compress else bytes(self.l1)
         return Checkpoint(l1, cores, self.tensix.snapshot(), self.coprocessor.snapshot(),
                           (self.pushes.total, list(self.pushes.per_thread)), dict(self.registers.values),
-                          self.registers.clock, dict(self.exit_codes), compress)
+                          self.registers.clock, dict(self.exit_codes), self.code.at, self.noc.snapshot(),
+                          self.overlay.snapshot(), compress, self._last_turn)
 
     def restore(self, cp: Checkpoint) -> None:
         """Return to ``cp``."""
@@ -305,7 +333,8 @@ class Tile:
             core.completed_pc = snap.completed_pc
             core.last_stop = snap.last_stop
             core.state, core.wait = snap.state, snap.wait
-            core.uc.ctl_remove_cache(0, self.profile.l1_size)
+            core.csrs.restore(snap.csrs)
+            core.uc.ctl_flush_tb()
         self.tensix.restore(cp.tensix)
         self.coprocessor.restore(cp.coprocessor)
         self.pushes.truncate(*cp.pushes)
@@ -314,56 +343,73 @@ class Tile:
         self.registers.values = dict(cp.registers)
         self.registers.clock = cp.clock
         self.exit_codes = dict(cp.exit_codes)
+        self._last_turn = cp.last_turn
+        self.noc.restore(cp.noc)
+        self.overlay.restore(cp.overlay)
+        if self.code.at is not cp.code:
+            self.code.at = cp.code
+            for core in self.cores.values():
+                core.hook_code(self.code.at)
 
     # -- running ------------------------------------------------------------------------------------
     def run_others_until_ready(self, name: str) -> Stop | None:
         """Give the cores other than ``name`` turns until ``name``'s wait is over (None), or
-        return what stopped them (a stop, or a deadlock naming every wait)."""
+        return what stopped them (a stop, an interrupt, or a deadlock naming every wait)."""
         waiting = self.cores[name]
         others = [n for n in self.cores if n != name]
-        turn = 0
         while True:
             self._runnable([name])
             if waiting.state is not CoreState.BLOCKED:
                 return None
             runnable = self._runnable(others)
+            if self._interrupt:
+                return self._interrupted(waiting)
             if not runnable:
                 return self._idle_stop([name, *others], None)
-            stop = self._turn(self.cores[runnable[turn % len(runnable)]], None, True)
-            if stop is None:
-                turn += 1
-            elif stop.kind is not StopKind.PREEMPTED:
-                return stop
+            stop = self._turn(self.cores[self._next_turn(runnable)], None, True)
+            if stop is not None and stop.kind is not StopKind.PREEMPTED:
+                return self._interrupted(waiting, stop) if stop.kind is StopKind.INTERRUPTED else stop
 
     def run(self, only: str | None = None, limit: int | None = None) -> Stop:
         """Run the runnable cores (every one, or just ``only``) until something stops them.
-        ``limit``: at most that many instructions per turn of a core."""
-        self._interrupt = False
+        ``limit``: at most that many instructions per turn of a core.  An interrupt asked
+        before the run (between two runs of one request) stops it at once."""
         names = [only] if only else list(self.cores)
-        turn = 0
         while True:
             runnable = self._runnable(names)
             if self._interrupt:
-                self._interrupt = False
-                for core in self.cores.values():
-                    core._interrupt = False
-                core = self.cores[runnable[0] if runnable else names[0]]
-                return Stop(StopKind.INTERRUPTED, core.name, core.pc)
+                return self._interrupted(self.cores[runnable[0] if runnable else names[0]])
             if not runnable:
                 return self._idle_stop(names, only)
-            stop = self._turn(self.cores[runnable[turn % len(runnable)]], limit, len(runnable) > 1)
-            if stop is None:
-                continue
-            if stop.kind is not StopKind.PREEMPTED:
-                return stop
-            turn += 1
+            stop = self._turn(self.cores[self._next_turn(runnable)], limit, True)
+            if stop is not None and stop.kind is not StopKind.PREEMPTED:
+                return self._interrupted(self.cores[stop.core], stop) if stop.kind is StopKind.INTERRUPTED else stop
+
+    def _interrupted(self, core: Core, stop: Stop | None = None) -> Stop:
+        """The interrupt is taken: no core or tile keeps it pending; ``stop`` (or one at
+        ``core``'s PC) reports it."""
+        self.clear_interrupt()
+        return stop or Stop(StopKind.INTERRUPTED, core.name, core.pc)
+
+    def _next_turn(self, runnable: Sequence[str]) -> str:
+        """Whose turn it is: the first of ``runnable`` after the core whose turn ended last, in
+        the profile's order (deterministic: where turns end, never when)."""
+        order = list(self.cores)
+        after = order.index(self._last_turn) + 1 if self._last_turn in self.cores else 0
+        return next(n for n in order[after:] + order[:after] if n in runnable)
 
     def _turn(self, core: Core, limit: int | None, shared: bool) -> Stop | None:
         """Run ``core`` for one turn (``shared``: others could run, so it may be preempted).
         None when it blocked, parked, exited or went into reset; else its stop."""
-        self._active = core
+        self._active, self._last_turn = core, core.name
         try:
             stop = core.resume(limit, preemptible=shared)
+            if stop.kind is StopKind.PREEMPTED:
+                found = idle.spinning(core, self.describe_address)
+                if isinstance(found, Wait):
+                    core.state, core.wait = CoreState.BLOCKED, found
+                    return None
+                stop = found or stop
         finally:
             self._active = None
         if stop.kind is StopKind.BLOCKED or core.state is not CoreState.RUNNABLE:
@@ -418,6 +464,23 @@ class Tile:
             return Stop(StopKind.DEADLOCK if only is None else StopKind.BLOCKED, focus.name, focus.pc, detail=waits)
         return Stop(StopKind.EXITED, focus.name, focus.pc, detail=self.describe_finish(names))
 
+    def describe_address(self, address: int, value: int | None = None) -> str:
+        """An address as a wait names it: L1 (or local RAM), the symbol there if a loaded ELF
+        has one, the value it holds, and for L1 the NoC request that last wrote it."""
+        where = "L1" if address < self.profile.l1_size else "local RAM" if address >= self.profile.local_ram_base else "memory"
+        text = f"{where} {address:#x}"
+        for program in self.programs.values():
+            hit = program.image.symbol_at(address)
+            if hit is not None:
+                text += f" <{hit[0].name}+{hit[1]}>" if hit[1] else f" <{hit[0].name}>"
+                break
+        if value is not None:
+            text += f" (= {value:#x})"
+        if where == "L1":
+            last = next((t for lo, hi, t in reversed(self.noc_l1_writes) if lo <= address < hi), None)
+            text += f" [last written by {last.describe()}]" if last else " [no NoC request has written it]"
+        return text
+
     def describe_finish(self, names: Sequence[str]) -> str:
         parts = []
         for name in names:
@@ -431,11 +494,18 @@ class Tile:
         return ", ".join(parts)
 
     def interrupt(self) -> None:
-        """Stop a running ``run`` from another thread (Ctrl-C)."""
+        """Stop a running ``run`` from another thread (Ctrl-C); it stays pending until a run
+        takes it (an ``INTERRUPTED`` stop) or ``clear_interrupt``."""
         self._interrupt = True
         active = self._active
         if active is not None:
             active.interrupt()
+
+    def clear_interrupt(self) -> None:
+        """Drop a pending interrupt (a new request starts)."""
+        self._interrupt = False
+        for core in self.cores.values():
+            core._interrupt = False
 
     # -- Tensix instruction pushes -------------------------------------------------------------
     def store_push(self, core_name: str, thread: int, word: int) -> None:
@@ -450,9 +520,13 @@ class Tile:
         to a watched Dst row, stops the core after the push (the push itself has happened).  A
         push the debugger makes while the core is stopped (a store to ``INSTRN_BUF_BASE`` typed
         by the user) raises the event instead.  This is the path of every pushed instruction:
-        it logs a tuple and calls the coprocessor, nothing more unless a Dst row is watched."""
+        it logs a tuple and calls the coprocessor, nothing more unless a Dst row is watched.
+        A debugger push into a full queue is a ``Stall`` too: the write cannot complete."""
         if not core.running:
-            self.execute(core, thread, pc, word, "debugger")
+            try:
+                self.execute(core, thread, pc, word, "debugger")
+            except QueueFull:
+                raise Stall(self._fifo_wait(thread)) from None
             return
         if self.watches:
             self._push_watched(core, thread, pc, word, via)
@@ -520,6 +594,33 @@ class Tile:
         except IsaError:
             return f"{word:#010x}"
 
+    def _noc_wrote_l1(self, address: int, data: bytes, transfer: Transfer) -> None:
+        """A NoC request writes this tile's L1, as any L1 write: journalled for reverse-stepi,
+        code it overwrites replaced again, and a watchpoint on it stops the core that issued the
+        request (after its store), naming the transfer."""
+        end = address + len(data)
+        if transfer.seq:
+            self.noc_l1_writes.append((address, end, transfer))
+            del self.noc_l1_writes[:-NOC_WRITES_KEPT]
+        journal = self.coprocessor.l1_journal
+        if journal is not None:
+            journal.append((address, bytes(self.l1[address:end])))
+        watched = [(w, bytes(self.l1[w.address:w.address + w.length])) for w in self.watches
+                   if not w.dst_rows and w.kind != "read" and w.core is None and w.address < end
+                   and address < w.address + w.length and w.address + w.length <= self.profile.l1_size]
+        _copy_into(self.l1, address, data)
+        if any(address < hi and lo < end for lo, hi in self._code):
+            self._code_overwritten(address, end)
+        else:
+            for core in self.cores.values():
+                core.uc.ctl_remove_cache(address, end)
+        core = self.cores.get(transfer.core)
+        for watch, old in watched:
+            new = bytes(self.l1[watch.address:watch.address + watch.length])
+            if core is not None and core.running:
+                core.push_watch(watch, int.from_bytes(old, "little"), int.from_bytes(new, "little"), transfer.describe())
+                break
+
     def _l1_accessed(self, thread: int, word: int, ranges: list[tuple[int, int, bool]]) -> None:
         """A Tensix instruction read or wrote L1: log it (under the current push's sequence
         number), and drop Unicorn's translations of any firmware code it overwrote."""
@@ -530,8 +631,18 @@ class Tile:
                 if self._l1_written is not None:
                     self._l1_written.append(access)
                 if any(start < hi and lo < end for lo, hi in self._code):
-                    for core in self.cores.values():
-                        core.uc.ctl_remove_cache(start, end)
+                    self._code_overwritten(start, end)
+
+    def _code_overwritten(self, start: int, end: int) -> None:
+        """A Tensix unit wrote L1 over loaded code: each replaced word it changed is now what
+        it wrote; drop Unicorn's translations of the range."""
+        for at in range(start & ~3, end, 4):
+            patch = self.code.at.get(at)
+            held = int.from_bytes(bytes(self.l1[at:at + 4]), "little")
+            if (patch is not None and held != patch.placed) or (patch is None and self._in_code(at)):
+                self._replace(at, held)
+        for core in self.cores.values():
+            core.uc.ctl_remove_cache(start, end)
 
     def dst_writer(self, row: int) -> DstWriter | None:
         """The last writer of ``DstBits`` row ``row``, if known."""
@@ -625,14 +736,60 @@ class Tile:
                 raise Unreadable(f"Cannot access memory at address {address + len(out):#x}: {exc}") from None
             return bytes(out)
         try:
+            if self.trampolines.overlaps(address, size):
+                raise ValueError("unmapped")
             data = bytearray(core.uc.mem_read(address, size))
         except Exception:
             raise Unreadable(f"Cannot access memory at address {address:#x}") from None
-        for word_address in range(address & ~3, address + size, 4):
-            word = self.ttinsn.get(word_address)
-            if word is not None:
-                raw = word.to_bytes(4, "little")
-                for i in range(4):
-                    if address <= word_address + i < address + size:
-                        data[word_address + i - address] = raw[i]
+        if address < self.profile.l1_size and self.code.at:
+            start = address & ~3
+            held = bytes(self.l1[start:(address + size + 3) & ~3])
+            for at in range(start, start + len(held), 4):
+                patch = self.code.at.get(at)
+                if patch is not None and int.from_bytes(held[at - start:at - start + 4], "little") == patch.placed:
+                    raw = patch.word.to_bytes(4, "little")
+                    for i in range(4):
+                        if address <= at + i < address + size:
+                            data[at + i - address] = raw[i]
         return bytes(data)
+
+    # -- code the debugger or a Tensix unit rewrites ------------------------------------------
+    def write_l1(self, address: int, data: bytes) -> None:
+        """The debugger writes ``data`` into L1 at ``address``: a word of loaded code it
+        changes is the new loaded word (replaced again if it must be, ``tdbg.emu.code``)."""
+        end = address + len(data)
+        words = {at: bytearray(self.code.original(at, int.from_bytes(bytes(self.l1[at:at + 4]), "little")).to_bytes(4, "little"))
+                 for at in range(address & ~3, end, 4) if self._in_code(at)}
+        _copy_into(self.l1, address, data)
+        for at, word in words.items():
+            for i in range(4):
+                if address <= at + i < end:
+                    word[i] = data[at + i - address]
+            self._replace(at, int.from_bytes(word, "little"))
+        for core in self.cores.values():
+            core.uc.ctl_remove_cache(address, end)
+
+    def _in_code(self, address: int) -> bool:
+        return any(lo <= address and address + 4 <= hi for lo, hi in self._executable)
+
+    def _replace(self, address: int, word: int) -> None:
+        """``word`` is now the loaded word at ``address`` (in loaded code)."""
+        patch = self.code.classify(address, word)
+        self.code.set(address, patch)
+        if patch is not None:
+            _copy_into(self.l1, address, patch.placed.to_bytes(4, "little"))
+        for core in self.cores.values():
+            core.set_code_hook(address, patch)
+
+    def classify_trapped(self, address: int, word: int) -> bool:
+        """A core trapped on ``word`` at ``address`` (code nobody classified: the firmware
+        wrote it): replace it now if it is a word tdbg runs (True)."""
+        patch = self.code.classify(address, word)
+        if patch is None or address >= self.profile.l1_size:
+            return False
+        self.code.set(address, patch)
+        _copy_into(self.l1, address, patch.placed.to_bytes(4, "little"))
+        for core in self.cores.values():
+            core.set_code_hook(address, patch)
+            core.uc.ctl_remove_cache(address, address + 4)
+        return True

@@ -47,8 +47,8 @@ __attribute__((noinline)) void misaligned_device_load(void) {
     after = 1;
 }
 
-__attribute__((noinline)) void count_leading_zeros(void) {
-    __asm__ volatile(".word 0x60051513");        /* Zbb clz a0, a0 */
+__attribute__((noinline)) void float_add(void) {
+    __asm__ volatile(".word 0x00B57553");        /* F: fadd.s fa0, fa0, fa1 (tdbg runs no F) */
     after = 1;
 }
 
@@ -67,7 +67,7 @@ int main(void) {
     case 5: run_local_ram(); break;
     case 6: run_dst_window(); break;
     case 7: misaligned_device_load(); break;
-    case 8: count_leading_zeros(); break;
+    case 8: float_add(); break;
     case 9: no_frame_info(); break;
     }
     return 0;

@@ -1,0 +1,74 @@
+"""The NoC overlay's stream registers that tt-metal uses, as memory-mapped registers
+(``NOC_OVERLAY_START_ADDR``: stream ``s`` at ``s * stride``, register ``i`` at ``4 * i``).
+
+tt-metal's circular buffers count pages in ``STREAM_REMOTE_DEST_BUF_SIZE`` (pages received) and
+``STREAM_REMOTE_DEST_BUF_START`` (pages acknowledged) of the CB's stream (``stream_io_map.h``);
+writing ``..._SIZE`` also sets ``..._SPACE_AVAILABLE``, and ``..._SPACE_AVAILABLE_UPDATE`` adds its
+bits 22:6 to it (noc_overlay_parameters.h ``REMOTE_DEST_BUF_WORDS_FREE_INC``), as ttsim v1.10.0
+keeps them (tile.cpp:1812-1853).  Each keeps its width (17 bits: ``MEM_WORD_ADDR_WIDTH``).  Any
+other stream register (the overlay's own data movement) is ``UnimplementedFunctionality``.
+"""
+
+from __future__ import annotations
+
+from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality, UnsupportedFunctionality
+from tdbg.tensix.profile import OverlaySpec
+
+_PAGE = "NoC/Overlay/README.md"
+
+
+class Overlay:
+    """The stream registers of one tile."""
+
+    def __init__(self, spec: OverlaySpec) -> None:
+        self.spec = spec
+        self._names = {index: (name, bits) for name, (index, bits) in spec.registers.items()}
+        self.values: dict[tuple[int, str], int] = {}
+
+    def reset(self) -> None:
+        self.values = {}
+
+    def snapshot(self) -> dict[tuple[int, str], int]:
+        return dict(self.values)
+
+    def restore(self, snap: dict[tuple[int, str], int]) -> None:
+        self.values = dict(snap)
+
+    def register(self, offset: int) -> tuple[int, str, int]:
+        """(stream, register name, bits) at ``offset``."""
+        stream, within = divmod(offset, self.spec.stride)
+        if stream >= self.spec.streams or within & 3:
+            raise UndefinedBehavior(f"{_PAGE}: overlay offset {offset:#x} is no stream register")
+        found = self._names.get(within >> 2)
+        if found is None:
+            raise UnimplementedFunctionality(f"{_PAGE}: stream {stream} register {within >> 2} is not modelled by tdbg "
+                                             "(only the ones tt-metal's circular buffers use)")
+        return stream, found[0], found[1]
+
+    def describe(self, offset: int) -> str:
+        try:
+            stream, name, _ = self.register(offset)
+        except Exception:   # noqa: BLE001 - a name for a message only
+            return f"overlay offset {offset:#x}"
+        return f"stream {stream} {name}"
+
+    def load(self, offset: int) -> int:
+        stream, name, _ = self.register(offset)
+        if name.endswith("_UPDATE"):
+            raise UndefinedBehavior(f"{_PAGE}: {name} is written, not read")
+        return self.values.get((stream, name), 0)
+
+    def store(self, offset: int, value: int) -> None:
+        stream, name, bits = self.register(offset)
+        if name == "STREAM_REMOTE_DEST_BUF_SPACE_AVAILABLE":
+            raise UndefinedBehavior(f"{_PAGE}: {name} is read-only")
+        if name.endswith("_UPDATE"):
+            if value & 0x3F:
+                raise UnsupportedFunctionality(f"ttsim v1.10.0 (tile.cpp:1846): {name} with destination number "
+                                               f"{value & 0x3F} (multicast streams) is not modelled")
+            key = (stream, "STREAM_REMOTE_DEST_BUF_SPACE_AVAILABLE")
+            self.values[key] = (self.values.get(key, 0) + (value >> 6)) & 0x1FFFF
+            return
+        self.values[(stream, name)] = value & ((1 << bits) - 1)
+        if name == "STREAM_REMOTE_DEST_BUF_SIZE":
+            self.values[(stream, "STREAM_REMOTE_DEST_BUF_SPACE_AVAILABLE")] = value & 0x1FFFF
