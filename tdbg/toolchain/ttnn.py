@@ -44,7 +44,9 @@ PIP_DOWNLOAD = ("download", "--no-deps", "--only-binary=:all:", "--python-versio
                 "--platform", "manylinux_2_34_x86_64", f"ttnn=={VERSION}")
 #: The folders of the wheel tdbg unpacks (its other 250 MB are host libraries and Python).
 PARTS = ("ttnn/tt_metal/tt-llk/", "ttnn/tt_metal/hw/", "ttnn/tt_metal/hostdevcommon/",
-         "ttnn/tt_metal/pre-compiled/", "ttnn/ttnn/cpp/ttnn/operations/")
+         "ttnn/tt_metal/pre-compiled/", "ttnn/ttnn/cpp/ttnn/operations/",
+         # tt-metal kernels (tdbg.ttmetal.kit): the rest of the kernel headers, the kernel linker scripts
+         "ttnn/tt_metal/api/", "ttnn/ttnn/cpp/", "ttnn/runtime/hw/toolchain/")
 DOWNLOAD_TIMEOUT = 1800
 _COMPLETE = ".complete"
 
@@ -92,16 +94,22 @@ def tree() -> Tree:
         return found
     root = cache_root()
     unpacked = Tree(root / VERSION)
-    if (unpacked.root / _COMPLETE).is_file():
+    if _complete(unpacked):
         return unpacked
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise TtnnUnavailable(f"cannot create the ttnn cache {root}: {exc.strerror}") from exc
     with _locked(root):
-        if not (unpacked.root / _COMPLETE).is_file():
+        if not _complete(unpacked):
             _unpack(_wheel(root), unpacked.root)
     return unpacked
+
+
+def _complete(unpacked: Tree) -> bool:
+    """The cache holds every folder of ``PARTS`` (an unpack made for fewer parts is redone)."""
+    marker = unpacked.root / _COMPLETE
+    return marker.is_file() and set(PARTS) <= set(marker.read_text().splitlines())
 
 
 @contextmanager
@@ -152,7 +160,7 @@ def _unpack(wheel: Path, dest: Path) -> None:
             if not any(m.startswith(PARTS[0]) for m in members):
                 raise TtnnUnavailable(f"{wheel} holds no {PARTS[0]}: not a ttnn {VERSION} wheel")
             archive.extractall(staging, members)
-        (staging / _COMPLETE).write_text(f"{wheel.name}\n")
+        (staging / _COMPLETE).write_text("\n".join((wheel.name, *PARTS)) + "\n")
         shutil.rmtree(dest, ignore_errors=True)
         os.replace(staging, dest)
     except zipfile.BadZipFile as exc:
