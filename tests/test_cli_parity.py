@@ -35,7 +35,7 @@ int main(void) { return f(w, name) + pts[0].x + (pp != 0) + results[0]; }
 
 
 def test_help_info_lists_the_subcommands() -> None:
-    lines = run(shell(DEMO), "help info").splitlines()
+    lines = run(shell(DEMO), "set width unlimited", "help info").splitlines()   # GDB -batch's width
     at = lines.index("List of info subcommands:")
     assert "info breakpoints, info b, info break -- List breakpoints and watchpoints with their hit counts, conditions and commands." in lines
     assert "info watchpoints -- List the watchpoints only, as 'info breakpoints' shows them." in lines

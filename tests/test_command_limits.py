@@ -254,12 +254,12 @@ def test_an_error_whose_text_is_not_a_string_is_still_one_line() -> None:
 
 
 def test_dst_commands_on_the_b_core_ask_for_a_view() -> None:
-    """B has no Tensix thread, so no window view to default to (found by the command fuzz:
+    """B has no Tensix thread, so no config bank and no window view to default to (found by the command fuzz:
     'thread 4' then 'dst diff F' was an internal error)."""
     s = Session({"B": FW / "release_triscs.c", "T0": FW / "pipeline_t0.c"})
     run(s, "thread 4")                                     # B (T0, T1, T2, B)
-    assert run(s, "dst stats") == "B has no Dst window view: give --view V, or select T0, T1 or T2.\n"
-    assert run(s, "pack 0 to bf16") == "B has no Dst window view: give from DSTFMT, or select T0, T1 or T2.\n"
+    assert run(s, "dst stats") == "B has no Dst view in force: give --view V, or select T0, T1 or T2.\n"
+    assert run(s, "pack 0 to bf16") == "B has no Dst view in force: give from DSTFMT, or select T0, T1 or T2.\n"
     assert run(s, "pack 0 to bf16 from fp32").startswith("FP32/INT32 -> BF16")
 
 

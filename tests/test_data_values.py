@@ -120,6 +120,8 @@ def test_undefined_rows_look_undefined_and_pack_as_zero(filled) -> None:
     assert run(shell, "p dst32[0][1]") == "Dst32b[0][1] is undefined (ZEROACC, or never written).\n"
     row = run(shell, "dst row 0").splitlines()
     assert row[0].endswith("undefined (ZEROACC, or never written)") and row[2].split() == ["0"] + ["<undef>"] * 5
+    assert run(shell, "dst tile 0 face 0 --view fp32").splitlines()[2].split()[1:] == ["<undef>"] * 8  # 80 columns
+    run(shell, "set width unlimited")
     assert run(shell, "dst tile 0 face 0 --view fp32").splitlines()[2].split()[1:] == ["<undef>"] * 16
     assert run(shell, "dst diff checkpoint 1 --view fp32 --max 2") == (
         "row 0 col 0: 0 -> <undef>\n"

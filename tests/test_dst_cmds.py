@@ -105,6 +105,63 @@ def test_stats_default_view_follows_the_window(shell) -> None:
     assert run(shell, "dst stats").startswith("Dst16b rows 0-1 as bf16: 32 values")
 
 
+def cfg(shell, **fields: int) -> None:
+    """Write Config fields (the bank T0's CFG_STATE_ID selects, as the commands read them)."""
+    for name, value in fields.items():
+        shell[0].session.tile.tensix.config.set(name, value, thread=0)
+
+
+def test_default_view_is_the_math_configuration_not_the_window(shell) -> None:
+    """tt-llk never sets the window's fmt; it sets ALU_ACC_CTRL_Fp32_enabled (math) and
+    ALU_FORMAT_SPEC_REG2_Dstacc (pack), and tt-exalens decodes Dst in Dstacc's format.  Codes
+    from FormatConversion.md: 0 FP32, 1 FP16, 5 BF16, 8 INT32, 14 INT8."""
+    write_known_rows(shell)
+    cfg(shell, RISC_DEST_ACCESS_CTRL_SEC0_fmt=3)                 # the window says BF16 ...
+    cfg(shell, ALU_ACC_CTRL_Fp32_enabled=1)                        # ... the math unit writes Dst32b
+    assert run(shell, "dst stats").startswith("Dst32b rows 0-1 as fp32: 32 values")
+    cfg(shell, RISC_DEST_ACCESS_CTRL_SEC0_fmt=0, ALU_ACC_CTRL_Fp32_enabled=0, ALU_FORMAT_SPEC_REG2_Dstacc=5)
+    assert run(shell, "dst stats").startswith("Dst16b rows 0-1 as bf16: 32 values")
+    assert run(shell, "dst heatmap").startswith("Dst16b rows 0-1023 as bf16, one line per tile")
+    assert run(shell, "dst tile 0").startswith("Tile 0 face 0 (Dst16b rows 0-15 as bf16):")
+    cfg(shell, ALU_FORMAT_SPEC_REG2_Dstacc=1)
+    assert run(shell, "dst stats").startswith("Dst16b rows 0-1 as fp16: 32 values")
+    cfg(shell, ALU_FORMAT_SPEC_REG_Dstacc_override=1, ALU_FORMAT_SPEC_REG_Dstacc_val=5)   # the override wins
+    assert run(shell, "dst stats").startswith("Dst16b rows 0-1 as bf16: 32 values")
+    assert run(shell, "dst stats --view fp16").startswith(
+        "Note: the math configuration says bf16 (Fp32_enabled 0, Dstacc_val BF16), not fp16.\n")
+    cfg(shell, ALU_FORMAT_SPEC_REG_Dstacc_override=0, ALU_FORMAT_SPEC_REG2_Dstacc=14)
+    assert run(shell, "dst stats").startswith("Dst16b rows 0-1 as int8: 32 values")
+    cfg(shell, ALU_ACC_CTRL_INT8_math_enabled=1)                   # Int8 math accumulates Integer "32"
+    assert run(shell, "dst stats").startswith("Dst32b rows 0-1 as int32: 32 values")
+    cfg(shell, ALU_ACC_CTRL_INT8_math_enabled=0, ALU_ACC_CTRL_Fp32_enabled=1, ALU_FORMAT_SPEC_REG2_Dstacc=8)
+    assert run(shell, "dst stats").startswith("Dst32b rows 0-1 as int32: 32 values")
+    assert run(shell, "pack 0 to int32").startswith("FP32/INT32 -> INT32")
+    # Dstacc FP32 with both 32-bit bits clear (power-on) names no Dst16b type: the window's view
+    cfg(shell, ALU_ACC_CTRL_Fp32_enabled=0, ALU_FORMAT_SPEC_REG2_Dstacc=0, RISC_DEST_ACCESS_CTRL_SEC0_fmt=2)
+    assert run(shell, "dst stats").startswith("Dst16b rows 0-1 as fp16: 32 values")
+
+
+def test_an_explicit_view_that_disagrees_says_so_in_one_line(shell) -> None:
+    write_known_rows(shell)
+    cfg(shell, ALU_FORMAT_SPEC_REG2_Dstacc=5)                     # BF16 in Dst16b
+    note = "Note: the math configuration says bf16 (Fp32_enabled 0, Dstacc BF16), not {}."
+    lines = run(shell, "dst tile 0 --view fp32").splitlines()
+    assert lines[0] == note.format("fp32") and lines[1] == "Tile 0 face 0 (Dst32b rows 0-15 as fp32):"
+    assert run(shell, "dst stats 0-1 --view fp16").splitlines()[:2] == [
+        note.format("fp16"), "Dst16b rows 0-1 as fp16: 32 values"]
+    assert run(shell, "dst heatmap --view raw32").splitlines()[0] == note.format("raw32")
+    assert not run(shell, "dst stats 0-1 --view bf16").startswith("Note")  # agrees
+    assert not run(shell, "dst stats 0-1 --view raw16").startswith("Note")  # bits claim no type
+    assert run(shell, "dst tile 9 --view fp32") == "Tile 9 out of range 0..7 for Dst32b (fp32).\n"  # errors stay one line
+    cfg(shell, ALU_ACC_CTRL_Fp32_enabled=1, ALU_FORMAT_SPEC_REG2_Dstacc=0)
+    assert run(shell, "dst diff checkpoint 1 --view bf16") == "No checkpoint 1.\n"
+    run(shell, "checkpoint")
+    assert run(shell, "dst diff checkpoint 1 --view bf16").splitlines()[0] == (
+        "Note: the math configuration says fp32 (Fp32_enabled 1, Dstacc FP32), not bf16.")
+    cfg(shell, ALU_ACC_CTRL_Fp32_enabled=0)                        # power-on: the configuration names nothing
+    assert not run(shell, "dst stats 0-1 --view bf16").startswith("Note")
+
+
 def test_diff_since_previous_stop(running_shell) -> None:
     shell = running_shell
     assert run(shell, "dst diff") == "No previous stop recorded yet; Dst is snapshotted at every stop from now on.\n"
@@ -171,6 +228,7 @@ def tile_values() -> np.ndarray:
 
 def test_tile_matrix_with_face_borders(shell) -> None:
     dst(shell).write16(np.arange(64, 128), tile_values())
+    run(shell, "set width unlimited")   # the one-matrix layout
     lines = run(shell, "dst tile 1 --view int16").splitlines()
     assert lines[0] == "Tile 1 (Dst16b rows 64-127 as int16), faces [[0, 1], [2, 3]]:"
     header = lines[1].split()

@@ -83,6 +83,7 @@ def test_info_pushes_show_the_l1_each_instruction_touched(shell) -> None:
 
 
 def test_tile_and_x_as_format_and_l1_writer(shell) -> None:
+    run(shell, "set width unlimited")    # one line per face row
     text = run(shell, "tile 0x50000 as fp32")
     assert text.count("Face ") == 4
     text = run(shell, "tile 0x52000 as bfp8")

@@ -123,9 +123,9 @@ def test_monitor_may_touch_host_files_when_allowed(tmp_path: Path) -> None:
 def test_vfile_serves_only_the_loaded_elfs() -> None:
     s = Session({"T0": DEMO, "T1": firmware_dir() / "pipeline_t1.c"})
     with served(s) as c:
-        for name in ("T0", "T1"):
+        for name, fd in (("T0", b"F3"), ("T1", b"F4")):   # both open at once (one per process)
             path = str(s.tile.image(name).path).encode()
-            assert c.ask(b"vFile:open:" + path.hex().encode() + b",0,0") == b"F3"
+            assert c.ask(b"vFile:open:" + path.hex().encode() + b",0,0") == fd
         assert c.ask(b"vFile:open:" + b"/etc/passwd".hex().encode() + b",0,0") == b"F-1,2"
 
 

@@ -18,9 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from tdbg.commands.examine import format_float, format_view_value
-from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, dst_rows, window_view
+from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, default_view, dst_rows, note_other_view
 from tdbg.commands.files import DUMP, RESTORE
 from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.layout import SHORT_DIGITS, blocks, first_fitting, fits, line_width
 from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command
 from tdbg.commands.tensix_cmds import ranges
 from tdbg.commands.values import evaluate_int
@@ -108,9 +109,9 @@ def _int(text: str) -> int:
 
 def _view(interp: Interpreter, name: object) -> formats.View:
     """A Dst view by name (``raw16``/``raw`` and ``raw32`` for raw bits, as in ``Session.dst`` and
-    ``x ... as``); None: the current core's window view."""
+    ``x ... as``); None: the view in force (``dst_rows.default_view``)."""
     if name is None:
-        name = window_view(interp, "--view V")
+        return default_view(interp, "--view V")
     if name in ("raw16", "raw32"):  # the same names as the Python API's and x's
         return formats.get_view("dst16" if name == "raw16" else "dst32", "raw")
     for storage in STORAGE_ROWS:
@@ -118,6 +119,13 @@ def _view(interp: Interpreter, name: object) -> formats.View:
         if view is not None:
             return view
     raise CommandError(f'Unknown view "{name}"; choose from: {VIEW_NAMES}.')
+
+
+def _note(interp: Interpreter, opts: dict[str, object], view: formats.View) -> None:
+    """An explicit ``--view`` that disagrees with the math configuration is said so in one line
+    (``dst_rows.note_other_view``), before the command's output."""
+    if "view" in opts:
+        note_other_view(interp, view)
 
 
 def _tile_number(interp: Interpreter, text: str, view: formats.View) -> int:
@@ -152,10 +160,13 @@ def _defined(dst: Dst, snap: Snapshot, storage: str, rows: np.ndarray) -> np.nda
 UNDEF = "<undef>"
 
 
-def _fmt(view: formats.View, value: object) -> str:
-    """A decoded value: raw bits in hex, numbers as ``x`` shows them."""
+def _fmt(view: formats.View, value: object, short: bool = False) -> str:
+    """A decoded value: raw bits in hex, numbers as ``x`` shows them (``short``: floats with the
+    view's ``layout.SHORT_DIGITS``)."""
     if view.name == "raw":
         return f"{int(value):#0{view.width // 4 + 2}x}"  # type: ignore[call-overload]
+    if short and view.name in SHORT_DIGITS:
+        return format_float(float(value), SHORT_DIGITS[view.name])  # type: ignore[arg-type]
     return format_view_value(value)
 
 
@@ -358,9 +369,9 @@ def _report_diff(interp: Interpreter, view: formats.View, rows: np.ndarray, old:
     interp.out(f"{len(where)} of {differ.size} lanes differ{undef} ({_where(view, rows)}, {what}){shown}.")
 
 
-def _display(view: formats.View, bits: np.ndarray, defined: np.ndarray | None = None) -> np.ndarray:
+def _display(view: formats.View, bits: np.ndarray, defined: np.ndarray | None = None, short: bool = False) -> np.ndarray:
     """The view's text for every lane of ``bits`` (``<undef>`` where not ``defined``)."""
-    text = np.array([[_fmt(view, v) for v in row] for row in view.decode(bits)], dtype=object)
+    text = np.array([[_fmt(view, v, short) for v in row] for row in view.decode(bits)], dtype=object)
     if defined is not None:
         text[~defined] = UNDEF
     return text
@@ -410,6 +421,7 @@ def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts
             raise CommandError(f"{path} holds {len(golden)} rows; they do not match {STORAGE_NAME[view.storage]} rows {ranges(rows)} (0..{limit_rows - 1} exist).")
     else:
         raise CommandError(f"{path} holds shape {golden.shape}; expected (N, 16) rows or a (32, 32) tile.")
+    _note(interp, opts, view)
     dst = interp.session.model.dst
     bits = _read(dst, _live(dst), view.storage, rows)
     defined = _defined(dst, _live(dst), view.storage, rows)
@@ -474,11 +486,13 @@ def dst_diff(interp: Interpreter, args: str) -> None:
         if checkpoint is None:
             raise CommandError(f"No checkpoint {number}.")
         snap = (np.asarray(checkpoint.dst_bits), np.asarray(checkpoint.tensix["ever_written"]))
+        _note(interp, opts, view)
         _diff_bits(interp, view, snap, limit, f"since checkpoint {number}")
         return
     previous = interp.state.dst_stops[0]
     if previous is None:
         raise CommandError("No previous stop recorded yet; Dst is snapshotted at every stop from now on.")
+    _note(interp, opts, view)
     _diff_bits(interp, view, previous, limit, "since the previous stop")
 
 
@@ -506,6 +520,7 @@ def dst_stats(interp: Interpreter, args: str) -> None:
         if not len(rows):
             interp.out("No Dst rows written.")
             return
+    _note(interp, opts, view)
     defined = _defined(dst, _live(dst), storage, rows)
     bits = _read(dst, _live(dst), storage, rows)[defined]
     values = view.decode(bits)
@@ -540,6 +555,7 @@ def dst_heatmap(interp: Interpreter, args: str) -> None:
     if words[:1] == ["tile"] and len(words) == 2:
         tile = _tile_number(interp, words[1], view)
         rows = np.arange(TILE_ROWS) + TILE_ROWS * tile
+        _note(interp, opts, view)
         mag, nan, inf = (to_matrix(a) for a in _magnitudes(view, _read(dst, _live(dst), view.storage, rows)))
         top = float(mag.max())
         interp.out(f"Tile {tile} ({_where(view, rows)}): {_legend(top, colour)}")
@@ -549,6 +565,7 @@ def dst_heatmap(interp: Interpreter, args: str) -> None:
         return
     if words not in ([], ["all"]):
         raise CommandError("Usage: dst heatmap [tile T | all] [--view V]")
+    _note(interp, opts, view)
     rows = np.arange(STORAGE_ROWS[view.storage])
     mag, nan, inf = _magnitudes(view, _read(dst, _live(dst), view.storage, rows))
     shape = (-1, TILE_ROWS)
@@ -567,7 +584,10 @@ def dst_heatmap(interp: Interpreter, args: str) -> None:
     help=(
         "Print tile T as a 32x32 matrix in view V, aligned columns, face borders drawn with '|' "
         "and '-' (rows and columns labelled with matrix indices), or only its face F as 16x16 "
-        "(rows labelled with their Dst rows)."
+        "(rows labelled with their Dst rows).  When the matrix is wider than the line (set width; "
+        "80 columns by default) the tile is shown a face at a time, floats with the digits that "
+        "tell the view's values apart (bf16 4, fp16 and tf32 5, fp32 9), and a face still too wide "
+        "in blocks of its columns; 'set width unlimited' gives the one-matrix layout."
     ),
     example="dst tile 0 face 2 --view bf16",
 )
@@ -577,23 +597,39 @@ def dst_tile(interp: Interpreter, args: str) -> None:
     if len(words) not in (1, 3) or (len(words) == 3 and words[1] != "face"):
         raise CommandError("Usage: dst tile T [face F] [--view V]")
     tile = _tile_number(interp, words[0], view)
+    _note(interp, opts, view)
     dst = interp.session.model.dst
-    first = TILE_ROWS * tile
+    width = line_width(interp)
     if len(words) == 3:
         face = evaluate_int(interp, words[2])
         if not 0 <= face < 4:
             raise CommandError(f"Face {face} out of range 0..3.")
-        rows = np.arange(16) + first + 16 * face
-        text = _display(view, _read(dst, _live(dst), view.storage, rows), _defined(dst, _live(dst), view.storage, rows))
-        interp.out(f"Tile {tile} face {face} ({_where(view, rows)}):")
-        lines = _grid(text.tolist(), [str(r) for r in rows], [str(c) for c in range(16)], False)
+        faces = [face]
     else:
-        rows = np.arange(TILE_ROWS) + first
+        rows = np.arange(TILE_ROWS) + TILE_ROWS * tile
         text = to_matrix(_display(view, _read(dst, _live(dst), view.storage, rows), _defined(dst, _live(dst), view.storage, rows)))
-        interp.out(f"Tile {tile} ({_where(view, rows)}), faces [[0, 1], [2, 3]]:")
-        lines = _grid(text.tolist(), [str(i) for i in range(32)], [str(j) for j in range(32)], True)
-    for line in lines:
-        interp.out(line)
+        lines = [f"Tile {tile} ({_where(view, rows)}), faces [[0, 1], [2, 3]]:",
+                 *_grid(text.tolist(), [str(i) for i in range(32)], [str(j) for j in range(32)], True)]
+        if fits(lines, width):
+            for line in lines:
+                interp.out(line)
+            return
+        faces = list(range(4))  # a face per screen
+    for face in faces:
+        rows = np.arange(16) + TILE_ROWS * tile + 16 * face
+        bits, defined = _read(dst, _live(dst), view.storage, rows), _defined(dst, _live(dst), view.storage, rows)
+        interp.out(f"Tile {tile} face {face} ({_where(view, rows)}):")
+        labels = [str(r) for r in rows]
+
+        def face_grid(short: bool) -> Callable[[], list[str]]:
+            text = _display(view, bits, defined, short).tolist()
+
+            def block(a: int, b: int) -> list[str]:
+                return _grid([r[a:b] for r in text], labels, [str(c) for c in range(a, b)], False)
+            return lambda: block(0, 16) if not short else blocks(16, width, block)
+
+        for line in first_fitting(width, [face_grid(False), face_grid(True)]):
+            interp.out(line)
 
 
 def _subcommand(registry: Registry, interp: Interpreter, args: str) -> None:
@@ -634,7 +670,7 @@ def _complete(registry: Registry) -> Callable[[Interpreter, str], list[str]]:
     usage="dump dst ROWS FILE.npy|FILE.csv [--view V | --raw]",
     help=(
         "Save Dst rows ROWS (A-B or N) to a .npy or .csv file as an (N, 16) array: the values of "
-        "view V (float32 or int64; rows of the view's storage, default the current window view), "
+        "view V (float32 or int64; rows of the view's storage, default the view in force: see help dst), "
         "or with --raw the DstBits storage rows themselves (uint16, no Adj16), which 'restore dst' "
         "loads back."
     ),
@@ -657,6 +693,7 @@ def dump_dst(interp: Interpreter, args: str) -> None:
     else:
         view = _view(interp, opts.get("view"))
         rows = dst_rows(interp, words[0], STORAGE_ROWS[view.storage], STORAGE_NAME[view.storage])
+        _note(interp, opts, view)
         data = view.decode(_read(dst, _live(dst), view.storage, rows))
         what = _where(view, rows)
     out = io.BytesIO()
@@ -721,7 +758,13 @@ def restore_dst(interp: Interpreter, args: str) -> None:
     help=(
         "Inspect the Dst register: rows in every view, differences, statistics, heatmaps, tiles.\n"
         + _summary(DST) + "\n"
-        f"Views (--view V, default the current core's window view): {VIEW_NAMES}.  Rows and lanes "
+        f"Views (--view V): {VIEW_NAMES}.  The default is the view the math configuration says Dst "
+        "holds, as tt-exalens reads Dst: Dst32b (int32 for an integer ALU_FORMAT_SPEC_REG2_Dstacc, else "
+        "fp32) when ALU_ACC_CTRL_Fp32_enabled or ALU_ACC_CTRL_INT8_math_enabled is set, else the Dst16b "
+        "type of ALU_FORMAT_SPEC_REG2_Dstacc (ALU_FORMAT_SPEC_REG_Dstacc_val while overridden), in the "
+        "current core's config bank; where those fields name no Dst16b type (Dstacc FP32, TF32 or "
+        "INT32, as at power-on), the current core's window view (its RISC_DEST_ACCESS_CTRL fmt).  A "
+        "--view that reads other data than the configuration names is said so in one line.  Rows and lanes "
         "are those of the view's storage: 1024 Dst16b rows or 512 Dst32b rows, through the "
         "current row mapping; lanes of undefined rows (ZEROACC, or never written) show as <undef>.  " + LAYOUT
     ),

@@ -1,6 +1,7 @@
 """Dst row arguments (``A-B`` or ``N``) and the default view of the commands that read Dst
 (``dst``, ``dump dst``, ``pack``), rows checked against the storage's rows before any work: BlackholeA0
-``TensixCoprocessor/Dst.md`` gives ``Dst16b`` 1024 rows and ``Dst32b`` 512 distinct ones."""
+``TensixCoprocessor/Dst.md`` gives ``Dst16b`` 1024 rows and ``Dst32b`` 512 distinct ones.  The view
+rule is ``tdbg.tensix.view_in_force``'s."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 
 from tdbg.commands.registry import CommandError
 from tdbg.commands.values import evaluate_int
-from tdbg.tensix.view_in_force import WINDOW_VIEW
+from tdbg.tensix import formats, view_in_force
 
 if TYPE_CHECKING:
     from tdbg.commands.interpreter import Interpreter
@@ -29,11 +30,29 @@ def dst_rows(interp: Interpreter, text: str, limit: int, what: str) -> np.ndarra
     return np.arange(first, last + 1)
 
 
-def window_view(interp: Interpreter, option: str) -> str:
-    """The current core's Dst window view (its thread's window ``fmt``), the default of the
-    commands that read Dst; a core without a Tensix thread (B) has none: ``option`` says how
-    to give one."""
-    s = interp.session
-    if s.core.thread is None:
-        raise CommandError(f"{s.current} has no Dst window view: give {option}, or select T0, T1 or T2.")
-    return WINDOW_VIEW.get(s.model.window.ctrl(s.core.thread).fmt, "fp32")
+def _thread(interp: Interpreter, option: str) -> int:
+    """The current core's Tensix thread, whose config bank holds the configuration in force; a
+    core without one (B) has none: ``option`` says how to give a view."""
+    thread = interp.session.core.thread
+    if thread is None:
+        raise CommandError(f"{interp.session.current} has no Dst view in force: give {option}, or select T0, T1 or T2.")
+    return thread
+
+
+def default_view(interp: Interpreter, option: str) -> formats.View:
+    """The view of Dst data in force (``view_in_force.dst_view_in_force``), the default of the
+    commands that read Dst."""
+    return view_in_force.dst_view_in_force(interp.session.model, _thread(interp, option))
+
+
+def note_other_view(interp: Interpreter, view: formats.View) -> None:
+    """Say in one line when an explicit ``view`` reads other data than the math configuration
+    says Dst holds (``help dst`` names the fields in full)."""
+    thread = interp.session.core.thread
+    if thread is None:
+        return
+    math = view_in_force.math_dst(interp.session.model, thread)
+    if math.differs(view):
+        assert math.view is not None
+        asked = view.name if view.name != "raw" else f"raw{view.width}"
+        interp.out(f"Note: the math configuration says {math.view.name} ({math.fields()}), not {asked}.")

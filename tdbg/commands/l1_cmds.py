@@ -4,8 +4,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 
+from tdbg.commands.examine import format_float
 from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.layout import SHORT_DIGITS, blocks, first_fitting, line_width
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.session import SessionError
@@ -78,9 +81,15 @@ def _format_of(interp: Interpreter, args: str, default: str) -> tuple[str, str]:
     return text.strip(), fmt
 
 
-def _number(v: object, fmt: str) -> str:
+def _number(v: object, fmt: str, short: bool = False) -> str:
+    """A datum as ``tile`` shows it: integers in decimal, floats with 6 digits (``short``: the
+    digits that tell the format's values apart, ``layout.SHORT_DIGITS``; BFP datums are BF16 or
+    FP16 values)."""
     if fmt.startswith(("int", "uint")):
         return str(int(v))  # type: ignore[call-overload]
+    if short:
+        kind = "fp16" if fmt.endswith("a") or fmt == "fp16" else "bf16" if fmt.startswith(("bf", "bfp")) else fmt
+        return format_float(float(v), min(6, SHORT_DIGITS.get(kind, 6)))  # type: ignore[arg-type]
     return f"{float(v):.6g}"  # type: ignore[arg-type]
 
 
@@ -88,7 +97,9 @@ def _number(v: object, fmt: str) -> str:
          help="Show the 32x32 tile at L1 ADDR (four 16x16 faces, one after the other, as tt-llk lays them "
               "out) face by face, decoded from FORMAT (default bf16): " + FORMATS + ".  A BFP tile starts "
               "with its exponent section (one per 16 datums: each face row); each row shows its exponent.  "
-              "/x shows the datums' bits.",
+              "/x shows the datums' bits.  A face wider than the line (set width; 80 columns by default) "
+              "shows floats with the digits that tell the format's values apart, then its columns in "
+              "blocks; 'set width unlimited' gives one line per face row.",
          example="tile 0x30000 as bf16")
 def tile_cmd(interp: Interpreter, args: str) -> None:
     raw = args.startswith("/x")
@@ -108,12 +119,23 @@ def tile_cmd(interp: Interpreter, args: str) -> None:
     bits, exps = l1_data.raw_datums(data, fmt, l1_data.TILE_DATUMS)
     shown = bits if raw else l1_data.values(data, fmt, l1_data.TILE_DATUMS)
     digits = -(-l1_data.datum_bits(fmt) // 4)
+    width = line_width(interp)
     interp.out(f"Tile at {address:#x} as {fmt}" + (f" ({l1_data.exponent_section(fmt, 1024)} bytes of exponents first)" if exps is not None else ""))
     for face in range(4):
         r0, c0 = 16 * (face // 2), 16 * (face % 2)
-        interp.out(f"Face {face} (tile rows {r0}-{r0 + 15}, columns {c0}-{c0 + 15}):")
-        for row in range(16):
-            i = face * 256 + row * 16
-            cells = [f"{int(v):#0{digits + 2}x}" if raw else _number(v, fmt) for v in shown[i:i + 16]]
-            tail = f"  e={int(exps[i])}" if exps is not None else ""
-            interp.out(f"  {r0 + row:>2}: " + " ".join(f"{c:>10}" for c in cells) + tail)
+
+        def layout(short: bool) -> Callable[[], list[str]]:
+            cells = [[f"{int(v):#0{digits + 2}x}" if raw else _number(v, fmt, short) for v in shown[i:i + 16]]
+                     for i in range(face * 256, face * 256 + 256, 16)]
+            cell = 10 if not short else max(len(c) for row in cells for c in row)
+
+            def block(a: int, b: int) -> list[str]:
+                lines = [f"Face {face} (tile rows {r0}-{r0 + 15}, columns {c0 + a}-{c0 + b - 1}):"]
+                for row in range(16):
+                    tail = f"  e={int(exps[face * 256 + row * 16])}" if exps is not None and a == 0 else ""
+                    lines.append(f"  {r0 + row:>2}: " + " ".join(f"{c:>{cell}}" for c in cells[row][a:b]) + tail)
+                return lines
+            return lambda: block(0, 16) if not short else blocks(16, width, block)
+
+        for line in first_fitting(width, [layout(False), layout(True)]):
+            interp.out(line)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tdbg.asserts import llk_assert
 from tdbg.commands import settings
+from tdbg.commands.hang_report import all_backtraces, report_waits
 from tdbg.commands.interpreter import Interpreter, ScriptAborted, error_message
 from tdbg.commands.location import describe_location, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
@@ -73,12 +74,14 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     elif kind is StopKind.DEADLOCK:
         interp.out("")
         interp.out("Program stopped: deadlock: no core can run.")
-        for wait in stop.detail.split("; "):
-            interp.out(f"  {wait}")
+        report_waits(interp, stop)
+        all_backtraces(interp)
+        interp.out("")
         interp.out(where)
     elif kind is StopKind.BLOCKED:
         interp.out("")
-        interp.out(f"Program stopped: {stop.detail} (scheduler-locking {s.scheduler_locking}: the other cores do not run)")
+        interp.out(f"Program stopped: {stop.core} waits (scheduler-locking {s.scheduler_locking}: the other cores do not run)")
+        report_waits(interp, stop)
         interp.out(where)
     elif kind is StopKind.BREAKPOINT:
         title = "Temporary breakpoint" if hits and hits[0].temporary else "Breakpoint"

@@ -69,7 +69,7 @@ def parse_limit(text: str) -> int:
     if word == "unlimited":
         return 0
     if not word:
-        raise CommandError("Argument required (integer to set it to, or \"unlimited\".).")
+        raise CommandError("Argument required (integer to set it to, or \"unlimited\").")
     try:
         value = int(word, 0)
     except ValueError:
@@ -196,6 +196,6 @@ setting("pagination", help="tdbg never pages its output: off is the only value."
 setting("height", help="tdbg never pages its output: unlimited (0) is the only value.",
         show=lambda interp: "Number of lines gdb thinks are in a page is unlimited.",
         set=_only(lambda v: parse_limit(v) == 0, "tdbg never pages its output: only \"set height unlimited\" (or 0) is supported."))
-setting("width", help="tdbg never wraps its output: unlimited (0) is the only value.",
-        show=lambda interp: "Number of characters gdb thinks are in a line is unlimited.",
-        set=_only(lambda v: parse_limit(v) == 0, "tdbg never wraps its output: only \"set width unlimited\" (or 0) is supported."))
+limit_setting("width", "The characters in a line (unlimited or 0: no limit; default 80, or the terminal's width): dst tile, "
+              "tile, info pushes, info lregs and help fit it (tdbg.commands.layout).",
+              "width", "Number of characters gdb thinks are in a line is {}.", lambda i: i.state)

@@ -10,6 +10,7 @@ import numpy as np
 
 from tdbg.commands.examine import format_float, format_int
 from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.layout import first_fitting, line_width
 from tdbg.commands.registry import INIT_HOOKS, CommandError, info_command
 from tdbg.commands.tensix_cmds import ranges
 from tdbg.commands.values import evaluate_int
@@ -94,7 +95,7 @@ def _parse_regs(text: str) -> list[int]:
     help=(
         "Show LRegs (all 17 by default) as the 4 x 8 grid of their 32 lanes (LReg.md's lane "
         "layout: lane 8*row + column), in hex, FP32 and two's complement int (or one of them: "
-        "/x, /f, /d).  '*' marks a lane that changed since the last stop; <undef> a lane no "
+        "/x, /f, /d); lines of 4 lanes where 8 do not fit the line (set width).  '*' marks a lane that changed since the last stop; <undef> a lane no "
         "instruction has written (power-on LRegs have no value).  LReg[8], [9], [10], [15] are "
         "the read-only constants; [11]-[14] are written by SFPCONFIG; [16] only by SFPLOADMACRO.  "
         "Also: x/32wf lreg[N] (or lreg[N][LANE]) examines lanes in any x format; in expressions "
@@ -124,11 +125,15 @@ def info_lregs(interp: Interpreter, args: str) -> None:
         for view in views:
             cells = [_cell(int(vu.lreg[reg][lane]), int(vu.defined[reg][lane]), view) + ("*" if changed[reg][lane] else " ")
                      for lane in range(LANES)]
-            width = max(len(c) for c in cells)
-            for row in range(4):
-                name = VIEW_NAMES[view] if row == 0 else ""
-                interp.out(f"  {name:<4} lanes {8 * row:>2}-{8 * row + 7:<2} "
-                           + " ".join(c.rjust(width) for c in cells[8 * row: 8 * row + 8]))
+            cell = max(len(c) for c in cells)
+
+            def rows(per_line: int) -> list[str]:
+                return [f"  {VIEW_NAMES[view] if first == 0 else '':<4} lanes {first:>2}-{first + per_line - 1:<2} "
+                        + " ".join(c.rjust(cell) for c in cells[first: first + per_line])
+                        for first in range(0, LANES, per_line)]
+            # LReg.md's rows of 8 lanes; half rows when they do not fit the line (set width)
+            for line in first_fitting(line_width(interp), [lambda: rows(8), lambda: rows(4), lambda: rows(2)]):
+                interp.out(line)
 
 
 def _grid(mask: np.ndarray) -> str:

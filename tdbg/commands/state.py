@@ -59,6 +59,7 @@ class ShellState:
     completion_line: str = ""          # the line being completed (for subcommand completers)
     interactive: bool = False
     batch: bool = False
+    width: int = 80                    # GDB's ``set width``: characters in a line, 0 unlimited
     user_depth: int = 0                # nesting of user-defined commands
     # escapes (tdbg.commands.escapes)
     logging: object | None = None      # set logging: its Logging, once set

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.layout import fits, line_width, wrap, wrap_lines
 from tdbg.commands.registry import INFO, ROOT, CommandError, command, info_command
 from tdbg.session import Policy
 from tdbg.tensix.events import Category
@@ -16,37 +17,45 @@ def first_sentence(text: str) -> str:
     return re.split(r"(?<=\.)\s", text.strip(), maxsplit=1)[0]
 
 
-@command("help", aliases=("h",), usage="help [COMMAND]", help="List the commands, or show one command's usage, description and an example.", example="help x")
+@command("help", aliases=("h",), usage="help [COMMAND]", help="List the commands, or show one command's usage, description and an example, filled to the line (set width).", example="help x")
 def help_cmd(interp: Interpreter, args: str) -> None:
     words = args.split()
+    width = line_width(interp)
+
+    def out(text: str) -> None:
+        for line in wrap_lines(text, width):
+            interp.out(line)
+
     if not words:
         interp.out("tdbg commands (help COMMAND for details):")
-        for name in sorted(ROOT.commands):
-            if name.startswith("__"):
-                continue
-            cmd = ROOT.commands[name]
-            interp.out(f"  {cmd.usage:<40} {first_sentence(cmd.help)}")
+        listed = [(cmd.usage, first_sentence(cmd.help)) for name, cmd in sorted(ROOT.commands.items()) if not name.startswith("__")]
+        columns = [f"  {usage:<40} {sentence}" for usage, sentence in listed]
+        if not fits(columns, width):  # GDB's "NAME -- DOC" lines, filled to the line
+            columns = [line for usage, sentence in listed for line in wrap(f"{usage} -- {sentence}", width, "  ", "      ")]
+        for line in columns:
+            interp.out(line)
         return
     if words[0] == "user-defined":
         interp.out("User-defined commands.\nThe commands in this class are those defined by the user.\n"
                    "Use the \"define\" command to define a command.\n\nList of commands:\n")
         for name, user in sorted(interp.user_commands.items()):
-            interp.out(f"{name} -- {(user.doc or 'User-defined.').splitlines()[0]}")
+            out(f"{name} -- {(user.doc or 'User-defined.').splitlines()[0]}")
         return
     if words[0] in ("info", "i", "inf") and len(words) > 1:
-        interp.out(INFO.lookup(words[1]).help_text())
+        out(INFO.lookup(words[1]).help_text())
     elif words[0] in ("info", "i", "inf"):
-        interp.out(ROOT.lookup("info").help_text())
+        out(ROOT.lookup("info").help_text())
         interp.out("\nList of info subcommands:\n")
         for name in sorted(INFO.commands):
             cmd = INFO.commands[name]
             names = ", ".join(f"info {n}" for n in (name, *cmd.aliases))
-            interp.out(f"{names} -- {first_sentence(cmd.help)}")
+            for line in wrap(first_sentence(cmd.help), width, f"{names} -- ", "  "):
+                interp.out(line)
         interp.out('\nType "help info" followed by info subcommand name for full documentation.')
     elif words[0] in interp.user_commands:
-        interp.out(interp.user_commands[words[0]].doc or "User-defined.")
+        out(interp.user_commands[words[0]].doc or "User-defined.")
     else:
-        interp.out(ROOT.lookup(words[0]).help_text())
+        out(ROOT.lookup(words[0]).help_text())
 
 
 @command("handle", usage="handle CATEGORY stop|warn|ignore", help="Choose what an event of CATEGORY does: stop the run (default), print a warning and go on, or go on silently.  Categories: " + ", ".join(c.value for c in Category) + ".", example="handle UnimplementedFunctionality warn")

@@ -7,8 +7,9 @@ import re
 
 import numpy as np
 
-from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, dst_rows, window_view
+from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, default_view, dst_rows
 from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.layout import line_width, wrap
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.tensix import formats, packer
@@ -184,7 +185,7 @@ def info_tensix(interp: Interpreter, args: str) -> None:
     interp.out("Semaphores: " + " ".join(f"[{i}] {sem.Value}/{sem.Max}" for i, sem in enumerate(cop.semaphores)))
 
 
-@info_command("pushes", usage="info pushes [N]", help="List the last N (default 20) Tensix instructions pushed: pc, core, how (ttinsn, store, debugger), word, instruction; under a push, the L1 bytes Tensix instructions read or wrote while it ran (an UNPACR's input, a PACR's output; an instruction of another thread released by the push is named).", example="info pushes 5")
+@info_command("pushes", usage="info pushes [N]", help="List the last N (default 20) Tensix instructions pushed: pc, core, how (ttinsn, store, debugger), word, instruction (its fields wrapped to the line: set width); under a push, the L1 bytes Tensix instructions read or wrote while it ran (an UNPACR's input, a PACR's output; an instruction of another thread released by the push is named).", example="info pushes 5")
 def info_pushes(interp: Interpreter, args: str) -> None:
     s = interp.session
     pushes = s.pushes
@@ -193,8 +194,10 @@ def info_pushes(interp: Interpreter, args: str) -> None:
         interp.out("No Tensix instructions pushed.")
         return
     shown = pushes.last(n)
+    width = line_width(interp)
     for i, p in enumerate(shown, start=pushes.total - len(shown) + 1):
-        interp.out(f"{i:>5}  {p.pc:#010x} {p.core} {p.via:<8} {p.word:#010x}  {s.describe_word(p.word)}")
+        for line in wrap(s.describe_word(p.word), width, f"{i:>5}  {p.pc:#010x} {p.core} {p.via:<8} {p.word:#010x}  ", " " * 9):
+            interp.out(line)
         for a in s.l1_accesses(p.seq):
             who = "" if a.thread == p.thread and a.word == p.word else f" by T{a.thread} {s.describe_word(a.word).split()[0]}"
             interp.out(f"{'':>7}L1 {'write' if a.write else 'read '} {a.start:#x}..{a.end:#x} ({a.end - a.start} bytes){who}")
@@ -255,7 +258,7 @@ def info_dst(interp: Interpreter, args: str) -> None:
         "Run the packer's format conversion on Dst rows (N or A-B) and show the bytes it "
         "would write to L1, or write them at ADDR.  FORMAT: " + ", ".join(packer.FORMATS) + ".  "
         "DSTFMT is what Dst holds (fp32, int32: Dst32b rows; bf16, fp16, int16: Dst16b rows); "
-        "by default the current core's window view.  Undefined rows (ZEROACC, or never written) "
+        "by default the view in force (see help dst).  Undefined rows (ZEROACC, or never written) "
         "pack as zero, as the packers read them (ZEROACC.md)."
     ),
     example="pack 0-3 to bfp8 from fp32",
@@ -267,7 +270,7 @@ def pack_cmd(interp: Interpreter, args: str) -> None:
     rows_text, fmt_name, dst_fmt, at = m.groups()
     s = interp.session
     if dst_fmt is None:
-        dst_fmt = window_view(interp, "from DSTFMT")
+        dst_fmt = default_view(interp, "from DSTFMT").name
     if dst_fmt == "int8":
         dst_fmt = "fp16"  # Integer "8" is overlaid on FP16 (Dst.md)
     try:

@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from tdbg.emu.core import Core
 
 WINDOW = 4096
+#: Slices a core that computes (is not found spinning) keeps its turn before it yields anyway (a
+#: loop whose instructions or values change while it waits for another core, e.g. one counting
+#: its own iterations); until then where a turn ends never depends on host time (``Tile._turn``).
+PATIENCE = 50
 
 
 @dataclass

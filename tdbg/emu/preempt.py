@@ -1,15 +1,14 @@
-"""Ending a core's turn after a slice of host time, so that a core spinning on L1 for another
-core cannot starve it.
+"""Looking at a core's turn after each slice of host time, so that a core spinning on L1 for
+another core cannot starve it: ``Tile._turn`` then decides from what the core does (spinning,
+``tdbg.emu.idle``: it waits; computing: it goes on), never from when it was looked at.
 
 Measured on Unicorn 2.1: ``emu_start``'s own ``timeout`` starts a thread per call that polls
 every 2 microseconds, which costs a fifth of the emulation speed while three cores take turns;
 an instruction count per turn costs far more (a C hook on every instruction).  Here one daemon
 thread, asleep between checks, calls ``Core.preempt`` (an ``emu_stop`` from another thread,
-as Ctrl-C does) on the core whose turn has lasted ``SLICE_S``.  Where a preemption lands is the
-one thing in a run that depends on host timing, so the slice is long (a tenth of a second):
-cores that wait for each other through the coprocessor or by polling a device block instead
-(deterministically) and never reach it; only a core that spins on plain L1 for another core,
-or computes that long without touching the coprocessor, is cut.
+as Ctrl-C does) on the core whose turn has lasted ``SLICE_S``.  Where it lands depends on host
+timing, so nothing may depend on it; cores that wait for each other through the coprocessor or
+by polling a device block anyway and never reach it.
 """
 
 from __future__ import annotations

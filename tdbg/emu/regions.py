@@ -33,11 +33,15 @@ Store = Callable[[int | None, int, int, int], None]   # (thread, offset, size, v
 @dataclass(frozen=True)
 class Wait:
     """What a blocked core waits for: what it is doing, the test that ends the wait, and
-    (when the cause can change while it waits) a function saying what holds it now."""
+    (when the cause can change while it waits) a function saying what holds it now; for a
+    report, the device ``address`` a polling loop reads and the Tensix ``thread`` whose queue
+    a TTSync load or a push waits on."""
 
     what: str
     ready: Callable[[], bool] = field(compare=False)
     why: Callable[[], str | None] | None = field(default=None, compare=False)
+    address: int | None = None
+    thread: int | None = None
 
     @property
     def reason(self) -> str:
@@ -248,7 +252,8 @@ def _handlers(tile: Tile, spec: CoreSpec) -> dict[str, tuple[Load, Store, dict[s
     # (tdbg expands at push time: never).  The value is undefined; tdbg gives 0 (ttsim: 0).
     # Stores are discarded.  SyncUnit.md: the eight semaphores from offset 0x20.
     coprocessor_done, mop_done = 0x4, 0x8
-    semaphores = range(0x20, 0x40)
+    first = tile.profile.semaphore_offset
+    semaphores = range(first, first + 8 * 4)
 
     def pcbuf_value(thread: int | None, offset: int) -> int:
         if offset == coprocessor_done:
@@ -258,12 +263,12 @@ def _handlers(tile: Tile, spec: CoreSpec) -> dict[str, tuple[Load, Store, dict[s
         if offset == mop_done:
             return 0
         if offset in semaphores:
-            return coprocessor.riscv_semaphore_read((offset - 0x20) >> 2)
+            return coprocessor.riscv_semaphore_read((offset - first) >> 2)
         raise UnimplementedFunctionality(f"PC_BUF_BASE offset {offset:#x} (PCBuf) is not modelled by tdbg")
 
     def pcbuf_store(thread: int | None, offset: int, size: int, value: int) -> None:
         if offset & ~3 in semaphores:
-            coprocessor.riscv_semaphore_write((offset - 0x20) >> 2, value)
+            coprocessor.riscv_semaphore_write((offset - first) >> 2, value)
             tile.coprocessor_progressed()
         elif offset & ~3 not in (coprocessor_done, mop_done):
             raise UnimplementedFunctionality(f"PC_BUF_BASE offset {offset:#x} (PCBuf) is not modelled by tdbg")

@@ -41,16 +41,28 @@ class Access:
 
 
 @dataclass(frozen=True)
+class CoreWait:
+    """One blocked core of a ``DEADLOCK`` (or ``BLOCKED``) stop: where it waits, what for (the
+    wait's words when the run stopped), and the wait itself (``tdbg.emu.regions.Wait``)."""
+
+    core: str
+    pc: int
+    reason: str
+    wait: object | None = None
+
+
+@dataclass(frozen=True)
 class Stop:
     kind: StopKind
     core: str
     pc: int
-    detail: str = ""
+    detail: str = ""                 # DEADLOCK: every wait, joined with "; " (``waits`` is the list)
     access: Access | None = None
     event: TensixEvent | None = None
     watch: object | None = None      # the watchpoint that fired
     old: int | None = None           # watchpoint: value before the access
     new: int | None = None           # watchpoint: value the store would write
+    waits: tuple[CoreWait, ...] = ()  # DEADLOCK / BLOCKED: each blocked core
 
     @property
     def category(self) -> Category | None:

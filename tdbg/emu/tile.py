@@ -9,10 +9,11 @@ core's CSRs, a Zba/Zbb/xttzbkb instruction jumps to its RV32IM trampoline.  Debu
 that memory show the loaded word; a debugger write there replaces the loaded word.
 
 Run model (DESIGN.md, "The whole tile"): all-stop and deterministic.  ``run`` gives the runnable
-cores turns in the profile's order; a core keeps its turn until it stops, blocks (a ``Wait``),
-parks (reaches ``j .``), exits (tdbg's crt0 end) or, while another core could run, has run
-a slice of host time without doing any of these (a core spinning on L1 for another core;
-``tdbg.emu.preempt``).
+cores turns in the profile's order; a core keeps its turn until it stops, blocks (a ``Wait``:
+also a core found spinning on memory that nothing else changes, ``tdbg.emu.idle``), parks
+(reaches ``j .``) or exits (tdbg's crt0 end); a core that computes keeps its turn for up to
+``idle.PATIENCE`` slices of host time (``tdbg.emu.preempt``), so where turns end, and which core
+a stop is reported on, does not depend on host speed.
 Any stop stops every core and names its core.  With no runnable core left the run ends: a
 ``DEADLOCK`` stop naming every wait when a core is blocked, else ``EXITED`` (every core with
 firmware has exited or parked).
@@ -40,7 +41,7 @@ from tdbg.emu.noc import LocalTile, Noc, Transfer
 from tdbg.emu.overlay import Overlay
 from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog, WindowAccess, WindowTrace
 from tdbg.emu.regions import Stall, TensixMmio, TileRegisters, Wait, core_regions
-from tdbg.emu.stops import Access, Stop, StopKind
+from tdbg.emu.stops import Access, CoreWait, Stop, StopKind
 from tdbg.tensix.coprocessor import Coprocessor, QueueFull
 from tdbg.tensix.events import Category, TensixEvent
 from tdbg.emu.translation import Trampolines
@@ -404,12 +405,22 @@ class Tile:
         self._active, self._last_turn = core, core.name
         try:
             stop = core.resume(limit, preemptible=shared)
-            if stop.kind is StopKind.PREEMPTED:
+            slices = 1
+            while stop.kind is StopKind.PREEMPTED:
+                # a slice of host time is over: a core spinning on memory waits; a core that
+                # computes keeps its turn (host time decides when it is looked at, never what
+                # runs next), unless it has run PATIENCE slices or the run gives turns a limit
                 found = idle.spinning(core, self.describe_address)
                 if isinstance(found, Wait):
                     core.state, core.wait = CoreState.BLOCKED, found
                     return None
-                stop = found or stop
+                if found is not None:
+                    stop = found
+                elif limit is None and slices < idle.PATIENCE:
+                    stop = core.resume(None, preemptible=shared)
+                    slices += 1
+                else:
+                    break
         finally:
             self._active = None
         if stop.kind is StopKind.BLOCKED or core.state is not CoreState.RUNNABLE:
@@ -460,8 +471,9 @@ class Tile:
         blocked = [c for c in cores if c.state is CoreState.BLOCKED]
         focus = blocked[0] if blocked else next((c for c in cores if c.state in (CoreState.EXITED, CoreState.PARKED)), cores[0])
         if blocked:
-            waits = "; ".join(f"{c.name}: {c.wait.reason if c.wait else 'blocked'} (pc {c.pc:#010x})" for c in blocked)
-            return Stop(StopKind.DEADLOCK if only is None else StopKind.BLOCKED, focus.name, focus.pc, detail=waits)
+            waits = tuple(CoreWait(c.name, c.pc, c.wait.reason if c.wait else "blocked", c.wait) for c in blocked)
+            return Stop(StopKind.DEADLOCK if only is None else StopKind.BLOCKED, focus.name, focus.pc,
+                        detail="; ".join(f"{w.core}: {w.reason} (pc {w.pc:#010x})" for w in waits), waits=waits)
         return Stop(StopKind.EXITED, focus.name, focus.pc, detail=self.describe_finish(names))
 
     def describe_address(self, address: int, value: int | None = None) -> str:
@@ -658,12 +670,12 @@ class Tile:
         cop = self.coprocessor
         pc = self.cores[core_name].pc
         return Wait(f"TTSync load at {pc:#010x} waits for the coprocessor",
-                    lambda: not cop.queued(thread), lambda: cop.waiting(thread))
+                    lambda: not cop.queued(thread), lambda: cop.waiting(thread), thread=thread)
 
     def _fifo_wait(self, thread: int) -> Wait:
         cop, capacity = self.coprocessor, self.profile.wait_gate_capacity
         return Wait(f"push stalls: thread T{thread} has {capacity} instructions waiting at the Wait Gate",
-                    lambda: cop.queued(thread) < capacity, lambda: cop.waiting(thread))
+                    lambda: cop.queued(thread) < capacity, lambda: cop.waiting(thread), thread=thread)
 
     # -- provenance and tracing of window accesses ------------------------------------------
     def observe_window(self, trace: bool | None = None, writers: bool | None = None) -> None:

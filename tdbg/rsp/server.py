@@ -18,8 +18,16 @@ Each core with firmware is a GDB thread, numbered as the session numbers them (T
 B 4): ``qfThreadInfo`` lists them, ``qThreadExtraInfo`` names the core and its state, ``Hg``
 selects whose registers and memory view ``g``/``p``/``m`` use, stop replies name the thread
 (``T05thread:2;``), and ``vCont`` steps one thread while the others follow the session's
-``scheduler-locking`` (``vCont;c:N`` alone runs only thread N).  GDB reads the current core's
-ELF (``qXfer:exec-file``): one symbol file per connection.
+``scheduler-locking`` (``vCont;c:N`` alone runs only thread N).
+
+With GDB's multiprocess extensions (gdb-multiarch offers them) each core is a process of one
+thread (``pN.1``), as in tt-exalens' GDB server, with its own exec file (``qXfer:exec-file:read:N``,
+read through ``vFile``): GDB makes an inferior per core, so a function of any core's ELF takes a
+breakpoint (``Z0`` after ``Hg``: that core's) and every core's frames have symbols, with no
+``file``.  GDB's default ``schedule-multiple off`` continues one process (``vCont;c:pN.-1``): then
+only that core runs and the others stay where GDB saw them (said once on the console); ``set
+schedule-multiple on`` runs the tile.  A process exits (``W..;process:N``) when its core ran alone
+and exited, or at the tile's end, one process a resume.  ``D;N`` / ``vKill;N`` let one process go.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ import numpy as np
 
 from tdbg.commands import Interpreter
 from tdbg.commands.dst_cmds import DST, diff_reads_file
+from tdbg.commands.hang_report import report_text
 from tdbg.commands.registry import Command, CommandError
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
@@ -44,6 +53,7 @@ SIGTRAP, SIGINT, SIGILL, SIGSEGV = 5, 2, 4, 11
 PACKET_SIZE = 0x4000            # what qSupported announces: the largest packet GDB sends us
 MAX_PACKET = 4 * PACKET_SIZE    # a packet body longer than this is dropped unread
 MAX_READ = (PACKET_SIZE - 16) // 2   # bytes an ``m`` reply carries at most (hex doubles them)
+MAX_OPEN_FILES = 16                  # vFile descriptors open at once
 #: Commands that read or write files on the host running tdbg; ``monitor`` refuses them unless
 #: the user allowed it (``--allow-host-files``).  ``dst diff FILE`` reads one too.
 HOST_FILE_COMMANDS = frozenset({"source", "dump", "append", "restore", "file", "shell", "pipe", "python",
@@ -127,10 +137,16 @@ class RspServer:
         self.io = transport
         self.ack = True
         self.interp = MonitorInterpreter(session, allow_host_files)
-        self._breakpoints: dict[int, int] = {}               # address -> breakpoint number
+        self._breakpoints: dict[tuple[str | None, int], int] = {}   # (core or None: all, address) -> number
         self._watches: dict[tuple[int, int, int], int] = {}  # (type, addr, len) -> number
+        self._watch_owner: dict[int, str] = {}               # watch number -> the core GDB set it on
+        self.multiprocess = False    # GDB's multiprocess extensions: each core a process
         self.exited = False
-        self._file = b""
+        self._reported_exits: set[str] = set()   # cores whose process GDB has been told exited
+        self._detached: set[str] = set()         # cores GDB detached from or killed
+        self._access_done: str | None = None     # a watchpoint hit reported on this core after its access
+        self._hinted = False                     # said once how to run every core
+        self._files: dict[int, bytes] = {}   # vFile descriptors: the loaded ELFs GDB opened
         # Shared with the reader thread, under ``_lock``: packets not yet handled, whether one
         # is being handled, the body of the newest one (a retransmission of it is dropped),
         # a 0x03 for it, the client gone.
@@ -248,7 +264,7 @@ class RspServer:
                 return
             finally:
                 self._done()
-            if packet[:1] in (b"D", b"k") or packet.startswith(b"vKill") or self._gone:
+            if packet[:1] == b"k" or self._gone or (self._detached and set(self._threads()) <= self._detached):
                 return
 
     def handle(self, packet: bytes) -> str | bytes | None:
@@ -257,8 +273,12 @@ class RspServer:
         if not text:
             return ""
         if text.startswith("qSupported"):
+            self.multiprocess = "multiprocess+" in text.partition(":")[2].split(";")
+            # a watchpoint is its process's, but any core (or Tensix unit) may make the access:
+            # the stub completes it and reports the hit on the watchpoint's process (_watch_reply)
+            self.session.watch_after = self.multiprocess
             return (f"PacketSize={PACKET_SIZE:x};qXfer:features:read+;qXfer:exec-file:read+;QStartNoAckMode+;"
-                    "vContSupported+;swbreak+;hwbreak+")
+                    "vContSupported+;swbreak+;hwbreak+" + (";multiprocess+" if self.multiprocess else ""))
         if text == "QStartNoAckMode":
             self.send("OK")
             self.ack = False
@@ -266,21 +286,26 @@ class RspServer:
         if text.startswith("qXfer:features:read:target.xml:"):
             return self._xfer(target_xml().encode(), text.rsplit(":", 1)[1])
         if text.startswith("qXfer:exec-file:read:"):
-            return self._xfer(str(self.session.image.path).encode(), text.rsplit(":", 1)[1])
+            annex = text[len("qXfer:exec-file:read:"):].rsplit(":", 1)[0]
+            core = self._core(f"p{annex}") if annex else self.session.current
+            image = self.session.programs.get(core)
+            if image is None:
+                return "E01"
+            return self._xfer(str(image.path).encode(), text.rsplit(":", 1)[1])
         if text.startswith("vFile:"):
             return self._vfile(text[6:])
         if text.startswith("qRcmd,"):
             return self._monitor(bytes.fromhex(text[6:]).decode("utf-8", "replace"))
         if text == "qC":
-            return f"QC{self.session.thread_id(self.session.current):x}"
+            return f"QC{self._thread_id(self.session.current)}"
         if text == "qfThreadInfo":
-            return "m" + ",".join(f"{self.session.thread_id(n):x}" for n in self._threads())
+            return "m" + ",".join(self._thread_id(n) for n in self._threads())
         if text == "qsThreadInfo":
             return "l"
         if text.startswith("qThreadExtraInfo,"):
             name = self._core(text.split(",", 1)[1])
             return f"{name} {self.session.core_state(name)}".encode().hex()
-        if text == "qAttached":
+        if text == "qAttached" or text.startswith("qAttached:"):
             return "1"
         if text.startswith("qOffsets"):
             return "Text=0;Data=0;Bss=0"
@@ -345,10 +370,12 @@ class RspServer:
             if address:
                 self.session.set_register("pc", int(address, 16))
             return self._resume(step=kind in "sS")
-        if kind == "D":
+        if kind == "D" or text.startswith("vKill;"):
+            pid = text.partition(";")[2]   # D;PID, vKill;PID: one process (the others go on)
+            self._detached.update([self._core(f"p{pid}")] if pid else self._threads())
             return "OK"
-        if kind == "k" or text.startswith("vKill"):
-            return "OK" if text.startswith("vKill") else None
+        if kind == "k":
+            return None
         if text == "vMustReplyEmpty":
             return ""
         return ""  # unsupported packet: the empty reply, as the protocol asks
@@ -368,22 +395,28 @@ class RspServer:
             return "F0"
         if op == "open":
             path = bytes.fromhex(args.split(",")[0]).decode("utf-8", "replace")
-            loaded = {str(image.path): image.path for image in self.session.programs.values()}
+            loaded = {str(image.path): image.raw for image in self.session.programs.values()}
             if path not in loaded:
                 return "F-1,2"  # ENOENT
-            try:
-                self._file = loaded[path].read_bytes()
-            except OSError:
-                return "F-1,2"
-            return "F3"
-        if op == "pread":
-            fd, count, offset = (int(x, 16) for x in args.split(","))
-            data = self._file[offset : offset + count]
-            return b"F%x;" % len(data) + data
-        if op == "close":
-            return "F0"
-        if op == "fstat":  # GDB's struct stat: big-endian, 64 bytes
-            stat = struct.pack(">7I3Q3I", 0, 0, 0o100644, 1, 0, 0, 0, len(self._file), 4096, (len(self._file) + 511) // 512, 0, 0, 0)
+            if len(self._files) >= MAX_OPEN_FILES:
+                return "F-1,18"  # EMFILE
+            fd = next(n for n in range(3, 3 + MAX_OPEN_FILES + 1) if n not in self._files)
+            self._files[fd] = loaded[path]   # the bytes tdbg loaded (GDB reads one file per process)
+            return f"F{fd:x}"
+        if op in ("pread", "close", "fstat"):
+            fd = int(args.split(",")[0], 16)
+            if fd not in self._files:
+                return "F-1,9"  # EBADF
+            data = self._files[fd]
+            if op == "close":
+                del self._files[fd]
+                return "F0"
+            if op == "pread":
+                _, count, offset = (int(x, 16) for x in args.split(","))
+                chunk = data[offset: offset + min(count, MAX_READ)]
+                return b"F%x;" % len(chunk) + chunk
+            # GDB's struct stat: big-endian, 64 bytes
+            stat = struct.pack(">7I3Q3I", 0, 0, 0o100644, 1, 0, 0, 0, len(data), 4096, (len(data) + 511) // 512, 0, 0, 0)
             return b"F%x;" % len(stat) + stat
         return "F-1,58"  # ENOSYS: fstat, unlink, readlink ...
 
@@ -412,10 +445,14 @@ class RspServer:
             output = self.session.run_breakable(lambda: self.interp.capture(command), self._breaking, keyboard=False)
         except SystemExit:  # ``quit``: the GDB client decides when the session ends
             output = "quit: use GDB's detach or kill to end the session\n"
-        data = output.encode()
-        for i in range(0, len(data), MAX_READ):  # console output, a packet's worth at a time
-            self.send("O" + data[i: i + MAX_READ].hex())
+        self._console(output)
         return "OK"
+
+    def _console(self, text: str) -> None:
+        """Console output (``O`` packets), a packet's worth at a time."""
+        data = text.encode()
+        for i in range(0, len(data), MAX_READ):
+            self.send("O" + data[i: i + MAX_READ].hex())
 
     def _breaking(self) -> bool:
         """A ``0x03`` came, or the client vanished: what runs is interrupted."""
@@ -426,29 +463,44 @@ class RspServer:
         addr, length = int(addr_text, 16), int(length_text.split(";")[0], 16)
         s = self.session
         if kind in ("0", "1"):
+            # with processes a breakpoint is the selected process's (GDB selects it with Hg
+            # before Z0); without, the one program GDB knows is every core's
+            where = (s.current if self.multiprocess else None, addr)
             if insert:
-                if addr not in self._breakpoints:
-                    self._breakpoints[addr] = s.break_at(addr).number
-            elif addr in self._breakpoints:
-                s.delete(self._breakpoints.pop(addr))
+                if where not in self._breakpoints:
+                    self._breakpoints[where] = s.break_at(addr, thread=where[0]).number
+            elif where in self._breakpoints:
+                s.delete(self._breakpoints.pop(where))
             return "OK"
         if kind in ("2", "3", "4"):
             key = (int(kind), addr, length)
             if insert:
                 watch_kind = {"2": "write", "3": "read", "4": "access"}[kind]
-                self._watches[key] = s.watch(addr, length, watch_kind).number
+                number = self._watches[key] = s.watch(addr, length, watch_kind).number
+                self._watch_owner[number] = s.current
             elif key in self._watches:
                 s.delete(self._watches.pop(key))
             return "OK"
         return ""
 
     def _threads(self) -> list[str]:
-        """The cores GDB sees as threads: those with firmware."""
-        return [n for n in self.session.core_names if self.session.has_firmware(n)]
+        """The cores GDB sees as threads: those with firmware (with processes, not one whose
+        exit GDB has been told)."""
+        return [n for n in self.session.core_names if self.session.has_firmware(n) and n not in self._reported_exits]
+
+    def _thread_id(self, core: str) -> str:
+        """A core's thread id in packets: ``pPID.1`` (its process, one thread) with the
+        multiprocess extensions, else its thread number (hex)."""
+        tid = self.session.thread_id(core)
+        return f"p{tid:x}.1" if self.multiprocess else f"{tid:x}"
 
     def _core(self, thread_id: str) -> str:
-        """The core of a thread id in a packet (hex; -1/0 mean any: the current core)."""
-        tid = int(thread_id.split(".")[-1], 16) if thread_id not in ("-1", "0", "") else 0
+        """The core of a thread id in a packet (hex ``N``, ``pPID.TID`` or ``pPID``: the process
+        names the core; -1/0 mean any: the current core)."""
+        text = thread_id.strip()
+        if text.startswith("p"):
+            text = text[1:].partition(".")[0]
+        tid = int(text, 16) if text not in ("-1", "0", "") else 0
         if tid <= 0:
             return self.session.current
         name = self.session.core_by_thread(str(tid))
@@ -472,14 +524,26 @@ class RspServer:
                 self.session.select_core(self._core(tid))
                 return self._resume(step=True)
         if len(actions) == 1 and actions[0][:1] in "cC" and ":" in actions[0]:
+            # one thread, or one process (GDB's default schedule-multiple off continues only the
+            # current inferior: vCont;c:pN.-1): only that core runs, the others stay where GDB
+            # saw them (their registers stay valid in GDB's caches)
             self.session.select_core(self._core(actions[0].partition(":")[2]))
+            if actions[0].endswith(".-1") and not self._hinted and len(self._threads()) > 1:
+                self._hinted = True
+                self._console(f"tdbg: GDB resumes only process {self.session.thread_id(self.session.current)} "
+                              f"({self.session.current}); 'set schedule-multiple on' runs every core\n")
             return self._resume(step=False, only=True)
         return self._resume(step=any(a[:1] in "sS" for a in actions))
 
     def _resume(self, step: bool, only: bool = False) -> str:
         if self.exited:
-            return "W00"
+            return self._exit_reply(None)
         s = self.session
+        done, self._access_done = self._access_done, None
+        if done is not None and (step or only) and s.current == done:
+            # GDB steps the thread over the access that hit its watchpoint (RISC-V triggers fire
+            # before it); that access is already done: the thread stays where it is
+            return f"T05thread:{self._thread_id(done)};"
         saved = s.scheduler_locking
         try:
             if only:
@@ -492,24 +556,69 @@ class RspServer:
     def _stop_reply(self, stop: Stop | None) -> str:
         s = self.session
         if stop is None:
-            return f"T05thread:{s.thread_id(s.current):x};"
+            return f"T05thread:{self._thread_id(s.current)};"
         if stop.kind is StopKind.EXITED:
+            if self.multiprocess and not s.tile.finished():   # one core ran (and exited) alone
+                return self._exit_reply(stop.core, whole_tile=False)
             self.exited = True
-            codes = s.exit_codes
-            return f"W{max(codes.values(), default=0) & 0xFF:02x}"
-        thread = f"thread:{s.thread_id(stop.core):x};" if stop.core in s.core_names else ""
-        if stop.kind is StopKind.WATCHPOINT and stop.access is not None:
-            name = {"write": "watch", "read": "rwatch", "access": "awatch"}[stop.watch.kind]  # type: ignore[union-attr]
-            return f"T05{thread}{name}:{stop.access.address:x};"
+            return self._exit_reply(stop.core)
+        thread = f"thread:{self._thread_id(stop.core)};" if stop.core in s.core_names else ""
+        if stop.kind is StopKind.WATCHPOINT and stop.watch is not None:
+            return self._watch_reply(stop, thread)
         if stop.kind is StopKind.BREAKPOINT:
             return f"T05{thread}swbreak:;"
         if stop.kind is StopKind.INTERRUPTED:
             return f"T{SIGINT:02x}{thread}"
         if stop.kind in (StopKind.EVENT, StopKind.FAULT, StopKind.DEADLOCK, StopKind.BLOCKED):
-            self.send("O" + f"{stop.describe()}\n".encode().hex())
+            text = f"{stop.describe()}\n"
+            if stop.waits:   # one entry per blocked core, as the shell reports a hang
+                head = "deadlock: no core can run" if stop.kind is StopKind.DEADLOCK else f"{stop.core} waits"
+                text = f"Program stopped: {head}.\n{report_text(self.interp, stop)}"
+            self._console(text)
             signal = SIGSEGV if stop.kind is StopKind.EVENT and stop.access else SIGILL
             return f"T{signal:02x}{thread}"
         return f"T{SIGTRAP:02x}{thread}"
+
+
+    def _exit_reply(self, core: str | None, whole_tile: bool = True) -> str:
+        """``W`` for the tile's end (every core has exited or parked): without processes the
+        highest exit code; with them one process a reply, with its core's exit code (``core``'s
+        first, then one for each resume of another process), the whole tile's end said on the
+        console as the shell says it."""
+        s = self.session
+        if not self.multiprocess:
+            return f"W{max(s.exit_codes.values(), default=0) & 0xFF:02x}"
+        left = self._threads()
+        if not left:
+            return "W00"
+        if whole_tile and core in left and len(left) > 1:
+            self._console(f"[All cores finished: {s.finish_summary()}]\n")
+        core = core if core in left else left[0]
+        self._reported_exits.add(core)
+        return f"W{s.exit_codes.get(core, 0) & 0xFF:02x};process:{s.thread_id(core):x}"
+
+    def _watch_reply(self, stop: Stop, thread: str) -> str:
+        """``T05 watch:ADDR`` (``rwatch`` / ``awatch``) for a watchpoint hit by a core or by a
+        Tensix unit (PACR, an unpacker, MOV*: the stop has no core access; the watched address is
+        given).  A core's hit comes before its access (without processes: GDB steps over it); a
+        unit's access is done, and so is every access with processes, where the hit is reported
+        on the thread of the process GDB set the watchpoint in (GDB checks a watchpoint only in
+        its own program space) and the console says which core made it.  GDB's step over such
+        a done access leaves the thread where it is (``_resume``)."""
+        watch = stop.watch
+        name = {"write": "watch", "read": "rwatch", "access": "awatch"}[watch.kind]  # type: ignore[union-attr]
+        address = stop.access.address if stop.access is not None else watch.address  # type: ignore[union-attr]
+        core = stop.core
+        if self.multiprocess:
+            core = self._watch_owner.get(watch.number, stop.core)  # type: ignore[union-attr]
+            if core not in self._threads():
+                core = stop.core
+        if core != stop.core or stop.access is None:
+            self._console(f"[{stop.detail or f'{stop.core}: {stop.access.describe()}'}]\n")  # type: ignore[union-attr]
+        if self.multiprocess or stop.access is None:
+            self._access_done = core
+            self.session.select_core(core)
+        return f"T05thread:{self._thread_id(core)};{name}:{address:x};"
 
 
 def serve_stdio(session: Session, allow_host_files: bool = False) -> None:

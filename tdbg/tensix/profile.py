@@ -161,6 +161,12 @@ class Profile:
     trampoline_spaces: tuple[tuple[int, int], ...]  # (base, size): unmapped, within a jal of L1
     noc: NocSpec
     overlay: OverlaySpec
+    semaphore_offset: int = 0x20  # SyncUnit.md: RISC-V sees Semaphores[i] at PC_BUF_BASE + this + 4 * i
+
+    def semaphore_at(self, address: int) -> int | None:
+        """The Sync Unit semaphore a RISC-V address reads or writes, if any."""
+        index, rest = divmod(address - self.pc_buf_base - self.semaphore_offset, 4)
+        return index if 0 <= index < 8 and not rest else None
 
     def core(self, name: str) -> CoreSpec:
         """The core called ``name`` (any case), by the map's name or tt-exalens'."""

@@ -15,9 +15,21 @@ of the current thread says the data has.
   (WormholeB0 ``TensixCoprocessor/SrcASrcB.md``, "Data types"): FP32 and TF32 as TF32, BF16
   and the BFP formats as BF16, FP16 and the BFPa formats as FP16, FP8, Integer "8",
   Integer "16"; Integer "32" is no Src type, so its data shows as raw bits.
+
+The ``dst`` commands (``dst tile`` / ``stats`` / ``heatmap`` / ``diff``, ``dump dst``, ``pack``)
+read Dst as the math configuration says it holds its data, as tt-exalens does (its
+``TensixDebug.read_regfile`` decodes Dst in ``ALU_FORMAT_SPEC_REG2_Dstacc``'s format;
+tt-exalens ``ttexalens/debug_tensix.py``), not in the window's ``fmt``, which tt-llk never sets
+(``math_dst``).  tt-llk programs both fields: ``_llk_math_hw_configure_`` sets
+``ALU_ACC_CTRL_Fp32_enabled`` (and ``INT8_math_enabled`` for Int8 / Int32 operands),
+``configure_pack`` sets ``ALU_FORMAT_SPEC_REG2_Dstacc`` to the packer's source format
+(tt-llk ``llk_math_common.h``, ``cpack_common.h``).  The Matrix Unit writes ``Dst32b`` when
+either of the two ``ALU_ACC_CTRL`` bits is set (``UseDst32b``, ``tdbg.tensix.matrix_unit``).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from tdbg.tensix import formats
 from tdbg.tensix.packer import Fmt
@@ -59,3 +71,82 @@ def src_format(state: TensixState, thread: int, which: str) -> int:
 def src_view(state: TensixState, thread: int, which: str) -> formats.View:
     """The view of ``SrcA`` / ``SrcB`` data (raw for a format that is no Src type)."""
     return formats.get_view("src", _SRC_VIEW.get(src_format(state, thread, which), "raw"))
+
+
+# Dstacc format codes (FormatConversion.md) by the type the data has in Dst (Dst.md "Data
+# types"): integer formats hold Integer "32" in Dst32b; in Dst16b, the FP16 family (the BFPa
+# formats and FP8 unpack to FP16) reads as FP16, INT16 and INT8 as themselves, the BF16
+# family as BF16.  FP32, TF32 and INT32 are no Dst16b type.
+_DST16_BY_FORMAT = {
+    Fmt.FP16: "fp16", Fmt.BFP8A: "fp16", Fmt.BFP4A: "fp16", Fmt.BFP2A: "fp16", Fmt.FP8: "fp16",
+    Fmt.BF16: "bf16", Fmt.BFP8: "bf16", Fmt.BFP4: "bf16", Fmt.BFP2: "bf16",
+    Fmt.INT16: "int16", Fmt.INT8: "int8",
+}
+_INTEGER_FORMATS = {Fmt.INT32, Fmt.INT16, Fmt.INT8}
+
+
+@dataclass(frozen=True)
+class MathDst:
+    """What the math configuration of a thread says ``Dst`` holds: ``view`` (None when the
+    fields name no ``Dst`` type: ``Dstacc`` FP32, TF32 or INT32 with both 32-bit bits clear, as
+    at power-on) and the fields it was read from."""
+
+    view: formats.View | None
+    fp32_enabled: int
+    int8_math_enabled: int
+    dstacc: int
+    field: str   # the Dstacc field in force (``ALU_FORMAT_SPEC_REG_Dstacc_val`` when overridden)
+
+    def fields(self) -> str:
+        """The fields, short (tt-exalens' names: ``Fp32_enabled``, ``Dstacc``)."""
+        int8 = f", INT8_math_enabled {self.int8_math_enabled}" if self.int8_math_enabled else ""
+        try:
+            name = Fmt(self.dstacc).name
+        except ValueError:
+            name = f"code {self.dstacc}"
+        dstacc = "Dstacc_val" if self.field.endswith("_val") else "Dstacc"
+        return f"Fp32_enabled {self.fp32_enabled}{int8}, {dstacc} {name}"
+
+    def differs(self, view: formats.View) -> bool:
+        """True when ``view`` reads other data than the configuration says Dst holds: another
+        storage, or another type of the same storage (raw bits claim no type)."""
+        if self.view is None:
+            return False
+        return view.storage != self.view.storage or (view.name != "raw" and view.name != self.view.name)
+
+
+def dst_format(state: TensixState, thread: int) -> tuple[str, int]:
+    """The ``Dstacc`` field in force and its data format code: ``ALU_FORMAT_SPEC_REG_Dstacc_val``
+    while ``..._override`` is set, else ``ALU_FORMAT_SPEC_REG2_Dstacc`` (as the packer reads it,
+    ``tdbg.tensix.packer.PackerConfig.from_config``)."""
+    get = state.config.get
+    if get("ALU_FORMAT_SPEC_REG_Dstacc_override", thread=thread):
+        return "ALU_FORMAT_SPEC_REG_Dstacc_val", get("ALU_FORMAT_SPEC_REG_Dstacc_val", thread=thread)
+    return "ALU_FORMAT_SPEC_REG2_Dstacc", get("ALU_FORMAT_SPEC_REG2_Dstacc", thread=thread)
+
+
+def math_dst(state: TensixState, thread: int) -> MathDst:
+    """The view of ``Dst`` data the math configuration of ``thread``'s config bank names:
+    ``Dst32b`` (Integer "32" for an integer ``Dstacc``, else FP32) when
+    ``ALU_ACC_CTRL_Fp32_enabled`` or ``ALU_ACC_CTRL_INT8_math_enabled`` is set, else the
+    ``Dst16b`` type of ``Dstacc``."""
+    get = state.config.get
+    fp32 = get("ALU_ACC_CTRL_Fp32_enabled", thread=thread)
+    int8 = get("ALU_ACC_CTRL_INT8_math_enabled", thread=thread)
+    field, code = dst_format(state, thread)
+    if fp32 or int8:
+        view: formats.View | None = formats.get_view("dst32", "int32" if int8 or code in _INTEGER_FORMATS else "fp32")
+    else:
+        name = _DST16_BY_FORMAT.get(code)  # type: ignore[call-overload]
+        view = formats.get_view("dst16", name) if name else None
+    return MathDst(view, fp32, int8, code, field)
+
+
+def dst_view_in_force(state: TensixState, thread: int) -> formats.View:
+    """The default view of the ``dst`` commands: the math configuration's (``math_dst``), else,
+    where it names no ``Dst`` type, the thread's window view (``WINDOW_VIEW``)."""
+    view = math_dst(state, thread).view
+    if view is not None:
+        return view
+    name = WINDOW_VIEW.get(window_fmt(state, thread), "fp32")
+    return formats.get_view("dst32" if name in ("fp32", "int32") else "dst16", name)
