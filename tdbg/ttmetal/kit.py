@@ -238,8 +238,7 @@ def build(kernel: Kernel, force: bool = False) -> Build:
             for job in [pool.submit(_build_processor, kernel, p, metal, work, weakened) for p in procs]:
                 job.result()
         _record_deps(work)
-        shutil.rmtree(out, ignore_errors=True)
-        os.replace(work, out)
+        _install(work, out, force)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return _result(kernel, out)
@@ -464,6 +463,19 @@ def _record_deps(work: Path) -> None:
             if not path.is_relative_to(work.resolve()) and path.is_file():
                 deps[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
     (work / "deps.json").write_text(json.dumps(deps, indent=0, sort_keys=True))
+
+
+def _install(work: Path, out: Path, force: bool) -> None:
+    """Move a finished build into place; a valid one another process installed meanwhile stays
+    (unless ``force``)."""
+    try:
+        os.replace(work, out)
+        return
+    except OSError:
+        if _valid(out) and not force:
+            return
+    shutil.rmtree(out, ignore_errors=True)
+    os.replace(work, out)
 
 
 def _valid(out: Path) -> bool:
