@@ -18,7 +18,10 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           from load to every core parked (when ../shared is there);
                       (h) a loop whose hot path is Zba/Zbb (sh2add, sh1add, minu, maxu, zext.h:
                           bench_zb.c built for the Blackhole ISA) against the same C built for
-                          plain RV32IM.
+                          plain RV32IM;
+                      (i) start-up: Session() on three kernel ELFs (TDBG_REALFW_EXTRA's first
+                          kernel when set, else tests/firmware/llk_kernel.cpp built for T0-T2;
+                          its DWARF is read when first needed) and a warm tdbg -q -batch -ex quit.
 """
 
 from __future__ import annotations
@@ -278,10 +281,37 @@ def bitmanip(n: int) -> None:
           f"Blackhole ISA {t_zb:.3f} s, speed ratio {t_plain / t_zb:.3f} (target >= 0.25)")
 
 
+def startup() -> None:
+    import os
+    import subprocess
+    import sys
+
+    extra = os.environ.get("TDBG_REALFW_EXTRA")
+    kernels = sorted(Path(extra).glob("*/unpack.elf")) if extra else []
+    if kernels:
+        folder, what = kernels[0].parent, f"{kernels[0].parent.name} (TDBG_REALFW_EXTRA)"
+        elfs = {c: folder / f"{e}.elf" for c, e in (("T0", "unpack"), ("T1", "math"), ("T2", "pack"))}
+    else:
+        source = Path(__file__).resolve().parents[1] / "tests" / "firmware" / "llk_kernel.cpp"
+        what = "tests/firmware/llk_kernel.cpp -O2, T0-T2"
+        elfs = {f"T{t}": build(source, ("-O2", f"-DTRISC={t}"), core=f"T{t}") for t in range(3)}
+    session = best_of(REPEAT, lambda: Session(elfs))
+    first = best_of(REPEAT, lambda: Session(elfs).execute("info line main"))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    command = [sys.executable, "-m", "tdbg", "-q", "-batch", "-ex", "quit"]
+    subprocess.run(command, env=env, capture_output=True, check=True)      # warm the caches
+
+    def once() -> None:
+        subprocess.run(command, env=env, capture_output=True, check=True)
+
+    print(f"(i) Session() on {what}: {1000 * session:.1f} ms (then 'info line main': {1000 * first:.1f} ms); "
+          f"warm tdbg -q -batch -ex quit: {best_of(REPEAT, once):.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller loops (a rough look)")
-    parser.add_argument("--only", choices=["d", "e", "f", "g", "h"], help="run one figure only")
+    parser.add_argument("--only", choices=["d", "e", "f", "g", "h", "i"], help="run one figure only")
     args = parser.parse_args()
     for src in ("bench_window", "bench_l1", "bench_loop", *(m[0] for m in PUSH_MIXES)):
         build(firmware_dir() / f"{src}.c")
@@ -291,6 +321,7 @@ def main() -> None:
         "f": lambda: three_cores(10_000_000 if args.quick else 100_000_000),
         "g": datacopy,
         "h": lambda: bitmanip(200_000 if args.quick else 2_000_000),
+        "i": startup,
     }
     if args.only:
         figures[args.only]()

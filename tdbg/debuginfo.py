@@ -20,17 +20,24 @@ import io
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 from elftools.dwarf.callframe import FDE, RegisterRule
 from elftools.dwarf.die import DIE
+from elftools.dwarf.dwarfinfo import DWARFInfo
 from elftools.dwarf.dwarf_expr import DWARFExprParser
 from elftools.dwarf.locationlists import BaseAddressEntry, LocationParser
 from elftools.elf.elffile import ELFFile
 
+from tdbg.cxxnames import demangle, drop_return_type, name_matches, remove_params
 from tdbg.emu.elf import ElfImage
-from tdbg.expr.ctype import VOID, CField, CType, Kind, array_of, function_type, pointer_to, qualified, typedef
+from tdbg.expr.ctype import (
+    VOID, CField, CType, Details, Kind, Method, array_of, declaration, function_type, pointer_to, qualified,
+    reference_to, type_name, typedef,
+)
 from tdbg.riscv import FP, RA, SP
+from tdbg.sourcepath import SourcePath
 from tdbg.tensix.profile import BLACKHOLE
 
 RUNTIME_CU = "compiler_rt"
@@ -50,6 +57,30 @@ class LineInfo:
 
 
 @dataclass(frozen=True)
+class Site:
+    """One breakpoint location: its ``address``, the full name of the function it is in (GDB's
+    ``sal.symbol``: the function named, or the innermost one, an inlined callee included), and
+    the line GDB reports for it."""
+
+    address: int
+    function: str | None
+    line: LineInfo | None = None
+
+
+@dataclass(frozen=True)
+class SymbolEntry:
+    """One line of ``info functions`` / ``variables`` / ``types``: the name a regular expression
+    is matched against (GDB's search name), the file and line it is listed under, its
+    declaration as printed, and GDB's block (0 global, 1 static) for the order."""
+
+    name: str
+    file: str
+    line: int | None
+    text: str
+    block: int
+
+
+@dataclass(frozen=True)
 class Row:
     """One line-table row and the addresses it covers, ``[addr, end)``."""
 
@@ -64,12 +95,21 @@ class Row:
 
 @dataclass(frozen=True)
 class Function:
+    """A function with code of its own.  ``name`` is GDB's search name: the qualified name
+    without parameters (``ckernel::math::set_dst_write_addr``, ``main``); ``physname`` GDB's
+    full name (``ckernel::math::set_dst_write_addr(unsigned int)``, the C name in C)."""
+
     name: str
     low: int
     high: int                 # one past the last byte
     file: Path | None         # where it is declared
     line: int | None
     die: DIE | None = field(default=None, compare=False, repr=False)
+    physname: str = ""
+
+    @property
+    def full_name(self) -> str:
+        return self.physname or self.name
 
 
 @dataclass(frozen=True)
@@ -86,6 +126,7 @@ class InlinedCall:
     call_line: int | None
     depth: int
     die: DIE = field(compare=False, repr=False)
+    physname: str = ""        # the callee's full name (``Function.physname``)
 
     def covers(self, pc: int) -> bool:
         return any(lo <= pc < hi for lo, hi in self.ranges)
@@ -102,6 +143,7 @@ class Variable:
     register: int | None = None
     value: int | None = None
     param: bool = False
+    entry: int | None = None   # a parameter's value at the function's entry, when the caller's call site says
 
 
 @dataclass(frozen=True)
@@ -126,110 +168,213 @@ class Frame:
         return self.pc - 1 if self.caller else self.pc
 
 
-@dataclass(frozen=True)
 class _Fde:
-    low: int
-    high: int
-    pcs: list[int]
-    rows: list[dict]
+    """One FDE of ``.eh_frame``: its range, and its CFI table, decoded when first asked for."""
+
+    def __init__(self, entry: FDE) -> None:
+        self.low = entry["initial_location"]
+        self.high = self.low + entry["address_range"]
+        self._entry = entry
+        self._table: tuple[list[int], list[dict]] | None = None
+
+    def row(self, pc: int) -> dict:
+        """The CFI row in effect at ``pc``."""
+        if self._table is None:
+            rows = self._entry.get_decoded().table
+            self._table = [r["pc"] for r in rows], rows
+        pcs, rows = self._table
+        return rows[bisect.bisect_right(pcs, pc) - 1]
+
+
+@dataclass
+class _Unit:
+    """One compile unit, its address ranges from its top DIE (None: not said, so it may hold any
+    address) and, once read, its line-table rows and functions."""
+
+    cu: object
+    ranges: list[tuple[int, int]] | None
+    rows: list[Row] | None = None
+    functions: list[Function] | None = None
+
+    def covers(self, low: int, high: int) -> bool:
+        return self.ranges is None or any(lo < high and low < hi for lo, hi in self.ranges)
 
 
 class DebugInfo:
-    """Line table, functions, variables and unwind tables of one ELF."""
+    """Line table, functions, variables and unwind tables of one ELF, read when a question first
+    needs them: nothing when the program is loaded; a compile unit's line table and functions
+    when an address in it is asked about (the units' address ranges, from their top DIEs, are
+    the index), every unit for questions by name or file; ``.eh_frame`` at the first unwind and
+    each FDE's table when its code is unwound; variables and types when first looked up.  A
+    corrupt part raises when it is read (the session turns that into one line)."""
 
-    def __init__(self, elf: ELFFile, image: ElfImage) -> None:
-        self._elf = elf
+    def __init__(self, image: ElfImage) -> None:
         self._image = image
-        self._dwarf = elf.get_dwarf_info()
         self._exec = image.exec_ranges
-        self._expr = DWARFExprParser(self._dwarf.structs)
-        self._locations = LocationParser(self._dwarf.location_lists())
-        self._cus = [cu for cu in self._dwarf.iter_CUs() if _cu_name(cu) != RUNTIME_CU]
-        self._rows = self._read_rows()
-        self._row_starts = [r.addr for r in self._rows]
-        self._functions = self._read_functions()
-        self._function_starts = [f.low for f in self._functions]
-        self._by_name = {f.name: f for f in reversed(self._functions)}
-        self._fdes = self._read_fdes()
-        self._fde_starts = [f.low for f in self._fdes]
+        self._rows: list[Row] = []            # of the units read so far, by address
+        self._row_starts: list[int] = []
+        self._functions: list[Function] = []
+        self._function_starts: list[int] = []
+        self._by_name: dict[str, Function] = {}
         self._types: dict[int, CType] = {}
         self._globals: dict[str, Variable] | None = None
         self._type_dies: dict[str, DIE] | None = None
         self._sources: dict[Path, list[str]] = {}
         self._inlined: dict[int, list[InlinedCall]] = {}
+        self._files: dict[int, dict[int, Path]] = {}   # CU offset -> its line program's files
+        self._sites: dict[int, dict[int, DIE]] = {}    # function -> its call sites by return address
+        self._comp_dirs: dict[Path, str] = {}          # source file -> its unit's compilation directory
+        self.source_path: SourcePath | None = None     # the session's (set substitute-path, directory)
 
     @classmethod
     def load(cls, program: str | Path | ElfImage) -> DebugInfo | None:
-        """The debug information of a loaded ELF (read from the bytes it was loaded from) or of
-        an ELF file; None when it has no DWARF ``.debug_info``."""
+        """The debug information of a loaded ELF (read from the bytes it was loaded from, when
+        first needed) or of an ELF file; None when it has no DWARF ``.debug_info``."""
         image = program if isinstance(program, ElfImage) else ElfImage.load(program)
-        elf = ELFFile(io.BytesIO(image.raw))   # DIEs are read lazily
-        if elf.get_section_by_name(".debug_info") is None:
+        if image.section(".debug_info") is None:
             return None
-        return cls(elf, image)
+        return cls(image)
+
+    def open(self) -> None:
+        """Read what every question needs: the DWARF section headers and each compile unit's top
+        DIE (its name and address ranges).  Raises on DWARF too corrupt for that."""
+        self._units  # noqa: B018  (cached)
+
+    @cached_property
+    def _dwarf(self) -> DWARFInfo:
+        return ELFFile(io.BytesIO(self._image.raw)).get_dwarf_info()
+
+    @cached_property
+    def _expr(self) -> DWARFExprParser:
+        return DWARFExprParser(self._dwarf.structs)
+
+    @cached_property
+    def _locations(self) -> LocationParser:
+        return LocationParser(self._dwarf.location_lists())
+
+    @cached_property
+    def _units(self) -> list[_Unit]:
+        units = []
+        for cu in self._dwarf.iter_CUs():
+            if _cu_name(cu) == RUNTIME_CU:
+                continue
+            top = cu.get_top_DIE()
+            attrs = top.attributes
+            known = "DW_AT_ranges" in attrs or ("DW_AT_low_pc" in attrs and "DW_AT_high_pc" in attrs)
+            units.append(_Unit(cu, _die_ranges(top) if known else None))
+        return units
+
+    @property
+    def _cus(self) -> list:
+        return [unit.cu for unit in self._units]
+
+    def _read(self, units: Iterable[_Unit]) -> None:
+        """Read the line tables and functions of ``units`` not read yet."""
+        new = [unit for unit in units if unit.rows is None]
+        if not new:
+            return
+        for unit in new:
+            unit.rows = self._unit_rows(unit.cu)
+            unit.functions = self._unit_functions(unit.cu)
+            self._rows.extend(unit.rows)
+            self._functions.extend(unit.functions)
+        self._rows.sort(key=lambda r: r.addr)
+        self._row_starts = [r.addr for r in self._rows]
+        self._functions.sort(key=lambda f: f.low)
+        self._function_starts = [f.low for f in self._functions]
+        self._by_name = {f.name: f for f in reversed(self._functions)}
+
+    def _read_at(self, low: int, high: int | None = None) -> None:
+        """Read the units that may hold code in ``[low, high)`` (default: the byte at ``low``)."""
+        high = low + 1 if high is None else high
+        self._read(unit for unit in self._units if unit.covers(low, high))
+
+    def _read_all(self) -> None:
+        self._read(self._units)
+
+    @cached_property
+    def _fdes(self) -> list[_Fde]:
+        fdes = []
+        if self._dwarf.has_EH_CFI():
+            fdes = [_Fde(entry) for entry in self._dwarf.EH_CFI_entries() if isinstance(entry, FDE)]
+        fdes.sort(key=lambda f: f.low)
+        return fdes
+
+    @cached_property
+    def _fde_starts(self) -> list[int]:
+        return [f.low for f in self._fdes]
 
     # -- reading ------------------------------------------------------------------------------
     def _executable(self, addr: int) -> bool:
         return any(lo <= addr < hi for lo, hi in self._exec)
 
-    def _read_rows(self) -> list[Row]:
+    def _unit_rows(self, cu) -> list[Row]:
         rows: list[Row] = []
-        for cu in self._cus:
-            program = self._dwarf.line_program_for_CU(cu)
-            if program is None:
+        program = self._dwarf.line_program_for_CU(cu)
+        if program is None:
+            return rows
+        files = self._file_names(cu)
+        sequence: list = []
+        for entry in program.get_entries():
+            state = entry.state
+            if state is None:
                 continue
-            files = _file_names(cu, program)
-            sequence: list = []
-            for entry in program.get_entries():
-                state = entry.state
-                if state is None:
-                    continue
-                sequence.append(state)
-                if state.end_sequence:
-                    if self._executable(sequence[0].address):
-                        rows.extend(_sequence_rows(sequence, files))
-                    sequence = []
-        rows.sort(key=lambda r: r.addr)
+            sequence.append(state)
+            if state.end_sequence:
+                if self._executable(sequence[0].address):
+                    rows.extend(_sequence_rows(sequence, files))
+                sequence = []
         return rows
 
-    def _read_functions(self) -> list[Function]:
+    def _unit_functions(self, cu) -> list[Function]:
         functions = []
-        for cu in self._cus:
-            for die in cu.get_top_DIE().iter_children():
-                if die.tag != "DW_TAG_subprogram" or "DW_AT_low_pc" not in die.attributes:
-                    continue
-                low = die.attributes["DW_AT_low_pc"].value
-                high = _high_pc(die, low)
-                name = _name(die)
-                if name and self._executable(low):
-                    file, line = self._decl(die)
-                    functions.append(Function(name, low, high, file, line, die))
-        functions.sort(key=lambda f: f.low)
+        for die in _subprograms(cu.get_top_DIE()):
+            low = die.attributes["DW_AT_low_pc"].value
+            high = _high_pc(die, low)
+            if _name(die) and self._executable(low):
+                file, line = self._decl(die)
+                physname = self._physname(die)
+                functions.append(Function(remove_params(physname), low, high, file, line, die, physname))
         return functions
 
-    def _read_fdes(self) -> list[_Fde]:
-        fdes = []
-        if self._dwarf.has_EH_CFI():
-            for entry in self._dwarf.EH_CFI_entries():
-                if isinstance(entry, FDE):
-                    low = entry["initial_location"]
-                    rows = entry.get_decoded().table
-                    fdes.append(_Fde(low, low + entry["address_range"], [r["pc"] for r in rows], rows))
-        fdes.sort(key=lambda f: f.low)
-        return fdes
+    def _physname(self, die: DIE) -> str:
+        """GDB's full name of a subprogram DIE (``dwarf2_physname``): in C, its name; in C++, its
+        linkage name demangled without a template's return type (``DMGL_RET_DROP``), else its
+        qualified name with the parameter types."""
+        name = _name(die) or "??"
+        if not _is_cplus(die.cu):
+            return name
+        linkage = _linkage_name(die)
+        demangled = demangle(linkage) if linkage else None
+        if demangled is not None:
+            return drop_return_type(demangled)
+        params = self._params(_origin(die, "DW_AT_name") or die) or ()
+        return f"{_qualified(die)}({', '.join(type_name(t) for t in params)})"
+
+    def _file_names(self, cu) -> dict[int, Path]:
+        """The file names of ``cu``'s line program (cached)."""
+        files = self._files.get(cu.cu_offset)
+        if files is None:
+            program = self._dwarf.line_program_for_CU(cu)
+            files = self._files[cu.cu_offset] = _file_names(cu, program) if program is not None else {}
+            top = cu.get_top_DIE().attributes
+            if "DW_AT_comp_dir" in top:
+                for path in files.values():
+                    self._comp_dirs.setdefault(path, top["DW_AT_comp_dir"].value.decode(errors="replace"))
+        return files
 
     def _decl(self, die: DIE) -> tuple[Path | None, int | None]:
         attrs = die.attributes
         if "DW_AT_decl_file" not in attrs:
             return None, None
-        program = self._dwarf.line_program_for_CU(die.cu)
-        files = _file_names(die.cu, program)
+        files = self._file_names(die.cu)
         index = attrs["DW_AT_decl_file"].value
         return files.get(index), attrs["DW_AT_decl_line"].value if "DW_AT_decl_line" in attrs else None
 
     # -- lines ------------------------------------------------------------------------------------
     def row_at(self, addr: int) -> Row | None:
         """The line-table row covering ``addr`` (line 0 included)."""
+        self._read_at(addr)
         i = bisect.bisect_right(self._row_starts, addr) - 1
         if i >= 0 and addr < self._rows[i].end:
             return self._rows[i]
@@ -237,6 +382,7 @@ class DebugInfo:
 
     def rows_in(self, low: int, high: int) -> list[Row]:
         """Rows starting in ``[low, high)``, by address."""
+        self._read_at(low, high)
         return self._rows[bisect.bisect_left(self._row_starts, low):bisect.bisect_left(self._row_starts, high)]
 
     def line_for(self, addr: int) -> LineInfo | None:
@@ -248,6 +394,7 @@ class DebugInfo:
 
     def files(self) -> list[Path]:
         """Every source file the line table names."""
+        self._read_all()
         return sorted({r.file for r in self._rows})
 
     def find_files(self, name: str) -> list[Path]:
@@ -258,35 +405,78 @@ class DebugInfo:
         parts = Path(os.path.normpath(wanted)).parts
         return [f for f in self.files() if f.parts[-len(parts):] == parts]
 
-    def addresses_for(self, file: str, line: int) -> list[int]:
-        """Breakpoint addresses of ``FILE:LINE``: per function, the lowest statement address of
-        the line (or of the next line with code, as GDB does), past the prologue when that is the
-        function's entry."""
+    def line_locations(self, file: str, line: int) -> tuple[list[Site], int | None]:
+        """The breakpoint locations of exactly ``FILE:LINE`` and the next line after it that has
+        code (None: none), as GDB's ``decode_digits_ordinary`` finds them: every statement
+        row of the line, the first one of each innermost block (an inlined call of a function
+        twice in one function is two locations), moved past the prologue when it is a
+        function's entry (``skip_prologue_sal``).  Each location names the innermost function
+        around it (an inlined callee's full name)."""
         files = set(self.find_files(file))
         if not files:
             raise KeyError(f"No source file named {file}.")
-        rows = [r for r in self._rows if r.file in files and r.is_stmt and r.line >= line]
-        if not rows:
-            raise KeyError(f'No line {line} in file "{file}".')
-        best = min(r.line for r in rows)
-        chosen: dict[int | None, int] = {}
+        rows = [r for r in self._rows if r.file in files and r.is_stmt]
+        later = min((r.line for r in rows if r.line > line), default=None)
+        seen: set[int | None] = set()
+        sites: list[Site] = []
         for row in rows:
-            if row.line == best:
-                function = self.function_at(row.addr)
-                key = function.low if function else None
-                chosen[key] = min(chosen.get(key, row.addr), row.addr)
-        out = set()
-        for low, addr in chosen.items():
-            function = self.function_at(addr)
-            out.add(self._prologue_end(function) if function and addr == low else addr)
-        return sorted(out)
+            if row.line != line:
+                continue
+            block = self.block_at(row.addr)
+            key = block.offset if block is not None else None
+            if key in seen:
+                continue
+            seen.add(key)
+            function = self.function_at(row.addr)
+            addr = self._prologue_end(function) if function and row.addr == function.low else row.addr
+            chain = self.inline_chain(addr)
+            name = chain[0].physname if chain else function.full_name if function else None
+            sites.append(Site(addr, name, self.line_for(addr)))
+        return sorted(sites, key=lambda site: site.address), later
+
+    def addresses_for(self, file: str, line: int) -> list[int]:
+        """Breakpoint addresses of ``FILE:LINE``, or of the next line with code when it has none."""
+        sites, later = self.line_locations(file, line)
+        if not sites and later is not None:
+            sites, _ = self.line_locations(file, later)
+        if not sites:
+            raise KeyError(f'No line {line} in file "{file}".')
+        return [site.address for site in sites]
+
+    def block_at(self, pc: int) -> DIE | None:
+        """The innermost block DIE around ``pc``: a lexical block, an inlined call or the
+        function (GDB's ``block_for_pc``)."""
+        function = self.function_at(pc)
+        if function is None or function.die is None:
+            return None
+        block = function.die
+        while True:
+            inner = next((c for c in block.iter_children()
+                          if c.tag in ("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine")
+                          and ("DW_AT_low_pc" in c.attributes or "DW_AT_ranges" in c.attributes) and _die_covers(c, pc)), None)
+            if inner is None:
+                return block
+            block = inner
+
+    def function_sites(self, wanted: str) -> list[Site]:
+        """The breakpoint locations of ``break FUNCTION``: every function with code whose full
+        name ``wanted`` names (``tdbg.cxxnames.name_matches``: scopes, template arguments and
+        parameters may be left out), past its prologue, and every inlined call of one, at its
+        entry, as GDB places them."""
+        self._read_all()
+        sites = [Site(self._prologue_end(f), f.full_name, self.breakpoint_line(self._prologue_end(f)))
+                 for f in self._functions if name_matches(wanted, f.full_name)]
+        for function in self._functions:
+            for call in self.inlined_calls(function):
+                if name_matches(wanted, call.physname):
+                    sites.append(Site(call.entry, call.physname, self.line_for(call.entry)))
+        return sorted(set(sites), key=lambda site: site.address)
 
     def source_lines(self, file: str | Path) -> list[str]:
         """The lines of a source file (cached); a relative ``file`` is first looked up as the
-        suffix of a file the line table names."""
-        path = Path(file)
-        if not path.is_absolute():
-            path = next(iter(self.find_files(str(file))), path)
+        suffix of a file the line table names.  The file is found on this machine through
+        ``source_path`` (``set substitute-path``, ``directory``) when one is set."""
+        path = self.source_file(file)
         path = path.resolve() if path.exists() else path
         if path not in self._sources:
             try:
@@ -295,9 +485,38 @@ class DebugInfo:
                 raise FileNotFoundError(f"{file}: {exc.strerror or 'cannot read'}.") from None
         return self._sources[path]
 
+    def source_file(self, file: str | Path) -> Path:
+        """Where the source ``file`` (as the line table names it) is on this machine: found
+        through ``source_path``, else the recorded path."""
+        path = Path(file)
+        if not path.is_absolute():
+            path = next(iter(self.find_files(str(file))), path)
+        if self.source_path is not None:
+            found = self.source_path.find(path, self._comp_dirs.get(path))
+            if found is not None:
+                return found
+        return path
+
+    def source_info(self, file: Path) -> dict[str, str | int | bool] | None:
+        """What GDB's ``info source`` says of a source file's unit: its name as recorded, the
+        compilation directory, the producer, the DWARF version, the language and whether it
+        has macro information; None for a file no unit names."""
+        for cu in self._cus:
+            if file not in self._file_names(cu).values():
+                continue
+            top = cu.get_top_DIE().attributes
+            text = {a: top[a].value.decode(errors="replace") for a in ("DW_AT_comp_dir", "DW_AT_producer")
+                    if a in top and isinstance(top[a].value, bytes)}
+            return {"name": self.file_label(file, cu), "comp_dir": text.get("DW_AT_comp_dir", ""),
+                    "producer": text.get("DW_AT_producer", ""), "version": cu.header.version,
+                    "language": "c++" if _is_cplus(cu) else "asm" if _cu_name(cu).endswith((".S", ".s")) else "c",
+                    "macros": any(a in top for a in ("DW_AT_macros", "DW_AT_GNU_macros", "DW_AT_macro_info"))}
+        return None
+
     # -- functions --------------------------------------------------------------------------------
     def function_at(self, addr: int) -> Function | None:
         """The DWARF function containing ``addr``."""
+        self._read_at(addr)
         return _containing(self._functions, self._function_starts, addr)
 
     def symbol_function_at(self, addr: int) -> Function | None:
@@ -313,12 +532,28 @@ class DebugInfo:
         return Function(sym.name, sym.addr, sym.addr + max(sym.size, 1), None, None)
 
     def function(self, name: str) -> Function:
+        self._read_all()
         try:
             return self._by_name[name]
         except KeyError:
             raise KeyError(f'Function "{name}" not defined.') from None
 
+    def function_named(self, name: str) -> Function | None:
+        """The function whose search name or full name is exactly ``name`` (an expression's
+        ``combine`` or ``'combine(unsigned int, unsigned int)'``)."""
+        self._read_all()
+        return self._by_name.get(name) or next((f for f in self._functions if f.full_name == name), None)
+
+    def language_at(self, pc: int) -> str:
+        """The source language GDB names for the code at ``pc``: that of its function's unit
+        (``c``, ``c++``), ``asm`` elsewhere."""
+        function = self.function_at(pc)
+        if function is None or function.die is None:
+            return "asm"
+        return "c++" if _is_cplus(function.die.cu) else "c"
+
     def functions(self) -> list[Function]:
+        self._read_all()
         return list(self._functions)
 
     def breakpoint_address(self, name: str) -> int:
@@ -387,10 +622,11 @@ class DebugInfo:
                     entry = attrs["DW_AT_entry_pc"].value if "DW_AT_entry_pc" in attrs and attrs["DW_AT_entry_pc"].form == "DW_FORM_addr" else ranges[0][0]
                     call_file = None
                     if "DW_AT_call_file" in attrs:
-                        files = _file_names(child.cu, self._dwarf.line_program_for_CU(child.cu))
-                        call_file = files.get(attrs["DW_AT_call_file"].value)
+                        call_file = self._file_names(child.cu).get(attrs["DW_AT_call_file"].value)
                     call_line = attrs["DW_AT_call_line"].value if "DW_AT_call_line" in attrs else None
-                    out.append(InlinedCall(_name(child) or "??", tuple(ranges), entry, call_file, call_line, depth, child))
+                    physname = self._physname(child)
+                    out.append(InlinedCall(remove_params(physname), tuple(ranges), entry, call_file, call_line, depth, child,
+                                           physname))
                 self._collect_inlined(child, depth + 1, out)
             elif child.tag == "DW_TAG_lexical_block":
                 self._collect_inlined(child, depth, out)
@@ -402,13 +638,16 @@ class DebugInfo:
             return []
         return sorted((c for c in self.inlined_calls(function) if c.covers(pc)), key=lambda c: -c.depth)
 
-    def hidden_inline_frames(self, pc: int) -> int:
+    def hidden_inline_frames(self, pc: int, stopped_for: Sequence[str | None] = ()) -> int:
         """GDB's ``skip_inline_frames`` at a stop: how many inlined calls, innermost first, start
         at ``pc``; their frames are not shown until ``step`` enters them (the stop shows the
-        caller at the call site)."""
+        caller at the call site).  ``stopped_for``: the functions of the breakpoint locations
+        that made the stop (``Site.function``); as GDB's ``stopped_by_user_bp_inline_frame``,
+        an inlined call of one of them is shown, and so is every call when a location names
+        no function (``break *ADDRESS``)."""
         count = 0
         for call in self.inline_chain(pc):
-            if not self.starts_at(call, pc):
+            if not self.starts_at(call, pc) or None in stopped_for or call.physname in stopped_for:
                 break
             count += 1
         return count
@@ -440,46 +679,60 @@ class DebugInfo:
 
     # -- variables ------------------------------------------------------------------------------------
     def global_variable(self, name: str) -> Variable:
+        """A variable defined at file or namespace scope, by its (qualified, in C++) name."""
         if self._globals is None:
             self._globals = {}
-            for cu in self._cus:
-                for die in cu.get_top_DIE().iter_children():
-                    if die.tag == "DW_TAG_variable" and _name(die) and "DW_AT_type" in die.attributes:
-                        var = self._variable(die, 0, {}, None)
-                        if var is not None and (var.addr is not None or var.value is not None):
-                            self._globals.setdefault(var.name, var)
+            for die in self._global_dies("DW_TAG_variable"):
+                if "DW_AT_type" in die.attributes or "DW_AT_specification" in die.attributes:
+                    var = self._variable(die, 0, {}, None)
+                    if var is not None and (var.addr is not None or var.value is not None):
+                        self._globals.setdefault(_scoped_name(die), replace(var, name=_scoped_name(die)))
         try:
             return self._globals[name]
         except KeyError:
             raise KeyError(f'No symbol "{name}" in current context.') from None
 
-    def locals_at(self, frame: Frame) -> list[Variable]:
+    def locals_at(self, frame: Frame, caller: Frame | None = None) -> list[Variable]:
         """Parameters (``param``) and locals in scope at ``frame`` (of its inlined call, for an
         inline frame), innermost block first; their addresses use the frame's registers and
-        CFA."""
+        CFA.  With the ``caller`` frame, values the compiler left only as entry values
+        (``DW_OP_entry_value``) are resolved through the caller's call site, and each parameter
+        of a real frame gets its value at entry (``Variable.entry``) where the call site gives
+        it, as GDB does."""
         pc = frame.lookup_pc
         function = self.function_at(pc)
         if function is None or function.die is None:
             return []
         scope = frame.block.die if frame.block is not None else function.die
         scopes: list[list[Variable]] = []
+        entry = (lambda reg: self._entry_value(reg, caller)) if caller is not None and frame.block is None else None
 
         def visit(die: DIE) -> None:
             here: list[Variable] = []
+            concrete: set[int] = set()
             for child in die.iter_children():
                 if child.tag in ("DW_TAG_variable", "DW_TAG_formal_parameter") and _name(child):
-                    var = self._variable(child, pc, frame.regs, frame.cfa, function.die)
+                    var = self._variable(child, pc, frame.regs, frame.cfa, function.die, entry)
                     if var is not None:
                         here.append(var)
+                    if "DW_AT_abstract_origin" in child.attributes:
+                        concrete.add(child.get_DIE_from_attribute("DW_AT_abstract_origin").offset)
                 elif child.tag == "DW_TAG_lexical_block" and _die_covers(child, pc):
                     visit(child)
+            if "DW_AT_abstract_origin" in die.attributes:   # GDB's inherit_abstract_dies: the rest of
+                for child in die.get_DIE_from_attribute("DW_AT_abstract_origin").iter_children():   # the origin's
+                    if (child.tag in ("DW_TAG_variable", "DW_TAG_formal_parameter") and _name(child)
+                            and child.offset not in concrete and "DW_AT_artificial" not in child.attributes):
+                        var = self._variable(child, pc, frame.regs, frame.cfa, function.die)
+                        if var is not None:
+                            here.append(replace(var, addr=None, register=None, value=None, entry=None))
             scopes.append(here)
 
         visit(scope)
         return [v for block in scopes for v in block]
 
     def _variable(self, die: DIE, pc: int, regs: Mapping[int, int], cfa: int | None,
-                  function: DIE | None = None) -> Variable | None:
+                  function: DIE | None = None, entry: Callable[[int], int | None] | None = None) -> Variable | None:
         attrs = die.attributes
         declared = _origin(die, "DW_AT_type")  # an inlined copy names its type through its origin
         if declared is None:
@@ -492,9 +745,54 @@ class DebugInfo:
         if "DW_AT_location" not in attrs:
             return Variable(name, None, ctype, param=param)
         expr = self._location_expr(attrs["DW_AT_location"], die, pc)
+        at_entry = None
+        if param and entry is not None and function is not None and "DW_AT_low_pc" in function.attributes:
+            first = self._location_expr(attrs["DW_AT_location"], die, function.attributes["DW_AT_low_pc"].value)
+            reg = _register_location(self._expr.parse_expr(first)) if first is not None else None
+            at_entry = entry(reg) if reg is not None else None
+        if expr is not None and (reg := _entry_value_register(self._expr.parse_expr(expr))) is not None:
+            value = entry(reg) if entry is not None else None       # DW_OP_entry_value(DW_OP_regN)
+            return Variable(name, None, ctype, value=value, param=param, entry=value if param else None)
         where = self._evaluate(expr, regs, cfa, function) if expr is not None else None
         addr, register = where if where is not None else (None, None)
-        return Variable(name, addr, ctype, register=register, param=param)
+        return Variable(name, addr, ctype, register=register, param=param, entry=at_entry)
+
+    def _entry_value(self, reg: int, caller: Frame) -> int | None:
+        """The value register ``reg`` had when the function of a frame was entered, from the
+        call site its caller made (``DW_TAG_call_site`` at the return address ``caller.pc``,
+        its ``DW_TAG_call_site_parameter`` for ``reg``, evaluated in the caller's frame); None
+        when the call site does not say."""
+        site = self._call_sites(caller.pc - 1).get(caller.pc)
+        if site is None:
+            return None
+        for param in site.iter_children():
+            if param.tag not in ("DW_TAG_call_site_parameter", "DW_TAG_GNU_call_site_parameter"):
+                continue
+            location = param.attributes.get("DW_AT_location")
+            value = param.attributes.get("DW_AT_call_value") or param.attributes.get("DW_AT_GNU_call_site_value")
+            if location is None or value is None or _register_location(self._expr.parse_expr(location.value)) != reg:
+                continue
+            return _value_expression(self._expr.parse_expr(value.value), caller.regs, caller.cfa)
+        return None
+
+    def _call_sites(self, pc: int) -> dict[int, DIE]:
+        """The call sites in the function around ``pc``, by return address."""
+        function = self.function_at(pc)
+        if function is None or function.die is None:
+            return {}
+        sites = self._sites.get(function.low)
+        if sites is None:
+            sites = self._sites[function.low] = {}
+            pending = [function.die]
+            while pending:
+                for child in pending.pop().iter_children():
+                    if child.tag in ("DW_TAG_call_site", "DW_TAG_GNU_call_site"):
+                        pc_attr = child.attributes.get("DW_AT_call_return_pc") or child.attributes.get("DW_AT_low_pc")
+                        if pc_attr is not None:
+                            sites[pc_attr.value] = child
+                    elif child.has_children:
+                        pending.append(child)
+        return sites
 
     def _location_expr(self, attr, die: DIE, pc: int) -> list[int] | None:
         """The location expression in effect at ``pc`` (location lists pick one entry)."""
@@ -552,17 +850,140 @@ class DebugInfo:
             return regs[reg] + offset if reg in regs else None
         return None
 
+    # -- the symbol tables (GDB's info functions / variables / types) ------------------------------
+    def _global_dies(self, *tags: str):
+        """The DIEs with one of ``tags`` at file scope or inside namespaces (and, for types,
+        classes), in every unit."""
+        def walk(die: DIE):
+            for child in die.iter_children():
+                if child.tag in tags:
+                    yield child
+                if child.tag == "DW_TAG_namespace" or (child.tag in _TAGS and tags != ("DW_TAG_variable",)):
+                    yield from walk(child)
+        for cu in self._cus:
+            yield from walk(cu.get_top_DIE())
+
+    def file_label(self, path: Path | None, cu=None) -> str:
+        """A source file as GDB's symbol tables name it: its line-table entry as recorded (a
+        directory joined to it only when the entry names one), not made absolute."""
+        if path is None:
+            return _cu_name(cu) if cu is not None else "??"
+        return self._labels.get(path, str(path))
+
+    @cached_property
+    def _labels(self) -> dict[Path, str]:
+        labels: dict[Path, str] = {}
+        for cu in self._cus:   # a unit's own file is named as the unit names it
+            top = cu.get_top_DIE().attributes
+            comp_dir = top["DW_AT_comp_dir"].value.decode(errors="replace") if "DW_AT_comp_dir" in top else ""
+            labels.setdefault(Path(os.path.normpath(os.path.join(comp_dir, _cu_name(cu)))), _cu_name(cu))
+        for cu in self._cus:
+            program = self._dwarf.line_program_for_CU(cu)
+            if program is None:
+                continue
+            for path, recorded in _recorded_names(cu, program).items():
+                labels.setdefault(path, recorded)
+        return labels
+
+    def _symtab(self, die: DIE) -> tuple[str, int | None]:
+        """(file label, line) of a declaration: its decl file, else its unit's file."""
+        file, line = self._decl(die)
+        return self.file_label(file, die.cu) if file is not None else _cu_name(die.cu), line
+
+    def completion_names(self) -> set[str]:
+        """The names GDB's completion offers from the debug information: each function's full
+        name (and its plain name), the variables and, in C++, the types and namespaces, qualified."""
+        self._read_all()
+        names = {f.full_name for f in self._functions} | {f.name for f in self._functions if not f.physname.startswith(f.name + "(")}
+        names |= {_scoped_name(d) for d in self._global_dies("DW_TAG_variable") if _name(d)}
+        names |= {_qualified(d) for d in self._global_dies(*_TYPE_TAGS, "DW_TAG_namespace") if _name(d) and _is_cplus(d.cu)}
+        return names
+
+    @property
+    def unit_ranges(self) -> list[tuple[int, int]]:
+        """The address ranges of the compile units (GDB lists a code symbol as a non-debugging
+        one only outside them; the toolchain's runtime is code without debug information)."""
+        return [r for unit in self._units for r in unit.ranges or ()]
+
+    def linkage_names(self) -> set[str]:
+        """The linkage names of the variables the debug information defines (an ELF symbol with
+        one of them is not a non-debugging symbol)."""
+        return {_linkage_name(die) or _name(die) or "" for die in self._global_dies("DW_TAG_variable")}
+
+    def symbol_entries(self, kind: str) -> list[SymbolEntry]:
+        """What GDB's ``info functions`` (``kind`` "functions"), ``info variables`` or ``info types``
+        lists from the debug information, in its order: by file, the global block before the
+        static one (C++ classes, enums and namespaces are global), then by name."""
+        entries = {"functions": self._function_entries, "variables": self._variable_entries,
+                   "types": self._type_entries}[kind]()
+        return sorted(set(entries), key=lambda e: (e.file, e.block, e.name))
+
+    def _function_entries(self) -> list[SymbolEntry]:
+        self._read_all()
+        out = []
+        for f in self._functions:
+            die = f.die
+            assert die is not None
+            external = "DW_AT_external" in die.attributes or (
+                "DW_AT_specification" in die.attributes and "DW_AT_external" in die.get_DIE_from_attribute("DW_AT_specification").attributes)
+            returns = self.return_type(f) or VOID
+            if _is_cplus(die.cu):
+                text = declaration(returns, f.full_name)
+            else:
+                text = declaration(function_type(returns, self._params(die)), f.name)
+            file, line = self._symtab(die)
+            out.append(SymbolEntry(f.full_name, file, line, ("" if external else "static ") + text, 0 if external else 1))
+        return out
+
+    def _variable_entries(self) -> list[SymbolEntry]:
+        out = []
+        for die in self._global_dies("DW_TAG_variable", "DW_TAG_label"):
+            if "DW_AT_declaration" in die.attributes or _name(die) is None:
+                continue
+            file, line = self._symtab(die)
+            name = _scoped_name(die)
+            if die.tag == "DW_TAG_label":
+                out.append(SymbolEntry(name, file, line, f"static __CORE_ADDR {name}", 1))
+                continue
+            declared = _origin(die, "DW_AT_type") or (die.get_DIE_from_attribute("DW_AT_specification")
+                                                    if "DW_AT_specification" in die.attributes else None)
+            if declared is None or "DW_AT_type" not in declared.attributes or "DW_AT_location" not in die.attributes:
+                continue
+            external = "DW_AT_external" in die.attributes or "DW_AT_external" in declared.attributes
+            text = declaration(self._type(declared.get_DIE_from_attribute("DW_AT_type")), name)
+            out.append(SymbolEntry(name, file, line, ("" if external else "static ") + text, 0 if external else 1))
+        return out
+
+    def _type_entries(self) -> list[SymbolEntry]:
+        out = []
+        for die in self._global_dies(*_TYPE_TAGS, "DW_TAG_base_type", "DW_TAG_namespace"):
+            if _name(die) is None or "DW_AT_declaration" in die.attributes:
+                continue
+            cplus = _is_cplus(die.cu)
+            if die.tag in ("DW_TAG_base_type", "DW_TAG_namespace"):
+                name = _qualified(die) if cplus else _name(die) or ""
+                out.append(SymbolEntry(name, _cu_name(die.cu), None, name, 1 if die.tag == "DW_TAG_base_type" else 0))
+                continue
+            file, line = self._symtab(die)
+            name = _type_spelling(die) or ""
+            if die.tag == "DW_TAG_typedef":
+                target = self._type(die.get_DIE_from_attribute("DW_AT_type")) if "DW_AT_type" in die.attributes else VOID
+                text = f"typedef {declaration(target, name)}"
+            else:
+                text = name
+            out.append(SymbolEntry(name, file, line, text, 0 if cplus and die.tag != "DW_TAG_typedef" else 1))
+        return out
+
     # -- types -----------------------------------------------------------------------------------
     def lookup_type(self, name: str) -> CType | None:
         """The file-scope type spelled ``name`` (``"uint32_t"``, ``"struct node"``, ``"enum mode"``),
         from its definition rather than a declaration; None if the program has none."""
         if self._type_dies is None:
             self._type_dies = {}
-            for cu in self._cus:
-                for die in cu.get_top_DIE().iter_children():
-                    spelled = _type_spelling(die)
-                    if spelled is not None and "DW_AT_declaration" not in die.attributes:
-                        self._type_dies.setdefault(spelled, die)
+            for die in self._global_dies(*_TYPE_TAGS):
+                spelled = _type_spelling(die)
+                if spelled is not None and "DW_AT_declaration" not in die.attributes:
+                    self._type_dies.setdefault(spelled, die)
         die = self._type_dies.get(name)
         return self._type(die) if die is not None else None
 
@@ -582,8 +1003,10 @@ class DebugInfo:
             return self._remember(die, inner or VOID)
         if tag == "DW_TAG_typedef":
             return self._remember(die, typedef(_name(die) or "?", inner or VOID))
-        if tag in ("DW_TAG_pointer_type", "DW_TAG_reference_type"):
+        if tag == "DW_TAG_pointer_type":
             return self._remember(die, pointer_to(inner or VOID))
+        if tag in ("DW_TAG_reference_type", "DW_TAG_rvalue_reference_type"):
+            return self._remember(die, reference_to(inner or VOID))
         if tag == "DW_TAG_array_type":
             counts = [_subrange_count(c) for c in die.iter_children() if c.tag == "DW_TAG_subrange_type"] or [None]
             element = inner or VOID
@@ -593,13 +1016,20 @@ class DebugInfo:
         if tag in ("DW_TAG_structure_type", "DW_TAG_union_type", "DW_TAG_class_type"):
             shell = CType(_type_spelling(die) or f"{_TAGS[tag]} {{...}}", _size(die), Kind.STRUCT)
             self._types[die.offset] = shell  # while the members are read
-            fields = tuple(CField(_name(c) or "", _member_offset(c), self._type(c.get_DIE_from_attribute("DW_AT_type")))
+            fields = tuple(CField(_name(c) or "", _member_offset(c), self._type(c.get_DIE_from_attribute("DW_AT_type")),
+                                  _access(c))
                            for c in die.iter_children() if c.tag == "DW_TAG_member" and "DW_AT_type" in c.attributes)
-            self._types[die.offset] = ctype = replace(shell, fields=fields)
+            self._types[die.offset] = ctype = replace(shell, fields=fields, details=self._class_details(die))
             return ctype
         if tag == "DW_TAG_enumeration_type":
+            scope = f"{_qualified(die)}::" if "DW_AT_enum_class" in attrs else ""
+            enumerators = tuple((scope + (_name(c) or "?"),
+                                 c.attributes["DW_AT_const_value"].value)
+                                for c in die.iter_children() if c.tag == "DW_TAG_enumerator" and "DW_AT_const_value" in c.attributes)
+            details = Details("enum", enumerators=enumerators, scoped="DW_AT_enum_class" in attrs, underlying=inner,
+                              cplus=_is_cplus(die.cu))
             return self._remember(die, CType(_type_spelling(die) or "enum {...}", _size(die), Kind.INT,
-                                             signed=inner is not None and inner.signed))
+                                             signed=inner is not None and inner.signed, details=details))
         if tag == "DW_TAG_base_type":
             encoding = attrs["DW_AT_encoding"].value if "DW_AT_encoding" in attrs else 0
             kind = {_DW_ATE_BOOLEAN: Kind.BOOL, _DW_ATE_FLOAT: Kind.FLOAT}.get(encoding, Kind.INT)
@@ -607,6 +1037,26 @@ class DebugInfo:
         if tag == "DW_TAG_subroutine_type":
             return self._remember(die, function_type(inner or VOID, self._params(die)))
         return self._remember(die, CType(_name(die) or "?", _size(die)))
+
+    def _class_details(self, die: DIE) -> Details:
+        """A struct's, union's or class's C++ side: its class key, member functions (not the
+        compiler's), type template parameters."""
+        keyword = {"DW_TAG_class_type": "class", "DW_TAG_union_type": "union"}.get(die.tag, "struct")
+        if not _is_cplus(die.cu):
+            return Details(keyword)
+        methods, template = [], []
+        for child in die.iter_children():
+            if child.tag == "DW_TAG_subprogram" and _name(child) and "DW_AT_artificial" not in child.attributes:
+                params = [c for c in child.iter_children() if c.tag == "DW_TAG_formal_parameter" and "DW_AT_type" in c.attributes]
+                this = next((p for p in params if "DW_AT_artificial" in p.attributes), None)
+                const = this is not None and "const" in type_name(self._type(this.get_DIE_from_attribute("DW_AT_type")))
+                returns = self._type(child.get_DIE_from_attribute("DW_AT_type")) if "DW_AT_type" in child.attributes else VOID
+                methods.append(Method(_name(child) or "", returns,
+                                      tuple(self._type(p.get_DIE_from_attribute("DW_AT_type")) for p in params if p is not this),
+                                      _access(child), const))
+            elif child.tag == "DW_TAG_template_type_param" and "DW_AT_type" in child.attributes:
+                template.append((_name(child) or "?", self._type(child.get_DIE_from_attribute("DW_AT_type"))))
+        return Details(keyword, tuple(methods), tuple(template), cplus=True)
 
     def _remember(self, die: DIE, ctype: CType) -> CType:
         """Cache ``ctype`` unless it is an incomplete struct: a typedef or qualifier of a struct
@@ -662,7 +1112,7 @@ class DebugInfo:
         if fde is None:
             fp = frame.regs.get(FP)
             return {RA: fp - 4, FP: fp - 8} if fp else {}
-        row = fde.rows[bisect.bisect_right(fde.pcs, frame.lookup_pc) - 1]
+        row = fde.row(frame.lookup_pc)
         return {reg: (frame.cfa + rule.arg) & 0xFFFFFFFF for reg, rule in sorted(row.items(), key=lambda item: str(item[0]))
                 if isinstance(reg, int) and rule.type == RegisterRule.OFFSET}
 
@@ -678,7 +1128,7 @@ class DebugInfo:
         fde = _containing(self._fdes, self._fde_starts, lookup)
         if fde is None:
             return self._unwind_fp(pc, regs, read_u32, level, ranges)
-        row = fde.rows[bisect.bisect_right(fde.pcs, lookup) - 1]
+        row = fde.row(lookup)
         rule = row["cfa"]
         if rule.expr is not None or rule.reg not in regs:
             return None
@@ -720,11 +1170,75 @@ _DW_ATE_FLOAT = 0x04
 _SIGNED = {0x04, 0x05, 0x06, 0x0D}     # DW_ATE_float (as tdbg.expr's), signed, signed_char, signed_fixed
 _TAGS = {"DW_TAG_structure_type": "struct", "DW_TAG_class_type": "struct", "DW_TAG_union_type": "union",
          "DW_TAG_enumeration_type": "enum"}
+_TYPE_TAGS = (*_TAGS, "DW_TAG_typedef")
+
+
+def _scoped_name(die: DIE) -> str:
+    """A variable's or label's name as GDB's symbol tables have it: qualified in C++."""
+    return _qualified(die) if _is_cplus(die.cu) else (_name(die) or "")
 
 
 def _cu_name(cu) -> str:
     attr = cu.get_top_DIE().attributes.get("DW_AT_name")
     return attr.value.decode(errors="replace") if attr is not None else ""
+
+
+_CPLUS_LANGUAGES = {0x04, 0x19, 0x1A, 0x21}   # DW_LANG_C_plus_plus, _03, _11, _14
+_SCOPES = ("DW_TAG_namespace", "DW_TAG_structure_type", "DW_TAG_class_type", "DW_TAG_union_type")
+
+
+_ACCESS = {1: "public", 2: "protected", 3: "private"}
+
+
+def _access(die: DIE) -> str:
+    """A member's C++ access (DW_AT_accessibility; by default private in a class, else public,
+    as DWARF 3 and later say)."""
+    attr = die.attributes.get("DW_AT_accessibility")
+    if attr is not None:
+        return _ACCESS.get(attr.value, "public")
+    parent = die.get_parent()
+    return "private" if parent is not None and parent.tag == "DW_TAG_class_type" else "public"
+
+
+def _is_cplus(cu) -> bool:
+    """Is ``cu`` C++ (DW_AT_language)?"""
+    attr = cu.get_top_DIE().attributes.get("DW_AT_language")
+    return attr is not None and attr.value in _CPLUS_LANGUAGES
+
+
+def _subprograms(die: DIE):
+    """The subprogram DIEs with code under ``die``, also inside namespaces and classes."""
+    for child in die.iter_children():
+        if child.tag == "DW_TAG_subprogram":
+            if "DW_AT_low_pc" in child.attributes:
+                yield child
+        elif child.tag in _SCOPES:
+            yield from _subprograms(child)
+
+
+def _linkage_name(die: DIE) -> str | None:
+    """The linkage (mangled) name of ``die`` or of the declaration it completes or stands for."""
+    for attr in ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name"):
+        if attr in die.attributes and isinstance(die.attributes[attr].value, bytes):
+            return die.attributes[attr].value.decode(errors="replace")
+    for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
+        if ref in die.attributes:
+            return _linkage_name(die.get_DIE_from_attribute(ref))
+    return None
+
+
+def _qualified(die: DIE) -> str:
+    """``ns::Class::name`` of a DIE: its name after the names of the namespaces and classes
+    around its declaration (an anonymous namespace is GDB's ``(anonymous namespace)``)."""
+    for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
+        if ref in die.attributes:
+            return _qualified(die.get_DIE_from_attribute(ref))
+    parts = [_name(die) or "??"]
+    parent = die.get_parent()
+    while parent is not None and parent.tag in _SCOPES:
+        parts.append(_name(parent) or ("(anonymous namespace)" if parent.tag == "DW_TAG_namespace" else "{...}"))
+        parent = parent.get_parent()
+    return "::".join(reversed(parts))
 
 
 def _name(die: DIE) -> str | None:
@@ -747,14 +1261,15 @@ def _origin(die: DIE, attribute: str) -> DIE | None:
 
 
 def _type_spelling(die: DIE) -> str | None:
-    """How C names a type DIE: ``uint32_t``, ``struct node``, ``enum mode``; None if anonymous
-    or not a named type."""
+    """How the program's language names a type DIE: in C ``uint32_t``, ``struct node``,
+    ``enum mode``; in C++ the qualified name without a keyword (``ckernel::Counter``); None if
+    anonymous or not a named type."""
     name = _name(die)
-    if name is None:
+    if name is None or (die.tag != "DW_TAG_typedef" and die.tag not in _TAGS):
         return None
-    if die.tag == "DW_TAG_typedef":
-        return name
-    return f"{_TAGS[die.tag]} {name}" if die.tag in _TAGS else None
+    if _is_cplus(die.cu):
+        return _qualified(die)
+    return name if die.tag == "DW_TAG_typedef" else f"{_TAGS[die.tag]} {name}"
 
 
 def _member_offset(die: DIE) -> int:
@@ -812,6 +1327,60 @@ def _die_covers(die: DIE, pc: int) -> bool:
     if "DW_AT_low_pc" not in attrs and "DW_AT_ranges" not in attrs:
         return True
     return any(lo <= pc < hi for lo, hi in _die_ranges(die))
+
+
+def _register_location(ops: list) -> int | None:
+    """N of a location that is register N alone (``DW_OP_regN``), else None."""
+    if len(ops) == 1 and ops[0].op_name.startswith("DW_OP_reg"):
+        return _reg_number(ops[0])
+    return None
+
+
+def _entry_value_register(ops: list) -> int | None:
+    """N of ``DW_OP_entry_value(DW_OP_regN) DW_OP_stack_value`` (the value register N had at the
+    function's entry), else None."""
+    if (len(ops) == 2 and ops[0].op_name in ("DW_OP_entry_value", "DW_OP_GNU_entry_value")
+            and ops[1].op_name == "DW_OP_stack_value" and isinstance(ops[0].args[0], list)):
+        return _register_location(ops[0].args[0])
+    return None
+
+
+_BINARY_OPS: dict[str, Callable[[int, int], int]] = {
+    "DW_OP_plus": lambda a, b: a + b, "DW_OP_minus": lambda a, b: a - b, "DW_OP_mul": lambda a, b: a * b,
+    "DW_OP_and": lambda a, b: a & b, "DW_OP_or": lambda a, b: a | b, "DW_OP_xor": lambda a, b: a ^ b,
+    "DW_OP_shl": lambda a, b: a << b, "DW_OP_shr": lambda a, b: (a & 0xFFFFFFFF) >> b}
+
+
+def _value_expression(ops: list, regs: Mapping[int, int], cfa: int | None) -> int | None:
+    """The value a DWARF expression computes (a call site's ``DW_AT_call_value``) in a frame
+    with registers ``regs`` (``x0`` is 0): literals, constants, registers (``DW_OP_regN``: its
+    value, ``DW_OP_bregN``: value plus offset), ``DW_OP_call_frame_cfa``, ``plus_uconst`` and
+    the arithmetic operators; None for anything that needs memory or is unknown here."""
+    stack: list[int] = []
+    for op in ops:
+        name = op.op_name
+        if name.startswith("DW_OP_lit"):
+            stack.append(int(name.removeprefix("DW_OP_lit")))
+        elif name.startswith("DW_OP_const") or name == "DW_OP_addr":
+            stack.append(op.args[0])
+        elif name.startswith(("DW_OP_reg", "DW_OP_breg")):
+            reg = _reg_number(op)
+            if reg != 0 and reg not in regs:
+                return None
+            value = 0 if reg == 0 else regs[reg]
+            stack.append(value + (op.args[-1] if name.startswith("DW_OP_breg") else 0))
+        elif name == "DW_OP_call_frame_cfa" and cfa is not None:
+            stack.append(cfa)
+        elif name == "DW_OP_plus_uconst" and stack:
+            stack.append(stack.pop() + op.args[0])
+        elif name in _BINARY_OPS and len(stack) >= 2:
+            b, a = stack.pop(), stack.pop()
+            stack.append(_BINARY_OPS[name](a, b))
+        elif name == "DW_OP_stack_value":
+            break
+        else:
+            return None
+    return stack[-1] & 0xFFFFFFFF if stack else None
 
 
 def _uleb_length(value: int) -> int:
@@ -876,6 +1445,26 @@ def _file_names(cu, program) -> dict[int, Path]:
             directory = dirs[dir_index - 1] if 0 < dir_index <= len(dirs) else comp_dir
         path = os.path.join(comp_dir, directory, name)
         out[i if version5 else i + 1] = Path(os.path.normpath(path))
+    return out
+
+
+def _recorded_names(cu, program) -> dict[Path, str]:
+    """Each file of a line program (its absolute path) -> its name as recorded: the entry's
+    name, after its directory entry when it names one (GDB's ``file_file_name``)."""
+    header = program.header
+    dirs = [d.decode(errors="replace") if isinstance(d, bytes) else d.DW_LNCT_path.decode(errors="replace")
+            for d in header["include_directory"]]
+    version5 = header["version"] >= 5
+    absolute = _file_names(cu, program)
+    out: dict[Path, str] = {}
+    for i, entry in enumerate(header["file_entry"]):
+        name = entry.name.decode(errors="replace")
+        index = entry.dir_index if version5 else entry.dir_index - 1
+        if not os.path.isabs(name) and 0 <= index < len(dirs):
+            name = f"{dirs[index]}/{name}"
+        path = absolute.get(i if version5 else i + 1)
+        if path is not None:
+            out.setdefault(path, name)
     return out
 
 

@@ -11,6 +11,8 @@ import numpy as np
 
 from tdbg import debuginfo
 from tdbg.expr import FLOAT, INT, UINT16, UINT32, CType, ExprError, SymbolInfo, Value, array_of
+from tdbg.cxxnames import demangle, remove_params, scoped_names
+from tdbg.expr.values import PrintSettings
 from tdbg.frames import FrameView
 from tdbg.riscv import ABI_NAMES, NUMBERS as REGISTERS
 from tdbg.session import SessionError
@@ -57,14 +59,19 @@ class SessionContext:
         info = s.debug
         if info is not None:
             frame = self.frames.selected()
-            for v in info.locals_at(frame):
+            for v in info.locals_at(frame, self.frames.caller(frame)):
                 if v.name == name:
                     return self._variable(v)
-            try:
-                return self._variable(info.global_variable(name))
-            except KeyError:
-                pass
-        sym = s.image.symbols.get(name)
+            for scoped in scoped_names(frame.function, name):   # C++: the frame's namespaces first
+                try:
+                    return self._variable(info.global_variable(scoped))
+                except KeyError:
+                    pass
+                fn = info.function_named(scoped)
+                if fn is not None:
+                    return SymbolInfo(fn.low, True, info.function_type(fn))
+        sym = s.image.symbols.get(name) or next(
+            (sym for sym in s.image.symbols.values() if remove_params(demangle(sym.name) or "") == name), None)
         if sym is None:
             raise KeyError(name)
         if sym.kind == "func":
@@ -78,12 +85,18 @@ class SessionContext:
     def _variable(self, v: debuginfo.Variable) -> SymbolInfo:
         if v.register is not None:
             return SymbolInfo(0, ctype=v.type, register=ABI_NAMES[v.register])
+        if v.value is not None:
+            return SymbolInfo(0, ctype=v.type, value=v.value)
         if v.addr is None:
             raise KeyError(v.name)
         return SymbolInfo(v.addr, ctype=v.type)
 
+    @property
+    def print_settings(self) -> PrintSettings:
+        return self.s.print_settings
+
     def symbolize(self, address: int) -> str | None:
-        text = self.s.symbolize(address)
+        text = self.s.symbolize(address, self.s.print_settings.demangle)
         return text[1:-1] if text else None
 
     def lookup_type(self, name: str) -> CType | None:

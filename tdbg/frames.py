@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from tdbg.debuginfo import Frame
+from tdbg.emu.stops import StopKind
 from tdbg.riscv import SP
 
 if TYPE_CHECKING:
@@ -48,7 +49,12 @@ class FrameView:
         state = self.state()
         if state.hidden is None:
             info = self.s.debug
-            state.hidden = info.hidden_inline_frames(self.s.core.pc) if info is not None else 0
+            pc = self.s.core.pc
+            stop = state.stop
+            stopped_for = [loc.function for bp in self.s.last_hits for loc in bp.locations
+                           if loc.core == self.s.current and loc.address == pc] \
+                if getattr(stop, "kind", None) is StopKind.BREAKPOINT else []
+            state.hidden = info.hidden_inline_frames(pc, stopped_for) if info is not None else 0
         return state.hidden
 
     def all(self) -> list[Frame]:
@@ -61,6 +67,11 @@ class FrameView:
             if frame.function == ENTRY_FUNCTION and frame.block is None:
                 break
         return out
+
+    def caller(self, frame: Frame) -> Frame | None:
+        """The frame that called ``frame`` (its call site knows entry values), or None."""
+        frames = self.all()
+        return frames[frame.level + 1] if frame.level + 1 < len(frames) else None
 
     def selected(self) -> Frame:
         frames = self.all()

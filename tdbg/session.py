@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -21,15 +21,19 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tdbg.debuginfo import DebugInfo, Frame
+from tdbg import linespec
+from tdbg.cxxnames import demangle
+from tdbg.debuginfo import DebugInfo, Frame, LineInfo, Site
 from tdbg.emu.core import Core, CoreState, Disposition, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, one_line
 from tdbg.emu.history import History
+from tdbg.expr.values import PrintSettings
 from tdbg.emu.regions import Stall
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.emu.pushlog import PushLog, WindowTrace
 from tdbg.emu.tile import Checkpoint, Policy, Tile, Unreadable
-from tdbg.emu.toolchain import ToolchainError, build, demo_source
+from tdbg.emu.toolchain import SOURCE_SUFFIXES, ToolchainError, build, demo_source
+from tdbg.sourcepath import SourcePath
 from tdbg.hostfiles import MAX_RESTORE_BYTES, HostFileError, host_path, read_host_file, write_host_file
 from tdbg.riscv import NUMBERS as REGISTERS
 from tdbg.riscv_ext import arch_extensions
@@ -59,12 +63,34 @@ class SessionError(Exception):
     """A request the session cannot carry out; the message is one line for the user."""
 
 
+@dataclass(frozen=True)
+class SetupWrite:
+    """Memory written while the program was not started (a ``restore``, ``set var``, a GDB
+    client's ``M`` packet): the host's set-up, written again after each restart."""
+
+    core: str
+    address: int
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Location:
+    """One location of a breakpoint: a core and an address there, with the full name of the
+    function it is in and the line GDB reports for it (``debuginfo.Site``)."""
+
+    core: str
+    address: int
+    function: str | None = None
+    line: LineInfo | None = None
+
+
 @dataclass
 class Breakpoint:
-    """A breakpoint: one address per core it is set on (GDB's locations)."""
+    """A breakpoint and its locations (GDB's): any number per core, in the order GDB lists them
+    (by core, then address)."""
 
     number: int
-    locations: dict[str, int]   # core name -> address
+    locations: list[Location]
     enabled: bool = True
     disposition: Disposition = Disposition.KEEP
     enable_count: int = 0       # stops left before DISABLE disables it (GDB's enable_count)
@@ -74,6 +100,7 @@ class Breakpoint:
     commands: list[str] = field(default_factory=list)
     location: str = ""          # what the user typed, for ``info breakpoints``
     thread: str | None = None   # ``break LOC thread N``: only that core
+    line: int | None = None     # a FILE:LINE breakpoint: the line whose code it is on
 
     @property
     def temporary(self) -> bool:
@@ -83,10 +110,15 @@ class Breakpoint:
     @property
     def address(self) -> int:
         """The address of its first location."""
-        return next(iter(self.locations.values()))
+        return self.locations[0].address
+
+    @property
+    def cores(self) -> list[str]:
+        """The cores it has a location on, in order."""
+        return list(dict.fromkeys(loc.core for loc in self.locations))
 
     def at(self, core: str, pc: int) -> bool:
-        return self.locations.get(core) == pc
+        return any(loc.core == core and loc.address == pc for loc in self.locations)
 
 
 def _dst_view(view: str) -> tuple[str, str]:
@@ -148,9 +180,9 @@ def _mib(n: int) -> str:
 
 
 def load_program(path: str | Path, core: str = "T0") -> ElfImage:
-    """An ELF, or a C file built with the bundled toolchain first (as ``core``'s firmware)."""
+    """An ELF, or a C or C++ file built with the bundled toolchain first (as ``core``'s firmware)."""
     path = Path(path)
-    if path.suffix == ".c":
+    if path.suffix in SOURCE_SUFFIXES:
         path = build(path, core=core)
     return ElfImage.load(path)
 
@@ -174,6 +206,7 @@ class Session:
         self.debug_infos: dict[str, DebugInfo | None] = {}
         self.scheduler_locking = "off"
         self.started = False          # the tile has run since it was loaded or reset
+        self.written_after_exit = False  # memory written since every core finished (run drops it)
         self.watch_after = True       # report a watchpoint after its access (GDB's view); the
                                       # stub turns it off: gdb steps over the access itself
         self._interpreter = None
@@ -181,8 +214,15 @@ class Session:
         self._expr_context = None
         self.last_hits: list[Breakpoint] = []  # the breakpoints that made the last stop
         self.history = History()     # undo records of single steps (reverse_stepi)
+        self.print_settings = PrintSettings()   # GDB's set print pretty / demangle / asm-demangle
+        self.source_path = SourcePath()         # GDB's set substitute-path and directory
         self.stop_listeners: list[Callable[[Stop], None]] = []   # told of every stop a user sees
         self.load_warnings: list[str] = []  # said once by whoever shows the session to a user
+        self.warning_listeners: list[Callable[[str], None]] = []   # told of each warning as it comes
+        self._opened_cores: set[str] = set()   # cores whose debug information has been opened
+        self.setup: list[SetupWrite] = []   # memory written while the program was not started
+        self.replay_setup = True            # restart (run, kill) writes the set-up again
+        self._replaying = False
         self._next_number = 1
         programs = program if isinstance(program, Mapping) else {"T0": demo_source() if program is None else program}
         for name, path in programs.items():
@@ -206,18 +246,41 @@ class Session:
         except (ElfLoadError, ToolchainError, OSError, HostFileError) as exc:
             raise SessionError(str(exc)) from None
         self.debug_infos[name] = None if image is None else self._debug_info(image)
+        self._opened_cores.discard(name)
         self._sync_breakpoints()
         self.history.clear()
 
     def _debug_info(self, image: ElfImage) -> DebugInfo | None:
-        """The DWARF of ``image``; corrupt DWARF leaves the program without source-level debugging,
-        with a warning in ``load_warnings``, never without the program."""
+        """The DWARF of ``image``, read when a source-level question first needs it
+        (``_opened``); its sources are found through the session's ``source_path``."""
+        info = DebugInfo.load(image)
+        if info is not None:
+            info.source_path = self.source_path
+        return info
+
+    def _opened(self, core: str) -> DebugInfo | None:
+        """``core``'s debug information, opened on first use: DWARF too corrupt to open leaves
+        the program without source-level debugging, with a warning (``warn``) the first time,
+        never without the program."""
+        info = self.debug_infos.get(core)
+        if info is None or core in self._opened_cores:
+            return info
         try:
-            return DebugInfo.load(image)
+            info.open()
         except Exception as exc:  # noqa: BLE001  (pyelftools raises many kinds on corrupt DWARF)
-            self.load_warnings.append(one_line(f"warning: {image.path}: its debug information is unusable "
-                                               f"({type(exc).__name__}: {exc}); symbols and machine-level debugging still work"))
+            self.debug_infos[core] = None
+            self.warn(one_line(f"warning: {self.tile.image(core).path}: its debug information is unusable "
+                               f"({type(exc).__name__}: {exc}); symbols and machine-level debugging still work"))
             return None
+        self._opened_cores.add(core)
+        return info
+
+    def warn(self, text: str) -> None:
+        """A warning for the user (one line): kept in ``load_warnings`` and passed to each of
+        ``warning_listeners`` (the command line prints it on stderr, as GDB's warnings go)."""
+        self.load_warnings.append(text)
+        for listener in list(self.warning_listeners):
+            listener(text)
 
     @property
     def status(self) -> RunStatus:
@@ -238,7 +301,7 @@ class Session:
         """The current core's debug information (None without firmware or DWARF).  Its parts
         that are read only when asked (types, variables, frames) may turn out corrupt: such a
         failure is a ``SessionError`` line naming the file, never an internal error."""
-        info = self.debug_infos.get(self.current)
+        info = self._opened(self.current)
         return None if info is None else _CheckedDebugInfo(info, self.tile.image(self.current).path)  # type: ignore[return-value]
 
     @property
@@ -246,22 +309,33 @@ class Session:
         return self.tile.cores[self.current]
 
     def restart(self, checkpoint: int | None = None) -> None:
-        """Back to the loaded state, or to checkpoint N; breakpoints and watchpoints stay."""
+        """Back to the loaded state with the set-up written again (``setup``; unless
+        ``replay_setup`` is off), or to checkpoint N; breakpoints and watchpoints stay."""
         self.history.clear()
         if checkpoint is None:
             self.tile.reset()
             self.started = False
+            if self.replay_setup:
+                self._replaying = True
+                try:
+                    for write in self.setup:
+                        with self.on_core(write.core):
+                            self.write_memory(write.address, write.data)
+                finally:
+                    self._replaying = False
             return
         self.tile.restore(self._checkpoint(checkpoint))
         self.started = True
 
     def start_over(self) -> None:
         """What GDB's ``run``, ``start`` and ``starti`` do first: the tile back to its loaded
-        state if it has run (memory written before the first run stays until then), and every
+        state if it has run, with the set-up written before the first run written again
+        (``setup``: the host's inputs, e.g. what ``restore`` put in L1), and every
         breakpoint's and watchpoint's hit count back to zero (GDB's run_command_1; measured
         with gdb-multiarch 13: a second ``run`` reports "already hit 1 time")."""
         if self.started:
             self.restart()
+        self.written_after_exit = False
         for item in [*self.breakpoints.values(), *self.watchpoints.values()]:
             item.hits = 0
 
@@ -374,15 +448,17 @@ class Session:
             raise SessionError(f"{core.name} is held in reset (SOFT_RESET_0 bit {core.spec.soft_reset_bit}).")
         return core
 
-    def _step_core(self) -> Stop:
+    def _step_core(self, others_run: Callable[[], None] = lambda: None) -> Stop:
         """One instruction of the current core.  If it must wait and ``scheduler-locking`` is
-        off, the other cores run until the wait is over, then the instruction executes."""
+        off, the other cores run until the wait is over (``others_run`` is called first), then
+        the instruction executes."""
         core = self._steppable()
         self.started = True
         if core.state in (CoreState.PARKED, CoreState.EXITED):
             core.state = CoreState.RUNNABLE   # stepping a finished core executes its j . / ebreak
         while True:
             if core.state is CoreState.BLOCKED and self.scheduler_locking == "off":
+                others_run()
                 stop = self.tile.run_others_until_ready(core.name)
                 if stop is not None:
                     return self._focus(stop)
@@ -393,17 +469,23 @@ class Session:
     def stepi(self, count: int = 1, record: bool = True) -> Stop:
         """Execute ``count`` instructions of the current core, recording each for
         ``reverse_stepi``; with ``record=False`` (the steps inside source-level stepping)
-        nothing is copied and the recorded history ends here."""
+        nothing is copied and the recorded history ends here.  A step during which the other
+        cores run (the core waits, ``scheduler-locking off``) records the whole tile, also when
+        the wait began in the step."""
         stop = None
         if not record:
             self.history.clear()
         for _ in range(count):
             undo = None
             if record:
-                core = self._steppable()
-                waits = core.state is CoreState.BLOCKED and self.scheduler_locking == "off"
-                undo = self.history.record(self.tile, core, whole_tile=waits)
-            stop = self._step_core()
+                undo = self.history.record(self.tile, self._steppable())
+
+            def others_run() -> None:
+                nonlocal undo
+                if undo is not None:
+                    undo = self.history.widen(undo, self.tile)
+
+            stop = self._step_core(others_run)
             if undo is not None:
                 self.history.push(undo)
             if stop.kind is not StopKind.STEP:
@@ -476,7 +558,9 @@ class Session:
         return self._interrupted
 
     def clear_interrupt(self) -> None:
+        """Drop a pending interrupt, the session's and the tile's (a new command starts)."""
         self._interrupted = False
+        self.tile.clear_interrupt()
 
     def check_interrupt(self) -> None:
         """For long work outside the emulator (formatting, packing): stop at a Ctrl-C."""
@@ -582,32 +666,64 @@ class Session:
 
     # -- breakpoints and watchpoints ----------------------------------------------------------
     def resolve(self, location: str | int) -> int:
-        """An address from a number, ``FUNCTION`` (past its prologue when there is line
-        information), ``FILE:LINE`` or ``LINE``, in the current core's program."""
+        """An address from a number, ``*EXPR`` (``*$pc+8``), ``FUNCTION`` (past its prologue when
+        there is line information), ``FILE:LINE`` or ``LINE``, in the current core's program: its
+        first location (``locate``)."""
+        return self.locate(location)[0].address
+
+    def locate(self, location: str | int, line: int | None = None) -> list[Site]:
+        """Every location of ``location`` in the current core's program (``tdbg.linespec``), by
+        address; ``line`` replaces the line of a ``FILE:LINE``.  A ``FILE:LINE`` without code
+        here goes to the next line with code, as GDB does in one program (``break_at`` decides
+        that for the whole tile)."""
+        resolved = self._resolved(location, line)
+        if not resolved.sites and resolved.next_line is not None:
+            resolved = self._resolved(location, resolved.next_line)
+        if not resolved.sites:
+            spec = linespec.parse(str(location), None)
+            raise SessionError(f'No line {spec.line} in file "{spec.file}".')
+        return resolved.sites
+
+    def _resolved(self, location: str | int, line: int | None = None) -> linespec.Resolved:
         if isinstance(location, int):
             _check_range(location, 1)
-            return location
-        if not (location.strip().isdigit() and self.debug is not None):  # LINE, as GDB reads it
-            try:
-                address = int(location, 0)
-            except ValueError:
-                pass
-            else:
-                _check_range(address, 1)
-                return address
-        if self.debug is not None:
-            from tdbg.stepping import resolve_location
-
-            return resolve_location(self, self.debug, location)[0]
+            return linespec.Resolved([Site(location, None)])
+        if location.strip().startswith("*"):   # any expression, as GDB evaluates it: *$pc+8
+            return linespec.Resolved([Site(self.address_of(location.strip()[1:]), None)])
+        info = self.debug
+        spec = linespec.parse(location, info)
+        if spec.line is not None and spec.file is None and info is None and location.strip().isdigit():
+            spec = linespec.Spec(address=int(location))   # no line table: a number is an address
+        if line is not None:
+            spec = replace(spec, line=line)
+        if spec.address is not None:
+            _check_range(spec.address, 1)
+        current = None
+        if spec.line is not None and spec.file is None and info is not None:
+            here = info.line_for(self.core.pc)
+            current = str(here.file) if here is not None else None
         try:
-            return self.image.symbol(location).addr
+            return linespec.resolve(spec, info, self.image, current)
         except KeyError as exc:
             raise SessionError(str(exc.args[0])) from None
+
+    def address_of(self, expression: str) -> int:
+        """The address an expression designates, as GDB's ``*EXPR`` location and ``x`` take
+        it (an array's or function's own address, a pointer's or integer's value)."""
+        from tdbg.expr import ExprError
+        from tdbg.expr.values import value_as_address
+
+        try:
+            address = value_as_address(self.evaluate(expression))
+        except ExprError as exc:
+            raise SessionError(str(exc)) from None
+        _check_range(address, 1)
+        return address
 
     def frames(self) -> list[Frame]:
         """The current core's backtrace (innermost first); one frame without debug info."""
         core = self.core
-        info = self.debug_infos.get(self.current)
+        info = self._opened(self.current)
         if info is not None:
             profile = self.tile.profile
             ranges = ((0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + core.spec.local_ram_size))
@@ -616,37 +732,48 @@ class Session:
             except Exception:  # noqa: BLE001  (corrupt DWARF read lazily: the frame the symbols give)
                 pass
         hit = self.image.symbol_at(core.pc) if self.tile.image(self.current) else None
-        name = hit[0].name if hit else None
+        name = (demangle(hit[0].name) or hit[0].name) if hit else None
         return [Frame(0, core.pc, name, None, None, core.reg(2), core.reg(2), core.reg(8), {})]
 
     def break_at(self, location: str | int, temporary: bool = False, thread: str | None = None) -> Breakpoint:
-        """A breakpoint at ``location`` in every core's program where it resolves (the current
-        core's first), or only on core ``thread``; an address is set on every core with firmware."""
+        """A breakpoint at every location of ``location`` in every core's program (the current
+        core's first), or only on core ``thread``; an address is set on every core with
+        firmware.  A ``FILE:LINE`` gets the cores that have code for exactly that line; only
+        when none has, every core's code for the next line that has code in one of them
+        (GDB's rule over its program spaces); ``Breakpoint.line`` says which line that was."""
         cores = [thread] if thread else [self.current] + [n for n in self.tile.programs if n != self.current]
         if thread and thread not in self.tile.cores:
             raise SessionError(f"Unknown thread {thread}.")
-        locations: dict[str, int] = {}
+        cores = [n for n in cores if self.tile.image(n) is not None or isinstance(location, int)]
+        found: dict[str, linespec.Resolved] = {}
         error: SessionError | None = None
-        saved = self.current
-        try:
-            for name in cores:
-                if self.tile.image(name) is None and not isinstance(location, int):
-                    continue
-                self.current = name
+        for name in cores:
+            with self.on_core(name):
                 try:
-                    locations[name] = self.resolve(location)
+                    found[name] = self._resolved(location)
                 except SessionError as exc:
                     error = error or exc
-        finally:
-            self.current = saved
+        spec = linespec.parse(location, None) if isinstance(location, str) else None
+        line = spec.line if spec is not None else None
+        if found and not any(r.sites for r in found.values()):   # FILE:LINE that no core has
+            later = [r.next_line for r in found.values() if r.next_line is not None]
+            if later:
+                line = min(later)
+                for name in found:
+                    with self.on_core(name):
+                        found[name] = self._resolved(location, line)
+        locations = [Location(name, site.address, site.function, site.line)
+                     for name, resolved in found.items() for site in resolved.sites]
         if not locations:
+            if error is None and spec is not None and spec.line is not None:
+                error = SessionError(f'No line {spec.line} in file "{spec.file}".')
             raise error or SessionError("No firmware to set a breakpoint in.")
         disposition = Disposition.DELETE if temporary else Disposition.KEEP
-        bp = Breakpoint(self._take_number(), locations, disposition=disposition, thread=thread)
+        bp = Breakpoint(self._take_number(), locations, disposition=disposition, thread=thread, line=line)
         self.breakpoints[bp.number] = bp
-        for core, address in bp.locations.items():
-            self._at.setdefault((core, address), set()).add(bp.number)
-            self.tile.cores[core].add_breakpoint(address)
+        for loc in bp.locations:
+            self._at.setdefault((loc.core, loc.address), set()).add(bp.number)
+            self.tile.cores[loc.core].add_breakpoint(loc.address)
         return bp
 
     def watch(self, address: int, length: int, kind: str = "write") -> Watch:
@@ -700,12 +827,12 @@ class Session:
         """Delete breakpoint or watchpoint ``number`` on every core (whichever is current)."""
         if number in self.breakpoints:
             bp = self.breakpoints.pop(number)
-            for core, address in bp.locations.items():
-                numbers = self._at.get((core, address), set())
+            for loc in bp.locations:
+                numbers = self._at.get((loc.core, loc.address), set())
                 numbers.discard(number)
                 if not numbers:
-                    self._at.pop((core, address), None)
-                self._arm(core, address)
+                    self._at.pop((loc.core, loc.address), None)
+                self._arm(loc.core, loc.address)
         elif number in self.watchpoints:
             if self.watch_scopes.pop(number, None):
                 self._sync_breakpoints()
@@ -731,8 +858,8 @@ class Session:
             item.enable_count = count
         if isinstance(item, Breakpoint):
             item.enabled = enabled
-            for core, address in item.locations.items():
-                self._arm(core, address)
+            for loc in item.locations:
+                self._arm(loc.core, loc.address)
         elif item.enabled != enabled:
             item.enabled = enabled
             self.tile.watches[:] = [w for w in self.tile.watches if w is not item]
@@ -859,6 +986,17 @@ class Session:
         device addresses through the device model, a naturally aligned element at a time."""
         _check_range(address, len(data))
         core = self.core
+        self._store(core, address, data)
+        if not self.started and not self._replaying and self.tile.programs:
+            end = address + len(data)   # a write that covers an earlier one replaces it
+            self.setup = [w for w in self.setup if not (w.core == core.name and address <= w.address
+                                                         and w.address + len(w.data) <= end)]
+            self.setup.append(SetupWrite(core.name, address, bytes(data)))
+        if self.started and self.tile.finished():
+            self.written_after_exit = True
+
+    def _store(self, core: Core, address: int, data: bytes) -> None:
+        """``write_memory``'s stores (the set-up keeps only writes that completed)."""
         pos = 0
         while pos < len(data):
             at = address + pos
@@ -905,14 +1043,28 @@ class Session:
         except HostFileError as exc:
             raise SessionError(str(exc)) from None
 
-    def symbolize(self, address: int) -> str:
-        """``<main+4>`` for an address inside a known function or object, else ``""``."""
+    def symbol_names(self) -> set[str]:
+        """The names completion offers for the current core (GDB's symbol completion): its ELF
+        symbols as GDB names them (demangled) and the debug information's functions (C++: full
+        names), variables and types."""
+        image = self.tile.image(self.current)
+        names = {demangle(name) or name for name in image.symbols} if image is not None else set()
+        info = self.debug
+        return names | info.completion_names() if info is not None else names
+
+    def symbolize(self, address: int, demangled: bool | None = None) -> str:
+        """``<main+4>`` for an address inside a known function or object, else ``""``.  A C++
+        name is shown demangled when ``demangled`` (default: ``print_settings.asm_demangle``, as
+        GDB's ``print_address`` in disassembly; values use ``print_settings.demangle``)."""
         image = self.tile.image(self.current)
         hit = image.symbol_at(address) if image else None
         if hit is None:
             return ""
         sym, offset = hit
-        return f"<{sym.name}+{offset}>" if offset else f"<{sym.name}>"
+        name = sym.name
+        if self.print_settings.asm_demangle if demangled is None else demangled:
+            name = demangle(name) or name
+        return f"<{name}+{offset}>" if offset else f"<{name}>"
 
     # -- the tile as front ends see it (read these; change the tile through the methods) ------------
     @property
@@ -976,6 +1128,32 @@ class Session:
     def describe_word(self, word: int) -> str:
         """A pushed word as text, or its hex if no encoding matches."""
         return self.tile.describe_word(word)
+
+    def noc_status(self) -> dict[str, list[str]]:
+        """What ``info noc`` shows: each NIU's registers and counters, and the NoC requests of
+        the run (newest last)."""
+        noc = self.tile.noc
+        return {**{f"NoC {niu.index}": niu.status() for niu in noc.nius},
+                "requests": [t.describe() for t in noc.log]}
+
+    def read_noc(self, x: int, y: int, address: int, size: int) -> bytes:
+        """Bytes at a NoC endpoint (DRAM, another tile's L1, or this tile), as a NoC read
+        would see them; (x, y) as software writes it (translated coordinates too)."""
+        _check_range(address, size)
+        noc = self.tile.noc
+        try:
+            return noc.read(noc.physical(x | y << 6), address, size)
+        except TensixEvent as exc:
+            raise SessionError(str(exc)) from None
+
+    def write_noc(self, x: int, y: int, address: int, data: bytes) -> None:
+        """Write bytes at a NoC endpoint, as the host writes a DRAM buffer."""
+        _check_range(address, len(data))
+        noc = self.tile.noc
+        try:
+            noc.write(noc.physical(x | y << 6), address, data, noc.host_transfer(len(data)))
+        except TensixEvent as exc:
+            raise SessionError(str(exc)) from None
 
     def disassembler(self) -> Disassembler:
         """A fresh disassembler for the current core's code: ``.ttinsn`` words by the profile's
@@ -1089,7 +1267,9 @@ class Session:
 
     def execute(self, line: str, check: bool = True) -> str:
         """Run one shell command and return what the shell would print.  A command that
-        fails raises ``SessionError`` with that text; with ``check=False`` it is returned."""
+        fails raises ``SessionError`` with that text; with ``check=False`` it is returned.
+        An interrupt still pending from an earlier command is dropped first."""
+        self.clear_interrupt()
         if self._interpreter is None:
             from tdbg.commands import Interpreter
 

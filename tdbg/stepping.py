@@ -112,41 +112,14 @@ def advance(session: Session, info: DebugInfo, location: str | int) -> Stop:
 
 def resolve_location(session: Session, info: DebugInfo, location: str | int) -> list[int]:
     """Addresses of a GDB location: an address (int, ``*EXPR``, ``0x...``), ``LINE`` (in the
-    current file), ``FILE:LINE``, ``FUNCTION`` (past its prologue) or ``FILE:FUNCTION``."""
+    current file), ``FILE:LINE``, ``FUNCTION`` (past its prologue; C++ names as ``break`` takes
+    them, every inlined call too) or ``FILE:FUNCTION`` (``Session.locate``)."""
     if isinstance(location, int):
         return [location]
     text = location.strip()
-    try:
-        if text.startswith("*"):
-            target = text[1:].strip()
-            try:
-                return [int(target, 0)]
-            except ValueError:
-                return [session.image.symbol(target).addr]
-        if text.isdigit():
-            here = info.line_for(session.core.pc)
-            if here is None:
-                raise SessionError("No line number information available for the current location.")
-            return info.addresses_for(str(here.file), int(text))
-        if ":" in text:
-            file, _, rest = text.rpartition(":")
-            if rest.strip().isdigit():
-                return info.addresses_for(file.strip(), int(rest))
-            text = rest.strip()
-        try:
-            return [int(text, 0)]
-        except ValueError:
-            pass
-        try:
-            return [info.breakpoint_address(text)]
-        except KeyError:
-            pass
-        try:
-            return [session.image.symbol(text).addr]
-        except KeyError:
-            raise KeyError(f'Function "{text}" not defined.') from None  # GDB's words
-    except KeyError as exc:
-        raise SessionError(str(exc.args[0])) from None
+    if text.startswith("*"):
+        return [session.address_of(text[1:])]
+    return [site.address for site in session.locate(text)]
 
 
 # -- stepping by lines -------------------------------------------------------------------------

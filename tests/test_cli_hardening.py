@@ -153,3 +153,24 @@ def test_a_huge_history_file_is_read_from_its_end(tmp_path: Path) -> None:
     history.MAX_READ = 1 << 16
     strings = list(history.load_history_strings())
     assert strings[0] == "command 399999" and 1000 < len(strings) < 10_000
+
+
+PIPED_BLOCKS = ("set $x = 0\nif 0\np 111\nend\np 222\nfoo\np 333\nwhile $x < 2\nset $x = $x + 1\np $x\nend\n"
+                "define hi\necho hi\\n\nend\nhi\nif 1\np 444\nelse\np 555\nend\n")
+PIPED_OUTPUT = ["$1 = 222", 'Undefined command: "foo".  Try "help".', "$2 = 333", "$3 = 1", "$4 = 2", "hi", "$5 = 444"]
+
+
+def test_blocks_in_commands_piped_on_stdin() -> None:
+    # Issue 26 item 7: a block opener on stdin reads its body from stdin, as gdb-multiarch 13.1
+    # does (measured: `... | gdb-multiarch -q -nx` prints exactly PIPED_OUTPUT between its prompts).
+    done = subprocess.run([sys.executable, "-m", "tdbg", "-q", str(DEMO)], input=PIPED_BLOCKS,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    assert [line for line in done.stdout.splitlines() if line.strip() and not line.startswith("tdbg:")] == PIPED_OUTPUT
+
+
+@pytest.mark.skipif(not __import__("shutil").which("gdb-multiarch"), reason="gdb-multiarch is not installed")
+def test_gdb_prints_the_same_for_the_piped_blocks() -> None:
+    done = subprocess.run(["gdb-multiarch", "-q", "-nx"], input=PIPED_BLOCKS, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=60)
+    text = done.stdout.replace("(gdb) ", "\n").replace(">", "\n")
+    assert [line.strip() for line in text.splitlines() if line.strip()] == PIPED_OUTPUT

@@ -169,7 +169,7 @@ def test_packets(wire: Wire, data: bytes, capfd: pytest.CaptureFixture[str]) -> 
     assert "internal error" not in capfd.readouterr().err
     s = wire.session
     assert wire.thread.is_alive()
-    assert any(bp.location or True for bp in s.breakpoints.values() if "T0" in bp.locations)
+    assert any(bp.location or True for bp in s.breakpoints.values() if "T0" in bp.cores)
     assert len(s.read_memory(0x6000, 4)) == 4
 
 

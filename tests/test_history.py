@@ -89,3 +89,22 @@ def test_reverse_over_a_soft_reset_store_puts_the_other_cores_back() -> None:
     s.reverse_stepi()
     assert s.tile.cores["T0"].state.value == "held in reset"
     assert s.tile.registers.value("SOFT_RESET_0") & (1 << 12)
+
+
+def test_reverse_over_a_step_that_began_to_wait_puts_the_other_cores_back() -> None:
+    # Issue 26 item 6: T2 polls semaphore 1 (a wait); stepping it with scheduler-locking off lets
+    # T0 and T1 run to their end inside that one step.  Undoing the step puts them back too
+    # (before: only T2 was saved, the record chosen before the step began to wait).
+    s = Session({f"T{i}": FW / f"pipeline_t{i}.c" for i in range(3)})
+    s.select_core("T2")
+    before = None
+    for _ in range(5000):
+        before = (s.tile.cores["T0"].state, s.tile.cores["T1"].state, s.tile.cores["T0"].pc, len(s.tile.pushes))
+        assert s.stepi().kind is StopKind.STEP
+        if s.tile.cores["T0"].state.value == "exited":
+            break
+    assert s.tile.cores["T0"].state.value == "exited" and before is not None
+    assert s.history._records[-1].tile is not None
+    s.reverse_stepi()
+    assert (s.tile.cores["T0"].state, s.tile.cores["T1"].state, s.tile.cores["T0"].pc, len(s.tile.pushes)) == before
+    assert s.tile.cores["T0"].state.value == "running"

@@ -88,3 +88,56 @@ int main(void) {
     stop = s.cont()
     assert stop.kind is StopKind.EVENT and stop.category is Category.UndefinedBehavior
     assert "no endpoint at NoC 0 coordinate 8,3" in stop.describe()
+
+
+DRAM_TTSIM = json.loads((HERE / "data" / "noc_dram_ttsim.json").read_text())
+TILE = bytes(__import__("random").Random(21).getrandbits(8) for _ in range(2048))
+
+
+def dram_trip(broken: bool = False) -> tuple[Session, object]:
+    fw = HERE / "firmware"
+    s = Session({"B": build(fw / "noc_dram_b.c", core="B"),
+                 "NC": build(fw / "noc_dram_nc.c", ["-DBROKEN"] if broken else [], core="NC"),
+                 "T0": build(fw / "noc_dram_t0.c", core="T0")})
+    s.write_memory(0x30000, TILE)
+    return s, s.cont()
+
+
+def test_a_tile_through_dram_over_both_nocs_matches_ttsim() -> None:
+    """BRISC writes the tile to DRAM over NoC 0 and increments NCRISC's semaphore; NCRISC reads it
+    back over NoC 1 and increments TRISC0's; TRISC0 copies it and sums it (issue 21 done-when)."""
+    s, stop = dram_trip()
+    assert stop.kind is StopKind.EXITED and "T0 exited" in stop.describe() and "NC exited" in stop.describe()
+    assert s.read_memory(0x40000, 2048) == TILE
+    assert s.read_noc(17, 14, 0x10000, 2048) == TILE                 # DRAM channel 4, as ttsim has it
+    assert s.tile.noc.dram.keys() == {DRAM_TTSIM["dram_channel"]}
+    words = {hex(a): hex(s.read_value(a, 4)) for a in range(0x2F000, 0x2F120, 4) if s.read_value(a, 4)}
+    assert words == DRAM_TTSIM["l1_words"]
+    for noc, expected in DRAM_TTSIM["counters"].items():
+        counters = s.tile.noc.nius[int(noc[-1])].counters
+        names = {name: i for i, name in s.profile.noc.counters.items()}
+        assert {n: counters[names[n]] for n in expected} == expected, noc
+    text = s.execute("info noc requests")
+    assert "NoC 0 write of 2048 bytes by B" in text and "DRAM channel 4 0x10000" in text
+    assert "NoC 1 atomic of 4 bytes by NC" in text
+
+
+def test_a_missing_semaphore_increment_is_a_hang_naming_the_wait() -> None:
+    s, stop = dram_trip(broken=True)
+    assert stop.kind is StopKind.DEADLOCK and stop.core == "T0"
+    text = stop.describe()
+    assert "T0: spins at" in text and "L1 0x2f010 (= 0x0)" in text and "no NoC request has written it" in text
+    assert s.core_state("NC") == "exited" and s.core_state("B") == "exited"
+
+
+def test_a_watchpoint_on_l1_names_the_noc_request() -> None:
+    fw = HERE / "firmware"
+    s = Session({"B": build(fw / "noc_dram_b.c", core="B"), "NC": build(fw / "noc_dram_nc.c", core="NC"),
+                 "T0": build(fw / "noc_dram_t0.c", core="T0")})
+    s.write_memory(0x30000, TILE)
+    s.watch(0x38100, 4)
+    stop = s.cont()
+    assert stop.kind is StopKind.WATCHPOINT and stop.core == "NC"
+    assert "NoC 1 read of 2048 bytes by NC" in stop.describe() and "DRAM channel 4 0x10000" in stop.describe()
+    assert stop.new == int.from_bytes(TILE[0x100:0x104], "little")
+    assert s.cont().kind is StopKind.EXITED

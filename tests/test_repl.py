@@ -126,7 +126,9 @@ def test_enter_repeats_stepi(tdbg: Tdbg) -> None:
     tdbg.run("")
     tdbg.run("")
     (repeated,) = tdbg.run("info registers pc", r"pc\s+(0x[0-9a-f]+)")
-    tdbg.run("run", "Breakpoint 1, ")
+    tdbg.child.send("run\r")                              # GDB asks at a terminal
+    tdbg.expect(r"Start it from the beginning\? \(y or n\)")
+    tdbg.run("y", "Breakpoint 1, ")
     tdbg.run("stepi 3")
     (explicit,) = tdbg.run("info registers pc", r"pc\s+(0x[0-9a-f]+)")
     assert repeated.group(1) == explicit.group(1)

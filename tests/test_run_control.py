@@ -158,3 +158,41 @@ def test_dst_row_watch_hit_by_a_tensix_instruction() -> None:
     assert stop.kind is StopKind.WATCHPOINT and stop.watch is w and stop.access is None
     assert stop.pc in s.image.ttinsn and "ZEROACC" in stop.detail
     assert s.cont().kind is StopKind.EXITED  # the push is not repeated
+
+
+def test_an_interrupt_is_taken_by_the_run_it_stops() -> None:
+    # Issue 26 item 8: after the run an interrupt stopped, later commands through
+    # Session.execute are not interrupted again (before: each printed "Quit").
+    s = session(4)
+    threading.Timer(0.2, s.interrupt).start()
+    assert "Program received signal SIGINT" in s.execute("continue") or s.core.last_stop.kind is StopKind.INTERRUPTED
+    for command in ("x/4x $sp", "disassemble $pc,+8", "info registers pc"):
+        out = s.execute(command, check=False)
+        assert "Quit" not in out, (command, out)
+
+
+def test_an_interrupt_between_two_runs_of_one_request_is_not_lost() -> None:
+    # Issue 26 item 8: run_until resumes the tile after each hit of an internal breakpoint whose
+    # condition is false; an interrupt that comes while the condition is evaluated (between two
+    # emulator runs) stops the request (before: the next run dropped it, and it ran on).
+    s = session(4)
+    spin = s.symbol("spin").addr
+    loop = next(a for a in range(spin, spin + s.symbol("spin").size, 4) if insn_at(s, a) == "j") - 4
+    hits = [0]
+
+    def condition() -> bool:
+        hits[0] += 1
+        if hits[0] == 3:
+            s.interrupt()
+        return False
+
+    done: list = []
+    worker = threading.Thread(target=lambda: done.append(s.run_until({loop: condition})), daemon=True)
+    worker.start()
+    worker.join(20)
+    if worker.is_alive():
+        s.tile.interrupt()
+        worker.join(10)
+        pytest.fail("the interrupt was lost: the request ran on")
+    stop, reached = done[0]
+    assert stop.kind is StopKind.INTERRUPTED and not reached and hits[0] == 3

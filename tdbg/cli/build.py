@@ -93,6 +93,9 @@ def main(argv: list[str]) -> int:
             parser.error("flags after -- are for FILE.c builds, not --tt-metal ones (use -D, --compile-args ...)")
         return _build_tt_metal(parser, args)
     else:
+        if args.output is not None and Path(args.output).resolve() == Path(args.source).resolve():
+            print(f"tdbg: -o {args.output} is the source itself; name another file for the ELF", file=sys.stderr)
+            return 1
         try:
             elf = ensure_built(args.source, extra, force=args.force, core=args.core).elf
             if args.output is None:

@@ -79,7 +79,7 @@ class TdbgCompleter(Completer):
             return [f"${n}" for n in {*REGISTERS, "pc"}]
         if words[1:2] == ["cfg"] and len(words) == 3 and words[0] in ("set", "info", "i", "inf"):
             return session.model.config.table.fields
-        return session.image.symbols
+        return session.symbol_names()
 
 
 def _completions(word: str, candidates: Iterable[str], suffix: str = "") -> Iterator[Completion]:

@@ -16,10 +16,13 @@ import socket
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tdbg import __version__
 from tdbg.hostfiles import read_script
+
+INIT_FILE = ".tdbginit"
 
 if TYPE_CHECKING:
     from tdbg.commands import Interpreter
@@ -47,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-x", dest="sequence", action=_InOrder, default=[], metavar="FILE", help="run the commands in FILE (repeatable; a failing command ends that file)")
     parser.add_argument("-batch", "--batch", action="store_true", help="run the commands and exit (status 1 if any failed)")
     parser.add_argument("-q", "-quiet", "--quiet", action="store_true", help="no banner")
+    parser.add_argument("-nx", "--nx", action="store_true", help=f"do not run the commands in ~/{INIT_FILE} (read before -ex and -x, as GDB reads ~/.gdbinit)")
     parser.add_argument("--rsp-stdio", action="store_true", help="serve the GDB remote protocol on stdin/stdout (target remote | tdbg --rsp-stdio FW)")
     parser.add_argument("--gdb-port", type=_port, metavar="N", help="serve the GDB remote protocol on TCP port N (0: any free port; on 127.0.0.1 unless --gdb-host)")
     parser.add_argument("--gdb-host", default="127.0.0.1", help="address to listen on with --gdb-port; anything but loopback lets other machines control the tile (a warning says so)")
@@ -101,7 +105,11 @@ def main(argv: list[str] | None = None) -> int:
         from tdbg.cli import build
 
         return build.main(argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if (args.rsp_stdio or args.gdb_port is not None) and (args.sequence or args.batch):
+        parser.error("-ex, -x and -batch are the shell's: with --rsp-stdio or --gdb-port, "
+                     "send commands from GDB with 'monitor CMD'")
     from tdbg.commands import Interpreter
     from tdbg.commands.session_cmds import Quit
     from tdbg.session import Session, SessionError
@@ -117,9 +125,12 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     for warning in session.load_warnings:
         print(f"tdbg: {warning}", file=sys.stderr)
+    session.warning_listeners.append(lambda warning: print(f"tdbg: {warning}", file=sys.stderr, flush=True))
     if args.rsp_stdio or args.gdb_port is not None:
         return _serve(args, session)
     interp = Interpreter(session, write=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
+    interp.state.confirm = not args.batch            # GDB: -batch answers every query yes, unasked
+    interp.state.terminal = sys.stdin.isatty()
     catch_sigint(session)
     if not args.quiet and not args.batch:
         loaded = ", ".join(f"{image.path.name} on {name}" for name, image in session.programs.items())
@@ -189,10 +200,23 @@ def _source(session: Session, interp: Interpreter, name: str, lines: list[str]) 
     return True
 
 
+def init_file() -> Path:
+    """The init file: ``~/.tdbginit`` (``$HOME``), as GDB's ``~/.gdbinit``."""
+    return Path.home() / INIT_FILE
+
+
 def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int:
-    """The ``-x`` scripts and ``-ex`` commands in command-line order, then the REPL or the
-    piped lines; the exit status."""
+    """The init file (unless ``-nx``), the ``-x`` scripts and ``-ex`` commands in command-line
+    order, then the REPL or the piped lines; the exit status."""
     ok = True
+    init = init_file()
+    if not args.nx and init.is_file():   # its failing command ends it, as GDB's; the session goes on
+        try:
+            lines = read_script(str(init))
+        except ValueError as exc:
+            print(f"tdbg: {exc}", file=sys.stderr)
+            lines = []
+        session.run_breakable(lambda: _source(session, interp, str(init), lines))
     for option, value in args.sequence:  # -ex commands count as typed unless -batch, as in GDB
         if option == "-ex":
             ok = session.run_breakable(lambda c=value: interp.execute(c, from_tty=not args.batch)) and ok
@@ -210,8 +234,10 @@ def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int
         from tdbg.cli.repl import repl
 
         repl(interp)
-    else:
-        for line in sys.stdin:
+    else:  # piped lines, as GDB reads them: a block (if, while, define ...) takes its lines from here
+        piped = iter(sys.stdin)
+        interp.read_line = lambda prompt: next(piped, None)
+        for line in piped:
             session.run_breakable(lambda l=line: interp.execute(l))
     return 0 if not interp.failed else 1
 

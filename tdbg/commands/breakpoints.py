@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from tdbg import linespec
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import breakpoint_what, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
@@ -44,15 +45,29 @@ def _break(interp: Interpreter, args: str, temporary: bool) -> None:
         bp.condition = condition.strip()
     kind = "Temporary breakpoint" if temporary else "Breakpoint"
     set_bpnum(interp, bp.number)
+    spec = linespec.parse(str(where), None) if isinstance(where, str) else None
+    moved = spec is not None and spec.line is not None and bp.line != spec.line
     if len(bp.locations) > 1:
-        interp.out(f"{kind} {bp.number} at {bp.address:#x}: {location}. ({len(bp.locations)} locations)")
-        return
-    core, address = next(iter(bp.locations.items()))
-    with s.on_core(core):
-        by_line = str(where).rpartition(":")[2].strip().isdigit() or isinstance(where, int)
-        li = (s.debug.line_for(address) if by_line else s.debug.breakpoint_line(address)) if s.debug else None
-    place = f": file {li.file}, line {li.line}." if li else ""
-    interp.out(f"{kind} {bp.number} at {address:#x}{place}")
+        shown = f"{spec.file}:{bp.line}" if moved and spec is not None else location
+        interp.out(f"{kind} {bp.number} at {bp.address:#x}: {shown}. ({len(bp.locations)} locations)")
+    else:
+        loc = bp.locations[0]
+        li = loc.line
+        if isinstance(where, int) or (spec is not None and spec.address is not None):
+            with s.on_core(loc.core):
+                li = s.debug.line_for(loc.address) if s.debug else None
+        place = f": file {li.file}, line {li.line}." if li else ""
+        interp.out(f"{kind} {bp.number} at {loc.address:#x}{place}")
+    loaded = [name for name in s.core_names if s.has_firmware(name)]
+    missing = [name for name in loaded if name not in bp.cores]
+    if missing and len(loaded) > 1 and bp.thread is None:
+        what = f"{spec.file}:{bp.line}" if spec is not None and spec.line is not None and spec.file else location
+        interp.out(f"Locations on {', '.join(bp.cores)}; none on {', '.join(missing)} (no code for {what} there).")
+
+
+def break_and_report(interp: Interpreter, location: str) -> None:
+    """``break LOCATION`` as typed (``rbreak`` sets its breakpoints so)."""
+    _break(interp, location, temporary=False)
 
 
 def set_bpnum(interp: Interpreter, number: int) -> None:
@@ -61,7 +76,7 @@ def set_bpnum(interp: Interpreter, number: int) -> None:
 
 
 def _complete_locations(interp: Interpreter, word: str) -> list[str]:
-    return [n for n in interp.session.image.symbols if n.startswith(word)]
+    return [n for n in interp.session.symbol_names() if n.startswith(word)]
 
 
 @command("break", aliases=("b", "br"), usage="break [LOCATION] [thread N] [if COND]", help="Set a breakpoint at LOCATION: *ADDRESS, FUNCTION, FILE:LINE or LINE (default: the current pc), in every core whose firmware has it (one location per core), or with 'thread N' only on that core (N: thread number or T0, T1, T2, B).  It costs nothing until hit.", example="break main", complete=_complete_locations)
@@ -125,9 +140,12 @@ def _for_each_number(interp: Interpreter, args: str, action: Callable[[int], Non
             expect = n + 1
 
 
-@command("delete", aliases=("d",), usage="delete [N|A-B|$VAR ...] | delete checkpoint N", help="Delete breakpoints and watchpoints N (all when none given); A-B is a range.  A number nobody holds is reported and the others are still deleted, as GDB does.  'delete checkpoint N' deletes checkpoint N and frees its memory.", example="delete 2")
+@command("delete", aliases=("d",), usage="delete [N|A-B|$VAR ...] | delete checkpoint N | delete setup", help="Delete breakpoints and watchpoints N (all when none given); A-B is a range.  A number nobody holds is reported and the others are still deleted, as GDB does.  'delete checkpoint N' deletes checkpoint N and frees its memory; 'delete setup' forgets the set-up run writes again ('info setup').", example="delete 2")
 def delete_cmd(interp: Interpreter, args: str) -> None:
     word, _, rest = args.strip().partition(" ")
+    if word == "setup":
+        interp.session.setup.clear()
+        return
     if word == "checkpoint":
         if not rest.strip():
             raise CommandError("Argument required (checkpoint id).")
@@ -254,10 +272,18 @@ def awatch_cmd(interp: Interpreter, args: str) -> None:
     _watch(interp, args, "access")
 
 
-@info_command("breakpoints", aliases=("b", "break"), usage="info breakpoints", help="List breakpoints and watchpoints with their hit counts, conditions and commands.", example="info breakpoints")
+@info_command("breakpoints", aliases=("b", "break"), usage="info breakpoints [N|A-B ...]", help="List breakpoints and watchpoints with their hit counts, conditions and commands.  With N or A-B, only those; each location is named by its function (C++: its full name) and, on a tile, its core.", example="info breakpoints")
 def info_breakpoints(interp: Interpreter, args: str) -> None:
     s = interp.session
-    _listing(interp, [*s.breakpoints.values(), *s.watchpoints.values()], "No breakpoints or watchpoints.")
+    items = [*s.breakpoints.values(), *s.watchpoints.values()]
+    if args.strip():
+        wanted: list[int] = []
+        _for_each_number(interp, args, wanted.append)
+        items = [item for item in items if item.number in wanted]
+        if not items:
+            interp.out(f"No breakpoint or watchpoint matching '{args.strip()}'.")
+            return
+    _listing(interp, items, "No breakpoints or watchpoints.")
 
 
 @info_command("watchpoints", usage="info watchpoints", help="List the watchpoints only, as 'info breakpoints' shows them.", example="info watchpoints")
@@ -278,13 +304,15 @@ def _listing(interp: Interpreter, items: list, empty: str) -> None:
         enabled = "y" if item.enabled else "n"
         if isinstance(item, Breakpoint):
             if len(item.locations) == 1:
-                core, address = next(iter(item.locations.items()))
-                thread = f" thread {s.thread_id(core)}" if item.thread else ""
-                interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {enabled}   {address:#010x} {breakpoint_what(interp, core, address)}{thread}")
+                loc = item.locations[0]
+                thread = f" thread {s.thread_id(loc.core)}" if item.thread else ""
+                interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {enabled}   {loc.address:#010x} {breakpoint_what(interp, loc)}{thread}")
             else:
                 interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {enabled}   <MULTIPLE> ")
-                for i, (core, address) in enumerate(item.locations.items(), 1):
-                    interp.out(f"{f'{item.number}.{i}':<7} {'':<14} {'':<4} {enabled}   {address:#010x} {breakpoint_what(interp, core, address)} ({core})")
+                several = len(item.cores) > 1 or len(s.programs) > 1
+                for i, loc in enumerate(item.locations, 1):
+                    core = f" ({loc.core})" if several else ""
+                    interp.out(f"{f'{item.number}.{i}':<7} {'':<14} {'':<4} {enabled}   {loc.address:#010x} {breakpoint_what(interp, loc)}{core}")
             if item.condition:
                 interp.out(f"\tstop only if {item.condition}")
         else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from tdbg.commands import settings
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.state import Display
@@ -14,7 +15,6 @@ from tdbg.session import RunStatus, SessionError
 from tdbg.expr import CType, ExprError, evaluate as evaluate_expr, format_value, parse_type, ptype_text, resolve, type_name
 
 _FMT = re.compile(r"^/([xduotacfsz])\s*(.*)$", re.S)
-SETTINGS = {"pagination", "confirm", "height", "width", "listsize", "print", "logging", "verbose", "style"}
 
 
 def split_format(args: str) -> tuple[str | None, str]:
@@ -41,7 +41,7 @@ def _complete_expr(interp: Interpreter, word: str) -> list[str]:
         from tdbg.session import REGISTERS
 
         return [f"${r}" for r in ["pc", *REGISTERS] if r.startswith(word[1:])]
-    return [n for n in s.image.symbols if n.startswith(word)]
+    return [n for n in s.symbol_names() if n.startswith(word)]
 
 
 @command("print", aliases=("p", "inspect", "call"), usage="print[/FMT] EXPR", help="Evaluate a C expression and print its value as $N (registers $pc $a0 $x5, variables, &symbol, casts, arithmetic, comparisons, assignments, $convenience variables, $ $$ $N history, dst[r][c], dst32[r][c], srca[b][r][c], srcb[b][r][c], cfg.NAME).  FMT: x d u o t a c f s z.  dst[r][c] (Dst16b), dst32[r][c] (Dst32b), srca[b][r][c] and srcb[b][r][c] are the numbers the data holds (float or int), in the format in force as x/f reads them (see help x): Dst by the current core's window fmt (RISC_DEST_ACCESS_CTRL_SEC<thread>_fmt), Src by its Unpacker data format; assigning one encodes the value back in that format, and reading an undefined Dst element (ZEROACC, or never written) is an error.  The raw bits are dstbits[r][c] (DstBits, the 16 stored bits, no row mapping), dst32bits[r][c], srcabits[b][r][c] and srcbbits[b][r][c].  One index fewer gives a whole row.", example="p/x results[1]", complete=_complete_expr)
@@ -65,7 +65,7 @@ def output_cmd(interp: Interpreter, args: str) -> None:
     interp.write(shown)
 
 
-@command("set", usage="set var EXPR | set {TYPE}ADDR = V | set $REG = V | set cfg NAME = V | set scheduler-locking off|on|step | set history-memory SIZE | set dst-provenance on|off", help="Assign: a variable, memory as the current core's store would write it ({uint32_t}ADDR, *(uint16_t*)ADDR), a register, a config field by name; also GDB settings: scheduler-locking (off: every core runs on continue, and while the current core waits during a step; on: only the current core ever runs; step: only it runs for steps), history-memory (the bytes reverse-stepi may keep: N, NK, NM, NG; default 64M), pagination, confirm, ...; and dst-provenance (record window stores for 'info dst-writer').", example="set {uint32_t}0xFFBD8000 = 0x3f800000")
+@command("set", usage="set var EXPR | set {TYPE}ADDR = V | set $REG = V | set cfg NAME = V | set SETTING VALUE", help="Assign: a variable, memory as the current core's store would write it ({uint32_t}ADDR, *(uint16_t*)ADDR), a register, a config field by name; or change a setting ('show' lists them: GDB's print pretty, print demangle, print asm-demangle, print elements, print repeats, listsize, confirm, logging, substitute-path, directories, scheduler-locking (off: every core runs on continue, and while the current core waits during a step; on: only the current core ever runs; step: only it runs for steps); tdbg's history-memory (the bytes reverse-stepi may keep: N, NK, NM, NG; default 64M) and dst-provenance (record window stores for 'info dst-writer')).  A GDB setting tdbg does not have is refused with a line saying so.", example="set {uint32_t}0xFFBD8000 = 0x3f800000")
 def set_cmd(interp: Interpreter, args: str) -> None:
     text = args.strip()
     word, _, rest = text.partition(" ")
@@ -74,23 +74,8 @@ def set_cmd(interp: Interpreter, args: str) -> None:
         return
     if word in ("var", "variable"):
         text = rest
-    elif word == "history-memory":
-        size = parse_size(rest.strip())
-        interp.session.history.budget = size
+    elif settings.apply(interp, text):
         return
-    elif word == "scheduler-locking":
-        mode = rest.strip()
-        if mode not in interp.session.LOCKING:
-            raise CommandError(f'Undefined item: "{mode}".' if mode else "Requires an argument. Valid arguments are off, on, step.")
-        interp.session.scheduler_locking = mode
-        return
-    elif word == "dst-provenance":
-        if rest.strip() not in ("on", "off"):
-            raise CommandError("Usage: set dst-provenance on|off")
-        interp.session.observe_window(writers=rest.strip() == "on")
-        return
-    elif word in SETTINGS:
-        return  # GDB display settings: accepted, nothing to do in tdbg's output
     if not text:
         raise CommandError("Argument required (expression to compute).")
     evaluate(interp, text)
@@ -174,7 +159,7 @@ def _names_a_local(interp: Interpreter, names: set[str]) -> bool:
         return False
     try:
         frame = interp.session.expression_context().frames.selected()
-        return any(v.name in names for v in info.locals_at(frame))
+        return any(v.name in names for v in info.locals_at(frame, interp.session.expression_context().frames.caller(frame)))
     except (SessionError, IndexError, KeyError):
         return False
 
@@ -240,3 +225,36 @@ def whatis_cmd(interp: Interpreter, args: str) -> None:
 def ptype_cmd(interp: Interpreter, args: str) -> None:
     t, _ = _type_of(interp, args.strip())
     interp.out(f"type = {ptype_text(t)}")
+
+
+# -- tdbg's own settings --------------------------------------------------------------------------
+
+def _set_locking(interp: Interpreter, mode: str) -> None:
+    mode = mode.strip()
+    if mode not in interp.session.LOCKING:
+        raise CommandError(f'Undefined item: "{mode}".' if mode else "Requires an argument. Valid arguments are off, on, step.")
+    interp.session.scheduler_locking = mode
+
+
+def _show_history(interp: Interpreter) -> str:
+    h = interp.session.history
+    return f"{len(h)} steps recorded for reverse-stepi in {h.bytes} bytes; the budget is {h.budget} bytes."
+
+
+def _set_history(interp: Interpreter, text: str) -> None:
+    interp.session.history.budget = parse_size(text.strip())
+
+
+def _set_provenance(interp: Interpreter, text: str) -> None:
+    if text.strip() not in ("on", "off"):
+        raise CommandError("Usage: set dst-provenance on|off")
+    interp.session.observe_window(writers=text.strip() == "on")
+
+
+settings.setting("scheduler-locking", help="Which cores run: off (all, on continue and while the current core waits during a step), on (only the current core), step (only it, for steps).",
+                 show=lambda interp: f'Mode for locking scheduler during execution is "{interp.session.scheduler_locking}".',
+                 set=_set_locking)
+settings.setting("history-memory", help="The bytes reverse-stepi may keep (N, NK, NM, NG; default 64M).", show=_show_history, set=_set_history)
+settings.setting("dst-provenance", help="Record each window store's writer for 'info dst-writer' (on/off).",
+                 show=lambda interp: f"Recording of Dst-window store writers is {settings.on_off(interp.session.recording_window_writers)}.",
+                 set=_set_provenance)

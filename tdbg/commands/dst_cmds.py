@@ -303,6 +303,8 @@ def _load_npy(path: str) -> np.ndarray:
         raise CommandError(f"{path}: not a .npy file ({exc}).") from None
     if dtype.hasobject or dtype.kind not in "iuf" or len(shape) != 2:
         raise CommandError(f"{path}: expected a 2-D numeric array, not {dtype} of shape {shape}.")
+    if not all(type(n) is int and n >= 0 for n in shape):   # the header is a Python literal: (True, -1) parse
+        raise CommandError(f"{path}: not a .npy file (its header's shape {shape} is not two counts).")
     _check_shape(path, shape)
     count = int(np.prod(shape))
     body = data[fh.tell():]
@@ -427,6 +429,16 @@ def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts
     _report_diff(interp, view, rows, old, new, differ, limit, what, int((differ & ~defined).sum()))
 
 
+_DIFF_OPTIONS: dict[str, Callable[[str], object] | None] = dict(view=str, max=_int, atol=float, rtol=float, raw=None)
+
+
+def diff_reads_file(args: str) -> bool:
+    """True when ``dst diff ARGS`` would read a golden file on the host (parsed as the command
+    parses them: a bare ``--`` is a file name)."""
+    words, _ = _parse(args, **_DIFF_OPTIONS)
+    return bool(words) and words[0] != "checkpoint"
+
+
 @DST.command(
     "diff",
     usage="dst diff [checkpoint N | FILE [ROWS | tile T] [--atol A] [--rtol R] [--raw]] [--view V] [--max N]",
@@ -444,7 +456,7 @@ def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts
     example="dst diff golden.npy 0-63 --view bf16 --atol 0.01",
 )
 def dst_diff(interp: Interpreter, args: str) -> None:
-    words, opts = _parse(args, view=str, max=_int, atol=float, rtol=float, raw=None)
+    words, opts = _parse(args, **_DIFF_OPTIONS)
     view = _view(interp, opts.get("view"))
     limit = int(opts.get("max", 64))  # type: ignore[call-overload]
     if limit < 0:

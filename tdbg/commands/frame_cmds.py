@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import (
-    frame_header, frame_view, need_debug, show_source_line, source_text, variable_value,
+    frame_args, frame_header, frame_view, need_debug, show_source_line, source_text, variable_value,
 )
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_int
@@ -25,7 +25,7 @@ def _show_frame(interp: Interpreter, frame: Frame) -> None:
 
 def _variables(interp: Interpreter, frame: Frame, params: bool, indent: str = "") -> None:
     info = need_debug(interp)
-    shown = [v for v in info.locals_at(frame) if v.param == params]
+    shown = [v for v in info.locals_at(frame, frame_view(interp).caller(frame)) if v.param == params]
     if not shown:
         interp.out("No arguments." if params else "No locals.")
     for v in shown:
@@ -112,14 +112,14 @@ def info_frame(interp: Interpreter, args: str) -> None:
         around.append(f" caller of frame at {frames[f.level - 1].cfa:#x}")
     if around:
         interp.out(",".join(around))
-    interp.out(" source language c." if f.file is not None and f.file.suffix in (".c", ".h") else
-               " source language asm." if f.file is not None else "")
+    language = s.debug.language_at(f.pc) if s.debug is not None and f.file is not None else None
+    interp.out(f" source language {language}." if language else "")
     info = s.debug
     if f.block is not None or info is None:
         interp.out(" Arglist at unknown address.")
         interp.out(" Locals at unknown address, Previous frame's sp in sp")
         return
-    args_text = ", ".join(f"{v.name}={variable_value(interp, f, v)}" for v in info.locals_at(f) if v.param)
+    args_text = frame_args(interp, f)
     interp.out(f" Arglist at {f.cfa:#x}, args: {args_text}")
     interp.out(f" Locals at {f.cfa:#x}, Previous frame's sp is {f.cfa:#x}")
     saved_regs = info.saved_registers(f)

@@ -21,6 +21,7 @@ from tdbg.session import Session, SessionError
 from tdbg.tensix.events import TensixEvent
 
 BLOCK_OPENERS = ("define", "document", "commands", "while", "if")  # commands whose block ends at "end"
+PYTHON_OPENERS = ("python", "py", "python-interactive", "pi")       # alone on a line: Python up to "end"
 _WORD = re.compile(r"\s*([A-Za-z_][\w-]*|[^\w\s/])\s*(/\S*)?\s*(.*)$", re.S)
 
 
@@ -54,6 +55,8 @@ class Interpreter:
         self.failed = False
         self.from_tty = False  # GDB's from_tty: the command was typed (some messages only then)
         self.state = ShellState()  # what the shell keeps between commands (displays, ...)
+        self._hooks_running: set[str] = set()
+        self._sourcing = 0   # command files being read (source, -x): queries answer themselves
         session.stop_listeners.append(self._on_stop)
         for hook in INIT_HOOKS:
             hook(self)
@@ -104,7 +107,46 @@ class Interpreter:
             return
         cmd, args = self.resolve(text)
         self._remember(cmd, text, interactive)
+        name = text.split()[0] if cmd.name == "__user__" else cmd.name
+        self.run_hook(f"hook-{name}")
         self._run(cmd, args)
+        self.run_hook(f"hookpost-{name}")
+
+    def run_hook(self, name: str) -> None:
+        """Run the user-defined command ``name`` if there is one (GDB's hooks: ``hook-CMD``
+        before CMD, ``hookpost-CMD`` after it, ``hook-stop`` at each stop), never from inside
+        itself (GDB's ``hook_in``)."""
+        hook = self.user_commands.get(name)
+        if hook is None or name in self._hooks_running:
+            return
+        self._hooks_running.add(name)
+        try:
+            self.run_block(hook.body)
+        finally:
+            self._hooks_running.discard(name)
+
+    def query(self, question: str) -> bool:
+        """GDB's ``query``: True when the user says yes to ``question`` (the text up to ``(y or
+        n)``).  With ``set confirm off`` (also ``-batch``) it is yes, unasked; when the input is not
+        a terminal GDB prints the question and answers yes itself."""
+        if not self.state.confirm:
+            return True
+        if not self.state.terminal or self._sourcing:   # GDB: input not from the user directly
+            self.out(f"{question}(y or n) [answered Y; input not from terminal]")
+            return True
+        *lines, last = question.split("\n")
+        for line in lines:
+            self.out(line)
+        while True:
+            answer = self.read_line(f"{last}(y or n) ")
+            if answer is None:
+                self.out("EOF [answered Y; input not from terminal]")
+                return True
+            if answer.strip().lower() in ("y", "yes"):
+                return True
+            if answer.strip().lower() in ("n", "no"):
+                return False
+            self.out("Please answer y or n.")
 
     def error(self, message: str) -> None:
         self.failed = True
@@ -135,11 +177,14 @@ class Interpreter:
         return cmd.name if cmd.name in ("x", "list") else self.last_line
 
     # -- multi-line input (define, commands, document) ---------------------------------------------
-    def read_block(self, prompt: str = ">") -> list[str]:
+    def read_block(self, prompt: str = ">", raw: bool = False) -> list[str]:
         """Lines up to the ``end`` of this block (nested blocks included; ``define``,
-        ``document``, ``commands``, ``if``, ``while``)."""
+        ``document``, ``commands``, ``if``, ``while``, and ``python`` whose lines are taken as
+        they are up to its ``end``).  ``raw``: this block is Python (no nesting, indentation
+        kept)."""
         body: list[str] = []
         depth = 0
+        python = raw
         while True:
             line = self.read_line(prompt)
             if line is None:
@@ -149,8 +194,15 @@ class Interpreter:
                 if depth == 0:
                     return body
                 depth -= 1
+                python = False
+            elif python:
+                body.append(line.rstrip("\n"))
+                continue
             elif stripped.split(" ", 1)[0] in BLOCK_OPENERS:
                 depth += 1
+            elif stripped in PYTHON_OPENERS:
+                depth += 1
+                python = True
             body.append(stripped)
 
     def run_block(self, lines: Iterable[str], until: Callable[[], bool] | None = None) -> None:
@@ -181,6 +233,7 @@ class Interpreter:
 
         saved, tty = self.read_line, self.from_tty
         self.read_line, self.from_tty = read, False
+        self._sourcing += 1
         try:
             for number, line in numbered:
                 try:
@@ -193,6 +246,7 @@ class Interpreter:
                     self.error(f"{name}:{number}: Error in sourced command file:\n{error_message(exc)}")
                     raise ScriptAborted from None
         finally:
+            self._sourcing -= 1
             self.read_line, self.from_tty = saved, tty
 
 

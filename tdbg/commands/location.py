@@ -5,14 +5,15 @@ location (``break 42``) refers to."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError
 from tdbg.debuginfo import DebugInfo, Frame, Variable
 from tdbg.frames import FrameView
-from tdbg.expr import UINT, ExprError, Literal, MemAt, Value, decode, evaluate, format_value
+from tdbg.session import Location
+from tdbg.expr import UINT, ExprError, Kind, Literal, MemAt, Value, decode, evaluate, expand_typedefs, format_value
 
 
 @dataclass
@@ -90,16 +91,25 @@ def source_line(info: DebugInfo, file, line: int) -> str | None:
 
 
 def frame_args(interp: Interpreter, frame: Frame) -> str:
+    """A frame's arguments as GDB's frame lines show them (``print frame-arguments scalars``,
+    ``print entry-values default``): a struct, array or reference to one as ``...``; a value
+    that equals the one the caller passed, where its call site says, as ``b=b@entry=5``."""
     info = interp.session.debug
     if info is None:
         return ""
     try:
-        params = [v for v in info.locals_at(frame) if v.param]
+        params = [v for v in info.locals_at(frame, frame_view(interp).caller(frame)) if v.param]
     except Exception:
         return ""
     shown = []
     for v in params:
+        base = v.type.target if v.type.kind is Kind.REFERENCE and v.type.target is not None else v.type
+        if expand_typedefs(base).kind in (Kind.STRUCT, Kind.ARRAY):
+            shown.append(f"{v.name}=...")
+            continue
         value = variable_value(interp, frame, v)
+        if v.entry is not None and value == variable_value(interp, frame, replace(v, addr=None, register=None, value=v.entry)):
+            value = f"{v.name}@entry={value}"
         shown.append(f"{v.name}={value}")
     return ", ".join(shown)
 
@@ -176,13 +186,15 @@ def describe_location(interp: Interpreter, pc: int) -> str:
     return "\n".join(lines)
 
 
-def breakpoint_what(interp: Interpreter, core: str, address: int) -> str:
-    """``in main at demo.c:12`` for a breakpoint location on ``core``."""
+def breakpoint_what(interp: Interpreter, loc: Location) -> str:
+    """``in main at demo.c:12`` for a breakpoint location (the full name of its function, as
+    GDB's ``info breakpoints`` shows it: ``in ckernel::math::f(unsigned int) at k.cpp:33``)."""
     s = interp.session
-    with s.on_core(core):
+    with s.on_core(loc.core):
         info = s.debug
-        fn = info.function_at(address) if info else None
-        li = info.line_for(address) if info else None
-        if fn and li:
-            return f"in {fn.name} at {li.file}:{li.line}"
-        return s.symbolize(address)
+        fn = info.function_at(loc.address) if info else None
+        li = loc.line or (info.line_for(loc.address) if info else None)
+        name = loc.function or (fn.full_name if fn else None)
+        if name and li:
+            return f"in {name} at {li.file}:{li.line}"
+        return s.symbolize(loc.address)

@@ -6,6 +6,7 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import frame_view, source_line
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address
+from tdbg.cxxnames import demangle
 from tdbg.riscv import ABI_NAMES
 from tdbg.session import REGISTERS, RunStatus
 
@@ -25,7 +26,7 @@ def info_registers(interp: Interpreter, args: str) -> None:
             raise CommandError(f"Invalid register `{name}'")
         value = s.register(name)
         if name in ("pc", "ra"):
-            natural = f"{value:#x} {s.symbolize(value)}".rstrip()
+            natural = f"{value:#x} {s.symbolize(value, s.print_settings.demangle)}".rstrip()
         elif name in ("sp", "gp", "tp", "s0"):
             natural = f"{value:#x}"
         else:
@@ -44,7 +45,8 @@ def info_symbol(interp: Interpreter, args: str) -> None:
         return
     sym, offset = hit
     section = ".text" if sym.kind in ("func", "notype") else ".data"
-    interp.out(f"{sym.name}{f' + {offset}' if offset else ''} in section {section}")
+    name = (demangle(sym.name) if interp.session.print_settings.demangle else None) or sym.name
+    interp.out(f"{name}{f' + {offset}' if offset else ''} in section {section}")
 
 
 @command("disassemble", usage="disassemble [/m|/s] [/r] [ADDR | START,END | START,+LEN]", help="Disassemble the function around ADDR (default: the selected frame's pc), or a range, as GDB prints it: absolute branch and call targets with <symbol+offset>, the address an auipc/lui pair forms as a comment, => at the pc.  /r adds the raw words; /s interleaves the source lines in address order, /m groups the code by source line in source order.  .ttinsn words show as the Tensix instruction they push.", example="disassemble /s main")
@@ -72,7 +74,8 @@ def disassemble_cmd(interp: Interpreter, args: str) -> None:
         if hit is None or hit[0].kind != "func":
             raise CommandError("No function contains specified address.")
         sym = hit[0]
-        start, end, name = sym.addr, sym.addr + sym.size, sym.name
+        start, end = sym.addr, sym.addr + sym.size
+        name = (demangle(sym.name) if s.print_settings.asm_demangle else None) or sym.name
         interp.out(f"Dump of assembler code for function {name}:")
     dump = _Dump(interp, name, start, "r" in mods or "b" in mods)
     info = s.debug
@@ -104,7 +107,8 @@ class _Dump:
                 where = f"<+{address - self.start}>"
             else:
                 hit = s.image.symbol_at(address)
-                where = f"<{hit[0].name}+{hit[1]}>" if hit else ""
+                name = ((demangle(hit[0].name) if s.print_settings.asm_demangle else None) or hit[0].name) if hit else ""
+                where = f"<{name}+{hit[1]}>" if hit else ""
             marker = "=> " if address == self.pc else "   "
             raw = f"\t{insn.word:08x}        " if self.raw else ""
             self.interp.out(f"{marker}{address:#010x} {where}:{raw}\t{self.highlight(insn.render(s.symbolize))}")  # type: ignore[operator]

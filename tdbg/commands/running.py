@@ -3,12 +3,14 @@ and the GDB-style line printed at every stop."""
 
 from __future__ import annotations
 
+from tdbg.asserts import llk_assert
+from tdbg.commands import settings
 from tdbg.commands.interpreter import Interpreter, ScriptAborted, error_message
 from tdbg.commands.location import describe_location, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
-from tdbg.commands.values import evaluate_address, evaluate_int
+from tdbg.commands.values import evaluate_int
 from tdbg.emu.stops import Stop, StopKind
-from tdbg.session import RunStatus
+from tdbg.session import Breakpoint, RunStatus
 from tdbg.expr import INT, Value
 
 
@@ -41,6 +43,8 @@ def run_and_report(interp: Interpreter, action) -> Stop:
 
 def report_stop(interp: Interpreter, stop: Stop) -> None:
     s = interp.session
+    if stop.kind is not StopKind.EXITED:
+        interp.run_hook("hook-stop")   # GDB runs it before the stop is shown
     for warning in s.take_warnings():
         interp.out(f"warning: {warning.event} (pc {warning.pc:#010x}, {warning.core})")
     where = describe_location(interp, stop.pc)
@@ -79,7 +83,7 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     elif kind is StopKind.BREAKPOINT:
         title = "Temporary breakpoint" if hits and hits[0].temporary else "Breakpoint"
         interp.out("")
-        interp.out(f"{who_hit(interp, stop, title)} {hits[0].number if hits else '?'}, {where}")
+        interp.out(f"{who_hit(interp, stop, title)} {location_number(hits[0], stop) if hits else '?'}, {where}")
     elif kind is StopKind.WATCHPOINT:
         watch = stop.watch
         title = {"write": "Hardware watchpoint", "read": "Hardware read watchpoint", "access": "Hardware access (read/write) watchpoint"}[watch.kind]
@@ -110,6 +114,9 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     elif kind is StopKind.EBREAK:
         interp.out("")
         interp.out("Program received signal SIGTRAP, Trace/breakpoint trap.")
+        failed = llk_assert(s, stop)
+        if failed is not None:
+            interp.out(failed.describe())
         interp.out(where)
     elif kind is StopKind.ECALL:
         interp.out("")
@@ -126,6 +133,15 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     s.announce(stop)
     if kind is StopKind.BREAKPOINT:
         run_breakpoint_commands(interp, commands)
+
+
+def location_number(bp: Breakpoint, stop: Stop) -> str:
+    """GDB's number for the location a stop is at: ``1``, or ``1.2`` for a breakpoint with
+    several locations."""
+    if len(bp.locations) == 1:
+        return str(bp.number)
+    index = next((i for i, loc in enumerate(bp.locations, 1) if loc.core == stop.core and loc.address == stop.pc), 0)
+    return f"{bp.number}.{index}" if index else str(bp.number)
 
 
 def who_hit(interp: Interpreter, stop: Stop, title: str) -> str:
@@ -203,16 +219,35 @@ def fmt_bits(value: int | None) -> str:
     return "<unreadable>" if value is None else f"{value:#x}"
 
 
-@command("run", aliases=("r",), usage="run", help="Start every core's firmware (from the loaded state if the tile has run already: memory written before the first run, e.g. by restore, is kept until then) and run until something stops the cores or every core has exited or parked.", example="run")
+def restart_query(interp: Interpreter) -> None:
+    """GDB's question before ``run``, ``start`` or ``starti`` on a started program (yes without
+    asking under ``set confirm off`` and ``-batch``; printed and answered yes when the input is
+    not a terminal); no: "Program not restarted."."""
+    if interp.session.status is RunStatus.STOPPED and not interp.query(
+            "The program being debugged has been started already.\nStart it from the beginning? "):
+        raise CommandError("Program not restarted.")
+
+
+@command("run", aliases=("r",), usage="run", help="Start every core's firmware and run until something stops the cores or every core has exited or parked.  On a started tile it asks first, as GDB does (\"Start it from the beginning? (y or n)\"; yes in -batch and scripts), then puts the tile back in its loaded state and writes the set-up again: the memory written before the first run (restore, set var, a GDB client's writes; 'info setup' lists it, 'set replay-setup off' leaves it out).  GDB's hooks run around it (define hook-run, hookpost-run).", example="run")
 def run_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
+    restart_query(interp)
+    _warn_dropped_writes(interp)
     s.start_over()  # a tile that has not run yet keeps what was restored into it
     run_and_report(interp, s.cont)
 
 
-@command("start", usage="start", help="Start the firmware from its entry point and stop at the beginning of main (a temporary breakpoint).", example="start")
+def _warn_dropped_writes(interp: Interpreter) -> None:
+    """Starting over drops what was written after the program finished: say so."""
+    if interp.session.written_after_exit:
+        interp.out("warning: memory written after the program finished is not kept: it starts from the loaded state.")
+
+
+@command("start", usage="start", help="Start the firmware from its entry point (as run does: asked on a started tile, the set-up written again) and stop at the beginning of main (a temporary breakpoint).", example="start")
 def start_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
+    restart_query(interp)
+    _warn_dropped_writes(interp)
     s.start_over()
     location = "main"
     bp = s.break_at(location, temporary=True)
@@ -222,6 +257,8 @@ def start_cmd(interp: Interpreter, args: str) -> None:
 
 @command("starti", usage="starti", help="Start the firmware (from its loaded state if the tile has run already) and stop at the first instruction of the current core, before anything runs.", example="starti")
 def starti_cmd(interp: Interpreter, args: str) -> None:
+    restart_query(interp)
+    _warn_dropped_writes(interp)
     stop = interp.session.starti()
     interp.out("")
     interp.out("Program stopped.")
@@ -236,7 +273,7 @@ def jump_cmd(interp: Interpreter, args: str) -> None:
     if not text:
         raise CommandError("Argument required (starting address).")
     s = interp.session
-    address = evaluate_address(interp, text[1:]) if text.startswith("*") else s.resolve(qualify_line(interp, text))
+    address = s.resolve(qualify_line(interp, text))
     s.set_register("pc", address)
     interp.out(f"Continuing at {address:#x}.")
     run_and_report(interp, s.cont)
@@ -272,8 +309,10 @@ def nexti_cmd(interp: Interpreter, args: str) -> None:
     run_and_report(interp, lambda: interp.session.nexti(n))
 
 
-@command("kill", aliases=("k",), usage="kill", help="Stop the firmware and put the tile back in its loaded state; breakpoints stay.", example="kill")
+@command("kill", aliases=("k",), usage="kill", help="Stop the firmware and put the tile back in its loaded state with the set-up written again (see run); breakpoints stay.  On a started tile it asks first, as GDB does.", example="kill")
 def kill_cmd(interp: Interpreter, args: str) -> None:
+    if interp.session.status is RunStatus.STOPPED and not interp.query("Kill the program being debugged? "):
+        raise CommandError("Not confirmed.")
     interp.session.restart()
     interp.out("[Inferior 1 killed]")
 
@@ -318,3 +357,24 @@ def size_text(nbytes: int) -> str:
     if nbytes < 1 << 10:
         return f"{nbytes} bytes"
     return f"{nbytes / (1 << 10):.1f} KiB" if nbytes < 1 << 20 else f"{nbytes / (1 << 20):.1f} MiB"
+
+
+@info_command("setup", usage="info setup", help="The set-up every run, start and kill writes again after putting the tile back in its loaded state: the memory written while the program was not started (restore, set var, a GDB client's writes), in order; 'delete setup' forgets it, 'set replay-setup off' leaves it out.", example="info setup")
+def info_setup(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    if not s.setup:
+        interp.out("No set-up: nothing was written before the program started.")
+        return
+    state = "written again by run, start and kill" if s.replay_setup else "not written again (set replay-setup off)"
+    interp.out(f"Set-up, {state}:")
+    for i, write in enumerate(s.setup, 1):
+        interp.out(f"{i:>3}: {len(write.data)} byte{'s' if len(write.data) != 1 else ''} at {write.address:#010x} ({write.core})")
+
+
+def _set_replay(interp: Interpreter, text: str) -> None:
+    interp.session.replay_setup = settings.parse_bool(text)
+
+
+settings.setting("replay-setup", help="Whether run, start and kill write the set-up again ('info setup').",
+                 show=lambda interp: f"Writing the set-up again at each run is {settings.on_off(interp.session.replay_setup)}.",
+                 set=_set_replay)

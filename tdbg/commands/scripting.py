@@ -9,7 +9,7 @@ import re
 import shlex
 import struct
 
-from tdbg.commands.interpreter import BLOCK_OPENERS, Interpreter, LoopBreak, LoopContinue, UserCommand
+from tdbg.commands.interpreter import BLOCK_OPENERS, PYTHON_OPENERS, Interpreter, LoopBreak, LoopContinue, UserCommand
 from tdbg.commands.registry import ROOT, CommandError, command
 from tdbg.commands.values import evaluate
 from tdbg.hostfiles import read_script
@@ -101,7 +101,7 @@ def _split_else(body: list[str]) -> tuple[list[str], list[str]]:
     depth = 0
     for i, line in enumerate(body):
         word = line.split(" ", 1)[0]
-        if word in BLOCK_OPENERS:
+        if word in BLOCK_OPENERS or line.strip() in PYTHON_OPENERS:
             depth += 1
         elif word == "end":
             depth -= 1

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tdbg import stepping
+from tdbg import linespec, stepping
+from tdbg.commands import settings
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import SourcePosition, frame_header, frame_view, need_debug, qualify_line, source_position
 from tdbg.commands.registry import CommandError, command, info_command
@@ -111,11 +112,15 @@ def advance_cmd(interp: Interpreter, args: str) -> None:
     run_and_report(interp, lambda: stepping.advance(interp.session, info, qualify_line(interp, args)))
 
 
-@info_command("line", usage="info line [LOCATION]", help="Where the code of a source line starts and ends (default: the current line).", example="info line fill_row")
+@info_command("line", usage="info line [LOCATION]", help="Where the code of a source line starts and ends (default: the current line; for a FUNCTION, the line of its first instruction, before the prologue, as GDB).", example="info line fill_row")
 def info_line(interp: Interpreter, args: str) -> None:
     s = interp.session
     info = need_debug(interp)
     address = s.resolve(qualify_line(interp, args)) if args.strip() else s.core.pc
+    if args.strip() and linespec.parse(args, info).function is not None:   # GDB: a function's own first line
+        function = info.function_at(address)
+        if function is not None and info.inline_chain(address) == info.inline_chain(function.low):
+            address = function.low
     row = info.row_at(address)
     if row is None:
         interp.out(f"No line number information available for address {address:#x} {s.symbolize(address)}")
@@ -128,31 +133,33 @@ def list_cmd(interp: Interpreter, args: str) -> None:
     info = need_debug(interp)
     position = source_position(interp)
     text = args.strip()
+    size = interp.state.listsize or 1 << 30          # set listsize (unlimited: the whole file)
+    half = size // 2 if interp.state.listsize else 1 << 30
     if text in ("", "+"):
         if position.file is None:
             raise CommandError("No line number information available.")
         file = position.file
-        first = max(position.line - 5, 1) if position.first == 0 else position.line
-        last = first + 9
+        first = max(position.line - half, 1) if position.first == 0 else position.line
+        last = first + size - 1
     elif text == "-":
         if position.file is None:
             raise CommandError("No line number information available.")
         file = position.file
         if position.first <= 1:
             raise CommandError(f"Already at the start of {file}.")
-        first, last = max(position.first - 10, 1), position.first - 1
+        first, last = max(position.first - size, 1), position.first - 1
     elif "," in text:
         start, _, end = (part.strip() for part in text.partition(","))
         if start:
             file, first = _list_location(interp, info, start)
-            last = _list_location(interp, info, end, file)[1] if end else first + 9
+            last = _list_location(interp, info, end, file)[1] if end else first + size - 1
         else:
             file, last = _list_location(interp, info, end)
-            first = max(last - 9, 1)
+            first = max(last - size + 1, 1)
     else:
         file, center = _list_location(interp, info, text)
-        first = max(center - 5, 1)
-        last = first + 9
+        first = max(center - half, 1)
+        last = first + size - 1
     try:
         lines = info.source_lines(str(file))
     except OSError as exc:   # the line table names a file this host does not have (or a folder)
@@ -191,3 +198,85 @@ def _list_location(interp: Interpreter, info, text: str, file: Path | None = Non
     if li is None:
         raise CommandError(f"No line number information available for address {address:#x}")
     return li.file, li.line
+
+
+# -- where sources are found (tdbg.sourcepath) ------------------------------------------------------
+
+@command("directory", aliases=("dir",), usage="directory [DIR...]", help="Add DIRs to the front of the source path, where list, stop lines and the LLK_ASSERT decoder look for source files recorded elsewhere (a file is looked for below each directory by its path, then its base name); without DIR, put the source path back to $cdir:$cwd ($cdir: the compilation directory, $cwd: the current one).  'show directories' shows it.", example="directory ~/tt-llk")
+def directory_cmd(interp: Interpreter, args: str) -> None:
+    path = interp.session.source_path
+    if not args.strip():
+        if interp.query("Reinitialize source path to empty? "):
+            path.set_directories("")
+    else:
+        path.add_directories(args.split())
+    if interp.from_tty:
+        interp.out(path.directories_text())
+
+
+def _set_directories(interp: Interpreter, text: str) -> None:
+    interp.session.source_path.set_directories(text.strip())
+
+
+def _show_substitutions(interp: Interpreter) -> str:
+    rules = interp.session.source_path.substitutions
+    return "\n".join(["List of all source path substitution rules:", *(f"  `{old}' -> `{new}'." for old, new in rules)])
+
+
+def _set_substitution(interp: Interpreter, text: str) -> None:
+    words = text.split()
+    if len(words) != 2:
+        raise CommandError("Incorrect usage, too many arguments in command" if len(words) > 2 else
+                           "Incorrect usage, too few arguments in command")
+    interp.session.source_path.substitute(*words)
+
+
+settings.setting("directories", help="The source path, colon-separated ($cdir and $cwd are added when missing); 'directory DIR' adds to its front.",
+                 show=lambda interp: interp.session.source_path.directories_text(), set=_set_directories)
+settings.setting("substitute-path", help="'set substitute-path FROM TO': read a source recorded under directory FROM from directory TO instead (the first rule that matches whole leading directories applies); 'unset substitute-path [FROM]' removes rules.",
+                 show=_show_substitutions, set=_set_substitution)
+
+
+@command("unset", usage="unset substitute-path [FROM]", help="Remove the source path substitution rule for FROM, or all of them.", example="unset substitute-path /build")
+def unset_cmd(interp: Interpreter, args: str) -> None:
+    words = args.split()
+    if words[:1] != ["substitute-path"]:
+        raise CommandError('"unset" must be followed by "substitute-path" (tdbg has no environment to unset).')
+    path = interp.session.source_path
+    if len(words) == 1:
+        if interp.query("Delete all source path substitution rules? "):
+            path.substitutions.clear()
+        return
+    old = words[1].rstrip("/") or "/"
+    if not any(o == old for o, _ in path.substitutions):
+        raise CommandError(f"No substitution rule defined for `{words[1]}'")
+    path.substitutions = [(o, n) for o, n in path.substitutions if o != old]
+
+
+@info_command("source", usage="info source", help="Describe the current source file (the last one listed or stopped in): its name, compilation directory, where it was found on this machine, its length, language, producer and DWARF version.", example="info source")
+def info_source(interp: Interpreter, args: str) -> None:
+    position = interp.state.source
+    info = interp.session.debug
+    if position is None or position.file is None or info is None:
+        interp.out("No current source file.")
+        return
+    unit = info.source_info(position.file)
+    if unit is None:
+        interp.out("No current source file.")
+        return
+    interp.out(f"Current source file is {unit['name']}")
+    if unit["comp_dir"]:
+        interp.out(f"Compilation directory is {unit['comp_dir']}")
+    located = info.source_file(position.file)
+    try:
+        count = len(info.source_lines(str(position.file)))
+    except OSError:
+        count = None
+    if count is not None:
+        interp.out(f"Located in {located}")
+        interp.out(f"Contains {count} lines.")
+    interp.out(f"Source language is {unit['language']}.")
+    if unit["producer"]:
+        interp.out(f"Producer is {unit['producer']}.")
+    interp.out(f"Compiled with DWARF {unit['version']} debugging format.")
+    interp.out("Includes preprocessor macro info." if unit["macros"] else "Does not include preprocessor macro info.")

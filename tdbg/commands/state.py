@@ -51,8 +51,15 @@ class ShellState:
     dst_stops: list[DstSnapshot | None] = field(default_factory=lambda: [None, None])
     sfpu_stop: dict[str, np.ndarray] | None = None             # the Vector Unit at the last stop
     remap_shapes: dict[str, object] = field(default_factory=dict)
+    # settings of the shell (tdbg.commands.settings)
+    confirm: bool = True               # GDB's set confirm (-batch: off)
+    terminal: bool = False             # commands come from a terminal (GDB's query asks there)
+    listsize: int = 10                 # GDB's set listsize (0: unlimited)
     # the input
     completion_line: str = ""          # the line being completed (for subcommand completers)
     interactive: bool = False
     batch: bool = False
     user_depth: int = 0                # nesting of user-defined commands
+    # escapes (tdbg.commands.escapes)
+    logging: object | None = None      # set logging: its Logging, once set
+    python: dict[str, object] | None = None    # the python command's namespace

@@ -71,10 +71,15 @@ def handle_cmd(interp: Interpreter, args: str) -> None:
         interp.out(f"{category.value:<28} {policy.value}")
 
 
-@command("thread", usage="thread [N|CORE]", help="Select the core the other commands act on, by GDB thread number (1 T0, 2 T1, 3 T2, 4 B) or name; without an argument, name the current one.", example="thread T1")
+@command("thread", usage="thread [N|CORE] | thread apply all|ID... [-ascending] [-q] [-c] [-s] COMMAND", help="Select the core the other commands act on, by GDB thread number (1 T0, 2 T1, 3 T2, 4 B) or name; without an argument, name the current one.  'thread apply' runs COMMAND on each core ('all': every core with firmware, the last thread first as GDB, or first with -ascending; or the thread numbers or core names given, in that order), each after a line 'Thread N (CORE):'; -q leaves that line out, -c goes on after a failing COMMAND showing its error, -s goes on silently; the current core is put back afterwards.", example="thread apply all bt")
 def thread_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
     arg = args.strip()
+    if arg.split(" ", 1)[0] == "apply":
+        from tdbg.commands.escapes import thread_apply
+
+        thread_apply(interp, arg[len("apply"):])
+        return
     if arg:
         s.select_core(s.core_by_thread(arg))
         interp.state.plain_step = False
@@ -102,19 +107,6 @@ def info_threads(interp: Interpreter, args: str) -> None:
                 where = describe_location(interp, core.pc).splitlines()[0]
         interp.out(f"{mark} {s.thread_id(name):<4} {target:<28} {where}".rstrip())
     interp.state.last_function = last
-
-
-@command("show", usage="show scheduler-locking | show history-memory", help="Show a setting: scheduler-locking (which cores run during continue and steps), history-memory (what reverse-stepi keeps, and its budget); 'help set' explains them.", example="show scheduler-locking")
-def show_cmd(interp: Interpreter, args: str) -> None:
-    s = interp.session
-    what = args.strip()
-    if what == "scheduler-locking":
-        interp.out(f'Mode for locking scheduler during execution is "{s.scheduler_locking}".')
-    elif what == "history-memory":
-        h = s.history
-        interp.out(f"{len(h)} steps recorded for reverse-stepi in {h.bytes} bytes; the budget is {h.budget} bytes.")
-    else:
-        raise CommandError(f'Undefined show command: "{what}".  Try "help show".')
 
 
 @command("info", aliases=("i", "inf"), usage="info SUBCOMMAND", help="Show things about the program and the tile; 'help info' lists the subcommands.", example="info registers pc")

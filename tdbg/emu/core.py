@@ -681,6 +681,12 @@ class Core:
         finally:
             PREEMPTOR.end(self)
 
+    def run_observed(self, count: int) -> Stop | None:
+        """Run ``count`` more instructions of this turn (``tdbg.emu.idle`` watches them); the
+        stop if something stopped the core first."""
+        stop = self._record(self._emulate(count, StopKind.LIMIT))
+        return None if stop.kind is StopKind.LIMIT else stop
+
     def complete_access(self, stop: Stop) -> Stop:
         """A watchpoint stopped the core before its access: execute the accessing instruction
         (watches muted) and report the stop after it, with the value memory holds now, as GDB

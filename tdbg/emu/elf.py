@@ -71,6 +71,8 @@ class Symbol:
     size: int
     kind: str  # "func", "object", "notype", ...
     bound_global: bool = False   # STB_GLOBAL: preferred to a local one at the same address
+    absolute: bool = False       # SHN_ABS: a value, not an address in a section
+    code: bool = False           # defined in an executable section (GDB's mst_text)
 
 
 @dataclass
@@ -100,6 +102,10 @@ class ElfImage:
                 raise ElfLoadError(f"{path}: not a RISC-V ELF (machine {elf['e_machine']})")
             if elf.elfclass != 32:
                 raise ElfLoadError(f"{path}: a {elf.elfclass}-bit ELF; the baby RISC-V cores are RV32")
+            if elf["e_type"] != "ET_EXEC":
+                kind = {"ET_REL": "a relocatable object (ET_REL)", "ET_DYN": "a shared object (ET_DYN)"}
+                raise ElfLoadError(f"{path}: {kind.get(elf['e_type'], elf['e_type'])}, not linked firmware "
+                                   "(an executable, ET_EXEC)")
             segments = [_segment(path, raw, seg) for seg in elf.iter_segments()
                         if seg["p_type"] == "PT_LOAD" and seg["p_memsz"]]
             sections = [_section(path, raw, sec) for sec in elf.iter_sections()]
@@ -247,6 +253,7 @@ class RawSymbol(NamedTuple):
 
 _ELF32_SYM = struct.Struct("<IIIBBH")
 _KINDS = {0: "notype", 1: "object", 2: "func"}
+_SHN_ABS = 0xFFF1
 
 
 def symbol_table(elf: ELFFile, raw: bytes) -> list[RawSymbol]:
@@ -274,8 +281,10 @@ def symbol_table(elf: ELFFile, raw: bytes) -> list[RawSymbol]:
 
 def _symbols(elf: ELFFile, raw: bytes) -> dict[str, Symbol]:
     out: dict[str, Symbol] = {}
+    executable = {i for i, sec in enumerate(elf.iter_sections()) if sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR}
     for sym in symbol_table(elf, raw):
         kind = _KINDS.get(sym.type)
         if kind and sym.name and not sym.name.startswith((".L", "$")) and sym.shndx != 0:
-            out.setdefault(sym.name, Symbol(sym.name, sym.value, sym.size, kind, sym.bind == 1))
+            out.setdefault(sym.name, Symbol(sym.name, sym.value, sym.size, kind, sym.bind == 1, sym.shndx == _SHN_ABS,
+                                            sym.shndx in executable))
     return out

@@ -8,8 +8,9 @@ Before a core executes one instruction, the instruction is classified:
   SrcA/SrcB, config, RWCs, queues, semaphores, tile registers, the push count) and the L1 bytes
   the coprocessor overwrites during the step (packer, Scalar Unit: its ``l1_journal``, which
   also holds the local RAM words a ``STOREREG`` overwrites);
-* a step of a core that waits while the others run (``scheduler-locking off``), or a store to
-  the tile registers (``SOFT_RESET_0`` holds and releases other cores): the whole tile.
+* a step of a core that waits while the others run (``scheduler-locking off``: ``widen``, when
+  the wait begins), or a store to the tile registers (``SOFT_RESET_0`` holds and releases other
+  cores): the whole tile.
 
 Records are kept newest last within a memory budget (``History.budget`` bytes); the oldest are
 dropped first.  Undoing a record puts back exactly what it saved.
@@ -18,7 +19,7 @@ dropped first.  Undoing a record puts back exactly what it saved.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from tdbg.emu.code import PatchKind
@@ -83,14 +84,14 @@ class History:
         self._records.clear()
         self.bytes = 0
 
-    def record(self, tile: Tile, core: Core, whole_tile: bool) -> StepRecord:
-        """What the next instruction of ``core`` may change (``whole_tile``: the others may run
-        during the step too)."""
+    def record(self, tile: Tile, core: Core) -> StepRecord:
+        """What the next instruction of ``core`` may change (``widen`` adds the whole tile when
+        the other cores run during the step)."""
         base = dict(core=core.name, context=core.uc.context_save(), completed_pc=core.completed_pc,
                     last_stop=core.last_stop, state=core.state, wait=core.wait, csrs=core.csrs.snapshot(),
                     clock=tile.registers.clock)
         access = _access(tile, core)
-        if whole_tile or access == "tile":
+        if access == "tile":
             cp = tile.checkpoint()
             return StepRecord(**base, tile=cp, size=len(cp.l1) + _coprocessor_bytes(tile))
         if access == "device":
@@ -112,6 +113,14 @@ class History:
                 return StepRecord(**base)
             return StepRecord(**base, ram=(address, old), size=_CORE_BYTES + size)
         return StepRecord(**base)
+
+    def widen(self, record: StepRecord, tile: Tile) -> StepRecord:
+        """``record`` plus the whole tile as it is now: the stepped core began to wait (nothing
+        of its instruction has happened) and the other cores are about to run in the step."""
+        if record.tile is not None:
+            return record
+        cp = tile.checkpoint()
+        return replace(record, tile=cp, size=record.size + len(cp.l1) + _coprocessor_bytes(tile))
 
     def push(self, record: StepRecord) -> None:
         if self._journaling is not None:  # the step is over: stop journaling its L1 writes

@@ -210,6 +210,10 @@ class Noc:
     def record(self, transfer: Transfer) -> None:
         self.log.append(transfer)
 
+    def host_transfer(self, length: int) -> Transfer:
+        """A write the host (the debugger) makes at an endpoint; not a NoC request of the run."""
+        return Transfer(0, 0, "host", 0, "host write", "the host", "", length)
+
 
 def _restored(size: int, snap: dict[int, bytes]) -> SparseMemory:
     memory = SparseMemory(size)
@@ -231,7 +235,12 @@ class Niu:
 
     def reset(self) -> None:
         self.buffers = [CommandBuffer() for _ in range(4)]
-        self.config = {"NIU_CFG_0": 0, "ROUTER_CFG_0": 0, "ROUTER_CFG_1": 0, "ROUTER_CFG_2": 0, "ROUTER_CFG_3": 0,
+        # MemoryMap.md ROUTER_CFG_1/3: "Firmware will configure this mask such that only Tensix
+        # tiles receive broadcasts"; ttsim v1.10.0 starts with it so (tile.cpp:44-45).
+        w, h = self.spec.size
+        cols = sum(1 << x for x in range(w) if not any((x, y) in self.spec.tensix for y in range(h)))
+        rows = sum(1 << y for y in range(h) if not any((x, y) in self.spec.tensix for x in range(w)))
+        self.config = {"NIU_CFG_0": 0, "ROUTER_CFG_0": 0, "ROUTER_CFG_1": cols, "ROUTER_CFG_2": 0, "ROUTER_CFG_3": rows,
                        "ROUTER_CFG_4": 0}
         self.counters = [0] * 64
 
@@ -314,6 +323,25 @@ class Niu:
             return
         raise UnimplementedFunctionality(f"{_MAP}: a store to NoC {self.index} register at offset {offset:#x} is not "
                                          "modelled by tdbg")
+
+    def status(self) -> list[str]:
+        """``info noc``: each command buffer that was used, the counters that moved, the
+        configuration registers."""
+        def where(lo: str, mid: str, hi: str) -> str:
+            x, y = buf[hi] & 63, (buf[hi] >> 6) & 63
+            return f"{x},{y}:{buf[lo] | buf[mid] << 32:#x}"
+
+        lines = []
+        for i, buf in enumerate(self.buffers):
+            if buf.regs:
+                lines.append(f"CMD_BUF{i}  targ {where('TARG_ADDR_LO', 'TARG_ADDR_MID', 'TARG_ADDR_HI')}  "
+                             f"ret {where('RET_ADDR_LO', 'RET_ADDR_MID', 'RET_ADDR_HI')}  ctrl {buf['CTRL']:#x}  "
+                             f"len_be {buf['AT_LEN_BE']:#x}  tag {buf['PACKET_TAG']:#x}  at_data {buf['AT_DATA']:#x}")
+        moved = [f"{name.removeprefix('NIU_')} {self.counters[i]}" for i, name in self.spec.counters.items()
+                 if self.counters[i]]
+        lines += _wrapped("counters  ", moved or ["all 0"])
+        lines += _wrapped("config    ", [f"{n} {v:#x}" for n, v in self.config.items()])
+        return lines
 
     # -- requests ------------------------------------------------------------------------------
     def _count(self, index: int, by: int = 1) -> None:
@@ -501,6 +529,19 @@ class Niu:
         if not include_self:
             dests = [d for d in dests if d != self.spec.tile]
         return dests
+
+
+def _wrapped(label: str, items: list[str], width: int = 76) -> list[str]:
+    """``items`` after ``label``, comma separated, in lines of at most ``width`` characters."""
+    lines, line = [], label
+    for i, item in enumerate(items):
+        text = item + ("," if i < len(items) - 1 else "")
+        if len(line) + len(text) + 1 > width and line.strip() != label.strip():
+            lines.append(line.rstrip())
+            line = " " * len(label)
+        line += text + " "
+    lines.append(line.rstrip())
+    return lines
 
 
 def _aligned(source: int, dest: int, modulo: int, what: str) -> None:

@@ -26,54 +26,53 @@ RETRY_S = 0.0005   # when the core's hooks were busy (``Core.preempt`` returned 
 
 
 class Preemptor:
-    """Watches one turn at a time (``begin`` / ``end``); the watcher sleeps on a condition, so a
-    new turn wakes it whatever slice the previous one had."""
+    """Watches the turns under way (``begin`` / ``end``), one per tile at most: sessions in
+    several threads each have their own.  The watcher sleeps on a condition until the earliest
+    deadline, so a new turn wakes it whatever slices the others have."""
 
     def __init__(self, slice_s: float = SLICE_S) -> None:
         self.slice_s = slice_s
         self._cond = threading.Condition()
-        self._core: Core | None = None
-        self._deadline = 0.0
-        self._turn = 0      # begins so far: an ask that outlives its turn leaves the next alone
+        self._turns: dict[Core, tuple[float, int]] = {}   # core -> (deadline, its turn's number)
+        self._count = 0     # begins so far: an ask that outlives its turn leaves the next alone
         self._thread: threading.Thread | None = None
 
     def begin(self, core: Core) -> None:
         """``core`` starts a turn that may be cut after the slice."""
         with self._cond:
-            self._core, self._deadline = core, time.monotonic() + self.slice_s
-            self._turn += 1
+            self._count += 1
+            self._turns[core] = (time.monotonic() + self.slice_s, self._count)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._watch, name="tdbg-preempt", daemon=True)
                 self._thread.start()
             self._cond.notify()
 
     def end(self, core: Core) -> None:
-        """``core``'s turn is over (a newer turn, of another tile's core, stays watched)."""
+        """``core``'s turn is over (the turns of other tiles' cores stay watched)."""
         with self._cond:
-            if self._core is core:
-                self._core = None
+            self._turns.pop(core, None)
 
     def _watch(self) -> None:
         with self._cond:
             while True:
-                if self._core is None:
+                if not self._turns:
                     self._cond.wait()
                     continue
-                left = self._deadline - time.monotonic()
+                core, (deadline, turn) = min(self._turns.items(), key=lambda item: item[1][0])
+                left = deadline - time.monotonic()
                 if left > 0:
                     self._cond.wait(left)
                     continue
                 # Stopped, or left to the core's next hook: either way ask again if the turn
                 # goes on (a stop can also be lost just before emu_start begins).  The ask
                 # waits for the core's hooks to be quiet, so it runs without the lock.
-                core, turn = self._core, self._turn
                 self._cond.release()
                 try:
                     stopped = core.preempt()
                 finally:
                     self._cond.acquire()
-                if self._turn == turn:
-                    self._deadline = time.monotonic() + (self.slice_s if stopped else RETRY_S)
+                if self._turns.get(core, (0.0, None))[1] == turn:
+                    self._turns[core] = (time.monotonic() + (self.slice_s if stopped else RETRY_S), turn)
 
 
 #: One watcher for every tile of the process (only one core runs at a time in each).

@@ -32,7 +32,7 @@ from enum import Enum
 
 import numpy as np
 
-from tdbg.emu import loader
+from tdbg.emu import idle, loader
 from tdbg.emu.code import CodePatches
 from tdbg.emu.core import Core, CoreState, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
@@ -50,6 +50,7 @@ from tdbg.tensix.tile import TensixState
 from tdbg.tensix.window import ELEMENT_SIZE, FMT_NAMES
 
 EXIT_SYMBOL, EXIT_CODE_SYMBOL = "_tdbg_exit", "tdbg_exit_code"   # tdbg's crt0
+NOC_WRITES_KEPT = 10_000     # NoC writes into L1 remembered for hang reports
 
 
 class Policy(str, Enum):
@@ -104,6 +105,7 @@ class Checkpoint:
     noc: dict[str, object]
     overlay: dict[tuple[int, str], int]
     compressed: bool = False
+    last_turn: str | None = None
 
     @property
     def dst_bits(self) -> object:
@@ -166,6 +168,7 @@ class Tile:
             lambda address: self.coprocessor.mmio.load(0, address),
             lambda address, value: self.coprocessor.mmio.store(0, address, value)))
         self.overlay = Overlay(profile.overlay)
+        self.noc_l1_writes: list[tuple[int, int, Transfer]] = []   # NoC requests' writes into L1, newest last
         self.pushes = PushLog()
         self.provenance = DstProvenance()
         self._rows_written: set[int] | None = None  # DstBits rows the current push wrote (when watched)
@@ -180,6 +183,7 @@ class Tile:
         self.alignment_check = False           # misaligned L1 / local-RAM accesses are caught
         self._interrupt = False
         self._active: Core | None = None
+        self._last_turn: str | None = None     # the core whose turn ended last (``_next_turn``)
         local_rams = {c.name: ctypes.create_string_buffer(c.local_ram_size) for c in profile.cores}
         self.cores: dict[str, Core] = {}
         for spec in profile.cores:
@@ -222,9 +226,11 @@ class Tile:
                       if s.vaddr < self.profile.l1_size]
         self._executable = [(s.vaddr, s.vaddr + len(s.data)) for p in self.programs.values() for s in p.segments
                             if s.executable and s.vaddr < self.profile.l1_size]
+        parks = {a for p in self.programs.values() for a in p.parks if a < self.profile.l1_size}
         for core in self.cores.values():
             program = self.programs.get(core.name)
-            core.set_parks(program.parks if program else set())
+            # a j . in L1 parks whichever core reaches it (one may jump into another's code)
+            core.set_parks((program.parks | parks) if program else set())
             core.hook_code(self.code.at)
         self.reset()
 
@@ -241,16 +247,20 @@ class Tile:
         self.registers.reset()
         self.noc.reset()
         self.overlay.reset()
+        self.noc_l1_writes.clear()
         self.pushes.clear()
         self.l1_log.clear()
         self.warnings.clear()
         self.provenance.clear()
         self.exit_codes.clear()
+        self._last_turn = None
         if self.window_trace is not None:
             self.window_trace.clear()
         for core in self.cores.values():
             core.reset(0, CoreState.IDLE)
-            core.uc.ctl_remove_cache(0, self.profile.l1_size)
+            # Measured on Unicorn 2.1: tb_flush reuses the code buffer; ctl_remove_cache over all
+            # of L1 left every run's translations in it (RSS +44 KB a run, without a plateau).
+            core.uc.ctl_flush_tb()
         for name, program in self.programs.items():
             core = self.cores[name]
             for seg in program.segments:
@@ -292,7 +302,7 @@ class Tile:
                     continue  # released with no firmware: tdbg has nothing for it to run
                 pc = self.registers.reset_pc(core.spec)
                 core.reset(program.image.entry if pc is None else pc, CoreState.RUNNABLE)
-                core.uc.ctl_remove_cache(0, self.profile.l1_size)
+                core.uc.ctl_flush_tb()
 
     # -- checkpoints ------------------------------------------------------------------------------
     def checkpoint(self, compress: bool = False) -> Checkpoint:
@@ -309,7 +319,7 @@ class Tile:
         return Checkpoint(l1, cores, self.tensix.snapshot(), self.coprocessor.snapshot(),
                           (self.pushes.total, list(self.pushes.per_thread)), dict(self.registers.values),
                           self.registers.clock, dict(self.exit_codes), self.code.at, self.noc.snapshot(),
-                          self.overlay.snapshot(), compress)
+                          self.overlay.snapshot(), compress, self._last_turn)
 
     def restore(self, cp: Checkpoint) -> None:
         """Return to ``cp``."""
@@ -324,7 +334,7 @@ class Tile:
             core.last_stop = snap.last_stop
             core.state, core.wait = snap.state, snap.wait
             core.csrs.restore(snap.csrs)
-            core.uc.ctl_remove_cache(0, self.profile.l1_size)
+            core.uc.ctl_flush_tb()
         self.tensix.restore(cp.tensix)
         self.coprocessor.restore(cp.coprocessor)
         self.pushes.truncate(*cp.pushes)
@@ -333,6 +343,7 @@ class Tile:
         self.registers.values = dict(cp.registers)
         self.registers.clock = cp.clock
         self.exit_codes = dict(cp.exit_codes)
+        self._last_turn = cp.last_turn
         self.noc.restore(cp.noc)
         self.overlay.restore(cp.overlay)
         if self.code.at is not cp.code:
@@ -343,52 +354,62 @@ class Tile:
     # -- running ------------------------------------------------------------------------------------
     def run_others_until_ready(self, name: str) -> Stop | None:
         """Give the cores other than ``name`` turns until ``name``'s wait is over (None), or
-        return what stopped them (a stop, or a deadlock naming every wait)."""
+        return what stopped them (a stop, an interrupt, or a deadlock naming every wait)."""
         waiting = self.cores[name]
         others = [n for n in self.cores if n != name]
-        turn = 0
         while True:
             self._runnable([name])
             if waiting.state is not CoreState.BLOCKED:
                 return None
             runnable = self._runnable(others)
+            if self._interrupt:
+                return self._interrupted(waiting)
             if not runnable:
                 return self._idle_stop([name, *others], None)
-            stop = self._turn(self.cores[runnable[turn % len(runnable)]], None, True)
-            if stop is None:
-                turn += 1
-            elif stop.kind is not StopKind.PREEMPTED:
-                return stop
+            stop = self._turn(self.cores[self._next_turn(runnable)], None, True)
+            if stop is not None and stop.kind is not StopKind.PREEMPTED:
+                return self._interrupted(waiting, stop) if stop.kind is StopKind.INTERRUPTED else stop
 
     def run(self, only: str | None = None, limit: int | None = None) -> Stop:
         """Run the runnable cores (every one, or just ``only``) until something stops them.
-        ``limit``: at most that many instructions per turn of a core."""
-        self._interrupt = False
+        ``limit``: at most that many instructions per turn of a core.  An interrupt asked
+        before the run (between two runs of one request) stops it at once."""
         names = [only] if only else list(self.cores)
-        turn = 0
         while True:
             runnable = self._runnable(names)
             if self._interrupt:
-                self._interrupt = False
-                for core in self.cores.values():
-                    core._interrupt = False
-                core = self.cores[runnable[0] if runnable else names[0]]
-                return Stop(StopKind.INTERRUPTED, core.name, core.pc)
+                return self._interrupted(self.cores[runnable[0] if runnable else names[0]])
             if not runnable:
                 return self._idle_stop(names, only)
-            stop = self._turn(self.cores[runnable[turn % len(runnable)]], limit, len(runnable) > 1)
-            if stop is None:
-                continue
-            if stop.kind is not StopKind.PREEMPTED:
-                return stop
-            turn += 1
+            stop = self._turn(self.cores[self._next_turn(runnable)], limit, True)
+            if stop is not None and stop.kind is not StopKind.PREEMPTED:
+                return self._interrupted(self.cores[stop.core], stop) if stop.kind is StopKind.INTERRUPTED else stop
+
+    def _interrupted(self, core: Core, stop: Stop | None = None) -> Stop:
+        """The interrupt is taken: no core or tile keeps it pending; ``stop`` (or one at
+        ``core``'s PC) reports it."""
+        self.clear_interrupt()
+        return stop or Stop(StopKind.INTERRUPTED, core.name, core.pc)
+
+    def _next_turn(self, runnable: Sequence[str]) -> str:
+        """Whose turn it is: the first of ``runnable`` after the core whose turn ended last, in
+        the profile's order (deterministic: where turns end, never when)."""
+        order = list(self.cores)
+        after = order.index(self._last_turn) + 1 if self._last_turn in self.cores else 0
+        return next(n for n in order[after:] + order[:after] if n in runnable)
 
     def _turn(self, core: Core, limit: int | None, shared: bool) -> Stop | None:
         """Run ``core`` for one turn (``shared``: others could run, so it may be preempted).
         None when it blocked, parked, exited or went into reset; else its stop."""
-        self._active = core
+        self._active, self._last_turn = core, core.name
         try:
             stop = core.resume(limit, preemptible=shared)
+            if stop.kind is StopKind.PREEMPTED:
+                found = idle.spinning(core, self.describe_address)
+                if isinstance(found, Wait):
+                    core.state, core.wait = CoreState.BLOCKED, found
+                    return None
+                stop = found or stop
         finally:
             self._active = None
         if stop.kind is StopKind.BLOCKED or core.state is not CoreState.RUNNABLE:
@@ -443,6 +464,23 @@ class Tile:
             return Stop(StopKind.DEADLOCK if only is None else StopKind.BLOCKED, focus.name, focus.pc, detail=waits)
         return Stop(StopKind.EXITED, focus.name, focus.pc, detail=self.describe_finish(names))
 
+    def describe_address(self, address: int, value: int | None = None) -> str:
+        """An address as a wait names it: L1 (or local RAM), the symbol there if a loaded ELF
+        has one, the value it holds, and for L1 the NoC request that last wrote it."""
+        where = "L1" if address < self.profile.l1_size else "local RAM" if address >= self.profile.local_ram_base else "memory"
+        text = f"{where} {address:#x}"
+        for program in self.programs.values():
+            hit = program.image.symbol_at(address)
+            if hit is not None:
+                text += f" <{hit[0].name}+{hit[1]}>" if hit[1] else f" <{hit[0].name}>"
+                break
+        if value is not None:
+            text += f" (= {value:#x})"
+        if where == "L1":
+            last = next((t for lo, hi, t in reversed(self.noc_l1_writes) if lo <= address < hi), None)
+            text += f" [last written by {last.describe()}]" if last else " [no NoC request has written it]"
+        return text
+
     def describe_finish(self, names: Sequence[str]) -> str:
         parts = []
         for name in names:
@@ -456,11 +494,18 @@ class Tile:
         return ", ".join(parts)
 
     def interrupt(self) -> None:
-        """Stop a running ``run`` from another thread (Ctrl-C)."""
+        """Stop a running ``run`` from another thread (Ctrl-C); it stays pending until a run
+        takes it (an ``INTERRUPTED`` stop) or ``clear_interrupt``."""
         self._interrupt = True
         active = self._active
         if active is not None:
             active.interrupt()
+
+    def clear_interrupt(self) -> None:
+        """Drop a pending interrupt (a new request starts)."""
+        self._interrupt = False
+        for core in self.cores.values():
+            core._interrupt = False
 
     # -- Tensix instruction pushes -------------------------------------------------------------
     def store_push(self, core_name: str, thread: int, word: int) -> None:
@@ -475,9 +520,13 @@ class Tile:
         to a watched Dst row, stops the core after the push (the push itself has happened).  A
         push the debugger makes while the core is stopped (a store to ``INSTRN_BUF_BASE`` typed
         by the user) raises the event instead.  This is the path of every pushed instruction:
-        it logs a tuple and calls the coprocessor, nothing more unless a Dst row is watched."""
+        it logs a tuple and calls the coprocessor, nothing more unless a Dst row is watched.
+        A debugger push into a full queue is a ``Stall`` too: the write cannot complete."""
         if not core.running:
-            self.execute(core, thread, pc, word, "debugger")
+            try:
+                self.execute(core, thread, pc, word, "debugger")
+            except QueueFull:
+                raise Stall(self._fifo_wait(thread)) from None
             return
         if self.watches:
             self._push_watched(core, thread, pc, word, via)
@@ -550,6 +599,9 @@ class Tile:
         code it overwrites replaced again, and a watchpoint on it stops the core that issued the
         request (after its store), naming the transfer."""
         end = address + len(data)
+        if transfer.seq:
+            self.noc_l1_writes.append((address, end, transfer))
+            del self.noc_l1_writes[:-NOC_WRITES_KEPT]
         journal = self.coprocessor.l1_journal
         if journal is not None:
             journal.append((address, bytes(self.l1[address:end])))

@@ -1,4 +1,4 @@
-"""Build tdbg firmware: one C file + the kit's ``crt0.S`` and ``tdbg.ld`` -> ELF.
+"""Build tdbg firmware: one C or C++ file + the kit's ``crt0.S`` and ``tdbg.ld`` -> ELF.
 
 The firmware kit (``tensix.h``, ``crt0.S``, ``tdbg.ld``, the demo and example firmware) is
 package data, ``tdbg/firmware/``, so an installed wheel carries it.
@@ -8,20 +8,32 @@ baby RISC-V T cores: RV32IM, no C extension
 (tt-isa-documentation/WormholeB0/TensixTile/BabyRISCV/PushTensixInstruction.md:
 the compressed encoding space holds ``.ttinsn`` words instead).
 
+A C++ source (``.cpp``, ``.cc``, ``.cxx``) goes through zig's ``c++`` driver with
+``CXXFLAGS``: freestanding C++ as tt-llk's kernels are, no exceptions, no RTTI and no C++
+standard library (``-nostdlib++``: zig would otherwise build libc++ for the target).  Its
+``main`` is ``extern "C"`` (a freestanding target does not treat ``main`` specially).
+
 ``riscv32-freestanding-none`` links no libc and no start files, but zig still
 links its compiler-rt, which provides the soft-float helpers (``__addsf3`` ...)
 that ``float`` arithmetic needs; ``-nostdlib`` would drop compiler-rt as well.
 
 Builds are cached in the user's cache directory (``cache_dir()``), one folder per key: the
-digest of the source's path and content, the headers beside it, the kit, the compiler flags
-and the zig version.  An ELF is never written beside its source, so a read-only source folder
-works; the path is in the key because the ELF's debug information names the source file.
+digest of the source's path and content, the kit, the compiler flags and the zig version.  The
+folder's manifest (``inputs.json``) holds the digest of every file the preprocessor read (any
+header, in any folder, whatever its name: the compiler's own dependency list, ``-MD``) and of the
+ELF; an entry is used only while all of them still match, so a changed header or a damaged ELF
+is rebuilt.  An include that is not a regular file (``/dev/zero``, a FIFO) is refused before the
+compiler reads it (zig's cache would read it for ever).  An ELF is never written beside its
+source, so a read-only source folder works; the path is in the key because the ELF's debug
+information names the source file.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -32,6 +44,8 @@ from pathlib import Path
 
 __all__ = [
     "CFLAGS",
+    "CXXFLAGS",
+    "CXX_SUFFIXES",
     "KIT_CORES",
     "BuildResult",
     "ToolchainError",
@@ -56,8 +70,18 @@ CFLAGS: tuple[str, ...] = (
     "-fno-builtin",                  # no calls to memset/memcpy from loops
 )
 
+#: What a C++ source adds to ``CFLAGS`` (zig's ``c++`` driver).
+CXXFLAGS: tuple[str, ...] = ("-fno-exceptions", "-fno-rtti", "-nostdlib++")
+#: The suffixes built as C++; every other source is C.
+CXX_SUFFIXES = (".cpp", ".cc", ".cxx")
+#: The suffixes tdbg builds (a program given as one of these is built before it is loaded).
+SOURCE_SUFFIXES = (".c", *CXX_SUFFIXES)
+
 #: Seconds to wait for one compile (the first one also builds compiler-rt).
 COMPILE_TIMEOUT = 600
+#: Seconds to wait for the preprocessor's dependency list (about 0.1 s measured).
+DEPENDENCY_TIMEOUT = 60
+MANIFEST = "inputs.json"
 
 
 class ToolchainError(Exception):
@@ -130,9 +154,11 @@ def linker_script(core: str = "T0") -> Path:
 def compile_command(source: Path, output: Path, extra_flags: Sequence[str] = (), core: str = "T0") -> list[str]:
     """The full compiler command line for ``source`` -> ``output`` as firmware of ``core``;
     ``extra_flags`` come after tdbg's own, so they win (``-O2``, ``-DNAME=1``)."""
+    cxx = Path(source).suffix in CXX_SUFFIXES
     return [
-        sys.executable, "-m", "ziglang", "cc",
+        sys.executable, "-m", "ziglang", "c++" if cxx else "cc",
         *CFLAGS,
+        *(CXXFLAGS if cxx else ()),
         *extra_flags,
         *kit_flags(core),
         str(Path(source).resolve()),
@@ -155,17 +181,68 @@ def _zig_version() -> str:
 
 
 def _inputs_digest(source: Path, extra_flags: Sequence[str], core: str) -> str:
-    """Digest of everything that decides the ELF's contents."""
+    """Digest of what names the cache folder: the flags, the compiler, the core, the source's
+    path and content and the kit (the other headers are in the folder's manifest)."""
     h = hashlib.sha256()
-    h.update("\0".join((*CFLAGS, *extra_flags, "zig=" + _zig_version(), "core=" + core, str(source))).encode())
-    headers = sorted(p for p in source.parent.glob("*.h"))
-    for path in [source, *_support_files(), *headers]:
-        h.update(b"\0file\0" + path.name.encode() + b"\0")
-        try:
-            h.update(path.read_bytes() if path.is_file() else b"<not a regular file>")  # a FIFO would block
-        except OSError:
-            h.update(b"<unreadable>")
+    cxx = CXXFLAGS if source.suffix in CXX_SUFFIXES else ()
+    h.update("\0".join((*CFLAGS, *cxx, *extra_flags, "zig=" + _zig_version(), "core=" + core, str(source))).encode())
+    for path in [source, *_support_files()]:
+        h.update(b"\0file\0" + path.name.encode() + b"\0" + _file_digest(path).encode())
     return h.hexdigest()
+
+
+def _file_digest(path: Path) -> str:
+    """SHA-256 of a regular file's bytes; a marker for anything else (never read: a FIFO or a
+    device would block or never end)."""
+    try:
+        if not path.is_file():
+            return "<not a regular file>"
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "<unreadable>"
+
+
+def _dependencies(source: Path, extra_flags: Sequence[str]) -> list[Path]:
+    """Every file the preprocessor reads for ``source`` with these flags (its ``-MD`` list);
+    an include that is not a regular file is a ``ToolchainError``."""
+    with tempfile.TemporaryDirectory(prefix="tdbg-deps-") as tmp:
+        depfile = Path(tmp) / "deps.d"
+        cmd = [sys.executable, "-m", "ziglang", "cc", *CFLAGS, *extra_flags, "-I", str(firmware_dir()), str(source),
+               "-E", "-o", os.devnull, "-MD", "-MF", str(depfile)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=DEPENDENCY_TIMEOUT,
+                                  stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ToolchainError(f"could not list the files {source.name} includes: {exc}") from exc
+        if proc.returncode != 0 or not depfile.is_file():
+            detail = (proc.stderr or proc.stdout).strip()
+            raise ToolchainError(f"building {source.name} failed (exit {proc.returncode}):\n{detail}")
+        text = depfile.read_text()
+    _, _, listed = text.replace("\\\n", " ").partition(": ")
+    deps = [Path(os.path.abspath(d.replace("\\ ", " "))) for d in re.split(r"(?<!\\)\s+", listed.strip()) if d]
+    for dep in deps:
+        if not dep.is_file():
+            raise ToolchainError(f"{source.name} includes {dep}, which is not a regular file")
+    return deps
+
+
+def _cached(elf: Path, manifest: Path) -> bool:
+    """True when ``elf`` and every input its manifest lists still have the recorded digests."""
+    try:
+        recorded = json.loads(manifest.read_text())
+        return (_file_digest(elf) == recorded["elf"]
+                and all(_file_digest(Path(p)) == d for p, d in recorded["inputs"].items()))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
+def _check_executable(path: Path, source: Path) -> None:
+    """The build made a linked RV32 executable (not, with ``-c`` among the flags, an object)."""
+    with open(path, "rb") as f:
+        header = f.read(20)
+    if header[:4] != b"\x7fELF" or int.from_bytes(header[16:18], "little") != 2:   # e_type ET_EXEC
+        kind = "a relocatable object (ET_REL)" if header[:4] == b"\x7fELF" else "not an ELF file"
+        raise ToolchainError(f"building {source.name} made {kind}, not linked firmware (is -c among the flags?)")
 
 
 def _runtime_marker() -> Path:
@@ -185,33 +262,42 @@ def ensure_built(source: Path, extra_flags: Sequence[str] = (), force: bool = Fa
         if not support.is_file():
             raise ToolchainError(f"missing firmware support file: {support}")
 
-    elf = cache_dir() / _inputs_digest(source, extra_flags, core)[:24] / f"{source.stem}.elf"
-    if not force and elf.is_file():
+    folder = cache_dir() / _inputs_digest(source, extra_flags, core)[:24]
+    elf, manifest = folder / f"{source.stem}.elf", folder / MANIFEST
+    if not force and _cached(elf, manifest):
         return BuildResult(elf, False, tuple(compile_command(source, elf, extra_flags, core)))
 
-    elf.parent.mkdir(parents=True, exist_ok=True)
+    inputs = _dependencies(source, extra_flags)
+    folder.mkdir(parents=True, exist_ok=True)
     marker = _runtime_marker()
     if not marker.exists():
         print("tdbg: first build: building the C runtime (zig's compiler-rt for RV32IM); "
               "this takes a few seconds, once", file=sys.stderr, flush=True)
     # Compile to a private name and rename, so concurrent builds never see a
-    # half-written ELF.
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{source.stem}.", suffix=".elf.tmp", dir=elf.parent)
+    # half-written ELF; the manifest goes last (an entry without it is not used).
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{source.stem}.", suffix=".elf.tmp", dir=folder)
     os.close(fd)
     tmp = Path(tmp_name)
     cmd = compile_command(source, tmp, extra_flags, core)
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT, stdin=subprocess.DEVNULL)
+        if proc.returncode != 0:
+            detail = (proc.stderr or proc.stdout).strip()
+            raise ToolchainError(f"building {source.name} failed (exit {proc.returncode}):\n{detail}")
+        _check_executable(tmp, source)
     except (OSError, subprocess.TimeoutExpired) as exc:
         tmp.unlink(missing_ok=True)
         raise ToolchainError(f"could not run the compiler for {source.name}: {exc}") from exc
-    if proc.returncode != 0:
+    except ToolchainError:
         tmp.unlink(missing_ok=True)
-        detail = (proc.stderr or proc.stdout).strip()
-        raise ToolchainError(
-            f"building {source.name} failed (exit {proc.returncode}):\n{detail}"
-        )
+        raise
+    record = {"elf": _file_digest(tmp), "inputs": {str(p): _file_digest(p) for p in [*inputs, *_support_files()]}}
+    manifest.unlink(missing_ok=True)
     os.replace(tmp, elf)
+    fd, tmp_name = tempfile.mkstemp(prefix=".inputs.", suffix=".tmp", dir=folder)
+    with os.fdopen(fd, "w") as f:
+        json.dump(record, f)
+    os.replace(tmp_name, manifest)
     marker.touch()
     return BuildResult(elf, True, tuple(compile_command(source, elf, extra_flags, core)))
 

@@ -42,7 +42,7 @@ lvalues and the ``EvalContext``), ``lexer``, ``parser`` (the parse tree), ``eval
 from tdbg.expr.ctype import (
     BOOL, BUILTIN_TYPES, CHAR, CODE_POINTER, DATA_POINTER, DOUBLE, FLOAT, INT, INT8, INT16, INT32,
     INT64, LLONG, LONG, NODEBUG_DATA, NODEBUG_FUNC, SCHAR, SHORT, UCHAR, UINT, UINT8, UINT16,
-    UINT32, UINT64, ULLONG, ULONG, USHORT, VOID, CField, CType, Kind, array_of, decode,
+    UINT32, UINT64, ULLONG, ULONG, USHORT, VOID, CField, CType, Kind, array_of, declaration, decode,
     expand_typedefs, function_type, pointer_to, ptype_text, qualified, type_name, typedef,
 )
 from tdbg.expr.evaluator import evaluate, resolve
@@ -59,7 +59,7 @@ __all__ = [
     "BOOL", "BUILTIN_TYPES", "CHAR", "CODE_POINTER", "DATA_POINTER", "DOUBLE", "FLOAT", "INT", "INT8",
     "INT16", "INT32", "INT64", "LLONG", "LONG", "NODEBUG_DATA", "NODEBUG_FUNC", "SCHAR", "SHORT",
     "UCHAR", "UINT", "UINT8", "UINT16", "UINT32", "UINT64", "ULLONG", "ULONG", "USHORT", "VOID",
-    "CField", "CType", "Kind", "array_of", "decode", "expand_typedefs", "function_type", "pointer_to",
+    "CField", "CType", "Kind", "array_of", "declaration", "decode", "expand_typedefs", "function_type", "pointer_to",
     "ptype_text", "qualified", "type_name", "typedef",
     "evaluate", "resolve", "PRINT_FORMATS", "format_value",
     "Assign", "Binary", "Cast", "CfgRef", "Cond", "Dollar", "History", "Ident", "IncDec", "Index",

@@ -15,6 +15,7 @@ class Kind(StrEnum):
     BOOL = "bool"        # _Bool
     FLOAT = "float"      # float (size 4), double (size 8)
     POINTER = "pointer"  # target: the pointee
+    REFERENCE = "reference"  # C++ T&: target: the referenced type (held as its address)
     ARRAY = "array"      # target: the element type, count: the number of elements
     STRUCT = "struct"    # struct or union; fields: the members
     FUNC = "func"        # target: the return type (None: no debug info), params
@@ -24,11 +25,40 @@ class Kind(StrEnum):
 
 @dataclass(frozen=True)
 class CField:
-    """One member of a struct or union: its name, byte offset and type."""
+    """One member of a struct or union: its name, byte offset and type (and, in C++, its
+    access: "public", "private" or "protected")."""
 
     name: str
     offset: int
     ctype: CType
+    access: str = field(default="public", compare=False)
+
+
+@dataclass(frozen=True)
+class Method:
+    """A C++ member function as its class declares it (for ``ptype``)."""
+
+    name: str
+    returns: CType
+    params: tuple[CType, ...]
+    access: str = "public"
+    const: bool = False
+
+
+@dataclass(frozen=True)
+class Details:
+    """What C++ (and a C enum) adds to a type for ``ptype``: the class key (``class``,
+    ``struct``, ``union``, ``enum``), member functions, the type template parameters
+    (``T = unsigned int``), an enum's enumerators, whether it is an ``enum class`` and its
+    underlying type."""
+
+    keyword: str = ""
+    methods: tuple[Method, ...] = ()
+    template: tuple[tuple[str, CType], ...] = ()
+    enumerators: tuple[tuple[str, int], ...] = ()
+    scoped: bool = False
+    underlying: CType | None = None
+    cplus: bool = False
 
 
 @dataclass(frozen=True)
@@ -57,6 +87,7 @@ class CType:
     params: tuple[CType, ...] | None = ()
     qualifiers: str = field(default="", compare=False)
     typedef_of: CType | None = field(default=None, compare=False)
+    details: Details | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))  # accept plain strings: "int", "pointer"
@@ -64,6 +95,11 @@ class CType:
 
 def pointer_to(target: CType) -> CType:
     return CType("", 4, Kind.POINTER, target=target)
+
+
+def reference_to(target: CType) -> CType:
+    """C++'s ``T &`` (an address the language dereferences for you)."""
+    return CType("", 4, Kind.REFERENCE, target=target)
 
 
 def array_of(element: CType, count: int) -> CType:
@@ -122,12 +158,20 @@ def type_name(ctype: CType) -> str:
     return _declare(ctype, "")
 
 
+def declaration(ctype: CType, name: str) -> str:
+    """A C declaration of ``name`` with type ``ctype`` (``volatile uint32_t trace[16]``,
+    ``int main(void)``), as GDB's symbol listings print it."""
+    return _declare(ctype, name)
+
+
 def _declare(t: CType, inner: str) -> str:
     if t.name or t.target is None:
         name = f"{t.qualifiers} {t.name}" if t.qualifiers else t.name
         return f"{name} {inner}" if inner else name
     if t.kind is Kind.POINTER:  # GDB: "char * const"
         return _declare(t.target, "*" + (f" {t.qualifiers}" + (f" {inner}" if inner else "") if t.qualifiers else inner))
+    if t.kind is Kind.REFERENCE:  # GDB: "const RuntimeParams &"
+        return _declare(t.target, "&" + inner)
     wrapped = f"({inner})" if inner.startswith("*") else inner
     if t.kind is Kind.ARRAY:  # the qualifiers of an array are its elements'
         element = qualified(t.target, t.qualifiers) if t.qualifiers else t.target
@@ -138,18 +182,70 @@ def _declare(t: CType, inner: str) -> str:
 
 def ptype_text(t: CType) -> str:
     """The type as GDB's ``ptype`` shows it: typedefs along the declarator resolved
-    (``expand_typedefs``), and a struct or union base spelled out with its members
-    (``struct pt {\n    int x;\n} *``)."""
+    (``expand_typedefs``), and a struct, union, class or enum base spelled out with its members
+    (``struct pt {\n    int x;\n} *``); in C++ with the class key, access labels, member
+    functions and ``[with T = ...]`` for a template's type parameters (members of that type are
+    spelled ``T``), as GDB 13 prints them."""
     t = expand_typedefs(t)
     base = t
-    while base.target is not None and base.kind in (Kind.POINTER, Kind.ARRAY, Kind.FUNC):
+    while base.target is not None and base.kind in (Kind.POINTER, Kind.REFERENCE, Kind.ARRAY, Kind.FUNC):
         base = base.target
     text = type_name(t)
+    details = base.details
+    if details is not None and details.keyword == "enum":
+        return text.replace(base.name, _enum_body(base, details), 1)
     if base.kind is not Kind.STRUCT or not base.fields:
         return text
-    head = base.name.removesuffix(" {...}")
-    members = "".join(f"    {_declare(f.ctype, f.name)};\n" for f in base.fields)
-    return text.replace(base.name, f"{head} {{\n{members}}}", 1)
+    if details is None or not details.cplus:
+        head = base.name.removesuffix(" {...}")
+        members = "".join(f"    {_declare(f.ctype, f.name)};\n" for f in base.fields)
+        return text.replace(base.name, f"{head} {{\n{members}}}", 1)
+    return text.replace(base.name, _class_body(base, details), 1)
+
+
+def _class_body(t: CType, d: Details) -> str:
+    """``class ns::C [with T = int] {...}`` (GDB's ``c_type_print_base_struct_union``)."""
+    rename = {type_name(arg): name for name, arg in d.template}
+    default = "private" if d.keyword == "class" else "public"
+    labels = any(f.access != default for f in t.fields) or any(m.access != default for m in d.methods)
+    with_ = " [with " + ", ".join(f"{name} = {type_name(arg)}" for name, arg in d.template) + "]" if d.template else ""
+    lines = [f"{d.keyword} {t.name}{with_} {{"]
+    section = ""
+    for f in t.fields:
+        if labels and f.access != section:
+            lines.append(f"  {f.access}:")
+            section = f.access
+        lines.append(f"    {_declare(_renamed(f.ctype, rename), f.name)};")
+    if d.methods and t.fields and section:
+        lines.append("")
+    for m in d.methods:
+        if m.access != section:
+            lines.append(f"  {m.access}:")
+            section = m.access
+        params = ", ".join(type_name(_renamed(p, rename)) for p in m.params) or "void"
+        lines.append(f"    {_declare(_renamed(m.returns, rename), m.name)}({params}){' const' if m.const else ''};")
+    return "\n".join(lines) + "\n}"
+
+
+def _renamed(t: CType, rename: dict[str, str]) -> CType:
+    """``t`` with the named types a template was instantiated with spelled as its parameters."""
+    if t.name and type_name(replace(t, qualifiers="")) in rename:
+        return replace(t, name=rename[type_name(replace(t, qualifiers=""))], typedef_of=None)
+    if t.target is not None and t.kind in (Kind.POINTER, Kind.REFERENCE, Kind.ARRAY):
+        return replace(t, target=_renamed(t.target, rename))
+    return t
+
+
+def _enum_body(t: CType, d: Details) -> str:
+    """``enum class E : unsigned char {E::A, E::B = 2}`` (GDB: ``= N`` where the value is not
+    the previous one plus one; the underlying type in C++ only)."""
+    head = f"enum class {t.name}" if d.scoped else (t.name if t.name.startswith("enum") else f"enum {t.name}")
+    under = f": {type_name(expand_typedefs(d.underlying))} " if d.cplus and d.underlying is not None else ""
+    items, last = [], 0
+    for name, value in d.enumerators:
+        items.append(name if value == last else f"{name} = {value}")
+        last = value + 1
+    return f"{head} {under}{{{', '.join(items)}}}"
 
 
 def expand_typedefs(t: CType) -> CType:
@@ -161,7 +257,7 @@ def expand_typedefs(t: CType) -> CType:
         for q in t.qualifiers.split():
             inner = qualified(inner, q)
         return inner
-    if t.target is not None and t.kind in (Kind.POINTER, Kind.ARRAY, Kind.FUNC):
+    if t.target is not None and t.kind in (Kind.POINTER, Kind.REFERENCE, Kind.ARRAY, Kind.FUNC):
         return replace(t, target=expand_typedefs(t.target))
     return t
 
@@ -200,7 +296,7 @@ def float_bits(x: float, size: int) -> int:
 
 def decode(data: bytes, t: CType) -> int | float | bytes:
     """The ``Value.raw`` of an object of type ``t`` from its little-endian bytes."""
-    if t.kind in (Kind.INT, Kind.BOOL, Kind.POINTER):
+    if t.kind in (Kind.INT, Kind.BOOL, Kind.POINTER, Kind.REFERENCE):
         return int.from_bytes(data, "little", signed=t.signed and t.kind is Kind.INT)
     if t.kind is Kind.FLOAT:
         return struct.unpack("<f" if t.size == 4 else "<d", data)[0]

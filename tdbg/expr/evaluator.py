@@ -87,6 +87,18 @@ class _Evaluator:
 
     # nodes
     def eval(self, node: Node) -> Value:
+        """The value of ``node``; a C++ reference stands for the object it refers to."""
+        return self.referenced(self.eval_node(node))
+
+    def referenced(self, v: Value) -> Value:
+        """A reference's object (GDB's ``coerce_ref``); any other value as it is."""
+        if v.ctype.kind is not Kind.REFERENCE:
+            return v
+        v = self.fetch(v)
+        return self.at(v.ctype.target, v.raw)  # type: ignore[arg-type]
+
+    def eval_node(self, node: Node) -> Value:
+        """The value of ``node`` itself (a reference stays one: ``print`` shows it so)."""
         match node:
             case Literal(ctype, raw):
                 return Value(ctype, raw)
@@ -160,6 +172,9 @@ class _Evaluator:
             return self.at(sym.ctype or NODEBUG_FUNC, sym.address)
         if sym.register is not None and sym.ctype is not None:
             return self.register(sym.register, sym.ctype)
+        if sym.value is not None and sym.ctype is not None:   # computed by the debug information: not an lvalue
+            t = sym.ctype
+            return Value(t, decode((sym.value & ((1 << 8 * t.size) - 1)).to_bytes(t.size, "little"), t))
         if sym.ctype is None:
             if not allow_unknown:
                 raise ExprError(f"'{name}' has unknown type; cast it to its declared type")
@@ -223,6 +238,8 @@ class _Evaluator:
             return self.deref(self.eval(operand))
         if op == "&":
             v = self.operand(operand)
+            if v.ctype.kind is Kind.REFERENCE:   # &ref: the address of the object it refers to
+                v = self.referenced(v)
             if v.lval is Lval.REGISTER and isinstance(operand, Ident):
                 raise ExprError(f'Address requested for identifier "{operand.name}" which is in register '
                                 f"${v.location[0]}")
@@ -472,6 +489,6 @@ def evaluate(expr: str | Node, ctx: EvalContext, *, side_effects: bool = True) -
     node = parse(expr, ctx.lookup_type) if isinstance(expr, str) else expr
     evaluator = _Evaluator(ctx, side_effects)
     try:
-        return evaluator.fetch(evaluator.eval(node))
+        return evaluator.fetch(evaluator.eval_node(node))
     except RecursionError:
         raise ExprError("Expression too deeply nested.") from None

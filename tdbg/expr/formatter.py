@@ -8,7 +8,7 @@ from tdbg.expr.ctype import (
     DOUBLE, FLOAT, UINT32, CType, Kind, decode, float_bits, float_to_int, is_char, member_raw, type_name, wrap,
 )
 from tdbg.expr.evaluator import read_memory
-from tdbg.expr.values import MASK32, PRINT_ELEMENTS, REPEATS, EvalContext, ExprError, Value
+from tdbg.expr.values import MASK32, EvalContext, ExprError, PrintSettings, Value
 
 
 PRINT_FORMATS = "xduotacfsz"
@@ -29,8 +29,9 @@ def _char_literal(c: int) -> str:
     return "'" + _char_text(c, "'") + "'"
 
 
-def _string_text(data: bytes, force_ellipses: bool = False) -> str:
+def _string_text(data: bytes, force_ellipses: bool = False, settings: PrintSettings = PrintSettings()) -> str:
     """Bytes as GDB prints a char array: quoted runs, ``'c' <repeats N times>``, ``...``."""
+    elements, repeats = settings.elements or 1 << 62, settings.repeats or 1 << 62
     length = len(data)
     if not force_ellipses and length and data[-1] == 0:
         length -= 1
@@ -38,7 +39,7 @@ def _string_text(data: bytes, force_ellipses: bool = False) -> str:
         return '""'
     groups: list[tuple[int, int]] = []
     i = printed = 0
-    while i < length and printed < PRINT_ELEMENTS:
+    while i < length and printed < elements:
         j = i + 1
         while j < length and data[j] == data[i]:
             j += 1
@@ -48,7 +49,7 @@ def _string_text(data: bytes, force_ellipses: bool = False) -> str:
     parts: list[str] = []
     run: str | None = None
     for c, reps in groups:
-        if reps > REPEATS:
+        if reps > repeats:
             if run is not None:
                 parts.append(f'"{run}"')
                 run = None
@@ -75,25 +76,44 @@ class _Formatter:
     def __init__(self, ctx: EvalContext, fmt: str | None) -> None:
         self.ctx = ctx
         self.fmt = None if fmt == "s" else fmt
+        self.settings: PrintSettings = getattr(ctx, "print_settings", None) or PrintSettings()
+        self.elements = self.settings.elements or 1 << 62   # 0: unlimited
+        self.repeats = self.settings.repeats or 1 << 62
 
     def symbolic(self, address: int) -> str:
         name = self.ctx.symbolize(address)
         return f"{address:#x} <{name}>" if name else f"{address:#x}"
 
-    def top(self, v: Value) -> str:
+    def top(self, v: Value, typed: bool = True) -> str:
         t = v.ctype
-        if t.kind is Kind.POINTER and self.fmt is None and not is_char(t.target):
+        if t.kind is Kind.POINTER and self.fmt is None and not is_char(t.target) and typed:
             return f"({type_name(t)}) {self.symbolic(v.raw)}"  # type: ignore[arg-type]
+        if t.kind is Kind.REFERENCE:   # GDB: (const T &) @0x...: <the object>
+            target = t.target
+            assert target is not None and isinstance(v.raw, int)
+            if target.kind is Kind.STRUCT and not target.fields and target.name:
+                target = self.ctx.lookup_type(target.name) or target
+            try:
+                shown = self.value(target, decode(read_memory(self.ctx, v.raw, target.size), target))
+            except ExprError as exc:
+                shown = f"<error: {exc}>"
+            return f"({type_name(t)}) @{v.raw:#x}: {shown}" if typed else f"@{v.raw:#x}: {shown}"
         return self.value(t, v.raw)  # type: ignore[arg-type]
 
-    def value(self, t: CType, raw: int | float | bytes) -> str:
+    def value(self, t: CType, raw: int | float | bytes, level: int = 0) -> str:
         if t.kind is Kind.ARRAY:
-            return self.array(t, raw)  # type: ignore[arg-type]
+            return self.array(t, raw, level)  # type: ignore[arg-type]
+        if t.kind is Kind.REFERENCE:   # a member that is a reference: GDB shows its address
+            return f"@{raw:#x}"
         if t.kind is Kind.STRUCT:
             if not t.fields:
                 return "<incomplete type>"
-            members = (f"{f.name} = {self.value(f.ctype, member_raw(raw, f))}" for f in t.fields)  # type: ignore[arg-type]
-            return "{" + ", ".join(members) + "}"
+            if not self.settings.pretty:
+                members = (f"{f.name} = {self.value(f.ctype, member_raw(raw, f), level + 1)}" for f in t.fields)  # type: ignore[arg-type]
+                return "{" + ", ".join(members) + "}"
+            pad = "  " * (level + 1)   # set print pretty: one member a line, two spaces a level
+            members = (f"{pad}{f.name} = {self.value(f.ctype, member_raw(raw, f), level + 1)}" for f in t.fields)  # type: ignore[arg-type]
+            return "{\n" + ",\n".join(members) + "\n" + "  " * level + "}"
         if t.kind in (Kind.VOID, Kind.UNKNOWN):
             return t.name
         if t.kind is Kind.FUNC:
@@ -102,22 +122,22 @@ class _Formatter:
             return self.scalar(UINT32, raw)
         return self.scalar(t, raw)
 
-    def array(self, t: CType, raw: bytes) -> str:
+    def array(self, t: CType, raw: bytes, level: int = 0) -> str:
         elem = t.target
         assert elem is not None
         if self.fmt is None and is_char(elem):
-            return _string_text(raw)
+            return _string_text(raw, settings=self.settings)
         size, items = elem.size, []
         i = printed = 0
-        while i < t.count and printed < PRINT_ELEMENTS:
+        while i < t.count and printed < self.elements:
             chunk = raw[i * size:(i + 1) * size]
             j = i + 1
             while j < t.count and raw[j * size:(j + 1) * size] == chunk:
                 j += 1
-            text = self.value(elem, decode(chunk, elem))
-            if j - i > REPEATS:
+            text = self.value(elem, decode(chunk, elem), level + 1)
+            if j - i > self.repeats:
                 items.append(f"{text} <repeats {j - i} times>")
-                i, printed = j, printed + REPEATS
+                i, printed = j, printed + self.repeats
             else:
                 items.append(text)
                 i, printed = i + 1, printed + 1
@@ -129,7 +149,7 @@ class _Formatter:
         text = self.symbolic(address)
         data = bytearray()
         error = ""
-        while len(data) < PRINT_ELEMENTS:
+        while len(data) < self.elements:
             try:
                 c = read_memory(self.ctx, address + len(data), 1)[0]
             except ExprError as e:
@@ -140,7 +160,7 @@ class _Formatter:
             data.append(c)
         if error and not data:
             return f"{text} {error}"
-        return f"{text} {_string_text(bytes(data), len(data) == PRINT_ELEMENTS)}{error}"
+        return f"{text} {_string_text(bytes(data), len(data) == self.elements, self.settings)}{error}"
 
     def scalar(self, t: CType, raw: int | float) -> str:
         fmt = self.fmt
@@ -188,5 +208,4 @@ def format_value(value: Value, fmt: str | None, ctx: EvalContext, *, typed: bool
     if fmt is not None and fmt not in PRINT_FORMATS:
         raise ExprError(f'Format letter "{fmt}" is meaningless in "print" command.' if fmt == "i"
                         else f'Undefined output format "{fmt}".')
-    formatter = _Formatter(ctx, fmt)
-    return formatter.top(value) if typed else formatter.value(value.ctype, value.raw)  # type: ignore[arg-type]
+    return _Formatter(ctx, fmt).top(value, typed)

@@ -22,8 +22,10 @@ class Token:
 _OPS = ["<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=",
         "*=", "/=", "%=", "&=", "^=", "|=", *"()[]{}.,?:!~*/%+-<>&^|=@"]
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SCOPED = re.compile(r"(?:::)?[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*")   # C++: ckernel::counter
 _DOLLAR = re.compile(r"\$[A-Za-z0-9_$]*")
 _QNAME = re.compile(r"[A-Za-z_.$][A-Za-z0-9_.$]*")
+_CXX_NAME = re.compile(r"(?:::)?[A-Za-z_][\w:<>(),&* ]*")   # a quoted C++ name: 'f(int const&)', 'T<4, 0>'
 _INT = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)([uUlL]*)")
 _FLOAT = re.compile(r"(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+(?=[eE]))(?:[eE][+-]?[0-9]+)?([fF]?)")
 _HEXFLOAT = re.compile(r"(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)([fF]?)")
@@ -46,7 +48,7 @@ def lex(text: str) -> list[Token]:
         if c in _DIGITS or (c == "." and text[i + 1:i + 2] in tuple(_DIGITS)):
             j = _scan_number(text, i)
             tokens.append(Token("num", text[i:j], i, _number(text[i:j])))
-        elif m := IDENT.match(text, i):
+        elif (m := _SCOPED.match(text, i)) and m.group():
             j = m.end()
             tokens.append(Token("ident", m.group(), i))
         elif m := _DOLLAR.match(text, i):
@@ -158,7 +160,7 @@ def _lex_quote(text: str, i: int) -> tuple[Token, int]:
         raise ExprError("Empty character constant.")
     if len(body.encode()) == 1:
         return Token("char", text[i:end + 1], i, ord(body)), end + 1
-    if _QNAME.fullmatch(body):
+    if _QNAME.fullmatch(body) or (_CXX_NAME.fullmatch(body) and any(c in body for c in "(<:")):
         return Token("qname", body, i), end + 1
     raise ExprError("Invalid character constant.")
 

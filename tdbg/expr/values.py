@@ -11,6 +11,20 @@ from tdbg.expr.ctype import CODE_POINTER, DATA_POINTER, CType, Kind
 from tdbg.riscv import ABI_NAMES, NUMBERS
 
 
+@dataclass
+class PrintSettings:
+    """GDB's ``set print`` settings that change how values and addresses are shown: ``pretty``
+    (a struct's members one per line), ``demangle`` (C++ names in values, frames and ``info
+    symbol``) and ``asm_demangle`` (C++ names in ``x/i``, ``disassemble``, ``info line``; off in
+    GDB 13, which keeps the linkage name there)."""
+
+    pretty: bool = False
+    demangle: bool = True
+    asm_demangle: bool = False
+    elements: int = 200   # GDB's print elements (0: unlimited)
+    repeats: int = 10     # GDB's print repeats (0: unlimited)
+
+
 class ExprError(Exception):
     """A bad expression or a failed evaluation; the message is one line, GDB's where it has one."""
 
@@ -41,12 +55,14 @@ class Value:
 @dataclass(frozen=True)
 class SymbolInfo:
     """A firmware symbol: its address, whether it is code, and its type if debug info has one.
-    A variable the compiler keeps in a register names it (ABI name) in ``register`` instead."""
+    A variable the compiler keeps in a register names it (ABI name) in ``register`` instead;
+    one whose value the debug information computes (a constant, an entry value) has ``value``."""
 
     address: int
     is_function: bool = False
     ctype: CType | None = None
     register: str | None = None
+    value: int | None = None
 
 
 class EvalContext(Protocol):
@@ -91,8 +107,6 @@ TENSIX_INDICES = {"dst": 2, "dst32": 2, "srca": 3, "srcb": 3,
 #: Elements in a row (the last index) where it is not ``ROW_WIDTH``: an LReg's 32 lanes.
 TENSIX_ROW_WIDTH = {"lreg": 32, "lregbits": 32}
 MAX_VALUE_SIZE = 65536  # GDB's max-value-size
-PRINT_ELEMENTS = 200   # GDB's print elements
-REPEATS = 10           # GDB's print repeats
 MASK32 = 0xFFFFFFFF
 def value_as_address(value: Value) -> int:
     """The address a value designates, as GDB's ``x`` takes it: an array's or function's own

@@ -396,4 +396,57 @@ static inline void tdbg_semaphore_get(unsigned i) { TDBG_SEMAPHORE(i) = 1; }
 static inline void tdbg_wait_coprocessor_done(void) { tdbg_wait_done_at(TDBG_COPROCESSOR_DONE_CHECK); }
 static inline void tdbg_wait_mop_expander_done(void) { tdbg_wait_done_at(TDBG_MOP_EXPANDER_DONE_CHECK); }
 
+/* ------------------------------------------------------------------------ */
+/* The NoC (WormholeB0 NoC/MemoryMap.md; Blackhole offsets: tt-metal's      */
+/* blackhole noc_parameters.h).  A request: fill a command buffer, write 1  */
+/* to NOC_CMD_CTRL; coordinates are x | y << 6 in *_ADDR_HI.                 */
+/* ------------------------------------------------------------------------ */
+#define TDBG_NOC_REGS(noc)          (0xFFB20000u + 0x10000u * (noc))
+#define TDBG_NOC_CMD_BUF(noc, buf)  (TDBG_NOC_REGS(noc) + 0x800u * (buf))
+#define TDBG_NOC_TARG_ADDR_LO 0x00u
+#define TDBG_NOC_TARG_ADDR_MID 0x04u
+#define TDBG_NOC_TARG_ADDR_HI 0x08u
+#define TDBG_NOC_RET_ADDR_LO  0x0Cu
+#define TDBG_NOC_RET_ADDR_MID 0x10u
+#define TDBG_NOC_RET_ADDR_HI  0x14u
+#define TDBG_NOC_PACKET_TAG   0x18u
+#define TDBG_NOC_CTRL         0x1Cu
+#define TDBG_NOC_AT_LEN_BE    0x20u
+#define TDBG_NOC_AT_DATA      0x28u
+#define TDBG_NOC_CMD_CTRL     0x40u
+#define TDBG_NOC_ID_LOGICAL   0x148u
+#define TDBG_NOC_STATUS(i)    (0x200u + 4u * (i))
+#define TDBG_NIU_MST_ATOMIC_RESP_RECEIVED 0x0u
+#define TDBG_NIU_MST_WR_ACK_RECEIVED      0x1u
+#define TDBG_NIU_MST_RD_RESP_RECEIVED     0x2u
+#define TDBG_NOC_CMD_AT           0x1u       /* NOC_CTRL request types and flags */
+#define TDBG_NOC_CMD_WR           0x2u
+#define TDBG_NOC_CMD_RESP_MARKED  0x10u
+#define TDBG_NOC_AT_INCREMENT(by) (0x1000u | (31u << 2))   /* Atomics.md: full 32-bit increment */
+#define TDBG_NOC_XY(x, y)         ((uint32_t)(x) | ((uint32_t)(y) << 6))
+
+static inline uint32_t tdbg_noc_reg(unsigned noc, uint32_t offset)
+{
+    return *(volatile uint32_t *)(TDBG_NOC_REGS(noc) + offset);
+}
+
+/* One request on command buffer `buf` of NoC `noc`; returns once it is issued. */
+static inline void tdbg_noc_request(unsigned noc, unsigned buf, uint32_t targ, uint32_t targ_xy, uint32_t ret,
+                                    uint32_t ret_xy, uint32_t ctrl, uint32_t len_be, uint32_t at_data)
+{
+    volatile uint32_t *b = (volatile uint32_t *)TDBG_NOC_CMD_BUF(noc, buf);
+    while (b[TDBG_NOC_CMD_CTRL / 4]) {}
+    b[TDBG_NOC_TARG_ADDR_LO / 4] = targ;
+    b[TDBG_NOC_TARG_ADDR_MID / 4] = 0;
+    b[TDBG_NOC_TARG_ADDR_HI / 4] = targ_xy;
+    b[TDBG_NOC_RET_ADDR_LO / 4] = ret;
+    b[TDBG_NOC_RET_ADDR_MID / 4] = 0;
+    b[TDBG_NOC_RET_ADDR_HI / 4] = ret_xy;
+    b[TDBG_NOC_PACKET_TAG / 4] = 0;
+    b[TDBG_NOC_CTRL / 4] = ctrl;
+    b[TDBG_NOC_AT_LEN_BE / 4] = len_be;
+    b[TDBG_NOC_AT_DATA / 4] = at_data;
+    b[TDBG_NOC_CMD_CTRL / 4] = 1;
+}
+
 #endif /* TDBG_TENSIX_H */

@@ -34,7 +34,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tdbg.commands import Interpreter
-from tdbg.commands.dst_cmds import DST
+from tdbg.commands.dst_cmds import DST, diff_reads_file
 from tdbg.commands.registry import Command, CommandError
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
@@ -46,12 +46,13 @@ MAX_PACKET = 4 * PACKET_SIZE    # a packet body longer than this is dropped unre
 MAX_READ = (PACKET_SIZE - 16) // 2   # bytes an ``m`` reply carries at most (hex doubles them)
 #: Commands that read or write files on the host running tdbg; ``monitor`` refuses them unless
 #: the user allowed it (``--allow-host-files``).  ``dst diff FILE`` reads one too.
-HOST_FILE_COMMANDS = frozenset({"source", "dump", "append", "restore", "file"})
+HOST_FILE_COMMANDS = frozenset({"source", "dump", "append", "restore", "file", "shell", "pipe", "python",
+                                "python-interactive"})
 
 
 def touches_host_files(cmd: Command, args: str) -> bool:
     """True when running ``cmd`` with ``args`` would open a file on the host."""
-    if cmd.name in HOST_FILE_COMMANDS:
+    if cmd.name in HOST_FILE_COMMANDS or (cmd.name == "set" and args.split()[:1] == ["logging"]):
         return True
     if cmd.name == "dst":
         word, _, rest = args.strip().partition(" ")
@@ -59,8 +60,12 @@ def touches_host_files(cmd: Command, args: str) -> bool:
             sub = DST.lookup(word) if word else None
         except CommandError:
             return False
-        words = [w for w in rest.split() if not w.startswith("--")]
-        return sub is not None and sub.name == "diff" and bool(words) and words[0] != "checkpoint"
+        if sub is None or sub.name != "diff":
+            return False
+        try:
+            return diff_reads_file(rest)
+        except CommandError:
+            return False   # the command refuses these arguments itself
     return False
 
 

@@ -75,14 +75,21 @@ def _fp16_value(bits: np.ndarray) -> np.ndarray:
     return sign * np.where(e == 0, m * 2.0**-24, np.ldexp(1 + m / 1024.0, e - 15))
 
 
+def _f32_values(bits: np.ndarray) -> np.ndarray:
+    """FP32 bit patterns as float64 numbers.  Widening a signalling NaN quiets it (numpy then
+    warns ``invalid value``); a NaN is shown as ``nan`` either way, so the warning is silenced."""
+    with np.errstate(invalid="ignore"):
+        return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
 def values(data: bytes, name: str, count: int) -> np.ndarray:
     """The numbers ``count`` datums of ``name`` stand for (float64, or int64 for integers)."""
     code = format_code(name)
     bits, exps = raw_datums(data, name, count)
     if code in (u.FP32, u.TF32):
-        return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+        return _f32_values(bits)
     if code == u.BF16:
-        return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+        return _f32_values(bits.astype(np.uint32) << 16)
     if code == u.FP16:
         return _fp16_value(bits)
     if code == u.FP8:
@@ -90,7 +97,7 @@ def values(data: bytes, name: str, count: int) -> np.ndarray:
     if code in (u.BFP8, u.BFP4, u.BFP2):
         assert exps is not None
         bf16 = u.bfp8_to_bf16(bits << (8 - u.DATUM_BITS[code]), exps)
-        return (bf16.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+        return _f32_values(bf16.astype(np.uint32) << 16)
     if code in (u.BFP8A, u.BFP4A, u.BFP2A):
         assert exps is not None
         width = u.DATUM_BITS[code]

@@ -161,8 +161,11 @@ def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
         return cfg.get(name, thread=thread)
 
     sec = "THCON_SEC0_REG1_"
-    compressed = not (get(f"{sec}All_pack_disable_zero_compress") & 1 if get(f"{sec}All_pack_disable_zero_compress_ovrd")
-                      else get(f"{sec}Disable_zero_compress"))
+    override = f"{sec}All_pack_disable_zero_compress"
+    if get(f"{override}_ovrd") and override not in cfg.table.fields:
+        raise MissingSpecification(f"PACR: {override}_ovrd = 1, and Blackhole's config table (bh_cfg_fields.json) has "
+                                   f"no {override} value for it to select (Wormhole B0's has)")
+    compressed = not (get(override) & 1 if get(f"{override}_ovrd") else get(f"{sec}Disable_zero_compress"))
     if compressed:
         raise UnimplementedFunctionality("Packers/Compression.md: packing with compression (Disable_zero_compress = 0) "
                                          "is not modelled")

@@ -141,8 +141,14 @@ def reg2flop(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
 
 
 def _indirect_address(cop: Coprocessor, thread: int, addr_reg: int, offset_half: int, increment: int, page: str) -> int:
-    """The L1 address of STOREIND_L1.md / LOADIND.md, and the offset's post-increment."""
+    """The L1 address of STOREIND_L1.md / LOADIND.md, and the offset's post-increment.  The
+    offset is one of the thread's 128 16-bit GPR halves (the pages' ``OffsetHalfReg`` is u7);
+    Blackhole's ``OffsetIndex`` field is 8 bits wide (bh_encodings.json) and no page says
+    what 128..255 select: ``MissingSpecification``."""
     half = _half_regs(cop, thread)
+    if offset_half >= len(half):
+        raise MissingSpecification(f"{page}: OffsetIndex {offset_half} is past the {len(half)} 16-bit GPR halves "
+                                   f"(the page's OffsetHalfReg is u7; Blackhole's field is 8 bits)")
     address = int(cop.state.gprs[thread, addr_reg]) * 16 + int(half[offset_half])
     if address >= L1_LIMIT:
         raise UndefinedBehavior(f"{page}: L1 address {address:#x} is past L1")

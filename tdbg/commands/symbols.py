@@ -1,0 +1,124 @@
+"""The program's symbol tables as GDB lists them: ``info functions``, ``info variables``,
+``info types`` (each with an optional regular expression) and ``rbreak REGEX``.
+
+GDB matches a POSIX basic regular expression against each symbol's search name (a C++
+function's full name with its parameters, ``combine(unsigned int, unsigned int)``; a variable's
+qualified name); debug symbols are listed by file, then the symbols of the ELF with no debug
+information ("Non-debugging symbols", by address).  The toolchain's runtime (zig's compiler_rt)
+is code without debug information, as everywhere in tdbg.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.cxxnames import demangle
+from tdbg.debuginfo import SymbolEntry
+
+_BRE_SPECIAL = {"|", "+", "?", "(", ")", "{", "}"}
+
+
+def gdb_regex(text: str) -> re.Pattern[str]:
+    """A POSIX basic regular expression (GDB's ``regcomp`` without ``REG_EXTENDED``) as a Python
+    pattern: ``| + ? ( ) { }`` are literal characters, ``\\|`` ``\\+`` ``\\?`` ``\\(`` ``\\)``
+    ``\\{`` ``\\}`` their operators (GNU's extensions)."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            out.append(nxt if nxt in _BRE_SPECIAL else c + nxt)
+            i += 2
+            continue
+        out.append("\\" + c if c in _BRE_SPECIAL else c)
+        i += 1
+    try:
+        return re.compile("".join(out))
+    except re.error as exc:
+        raise CommandError(f"Invalid regexp({exc}): {text}") from None
+
+
+def _entries(interp: Interpreter, kind: str, pattern: re.Pattern[str] | None) -> list[SymbolEntry]:
+    info = interp.session.debug
+    entries = info.symbol_entries(kind) if info is not None else []
+    return [e for e in entries if pattern is None or pattern.search(e.name)]
+
+
+def _minimal(interp: Interpreter, kind: str, pattern: re.Pattern[str] | None) -> list[tuple[int, str]]:
+    """The ELF symbols GDB lists as non-debugging: code outside every compile unit (functions),
+    or data no debug variable defines (variables); (address, name shown) by address."""
+    s = interp.session
+    image = s.image
+    info = s.debug
+    ranges = info.unit_ranges if info is not None else []
+    defined = info.linkage_names() if info is not None and kind == "variables" else set()
+    out = []
+    for sym in image.symbols.values():
+        code = sym.code
+        if sym.absolute or code != (kind == "functions"):
+            continue
+        if code and any(lo <= sym.addr < hi for lo, hi in ranges):
+            continue
+        if not code and sym.name in defined:
+            continue
+        name = demangle(sym.name) or sym.name
+        if pattern is None or pattern.search(name):
+            out.append((sym.addr, sym.name, name))
+    return [(addr, name) for addr, _, name in sorted(out)]
+
+
+def _listing(interp: Interpreter, kind: str, args: str) -> None:
+    words = args.split()
+    non_debugging = True
+    while words and words[0] in ("-q", "-n"):
+        non_debugging = non_debugging and words.pop(0) != "-n"
+    regex = " ".join(words)
+    pattern = gdb_regex(regex) if regex else None
+    noun = {"functions": "functions", "variables": "variables", "types": "types"}[kind]
+    interp.out(f'All {noun} matching regular expression "{regex}":' if regex else f"All defined {noun}:")
+    last = None
+    for entry in _entries(interp, kind, pattern):
+        if entry.file != last:
+            interp.out("")
+            interp.out(f"File {entry.file}:")
+            last = entry.file
+        prefix = f"{entry.line}:\t" if entry.line else "\t"
+        interp.out(f"{prefix}{entry.text}{';' if entry.line or kind != 'types' else ''}")
+    minimal = _minimal(interp, kind, pattern) if non_debugging and kind != "types" else []
+    if minimal:
+        interp.out("")
+        interp.out("Non-debugging symbols:")
+        for address, name in minimal:
+            interp.out(f"{address:#010x}  {name}")
+
+
+@info_command("functions", usage="info functions [-n] [REGEXP]", help="List the functions with code (C++: by full name with parameters, as 'break' takes them), by file with their declarations, then the code symbols without debug information; REGEXP (a POSIX basic regular expression, as GDB's) keeps those whose name it matches; -n leaves out the non-debugging symbols.  Inlined-only functions are not listed (GDB lists functions that have a body of their own).", example="info functions comb")
+def info_functions(interp: Interpreter, args: str) -> None:
+    _listing(interp, "functions", args)
+
+
+@info_command("variables", usage="info variables [-n] [REGEXP]", help="List the variables defined at file or namespace scope (C++: qualified names), by file with their declarations, then the data symbols without debug information; REGEXP keeps those whose name it matches; -n leaves out the non-debugging symbols.", example="info variables ckernel")
+def info_variables(interp: Interpreter, args: str) -> None:
+    _listing(interp, "variables", args)
+
+
+@info_command("types", usage="info types [REGEXP]", help="List the types the program defines (structs, classes, enums, typedefs, base types; C++ namespaces too), by file; REGEXP keeps those whose name it matches.", example="info types Counter")
+def info_types(interp: Interpreter, args: str) -> None:
+    _listing(interp, "types", args)
+
+
+@command("rbreak", usage="rbreak REGEXP", help="Set a breakpoint on every function whose name REGEXP matches (a POSIX basic regular expression, matched against the full name with parameters, as GDB does), then on every code symbol without debug information it matches; each is reported, followed by the function's declaration.", example="rbreak ^comb")
+def rbreak_cmd(interp: Interpreter, args: str) -> None:
+    from tdbg.commands.breakpoints import break_and_report
+
+    regex = args.strip()
+    pattern = gdb_regex(regex)
+    for entry in _entries(interp, "functions", pattern):
+        break_and_report(interp, f"'{entry.name}'")
+        interp.out(f"{entry.text};")
+    for _, name in _minimal(interp, "functions", pattern):
+        break_and_report(interp, f"'{name}'")
+        interp.out(f"<function, no debug info> {name};")

@@ -1,0 +1,99 @@
+"""A core that spins on memory nothing will change waits, as a core polling a device does.
+
+A core whose turn lasts a whole slice (``tdbg.emu.preempt``) is watched for two short windows of
+``WINDOW`` instructions: if both run the same set of instructions, store nothing that changes
+memory or a device, and the memory the loop reads holds the same values, the core is spinning on
+those values (a semaphore in L1, a mailbox word, a go message) and can only leave the loop when
+something else changes them.  It then waits (``Wait``): its turn passes to cores that can run,
+it runs again when a word it read changes, and when no core can run the run stops with every wait
+named (a deadlock, or every core idle waiting for the host), as ttsim-run's ``idle`` condition
+ends a run (two windows with the same PCs and unchanged L1).
+
+A loop that reads no device must also come back to the same registers (a deterministic spin);
+one that counts (a computing loop over constant memory) does not.  A loop that reads a device (the
+wall clock: time, as in tt-metal's ``riscv_wait``) is judged by its instructions and the memory it
+reads alone, as ttsim-run's ``idle`` does: a loop that waits only for time leaves it in time, and a
+timeout longer than the two windows is reported as a wait (the timeout is not modelled).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from unicorn import UC_HOOK_CODE, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE, Uc
+
+from tdbg.emu.regions import Wait
+from tdbg.emu.stops import Stop
+
+if TYPE_CHECKING:
+    from tdbg.emu.core import Core
+
+WINDOW = 4096
+
+
+@dataclass
+class _Window:
+    pcs: set[int]
+    reads: dict[int, tuple[int, int]]     # address in memory -> (size, value)
+    changed: bool                          # a store changed memory or touched a device
+    devices: set[int]                      # device addresses read
+    states: list[tuple[int, ...]]          # the registers each time the window's first pc came round
+
+
+def _observe(core: Core, count: int) -> tuple[_Window, Stop | None]:
+    """Run ``count`` instructions of ``core`` watching what they execute, read and store; the
+    stop that ended the window early, if one did."""
+    uc = core.uc
+    window = _Window(set(), {}, False, set(), [])
+    first = core.pc
+
+    def on_code(uc: Uc, address: int, size: int, _: object) -> None:
+        window.pcs.add(address)
+        if address == first:
+            window.states.append(tuple(core.regs()))
+
+    def on_read(uc: Uc, access: int, address: int, size: int, value: int, _: object) -> None:
+        if core.region_at(address) is None:
+            window.reads[address] = (size, int.from_bytes(uc.mem_read(address, size), "little"))
+        else:
+            window.devices.add(address)
+
+    def on_write(uc: Uc, access: int, address: int, size: int, value: int, _: object) -> None:
+        mask = (1 << (8 * size)) - 1
+        if core.region_at(address) is not None or int.from_bytes(uc.mem_read(address, size), "little") != value & mask:
+            window.changed = True
+
+    hooks = [uc.hook_add(UC_HOOK_CODE, on_code), uc.hook_add(UC_HOOK_MEM_READ, on_read),
+             uc.hook_add(UC_HOOK_MEM_WRITE, on_write)]
+    try:
+        stop = core.run_observed(count)
+    finally:
+        for h in hooks:
+            uc.hook_del(h)
+    return window, stop
+
+
+def spinning(core: Core, describe: Callable[[int, int], str]) -> Wait | Stop | None:
+    """``core`` (just preempted) watched for two windows: the wait it is in, a stop it made
+    while watched, or None when it is doing something else."""
+    first, stop = _observe(core, WINDOW)
+    if stop is not None or first.changed:
+        return stop
+    second, stop = _observe(core, WINDOW)
+    if stop is not None or second.changed or second.pcs != first.pcs:
+        return stop
+    if not second.devices and len(set(second.states)) == len(second.states):
+        return None     # no time read, and its registers never come round again: it computes
+    condition = {a: sv for a, sv in second.reads.items() if first.reads.get(a) == sv}
+    if not condition:
+        return None
+    pc = core.pc
+    shown = ", ".join(describe(a, v) for a, (_, v) in sorted(condition.items())[:4])
+    more = f" and {len(condition) - 4} more" if len(condition) > 4 else ""
+
+    def ready() -> bool:
+        return any(int.from_bytes(core.uc.mem_read(a, size), "little") != v for a, (size, v) in condition.items())
+
+    return Wait(f"spins at {pc:#010x} reading {shown}{more}, which nothing has changed", ready)

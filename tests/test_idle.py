@@ -1,0 +1,28 @@
+"""A core spinning on memory nothing changes waits (``tdbg.emu.idle``); a core that computes over
+constant memory for longer than a turn does not."""
+
+from __future__ import annotations
+
+import struct
+
+from tdbg.emu.stops import StopKind
+from tdbg.emu.toolchain import build, firmware_dir
+from tdbg.session import Session
+
+
+def test_a_long_loop_over_constant_memory_is_not_a_spin() -> None:
+    """bench_zb.c reads two constant tables for a million trips (several turns' worth) and
+    stores nothing: it counts, it does not wait."""
+    s = Session(build(firmware_dir() / "bench_zb.c", ["-mcpu=generic_rv32+m+zaamo+zba+zbb"]))
+    n = 1_500_000
+    s.write_memory(s.symbol("iterations").addr, struct.pack("<I", n))
+    assert s.cont().kind is StopKind.EXITED
+    table = [(i * 2654435761) & 0xFFFF_FFFF for i in range(256)]
+    halves = [(i * 40503) & 0xFFFF for i in range(256)]
+    total, hi, lo = 0, 0, 0xFFFF_FFFF
+    for i in range(n):
+        k = i & 255
+        v = (table[k] + halves[(k * 7) & 255]) & 0xFFFF_FFFF
+        hi, lo = max(hi, v), min(lo, v)
+        total = (total + ((total ^ v) & 0xFFFF) + v) & 0xFFFF_FFFF
+    assert struct.unpack("<3I", s.read_memory(s.symbol("results").addr, 12)) == (total, hi, lo)
