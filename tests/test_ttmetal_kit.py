@@ -194,3 +194,12 @@ def test_build_command(wheel: ttnn.Tree, tmp_path: Path) -> None:
     assert sfpu.returncode == 1 and len(sfpu.stderr.splitlines()) == 1 and "SFPI" in sfpu.stderr
     bad = tdbg(str(wheel.operations / add["source"]), "--cb", "x=Float16_b")
     assert bad.returncode == 2 and "--cb: 'x' is not an integer" in bad.stderr
+
+
+def test_a_tree_without_the_kernel_parts_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "ttnn/tt_metal/tt-llk/tests/sources").mkdir(parents=True)     # what tree() checks, and no more
+    monkeypatch.setenv("TDBG_TTNN_DIR", str(tmp_path))
+    source = tmp_path / "k.cpp"
+    source.write_text("void kernel_main() {}\n")
+    with pytest.raises(ttnn.TtnnUnavailable, match="has no ttnn/runtime/hw/toolchain/blackhole, which tt-metal kernels need"):
+        kit.build(kit.Kernel(source, "brisc"))

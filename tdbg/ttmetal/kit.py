@@ -221,8 +221,7 @@ def build(kernel: Kernel, force: bool = False) -> Build:
     metal = tree.root / "ttnn"
     for part in ("runtime/hw/toolchain/blackhole", "tt_metal/api", "ttnn/cpp"):
         if not (metal / part).is_dir():
-            raise ttnn.TtnnUnavailable(f"the ttnn tree at {tree.root} has no ttnn/{part} (an older tdbg unpacked it: "
-                                       f"delete {tree.root})")
+            raise ttnn.TtnnUnavailable(f"the ttnn tree at {tree.root} has no ttnn/{part}, which tt-metal kernels need")
     source = kernel.source.resolve()
     key = _key(kernel, source, tree)
     out = ttnn.cache_root() / "ttmetal" / f"{source.stem}-{key}"
