@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""tdbg benchmarks: figures and ratios measured in one run, printed (tests never assert times).
+"""tdbg benchmarks: figures measured in one run, printed next to the same figure before the
+speed work of issue 23 (tests never assert times).
 
-    python scripts/bench.py [--quick]
+    python scripts/bench.py [--quick] [--only FIGURE] [--json FILE]
 
 Model (tdbg/tensix):  writing all 1024 Dst16b rows from numpy; reading all 512 Dst32b rows.
 Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loop on L1;
@@ -14,20 +15,41 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           hook that catches each .ttinsn;
                       (e) stepi per second with reverse-stepi history on and off, and the
                           memory a recorded step keeps; (f) the RISC-V loop on three cores at
-                          once against one core; (g) the wall time of ../shared/realfw/datacopy
-                          from load to every core parked (when ../shared is there);
+                          once against one core; (g) tt-llk's kernels (TDBG_LLK_KERNELS: a folder
+                          of KERNEL/unpack.elf, math.elf, pack.elf; their inputs and ttsim's output
+                          in TDBG_LLK_INPUTS, default ../shared/kernels) from load to every core
+                          parked, next to ttsim's time for the kernel when TTSIM_RUN names its
+                          ttsim-run harness;
                       (h) a loop whose hot path is Zba/Zbb (sh2add, sh1add, minu, maxu, zext.h:
                           bench_zb.c built for the Blackhole ISA) against the same C built for
                           plain RV32IM;
-                      (i) start-up: Session() on three kernel ELFs (TDBG_REALFW_EXTRA's first
-                          kernel when set, else tests/firmware/llk_kernel.cpp built for T0-T2;
-                          its DWARF is read when first needed) and a warm tdbg -q -batch -ex quit.
+                      (i) start-up: ``Session()`` on three kernel ELFs (TDBG_REALFW_EXTRA's
+                          first kernel when set, else tests/firmware/llk_kernel.cpp built for
+                          T0-T2; its DWARF is read when first needed) and then 'info line main';
+                          the kit's three-core eltwise example from load to every core
+                          finished; a warm ``tdbg -q -batch -ex quit`` (a child process, byte code
+                          cached: its CPU time, with its wall time beside);
+                      (j) the model's cost of one instruction (``Coprocessor.push`` of the word
+                          a bench firmware pushes, in the state it leaves, Src and Dst filled
+                          with random data): MVMUL, ELWADD, ELWMUL, DOTPV, GAPOOL, GMPOOL,
+                          UNPACR (a BF16 face to SrcA), PACR (four Dst16b rows to BF16),
+                          SFPLOAD, SFPMAD, SFPSTORE, INCRWC, ZEROACC.
+Times are CPU time (the machine is shared: best of several runs).  ``BEFORE`` holds the figures
+of main at 527530d on this machine, as this script measured them (``--json``; 'Session() on
+three kernel ELFs' with the same ELFs, built by this tdbg); each line shows now, before and the
+ratio (> 1: better now); (g)'s before figures are the issue's (its table, the lead's kernels).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import resource
 import struct
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -42,13 +64,43 @@ from tdbg.emu.stops import StopKind
 from tdbg.emu.toolchain import build, firmware_dir
 from tdbg.tensix.tile import TensixState
 
+clock = time.process_time
+
+#: main at 527530d (before issue 23's speed work), this machine (2 shared cores), the best of two
+#: ``scripts/bench.py --json`` runs interleaved with runs of the new code; i.session3 and
+#: i.first_line on the ELFs this tdbg builds from tests/firmware/llk_kernel.cpp (LLK_KERNEL_ELFS).
+BEFORE: dict[str, float] = {
+    "model.write16": 0.01533, "model.read32": 0.02012, "a.window": 0.931, "b.breakpoints": 1.009,
+    "c.riscv": 1.008, "d.rwc": 360.7, "d.mov": 97.51, "d.fpu": 4.435, "d.sfpu": 26.89,
+    "d.unpack_pack": 10.33, "e.stepi_history": 2.96e+04, "e.stepi": 4.191e+04,
+    "f.three_cores": 1.013, "i.session3": 35.3, "i.first_line": 43.43, "i.eltwise3": 47.26,
+    "i.process": 0.338, "j.mvmul": 312.2, "j.elwadd": 213.6, "j.elwmul": 177.3, "j.dotpv": 316.4,
+    "j.gapool": 281.2, "j.gmpool": 215.7, "j.unpacr": 48.94, "j.pacr": 110.3, "j.sfpload": 31.92,
+    "j.sfpmad": 80.55, "j.sfpstore": 46.65, "j.incrwc": 0.9487, "j.zeroacc": 3.492,
+    "g.datacopy": 174, "g.matmul_bf16": 262,  # issue 23's table (527530d cannot run these builds: their CSRs)
+}
+
+#: (key, lower is better) of every figure, filled as figures are shown; ``--json`` writes them.
+MEASURED: dict[str, float] = {}
+
+
+def show(key: str, label: str, value: float, unit: str, lower_is_better: bool, detail: str = "") -> None:
+    """One figure: now, before and the ratio (> 1: better now)."""
+    MEASURED[key] = value
+    before = BEFORE.get(key)
+    text = f"{label}: {value:10.3f} {unit}"
+    if before is not None and before > 0 and value > 0:
+        gain = before / value if lower_is_better else value / before
+        text += f"   before {before:10.3f} {unit}   x{gain:.2f}"
+    print(text + (f"   ({detail})" if detail else ""))
+
 
 def best_of(repeat: int, fn: Callable[[], object]) -> float:
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
     return min(times)
 
 
@@ -57,8 +109,8 @@ def model() -> None:
     rows16 = np.random.default_rng(1).integers(0, 1 << 16, size=(1024, 16), dtype=np.uint16)
     w = best_of(20, lambda: t.dst.write16(slice(0, 1024), rows16))
     r = best_of(20, lambda: t.dst.read32(slice(0, 512)))
-    print(f"model: write all 1024 Dst16b rows       {w * 1e3:8.3f} ms")
-    print(f"model: read all 512 Dst32b rows         {r * 1e3:8.3f} ms")
+    show("model.write16", "model: write all 1024 Dst16b rows", w * 1e3, "ms", True)
+    show("model.read32", "model: read all 512 Dst32b rows ", r * 1e3, "ms", True)
 
 
 def firmware(name: str, iterations: int | None = None) -> Session:
@@ -69,14 +121,14 @@ def firmware(name: str, iterations: int | None = None) -> Session:
 
 
 def run_to_end(s: Session) -> float:
-    t0 = time.perf_counter()
+    t0 = clock()
     stop = s.cont()
-    elapsed = time.perf_counter() - t0
+    elapsed = clock() - t0
     assert stop.kind is StopKind.EXITED, stop.describe()
     return elapsed
 
 
-REPEAT = 3  # this machine's speed wanders by 2-3x between runs: every figure is a best of 3
+REPEAT = 5  # this machine is shared and its speed wanders by 2-3x between runs: best of 5
 
 
 def best_run(make: Callable[[], Session]) -> float:
@@ -88,9 +140,8 @@ def window(n: int) -> None:
     t_window = best_run(lambda: firmware("bench_window", n))
     t_l1 = best_run(lambda: firmware("bench_l1", n))
     accesses = 2 * n  # one store and one load per iteration
-    print(f"(a) Dst window: {accesses / t_window / 1e6:6.2f} M exact accesses/s "
-          f"({accesses} accesses in {t_window:.3f} s); same loop on L1 {t_l1:.3f} s; "
-          f"window/L1 time ratio {t_window / t_l1:.1f}")
+    show("a.window", "(a) Dst window", accesses / t_window / 1e6, "M exact accesses/s", False,
+         f"{accesses} accesses in {t_window:.3f} s; same loop on L1 {t_l1:.3f} s")
 
 
 def breakpoints(n: int) -> None:
@@ -102,8 +153,8 @@ def breakpoints(n: int) -> None:
 
     t_plain = best_run(lambda: firmware("bench_loop", n))
     t_armed = best_run(armed)
-    print(f"(b) {n:,}-iteration loop: no breakpoints {t_plain:.3f} s, 8 armed {t_armed:.3f} s, "
-          f"speed ratio {t_plain / t_armed:.3f}")
+    show("b.breakpoints", f"(b) {n:,}-iteration loop, speed with 8 armed breakpoints / none", t_plain / t_armed, "", False,
+         f"none {t_plain:.3f} s, 8 armed {t_armed:.3f} s")
 
 
 def bare_unicorn(image: ElfImage, count_insns: bool = False) -> tuple[float, int]:
@@ -116,91 +167,12 @@ def bare_unicorn(image: ElfImage, count_insns: bool = False) -> tuple[float, int
     counter = [0]
     if count_insns:
         uc.hook_add(UC_HOOK_CODE, lambda *_: counter.__setitem__(0, counter[0] + 1))
-    t0 = time.perf_counter()
+    t0 = clock()
     try:
         uc.emu_start(image.entry, 0)
     except UcError:
         pass  # the final ebreak
-    return time.perf_counter() - t0, counter[0]
-
-
-def instructions_per_second(n: int) -> None:
-    def image(iterations: int) -> ElfImage:
-        s = firmware("bench_loop", iterations)
-        data = bytearray(s.image.segments[-1].data)
-        sym = s.symbol("iterations")
-        seg = s.image.segments[-1]
-        struct.pack_into("<I", data, sym.addr - seg.vaddr, iterations)
-        return ElfImage(s.image.path, s.image.entry, [*s.image.segments[:-1], type(seg)(seg.vaddr, bytes(data), seg.memsz, seg.executable)],
-                        s.image.symbols, s.image.exec_ranges)
-
-    # instructions(N) = a + b*N, calibrated with a counting hook on small N
-    c1 = bare_unicorn(image(1000), count_insns=True)[1]
-    c2 = bare_unicorn(image(2000), count_insns=True)[1]
-    per_iter = (c2 - c1) / 1000
-    total = c1 + per_iter * (n - 1000)
-    big = image(n)
-    t_bare = min(bare_unicorn(big)[0] for _ in range(REPEAT))
-    t_tdbg = best_run(lambda: firmware("bench_loop", n))
-    print(f"(c) {total / 1e6:.0f} M instructions: bare Unicorn {total / t_bare / 1e6:6.1f} M insn/s, "
-          f"tdbg {total / t_tdbg / 1e6:6.1f} M insn/s, ratio {t_bare / t_tdbg:.3f}")
-
-
-# (d): firmware, Tensix instructions pushed per loop trip, what the mix holds
-PUSH_MIXES = (
-    ("bench_rwc", 4, "RWC/ZEROACC mix (ZEROACC, INCRWC, NOP, SETRWC)"),
-    ("bench_mov", 4, "MOV mix (MOVD2B, MOVD2A, ZEROACC, INCRWC)"),
-    ("bench_fpu", 4, "FPU mix (ELWADD, MVMUL, ELWADD, INCRWC)"),
-    ("bench_sfpu", 6, "SFPU mix (SFPLOAD, SFPMAD, SFPSETCC, SFPLOADI, SFPENCC, SFPSTORE)"),
-    ("bench_unpack_pack", 6, "UNPACR/PACR mix (UNPACR SrcA, UNPACR SrcB, PACR x3, PACR Last)"),
-)
-# (d): loop trips per mix, each run taking about 0.2-0.5 s here (a quarter with --quick)
-PUSH_TRIPS = {"bench_rwc": 20_000, "bench_mov": 5_000, "bench_fpu": 1_000, "bench_sfpu": 5_000,
-              "bench_unpack_pack": 700}
-
-
-def hook_cost(n: int = 200_000) -> float:
-    """Seconds per call of a one-address Unicorn code hook that does nothing (the .ttinsn path
-    has one per pushed word), from a tight loop with and without the hook."""
-    code = bytes.fromhex("13050500" "93851500" "e39ea5fe" "73001000")  # addi a0; addi a1,a1,1; bne a1,a0; ebreak
-    def run(hooked: bool) -> float:
-        uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
-        uc.mem_map(0, 0x1000)
-        uc.mem_write(0, code)
-        uc.reg_write(UC_RISCV_REG_A0, n)
-        uc.reg_write(UC_RISCV_REG_A1, 0)
-        if hooked:
-            uc.hook_add(UC_HOOK_CODE, lambda *_: None, begin=4, end=4)
-        t0 = time.perf_counter()
-        try:
-            uc.emu_start(0, 0x10)
-        except UcError:
-            pass
-        return time.perf_counter() - t0
-    return (min(run(True) for _ in range(REPEAT)) - min(run(False) for _ in range(REPEAT))) / n
-
-
-def pushes(quick: bool) -> None:
-    loop = best_run(lambda: firmware("bench_loop", 2_000_000))
-    per_trip = loop_instructions_per_trip()
-    riscv = 2_000_000 * per_trip / loop
-    print(f"(d) plain RISC-V loop on this machine: {riscv / 1e6:.1f} M insn/s; "
-          f"Unicorn code hook per .ttinsn: {hook_cost() * 1e6:.2f} us")
-    for name, per_iter, what in PUSH_MIXES:
-        n = PUSH_TRIPS[name] // (4 if quick else 1)
-        t = best_run(lambda: firmware(name, n))
-        count = n * per_iter
-        print(f"    {what}: {count / t / 1e3:8.1f} k Tensix insn/s ({count} in {t:.3f} s), "
-              f"{t / count * 1e6:6.1f} us each")
-
-
-def loop_instructions_per_trip() -> float:
-    """RISC-V instructions per trip of bench_loop, counted with a hook on a short run."""
-    s = firmware("bench_loop", 1000)
-    image = s.image
-    c1 = bare_unicorn(_with_iterations(s, image, 1000), count_insns=True)[1]
-    c2 = bare_unicorn(_with_iterations(s, image, 2000), count_insns=True)[1]
-    return (c2 - c1) / 1000
+    return clock() - t0, counter[0]
 
 
 def _with_iterations(s: Session, image: ElfImage, iterations: int) -> ElfImage:
@@ -215,18 +187,84 @@ def _with_iterations(s: Session, image: ElfImage, iterations: int) -> ElfImage:
     return ElfImage(image.path, image.entry, segs, image.symbols, image.exec_ranges)
 
 
+def loop_instructions(iterations: int) -> float:
+    """RISC-V instructions bench_loop runs for ``iterations`` trips (a + b * N, counted with a
+    hook on two short runs)."""
+    s = firmware("bench_loop", 1000)
+    c1 = bare_unicorn(_with_iterations(s, s.image, 1000), count_insns=True)[1]
+    c2 = bare_unicorn(_with_iterations(s, s.image, 2000), count_insns=True)[1]
+    per_trip = (c2 - c1) / 1000
+    return c1 + per_trip * (iterations - 1000)
+
+
+def instructions_per_second(n: int) -> None:
+    total = loop_instructions(n)
+    s = firmware("bench_loop", n)
+    big = _with_iterations(s, s.image, n)
+    t_bare = min(bare_unicorn(big)[0] for _ in range(REPEAT))
+    t_tdbg = best_run(lambda: firmware("bench_loop", n))
+    show("c.riscv", f"(c) {total / 1e6:.0f} M RISC-V instructions, tdbg's speed / bare Unicorn's", t_bare / t_tdbg, "", False,
+         f"bare {total / t_bare / 1e6:.1f} M insn/s, tdbg {total / t_tdbg / 1e6:.1f} M insn/s")
+
+
+# (d): firmware, Tensix instructions pushed per loop trip, what the mix holds
+PUSH_MIXES = (
+    ("bench_rwc", 4, "rwc", "RWC/ZEROACC mix (ZEROACC, INCRWC, NOP, SETRWC)"),
+    ("bench_mov", 4, "mov", "MOV mix (MOVD2B, MOVD2A, ZEROACC, INCRWC)"),
+    ("bench_fpu", 4, "fpu", "FPU mix (ELWADD, MVMUL, ELWADD, INCRWC)"),
+    ("bench_sfpu", 6, "sfpu", "SFPU mix (SFPLOAD, SFPMAD, SFPSETCC, SFPLOADI, SFPENCC, SFPSTORE)"),
+    ("bench_unpack_pack", 6, "unpack_pack", "UNPACR/PACR mix (UNPACR SrcA, UNPACR SrcB, PACR x3, PACR Last)"),
+)
+# (d): loop trips per mix, each run taking about 0.2-0.5 s here (a quarter with --quick)
+PUSH_TRIPS = {"bench_rwc": 40_000, "bench_mov": 10_000, "bench_fpu": 4_000, "bench_sfpu": 8_000,
+              "bench_unpack_pack": 3_000}
+
+
+def hook_cost(n: int = 200_000) -> float:
+    """Seconds per call of a one-address Unicorn code hook (through the Python binding) that
+    does nothing, from a tight loop with and without the hook."""
+    code = bytes.fromhex("13050500" "93851500" "e39ea5fe" "73001000")  # addi a0; addi a1,a1,1; bne a1,a0; ebreak
+    def run(hooked: bool) -> float:
+        uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
+        uc.mem_map(0, 0x1000)
+        uc.mem_write(0, code)
+        uc.reg_write(UC_RISCV_REG_A0, n)
+        uc.reg_write(UC_RISCV_REG_A1, 0)
+        if hooked:
+            uc.hook_add(UC_HOOK_CODE, lambda *_: None, begin=4, end=4)
+        t0 = clock()
+        try:
+            uc.emu_start(0, 0x10)
+        except UcError:
+            pass
+        return clock() - t0
+    return (min(run(True) for _ in range(REPEAT)) - min(run(False) for _ in range(REPEAT))) / n
+
+
+def pushes(quick: bool) -> None:
+    n = 2_000_000
+    loop = best_run(lambda: firmware("bench_loop", n))
+    print(f"(d) plain RISC-V loop on this machine: {loop_instructions(n) / loop / 1e6:.1f} M insn/s; "
+          f"a no-op Unicorn code hook through the Python binding: {hook_cost() * 1e6:.2f} us")
+    for name, per_iter, key, what in PUSH_MIXES:
+        trips = PUSH_TRIPS[name] // (4 if quick else 1)
+        t = best_run(lambda: firmware(name, trips))
+        count = trips * per_iter
+        show(f"d.{key}", f"    {what}", count / t / 1e3, "k Tensix insn/s", False, f"{t / count * 1e6:.2f} us each")
+
+
 def stepping(n: int) -> None:
     def rate(record: bool) -> tuple[float, float]:
         s = firmware("bench_loop", 1_000_000)
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(n):
             s.stepi(record=record)
-        return n / (time.perf_counter() - t0), s.history.bytes / max(len(s.history), 1)
+        return n / (clock() - t0), s.history.bytes / max(len(s.history), 1)
 
     on = max((rate(True) for _ in range(REPEAT)), key=lambda r: r[0])
     off = max(rate(False)[0] for _ in range(REPEAT))
-    print(f"(e) stepi: {on[0]:8.0f} /s with reverse-stepi history ({on[1]:.0f} bytes a step), "
-          f"{off:8.0f} /s without")
+    show("e.stepi_history", "(e) stepi with reverse-stepi history", on[0], "/s", False, f"{on[1]:.0f} bytes a step")
+    show("e.stepi", "    stepi without history          ", off, "/s", False)
 
 
 def three_cores(n: int) -> None:
@@ -239,28 +277,64 @@ def three_cores(n: int) -> None:
 
     one = best_run(lambda: session(("T0",)))
     three = best_run(lambda: session(("T0", "T1", "T2")))
-    print(f"(f) {n:,}-iteration loop: one core {one:.3f} s, the same loop on T0, T1, T2 at once "
-          f"{three:.3f} s; instruction rate three/one {3 * one / three:.3f}")
+    show("f.three_cores", f"(f) {n:,}-iteration loop on T0, T1, T2 at once: instruction rate three / one", 3 * one / three, "",
+         False, f"one core {one:.3f} s, three {three:.3f} s")
 
 
-def datacopy() -> None:
-    kernel = Path(__file__).resolve().parents[2] / "shared" / "realfw" / "datacopy"
-    if not kernel.is_dir():
-        print("(g) datacopy: ../shared/realfw is not here; skipped")
+def llk_kernels() -> None:
+    """(g): tt-llk's kernels (tests/sources/* built for Blackhole, one ELF per TRISC, outside the
+    repository) from load to every core parked, their output checked against the bytes ttsim
+    wrote; next to ttsim's own time for the same kernel when its harness is there."""
+    root = os.environ.get("TDBG_LLK_KERNELS")
+    if not root:
+        print("(g) tt-llk kernels: TDBG_LLK_KERNELS (a folder of KERNEL/unpack.elf, math.elf, pack.elf) is not set; skipped")
         return
+    inputs_root = Path(os.environ.get("TDBG_LLK_INPUTS", Path(__file__).resolve().parents[2] / "shared" / "kernels"))
+    for unpack in sorted(Path(root).glob("*/unpack.elf")):
+        name, inputs = unpack.parent.name, inputs_root / unpack.parent.name
+        if not (inputs / "manifest.json").is_file():
+            print(f"(g) tt-llk {name}: no {inputs / 'manifest.json'} (its inputs and ttsim's output); skipped")
+            continue
+        manifest = json.loads((inputs / "manifest.json").read_text())
+        elfs = {core: unpack.parent / f"{elf}.elf" for core, elf in manifest["cores"].items()}
 
-    def once() -> tuple[float, str]:
-        t0 = time.perf_counter()
-        s = Session({c: kernel / f"{e}.elf" for c, e in (("T0", "unpack"), ("T1", "math"), ("T2", "pack"))})
-        for name, address in (("params.bin", 0x20000), ("A.bin", 0x30000), ("B.bin", 0x40000)):
-            s.load_binary(kernel / name, address)
-        stop = s.cont()
-        ok = s.read_memory(0x50000, 2048) == (kernel / "expected.bin").read_bytes()
-        return time.perf_counter() - t0, "output = expected.bin" if ok else f"stopped: {stop.describe()}"
+        def once() -> tuple[float, float, bool]:
+            t0 = clock()
+            s = Session(elfs)
+            loaded = clock()
+            for load in manifest["loads"]:
+                s.write_memory(int(load["addr"], 16), (inputs / load["file"]).read_bytes())
+            s.cont()
+            done = clock()
+            out = manifest["output"]
+            ok = s.read_memory(int(out["addr"], 16), out["len"]) == (inputs / out["file"]).read_bytes()
+            return done - t0, loaded - t0, ok
 
-    runs = [once() for _ in range(REPEAT)]
-    t, what = min(runs)
-    print(f"(g) datacopy, load to every core parked: {t:.3f} s ({what})")
+        total, load, ok = min(once() for _ in range(REPEAT))
+        detail = f"Session() {load * 1e3:.1f} ms, run {(total - load) * 1e3:.1f} ms; output {'= ttsim' if ok else 'DIFFERS from ttsim'}"
+        ttsim = os.environ.get("TTSIM_RUN")
+        if ttsim:
+            t = _ttsim_kernel_time(Path(ttsim), elfs, inputs, manifest)
+            detail += f"; ttsim {t * 1e3:.2f} ms: tdbg {total / t:.0f}x, its run alone {(total - load) / t:.0f}x"
+        show(f"g.{name}", f"(g) tt-llk {name}, load to every core parked", total * 1e3, "ms", True, detail)
+
+
+def _ttsim_kernel_time(harness: Path, elfs: dict[str, Path], inputs: Path, manifest: dict) -> float:
+    """CPU seconds ttsim (the ``ttsim-run`` harness, /work/brief/TTSIM.md) spends on the kernel:
+    a run to the last TRISC's KERNEL_COMPLETE less the same load released not at all (best of 9)."""
+    args = [str(harness), *(f"{core}={elf}" for core, elf in elfs.items()), "--quiet", "--write32", "0x1FFB8=0,0,0"]
+    for load in manifest["loads"]:
+        args += ["--write", f"{load['addr']}={inputs / load['file']}"]
+
+    def cpu(extra: list[str]) -> float:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(args + extra, check=True, capture_output=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+    run = min(cpu(["--run-until", "l1:0x1FFC0==0xFF"]) for _ in range(9))
+    idle = min(cpu(["--release", "none", "--max-clocks", "1"]) for _ in range(9))
+    return max(run - idle, 1e-6)
 
 
 BH_ISA = ["-mcpu=generic_rv32+m+zaamo+zba+zbb"]
@@ -268,6 +342,9 @@ BH_ISA = ["-mcpu=generic_rv32+m+zaamo+zba+zbb"]
 
 def bitmanip(n: int) -> None:
     """(h): Zba/Zbb instructions run as RV32IM trampolines (tdbg.emu.translation)."""
+    if not (firmware_dir() / "bench_zb.c").is_file():  # a tdbg before the Blackhole ISA on the cores
+        print("(h) Zba/Zbb loop: this tdbg has no bench_zb.c; skipped")
+        return
     def session(flags: list[str]) -> Session:
         s = Session(build(firmware_dir() / "bench_zb.c", flags))
         s.core.uc.mem_write(s.symbol("iterations").addr, struct.pack("<I", n))
@@ -277,62 +354,149 @@ def bitmanip(n: int) -> None:
     s = session(BH_ISA)
     s.cont()
     zb = sum(1 for p in s.tile.code.at.values() if p.kind.value == "bitmanip")
-    print(f"(h) {n:,}-trip Zba/Zbb loop ({zb} translated instructions): plain RV32IM {t_plain:.3f} s, "
-          f"Blackhole ISA {t_zb:.3f} s, speed ratio {t_plain / t_zb:.3f} (target >= 0.25)")
+    show("h.zb", f"(h) {n:,}-trip Zba/Zbb loop ({zb} translated instructions), speed Blackhole ISA / plain RV32IM",
+         t_plain / t_zb, "", False, f"plain {t_plain:.3f} s, Blackhole ISA {t_zb:.3f} s; target >= 0.25")
 
 
-def startup() -> None:
-    import os
-    import subprocess
-    import sys
+# -- (i) start-up -------------------------------------------------------------------------------
 
+def startup(quick: bool) -> None:
     extra = os.environ.get("TDBG_REALFW_EXTRA")
     kernels = sorted(Path(extra).glob("*/unpack.elf")) if extra else []
     if kernels:
         folder, what = kernels[0].parent, f"{kernels[0].parent.name} (TDBG_REALFW_EXTRA)"
         elfs = {c: folder / f"{e}.elf" for c, e in (("T0", "unpack"), ("T1", "math"), ("T2", "pack"))}
     else:
-        source = Path(__file__).resolve().parents[1] / "tests" / "firmware" / "llk_kernel.cpp"
         what = "tests/firmware/llk_kernel.cpp -O2, T0-T2"
-        elfs = {f"T{t}": build(source, ("-O2", f"-DTRISC={t}"), core=f"T{t}") for t in range(3)}
-    session = best_of(REPEAT, lambda: Session(elfs))
-    first = best_of(REPEAT, lambda: Session(elfs).execute("info line main"))
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    command = [sys.executable, "-m", "tdbg", "-q", "-batch", "-ex", "quit"]
-    subprocess.run(command, env=env, capture_output=True, check=True)      # warm the caches
+        elfs = {f"T{t}": llk_kernel_elf(t) for t in range(3)}
+    show("i.session3", f"(i) Session() on {what}", best_of(REPEAT, lambda: Session(elfs)) * 1e3, "ms", True)
+    show("i.first_line", "    then 'info line main'", best_of(REPEAT, lambda: Session(elfs).execute("info line main")) * 1e3,
+         "ms", True)
+    kit = {f"T{i}": firmware_dir() / f"eltwise_t{i}.c" for i in range(3)}
 
-    def once() -> None:
-        subprocess.run(command, env=env, capture_output=True, check=True)
+    def run() -> None:
+        rng = np.random.default_rng(3)
+        s = Session(kit)
+        a = (rng.integers(120, 135, 1024) << 7) | rng.integers(0, 128, 1024)
+        s.write_memory(0x30000, a.astype("<u2").tobytes())
+        s.write_memory(0x40000, bytes([127] * 64) + bytes([0x40] * 1024))
+        stop = s.cont()
+        assert stop.kind in (StopKind.EXITED, StopKind.PARKED), stop.describe()
 
-    print(f"(i) Session() on {what}: {1000 * session:.1f} ms (then 'info line main': {1000 * first:.1f} ms); "
-          f"warm tdbg -q -batch -ex quit: {best_of(REPEAT, once):.2f} s")
+    show("i.eltwise3", "    the kit's three-core eltwise example, load and run to the end", best_of(REPEAT, run) * 1e3, "ms", True)
+    with tempfile.TemporaryDirectory() as pycache:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = pycache  # byte code cached, as an installed tdbg has it
+        cmd = [sys.executable, "-m", "tdbg", "-q", "-batch", "-ex", "quit"]
+        runs = []
+        for _ in range(4 if quick else 8):
+            before, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+            subprocess.run(cmd, env=env, check=True, capture_output=True)
+            after, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter() - t0
+            runs.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall))
+    cpu, wall = min(runs[1:])  # the first run compiles the byte code
+    show("i.process", "    warm `tdbg -q -batch -ex quit` (CPU time)", cpu, "s", True, f"wall {wall:.3f} s")
+
+
+def llk_kernel_elf(trisc: int) -> Path:
+    """tests/firmware/llk_kernel.cpp built for TRISC ``trisc`` (``LLK_KERNEL_ELFS``, a folder of
+    ``T0.elf`` ..., stands in for a tdbg that cannot build C++)."""
+    given = os.environ.get("LLK_KERNEL_ELFS")
+    if given:
+        return Path(given) / f"T{trisc}.elf"
+    source = Path(__file__).resolve().parents[1] / "tests" / "firmware" / "llk_kernel.cpp"
+    return build(source, ("-O2", f"-DTRISC={trisc}"), core=f"T{trisc}")
+
+
+# -- (j) one instruction, in the model ----------------------------------------------------------
+
+#: (firmware, pushes per trip, [(figure, label, positions in the trip timed together)])
+MODEL_CASES = (
+    ("bench_fpu", 4, [("mvmul", "MVMUL (BF16, 16-bit Dst)", (1,)), ("elwadd", "ELWADD (BF16, 16-bit Dst)", (0,))]),
+    ("bench_unpack_pack", 6, [("unpacr", "UNPACR (a BF16 face to SrcA)", (0,)),
+                              ("pacr", "PACR (four Dst16b rows to BF16; 3 + Last)", (2, 3, 4, 5))]),
+    ("bench_sfpu", 6, [("sfpload", "SFPLOAD (FP32)", (0,)), ("sfpmad", "SFPMAD", (1,)), ("sfpstore", "SFPSTORE (FP32)", (5,))]),
+    ("bench_rwc", 4, [("incrwc", "INCRWC", (1,)), ("zeroacc", "ZEROACC (one row)", (0,))]),
+)
+#: More Matrix Unit instructions, pushed in bench_fpu's state.
+MORE_FPU = (("elwmul", "ELWMUL", "ELWMUL", {}), ("dotpv", "DOTPV", "DOTPV", {}),
+            ("gapool", "GAPOOL", "GAPOOL", {"instr_mod19": 1}), ("gmpool", "GMPOOL", "GMPOOL", {"instr_mod19": 1}))
+
+
+def _one_trip(name: str, per_trip: int) -> tuple[object, list[int]]:
+    """The coprocessor after one trip of the firmware's loop, and that trip's words."""
+    s = firmware(name, 1)
+    assert s.cont().kind is StopKind.EXITED
+    cop = s.tile.coprocessor
+    words = [r.word for r in s.tile.pushes.last(per_trip)]
+    rng = np.random.default_rng(7)
+    if name == "bench_fpu":  # operands worth computing: random signs and mantissas, exponents near 1.0
+        fields = lambda: (rng.integers(0, 2, (2, 64, 16)) << 18) | (rng.integers(0, 1024, (2, 64, 16)) << 8) | rng.integers(120, 135, (2, 64, 16))
+        cop.state.srca.data[:] = fields()
+        cop.state.srcb.data[:] = fields()
+        cop.state.dst.write16(slice(0, 1024), (rng.integers(0, 1 << 16, (1024, 16)) & 0x7F7F | 0x0078).astype(np.uint16))
+    if name == "bench_sfpu":  # Dst rows the loads read defined, as a kernel's are
+        cop.state.dst.write32(slice(0, 512), rng.integers(0, 1 << 32, (512, 16), dtype=np.uint64).astype(np.uint32))
+        cop.state.dst.clear_unpredictable()
+    return cop, words
+
+
+def _push_rate(cop, words: list[int], n: int) -> float:  # type: ignore[no-untyped-def]
+    """Seconds per push of ``words`` in turn (after one warm-up pass), best of ``REPEAT``."""
+    push = cop.push
+    for w in words:
+        push(0, w)
+
+    def run() -> None:
+        for _ in range(n):
+            for w in words:
+                push(0, w)
+    return best_of(REPEAT, run) / (n * len(words))
+
+
+def per_instruction(quick: bool) -> None:
+    print("(j) one instruction in the model (Coprocessor.push):")
+    n = 100 if quick else 400
+    for name, per_trip, cases in MODEL_CASES:
+        cop, words = _one_trip(name, per_trip)
+        for key, label, positions in cases:
+            show(f"j.{key}", f"    {label:44s}", _push_rate(cop, [words[i] for i in positions], n) * 1e6, "us", True)
+        if name == "bench_fpu":
+            for key, label, mnemonic, fields in MORE_FPU:
+                word = cop.isa.encode(mnemonic, **fields)
+                show(f"j.{key}", f"    {label:44s}", _push_rate(cop, [word], n) * 1e6, "us", True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller loops (a rough look)")
-    parser.add_argument("--only", choices=["d", "e", "f", "g", "h", "i"], help="run one figure only")
+    parser.add_argument("--only", choices=["model", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j"], help="one figure only")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file (the form of BEFORE)")
     args = parser.parse_args()
     for src in ("bench_window", "bench_l1", "bench_loop", *(m[0] for m in PUSH_MIXES)):
         build(firmware_dir() / f"{src}.c")
+    loop = 6_000_000 if args.quick else 60_000_000
     figures = {
+        "model": model,
+        "a": lambda: window(20_000 if args.quick else 200_000),
+        "b": lambda: breakpoints(loop),
+        "c": lambda: instructions_per_second(loop),
         "d": lambda: pushes(args.quick),
         "e": lambda: stepping(500 if args.quick else 3000),
         "f": lambda: three_cores(10_000_000 if args.quick else 100_000_000),
-        "g": datacopy,
+        "g": llk_kernels,
         "h": lambda: bitmanip(200_000 if args.quick else 2_000_000),
-        "i": startup,
+        "i": lambda: startup(args.quick),
+        "j": lambda: per_instruction(args.quick),
     }
-    if args.only:
-        figures[args.only]()
-        return
-    model()
-    window(20_000 if args.quick else 200_000)
-    loop = 6_000_000 if args.quick else 60_000_000
-    breakpoints(loop)
-    instructions_per_second(loop)
-    for figure in figures.values():
-        figure()
+    for key, figure in figures.items():
+        if args.only in (None, key):
+            try:
+                figure()
+            except AssertionError as exc:  # a run that did not end as the figure needs: say so, go on
+                print(f"({key}) not measured: {str(exc).splitlines()[0][:200]}")
+    if args.json:
+        args.json.write_text(json.dumps(MEASURED, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tdbg import native
 from tdbg.tensix.tile import TensixState
 from tdbg.toolchain import ttnn
 
@@ -56,3 +57,15 @@ def build_cache(pytestconfig: pytest.Config) -> Path:
 @pytest.fixture
 def tensix() -> TensixState:
     return TensixState()
+
+
+@pytest.fixture(params=["native", "numpy"])
+def datapath(request: pytest.FixtureRequest) -> object:
+    """Run the test once on the native datapath (``tdbg.native``) and once on the numpy model."""
+    if request.param == "numpy":
+        with native.disabled():
+            yield request.param
+    elif native.library() is None:
+        pytest.skip("the native library cannot be built here")
+    else:
+        yield request.param

@@ -93,3 +93,72 @@ def test_a_word_is_decoded_once(cop: Coprocessor) -> None:
     cop.push(0, word)
     assert cop.bound(word) is bound and cop.rwc(0).SrcA == 2
     assert cop.mnemonic(word) == "INCRWC" and cop.mnemonic(0xFF000000) is None
+
+
+# -- per-word invalidation (TensixConfig: a write forgets only what was read from its word) --------
+
+def counting(cfg, key: str, compute):  # type: ignore[no-untyped-def]
+    """``cfg.derived(key, compute)``, and how many times ``compute`` ran so far."""
+    calls = []
+
+    def run():  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return compute()
+
+    return lambda: (cfg.derived(key, run), len(calls))
+
+
+def test_a_derived_value_outlives_writes_to_other_words(cop: Coprocessor) -> None:
+    # ADDR_MOD_DST_SEC0_DestIncr: ThreadConfig[0][28]; THCON_SEC0_REG3_Base_address: Config word 76
+    cfg = cop.state.config
+    entry = counting(cfg, "incr", lambda: cfg.get("ADDR_MOD_DST_SEC0_DestIncr", thread=0))
+    assert entry() == (0, 1)
+    cfg.write_word(0, 76, 0x1234)                       # another Config word
+    cop.push(0, encode("SETC16", CfgIndex=29, NewValue=7))  # another ThreadConfig word
+    cop.push(1, encode("SETC16", CfgIndex=28, NewValue=7))  # the same word of another thread
+    assert entry() == (0, 1)
+    cop.push(0, encode("SETC16", CfgIndex=28, NewValue=3))
+    assert entry() == (3, 2)
+
+
+def test_a_config_field_follows_the_word_and_the_bank(cop: Coprocessor) -> None:
+    # THCON_SEC0_REG3_Base_address is Config word 76 of the bank ThreadConfig[t].CFG_STATE_ID
+    # (ThreadConfig word 0 bit 0) selects; RMWCIB, RISC-V stores and the other bank reach it.
+    cfg = cop.state.config
+    base = counting(cfg, "base", lambda: cfg.get("THCON_SEC0_REG3_Base_address", thread=0))
+    assert base() == (0, 1)
+    cfg.write_word(1, 76, 5)
+    assert base() == (0, 1)                             # bank 1 is not thread 0's
+    cop.push(0, encode("SETC16", CfgIndex=0, NewValue=1))   # thread 0 now uses bank 1
+    assert base() == (5, 2)
+    cop.push(0, encode("RMWCIB1", Index4=76, Mask=0xFF, NewValue=2))  # bank 1, byte 1
+    assert base() == (0x205, 3)
+    cfg.riscv_store((cfg.words_per_bank + 76) * 4, 4, 9)  # Config[1][76] through the RISC-V view
+    assert base() == (9, 4)
+
+
+def test_nested_derived_values_depend_on_what_the_inner_one_read(cop: Coprocessor) -> None:
+    cfg = cop.state.config
+    inner = counting(cfg, "inner", lambda: cfg.get("ADDR_MOD_DST_SEC0_DestIncr", thread=0))
+    outer = counting(cfg, "outer", lambda: inner()[0] + 1)
+    assert outer() == (1, 1) and inner() == (0, 1)
+    cfg.set("ADDR_MOD_DST_SEC0_DestIncr", 4, thread=0)
+    assert outer() == (5, 2) and inner() == (4, 2)
+    outer2 = counting(cfg, "outer2", lambda: inner()[0] * 2)  # built on a cached inner value
+    assert outer2() == (8, 1)
+    cfg.set("ADDR_MOD_DST_SEC0_DestIncr", 1, thread=0)
+    assert outer2() == (2, 2)
+
+
+def test_global_and_reset_writes_reach_both_banks(cop: Coprocessor) -> None:
+    # DEST_ACCESS_CFG_remap_addrs: global word 220 (one copy for both banks); STATE_RESET_EN
+    # (word 4) clears the bank's words below GLOBAL_CFGREG_BASE_ADDR32 (180).
+    cfg = cop.state.config
+    remap = counting(cfg, "remap", lambda: cfg.get("DEST_ACCESS_CFG_remap_addrs", thread=1, bank=1))
+    base = counting(cfg, "base", lambda: cfg.get("THCON_SEC0_REG3_Base_address", bank=0))
+    cfg.write_word(0, 76, 3)
+    assert remap() == (0, 1) and base() == (3, 1)
+    cfg.write_word(0, 220, 2)
+    assert remap() == (1, 2) and cop.state.dst.row16[8] == 32   # Adj16 follows: the Dst listener ran
+    cfg.write_word(0, 4, 1)
+    assert base() == (0, 2) and remap() == (1, 2)

@@ -32,7 +32,8 @@ def bf16_src(bits: int) -> int:
 
 
 @pytest.fixture
-def cop() -> Coprocessor:
+def cop(datapath: str) -> Coprocessor:
+    """A coprocessor, once with the native datapath and once with the numpy model."""
     c = Coprocessor(TensixState())
     c.state.srca.allowed_client[:] = [SrcClient.MatrixUnit] * 2
     c.state.srcb.allowed_client[:] = [SrcClient.MatrixUnit] * 2

@@ -29,7 +29,8 @@ def src_int8(v: int) -> int:
 
 
 @pytest.fixture
-def cop() -> Coprocessor:
+def cop(datapath: str) -> Coprocessor:
+    """A coprocessor, once with the native datapath and once with the numpy model."""
     c = Coprocessor(TensixState())
     c.state.srca.allowed_client[:] = [SrcClient.MatrixUnit] * 2
     c.state.srcb.allowed_client[:] = [SrcClient.MatrixUnit] * 2

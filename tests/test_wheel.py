@@ -109,3 +109,14 @@ def test_installed_tdbg_runs_the_demo_then_a_c_file_from_a_read_only_folder(inst
     assert user.returncode == 0, user.stderr
     assert user.stdout.splitlines()[-1] == "$1 = 42"
     assert user.stderr == ""  # the C runtime is built: nothing to say
+
+
+def test_installed_tdbg_builds_its_native_datapath(installed) -> None:
+    """The C sources travel in the wheel and the installed zig builds them (tdbg.native)."""
+    bin_dir, env, cwd = installed
+    code = "from tdbg import native; print(native.library() is not None); print(native.build())"
+    done = _run([bin_dir / "python", "-c", code], env=env, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    loaded, path = done.stdout.splitlines()
+    assert loaded == "True" and done.stderr == ""
+    assert Path(path).is_relative_to(Path(env["XDG_CACHE_HOME"]) / "tdbg" / "native")  # the user's cache, not the package

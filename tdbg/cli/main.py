@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tdbg import __version__
+import tdbg
 from tdbg.hostfiles import read_script
 
 INIT_FILE = ".tdbginit"
@@ -55,8 +55,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--gdb-port", type=_port, metavar="N", help="serve the GDB remote protocol on TCP port N (0: any free port; on 127.0.0.1 unless --gdb-host)")
     parser.add_argument("--gdb-host", default="127.0.0.1", help="address to listen on with --gdb-port; anything but loopback lets other machines control the tile (a warning says so)")
     parser.add_argument("--allow-host-files", action="store_true", help="let GDB's monitor run commands that read or write files on this host (source, dump, restore, file, ...); refused by default")
-    parser.add_argument("--version", action="version", version=f"tdbg {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show program's version number and exit")
     return parser
+
+
+class _Version(argparse.Action):
+    """argparse's ``version`` action, the version looked up only when asked for."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        print(f"tdbg {tdbg.__version__}")
+        parser.exit()
 
 
 def _port(text: str) -> int:
@@ -134,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     catch_sigint(session)
     if not args.quiet and not args.batch:
         loaded = ", ".join(f"{image.path.name} on {name}" for name, image in session.programs.items())
-        print(f"tdbg {__version__}: {loaded} (a {session.profile.name.capitalize()} Tensix tile); "
+        print(f"tdbg {tdbg.__version__}: {loaded} (a {session.profile.name.capitalize()} Tensix tile); "
               f"current core {session.current}.  Type \"help\".")
     try:
         return _run(args, session, interp)

@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING
 from unicorn import (
     UC_ARCH_RISCV,
     UC_ERR_INSN_INVALID,
-    UC_HOOK_CODE,
     UC_HOOK_INTR,
     UC_HOOK_MEM_FETCH_PROT,
     UC_HOOK_MEM_FETCH_UNMAPPED,
@@ -63,7 +62,7 @@ from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 from tdbg.emu import faults
 from tdbg.emu.code import Patch, PatchKind
 from tdbg.emu.csrs import CsrFile
-from tdbg.emu.fasthook import add_mem_hook
+from tdbg.emu.fasthook import add_code_hook, add_mem_hook
 from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.regions import Region, Stall, Wait
 from tdbg.emu.stops import Access, Stop, StopKind
@@ -505,11 +504,11 @@ class Core:
             def run(address: int) -> None:
                 self._event(faults.illegal_instruction(patch.word), None)
 
-        def on_code(uc: Uc, address: int, size: int, _: object) -> None:
+        def on_code(handle: int, address: int, size: int, _: int) -> None:
             self._hooks += 1  # see _stop_asked
             if self._stop_asked:
                 self._hooks += 1
-                uc.emu_stop()
+                self.uc.emu_stop()
                 return
             try:
                 run(address)
@@ -520,7 +519,7 @@ class Core:
             finally:
                 self._hooks += 1
 
-        self._code_hooks[address] = self.uc.hook_add(UC_HOOK_CODE, on_code, begin=address, end=address)
+        self._code_hooks[address] = add_code_hook(self.uc, on_code, address, address)
 
     def _csr(self, insn: CsrInsn) -> None:
         """A CSR instruction (the word is a NOP): run it on this core's CSRs, or stop before it;

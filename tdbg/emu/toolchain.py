@@ -39,7 +39,8 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import metadata, resources
+from functools import cache
+from importlib import resources, util
 from pathlib import Path
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "firmware_dir",
     "firmware_sources",
     "kit_flags",
+    "zig_version",
 ]
 
 #: Flags for ``python -m ziglang cc`` (order matters only for readability).
@@ -173,7 +175,18 @@ def kit_flags(core: str = "T0") -> list[str]:
     return ["-T", str(linker_script(core)), "-I", str(fw), str(fw / "crt0.S")]
 
 
-def _zig_version() -> str:
+@cache
+def zig_version() -> str:
+    """The installed ``ziglang`` distribution's version: the name of its ``.dist-info`` folder
+    beside the package when there is one (no ``importlib.metadata`` import, a few milliseconds
+    of every start), else from the package metadata."""
+    spec = util.find_spec("ziglang")
+    if spec is not None and spec.origin:
+        found = sorted(Path(spec.origin).parent.parent.glob("ziglang-*.dist-info"))
+        if len(found) == 1:
+            return found[0].name[len("ziglang-"):-len(".dist-info")]
+    from importlib import metadata
+
     try:
         return metadata.version("ziglang")
     except metadata.PackageNotFoundError:  # pragma: no cover - zig missing
@@ -185,7 +198,7 @@ def _inputs_digest(source: Path, extra_flags: Sequence[str], core: str) -> str:
     path and content and the kit (the other headers are in the folder's manifest)."""
     h = hashlib.sha256()
     cxx = CXXFLAGS if source.suffix in CXX_SUFFIXES else ()
-    h.update("\0".join((*CFLAGS, *cxx, *extra_flags, "zig=" + _zig_version(), "core=" + core, str(source))).encode())
+    h.update("\0".join((*CFLAGS, *cxx, *extra_flags, "zig=" + zig_version(), "core=" + core, str(source))).encode())
     for path in [source, *_support_files()]:
         h.update(b"\0file\0" + path.name.encode() + b"\0" + _file_digest(path).encode())
     return h.hexdigest()
@@ -249,7 +262,7 @@ def _runtime_marker() -> Path:
     """Present once a build with this zig and these target flags has succeeded: zig has then
     built its compiler-rt for the target (into zig's own cache), which the first build does
     silently for several seconds."""
-    key = hashlib.sha256("\0".join((*CFLAGS, _zig_version())).encode()).hexdigest()[:16]
+    key = hashlib.sha256("\0".join((*CFLAGS, zig_version())).encode()).hexdigest()[:16]
     return cache_dir() / f"runtime-{key}"
 
 

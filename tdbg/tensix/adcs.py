@@ -27,41 +27,58 @@ if TYPE_CHECKING:
 X, Y, Z, W = range(4)
 UNPACKER0, UNPACKER1, PACKERS = range(3)
 UNIT_NAMES = ("Unpacker[0]", "Unpacker[1]", "Packers")
-MASKS = np.array([(1 << 18) - 1, (1 << 13) - 1, 0xFF, 0xFF], dtype=np.int64)
+MASKS = ((1 << 18) - 1, (1 << 13) - 1, 0xFF, 0xFF)
+SHAPE = (3, 3, 2, 4)  # thread, unit, channel, X/Y/Z/W
+
+
+def _index(thread: int, unit: int, channel: int, dim: int) -> int:
+    return ((thread * 3 + unit) * 2 + channel) * 4 + dim
 
 
 class Adcs:
-    """``ADCs[thread][unit].Channel[ch]``: ``value[t, unit, ch, xyzw]`` and ``cr[...]``."""
+    """``ADCs[thread][unit].Channel[ch]``: the counters and their ``_Cr`` copies, kept as Python
+    ints (each instruction reads and writes a few; numpy scalars cost more than the arithmetic);
+    ``value`` and ``cr`` show them as ``[thread, unit, ch, xyzw]`` arrays."""
 
     def __init__(self) -> None:
-        self.value = np.zeros((3, 3, 2, 4), dtype=np.int64)
-        self.cr = np.zeros((3, 3, 2, 4), dtype=np.int64)
+        self._value = [0] * 72
+        self._cr = [0] * 72
+
+    @property
+    def value(self) -> np.ndarray:
+        return np.array(self._value, dtype=np.int64).reshape(SHAPE)
+
+    @property
+    def cr(self) -> np.ndarray:
+        return np.array(self._cr, dtype=np.int64).reshape(SHAPE)
 
     def reset(self) -> None:
-        self.value[:] = 0
-        self.cr[:] = 0
+        self._value[:] = self._cr[:] = [0] * 72
 
     def get(self, thread: int, unit: int, channel: int, dim: int) -> int:
-        return int(self.value[thread, unit, channel, dim])
+        return self._value[((thread * 3 + unit) * 2 + channel) * 4 + dim]
 
     def set(self, thread: int, unit: int, channel: int, dim: int, value: int, cr: bool = True) -> None:
         """``Ch.D = value`` and (``cr``) ``Ch.D_Cr = value``, wrapped to the counter's width."""
-        v = value & int(MASKS[dim])
-        self.value[thread, unit, channel, dim] = v
+        i, v = _index(thread, unit, channel, dim), value & MASKS[dim]
+        self._value[i] = v
         if cr:
-            self.cr[thread, unit, channel, dim] = v
+            self._cr[i] = v
 
     def add(self, thread: int, unit: int, channel: int, dim: int, inc: int) -> None:
         """``Ch.D += inc``."""
-        self.value[thread, unit, channel, dim] = (self.value[thread, unit, channel, dim] + inc) & MASKS[dim]
+        if inc:
+            i = ((thread * 3 + unit) * 2 + channel) * 4 + dim
+            self._value[i] = (self._value[i] + inc) & MASKS[dim]
 
     def add_cr(self, thread: int, unit: int, channel: int, dim: int, inc: int) -> None:
         """``Ch.D_Cr += inc, Ch.D = Ch.D_Cr``."""
-        v = (int(self.cr[thread, unit, channel, dim]) + inc) & int(MASKS[dim])
-        self.cr[thread, unit, channel, dim] = self.value[thread, unit, channel, dim] = v
+        i = _index(thread, unit, channel, dim)
+        self._cr[i] = self._value[i] = (self._cr[i] + inc) & MASKS[dim]
 
     def clear(self, thread: int, unit: int, channel: int, dim: int) -> None:
-        self.value[thread, unit, channel, dim] = self.cr[thread, unit, channel, dim] = 0
+        i = _index(thread, unit, channel, dim)
+        self._value[i] = self._cr[i] = 0
 
 
 def _units(f: dict[str, int]) -> list[int]:

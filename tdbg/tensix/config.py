@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -73,7 +73,14 @@ class CfgTable:
 
 
 class TensixConfig:
-    """Config and ThreadConfig state, readable and writable by field name or by word."""
+    """Config and ThreadConfig state, readable and writable by field name or by word.
+
+    Field reads (``get``) and the parameters instructions derive from config (``derived``) are
+    cached per configuration word: each cached value remembers the words it was read from (for
+    a Config field of a thread, also the thread's ``CFG_STATE_ID`` word, which picks the bank),
+    and a write forgets only the values read from the word it wrote.  Writes in bulk (restore,
+    reset) call ``notify``, which forgets everything.
+    """
 
     STATE_RESET_EN = "STATE_RESET_EN"
 
@@ -84,31 +91,74 @@ class TensixConfig:
         self.thread_config = np.zeros((3, table.thd_state_size), dtype=np.uint16)
         self._reset_addr32 = table.field(self.STATE_RESET_EN).addr32
         self._state_id = table.field("CFG_STATE_ID_StateID")
-        self._listeners: list[Callable[[], None]] = []
-        self._fields: dict[tuple[str, int, int | None], int] = {}  # ``get`` results
-        self._derived: dict[object, object] = {}                   # ``derived`` results
+        self._thread_base = 2 * self.words_per_bank   # word ids: Config[b][a] = b * words + a, then ThreadConfig
+        self._listeners: list[tuple[Callable[[], None], frozenset[int] | None]] = []
+        self._fields: dict[tuple[str, int, int | None], tuple[int, tuple[int, ...]]] = {}  # ``get``: (value, words)
+        self._derived: dict[object, tuple[object, frozenset[int]]] = {}                  # ``derived``: (value, words)
+        self._dependents: dict[int, set[tuple[bool, object]]] = {}  # word id -> (is derived, key) read from it
+        self._reading: list[set[int]] = []   # the words read by each ``derived`` computation under way
 
     # -- change notification ---------------------------------------------------------------
-    def on_change(self, callback: Callable[[], None]) -> None:
-        """Call ``callback()`` after every write (caches derived from config refresh there)."""
-        self._listeners.append(callback)
+    def on_change(self, callback: Callable[[], None], fields: Iterable[str] | None = None) -> None:
+        """Call ``callback()`` after every write (caches derived from config refresh there);
+        with ``fields``, only after a write to a word holding one of them (in either bank, for
+        a Config field, or for any thread; also any thread's ``CFG_STATE_ID`` word)."""
+        words = None
+        if fields is not None:
+            ids = {self._thread_id(t, self._state_id.addr32) for t in range(3)}
+            for name in fields:
+                f = self.table.field(name)
+                for i in range(f.words):
+                    ids |= ({self._thread_id(t, f.addr32) for t in range(3)} if f.thread
+                            else {b * self.words_per_bank + f.addr32 + i for b in (0, 1)})
+            words = frozenset(ids)
+        self._listeners.append((callback, words))
 
     def notify(self) -> None:
-        """Forget cached reads and tell listeners the state changed (called by every write, and
-        by whoever writes ``config`` / ``thread_config`` in bulk: restore, reset)."""
+        """Forget cached reads and tell listeners the state changed (called by whoever writes
+        ``config`` / ``thread_config`` in bulk: restore, reset)."""
         self._fields.clear()
         self._derived.clear()
-        for callback in self._listeners:
+        self._dependents.clear()
+        for callback, _ in self._listeners:
             callback()
 
+    def _changed(self, word: int) -> None:
+        """Word ``word`` (an id) was written: forget what was read from it, tell listeners."""
+        for is_derived, key in self._dependents.pop(word, ()):
+            (self._derived if is_derived else self._fields).pop(key, None)  # type: ignore[call-overload]
+        for callback, words in self._listeners:
+            if words is None or word in words:
+                callback()
+
+    def _thread_id(self, thread: int, addr32: int) -> int:
+        return self._thread_base + thread * self.table.thd_state_size + addr32
+
+    def _depend(self, key: tuple[bool, object], words: Iterable[int]) -> None:
+        dependents = self._dependents
+        for w in words:
+            entry = dependents.get(w)
+            if entry is None:
+                dependents[w] = {key}
+            else:
+                entry.add(key)
+
     def derived(self, key: object, compute: Callable[[], object]) -> object:
-        """``compute()``, cached under ``key`` until the next write (parameters that
-        instructions derive from config, e.g. an ``ADDR_MOD`` entry)."""
-        try:
-            return self._derived[key]
-        except KeyError:
-            value = self._derived[key] = compute()
-            return value
+        """``compute()``, cached under ``key`` until a write to a word it read (parameters that
+        instructions derive from config, e.g. an ``ADDR_MOD`` entry).  ``compute`` must read
+        config through ``get`` (or ``derived``)."""
+        hit = self._derived.get(key)
+        if hit is None:
+            self._reading.append(set())
+            try:
+                value = compute()
+            finally:
+                words = frozenset(self._reading.pop())
+            hit = self._derived[key] = (value, words)
+            self._depend((True, key), words)
+        if self._reading:
+            self._reading[-1].update(hit[1])
+        return hit[0]
 
     # -- words -------------------------------------------------------------------------------
     def write_word(self, bank: int, addr32: int, value: int, *, via_rmwcib: bool = False) -> None:
@@ -119,20 +169,25 @@ class TensixConfig:
         """
         self._check_addr32(addr32)
         value &= 0xFFFFFFFF
+        nw = self.words_per_bank
         if addr32 >= self.table.global_base:
             self.config[:, addr32] = value
+            self._changed(addr32)
+            self._changed(nw + addr32)
         elif addr32 == self._reset_addr32 and not via_rmwcib:
             self.config[bank, : self.table.global_base] = 0
+            for a in range(self.table.global_base):
+                self._changed(bank * nw + a)
         else:
             self.config[bank, addr32] = value
-        self.notify()
+            self._changed(bank * nw + addr32)
 
     def write_thread_word(self, thread: int, addr32: int, value: int) -> None:
         """Write ``ThreadConfig[thread][addr32].Value`` (what SETC16 does)."""
         if not 0 <= addr32 < self.table.thd_state_size:
             raise IndexError(f"ThreadConfig index {addr32} out of range 0..{self.table.thd_state_size - 1}")
         self.thread_config[thread, addr32] = value & 0xFFFF
-        self.notify()
+        self._changed(self._thread_id(thread, addr32))
 
     def _check_addr32(self, addr32: int) -> None:
         if not 0 <= addr32 < self.words_per_bank:
@@ -149,25 +204,31 @@ class TensixConfig:
 
     def get(self, name: str, *, thread: int = 0, bank: int | None = None) -> int:
         """Read a field: ``ThreadConfig[thread]`` for THREAD fields, else ``Config[bank]``
-        (default: the bank selected by the thread's ``CFG_STATE_ID_StateID``); cached until the
-        next write."""
+        (default: the bank selected by the thread's ``CFG_STATE_ID_StateID``); cached until a
+        write to a word it was read from."""
         key = (name, thread, bank)
-        try:
-            return self._fields[key]
-        except KeyError:
-            value = self._fields[key] = self._read(name, thread, bank)
-            return value
+        hit = self._fields.get(key)
+        if hit is None:
+            hit = self._fields[key] = self._read(name, thread, bank)
+            self._depend((False, key), hit[1])
+        if self._reading:
+            self._reading[-1].update(hit[1])
+        return hit[0]
 
-    def _read(self, name: str, thread: int, bank: int | None) -> int:
+    def _read(self, name: str, thread: int, bank: int | None) -> tuple[int, tuple[int, ...]]:
+        """The field's value and the ids of the words it was read from."""
         f = self.table.field(name)
         if f.thread:
-            raw = int(self.thread_config[thread, f.addr32])
-        else:
-            row = self.config[self.bank_of(thread, bank)]
-            raw = 0
-            for i in range(f.words):
-                raw |= int(row[f.addr32 + i]) << (32 * i)
-        return (raw & f.mask) >> f.shamt
+            return (int(self.thread_config[thread, f.addr32]) & f.mask) >> f.shamt, (self._thread_id(thread, f.addr32),)
+        b = self.bank_of(thread, bank)
+        row = self.config[b]
+        raw = 0
+        for i in range(f.words):
+            raw |= int(row[f.addr32 + i]) << (32 * i)
+        words = tuple(b * self.words_per_bank + f.addr32 + i for i in range(f.words))
+        if bank is None:
+            words += (self._thread_id(thread, self._state_id.addr32),)
+        return (raw & f.mask) >> f.shamt, words
 
     def set(self, name: str, value: int, *, thread: int = 0, bank: int | None = None) -> None:
         """Write a field (read-modify-write of its word(s)), with the word-write semantics."""

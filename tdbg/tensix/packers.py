@@ -49,10 +49,12 @@ L1 as packer input (``Source_interface_selection``), ``Add_l1_dest_addr_offset``
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from tdbg import native
 from tdbg.tensix import mmio
 from tdbg.tensix import packer as conversion
 from tdbg.tensix.adcs import PACKERS, W, X, Y, Z
@@ -141,11 +143,20 @@ class PackConfig(NamedTuple):
     exp_threshold: int
     downsample_mask: int
     acc_stats: bool
+    keeps_all: bool     # the EdgeMasks the row set maps to and Downsample_mask are 0xFFFF: nothing dropped
+    plain: bool         # keeps_all, no ReLU, no exponent threshold, no histogram bins: nothing staged
 
 
 def read_config(cop: Coprocessor, thread: int) -> PackConfig:
+    """What a ``PACR`` of ``thread`` reads from config, cached until a write to a word it reads
+    (a kernel that moves ``L1_Dest_addr`` for every tile only has that word read again)."""
     cfg = cop.state.config
-    return cfg.derived(("PACR", thread), lambda: _read_config(cop, thread))  # type: ignore[return-value]
+
+    def with_address() -> PackConfig:
+        rest: PackConfig = cfg.derived(("PACR without L1_Dest_addr", thread), lambda: _read_config(cop, thread))  # type: ignore[assignment]
+        return rest._replace(l1_dest_addr=cfg.get("THCON_SEC0_REG1_L1_Dest_addr", thread=thread))
+
+    return cfg.derived(("PACR", thread), with_address)  # type: ignore[return-value]
 
 
 def _unmodelled(get, names: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
@@ -185,7 +196,7 @@ def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
         threshold = float(np.array([raw << 16], dtype=np.uint32).view(np.float32)[0])
     if raw >> 15:
         threshold = -threshold if threshold else -0.0
-    return PackConfig(
+    c = PackConfig(
         conversion=PackerConfig.from_config(cfg, 0, thread), in_fmt=in_fmt, out_fmt=get(f"{sec}Out_data_format"),
         read_32b=bool(get("PCK_DEST_RD_CTRL_Read_32b_data")),
         base0=get("PCK0_ADDR_BASE_REG_0_Base"), x_stride=get("PCK0_ADDR_CTRL_XY_REG_0_Xstride"),
@@ -193,7 +204,7 @@ def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
         w_stride=get("PCK0_ADDR_CTRL_ZW_REG_0_Wstride"), dst_offset=get("DEST_TARGET_REG_CFG_PACK_SEC0_Offset"),
         base1=get("PCK0_ADDR_BASE_REG_1_Base"), y_stride1=get("PCK0_ADDR_CTRL_XY_REG_1_Ystride"),
         z_stride1=get("PCK0_ADDR_CTRL_ZW_REG_1_Zstride"), w_stride1=get("PCK0_ADDR_CTRL_ZW_REG_1_Wstride"),
-        l1_dest_addr=get(f"{sec}L1_Dest_addr"), sub_header=bool(get(f"{sec}Sub_l1_tile_header_size")),
+        l1_dest_addr=0, sub_header=bool(get(f"{sec}Sub_l1_tile_header_size")),  # read_config adds L1_Dest_addr
         exp_section_size=get(f"{sec}Exp_section_size"),
         limit=get("THCON_SEC0_REG9_Pack_0_2_limit_address"), fifo_size=get("THCON_SEC0_REG9_Pack_0_2_fifo_size"),
         l1_acc=bool(get(f"{sec}Pack_L1_Acc")),
@@ -206,13 +217,27 @@ def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
         exp_threshold_en=bool(get(f"{sec}Exp_threshold_en")), exp_threshold=get(f"{sec}Exp_threshold"),
         downsample_mask=get(f"{sec}Downsample_mask") or 0xFFFF,
         acc_stats=any(cfg.get("ENABLE_ACC_STATS_Enable", thread=t) for t in range(3)),
+        keeps_all=False, plain=False,
     )
+    keeps_all = c.downsample_mask == 0xFFFF and all(c.edge_masks[m] == 0xFFFF for m in c.row_set_mapping[c.edge_select])
+    return c._replace(keeps_all=keeps_all,
+                      plain=keeps_all and not c.relu_mode and not c.exp_threshold_en and not c.acc_stats)
 
 
 # -- the input side ------------------------------------------------------------------------------
 
 def _interfaces(mask: int) -> list[int]:
     return [k for k in range(4) if (mask or 0xF) >> k & 1]
+
+
+@cache
+def _offsets(read_intf_sel: int, strided: bool, n: int) -> np.ndarray:
+    """Datum offsets from the first datum: ``n`` per active read interface, interface ``k`` 16
+    datums (one row) on, or 256 (16 rows) with ``DstAccessMode`` (module docstring)."""
+    k = np.array(_interfaces(read_intf_sel), dtype=np.int64) * (256 if strided else 16)
+    offsets = (k[:, None] + np.arange(n, dtype=np.int64)[None, :]).ravel()
+    offsets.flags.writeable = False
+    return offsets
 
 
 def _positions(cop: Coprocessor, c: PackConfig, adc: int, f: dict[str, int]) -> tuple[np.ndarray, int]:
@@ -230,41 +255,50 @@ def _positions(cop: Coprocessor, c: PackConfig, adc: int, f: dict[str, int]) -> 
             + adcs.get(adc, PACKERS, 0, Z) * c.z_stride + adcs.get(adc, PACKERS, 0, W) * c.w_stride)
     size, mask = ((4, 3), (2, 7), (1, 0xF), (1, 0xF))[c.in_fmt & 3]
     start = ((addr // size) & ~mask) + (x0 & mask) + (c.dst_offset << 4)
-    k = np.array(_interfaces(f["ReadIntfSel"]), dtype=np.int64)
-    if f["DstAccessMode"]:
-        k = 16 * k
-    idx = (start + (16 * k)[:, None] + np.arange(n, dtype=np.int64)[None, :]).ravel() & 0x3FFF
-    return idx, x0
+    return (start + _offsets(f["ReadIntfSel"], bool(f["DstAccessMode"]), n)) & 0x3FFF, x0
 
 
 def _gather(cop: Coprocessor, c: PackConfig, idx: np.ndarray) -> np.ndarray:
-    """``Dst16b`` / ``Dst32b`` bits at the datum indexes (undefined rows read as zero)."""
+    """``Dst16b`` / ``Dst32b`` bits at the datum indexes (undefined ``DstBits`` rows read as zero)."""
+    dst = cop.state.dst
     rows, cols = idx >> 4, idx & 15
-    if c.read_32b:
-        rows = rows & 0x1FF
-    uniq, where = np.unique(rows, return_inverse=True)
-    port = cop.dst_port
-    block = port.read32(uniq) if c.read_32b else port.read16(uniq)
-    return block[where, cols]
+    if not c.read_32b:
+        r = dst.row16[rows]
+        return np.where(dst.ever_written[r], dst.bits[r, cols], 0).astype(np.uint16)
+    hi = dst.row32[rows & 0x1FF]
+    written = dst.ever_written
+    high = np.where(written[hi], dst.bits[hi, cols], 0).astype(np.uint32)
+    return (high << 16) | np.where(written[hi + 8], dst.bits[hi + 8, cols], 0).astype(np.uint32)
+
+
+def _gather_native(cop: Coprocessor, c: PackConfig, idx: np.ndarray, words: int) -> None:
+    """``_gather`` by ``tdbg_gather`` (tdbg/native/pack.c), the words written to ``words``."""
+    dst = cop.state.dst
+    native.library().tdbg_gather(native.address(dst.bits), native.address(dst.ever_written),  # type: ignore[union-attr]
+                                 native.address(dst.row32 if c.read_32b else dst.row16), c.read_32b,
+                                 native.address(idx), len(idx), words)
 
 
 # -- the stages between the early and the late conversion ----------------------------------------
 
-def _edge_keep(c: PackConfig, tpg: list[int], cols: np.ndarray) -> tuple[np.ndarray, list[int]]:
+def _edge_keep(c: PackConfig, tpg: list[int], cols: np.ndarray) -> tuple[np.ndarray | None, list[int]]:
     """Per datum (``Dst`` column ``cols``), whether its EdgeMask bit keeps it
-    (EdgeMasking.md), and the tile position generator after them."""
+    (EdgeMasking.md; None: every EdgeMask keeps everything), and the tile position generator
+    after them."""
     x0, y0, z0 = tpg
     n = len(cols)
-    lines = (x0 + np.arange(n, dtype=np.int64)) // 16
     r = c.reads_per_plane
-    if c.yz_transposed:
-        y = y0 + ((z0 + lines) // r if r else 0)
-    else:
-        y = (y0 + lines) % r if r else y0 + lines
-    row_map = np.array(c.row_set_mapping[c.edge_select], dtype=np.int64)
-    masks = np.array(c.edge_masks, dtype=np.int64)
-    edge = masks[row_map[y & 15]]
-    keep = (edge >> cols & 1).astype(bool)
+    keep = None
+    if not c.keeps_all:
+        lines = (x0 + np.arange(n, dtype=np.int64)) // 16
+        if c.yz_transposed:
+            y = y0 + ((z0 + lines) // r if r else 0)
+        else:
+            y = (y0 + lines) % r if r else y0 + lines
+        row_map = np.array(c.row_set_mapping[c.edge_select], dtype=np.int64)
+        masks = np.array(c.edge_masks, dtype=np.int64)
+        edge = masks[row_map[y & 15]]
+        keep = (edge >> cols & 1).astype(bool)
     total = x0 + n
     lines_total = total // 16
     if c.yz_transposed:
@@ -283,10 +317,11 @@ def _float_value(d: Floats) -> np.ndarray:
     return np.where(d.sign != 0, -mag, mag)
 
 
-def _stage(cop: Coprocessor, c: PackConfig, keep: np.ndarray, datums: conversion.Datums) -> conversion.Datums:
-    """Edge masking, ReLU, exponent thresholding and the histogram, on early-converted datums."""
+def _stage(cop: Coprocessor, c: PackConfig, keep: np.ndarray | None, datums: conversion.Datums) -> conversion.Datums:
+    """Edge masking (``keep`` None: nothing masked), ReLU, exponent thresholding and the
+    histogram, on early-converted datums."""
     if isinstance(datums, Ints):
-        if not keep.all():
+        if keep is not None and not keep.all():
             if c.edge_mode:
                 raise MissingSpecification("Packers/EdgeMasking.md: -inf for an integer intermediate format")
             datums = replace(datums, bits=np.where(keep, datums.bits, 0))
@@ -297,8 +332,11 @@ def _stage(cop: Coprocessor, c: PackConfig, keep: np.ndarray, datums: conversion
             raise UndefinedBehavior("Packers/ReLU.md: threshold ReLU with an integer intermediate format")
         _histogram(cop, c, datums)
         return datums
+    if keep is None and not c.relu_mode and not c.exp_threshold_en:
+        _histogram(cop, c, datums)
+        return datums
     sign, exp, man = datums.sign, datums.exp, datums.man
-    if not keep.all():
+    if keep is not None and not keep.all():
         if c.edge_mode:
             if datums.t.ebits != 8:
                 raise MissingSpecification(f"Packers/EdgeMasking.md: -inf in {datums.t.name}, which has no infinity")
@@ -439,17 +477,32 @@ def pacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     idx, _ = _positions(cop, c, adc, f)
     n = len(idx)
     zeros = bool(f["ZeroWrite"] or f["Flush"])
-    bits = np.zeros(n, dtype=np.uint32 if c.read_32b else np.uint16) if zeros else _gather(cop, c, idx)
     ps = state.packer
+    if c.plain and not zeros and native.library() is not None:  # gathered and packed in C
+        plain = conversion.pack_plain(lambda words: _gather_native(cop, c, idx, words), n, c.conversion)
+        if plain is not None:
+            _, ps.tpg = _edge_keep(c, ps.tpg, idx & 15)
+            packed, top = plain
+            ps.histogram.max_exponent = max(ps.histogram.max_exponent, top)
+            _output(cop, c, f, packed, adc)
+            _advance(cop, thread, adc, f)
+            return
+    bits = np.zeros(n, dtype=np.uint32 if c.read_32b else np.uint16) if zeros else _gather(cop, c, idx)
     keep, ps.tpg = _edge_keep(c, ps.tpg, idx & 15)
-    select = (c.downsample_mask >> (np.arange(n) % 16) & 1).astype(bool)
-    if not select.all():
-        bits, keep = bits[select], keep[select]
+    if c.downsample_mask != 0xFFFF:
+        select = (c.downsample_mask >> (np.arange(n) % 16) & 1).astype(bool)
+        bits = bits[select]
+        keep = np.ones(n, dtype=bool)[select] if keep is None else keep[select]
     out_fmt = c.conversion.output_format
     if out_fmt.is_bfp and len(bits) % conversion.BLOCK:
         raise UnimplementedFunctionality(f"PACR: {len(bits)} datums to {out_fmt.name}: BFP blocks that span "
                                          "PACR instructions are not modelled")
-    packed = conversion.pack(bits, c.conversion, lambda d: _stage(cop, c, keep, d))
+    plain = conversion.pack_plain(bits, len(bits), c.conversion) if c.plain else None
+    if plain is None:
+        packed = conversion.pack(bits, c.conversion, lambda d: _stage(cop, c, keep, d))
+    else:  # nothing staged: the histogram's maximum is all _stage would have done (ExponentHistogram.md)
+        packed, top = plain
+        ps.histogram.max_exponent = max(ps.histogram.max_exponent, top)
     _output(cop, c, f, packed, adc)
     _advance(cop, thread, adc, f)
 
@@ -501,26 +554,33 @@ def _output(cop: Coprocessor, c: PackConfig, f: dict[str, int], packed: conversi
         ps.tpg = [0, 0, 0]
 
 
-def _advance(cop: Coprocessor, thread: int, adc: int, f: dict[str, int]) -> None:
-    """The ``AddrMod`` updates of both address generators (``ADDR_MOD_PACK_SEC[AddrMode]``)."""
+def _addr_mod_pack(cop: Coprocessor, thread: int, m: int) -> tuple[tuple[int, int, int, int, int], ...]:
+    """``ADDR_MOD_PACK_SEC<m>``: (Y clear, Y CR, Y incr, Z clear, Z incr) for the src and dst sides."""
     cfg = cop.state.config
-    m = f["AddrMode"]
 
     def get(name: str) -> int:
         return cfg.get(f"ADDR_MOD_PACK_SEC{m}_{name}", thread=thread)
 
+    return tuple((get(f"Y{side}Clear"), get(f"Y{side}CR"), get(f"Y{side}Incr"), get(f"Z{side}Clear"), get(f"Z{side}Incr"))
+                 for side in ("src", "dst"))
+
+
+def _advance(cop: Coprocessor, thread: int, adc: int, f: dict[str, int]) -> None:
+    """The ``AddrMod`` updates of both address generators (``ADDR_MOD_PACK_SEC[AddrMode]``)."""
+    m = f["AddrMode"]
+    sides = cop.state.config.derived(("ADDR_MOD_PACK", thread, m), lambda: _addr_mod_pack(cop, thread, m))
     adcs = cop.state.adcs
-    for ch, side in ((0, "src"), (1, "dst")):
-        if get(f"Y{side}Clear"):
+    for ch, (y_clear, y_cr, y_incr, z_clear, z_incr) in enumerate(sides):  # type: ignore[arg-type]
+        if y_clear:
             adcs.clear(adc, PACKERS, ch, Y)
-        elif get(f"Y{side}CR"):
-            adcs.add_cr(adc, PACKERS, ch, Y, get(f"Y{side}Incr"))
+        elif y_cr:
+            adcs.add_cr(adc, PACKERS, ch, Y, y_incr)
         else:
-            adcs.add(adc, PACKERS, ch, Y, get(f"Y{side}Incr"))
-        if get(f"Z{side}Clear"):
+            adcs.add(adc, PACKERS, ch, Y, y_incr)
+        if z_clear:
             adcs.clear(adc, PACKERS, ch, Z)
         else:
-            adcs.add(adc, PACKERS, ch, Z, get(f"Z{side}Incr"))
+            adcs.add(adc, PACKERS, ch, Z, z_incr)
 
 
 _SETREG_LIMIT = 0xFFB8_0000  # PACR_SETREG.md: a write at or above it is dropped

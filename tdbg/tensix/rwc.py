@@ -65,20 +65,24 @@ def _entry(config: TensixConfig, thread: int, index: int) -> tuple[int, ...]:
             cfg("DST", "FidelityClear"), cfg("DST", "FidelityIncr"), cfg("BIAS", "BiasClear"), cfg("BIAS", "BiasIncr"))
 
 
-def apply_addr_mod(rwc: RWCs, config: TensixConfig, thread: int, addr_mod: int,
-                   update_fidelity: bool = True) -> None:
-    """``ApplyAddrMod`` (``ApplyPartialAddrMod`` when ``update_fidelity`` is false), RWCs.md."""
+def _entry_in_force(config: TensixConfig, thread: int, addr_mod: int, extra: int) -> tuple[int, ...]:
+    """The entry ``ApplyAddrMod`` uses for ``addr_mod`` with ``ExtraAddrModBit`` ``extra``."""
     index = addr_mod
-    if rwc.ExtraAddrModBit or config.derived(
-            ("ADDR_MOD_SET_Base", thread),
-            lambda: "ADDR_MOD_SET_Base" in config.table.fields and config.get("ADDR_MOD_SET_Base", thread=thread)):
+    if extra or ("ADDR_MOD_SET_Base" in config.table.fields and config.get("ADDR_MOD_SET_Base", thread=thread)):
         index += 4
     if index > 7:
         raise MissingSpecification(f"RWCs.md: AddrMod {addr_mod} with ExtraAddrModBit selects entry {index}; "
                                    "no page says what a 3-bit AddrMod does with the bias")
+    return _entry(config, thread, index)
+
+
+def apply_addr_mod(rwc: RWCs, config: TensixConfig, thread: int, addr_mod: int,
+                   update_fidelity: bool = True) -> None:
+    """``ApplyAddrMod`` (``ApplyPartialAddrMod`` when ``update_fidelity`` is false), RWCs.md."""
+    extra = rwc.ExtraAddrModBit
     (a_incr, a_clear, a_cr, b_incr, b_clear, b_cr, d_incr, d_clear, d_ctocr, d_cr,
-     f_clear, f_incr, bias_clear, bias_incr) = config.derived(("ADDR_MOD", thread, index),
-                                                              lambda: _entry(config, thread, index))
+     f_clear, f_incr, bias_clear, bias_incr) = config.derived(
+        ("ADDR_MOD", thread, addr_mod, extra), lambda: _entry_in_force(config, thread, addr_mod, extra))
     if a_clear:
         rwc.SrcA = rwc.SrcA_Cr = 0
     elif a_cr:

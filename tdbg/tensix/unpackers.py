@@ -135,13 +135,33 @@ def _context_field(sec: str, reg: str, name: str, ctx: int) -> str:
 
 def read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context: int) -> UnpackConfig:
     """The configuration one ``UNPACR`` of ``thread`` on unpacker ``which`` uses (cached until
-    the next config write)."""
+    a write to a word it reads: a kernel that moves the input address for every tile only has
+    the address words read again, the rest stays cached apart)."""
     cfg = cop.state.config
-    return cfg.derived(("UNPACR", thread, which, multi, context),  # type: ignore[return-value]
-                       lambda: _read_config(cop, thread, which, multi, context))
+    key = (thread, which, multi, context)
+
+    def with_addresses() -> UnpackConfig:
+        rest: UnpackConfig = cfg.derived(("UNPACR without addresses", *key), lambda: _read_config(cop, *key))  # type: ignore[assignment]
+        return rest._replace(**_addresses(cop, *key))
+
+    return cfg.derived(("UNPACR", *key), with_addresses)  # type: ignore[return-value]
+
+
+def _addresses(cop: Coprocessor, thread: int, which: int, multi: bool, context: int) -> dict[str, int]:
+    """The context's ``Base`` and ``Offset`` (UNPACR_Regular.md "Configuration")."""
+    def get(name: str) -> int:
+        return cop.state.config.get(name, thread=thread)
+
+    sec = f"THCON_SEC{which}_"
+    if multi and context != 0:
+        reg = "3" if context < 4 else "4"
+        return {"base": get(f"{sec}REG{reg}_Base_cntx{context}_address"),
+                "offset": get(f"{sec}REG7_Offset_cntx{context & 3}_address") if context & 3 else get(f"{sec}REG7_Offset_address")}
+    return {"base": get(f"{sec}REG3_Base_address"), "offset": get(f"{sec}REG7_Offset_address")}
 
 
 def _read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context: int) -> UnpackConfig:
+    """Everything but ``base`` and ``offset`` (``_addresses``), which are 0 here."""
     cfg = cop.state.config
 
     def get(name: str) -> int:
@@ -160,12 +180,6 @@ def _read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context
         out_fmt = get(f"{sec}REG7_Unpack_out_data_format_cntx{context}")
     else:
         in_fmt, out_fmt = desc["InDataFormat"], get(f"{sec}REG2_Out_data_format")
-    if multi and context != 0:
-        reg = "3" if context < 4 else "4"
-        base = get(f"{sec}REG{reg}_Base_cntx{context}_address")
-        offset = get(f"{sec}REG7_Offset_cntx{context & 3}_address") if context & 3 else get(f"{sec}REG7_Offset_address")
-    else:
-        base, offset = get(f"{sec}REG3_Base_address"), get(f"{sec}REG7_Offset_address")
     if which == 0:
         to_dst = bool(get(_context_field(u, "2", "Unpack_if_sel", context)) if multi else get(f"{sec}REG2_Unpack_If_Sel"))
         transpose = bool(get(f"{sec}REG2_Haloize_mode"))
@@ -178,7 +192,7 @@ def _read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context
         context=context, uncompressed=uncompressed, in_fmt=in_fmt, out_fmt=out_fmt, x_dim=x_dim,
         y_dim=desc["YDim"], z_dim=desc["ZDim"] or 1, w_dim=desc["WDim"] or 1,
         no_bfp_exp_section=bool(desc["NoBFPExpSection"]), blobs_per_xy_plane=desc["BlobsPerXYPlane"],
-        digest_size=desc["DigestSize"], base=base, offset=offset,
+        digest_size=desc["DigestSize"], base=0, offset=0,
         force_shared_exp=bool(get(f"{sec}REG2_Force_shared_exp")), shared_exp=get(f"{unp}FORCED_SHARED_EXP_shared_exp"),
         limit=get(f"{sec}REG2_Unpack_limit_address"), fifo_size=get(f"{sec}REG2_Unpack_fifo_size"),
         tileize=tileize, row_stride_tileize=(shifts[0] << 4) | (shifts[1] << 8) | (shifts[2] << 12),
@@ -197,13 +211,16 @@ def _read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context
     )
 
 
+_CONTEXT_OFFSET = ("UNPACK_MISC_CFG_CfgContextOffset_0", "UNPACK_MISC_CFG_CfgContextOffset_1")
+
+
 def context_of(cop: Coprocessor, thread: int, f: dict[str, int]) -> tuple[int, int]:
     """(``WhichContext``, ``WhichADC``) of UNPACR_Regular.md."""
     which = f["WhichUnpacker"]
     if not f["MultiContextMode"]:
         return 0, thread
     base = cop.state.unpacker_context_counter[which][thread] if f["UseContextCounter"] else f["ContextNumber"]
-    context = (base + cop.state.config.get(f"UNPACK_MISC_CFG_CfgContextOffset_{which}", thread=thread)) & 7
+    context = (base + cop.state.config.get(_CONTEXT_OFFSET[which], thread=thread)) & 7
     if which == 1 and context >= 2:
         raise UndefinedBehavior(f"{PAGE}: unpacker 1 in MultiContextMode with WhichContext {context} >= 2")
     if f["ContextADC"] == 3:
@@ -383,8 +400,22 @@ class Plan(NamedTuple):
     config: UnpackConfig
     first: int                       # FirstDatum
     width: int                       # datum bits
-    bit_addr: np.ndarray             # per datum
+    count: int                       # datums
+    start_bit: int                   # the first datum's bit address
+    bit_addr: np.ndarray | None      # per datum; None: whole bytes from start_bit on (no Tileize_mode, no FIFO wrap)
     exp_addr: np.ndarray | None      # per datum, BFP from L1
+
+    def addresses(self) -> np.ndarray:
+        """Every datum's bit address."""
+        if self.bit_addr is not None:
+            return self.bit_addr
+        return self.start_bit + np.arange(self.count, dtype=np.int64) * self.width
+
+    def data_range(self) -> tuple[int, int]:
+        """The L1 bytes ``[lo, hi)`` the datums are read from (count > 0)."""
+        if self.bit_addr is None:
+            return self.start_bit >> 3, (self.start_bit + self.count * self.width + 7) >> 3
+        return int(self.bit_addr.min()) >> 3, (int(self.bit_addr.max()) + self.width + 7) >> 3
 
 
 def plan(cop: Coprocessor, thread: int, f: dict[str, int]) -> Plan:
@@ -417,7 +448,6 @@ def plan(cop: Coprocessor, thread: int, f: dict[str, int]) -> Plan:
     def wrap(addr: np.ndarray) -> np.ndarray:
         return np.where(addr > c.limit * 16, addr - c.fifo_size * 16, addr)
 
-    i = np.arange(count, dtype=np.int64)
     if c.tileize:
         if width < 8:
             raise UndefinedBehavior(f"{PAGE}: Tileize_mode with {width}-bit datums")
@@ -427,19 +457,28 @@ def plan(cop: Coprocessor, thread: int, f: dict[str, int]) -> Plan:
     start_bits = in_addr * 8 + first * width
     if (c.tileize or c.transpose) and start_bits % 128:
         raise UndefinedBehavior(f"{PAGE}: Tileize_mode / Transpose need InAddr_Datums 16-byte aligned")
-    bit_addr = start_bits + (i % row_len) * width + (i // row_len) * stride_bits
+    limit = min(L1_LIMIT, len(cop.state.l1))
+    i = None
+    bit_addr = None
+    if c.tileize or width < 8 or (c.fifo_size and (start_bits + (count - 1) * width) >> 3 > c.limit * 16):
+        i = np.arange(count, dtype=np.int64)
+        bit_addr = start_bits + (i % row_len) * width + (i // row_len) * stride_bits
+        if c.fifo_size:
+            bit_addr = wrap(bit_addr >> 3) * 8 + (bit_addr & 7)
+        if count and (bit_addr.min() < 0 or (bit_addr.max() >> 3) + (width + 7) // 8 > limit):
+            raise UndefinedBehavior(f"{PAGE}: ReadL1Bytes past L1 (addresses {int(bit_addr.min()) >> 3:#x}.."
+                                    f"{int(bit_addr.max()) >> 3:#x})")
+    elif count and (start_bits < 0 or (start_bits >> 3) + count * width // 8 > limit):  # whole bytes, in order
+        raise UndefinedBehavior(f"{PAGE}: ReadL1Bytes past L1 (addresses {start_bits >> 3:#x}.."
+                                f"{(start_bits >> 3) + (count - 1) * width // 8:#x})")
     exp_addr = None
-    if c.fifo_size:
-        bit_addr = wrap(bit_addr >> 3) * 8 + (bit_addr & 7)
     if bfp and not c.force_shared_exp:
-        exp_addr = exp_start + (first + i) // 16
+        exp_addr = exp_start + (first + (np.arange(count, dtype=np.int64) if i is None else i)) // 16
         if c.fifo_size:
             exp_addr = wrap(exp_addr)
-    limit = min(L1_LIMIT, len(cop.state.l1))
-    for addr, size in ((bit_addr // 8, (width + 7) // 8), (exp_addr, 1)):
-        if addr is not None and count and (addr.min() < 0 or addr.max() + size > limit):
-            raise UndefinedBehavior(f"{PAGE}: ReadL1Bytes past L1 (addresses {int(addr.min()):#x}..{int(addr.max()):#x})")
-    return Plan(context, which_adc, c, first, width, bit_addr, exp_addr)
+        if count and (exp_addr.min() < 0 or exp_addr.max() + 1 > limit):
+            raise UndefinedBehavior(f"{PAGE}: ReadL1Bytes past L1 (addresses {int(exp_addr.min()):#x}..{int(exp_addr.max()):#x})")
+    return Plan(context, which_adc, c, first, width, count, start_bits, bit_addr, exp_addr)
 
 
 def unpacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
@@ -456,7 +495,11 @@ def unpacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
         raise UnimplementedFunctionality(f"{PAGE}: RowSearch (decompression row search) is not modelled")
     p = plan(cop, thread, f)
     c, l1 = p.config, cop.state.l1
-    datums = read_datums(l1, p.bit_addr, p.width)
+    if p.bit_addr is None:  # a plain run of whole datums: one slice of L1
+        lo = p.start_bit >> 3
+        datums = l1[lo:lo + p.count * (p.width >> 3)].view(f"<u{p.width >> 3}").astype(np.int64)
+    else:
+        datums = read_datums(l1, p.bit_addr, p.width)
     exps = None
     if c.in_fmt in BFP_FORMATS:
         if p.exp_addr is None:
@@ -466,7 +509,7 @@ def unpacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
             if len(datums):
                 cop.l1_read(int(p.exp_addr.min()), int(p.exp_addr.max()) + 1)
     if len(datums):
-        cop.l1_read(int(p.bit_addr.min() // 8), int((p.bit_addr.max() + p.width + 7) // 8))
+        cop.l1_read(*p.data_range())
     values, out_width = convert(c, datums, exps)
     if f["AllDatumsAreZero"]:
         values = np.zeros_like(values)
@@ -499,6 +542,9 @@ def _write_out(cop: Coprocessor, thread: int, which: int, c: UnpackConfig, value
     out0 = _out_address(state.adcs, thread, which, c)
     zeroes = (1 << c.upsample_rate) - 1
     n = len(values)
+    if not zeroes and not c.to_dst and not c.col_shift and not c.transpose and not (out0 | n) & 15 \
+            and _write_rows(cop, thread, which, c, values, out0 >> 4, n >> 4):
+        return
     step = zeroes + 1
     pos = out0 + np.arange(n, dtype=np.int64) * step
     if zeroes and not c.upsample_interleave:  # zero datums after each datum
@@ -532,6 +578,31 @@ def _write_out(cop: Coprocessor, thread: int, which: int, c: UnpackConfig, value
         port.write32(uniq, block.astype(np.uint32))
     else:
         port.write16(uniq, block.astype(np.uint16))
+
+
+def _write_rows(cop: Coprocessor, thread: int, which: int, c: UnpackConfig, values: np.ndarray, row: int, n: int) -> bool:
+    """``_write_out`` for whole rows of Src, when they land in order without wrapping (a plain
+    tile): ``n`` rows from output row ``row`` on; False when they do not."""
+    state = cop.state
+    bank = state.src_banks.unpacker[which]
+    if which == 1:
+        first = (row + cop.unpacker_src_row[1][thread]) & 0x3F
+        target = state.srcb.data
+    else:
+        if row < 4:  # rows below 4 are skipped
+            return False
+        first = row - 4
+        if c.srca_set_ovrd:
+            first &= 0x3F
+        elif first + n > 16:
+            return False  # the general path says which row is out of range
+        else:
+            first += cop.unpacker_src_row[0][thread]
+        target = state.srca.data
+    if first + n > 64:
+        return False
+    target[bank, first:first + n] = values.reshape(n, 16) & MASK19
+    return True
 
 
 def _update_counters(cop: Coprocessor, thread: int, which: int, which_adc: int, f: dict[str, int],
@@ -654,9 +725,9 @@ def status(cop: Coprocessor, thread: int, which: int) -> list[tuple[str, str]]:
                       + (", Tileize_mode" if c.tileize else "") + (", Transpose" if c.transpose else "")))
         lines.append(("input", f"Base {c.base:#x} + Offset {c.offset:#x} -> InAddr {(c.base + (c.offset & 0xFFFF) + 1) * 16:#x}"
                       + (f", shared exponent {c.shared_exp} (Force_shared_exp)" if c.force_shared_exp else "")))
-        n = len(p.bit_addr)
+        n = p.count
         if n:
-            lo, hi = int(p.bit_addr.min()) // 8, (int(p.bit_addr.max()) + p.width + 7) // 8
+            lo, hi = p.data_range()
             text = f"{n} datums from FirstDatum {p.first}: L1 {lo:#x}..{hi:#x}"
             if p.exp_addr is not None:
                 text += f", exponents {int(p.exp_addr.min()):#x}..{int(p.exp_addr.max()) + 1:#x}"

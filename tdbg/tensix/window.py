@@ -46,7 +46,8 @@ class DstWindow:
         self.dst = dst
         self.config = config
         self._ctrl: list[AccessCtrl | None] = [None, None, None]
-        config.on_change(self._invalidate)
+        config.on_change(self._invalidate, [f"RISC_DEST_ACCESS_CTRL_SEC{core}_{name}" for core in range(3)
+                                            for name in ("fmt", "no_swizzle", "unsigned_int")])
 
     def _invalidate(self) -> None:
         self._ctrl = [None, None, None]

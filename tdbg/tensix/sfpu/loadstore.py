@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tdbg import native
 from tdbg.tensix.events import UndefinedBehavior, UnpredictableValueUsed
 from tdbg.tensix.rwc import apply_addr_mod
 from tdbg.tensix.sfpu.state import (
@@ -38,6 +39,7 @@ from tdbg.tensix.sfpu.state import (
     DEST_WR_COL_EXCHANGE,
     ENABLE_DEST_INDEX,
     ENABLE_FP16A_INF,
+    FULL,
     LANE,
     VectorUnit,
     instruction,
@@ -56,6 +58,9 @@ STORE32 = LOAD32 | {LO16, HI16}                           # SFPSTORE writes Dst3
 _SRCB_8BIT_EXP = frozenset({0, 4, 5, 6, 7, 15, 8, 9})
 ROW = LANE // 8
 PAIR = (LANE & 7) * 2
+_ROWS = [np.arange(4 * i, 4 * i + 4) for i in range(256)]  # the four Dst rows of Addr & ~3, by Addr >> 2
+for _rows in _ROWS:
+    _rows.flags.writeable = False
 FIELDS = ("Imm10", "AddrMod", "Mod0")
 
 
@@ -160,7 +165,7 @@ def _cells(config: np.ndarray, addr: int, exchange: int) -> tuple[np.ndarray, np
     """Each lane's ``Dst`` row offset (0..3) and column (``exchange``: the lane's column-exchange
     ``LaneConfig`` bit)."""
     odd = (addr & 2) != 0
-    if (config[:8] & exchange).any():
+    if np.count_nonzero(config[:8] & exchange):
         return ROW, PAIR + (odd | ((config[LANE & 7] & exchange) != 0))
     return ROW, PAIR + odd
 
@@ -170,7 +175,7 @@ def _check_rows(cop: Coprocessor, rows: np.ndarray, lanes: np.ndarray, wide: boo
     port, dst = cop.dst_port, cop.state.dst
     bits = port.bits_rows32(rows) if wide else port.bits_rows16(rows)
     valid = dst.ever_written[bits]
-    if not valid.all():
+    if np.count_nonzero(valid) < len(valid):
         used = np.unique(ROW[lanes])
         bad = [int(rows[r]) for r in used if not valid[r] or (wide and not valid[r + 4])]
         if bad:
@@ -186,7 +191,7 @@ def _dst_lanes(vu: VectorUnit, mod0: int, active: np.ndarray | None, block: int)
     if active is not None:
         lanes = lanes & active
     config = vu.lane_config
-    if config.any():
+    if np.count_nonzero(config):
         lanes = lanes & ((config & block) == 0)
     return lanes
 
@@ -197,10 +202,19 @@ def sfpload(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarray
     vu, dst, vd = cop.vector, cop.state.dst, f["VD"]
     mod0 = resolve_mod0(cop, thread, f["Mod0"])
     addr = address(cop, thread, f["Imm10"], mod0, store=False)
+    if vd < 8 and _native_ok(cop, active):
+        lib, row_map = native.library(), dst.row32 if mod0 in LOAD32 else dst.row16
+        if lib is not None and not lib.tdbg_sfpload(
+                mod0, addr, vd, native.address(dst.bits), native.address(dst.ever_written), native.address(row_map),
+                native.address(dst.unpredictable), dst._any_unpredictable, native.address(vu.lane_flags),
+                native.address(vu.use_lane_flags), native.address(vu.lreg), native.address(vu.defined)):
+            vu.full[vd] = not np.count_nonzero(vu.defined[vd] != FULL)
+            _addr_mod(cop, thread, f["AddrMod"])
+            return
     if vd < 8:
         config = vu.lane_config
         lanes = _dst_lanes(vu, mod0, active, BLOCK_SFPU_RD_FROM_DEST)
-        rows = (addr & ~3) + np.arange(4)
+        rows = _ROWS[addr >> 2]
         row, col = _cells(config, addr, DEST_RD_COL_EXCHANGE)
         if mod0 == ZERO:
             datum = np.zeros(32, dtype=U32)
@@ -218,12 +232,18 @@ def sfpload(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarray
             vu.write_half(vd, datum << 16, lanes, high=True)
         else:
             vu.write(vd, datum, lanes)
-        if vd < 4 and config.any():
+        if vd < 4 and np.count_nonzero(config):
             capture = lanes & ((config & (ENABLE_DEST_INDEX | CAPTURE_DEFAULT_DEST_INDEX))
                                == ENABLE_DEST_INDEX | CAPTURE_DEFAULT_DEST_INDEX)
-            if capture.any():
+            if np.count_nonzero(capture):
                 vu.write(vd + 4, (rows[row] << 4) | col, capture)
     _addr_mod(cop, thread, f["AddrMod"])
+
+
+def _native_ok(cop: Coprocessor, active: np.ndarray | None) -> bool:
+    """Whether ``tdbg_sfpload`` / ``tdbg_sfpstore`` (tdbg/native/sfpu.c, the same steps in C) may
+    move the lanes: every lane active, no LaneConfig bit set."""
+    return active is None and not np.count_nonzero(cop.vector.lane_config)
 
 
 def _load_datum(mod0: int, x: np.ndarray, config: np.ndarray) -> np.ndarray:
@@ -280,15 +300,27 @@ def sfpstore(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarra
     vu, dst, vd = cop.vector, cop.state.dst, f["VD"]
     mod0 = resolve_mod0(cop, thread, f["Mod0"])
     addr = address(cop, thread, f["Imm10"], mod0, store=True)
+    wide = mod0 in STORE32
+    if _native_ok(cop, active) and not dst.alias16:
+        lib = native.library()
+        stored = -1 if lib is None else lib.tdbg_sfpstore(
+            mod0, addr, vd, native.address(dst.bits), native.address(dst.ever_written),
+            native.address(dst.row32 if wide else dst.row16), native.address(dst.unpredictable), dst._any_unpredictable,
+            native.address(vu.lane_flags), native.address(vu.use_lane_flags), native.address(vu.lreg), native.address(vu.defined))
+        if stored >= 0:
+            if stored:
+                rows = _ROWS[addr >> 2]
+                cop.dst_port.notify(cop.dst_port.bits_rows32(rows) if wide else cop.dst_port.bits_rows16(rows))
+            _addr_mod(cop, thread, f["AddrMod"])
+            return
     config = vu.lane_config
     lanes = _dst_lanes(vu, mod0, active, BLOCK_DEST_WR_FROM_SFPU)
-    if lanes.any():
+    if np.count_nonzero(lanes):
         halves = _STORE_HALVES.get(mod0, 3)
         if halves and not vu.full[vd] and (lanes & ((vu.defined[vd] & halves) != halves)).any():
             lane = int(np.argmax(lanes & ((vu.defined[vd] & halves) != halves)))
             raise UnpredictableValueUsed(f"SFPSTORE.md / LReg.md: LReg[{vd}] lane {lane} was never written")
-        wide = mod0 in STORE32
-        rows = (addr & ~3) + np.arange(4)
+        rows = _ROWS[addr >> 2]
         row, col = _cells(config, addr, DEST_WR_COL_EXCHANGE)
         values = _store_datum(mod0, vu.lreg[vd])
         bits = cop.dst_port.bits_rows32(rows) if wide else cop.dst_port.bits_rows16(rows)
@@ -304,7 +336,7 @@ def sfpstore(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarra
             block = dst.read16(rows)
             block[row[lanes], col[lanes]] = values[lanes]
             dst.write16(rows, block)
-        if fresh.any():  # the cells of an undefined row this store does not write stay unknown
+        if np.count_nonzero(fresh):  # the cells of an undefined row this store does not write stay unknown
             written = np.zeros((4, 16), dtype=bool)
             written[row[lanes], col[lanes]] = True
             garbage = fresh[:, None] & ~(np.concatenate([written, written]) if wide else written)

@@ -55,7 +55,7 @@ def _mad(cop: Coprocessor, f: dict[str, int], active: np.ndarray | None, page: s
     """The functional model of BlackholeA0 SFPMAD.md."""
     vu, mod1 = cop.vector, f["Mod1"]
     lanes = vu.lanes(active)
-    if not lanes.any():
+    if not np.count_nonzero(lanes):
         return
     a, b, c = _operands(vu, f, lanes, page)
     if mod1 & NEGATE_VA:
@@ -108,7 +108,7 @@ def _imm16_fma(cop: Coprocessor, f: dict[str, int], active: np.ndarray | None, p
     immediate into one FMA, the result back to ``VD`` on the enabled lanes."""
     vu, mod1 = cop.vector, f["Mod1"]
     lanes = vu.lanes(active)
-    if not lanes.any():
+    if not np.count_nonzero(lanes):
         return
     vd = vu.read(f["VD"], lanes, page)
     if mod1 & NEGATE_VC:
@@ -132,7 +132,7 @@ def sfplut(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarray 
     coefficients from ``LReg[0..2]`` by the magnitude of ``LReg[3]``."""
     vu, mod0 = cop.vector, f["Mod0"]
     lanes = vu.lanes(active)
-    if not lanes.any():
+    if not np.count_nonzero(lanes):
         return
     l3 = vu.read(3, lanes, "SFPLUT.md")
     b = l3 & ~SIGN
@@ -153,7 +153,7 @@ def sfplutfp32(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndar
     ``LReg[3]``.  ``Mod1Mirror`` only steers the automatic stalling, which tdbg has no need of."""
     vu, mod1, page = cop.vector, f["Mod1"], "SFPLUTFP32.md"
     lanes = vu.lanes(active)
-    if not lanes.any():
+    if not np.count_nonzero(lanes):
         return
     l3 = vu.read(3, lanes, page)
     b = l3 & ~SIGN
@@ -184,7 +184,7 @@ def sfpmul24(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarra
     """``SFPMUL24`` (BlackholeA0 SFPMUL24.md): the low or high 23 bits of a 23 x 23-bit product."""
     vu, mod1, page = cop.vector, f["Mod1"], "SFPMUL24.md"
     lanes = vu.lanes(active)
-    if not lanes.any():
+    if not np.count_nonzero(lanes):
         return
     a, b, c = _operands(vu, f, lanes, page)
     if (lanes & (c != 0)).any():

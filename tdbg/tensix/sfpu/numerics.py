@@ -1,6 +1,7 @@
 """Vector Unit arithmetic on 32 lanes at once (numpy, uint32 bit patterns in and out).
 
-* ``fma``: the Blackhole FMA of ``SFPMAD`` and its family, as the bit-perfect model
+* ``fma``: the Blackhole FMA of ``SFPMAD`` and its family (``fma_model``; ``tdbg/native/sfpu.c``
+  computes the same in C), as the bit-perfect model
   ``fma_model_bh`` of tt-isa-documentation ``Miscellaneous/FMA`` (which BlackholeA0
   ``SFPMAD.md`` names as the exact hardware behaviour; ttsim v1.10.0 fma.cpp:102-190 is the same
   model): denormal inputs count as zero; the product keeps 3 guard bits below and one bit above
@@ -16,6 +17,9 @@
 from __future__ import annotations
 
 import numpy as np
+
+from tdbg import native
+from tdbg.native import address
 
 U32 = np.uint32
 SIGN = np.int64(0x80000000)
@@ -35,10 +39,28 @@ def _shift_out(m: np.ndarray, s: np.ndarray) -> np.ndarray:
     return out | ((out != 0) & ((out << s) != m))
 
 
+_LANES = 32
+_scratch = np.zeros((4, _LANES), dtype=U32)   # x, y, z and the result, for the native FMA
+
+
 def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     """``x * y + z`` on FP32 bit patterns, bit for bit as the Blackhole Vector Unit computes it
-    (see the module docstring).  Special cases (infinities, NaN; a product too small to count)
-    override the ordinary path's result only in the lanes that have them."""
+    (see the module docstring): ``tdbg_fma`` of ``tdbg/native/sfpu.c`` for 32 lanes when the
+    native library is there, else ``fma_model``."""
+    lib = native.library()
+    if lib is None or np.shape(x) != (_LANES,):
+        return fma_model(x, y, z)
+    s = _scratch
+    s[0], s[1], s[2] = x, y, z
+    base = address(s)
+    lib.tdbg_fma(base, base + 4 * _LANES, base + 8 * _LANES, base + 12 * _LANES, _LANES)
+    return s[3].copy()
+
+
+def fma_model(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """``fma`` in numpy, the reference (module docstring).  Special cases (infinities, NaN; a
+    product too small to count) override the ordinary path's result only in the lanes that have
+    them."""
     x, y, z = np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64), np.asarray(z, dtype=np.int64)
     xe, ye, ze = (x >> 23) & 255, (y >> 23) & 255, (z >> 23) & 255
     xm = ((x & _MAN) | 0x800000) * (xe != 0)
