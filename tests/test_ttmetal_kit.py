@@ -4,7 +4,9 @@ Expected values: ``tests/data/ttmetal_kernels.json``, measured by running tt-met
 ttnn wheel, slow dispatch) on Tenstorrent's simulator ttsim, with zig's clang standing in for SFPI's
 GCC: ttnn's eltwise binary add (``reader_binary_interleaved_start_id``, ``eltwise_binary_kernel``,
 ``writer_unary_interleaved_start_id``) and a matmul (``reader_bmm_8bank_output_tiles_partitioned``,
-``bmm``, the unary writer) on one core, both computing the numpy result; per kernel, the build
+``bmm``, the unary writer) on one core, and the real ``ttnn.add`` on one core (0.81.1's binary_ng
+kernels ``reader/writer_interleaved_no_bcast``, ``eltwise_binary_no_bcast``), all computing the numpy
+result; per kernel, the build
 parameters read off tt-metal's JIT command line and generated files, the sha256 of the files it
 generated, the ELF's layout, the image it wrote into L1; the sha256 of the firmware it weakened;
 tt-metal's ``chlkc_descriptors.h`` for other CB formats and compute configurations.

@@ -259,7 +259,7 @@ def _check(kernel: Kernel) -> None:
     if kernel.noc not in (None, 0, 1):
         raise KernelBuildError(f"noc must be 0 or 1, not {kernel.noc}")
     for name, _ in kernel.defines:
-        if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        if not re.fullmatch(r"[A-Za-z_]\w*(\([\w\s,]*\))?", name):      # a macro, with parameters or not
             raise KernelBuildError(f"bad define name {name!r}")
     for name, _ in kernel.named_args:
         if not re.fullmatch(r"[A-Za-z_]\w*", name):
