@@ -6,10 +6,10 @@ GCC: ttnn's eltwise binary add (``reader_binary_interleaved_start_id``, ``eltwis
 ``writer_unary_interleaved_start_id``) and a matmul (``reader_bmm_8bank_output_tiles_partitioned``,
 ``bmm``, the unary writer) on one core, and the real ``ttnn.add`` on one core (0.81.1's binary_ng
 kernels ``reader/writer_interleaved_no_bcast``, ``eltwise_binary_no_bcast``), all computing the numpy
-result; per kernel, the build
-parameters read off tt-metal's JIT command line and generated files, the sha256 of the files it
-generated, the ELF's layout, the image it wrote into L1; the sha256 of the firmware it weakened;
-tt-metal's ``chlkc_descriptors.h`` for other CB formats and compute configurations.
+result.  Per kernel: the build parameters read off tt-metal's JIT command line and generated files,
+the sha256 of the files it generated, the ELF's layout, the image it wrote into L1; the sha256 of the
+firmware it weakened; tt-metal's ``chlkc_descriptors.h`` for other CB formats and compute
+configurations.
 
 The ttnn wheel comes through ``tdbg.toolchain.ttnn`` (downloaded once into its cache); without it the
 module skips, saying why.
