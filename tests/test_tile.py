@@ -223,7 +223,7 @@ def test_tt_llk_elf_goes_where_tt_exalens_puts_it() -> None:
     ldm, loader = image.section(".ldm_data"), image.section(".loader_init")
     assert ldm.addr == 0xFFB00000 and loader.addr == 0xA000
     assert s.read_memory(loader.addr, len(ldm.data)) == ldm.data       # in L1, for crt0 to copy
-    assert s.core.pc == image.entry == 0x6000
+    assert s.pc == image.entry == 0x6000
 
 
 # -- real kernels ----------------------------------------------------------------------------------

@@ -287,7 +287,7 @@ def continue_cmd(interp: Interpreter, args: str) -> None:
     require_running(interp)
     s = interp.session
     n = count_arg(interp, args)
-    stop = s.core.last_stop
+    stop = s.last_stop
     if n > 1 and stop is not None and stop.kind is StopKind.BREAKPOINT:
         for bp in s.breakpoints.values():
             if bp.at(stop.core, stop.pc):
@@ -323,14 +323,14 @@ def kill_cmd(interp: Interpreter, args: str) -> None:
 @command("restart", usage="restart [N]", help="Put the tile back in its loaded state, or in checkpoint N (CPU context, memory, Dst, SrcA/SrcB, config, RWCs), ready to continue; breakpoints stay.", example="restart 1")
 def restart_cmd(interp: Interpreter, args: str) -> None:
     interp.session.restart(evaluate_int(interp, args.strip()) if args.strip() else None)
-    interp.out(describe_location(interp, interp.session.core.pc))
+    interp.out(describe_location(interp, interp.session.pc))
 
 
 @command("checkpoint", usage="checkpoint", help="Save the whole tile (every core's registers, L1, local RAM, Dst, SrcA/SrcB, config, RWCs, coprocessor queues) as a numbered checkpoint for 'restart N' and 'dst diff checkpoint N'.", example="checkpoint")
 def checkpoint_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
     n = s.checkpoint()
-    interp.out(f"Checkpoint {n} at {describe_location(interp, s.core.pc).splitlines()[0]}")
+    interp.out(f"Checkpoint {n} at {describe_location(interp, s.pc).splitlines()[0]}")
 
 
 @command("reverse-stepi", aliases=("rsi",), usage="reverse-stepi [N]", help="Go back N instructions (default 1) over the single steps recorded since the last continue: each stepi keeps what it can change (registers; the bytes a store overwrites; the coprocessor state when it touches a device), within 'set history-memory' bytes.", example="reverse-stepi", repeatable=True)
@@ -347,9 +347,9 @@ def info_checkpoints(interp: Interpreter, args: str) -> None:
     if not s.checkpoints:
         interp.out(f"No checkpoints; {total}.")
         return
-    for n, cp in s.checkpoints.items():
-        state = cp.cores.get(s.current)
-        where = describe_location(interp, state.pc).splitlines()[0] if state else "(core not created then)"
+    for n in s.checkpoints:
+        pc = s.checkpoint_pc(n)
+        where = describe_location(interp, pc).splitlines()[0] if pc is not None else "(core not created then)"
         interp.out(f"{n:>3}  {where}  ({size_text(s.checkpoint_memory(n))})")
     count = len(s.checkpoints)
     interp.out(f"{count} checkpoint{'s' if count > 1 else ''} hold{'s' if count == 1 else ''} {size_text(s.checkpoint_memory())}; {total}.")

@@ -76,7 +76,7 @@ def handle_cmd(interp: Interpreter, args: str) -> None:
     except ValueError:
         raise CommandError(f"Unknown action \"{words[1]}\"; one of stop, warn, ignore.") from None
     for category in matches:
-        policies[category] = policy
+        interp.session.set_policy(category, policy)
         interp.out(f"{category.value:<28} {policy.value}")
 
 
@@ -92,12 +92,12 @@ def thread_cmd(interp: Interpreter, args: str) -> None:
     if arg:
         s.select_core(s.core_by_thread(arg))
         interp.state.plain_step = False
-    core = s.core
-    interp.out(f"[Current thread is {s.thread_id(core.name)} ({core.name})]")
-    if arg and s.has_firmware(core.name):
+    core = s.current
+    interp.out(f"[Current thread is {s.thread_id(core)} ({core})]")
+    if arg and s.has_firmware(core):
         from tdbg.commands.location import describe_location
 
-        interp.out(describe_location(interp, core.pc).splitlines()[0])
+        interp.out(describe_location(interp, s.pc).splitlines()[0])
 
 
 @info_command("threads", usage="info threads", help="List the cores (GDB threads) with their state (running, blocked and on what, parked, exited, held in reset, no firmware) and their own frame; * marks the current one.", example="info threads")
@@ -112,8 +112,8 @@ def info_threads(interp: Interpreter, args: str) -> None:
         target = f"Thread {s.thread_id(name)} ({name}) [{s.core_state(name)}]"
         where = ""
         if s.has_firmware(name):
-            with s.on_core(name) as core:
-                where = describe_location(interp, core.pc).splitlines()[0]
+            with s.on_core(name):
+                where = describe_location(interp, s.pc).splitlines()[0]
         interp.out(f"{mark} {s.thread_id(name):<4} {target:<28} {where}".rstrip())
     interp.state.last_function = last
 

@@ -47,7 +47,7 @@ from tdbg.commands.hang_report import report_text
 from tdbg.commands.registry import Command, CommandError
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
-from tdbg.session import Session, SessionError
+from tdbg.session import RunStatus, Session, SessionError
 
 SIGTRAP, SIGINT, SIGILL, SIGSEGV = 5, 2, 4, 11
 PACKET_SIZE = 0x4000            # what qSupported announces: the largest packet GDB sends us
@@ -92,6 +92,11 @@ class MonitorInterpreter(Interpreter):
             raise CommandError(f'"{cmd.name}" reads or writes files on the host running tdbg: refused through the GDB '
                                f"stub (start tdbg with --allow-host-files to allow it)")
         super()._run(cmd, args)
+
+
+def _register_name(n: int) -> str:
+    """The session's name of GDB's register ``n`` (``target_xml``: x0..x31, then pc)."""
+    return "pc" if n == 32 else f"x{n}"
 
 
 def checksum(data: bytes) -> int:
@@ -321,7 +326,7 @@ class RspServer:
             self._core(text[1:])
             return "OK"
         if text == "?":
-            return self._stop_reply(self.session.core.last_stop)
+            return self._stop_reply(self.session.last_stop)
         if kind == "g":
             return "".join(self._reg_hex(i) for i in range(REGISTER_COUNT))
         if kind == "G":
@@ -421,22 +426,17 @@ class RspServer:
         return "F-1,58"  # ENOSYS: fstat, unlink, readlink ...
 
     def _reg_hex(self, n: int) -> str:
-        if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:
-            return self.session.model.dst.read16(n - REGISTER_COUNT).astype("<u2").tobytes().hex()
+        if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:   # $dstN: Dst16b row N, its raw bits
+            return self.session.dst(n - REGISTER_COUNT, "raw16").astype("<u2").tobytes().hex()
         if not 0 <= n < REGISTER_COUNT:
             raise ValueError(n)
-        value = self.session.core.pc if n == 32 else self.session.core.reg(n)
-        return value.to_bytes(4, "little").hex()
+        return self.session.register(_register_name(n)).to_bytes(4, "little").hex()
 
     def _set_reg(self, n: int, data: bytes) -> None:
         if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:
-            self.session.model.dst.write16(n - REGISTER_COUNT, np.frombuffer(data, dtype="<u2"))
-            return
-        value = int.from_bytes(data, "little")
-        if n == 32:
-            self.session.core.pc = value
-        elif 0 <= n < 32:
-            self.session.core.set_reg(n, value)
+            self.session.set_dst(n - REGISTER_COUNT, np.frombuffer(data, dtype="<u2"), "raw16")
+        elif 0 <= n < REGISTER_COUNT:
+            self.session.set_register(_register_name(n), int.from_bytes(data, "little"))
         else:
             raise ValueError(n)
 
@@ -558,7 +558,7 @@ class RspServer:
         if stop is None:
             return f"T05thread:{self._thread_id(s.current)};"
         if stop.kind is StopKind.EXITED:
-            if self.multiprocess and not s.tile.finished():   # one core ran (and exited) alone
+            if self.multiprocess and s.status is not RunStatus.EXITED:   # one core ran (and exited) alone
                 return self._exit_reply(stop.core, whole_tile=False)
             self.exited = True
             return self._exit_reply(stop.core)
