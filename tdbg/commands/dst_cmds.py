@@ -427,8 +427,11 @@ _DIFF_OPTIONS: dict[str, Callable[[str], object] | None] = dict(view=str, max=_i
 
 def diff_reads_file(args: str) -> bool:
     """True when ``dst diff ARGS`` would read a golden file on the host (parsed as the command
-    parses them: a bare ``--`` is a file name)."""
-    words, _ = _parse(args, **_DIFF_OPTIONS)
+    parses them: a bare ``--`` is a file name; arguments it refuses read nothing)."""
+    try:
+        words, _ = _parse(args, **_DIFF_OPTIONS)
+    except CommandError:
+        return False
     return bool(words) and words[0] != "checkpoint"
 
 
@@ -447,6 +450,7 @@ def diff_reads_file(args: str) -> bool:
         "the count says how many differing lanes are undefined."
     ),
     example="dst diff golden.npy 0-63 --view bf16 --atol 0.01",
+    host_files=diff_reads_file,
 )
 def dst_diff(interp: Interpreter, args: str) -> None:
     words, opts = _parse(args, **_DIFF_OPTIONS)
@@ -612,18 +616,6 @@ def dst_tile(interp: Interpreter, args: str) -> None:
             interp.out(line)
 
 
-def _subcommand(registry: Registry, interp: Interpreter, args: str) -> None:
-    """Run ``registry``'s subcommand named by the first word, or list them."""
-    install(interp)
-    word, _, rest = args.strip().partition(" ")
-    if not word:
-        interp.out(f'"{registry.prefix}" must be followed by a subcommand:')
-        for cmd in registry.commands.values():
-            interp.out(f"  {cmd.usage}")
-        return
-    registry.lookup(word).handler(interp, rest.strip())
-
-
 def _summary(registry: Registry) -> str:
     return "\n".join(f"  {cmd.usage}: {cmd.help}" for cmd in registry.commands.values())
 
@@ -748,6 +740,8 @@ def restore_dst(interp: Interpreter, args: str) -> None:
     ),
     example="dst tile 0 --view bf16",
     complete=_complete(DST),
+    host_files=DST.touches_host_files,
 )
 def dst_cmd(interp: Interpreter, args: str) -> None:
-    _subcommand(DST, interp, args)
+    install(interp)   # the stop snapshots ``dst diff`` compares with
+    DST.dispatch(interp, args)

@@ -50,13 +50,7 @@ def report_waits(interp: Interpreter, stop: Stop) -> None:
 
 def report_text(interp: Interpreter, stop: Stop) -> str:
     """``report_waits`` as text (for the GDB stub's console output)."""
-    saved, chunks = interp.write, []
-    interp.write = chunks.append
-    try:
-        report_waits(interp, stop)
-    finally:
-        interp.write = saved
-    return "".join(chunks)
+    return interp.output_of(lambda: report_waits(interp, stop))
 
 
 def all_backtraces(interp: Interpreter) -> None:

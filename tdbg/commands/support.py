@@ -3,18 +3,11 @@ is ``scripting``)."""
 
 from __future__ import annotations
 
-import re
-
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import fits, line_width, wrap, wrap_lines
-from tdbg.commands.registry import INFO, ROOT, CommandError, command, info_command
+from tdbg.commands.registry import INFO, ROOT, CommandError, command, first_sentence, info_command
 from tdbg.session import Policy
 from tdbg.tensix.events import Category
-
-
-def first_sentence(text: str) -> str:
-    """The help text up to its first full stop (not the dots of ``cfg.NAME`` or ``1..3``)."""
-    return re.split(r"(?<=\.)\s", text.strip(), maxsplit=1)[0]
 
 
 @command("help", aliases=("h",), usage="help [COMMAND]", help="List the commands, or show one command's usage, description and an example, filled to the line (set width).", example="help x")
@@ -120,10 +113,4 @@ def info_threads(interp: Interpreter, args: str) -> None:
 
 @command("info", aliases=("i", "inf"), usage="info SUBCOMMAND", help="Show things about the program and the tile; 'help info' lists the subcommands.", example="info registers pc")
 def info_cmd(interp: Interpreter, args: str) -> None:
-    word, _, rest = args.strip().partition(" ")
-    if not word:
-        interp.out('"info" must be followed by the name of an info command.')
-        for name in sorted(INFO.commands):
-            interp.out(f"  info {INFO.commands[name].usage[5:]:<34} {first_sentence(INFO.commands[name].help)}")
-        return
-    INFO.lookup(word).handler(interp, rest.strip())
+    INFO.dispatch(interp, args)

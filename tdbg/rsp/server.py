@@ -5,7 +5,8 @@ interrupts whatever runs (``continue``, a step, a ``monitor`` command), also whe
 before the run starts.  Breakpoints (``Z0``) are emulator breakpoints, never memory patches;
 watchpoints (``Z2``-``Z4``) stop before the access, as RISC-V triggers do (GDB steps over the
 access and compares values itself).  ``qRcmd`` runs a tdbg command (``monitor``), except the
-commands that read or write host files (``HOST_FILE_COMMANDS``) unless the user allowed them.
+commands that read or write host files (their declaration says so: ``Command.host_files``) unless
+the user allowed them.
 
 The stub never dies of its input: a malformed packet gets an error reply (``E01``; ``E14`` for
 memory tdbg cannot access), a bad checksum a ``-``, an unsupported packet or ``vCont`` action
@@ -42,7 +43,6 @@ from collections.abc import Callable
 import numpy as np
 
 from tdbg.commands import Interpreter
-from tdbg.commands.dst_cmds import DST, diff_reads_file
 from tdbg.commands.hang_report import report_text
 from tdbg.commands.registry import Command, CommandError
 from tdbg.emu.stops import Stop, StopKind
@@ -54,31 +54,6 @@ PACKET_SIZE = 0x4000            # what qSupported announces: the largest packet 
 MAX_PACKET = 4 * PACKET_SIZE    # a packet body longer than this is dropped unread
 MAX_READ = (PACKET_SIZE - 16) // 2   # bytes an ``m`` reply carries at most (hex doubles them)
 MAX_OPEN_FILES = 16                  # vFile descriptors open at once
-#: Commands that read or write files on the host running tdbg; ``monitor`` refuses them unless
-#: the user allowed it (``--allow-host-files``).  ``dst diff FILE`` reads one too.
-HOST_FILE_COMMANDS = frozenset({"source", "dump", "append", "restore", "file", "shell", "pipe", "python",
-                                "python-interactive"})
-
-
-def touches_host_files(cmd: Command, args: str) -> bool:
-    """True when running ``cmd`` with ``args`` would open a file on the host."""
-    if cmd.name in HOST_FILE_COMMANDS or (cmd.name == "set" and args.split()[:1] == ["logging"]):
-        return True
-    if cmd.name == "dst":
-        word, _, rest = args.strip().partition(" ")
-        try:
-            sub = DST.lookup(word) if word else None
-        except CommandError:
-            return False
-        if sub is None or sub.name != "diff":
-            return False
-        try:
-            return diff_reads_file(rest)
-        except CommandError:
-            return False   # the command refuses these arguments itself
-    return False
-
-
 class MonitorInterpreter(Interpreter):
     """The interpreter ``monitor`` commands run in: commands that touch host files are refused
     (also inside user-defined commands and breakpoint commands) unless ``allow_host_files``."""
@@ -88,7 +63,7 @@ class MonitorInterpreter(Interpreter):
         self.allow_host_files = allow_host_files
 
     def _run(self, cmd: Command, args: str) -> None:
-        if not self.allow_host_files and touches_host_files(cmd, args):
+        if not self.allow_host_files and cmd.touches_host_files(args):
             raise CommandError(f'"{cmd.name}" reads or writes files on the host running tdbg: refused through the GDB '
                                f"stub (start tdbg with --allow-host-files to allow it)")
         super()._run(cmd, args)
