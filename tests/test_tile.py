@@ -74,7 +74,7 @@ def test_deadlock_names_every_wait_and_writes_no_done_word() -> None:
     s = Session(trio("deadlock"))
     stop = s.cont()
     assert stop.kind is StopKind.DEADLOCK
-    waits = dict(part.split(": ", 1) for part in stop.detail.split("; "))
+    waits = {w.core: w.reason for w in stop.waits}
     assert set(waits) == {"T0", "T1", "T2"}
     assert "polls" in waits["T0"] and "0xffe80028" in waits["T0"]          # semaphore 2
     assert "polls" in waits["T2"] and "0xffe80020" in waits["T2"]          # semaphore 0
