@@ -1,6 +1,10 @@
 """The public Python API of tdbg: load firmware, run it, stop it, look at the tile.
 
-The shell and the GDB stub are thin layers over ``Session``.  Example::
+The shell, the GDB stub and the expression bridge are thin layers over ``Session``, the only
+door to the tile: they ask its typed queries and give it their writes, which go through the
+device model as a core's would.  Its parts live in modules named for what they hold: the
+Tensix side (``tdbg.tensix_access``, whose typed copies are ``tdbg.snapshots``), breakpoints
+and watchpoints (``tdbg.breakpoints``), checkpoints (``tdbg.checkpoints``).  Example::
 
     s = Session("kernel.c")               # a .c file is built with the bundled toolchain
     s.break_at("main")
@@ -133,7 +137,9 @@ def load_program(path: str | Path, core: str = "T0") -> ElfImage:
 
 class Session(TensixAccess):
     """One debugging session over one tile: its cores, their firmware and debug information,
-    breakpoints, watchpoints and the run model (the tile's, with GDB's ``scheduler-locking``)."""
+    the run model (the tile's, with GDB's ``scheduler-locking``), memory and registers as the
+    current core sees them; breakpoints and watchpoints (``points``, a ``BreakpointManager``)
+    and ``checkpoints`` through their facades here; the coprocessor through ``TensixAccess``."""
 
     LOCKING = ("off", "on", "step")
 
