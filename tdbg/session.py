@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
@@ -1004,10 +1005,10 @@ class Session(TensixAccess):
         return self.tile.pushes
 
     @property
-    def policy(self) -> dict[Category, Policy]:
-        """What each event category does (``handle``): stop, warn or ignore (a copy: change it
-        with ``set_policy``)."""
-        return dict(self.tile.policy)
+    def policy(self) -> Mapping[Category, Policy]:
+        """What each event category does (``handle``): stop, warn or ignore (read-only: change
+        it with ``set_policy``)."""
+        return MappingProxyType(self.tile.policy)
 
     def set_policy(self, category: Category, policy: Policy) -> None:
         """What an event of ``category`` does from now on (GDB's ``handle``)."""
