@@ -121,7 +121,7 @@ def model() -> None:
 def firmware(name: str, iterations: int | None = None) -> Session:
     s = Session(firmware_dir() / f"{name}.c")
     if iterations is not None:
-        s.core.uc.mem_write(s.symbol("iterations").addr, struct.pack("<I", iterations))
+        s.write_memory(s.symbol("iterations").addr, struct.pack("<I", iterations))
     return s
 
 
@@ -362,7 +362,7 @@ def bitmanip(n: int) -> None:
         return
     def session(flags: list[str]) -> Session:
         s = Session(build(firmware_dir() / "bench_zb.c", flags))
-        s.core.uc.mem_write(s.symbol("iterations").addr, struct.pack("<I", n))
+        s.write_memory(s.symbol("iterations").addr, struct.pack("<I", n))
         return s
 
     t_plain, t_zb = best_run(lambda: session([])), best_run(lambda: session(BH_ISA))

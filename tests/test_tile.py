@@ -76,7 +76,7 @@ def test_deadlock_names_every_wait_and_writes_no_done_word() -> None:
     s = Session(trio("deadlock"))
     stop = s.cont()
     assert stop.kind is StopKind.DEADLOCK
-    waits = dict(part.split(": ", 1) for part in stop.detail.split("; "))
+    waits = {w.core: w.reason for w in stop.waits}
     assert set(waits) == {"T0", "T1", "T2"}
     assert "polls" in waits["T0"] and "0xffe80028" in waits["T0"]          # semaphore 2
     assert "polls" in waits["T2"] and "0xffe80020" in waits["T2"]          # semaphore 0
@@ -223,7 +223,7 @@ def test_tt_llk_elf_goes_where_tt_exalens_puts_it() -> None:
     ldm, loader = image.section(".ldm_data"), image.section(".loader_init")
     assert ldm.addr == 0xFFB00000 and loader.addr == 0xA000
     assert s.read_memory(loader.addr, len(ldm.data)) == ldm.data       # in L1, for crt0 to copy
-    assert s.core.pc == image.entry == 0x6000
+    assert s.pc == image.entry == 0x6000
 
 
 # -- real kernels ----------------------------------------------------------------------------------
