@@ -54,7 +54,7 @@ class TileRegister:
 
 @dataclass(frozen=True)
 class LoadRule:
-    """How a host loads one core's ELF (tt-exalens, as ``shared/realfw/README.md`` describes):
+    """How a host loads one core's ELF (tt-exalens, as ``shared/kernels/README.md`` describes):
     only ``sections`` are written; one that lies in private memory goes to the ELF's
     ``loader_section`` address in L1, where the firmware's start-up code copies it from."""
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tdbg import state_description
 from tdbg.commands.examine import format_float, format_int
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import first_fitting, line_width
@@ -24,28 +23,23 @@ VIEW_NAMES = {"x": "hex", "f": "fp32", "d": "int"}
 NAMES = {8: "0.8373", 9: "0", 10: "1.0", 15: "2*lane"}   # LReg.md's read-only constants
 
 
-def snapshot(interp: Interpreter) -> dict[str, np.ndarray]:
-    """What a step can change in the Vector Unit (``VectorUnit.STATE``)."""
-    return state_description.save(interp.session.vector)
-
-
 def install(interp: Interpreter) -> None:
     """Snapshot the Vector Unit at every stop; after a step stop, say which lanes changed."""
     hooks = interp.state.stop_hooks
     if _on_stop not in hooks:
         hooks.append(_on_stop)
-        interp.state.sfpu_stop = snapshot(interp)
+        interp.state.sfpu_stop = interp.session.vector_unit()
 
 
 INIT_HOOKS.append(install)
 
 
 def _on_stop(interp: Interpreter, stop: object) -> None:
-    now = snapshot(interp)
+    now = interp.session.vector_unit()
     before = interp.state.sfpu_stop
     interp.state.sfpu_stop = now
     if before is not None and getattr(stop, "kind", None) is StopKind.STEP:
-        for line in state_description.changes(interp.session.vector, before, now):
+        for line in interp.session.state_changes(before, now):
             interp.out(line)
 
 
@@ -97,9 +91,9 @@ def info_lregs(interp: Interpreter, args: str) -> None:
             raise CommandError(f'Bad format "/{letter}": use /x, /f or /d.')
         views = [letter]
     regs = _parse_regs(text) if text.strip() else list(range(17))
-    vu = interp.session.vector
+    vu = interp.session.vector_unit()
     before = interp.state.sfpu_stop
-    changed = (before["lreg"] != vu.lreg) | (before["defined"] != vu.defined) if before else np.zeros_like(vu.defined, bool)  # type: ignore[index]
+    changed = (before.lreg != vu.lreg) | (before.defined != vu.defined) if before else np.zeros_like(vu.defined, bool)
     for reg in regs:
         label = f"LReg[{reg}]" + (f" (constant {NAMES[reg]})" if reg in NAMES else "")
         if not vu.defined[reg].any() and not changed[reg].any():
@@ -140,8 +134,8 @@ def _grid(mask: np.ndarray) -> str:
 )
 def info_sfpu(interp: Interpreter, args: str) -> None:
     s = interp.session
-    vu = s.vector
-    interp.out(f"Enabled lanes:             {_grid(vu.enabled())}")
+    vu = s.vector_unit()
+    interp.out(f"Enabled lanes:             {_grid(vu.enabled)}")
     interp.out(f"LaneFlags:                 {_grid(vu.lane_flags)}")
     interp.out(f"UseLaneFlagsForLaneEnable: {_grid(vu.use_lane_flags)}")
     depth = vu.stack_size
@@ -175,7 +169,7 @@ def info_sfpu(interp: Interpreter, args: str) -> None:
             interp.out(f"LoadMacroConfig.Sequence[{i}]: {int(vu.sequence[i][np.argmax(vu.macro_defined[4 + i])]):#010x}")
     if vu.macro_defined[8].any():
         interp.out(f"LoadMacroConfig.Misc: {int(vu.misc[np.argmax(vu.macro_defined[8])]):#05x}")
-    interp.out("RWCs.Sp: " + ", ".join(f"T{t} {s.coprocessor.rwc(t).Sp}" for t in range(3)))
+    interp.out("RWCs.Sp: " + ", ".join(f"T{t} {sp}" for t, sp in enumerate(vu.sp)))
 
 
 # -- x/NFw lreg[N] -------------------------------------------------------------------------------
@@ -210,7 +204,7 @@ def examine_lreg(interp: Interpreter, loc: LRegLoc, count: int, fmt: str, size: 
         raise CommandError("LRegs are examined in units of w (32 bits a lane)")
     if fmt in ("i", "s"):
         raise CommandError(f'Format letter "{fmt}" is meaningless for an LReg.')
-    vu = interp.session.vector
+    vu = interp.session.vector_unit()
     first = loc.reg * LANES + loc.lane
     last = min(first + count, 17 * LANES)
     if first >= last:

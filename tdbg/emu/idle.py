@@ -2,7 +2,7 @@
 
 A core whose turn lasts a whole slice (``tdbg.emu.preempt``) is watched for two short windows of
 ``WINDOW`` instructions: if both run the same set of instructions, store nothing that changes
-memory or a device, and the memory the loop reads holds the same values, the core is spinning on
+memory or a device, push no Tensix instruction, and the memory the loop reads holds the same values, the core is spinning on
 those values (a semaphore in L1, a mailbox word, a go message) and can only leave the loop when
 something else changes them.  It then waits (``Wait``): its turn passes to cores that can run,
 it runs again when a word it read changes, and when no core can run the run stops with every wait
@@ -71,11 +71,14 @@ def _observe(core: Core, count: int) -> tuple[_Window, Stop | None]:
 
     hooks = [uc.hook_add(UC_HOOK_CODE, on_code), uc.hook_add(UC_HOOK_MEM_READ, on_read),
              uc.hook_add(UC_HOOK_MEM_WRITE, on_write)]
+    pushes = core.tile.push_path.seq
     try:
         stop = core.run_observed(count)
     finally:
         for h in hooks:
             uc.hook_del(h)
+    if core.tile.push_path.seq != pushes:      # a .ttinsn push (a code hook, not a store) did something
+        window.changed = True
     return window, stop
 
 

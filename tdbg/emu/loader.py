@@ -5,7 +5,7 @@ Two kinds of ELF are loaded:
 * tt-llk / tt-metal firmware, recognised by its loader section (``.loader_init``): only the
   profile's sections are written; one that lies in the core's private data RAM is written to
   the loader section's address in L1 instead, and the firmware's start-up code copies it from
-  there (tt-exalens' rule, ``shared/realfw/README.md``).
+  there (tt-exalens' rule, ``shared/kernels/README.md``).
 * Anything else (tdbg's own firmware): every ``PT_LOAD`` segment at its address, in L1 or in the
   core's private data RAM.
 

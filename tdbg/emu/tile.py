@@ -10,7 +10,7 @@ core's CSRs, a Zba/Zbb/xttzbkb instruction jumps to its RV32IM trampoline.  Debu
 that memory show the loaded word; a debugger write there replaces the loaded word.
 
 Releasing cores follows ``SOFT_RESET_0``: loading writes what a host writes (each TRISC's reset
-PC = its ELF's entry, the override on; ``shared/realfw/README.md``); with a B firmware only B is
+PC = its ELF's entry, the override on; ``shared/kernels/README.md``); with a B firmware only B is
 released and it releases the TRISCs, otherwise every loaded core starts at once.
 """
 
@@ -416,6 +416,30 @@ class Tile:
                 self._replace(at, held)
         for core in self.cores.values():
             core.uc.ctl_remove_cache(start, end)
+
+    def write_dst(self, storage: str, row: int, col: int, value: int) -> None:
+        """The debugger's store of one ``Dst`` datum: ``Dst16b`` (``storage`` "dst16") and
+        ``Dst32b`` ("dst32") through the model's element stores (as a window store), ``DstBits``
+        ("bits") as stored.  ZEROACC.md makes data undefined per datum, the model keeps it per
+        ``DstBits`` row: one datum cannot define the rest of its row, so a store into an
+        undefined row is refused (``ValueError``)."""
+        dst = self.tensix.dst
+        rows = {"dst16": [dst.row16[row]], "dst32": [dst.row32[row], dst.row32[row] + 8], "bits": [row]}[storage]
+        if not all(dst.ever_written[r] for r in rows):
+            raise ValueError("undefined")
+        if storage == "bits":
+            dst.bits[row, col] = value
+            dst.unpredictable[row, col] = False
+        else:
+            (dst.set16 if storage == "dst16" else dst.set32)(row, col, value)
+
+    def write_dst_bits(self, rows: np.ndarray, values: np.ndarray) -> None:
+        """The debugger's store of whole ``DstBits`` rows as stored (no ``Adj16``): each row is
+        written whole, so it holds data."""
+        dst = self.tensix.dst
+        dst.bits[rows] = values
+        dst.ever_written[rows] = True
+        dst.unpredictable[rows] = False
 
     # -- events ---------------------------------------------------------------------------------
     def report(self, event: TensixEvent, core: str, pc: int, access: Access | None) -> bool:

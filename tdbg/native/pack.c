@@ -56,7 +56,7 @@ void tdbg_gather(const uint16_t *bits, const uint8_t *written, const int64_t *ma
     for (int i = 0; i < n; i++) {
         int64_t c = idx[i] & 15;
         if (wide) {
-            int64_t hi = map[(idx[i] >> 4) & 0x1FF];
+            int64_t hi = map[idx[i] >> 4];   /* a Dst32b row is a 10-bit index (Blackhole Dst.md) */
             uint32_t high = written[hi] ? bits[hi * 16 + c] : 0;
             uint32_t low = written[hi + 8] ? bits[(hi + 8) * 16 + c] : 0;
             out[i] = (high << 16) | low;

@@ -103,7 +103,7 @@ def lanes_defined(dst: Dst, written: np.ndarray, storage: str, rows: np.ndarray)
     else:
         hi = dst.row32[rows]
         per_row = written[hi] | written[hi + 8]
-    return np.repeat(np.asarray(per_row, dtype=bool)[:, None], dst.cols, axis=1)
+    return np.repeat(np.asarray(per_row, dtype=bool)[:, None], dst.bits.shape[1], axis=1)
 
 
 def read_lanes(dst: Dst, bits: np.ndarray, written: np.ndarray, storage: str, rows: np.ndarray) -> np.ndarray:

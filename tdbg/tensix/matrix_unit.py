@@ -259,9 +259,10 @@ def _src2dst(c: _Ctx, f: dict[str, int], vals: np.ndarray, rows: np.ndarray, fro
     c.addr_mod(f["AddrMod"])
 
 
-def mova2d(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
-    """``MOVA2D`` (MOVA2D.md)."""
-    c = _Ctx(cop, thread, "MOVA2D.md")
+def mova2d(cop: Coprocessor, thread: int, f: dict[str, int], page: str = "MOVA2D.md") -> None:
+    """``MOVA2D`` (MOVA2D.md); ``MOVDBGA2D`` (MOVDBGA2D.md) is the same move, which the Wait Gate
+    does not hold for ``SrcA`` (the coprocessor leaves it out of the instructions that wait)."""
+    c = _Ctx(cop, thread, page)
     dst_row, src_row = c.dst_row(f["DstRow"]), f["SrcRow"] + c.rwc.SrcA
     if f["Move8Rows"]:
         n, dst_row, src_row = 8, dst_row & 0x3F8, src_row & 0x38

@@ -251,13 +251,16 @@ def _positions(cop: Coprocessor, c: PackConfig, adc: int, f: dict[str, int]) -> 
 
 
 def _gather(cop: Coprocessor, c: PackConfig, idx: np.ndarray) -> np.ndarray:
-    """``Dst16b`` / ``Dst32b`` bits at the datum indexes (undefined ``DstBits`` rows read as zero)."""
+    """``Dst16b`` / ``Dst32b`` bits at the datum indexes (undefined ``DstBits`` rows read as zero).  A
+    ``Dst32b`` row stays a 10-bit index (BlackholeA0 Dst.md: ``Adj32`` maps it to ``DstBits``;
+    rows 512 and up are the upper half, where tt-llk's second SyncHalf block is; ttsim v1.10.0
+    tensix.cpp:2214, 602 agrees), not Wormhole's 512-row wrap."""
     dst = cop.state.dst
     rows, cols = idx >> 4, idx & 15
     if not c.read_32b:
         r = dst.row16[rows]
         return np.where(dst.ever_written[r], dst.bits[r, cols], 0).astype(np.uint16)
-    hi = dst.row32[rows & 0x1FF]
+    hi = dst.row32[rows]
     written = dst.ever_written
     high = np.where(written[hi], dst.bits[hi, cols], 0).astype(np.uint32)
     return (high << 16) | np.where(written[hi + 8], dst.bits[hi + 8, cols], 0).astype(np.uint32)

@@ -454,7 +454,7 @@ def plan(cop: Coprocessor, thread: int, f: dict[str, int]) -> Plan:
     start_bits = in_addr * 8 + first * width
     if (c.tileize or c.transpose) and start_bits % 128:
         raise UndefinedBehavior(f"{PAGE}: Tileize_mode / Transpose need InAddr_Datums 16-byte aligned")
-    limit = len(cop.state.l1)  # ReadL1Bytes: "Address must be in L1"
+    limit = cop.state.profile.l1_size      # ReadL1Bytes: "Address must be in L1"
     i = None
     bit_addr = None
     if c.tileize or width < 8 or (c.fifo_size and (start_bits + (count - 1) * width) >> 3 > c.limit * 16):
