@@ -63,7 +63,7 @@ from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 from tdbg.emu import faults
 from tdbg.emu.code_patches import Patch, PatchKind
 from tdbg.emu.csrs import CsrFile
-from tdbg.emu.fasthook import add_code_hook, add_mem_hook
+from tdbg.emu.fasthook import RegisterFile, add_code_hook, add_mem_hook
 from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.devices.device import Port, Stall, Wait
 from tdbg.emu.stops import Access, Stop, StopKind
@@ -145,6 +145,7 @@ class Core:
         self.name = spec.name
         self.thread = spec.thread
         self.uc = uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
+        self._registers = RegisterFile(uc, UC_RISCV_REG_X0, 32)
         # An emu_stop from another thread (Ctrl-C, preemption) that lands while a hook runs, or
         # just after it, stops the core before the hook's instruction completes, so the
         # instruction runs again on resume with its side effect (measured: a .ttinsn pushed
@@ -230,7 +231,7 @@ class Core:
 
     def regs(self) -> list[int]:
         """x0..x31."""
-        return [self.uc.reg_read(UC_RISCV_REG_X0 + i) for i in range(32)]
+        return self._registers.read()
 
     def _set_regs(self, values: tuple[int, ...]) -> None:
         for i, v in enumerate(values):
@@ -260,21 +261,22 @@ class Core:
         self.pc, self.state = pc, state
 
     # -- hooks ------------------------------------------------------------------------------------
-    def _hook(self, body: Callable[..., None]) -> Callable[..., None]:
+    def _hook(self, body: Callable[[int, int, int, int], None]) -> Callable[..., None]:
         """``body`` as a raw Unicorn hook (``tdbg.emu.fasthook``) keeping the stop protocol of
         ``_stop_asked``: a stop asked from another thread stops the core before the hook's
         effect; a device that must wait blocks the core (``Stall``); a bug in tdbg is a stop
-        that says so, never a lost error."""
+        that says so, never a lost error.  ``body`` gets a memory hook's ``(access, address,
+        size, value)``, a code hook's ``(address, size, user, 0)``."""
         uc = self.uc
 
-        def hook(*args: int) -> None:
+        def hook(handle: int, a: int, b: int, c: int, d: int = 0, _: int = 0) -> None:
             self._hooks += 1
             if self._stop_asked:
                 self._hooks += 1
                 uc.emu_stop()
                 return
             try:
-                body(*args)
+                body(a, b, c, d)
             except Stall as stall:
                 self._block(stall.wait)
             except BaseException as exc:
@@ -302,7 +304,7 @@ class Core:
         observed, pollable = device.observed, device.pollable
         uc = self.uc
 
-        def on_read(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
+        def on_read(access: int, address: int, size: int, value: int) -> None:
             at = address  # where the load reads the backing RAM
             if address & (size - 1):
                 if self._event(faults.misaligned(address, size, False), Access(address, size, False)):
@@ -328,7 +330,7 @@ class Core:
             if observed and tile.window_observer is not None:
                 tile.window_observer(self, address, size, value, False)
 
-        def on_write(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
+        def on_write(access: int, address: int, size: int, value: int) -> None:
             value &= _MASK[size]
             if address & (size - 1):
                 if self._event(faults.misaligned(address, size, True), Access(address, size, True, value)):
@@ -460,7 +462,7 @@ class Core:
             for lo, hi in self._plain:
                 self._alignment_hooks.append(add_mem_hook(self.uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, hook, lo, hi - 1))
 
-    def _align(self, handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
+    def _align(self, access: int, address: int, size: int, value: int) -> None:
         self._put_back_rounded()
         if not address & (size - 1):
             return
@@ -504,14 +506,14 @@ class Core:
         if patch.kind is PatchKind.TTINSN:
             thread, word, push = self.thread, patch.insn, self.tile.push_path.push
 
-            def run(handle: int, address: int, size: int, _: int) -> None:
+            def run(address: int, size: int, user: int, _: int) -> None:
                 self._poll = None
                 push(self, thread, address, word, "ttinsn")
         elif patch.kind is PatchKind.CSR:
-            def run(handle: int, address: int, size: int, _: int) -> None:
+            def run(address: int, size: int, user: int, _: int) -> None:
                 self._csr(patch.insn)
         else:
-            def run(handle: int, address: int, size: int, _: int) -> None:
+            def run(address: int, size: int, user: int, _: int) -> None:
                 self._event(faults.illegal_instruction(patch.word), None)
 
         self._code_hooks[address] = add_code_hook(self.uc, self._hook(run), address, address)
