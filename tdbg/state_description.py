@@ -6,7 +6,7 @@ That one list then drives everything that must cover the whole state:
 
 * ``reset``: back to power-on (each field's ``reset``);
 * ``save`` / ``load``: a checkpoint, a reverse-stepi record, and returning to one;
-* ``nbytes``: what a save costs in memory (the history's and the checkpoints' budgets);
+* ``Saved.nbytes``: what a save costs in memory (the history's and the checkpoints' budgets);
 * ``changes``: what differs between two saves, in words (the ``tensix`` command's report).
 
 A field is an attribute path of the component, or a ``get`` / ``put`` pair where the state is
@@ -24,6 +24,7 @@ import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -49,9 +50,10 @@ class Field:
     """One piece of a component's state (module docstring).  ``reset``: for an ``ARRAY`` the
     value every element gets (or a function of the component giving the contents), for a
     ``VALUE`` / ``OBJECT`` the value or a function of the component making it; ``KEEP`` for a
-    field a reset leaves alone (a part resets itself).  ``report``: the lines the ``tensix``
+    field a reset leaves alone (a part resets itself).  ``copy``: how an ``OBJECT`` is copied (a
+    flat ``dict`` or ``list`` of numbers needs no deep copy).  ``report``: the lines the ``tensix``
     command prints when it changed, from the two saves of the whole component.  ``size``: bytes
-    a saved value holds that ``nbytes`` cannot see (a Unicorn CPU context)."""
+    a saved value holds that ``Saved.nbytes`` cannot see (a Unicorn CPU context)."""
 
     name: str
     kind: Kind
@@ -63,16 +65,12 @@ class Field:
     saved: bool = True
     in_steps: bool = True
     size: int = 0
+    copy: Callable[[Any], Any] = copy.deepcopy
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_attributes", tuple((self.path or self.name).split(".")))
-
-    def read(self, obj: Any) -> Any:
-        if self.get is not None:
-            return self.get(obj)
-        for name in self._attributes:  # type: ignore[attr-defined]
-            obj = getattr(obj, name)
-        return obj
+        path = self.path or self.name
+        object.__setattr__(self, "_attributes", tuple(path.split(".")))
+        object.__setattr__(self, "read", self.get or attrgetter(path))
 
     def write(self, obj: Any, value: Any) -> None:
         if self.put is not None:
@@ -104,6 +102,13 @@ def parts(name: str, path: str = "", **options: Any) -> Field:
     return Field(name, Kind.PARTS, path, **options)
 
 
+class Saved(dict[str, Any]):
+    """A component's saved state, by field name, and ``nbytes``: roughly the memory it holds (its
+    arrays and byte strings, what ``Field.size`` adds, an overhead per field)."""
+
+    nbytes: int = 0
+
+
 @dataclass(frozen=True)
 class StateDescription:
     """Every field of one component's state, in the order they are written back; ``after``
@@ -113,24 +118,39 @@ class StateDescription:
     fields: tuple[Field, ...]
     after: Callable[[Any], None] | None = field(default=None, compare=False)
 
-    def save(self, obj: Any, steps: bool = False) -> dict[str, Any]:
+    def __post_init__(self) -> None:
+        saved = tuple(f for f in self.fields if f.saved)
+        plans = tuple(tuple((f.name, f.read, f.kind, f.copy) for f in fields)
+                      for fields in (saved, tuple(f for f in saved if f.in_steps)))
+        # what the fields that hold no array or bytes cost, for each plan
+        fixed = tuple(sum(f.size + FIELD_OVERHEAD for f in fields if f.kind in (Kind.VALUE, Kind.OBJECT, Kind.ARRAY))
+                      for fields in (saved, tuple(f for f in saved if f.in_steps)))
+        object.__setattr__(self, "_plans", plans)
+        object.__setattr__(self, "_fixed", fixed)
+
+    def save(self, obj: Any, steps: bool = False) -> Saved:
         """The component's state (``steps``: for a reverse-stepi record, without the fields the
-        step's journal keeps)."""
-        out: dict[str, Any] = {}
-        for f in self.fields:
-            if not f.saved or (steps and not f.in_steps):
-                continue
-            current = f.read(obj)
-            if f.kind is Kind.ARRAY:
-                out[f.name] = current.copy()
-            elif f.kind is Kind.OBJECT:
-                out[f.name] = copy.deepcopy(current)
-            elif f.kind is Kind.PART:
-                out[f.name] = describe(current).save(current, steps)
-            elif f.kind is Kind.PARTS:
-                out[f.name] = {key: describe(c).save(c, steps) for key, c in current.items()}
+        step's journal keeps), with roughly the memory it holds (``Saved.nbytes``)."""
+        out = Saved()
+        size = self._fixed[steps]  # type: ignore[attr-defined]
+        for name, read, kind, copier in self._plans[steps]:  # type: ignore[attr-defined]
+            current = read(obj)
+            if kind is Kind.VALUE:
+                out[name] = current
+                if type(current) is bytes or type(current) is dict:
+                    size += _data_bytes(current)
+            elif kind is Kind.OBJECT:
+                out[name] = copier(current)
+            elif kind is Kind.ARRAY:
+                item = out[name] = current.copy()
+                size += item.nbytes
+            elif kind is Kind.PART:
+                item = out[name] = describe(current).save(current, steps)
+                size += item.nbytes
             else:
-                out[f.name] = current
+                item = out[name] = {key: describe(c).save(c, steps) for key, c in current.items()}
+                size += sum(part.nbytes for part in item.values())
+        out.nbytes = size
         return out
 
     def load(self, obj: Any, saved: Mapping[str, Any]) -> None:
@@ -141,7 +161,7 @@ class StateDescription:
             if f.kind is Kind.ARRAY:
                 f.read(obj)[...] = saved[f.name]
             elif f.kind is Kind.OBJECT:
-                f.write(obj, copy.deepcopy(saved[f.name]))
+                f.write(obj, f.copy(saved[f.name]))
             elif f.kind is Kind.PART:
                 current = f.read(obj)
                 describe(current).load(current, saved[f.name])
@@ -169,22 +189,6 @@ class StateDescription:
         if self.after is not None:
             self.after(obj)
 
-    def nbytes(self, obj: Any, saved: Mapping[str, Any]) -> int:
-        """Roughly the memory ``saved`` (a save of ``obj``) holds."""
-        total = 0
-        for f in self.fields:
-            if f.name not in saved:
-                continue
-            item = saved[f.name]
-            if f.kind is Kind.PART:
-                current = f.read(obj)
-                total += describe(current).nbytes(current, item)
-            elif f.kind is Kind.PARTS:
-                total += sum(describe(c).nbytes(c, item[key]) for key, c in f.read(obj).items())
-            else:
-                total += _data_bytes(item) + f.size + FIELD_OVERHEAD
-        return total
-
     def changes(self, obj: Any, before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
         """What changed in ``obj`` between two of its saves, as the fields' reports say it."""
         lines: list[str] = []
@@ -206,7 +210,7 @@ def describe(component: Any) -> StateDescription:
     return description
 
 
-def save(component: Any, steps: bool = False) -> dict[str, Any]:
+def save(component: Any, steps: bool = False) -> Saved:
     """``component``'s state, as its description saves it."""
     return describe(component).save(component, steps)
 
@@ -226,13 +230,17 @@ def changes(component: Any, before: Mapping[str, Any], after: Mapping[str, Any])
     return describe(component).changes(component, before, after)
 
 
+_SIZED = (np.ndarray, bytes, bytearray, dict)
+
+
 def _data_bytes(item: Any) -> int:
+    """The bytes of the arrays and byte strings in a saved value (dictionaries walked)."""
     if isinstance(item, np.ndarray):
         return item.nbytes
     if isinstance(item, bytes | bytearray):
         return len(item)
-    if isinstance(item, Mapping):
-        return sum(_data_bytes(v) for v in item.values())
+    if isinstance(item, dict) and item and isinstance(next(iter(item.values())), _SIZED):
+        return sum(_data_bytes(v) for v in item.values())   # pages, memories (a dict of numbers holds none)
     return 0
 
 

@@ -244,7 +244,7 @@ class Core:
     STATE = StateDescription("core", (
         value("context", get=lambda c: c.uc.context_save(), put=lambda c, v: c.uc.context_restore(v), size=1024),
         value("registers", get=lambda c: tuple(c.regs()), put=_set_regs, reset=(0,) * 32, saved=False),
-        value("pc", reset=0),
+        value("pc", reset=0, in_steps=False),    # the context has it; a checkpoint names it
         array("local_ram", "local_ram_data", in_steps=False),
         value("completed_pc", reset=None),      # after pc, whose setter clears it
         value("last_stop", reset=None),

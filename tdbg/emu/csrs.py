@@ -40,7 +40,8 @@ class CsrFile:
 
     #: The CSRs kept as storage (their reset values) and what the firmware wrote to the counters.
     STATE = StateDescription("CSRs", (
-        obj("values", reset=lambda c: {n: s.value for n, s in c.specs.items() if s.kind in ("scratch", "cfg0") or s.scratch_on}),
+        obj("values", reset=lambda c: {n: s.value for n, s in c.specs.items() if s.kind in ("scratch", "cfg0") or s.scratch_on},
+            copy=dict),
         value("cycle_offset", reset=0),
     ))
 

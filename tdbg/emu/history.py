@@ -74,8 +74,8 @@ class History:
     def record(self, tile: Tile, core: Core) -> StepRecord:
         """What the next instruction of ``core`` may change (``widen`` adds the whole tile when
         the other cores run during the step)."""
-        saved_core, registers = state.save(core, steps=True), state.save(tile.registers)
-        size = state.describe(core).nbytes(core, saved_core) + state.describe(tile.registers).nbytes(tile.registers, registers)
+        saved_core, registers = core.STATE.save(core, True), tile.registers.STATE.save(tile.registers, True)
+        size = saved_core.nbytes + registers.nbytes
         base = dict(core=core.name, saved_core=saved_core, registers=registers)
         access = _access(tile, core)
         if access == "tile":
@@ -89,7 +89,7 @@ class History:
             tile.noc.journal = noc_writes
             self._journaling = tile
             return StepRecord(**base, devices=devices, l1=journal, noc_writes=noc_writes,
-                              size=size + state.describe(tile).nbytes(tile, devices))
+                              size=size + devices.nbytes)
         if access is not None:
             address, length = access
             try:

@@ -39,7 +39,7 @@ class Scheduler:
         self._interrupt = False
         self._active: Core | None = None
 
-    STATE = StateDescription("scheduler", (obj("exit_codes", reset=lambda s: {}), value("last_turn", reset=None)))
+    STATE = StateDescription("scheduler", (obj("exit_codes", reset=lambda s: {}, copy=dict), value("last_turn", reset=None)))
 
     # -- runs -------------------------------------------------------------------------------------
     def run(self, only: str | None = None, limit: int | None = None) -> Stop:

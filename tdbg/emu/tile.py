@@ -1,6 +1,6 @@
 """The emulated Tensix tile: shared L1, every core with its own firmware, the coprocessor state,
-the devices, policies; the run model is ``tdbg.emu.scheduler``'s, the push path
-``tdbg.emu.push_path``'.
+the devices, policies; the run model is ``tdbg.emu.scheduler``'s and the path of pushed
+instructions ``tdbg.emu.push_path``'s.
 
 Firmware (one ``ElfImage`` per core) is placed in L1 as a host does (``tdbg.emu.loader``); the
 words of its code that Unicorn must not run as they are (``tdbg.emu.code_patches``) are replaced in
@@ -167,7 +167,8 @@ class Tile:
 
     #: The whole tile: L1 and the replaced code words in it (a reverse-stepi record leaves both to
     #: the step's journal), the coprocessor (with its architectural state), the devices, the NoC,
-    #: the push log, the run model, every core.  A reset clears the warnings and the NoC's writes into L1 too.
+    #: the push log, the run model, every core.  A reset also clears the warnings and the NoC's
+    #: writes into L1.
     STATE = StateDescription("tile", (
         value("l1", get=lambda t: bytes(t.l1), put=_put_l1, reset=lambda t: bytes(len(t.l1)), in_steps=False),
         value("code", get=lambda t: t.code.at, put=_put_code, in_steps=False),
@@ -289,9 +290,12 @@ class Tile:
         zlib-compressed (measured: 2 ms for a mostly empty L1, 70 ms for random bytes; the
         user's checkpoints, not the history's)."""
         saved = Tile.STATE.save(self)
+        nbytes = saved.nbytes
         if compress:
-            saved["l1"] = zlib.compress(saved["l1"], 1)
-        return Checkpoint(saved, Tile.STATE.nbytes(self, saved), compress)
+            l1 = saved["l1"]
+            saved["l1"] = zlib.compress(l1, 1)
+            nbytes += len(saved["l1"]) - len(l1)
+        return Checkpoint(saved, nbytes, compress)
 
     def restore(self, cp: Checkpoint) -> None:
         """Return to ``cp``."""

@@ -64,8 +64,8 @@ class Niu(Registers32):
     #: The request initiators' registers, the configuration registers, the NOC_STATUS counters.
     STATE = StateDescription("NIU", (
         obj("buffers", reset=lambda n: [CommandBuffer() for _ in range(n.noc_spec.cmd_buffers)]),
-        obj("config", reset=lambda n: n._power_on_config()),
-        obj("counters", reset=lambda n: [0] * 64),          # NOC_STATUS(0..63)
+        obj("config", reset=lambda n: n._power_on_config(), copy=dict),
+        obj("counters", reset=lambda n: [0] * 64, copy=list),          # NOC_STATUS(0..63)
     ))
 
     # -- identification -----------------------------------------------------------------------

@@ -31,7 +31,7 @@ class Overlay(Registers32):
         self._names = {index: (name, bits) for name, (index, bits) in overlay.registers.items()}
         self.values: dict[tuple[int, str], int] = {}
 
-    STATE = StateDescription("overlay", (obj("values", reset=lambda o: {}),))
+    STATE = StateDescription("overlay", (obj("values", reset=lambda o: {}, copy=dict),))
 
     def register(self, offset: int) -> tuple[int, str, int]:
         """(stream, register name, bits) at ``offset``."""

@@ -45,7 +45,7 @@ class TileRegisters(WordRegisters):
 
     #: The registers' values (the table's reset values, else 0) and the tile clock.
     STATE = StateDescription("tile registers", (
-        obj("values", reset=lambda r: {reg.offset: reg.reset or 0 for reg in r.tile.profile.tile_registers}),
+        obj("values", reset=lambda r: {reg.offset: reg.reset or 0 for reg in r.tile.profile.tile_registers}, copy=dict),
         value("clock", reset=0),
     ))
 
