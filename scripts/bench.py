@@ -67,7 +67,7 @@ from tdbg.session import Session
 from tdbg.emu.elf import ElfImage
 from tdbg.emu.stops import StopKind
 from tdbg.emu.toolchain import build, firmware_dir
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 clock = time.process_time
 

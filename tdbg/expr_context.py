@@ -17,7 +17,7 @@ from tdbg.frames import FrameView
 from tdbg.riscv import ABI_NAMES, NUMBERS as REGISTERS
 from tdbg.session import SessionError
 from tdbg.tensix import formats
-from tdbg.tensix.sfpu.state import FULL
+from tdbg.tensix.sfpu.vector_unit import FULL
 
 if TYPE_CHECKING:
     from tdbg.session import Session

@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tdbg.emu.code import PatchKind
+from tdbg.emu.code_patches import PatchKind
 from tdbg.emu.core import CoreState
-from tdbg.emu.regions import Wait
+from tdbg.emu.devices.device import Wait
 from tdbg.emu.stops import CoreWait
 from tdbg.llk_names import llk_names
 from tdbg.tensix import sync

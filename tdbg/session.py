@@ -35,7 +35,7 @@ from tdbg.emu.core import Core, CoreState, Disposition, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, one_line
 from tdbg.emu.history import History
 from tdbg.expr.values import PrintSettings
-from tdbg.emu.regions import Stall
+from tdbg.emu.devices.device import Stall
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.emu.pushlog import PushLog
 from tdbg.emu.tile import Policy, Tile, Unreadable
@@ -50,7 +50,8 @@ from tdbg.snapshots import DstContents
 from tdbg.tensix import l1_data
 from tdbg.tensix_access import TensixAccess
 from tdbg.tensix.events import Category, TensixEvent
-from tdbg.tensix.profile import BLACKHOLE, Profile
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch.profile import Profile
 
 if TYPE_CHECKING:
     from tdbg.disasm import Disassembler
@@ -871,7 +872,7 @@ class Session(TensixAccess):
         if region is None:
             return int.from_bytes(self.read_memory(address, size), "little")
         try:
-            return region.load(self._core.thread, address - region.base, size)
+            return region.load(address - region.base, size)
         except (TensixEvent, Stall) as exc:
             raise SessionError(f"Cannot access memory at address {address:#x}: {exc}") from None
 
@@ -917,7 +918,7 @@ class Session(TensixAccess):
                 left = len(data) - pos
                 n = next(w for w in (4, 2, 1) if at % w == 0 and left >= w)
                 try:
-                    region.store(core.thread, at - region.base, n, int.from_bytes(data[pos:pos + n], "little"))
+                    region.store(at - region.base, n, int.from_bytes(data[pos:pos + n], "little"))
                 except (TensixEvent, Stall) as exc:
                     raise SessionError(f"Cannot write memory at address {at:#x}: {exc}") from None
             pos += n

@@ -9,7 +9,9 @@ which lanes hold data.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -70,6 +72,7 @@ class VectorUnitState:
     misc: np.ndarray            # LoadMacroConfig.Misc[lane]
     macro_defined: np.ndarray   # templates 0-3, sequences 4-7, Misc 8: written per lane
     sp: tuple[int, ...]         # each thread's RWCs.Sp
+    saved: Mapping[str, Any]    # the unit as its state declaration saves it (``Session.state_changes``)
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class CoprocessorState:
     allowed_clients: tuple[tuple[str, ...], ...]     # SrcA's, SrcB's per bank
     src_banks: tuple[int, int, int, int]             # MatrixUnit SrcA, SrcB; Unpacker 0, 1
     vector: VectorUnitState
+    saved: Mapping[str, Any]    # the coprocessor as its state declaration saves it (``Session.state_changes``)
 
 
 @dataclass(frozen=True)

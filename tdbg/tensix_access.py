@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from tdbg import state_description
 from tdbg.emu.pushlog import WindowTrace
 from tdbg.errors import SessionError
 from tdbg.snapshots import ConfigFieldValue, CoprocessorState, DstContents, ThreadState, VectorUnitState
@@ -122,7 +123,8 @@ class TensixAccess:
         return VectorUnitState(vu.lreg.copy(), vu.defined.copy(), vu.lane_flags.copy(), vu.use_lane_flags.copy(),
                                vu.stack.copy(), vu.stack_size.copy(), vu.lane_config.copy(), vu.enabled().copy(),
                                vu.template.copy(), vu.sequence.copy(), vu.misc.copy(), vu.macro_defined.copy(),
-                               tuple(self.tile.coprocessor.rwc(t).Sp for t in self._tensix_threads()))
+                               tuple(self.tile.coprocessor.rwc(t).Sp for t in self._tensix_threads()),
+                               state_description.save(vu))
 
     def write_lreg_lane(self, reg: int, lane: int, bits: int) -> None:
         """Store the 32 bits of one lane of ``LReg[reg]``; the read-only constants (LReg.md:
@@ -143,7 +145,16 @@ class TensixAccess:
             self.dst_contents(), t.srca.data.copy(), t.srcb.data.copy(), t.config.config.copy(),
             t.config.thread_config.copy(), threads, tuple((s.Value, s.Max) for s in cop.semaphores),
             tuple(tuple(c.value for c in reg.allowed_client) for reg in (t.srca, t.srcb)),
-            (banks.matrix_unit_srca, banks.matrix_unit_srcb, banks.unpacker[0], banks.unpacker[1]), self.vector_unit())
+            (banks.matrix_unit_srca, banks.matrix_unit_srcb, banks.unpacker[0], banks.unpacker[1]), self.vector_unit(),
+            state_description.save(cop))
+
+    def state_changes(self, before: CoprocessorState | VectorUnitState,
+                      after: CoprocessorState | VectorUnitState) -> list[str]:
+        """What changed between two copies of the coprocessor (or of the Vector Unit), as its
+        state declaration (``Coprocessor.STATE``, ``VectorUnit.STATE``) reports it."""
+        cop = self.tile.coprocessor
+        return state_description.changes(cop if isinstance(before, CoprocessorState) else cop.vector,
+                                         before.saved, after.saved)
 
     def cfg(self, name: str) -> int:
         """A config field by its ``cfg_defines.h`` name, as the current core's thread sees it."""

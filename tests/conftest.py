@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tdbg import native
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 from tdbg.toolchain import ttnn
 
 _BUILD_CACHE = pytest.StashKey[Path]()

@@ -26,7 +26,7 @@ from tdbg.emu.toolchain import firmware_dir
 from tdbg.session import Session, SessionError
 from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.events import TensixEvent
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 
 ISA = BLACKHOLE.isa
 ENCODINGS = sorted(ISA.encodings.values(), key=lambda e: e.name)

@@ -11,7 +11,7 @@ import ttllk_variants as tv
 
 from tdbg.emu.elf import ElfImage
 from tdbg.tensix.isa import RESERVED, ttinsn_to_word
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 BH = BLACKHOLE.isa

@@ -67,7 +67,7 @@ def test_a_preemption_inside_a_device_access_does_not_repeat_it(tmp_path: Path, 
     # replayed (the load gets the value already taken), not done twice.  Forced here: the second
     # pop preempts T0 from inside its own hook.  (Before the fix: T0 read 7, 21, then waited for
     # a fourth value that never came.)
-    from tdbg.tensix import mailboxes
+    from tdbg.emu.devices import mailboxes
 
     t0 = firmware(tmp_path, "rx", """
     for (int i = 0; i < 3; i++)

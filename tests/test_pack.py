@@ -16,8 +16,8 @@ import pytest
 from tdbg.tensix.adcs import PACKERS, X, Y, Z
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import UnimplementedFunctionality
-from tdbg.tensix.profile import BLACKHOLE
-from tdbg.tensix.tile import TensixState
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.tensix.state import TensixState
 
 encode = BLACKHOLE.isa.encode
 FP32, BF16, BFP8 = 0, 5, 6

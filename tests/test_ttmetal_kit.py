@@ -30,7 +30,7 @@ import pytest
 from tdbg.disasm import Disassembler
 from tdbg.emu.elf import ElfImage
 from tdbg.riscv_ext import arch_extensions
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.toolchain import elfpatch, ttnn
 from tdbg.ttmetal import kit
 

@@ -17,9 +17,9 @@ import unpack_reference as ref
 from tdbg.tensix.adcs import PACKERS, UNPACKER0, UNPACKER1
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnimplementedFunctionality
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.src import SrcClient
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 encode = BLACKHOLE.isa.encode
 ADC_KEYS = ("ch0_x", "ch0_y", "ch0_z", "ch0_w", "ch1_x", "ch1_y", "ch1_z", "ch1_w")

@@ -15,28 +15,12 @@ from tdbg.commands.registry import INIT_HOOKS, CommandError, info_command
 from tdbg.commands.tensix_cmds import ranges
 from tdbg.commands.values import evaluate_int
 from tdbg.emu.stops import StopKind
-from tdbg.snapshots import VectorUnitState
 from tdbg.tensix.isa import IsaError
-from tdbg.tensix.sfpu.state import FULL, LANES
+from tdbg.tensix.sfpu.vector_unit import FULL, LANES
 
 VIEWS = ("x", "f", "d")
 VIEW_NAMES = {"x": "hex", "f": "fp32", "d": "int"}
 NAMES = {8: "0.8373", 9: "0", 10: "1.0", 15: "2*lane"}   # LReg.md's read-only constants
-
-
-def changes(before: VectorUnitState, after: VectorUnitState) -> list[str]:
-    """One line per LReg whose lanes changed (value or defined flags), then the predication state
-    (lane flags, the flag stack sizes, ``LaneConfig``)."""
-    lines = []
-    moved = (before.lreg != after.lreg) | (before.defined != after.defined)
-    for reg in np.flatnonzero(moved.any(axis=1)):
-        lines.append(f"LReg[{reg}] lanes changed: {ranges(np.flatnonzero(moved[reg]))}")
-    for key, name in (("lane_flags", "LaneFlags"), ("use_lane_flags", "UseLaneFlagsForLaneEnable"),
-                      ("stack_size", "FlagStack depth"), ("lane_config", "LaneConfig")):
-        lanes = np.flatnonzero(getattr(before, key) != getattr(after, key))
-        if len(lanes):
-            lines.append(f"{name} changed in lanes {ranges(lanes)}")
-    return lines
 
 
 def install(interp: Interpreter) -> None:
@@ -55,7 +39,7 @@ def _on_stop(interp: Interpreter, stop: object) -> None:
     before = interp.state.sfpu_stop
     interp.state.sfpu_stop = now
     if before is not None and getattr(stop, "kind", None) is StopKind.STEP:
-        for line in changes(before, now):
+        for line in interp.session.state_changes(before, now):
             interp.out(line)
 
 

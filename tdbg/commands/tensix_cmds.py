@@ -12,8 +12,9 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import line_width, wrap
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
-from tdbg.tensix import formats, packer
 from tdbg.snapshots import CoprocessorState
+from tdbg.state_description import ranges
+from tdbg.tensix import formats, pack_conversion as packer
 from tdbg.tensix.isa import IsaError
 
 
@@ -30,72 +31,15 @@ def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
 
 
 def _report_changes(interp: Interpreter, before: CoprocessorState, thread: int) -> None:
-    """What one instruction changed, between two ``Session.coprocessor_state`` copies."""
+    """What one instruction changed, between two ``Session.coprocessor_state`` copies (as the
+    coprocessor's state declaration reports it), and what holds the thread now."""
     after = interp.session.coprocessor_state()
-    changed = False
-
-    def rows(name: str, a: np.ndarray, b: np.ndarray) -> None:
-        nonlocal changed
-        if a.ndim == 3:
-            for bank in range(a.shape[0]):
-                rows(f"{name}[{bank}]", a[bank], b[bank])
-            return
-        diff = np.flatnonzero((a != b).any(axis=1))
-        if len(diff):
-            changed = True
-            interp.out(f"{name} rows changed: {ranges(diff)}")
-
-    rows("DstBits", before.dst.bits, after.dst.bits)
-    undefined = np.flatnonzero(before.dst.written & ~after.dst.written)
-    if len(undefined):
-        changed = True
-        interp.out(f"DstBits rows now undefined: {ranges(undefined)}")
-    rows("SrcA", before.srca, after.srca)
-    rows("SrcB", before.srcb, after.srcb)
-    for bank in range(len(after.config)):
-        for i in np.flatnonzero(before.config[bank] != after.config[bank]):
-            changed = True
-            interp.out(f"Config[{bank}][{i}]: {int(before.config[bank][i]):#x} -> {int(after.config[bank][i]):#x}")
-    for t in range(len(after.thread_config)):
-        for i in np.flatnonzero(before.thread_config[t] != after.thread_config[t]):
-            changed = True
-            interp.out(f"ThreadConfig[{t}][{i}]: {int(before.thread_config[t][i]):#x} -> {int(after.thread_config[t][i]):#x}")
-    for t, (old, new) in enumerate(zip(before.threads, after.threads)):
-        moved = [f"{k} {old.rwc[k]} -> {new.rwc[k]}" for k in new.rwc if old.rwc[k] != new.rwc[k]]
-        if moved:
-            changed = True
-            interp.out(f"RWC T{t}: " + ", ".join(moved))
-    for i, (old_sem, new_sem) in enumerate(zip(before.semaphores, after.semaphores)):
-        if old_sem != new_sem:
-            changed = True
-            interp.out(f"Semaphore {i}: Value {old_sem[0]} -> {new_sem[0]}, Max {old_sem[1]} -> {new_sem[1]}")
-    if before.allowed_clients != after.allowed_clients:
-        changed = True
-        interp.out(f"AllowedClient: SrcA {list(after.allowed_clients[0])}, SrcB {list(after.allowed_clients[1])}")
-    from tdbg.commands import sfpu_cmds
-
-    for line in sfpu_cmds.changes(before.vector, after.vector):
-        changed = True
-        interp.out(line)
+    lines = interp.session.state_changes(before, after)
     waiting = after.threads[thread].waiting
     if waiting:
-        changed = True
-        interp.out(f"T{thread} is waiting: {waiting}")
-    if not changed:
-        interp.out("No state changed.")
-
-
-def ranges(values: np.ndarray | list[int]) -> str:
-    """``1-3, 7`` for [1, 2, 3, 7]."""
-    out, start, prev = [], None, None
-    for v in list(map(int, values)) + [None]:
-        if start is not None and v is not None and v == prev + 1:
-            prev = v
-            continue
-        if start is not None:
-            out.append(f"{start}" if start == prev else f"{start}-{prev}")
-        start = prev = v
-    return ", ".join(out)
+        lines.append(f"T{thread} is waiting: {waiting}")
+    for line in lines or ["No state changed."]:
+        interp.out(line)
 
 
 @command(

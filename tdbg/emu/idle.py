@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from unicorn import UC_HOOK_CODE, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE, Uc
 
-from tdbg.emu.regions import Wait
+from tdbg.emu.devices.device import Wait
 from tdbg.emu.stops import Stop
 
 if TYPE_CHECKING:
@@ -71,13 +71,13 @@ def _observe(core: Core, count: int) -> tuple[_Window, Stop | None]:
 
     hooks = [uc.hook_add(UC_HOOK_CODE, on_code), uc.hook_add(UC_HOOK_MEM_READ, on_read),
              uc.hook_add(UC_HOOK_MEM_WRITE, on_write)]
-    pushes = core.tile.seq
+    pushes = core.tile.push_path.seq
     try:
         stop = core.run_observed(count)
     finally:
         for h in hooks:
             uc.hook_del(h)
-    if core.tile.seq != pushes:      # a .ttinsn push (a code hook, not a store) did something
+    if core.tile.push_path.seq != pushes:      # a .ttinsn push (a code hook, not a store) did something
         window.changed = True
     return window, stop
 

@@ -11,7 +11,7 @@ Two kinds of ELF are loaded:
 
 Refused with one line: an ELF whose ``Tag_RISCV_arch`` names another architecture's Tenstorrent
 extension (a Wormhole ``xttwh`` build on a Blackhole tile), and bytes outside the places the
-core can be loaded (L1 and its private RAM).  Replaced code words (``tdbg.emu.code``) and
+core can be loaded (L1 and its private RAM).  Replaced code words (``tdbg.emu.code_patches``) and
 ``j .`` parks count only where the core can fetch them: in executable bytes placed in L1 (BabyRISCV/README.md "Frontend":
 instructions are fetched from L1 only).
 """
@@ -19,7 +19,7 @@ instructions are fetched from L1 only).
 from __future__ import annotations
 
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
-from tdbg.tensix.profile import CoreSpec, Profile
+from tdbg.arch.profile import CoreSpec, Profile
 
 
 def placements(image: ElfImage, profile: Profile, spec: CoreSpec) -> list[Segment]:

@@ -1,4 +1,4 @@
-/* The packer's float format conversion in C: tdbg/tensix/packer.py's early cells (_fp32_fields /
+/* The packer's float format conversion in C: tdbg/tensix/pack_conversion.py's early cells (_fp32_fields /
  * _bf16_fields / _fp16_fields, then _round, _truncate or _tf32_to_fp16_blackhole), its late
  * float cells (_late_float, _float_bits, _store) and BFP (_bfp), step for step on int64_t as the
  * numpy code computes (the reference, whose docstrings give the facts and their evidence:

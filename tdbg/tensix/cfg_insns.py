@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 
 def setc16(state: TensixState, thread: int, f: dict[str, int]) -> None:

@@ -11,33 +11,32 @@ other stream register (the overlay's own data movement) is ``UnimplementedFuncti
 
 from __future__ import annotations
 
+from tdbg.arch.memory_map import DeviceSpec
+from tdbg.arch.profile import OverlaySpec
+from tdbg.emu.devices.device import Registers32
+from tdbg.state_description import StateDescription, obj
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality, UnsupportedFunctionality
-from tdbg.tensix.profile import OverlaySpec
 
 _PAGE = "NoC/Overlay/README.md"
 
 
-class Overlay:
+class Overlay(Registers32):
     """The stream registers of one tile."""
 
-    def __init__(self, spec: OverlaySpec) -> None:
-        self.spec = spec
-        self._names = {index: (name, bits) for name, (index, bits) in spec.registers.items()}
+    pollable = True
+
+    def __init__(self, overlay: OverlaySpec, spec: DeviceSpec) -> None:
+        super().__init__(spec)
+        self.streams = overlay
+        self._names = {index: (name, bits) for name, (index, bits) in overlay.registers.items()}
         self.values: dict[tuple[int, str], int] = {}
 
-    def reset(self) -> None:
-        self.values = {}
-
-    def snapshot(self) -> dict[tuple[int, str], int]:
-        return dict(self.values)
-
-    def restore(self, snap: dict[tuple[int, str], int]) -> None:
-        self.values = dict(snap)
+    STATE = StateDescription("overlay", (obj("values", reset=lambda o: {}, copy=dict),))
 
     def register(self, offset: int) -> tuple[int, str, int]:
         """(stream, register name, bits) at ``offset``."""
-        stream, within = divmod(offset, self.spec.stride)
-        if stream >= self.spec.streams or within & 3:
+        stream, within = divmod(offset, self.streams.stride)
+        if stream >= self.streams.streams or within & 3:
             raise UndefinedBehavior(f"{_PAGE}: overlay offset {offset:#x} is no stream register")
         found = self._names.get(within >> 2)
         if found is None:
@@ -52,13 +51,13 @@ class Overlay:
             return f"overlay offset {offset:#x}"
         return f"stream {stream} {name}"
 
-    def load(self, offset: int) -> int:
+    def read(self, offset: int) -> int:
         stream, name, _ = self.register(offset)
         if name.endswith("_UPDATE"):
             raise UndefinedBehavior(f"{_PAGE}: {name} is written, not read")
         return self.values.get((stream, name), 0)
 
-    def store(self, offset: int, value: int) -> None:
+    def write(self, offset: int, value: int) -> None:
         stream, name, bits = self.register(offset)
         if name == "STREAM_REMOTE_DEST_BUF_SPACE_AVAILABLE":
             raise UndefinedBehavior(f"{_PAGE}: {name} is read-only")
