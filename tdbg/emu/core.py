@@ -63,7 +63,7 @@ from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 from tdbg.emu import faults
 from tdbg.emu.code_patches import Patch, PatchKind
 from tdbg.emu.csrs import CsrFile
-from tdbg.emu.fasthook import RegisterFile, add_code_hook, add_mem_hook
+from tdbg.emu.fasthook import Register, RegisterFile, add_code_hook, add_mem_hook
 from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.devices.device import Port, Stall, Wait
 from tdbg.emu.stops import Access, Stop, StopKind
@@ -146,6 +146,7 @@ class Core:
         self.thread = spec.thread
         self.uc = uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
         self._registers = RegisterFile(uc, UC_RISCV_REG_X0, 32)
+        self._pc = Register(uc, UC_RISCV_REG_PC)
         # An emu_stop from another thread (Ctrl-C, preemption) that lands while a hook runs, or
         # just after it, stops the core before the hook's instruction completes, so the
         # instruction runs again on resume with its side effect (measured: a .ttinsn pushed
@@ -214,7 +215,7 @@ class Core:
     # -- registers ------------------------------------------------------------------------------
     @property
     def pc(self) -> int:
-        return self.uc.reg_read(UC_RISCV_REG_PC)
+        return self._pc.read()
 
     @pc.setter
     def pc(self, value: int) -> None:

@@ -10,7 +10,8 @@ hook ``(handle, address, size, user_data)``; neither may raise (ctypes would pri
 exception): each catches its own errors.  ``RegisterFile`` reads consecutive registers with one
 ``uc_reg_read_batch`` (measured: 3 us for the 32 RISC-V ``x`` registers, against 30 us through
 the binding's ``reg_read``, one call each; ``tdbg.emu.idle`` reads them at every turn of a loop
-it watches).
+it watches); ``Register`` reads one (measured: the PC in 0.67 us against the binding's 1.05 us; a
+stepi reads it six times).
 """
 
 from __future__ import annotations
@@ -61,3 +62,18 @@ class RegisterFile:
         if status:
             raise UcError(status)
         return list(self._values)
+
+
+class Register:
+    """One 32-bit register of ``uc`` (Unicorn register id ``reg``)."""
+
+    def __init__(self, uc: Uc, reg: int) -> None:
+        self._uch, self._reg = uc._uch, reg
+        self._value = ctypes.c_uint32()
+        self._ref = ctypes.byref(self._value)
+
+    def read(self) -> int:
+        status = uclib.uc_reg_read(self._uch, self._reg, self._ref)
+        if status:
+            raise UcError(status)
+        return self._value.value
