@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -28,7 +28,7 @@ from tdbg.emu.core import Core, CoreState, Disposition, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, one_line
 from tdbg.emu.history import History
 from tdbg.expr.values import PrintSettings
-from tdbg.emu.regions import Stall
+from tdbg.emu.regions import Stall, Wait
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.emu.pushlog import PushLog, WindowTrace
 from tdbg.emu.tile import Checkpoint, Policy, Tile, Unreadable
@@ -48,6 +48,19 @@ if TYPE_CHECKING:
     from tdbg.disasm import Disassembler
 
 Programs = Mapping[str, "str | Path | None"]   # core name -> ELF or C file
+
+
+class Host(Protocol):
+    """Whoever plays the host around the tile's runs (``Session.host``; tt-metal's, in
+    ``tdbg.ttmetal``): told when the tile is put back in its loaded state, and given the word
+    whenever every core waits, as a real host acts while the firmware waits for it."""
+
+    def restarted(self, session: Session) -> None:
+        """The tile is back in its loaded state, its set-up written again."""
+
+    def idle(self, session: Session, stop: Stop) -> Stop | None:
+        """No core can run (``stop`` names every wait): act and return None to run on, or
+        return the stop to report (``StopKind.HOST`` when the host's work is done)."""
 
 
 
@@ -223,6 +236,7 @@ class Session:
         self.setup: list[SetupWrite] = []   # memory written while the program was not started
         self.replay_setup = True            # restart (run, kill) writes the set-up again
         self._replaying = False
+        self.host: Host | None = None      # plays the host around the runs (Host)
         self._next_number = 1
         programs = program if isinstance(program, Mapping) else {"T0": demo_source() if program is None else program}
         for name, path in programs.items():
@@ -232,16 +246,18 @@ class Session:
         self.tile.reset()
 
     # -- programs -----------------------------------------------------------------------------------
-    def load(self, core: str, program: str | Path | None, reset: bool = True) -> None:
+    def load(self, core: str, program: str | Path | None, reset: bool = True, local_init: int | None = None) -> None:
         """Give ``core`` its firmware (an ELF, or C built with the bundled toolchain; None takes
-        it away), then put the tile back in its loaded state."""
+        it away), then put the tile back in its loaded state.  ``local_init``: the L1 address
+        where a host puts the bytes the ELF has in the core's private memory (tt-metal's
+        ``MEM_*_INIT_LOCAL_L1_BASE_SCRATCH``; ``tdbg.emu.loader``)."""
         try:
             name = self.tile.core_named(core).name
         except ValueError as exc:
             raise SessionError(str(exc)) from None
         try:
             image = None if program is None else load_program(host_path(program), name)
-            self.tile.load(name, image)
+            self.tile.load(name, image, local_init)
             self.started = False
         except (ElfLoadError, ToolchainError, OSError, HostFileError) as exc:
             raise SessionError(str(exc)) from None
@@ -323,6 +339,8 @@ class Session:
                             self.write_memory(write.address, write.data)
                 finally:
                     self._replaying = False
+            if self.host is not None:
+                self.host.restarted(self)
             return
         self.tile.restore(self._checkpoint(checkpoint))
         self.started = True
@@ -396,6 +414,11 @@ class Session:
         only = self.current if self.scheduler_locking == "on" else None
         while True:
             stop = self._focus(self._scope_exit(self.tile.run(only, limit)))
+            if stop.kind is StopKind.DEADLOCK and self.host is not None:
+                answer = self.host.idle(self, stop)
+                if answer is None:
+                    continue
+                stop = self._focus(answer)
             if self._unchanged_write(stop):
                 continue
             if stop.kind is not StopKind.BREAKPOINT or self._breakpoint_stops(stop.core, stop.pc):
@@ -988,9 +1011,10 @@ class Session:
         core = self.core
         self._store(core, address, data)
         if not self.started and not self._replaying and self.tile.programs:
-            end = address + len(data)   # a write that covers an earlier one replaces it
-            self.setup = [w for w in self.setup if not (w.core == core.name and address <= w.address
-                                                         and w.address + len(w.data) <= end)]
+            end = address + len(data)   # a memory write that covers an earlier one replaces it; a device
+            if not any(r.base < end and address < r.base + r.size for r in core.regions):   # write acts,
+                self.setup = [w for w in self.setup if not (w.core == core.name and address <= w.address  # so each
+                                                             and w.address + len(w.data) <= end)]         # is kept
             self.setup.append(SetupWrite(core.name, address, bytes(data)))
         if self.started and self.tile.finished():
             self.written_after_exit = True
@@ -1023,6 +1047,15 @@ class Session:
                 except (TensixEvent, Stall) as exc:
                     raise SessionError(f"Cannot write memory at address {at:#x}: {exc}") from None
             pos += n
+
+    def load_code(self, address: int, data: bytes) -> None:
+        """A host writes code into L1 (a kernel its firmware jumps to): the bytes, known as
+        code as a loaded ELF's text is (a ``.ttinsn``, CSR or Zba/Zbb word runs as the core
+        would run it), until the tile is next reset."""
+        _check_range(address, len(data))
+        if address + len(data) > self.tile.profile.l1_size:
+            raise SessionError(f"Cannot load code at {address:#x}: {len(data)} bytes do not fit L1.")
+        self.tile.load_code(address, bytes(data))
 
     def load_binary(self, path: str | Path, address: int) -> int:
         """GDB's ``restore FILE binary ADDR``: write a file's bytes at ``address``; their count."""
@@ -1098,6 +1131,17 @@ class Session:
         if core.state is CoreState.BLOCKED and core.wait is not None:
             return f"blocked: {core.wait.reason}"
         return core.state.value
+
+    def wait(self, name: str) -> Wait | None:
+        """What core ``name`` waits for while blocked (None when it is not): the reason, and for
+        a core polling memory or a device the addresses it reads and its loop's instructions."""
+        core = self.tile.core_named(name)
+        return core.wait if core.state is CoreState.BLOCKED else None
+
+    def name_memory(self, namer: Callable[[int], str | None]) -> None:
+        """Let ``namer`` name addresses where waits and hang reports name memory (a host knows
+        what it put where, e.g. tt-metal's mailbox fields); ELF symbols name the rest."""
+        self.tile.namers.append(namer)
 
     def has_firmware(self, name: str) -> bool:
         return name in self.tile.programs

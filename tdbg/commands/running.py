@@ -74,10 +74,17 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     elif kind is StopKind.DEADLOCK:
         interp.out("")
         interp.out("Program stopped: deadlock: no core can run.")
+        for line in stop.report:
+            interp.out(line)
         report_waits(interp, stop)
         all_backtraces(interp)
         interp.out("")
         interp.out(where)
+    elif kind is StopKind.HOST:
+        interp.out("")
+        interp.out(stop.detail)
+        for line in stop.report:
+            interp.out(line)
     elif kind is StopKind.BLOCKED:
         interp.out("")
         interp.out(f"Program stopped: {stop.core} waits (scheduler-locking {s.scheduler_locking}: the other cores do not run)")

@@ -35,13 +35,17 @@ class Wait:
     """What a blocked core waits for: what it is doing, the test that ends the wait, and
     (when the cause can change while it waits) a function saying what holds it now; for a
     report, the device ``address`` a polling loop reads and the Tensix ``thread`` whose queue
-    a TTSync load or a push waits on."""
+    a TTSync load or a push waits on; a core spinning on memory also says which addresses it
+    reads (``reads``: address -> the value it keeps reading), and a polling or spinning core the
+    instructions of its loop (``loop``)."""
 
     what: str
     ready: Callable[[], bool] = field(compare=False)
     why: Callable[[], str | None] | None = field(default=None, compare=False)
     address: int | None = None
     thread: int | None = None
+    reads: dict[int, int] = field(default_factory=dict, compare=False)
+    loop: frozenset[int] = field(default=frozenset(), compare=False)
 
     @property
     def reason(self) -> str:
@@ -98,8 +102,10 @@ class TileRegisters:
     cores (SoftReset.md: a set bit holds the core in reset, clearing it starts the core at its
     reset PC); ``TRISCn_RESET_PC`` with ``TRISC_RESET_PC_OVERRIDE`` bit n (``NCRISC_RESET_PC``
     with ``NCRISC_RESET_PC_OVERRIDE`` bit 0) give that PC;
-    ``WALL_CLOCK_0/1`` read a clock that advances at each read (tdbg counts no cycles: a read
-    costs one microsecond of tile time, so waits built on the clock end); ``INSTRN_BUF_STATUS``
+    ``WALL_CLOCK_0/1`` read a clock that advances at each read of ``WALL_CLOCK_0`` (tdbg counts
+    no cycles: a read costs one microsecond of tile time, so waits built on the clock end), and
+    a read of ``WALL_CLOCK_0`` latches the high half that ``WALL_CLOCK_1_AT`` returns
+    (DebugTimestamper.md: ``counter_high_at``; its ``WALL_CLOCK_H``); ``INSTRN_BUF_STATUS``
     reports the Wait Gate queues as the FIFO state (PushTensixInstruction.md).  Other listed
     registers keep what is written (``DEST_CG_CTRL``: clock gating, no architectural effect).
     A write-only register reads as ``UndefinedBehavior``; an offset the table does not list is
@@ -134,8 +140,12 @@ class TileRegisters:
             return tensix.dst.feature_disable
         if reg.name == "CFGREG_RDDATA":
             return tensix.config.riscv_load((self.values[self._offset("CFGREG_RD_CNTL")] & 0x7FF) * 4, 4)
-        if reg.name in ("WALL_CLOCK_0", "WALL_CLOCK_1"):
-            return (self.cycles(reg.name == "WALL_CLOCK_0") >> (32 if reg.name == "WALL_CLOCK_1" else 0)) & 0xFFFF_FFFF
+        if reg.name == "WALL_CLOCK_0":
+            clock = self.cycles(True)
+            self.values[self._offset("WALL_CLOCK_1_AT")] = clock >> 32
+            return clock & 0xFFFF_FFFF
+        if reg.name == "WALL_CLOCK_1":
+            return self.cycles(False) >> 32
         if reg.name == "INSTRN_BUF_STATUS":
             queued = [self.tile.coprocessor.pending(t) for t in range(3)]
             full = [len(q) >= self.tile.profile.wait_gate_capacity for q in queued]

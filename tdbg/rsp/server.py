@@ -569,11 +569,14 @@ class RspServer:
             return f"T05{thread}swbreak:;"
         if stop.kind is StopKind.INTERRUPTED:
             return f"T{SIGINT:02x}{thread}"
+        if stop.kind is StopKind.HOST:   # the host's account of the run, on GDB's console
+            self._console("".join(f"{line}\n" for line in (stop.detail, *stop.report)))
+            return f"T{SIGTRAP:02x}{thread}"
         if stop.kind in (StopKind.EVENT, StopKind.FAULT, StopKind.DEADLOCK, StopKind.BLOCKED):
             text = f"{stop.describe()}\n"
             if stop.waits:   # one entry per blocked core, as the shell reports a hang
                 head = "deadlock: no core can run" if stop.kind is StopKind.DEADLOCK else f"{stop.core} waits"
-                text = f"Program stopped: {head}.\n{report_text(self.interp, stop)}"
+                text = f"Program stopped: {head}.\n" + "".join(f"{line}\n" for line in stop.report) + report_text(self.interp, stop)
             self._console(text)
             signal = SIGSEGV if stop.kind is StopKind.EVENT and stop.access else SIGILL
             return f"T{signal:02x}{thread}"

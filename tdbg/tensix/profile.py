@@ -25,6 +25,7 @@ class CoreSpec:
     reset_pc_reg: int | None   # debug register offset of its reset PC (T cores, NC)
     reset_pc_override: tuple[int, int] | None = None   # (register offset, bit) that enables it
     alias: str = ""            # tt-exalens' name for it (brisc, ncrisc, trisc0 ...)
+    reset_pc: int = 0          # where it starts when released without the override (SoftReset.md)
 
     @property
     def alias_span(self) -> int:
@@ -58,7 +59,9 @@ class TileRegister:
 class LoadRule:
     """How a host loads one core's ELF (tt-exalens, as ``shared/realfw/README.md`` describes):
     only ``sections`` are written; one that lies in private memory goes to the ELF's
-    ``loader_section`` address in L1, where the firmware's start-up code copies it from."""
+    ``loader_section`` address in L1, where the firmware's start-up code copies it from.  A host
+    may give that L1 address itself for an ELF without the section (``loader.placements``'
+    ``local_init``: tt-metal's ``MEM_*_INIT_LOCAL_L1_BASE_SCRATCH``)."""
 
     sections: tuple[str, ...]
     loader_section: str
@@ -226,12 +229,13 @@ BLACKHOLE = Profile(
     # SOFT_RESET_0 bits and reset-PC registers: TileControlDebugStatus.md and tt-metal's
     # tensix.h (RISCV_SOFT_RESET_0_NCRISC is bit 18; NCRISC_RESET_PC with its override at
     # 0x23C bit 0); ttsim v1.10.0 releases the five cores on the same bits (tile.cpp:1151).
+    # Reset PCs without the override: SoftReset.md's table (B always 0; ttsim tile.cpp:1160-1171).
     cores=(  # in GDB thread order (thread N is cores[N-1]), which is also the run order
-        CoreSpec("T0", 0, 4 * 1024, 0xFFB1_8000, 12, 0x228, (0x234, 0), "trisc0"),
-        CoreSpec("T1", 1, 4 * 1024, 0xFFB1_A000, 13, 0x22C, (0x234, 1), "trisc1"),
-        CoreSpec("T2", 2, 4 * 1024, 0xFFB1_C000, 14, 0x230, (0x234, 2), "trisc2"),
-        CoreSpec("B", None, 8 * 1024, 0xFFB1_4000, 11, None, None, "brisc"),
-        CoreSpec("NC", None, 8 * 1024, 0xFFB1_6000, 18, 0x238, (0x23C, 0), "ncrisc"),
+        CoreSpec("T0", 0, 4 * 1024, 0xFFB1_8000, 12, 0x228, (0x234, 0), "trisc0", 0x6000),
+        CoreSpec("T1", 1, 4 * 1024, 0xFFB1_A000, 13, 0x22C, (0x234, 1), "trisc1", 0xA000),
+        CoreSpec("T2", 2, 4 * 1024, 0xFFB1_C000, 14, 0x230, (0x234, 2), "trisc2", 0xE000),
+        CoreSpec("B", None, 8 * 1024, 0xFFB1_4000, 11, None, None, "brisc", 0x0),
+        CoreSpec("NC", None, 8 * 1024, 0xFFB1_6000, 18, 0x238, (0x23C, 0), "ncrisc", 0x12000),
     ),
     devices=(
         Device("TDMA-RISC registers", 0xFFB1_1000, 0x1000, _BT),
@@ -260,6 +264,7 @@ BLACKHOLE = Profile(
         TileRegister("SOFT_RESET_0", 0x1B0, "rw", 0x0004_7800),
         TileRegister("WALL_CLOCK_0", 0x1F0, "ro", None),
         TileRegister("WALL_CLOCK_1", 0x1F4, "ro", None),
+        TileRegister("WALL_CLOCK_1_AT", 0x1F8, "ro", 0),   # DebugTimestamper.md's WALL_CLOCK_H
         TileRegister("TRISC0_RESET_PC", 0x228, "rw", None),
         TileRegister("TRISC1_RESET_PC", 0x22C, "rw", None),
         TileRegister("TRISC2_RESET_PC", 0x230, "rw", None),

@@ -5,6 +5,11 @@ Implements WormholeB0 ``TensixTile/TDMA-RISC.md`` "Addresses primarily related t
 ``PACR_SETREG`` and ``UNPACR_NOP`` configuration" (``SetScaler``, ``ScalarsAndStatus``,
 ``SetPackRegAddr``); offsets are from ``RISCV_TDMA_REGS_START_ADDR`` (``0xFFB1_1000``):
 
+* ``0x024`` ``RISCV_TDMA_REG_CLK_GATE_EN``: write ``UnpackRegAddrRaw = v & 0xffffff7f``; read
+  it.  The page's ``SetUnpackRegAddr`` configures only ``UNPACR_NOP``'s register-write form,
+  which tdbg does not model (so nothing observes it); on Blackhole the register is clock-gating
+  enable (tt-metal's blackhole ``tensix.h``), which Tenstorrent's firmware writes at boot and
+  ttsim v1.10.0 accepts with no effect (tile.cpp:945);
 * ``0x028`` ``RISCV_TDMA_REG_CLK_GATE_HYST``: write ``Scaler2Raw = v & 0x01ff007f``,
   ``SetScaler(3, v)``; read ``Scaler2Raw``;
 * ``0x03C`` and ``0x13C``: write ``SetScaler(0, v)`` (both, as the page's table says); read
@@ -16,8 +21,7 @@ Implements WormholeB0 ``TensixTile/TDMA-RISC.md`` "Addresses primarily related t
 Blackhole: ttsim v1.10.0 models none of these (its Blackhole ``tile_regs.json`` names offsets
 ``0x28`` ``clk_gate_hyst`` and ``0x38`` ``fifo_packed_tile_status`` as on Wormhole, marks them
 unsupported, and lists no ``0x3C``); tdbg follows the Wormhole page.  Every other offset
-(the mover command queue, packed tile sizes, the metadata FIFOs, ``0x038``'s read, the unpacker's
-``0x024``) raises ``UnimplementedFunctionality``.
+(the mover command queue, packed tile sizes, the metadata FIFOs, ``0x038``'s read) raises ``UnimplementedFunctionality``.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from __future__ import annotations
 from tdbg.tensix.events import UnimplementedFunctionality
 from tdbg.tensix.packers import PackerState
 
-CLK_GATE_HYST, FIFO_PACKED_TILE_STATUS, SCALER_0, SCALER_1 = 0x028, 0x038, 0x03C, 0x13C
+CLK_GATE_EN, CLK_GATE_HYST, FIFO_PACKED_TILE_STATUS, SCALER_0, SCALER_1 = 0x024, 0x028, 0x038, 0x03C, 0x13C
 
 
 def _unmodelled(offset: int, what: str) -> UnimplementedFunctionality:
@@ -50,6 +54,8 @@ def set_pack_reg_addr(p: PackerState, value: int) -> None:
 
 def load(p: PackerState, offset: int) -> int:
     """A 32-bit read at ``offset``."""
+    if offset == CLK_GATE_EN:
+        return p.unpack_reg_addr_raw
     if offset == CLK_GATE_HYST:
         return p.scaler2_raw
     if offset in (SCALER_0, SCALER_1):
@@ -59,7 +65,9 @@ def load(p: PackerState, offset: int) -> int:
 
 def store(p: PackerState, offset: int, value: int) -> None:
     """A 32-bit write of ``value`` at ``offset``."""
-    if offset == CLK_GATE_HYST:
+    if offset == CLK_GATE_EN:
+        p.unpack_reg_addr_raw = value & 0xFFFFFF7F
+    elif offset == CLK_GATE_HYST:
         p.scaler2_raw = value & 0x01FF007F
         set_scaler(p, 3, value)
     elif offset in (SCALER_0, SCALER_1):
