@@ -86,6 +86,20 @@ class SetupWrite:
     data: bytes
 
 
+@dataclass
+class SymbolFile:
+    """An ELF whose code a host put on a core at another address than it was linked at (GDB's
+    ``add-symbol-file``): its symbols and DWARF moved to where the code runs (``tdbg.emu.moved``),
+    the DWARF opened when first needed."""
+
+    image: ElfImage
+    info: DebugInfo | None
+    opened: bool = False
+
+    def holds(self, address: int) -> bool:
+        return any(lo <= address < hi for lo, hi in self.image.exec_ranges)
+
+
 @dataclass(frozen=True)
 class Location:
     """One location of a breakpoint: a core and an address there, with the full name of the
@@ -217,6 +231,8 @@ class Session:
         self.checkpoints: dict[int, Checkpoint] = {}
         self.checkpoint_budget = self.CHECKPOINT_BUDGET
         self.debug_infos: dict[str, DebugInfo | None] = {}
+        self.symbol_files: dict[str, list[SymbolFile]] = {}   # a core's code beyond its firmware
+        self._in_file: tuple[str, SymbolFile | None] | None = None   # (core, file) symbols come from
         self.scheduler_locking = "off"
         self.started = False          # the tile has run since it was loaded or reset
         self.written_after_exit = False  # memory written since every core finished (run drops it)
@@ -263,8 +279,67 @@ class Session:
             raise SessionError(str(exc)) from None
         self.debug_infos[name] = None if image is None else self._debug_info(image)
         self._opened_cores.discard(name)
+        self.symbol_files.pop(name, None)
         self._sync_breakpoints()
         self.history.clear()
+
+    def add_symbol_file(self, core: str, program: str | Path, text_address: int | None = None) -> SymbolFile:
+        """Symbols and DWARF of more code on ``core`` (GDB's ``add-symbol-file FILE ADDR``):
+        the ELF ``program``, its code moved to run at ``text_address`` (None: where it is
+        linked).  The debugger names, lists and breaks in that code as in the firmware's."""
+        from tdbg.emu.moved import move_code
+
+        try:
+            name = self.tile.core_named(core).name
+            path = host_path(program)
+            image = ElfImage.load(path)
+            if text_address is not None and image.exec_ranges:
+                bias = text_address - min(lo for lo, _ in image.exec_ranges)
+                image = ElfImage.parse(move_code(image.raw, bias), path)
+        except (ElfLoadError, OSError, HostFileError, ValueError) as exc:
+            raise SessionError(str(exc)) from None
+        added = SymbolFile(image, self._debug_info(image))
+        self.symbol_files.setdefault(name, []).append(added)
+        return added
+
+    def remove_symbol_files(self, core: str) -> None:
+        """Forget the symbol files added to ``core`` (GDB's ``remove-symbol-file``)."""
+        self.symbol_files.pop(self.tile.core_named(core).name, None)
+
+    def _symbol_file(self, core: str, address: int | None = None) -> SymbolFile | None:
+        """The symbol file of ``core`` whose code holds ``address`` (default: the core's PC),
+        or the one a lookup is confined to; None: the firmware's."""
+        if self._in_file is not None and self._in_file[0] == core:
+            return self._in_file[1]
+        at = self.tile.cores[core].pc if address is None else address
+        return next((f for f in self.symbol_files.get(core, ()) if f.holds(at)), None)
+
+    @contextmanager
+    def _within(self, core: str, symbol_file: SymbolFile | None) -> Iterator[None]:
+        """Look symbols up in ``symbol_file`` (None: the firmware) of ``core`` for a while."""
+        saved, self._in_file = self._in_file, (core, symbol_file)
+        try:
+            yield
+        finally:
+            self._in_file = saved
+
+    def _opened_file(self, symbol_file: SymbolFile) -> DebugInfo | None:
+        """A symbol file's debug information, opened on first use (as ``_opened``)."""
+        if symbol_file.info is not None and not symbol_file.opened:
+            try:
+                symbol_file.info.open()
+            except Exception as exc:  # noqa: BLE001
+                symbol_file.info = None
+                self.warn(one_line(f"warning: {symbol_file.image.path}: its debug information is unusable "
+                                   f"({type(exc).__name__}: {exc})"))
+            symbol_file.opened = True
+        return symbol_file.info
+
+    def debug_info_at(self, core: str, pc: int) -> DebugInfo | None:
+        """The debug information that describes ``core``'s code at ``pc`` (a symbol file's, or
+        the firmware's)."""
+        found = self._symbol_file(core, pc)
+        return self._opened_file(found) if found is not None else self._opened(core)
 
     def _debug_info(self, image: ElfImage) -> DebugInfo | None:
         """The DWARF of ``image``, read when a source-level question first needs it
@@ -306,7 +381,10 @@ class Session:
 
     @property
     def image(self) -> ElfImage:
-        """The current core's firmware."""
+        """The current core's program: the symbol file its PC is in, else its firmware."""
+        found = self._symbol_file(self.current) if self.symbol_files else None
+        if found is not None:
+            return found.image
         image = self.tile.image(self.current)
         if image is None:
             raise SessionError(f"No symbol table is loaded for {self.current}.  Use the \"file {self.current} FILE\" command.")
@@ -317,6 +395,10 @@ class Session:
         """The current core's debug information (None without firmware or DWARF).  Its parts
         that are read only when asked (types, variables, frames) may turn out corrupt: such a
         failure is a ``SessionError`` line naming the file, never an internal error."""
+        found = self._symbol_file(self.current) if self.symbol_files else None
+        if found is not None:
+            info = self._opened_file(found)
+            return None if info is None else _CheckedDebugInfo(info, found.image.path)  # type: ignore[return-value]
         info = self._opened(self.current)
         return None if info is None else _CheckedDebugInfo(info, self.tile.image(self.current).path)  # type: ignore[return-value]
 
@@ -746,7 +828,7 @@ class Session:
     def frames(self) -> list[Frame]:
         """The current core's backtrace (innermost first); one frame without debug info."""
         core = self.core
-        info = self._opened(self.current)
+        info = self.debug_info_at(self.current, core.pc)
         if info is not None:
             profile = self.tile.profile
             ranges = ((0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + core.spec.local_ram_size))
@@ -773,7 +855,7 @@ class Session:
         for name in cores:
             with self.on_core(name):
                 try:
-                    found[name] = self._resolved(location)
+                    found[name] = self._resolved_in_files(name, location)
                 except SessionError as exc:
                     error = error or exc
         spec = linespec.parse(location, None) if isinstance(location, str) else None
@@ -784,7 +866,7 @@ class Session:
                 line = min(later)
                 for name in found:
                     with self.on_core(name):
-                        found[name] = self._resolved(location, line)
+                        found[name] = self._resolved_in_files(name, location, line)
         locations = [Location(name, site.address, site.function, site.line)
                      for name, resolved in found.items() for site in resolved.sites]
         if not locations:
@@ -798,6 +880,27 @@ class Session:
             self._at.setdefault((loc.core, loc.address), set()).add(bp.number)
             self.tile.cores[loc.core].add_breakpoint(loc.address)
         return bp
+
+    def _resolved_in_files(self, core: str, location: str | int, line: int | None = None) -> linespec.Resolved:
+        """``_resolved`` in the firmware of ``core`` and in each of its symbol files (as GDB
+        looks a location up in every objfile): every site, the nearest next line."""
+        files: list[SymbolFile | None] = [None, *self.symbol_files.get(core, ())]
+        if len(files) == 1 or isinstance(location, int):
+            return self._resolved(location, line)
+        sites, later, error = [], [], None
+        for symbol_file in files:
+            with self._within(core, symbol_file):
+                try:
+                    resolved = self._resolved(location, line)
+                except SessionError as exc:
+                    error = error or exc
+                    continue
+            sites += resolved.sites
+            if resolved.next_line is not None:
+                later.append(resolved.next_line)
+        if not sites and not later and error is not None:
+            raise error
+        return linespec.Resolved(sites, min(later) if later else None)
 
     def watch(self, address: int, length: int, kind: str = "write") -> Watch:
         """Stop on an access to ``[address, address+length)`` by any core (a watch on private
@@ -1089,7 +1192,8 @@ class Session:
         """``<main+4>`` for an address inside a known function or object, else ``""``.  A C++
         name is shown demangled when ``demangled`` (default: ``print_settings.asm_demangle``, as
         GDB's ``print_address`` in disassembly; values use ``print_settings.demangle``)."""
-        image = self.tile.image(self.current)
+        found = self._symbol_file(self.current, address) if self.symbol_files else None
+        image = found.image if found is not None else self.tile.image(self.current)
         hit = image.symbol_at(address) if image else None
         if hit is None:
             return ""

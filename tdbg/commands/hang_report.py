@@ -15,7 +15,7 @@ def site(interp: Interpreter, core: str, pc: int) -> str:
     """``0x0000b05c in main at deadlock_t1.c:9``, in an inlined call ``0x00010074 in
     tdbg_semaphore_post at tensix.h:393, inlined in main at deadlock_t2.c:12`` (from ``core``'s
     debug information; files by name)."""
-    info = interp.session.debug_infos.get(core)
+    info = interp.session.debug_info_at(core, pc)
     where = f"{pc:#010x}"
     function = info.function_at(pc) if info is not None else None
     if info is None or function is None:
