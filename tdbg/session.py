@@ -315,8 +315,9 @@ class Session:
         return next((f for f in self.symbol_files.get(core, ()) if f.holds(at)), None)
 
     @contextmanager
-    def _within(self, core: str, symbol_file: SymbolFile | None) -> Iterator[None]:
-        """Look symbols up in ``symbol_file`` (None: the firmware) of ``core`` for a while."""
+    def symbols_from(self, core: str, symbol_file: SymbolFile | None = None) -> Iterator[None]:
+        """Look ``core``'s symbols up in ``symbol_file`` (None: its firmware) for a while,
+        wherever its PC is (e.g. a firmware global while the core runs a kernel)."""
         saved, self._in_file = self._in_file, (core, symbol_file)
         try:
             yield
@@ -334,6 +335,36 @@ class Session:
                                    f"({type(exc).__name__}: {exc})"))
             symbol_file.opened = True
         return symbol_file.info
+
+    def describe_pc(self, core: str, pc: int) -> str:
+        """``0x0000b05c in main at deadlock_t1.c:9``; in an inlined call ``... in
+        cb_wait_front at dataflow_api.h:489, inlined in kernel_main at reader.cpp:40``
+        (files by name, from the debug information of the code at ``pc``)."""
+        info = self.debug_info_at(core, pc)
+        where = f"{pc:#010x}"
+        function = info.function_at(pc) if info is not None else None
+        if info is None or function is None:
+            with self.on_core(core):
+                name = self.symbolize(pc)
+            return f"{where} {name}" if name else where
+        chain = info.inline_chain(pc)
+        line = info.line_for(pc)
+        where += f" in {chain[0].name if chain else function.name}"
+        if line is not None:
+            where += f" at {line.file.name}:{line.line}"
+        if chain and chain[-1].call_file is not None:
+            where += f", inlined in {function.name} at {chain[-1].call_file.name}:{chain[-1].call_line}"
+        return where
+
+    def stream_writer(self, address: int) -> tuple[str, int] | None:
+        """The core and pc of the last store to the NoC overlay stream register at ``address``
+        (None: no store since the reset)."""
+        base = next(d.base for d in self.profile.devices if d.name == "NoC overlay")
+        try:
+            stream, name, _ = self.tile.overlay.register(address - base)
+        except TensixEvent as exc:
+            raise SessionError(f"{address:#x}: {exc}") from None
+        return self.tile.overlay.writers.get((stream, name))
 
     def debug_info_at(self, core: str, pc: int) -> DebugInfo | None:
         """The debug information that describes ``core``'s code at ``pc`` (a symbol file's, or
@@ -889,7 +920,7 @@ class Session:
             return self._resolved(location, line)
         sites, later, error = [], [], None
         for symbol_file in files:
-            with self._within(core, symbol_file):
+            with self.symbols_from(core, symbol_file):
                 try:
                     resolved = self._resolved(location, line)
                 except SessionError as exc:

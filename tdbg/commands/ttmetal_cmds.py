@@ -1,14 +1,18 @@
-"""tt-metal's host role on the tile (``tdbg.ttmetal``): ``tt-metal boot``."""
+"""tt-metal's host role on the tile (``tdbg.ttmetal``): ``tt-metal boot``, ``tt-metal program``,
+``info cb``, ``info waypoints``; ``tile cb N`` and ``watch cb N`` (in ``l1_cmds``, ``breakpoints``)
+use ``cb_page`` and ``cb_register`` here."""
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from tdbg.commands.interpreter import Interpreter
-from tdbg.commands.registry import CommandError, Registry, command
+from tdbg.commands.registry import CommandError, Registry, command, info_command
 from tdbg.session import SessionError
 
 TT_METAL = Registry("tt-metal")
+CB_PAGE = re.compile(r"cb\s+(\d+)(?:\s+page\s+(\d+))?$")
 
 
 @TT_METAL.command(
@@ -34,6 +38,122 @@ def tt_metal_boot(interp: Interpreter, args: str) -> None:
         raise CommandError(str(exc)) from None
     interp.out("tt-metal 0.81.1's firmware loaded on B, NC, T0, T1, T2 with its boot as the set-up "
                "('info setup'); 'run' boots it.")
+
+
+@TT_METAL.command(
+    "program", usage="tt-metal program FILE.toml [FIRMWARE-DIR]",
+    help="Boot the firmware as 'tt-metal boot' does and run the tt-metal program FILE describes (buffers, CBs, "
+         "kernels built by the kit, runtime arguments; tdbg.ttmetal.program.PROGRAM_FORMAT) when 'run' is given: "
+         "the host writes the DRAM buffers, the kernel configuration buffer, launch[0] and the go message once the "
+         "cores idle after the boot, and when they idle again with go_messages[0].signal = RUN_MSG_DONE it reads "
+         "the buffers back (a buffer's 'dump' file gets its bytes).  The kernels' symbols are added where they "
+         "run (break kernel_main thread T1); a hang stops with a report naming the CB waits.",
+    example="tt-metal program eltwise_add.toml")
+def tt_metal_program(interp: Interpreter, args: str) -> None:
+    from tdbg.ttmetal import program
+
+    words = _words(args)
+    if not 1 <= len(words) <= 2:
+        raise CommandError("Usage: tt-metal program FILE.toml [FIRMWARE-DIR]")
+    try:
+        host = program.prepare(interp.session, program.Program.load(words[0]), words[1] if len(words) > 1 else None)
+    except SessionError as exc:
+        raise CommandError(str(exc)) from None
+    kernels = ", ".join(f"{k.name} on {'/'.join(k.cores)}" for k in host.program.kernels)
+    interp.out(f"tt-metal program {words[0]}: {kernels}; 'run' boots the tile and runs it.")
+
+
+def program_host(interp: Interpreter):
+    """The session's tt-metal program host, or a ``CommandError``."""
+    from tdbg.ttmetal.program import ProgramHost
+
+    host = interp.session.host
+    if not isinstance(host, ProgramHost):
+        raise CommandError("No tt-metal program is loaded ('tt-metal program FILE').")
+    return host
+
+
+@info_command("cb", usage="info cb [N]",
+              help="The tt-metal program's circular buffers (or CB N): size, page size and data format; pages received "
+                   "and acknowledged (the overlay stream registers tt-metal counts them in) and how many are in the CB; "
+                   "the next page to read and to write; which kernel last pushed and popped, where; each core's read "
+                   "and write pointers (and a TRISC's own counts); which core waits on it (cb_wait_front for pages, "
+                   "cb_reserve_back for space) and where.",
+              example="info cb 0")
+def info_cb(interp: Interpreter, args: str) -> None:
+    from tdbg.ttmetal import cbs
+
+    host = program_host(interp)
+    only = _cb_number(args) if args.strip() else None
+    try:
+        for state in cbs.states(interp.session, host, only):
+            for line in state.describe(interp.session):
+                interp.out(line)
+    except SessionError as exc:
+        raise CommandError(str(exc)) from None
+
+
+@info_command("waypoints", usage="info waypoints",
+              help="Each core's watcher waypoint (mailboxes.watcher.debug_waypoint: up to four characters a kernel "
+                   "built with the watcher writes with WAYPOINT(\"...\"); 'X' until one does), with where the core is.",
+              example="info waypoints")
+def info_waypoints(interp: Interpreter, args: str) -> None:
+    from tdbg.ttmetal import hang
+
+    host = _booted_host(interp)
+    s = interp.session
+    for core, text in hang.waypoints(s, host).items():
+        with s.on_core(core):
+            pc = s.register("pc")
+        interp.out(f"{core:<3} {text!r:<8} {s.core_state(core)}, at {s.describe_pc(core, pc)}")
+
+
+def _booted_host(interp: Interpreter):
+    from tdbg.ttmetal.boot import BootHost
+
+    host = interp.session.host
+    if not isinstance(host, BootHost):
+        raise CommandError("No tt-metal firmware is loaded ('tt-metal boot' or 'tt-metal program FILE').")
+    return host
+
+
+def _cb_number(text: str) -> int:
+    if not text.strip().isdigit():
+        raise CommandError(f"A CB number, not {text.strip()!r}.")
+    return int(text)
+
+
+def cb_page(interp: Interpreter, args: str) -> tuple[int, str] | None:
+    """``cb N [page P]`` (``tile``): the address of page P after the front of CB N and the L1
+    format of its data; None when ``args`` is not that form."""
+    from tdbg.ttmetal import cbs
+
+    m = CB_PAGE.match(args.strip())
+    if m is None:
+        return None
+    host = program_host(interp)
+    try:
+        state = cbs.states(interp.session, host, int(m.group(1)))[0]
+    except SessionError as exc:
+        raise CommandError(str(exc)) from None
+    fmt = cbs.L1_FORMATS.get(state.cb.format)
+    if fmt is None:
+        raise CommandError(f"CB {state.cb.index} holds {state.cb.format}, which 'tile' does not decode.")
+    return state.page(int(m.group(2) or 0)), fmt
+
+
+def cb_register(interp: Interpreter, args: str) -> tuple[int, str] | None:
+    """``cb N`` (``watch``): CB N's pages-received register and how to name it; None when
+    ``args`` is not that form."""
+    from tdbg.ttmetal import cbs
+
+    m = re.fullmatch(r"cb\s+(\d+)", args.strip())
+    if m is None:
+        return None
+    cb = int(m.group(1))
+    if cb >= interp.session.profile.overlay.streams - cbs.OPERAND_START_STREAM:
+        raise CommandError(f"There is no CB {cb}.")
+    return cbs.register_address(interp.session, cb, cbs.PAGES_RECEIVED), f"cb {cb} pages received"
 
 
 def _words(args: str) -> list[str]:

@@ -26,6 +26,7 @@ from tdbg.emu.code import PatchKind
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core, CoreState
+    from tdbg.emu.overlay import Snapshot as OverlaySnapshot
     from tdbg.emu.regions import Wait
     from tdbg.emu.tile import Checkpoint, Tile
 
@@ -43,7 +44,7 @@ class _Coprocessor:
     exit_codes: dict[str, int]
     nius: list[tuple]                       # the NIUs' registers and counters
     noc_log: int
-    overlay: dict[tuple[int, str], int]
+    overlay: OverlaySnapshot
     noc_writes: list[tuple[object, int, bytes]]   # (memory, address, bytes) NoC writes beyond the tile overwrote
 
 

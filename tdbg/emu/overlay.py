@@ -15,6 +15,8 @@ from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality, Un
 from tdbg.tensix.profile import OverlaySpec
 
 _PAGE = "NoC/Overlay/README.md"
+#: The registers' values and their last writers (``Overlay.snapshot``).
+Snapshot = tuple[dict[tuple[int, str], int], dict[tuple[int, str], tuple[str, int]]]
 
 
 class Overlay:
@@ -24,15 +26,16 @@ class Overlay:
         self.spec = spec
         self._names = {index: (name, bits) for name, (index, bits) in spec.registers.items()}
         self.values: dict[tuple[int, str], int] = {}
+        self.writers: dict[tuple[int, str], tuple[str, int]] = {}   # the core and pc of each's last store
 
     def reset(self) -> None:
-        self.values = {}
+        self.values, self.writers = {}, {}
 
-    def snapshot(self) -> dict[tuple[int, str], int]:
-        return dict(self.values)
+    def snapshot(self) -> Snapshot:
+        return dict(self.values), dict(self.writers)
 
-    def restore(self, snap: dict[tuple[int, str], int]) -> None:
-        self.values = dict(snap)
+    def restore(self, snap: Snapshot) -> None:
+        self.values, self.writers = dict(snap[0]), dict(snap[1])
 
     def register(self, offset: int) -> tuple[int, str, int]:
         """(stream, register name, bits) at ``offset``."""
@@ -58,8 +61,11 @@ class Overlay:
             raise UndefinedBehavior(f"{_PAGE}: {name} is written, not read")
         return self.values.get((stream, name), 0)
 
-    def store(self, offset: int, value: int) -> None:
+    def store(self, offset: int, value: int, writer: tuple[str, int] | None = None) -> None:
+        """A store of ``value``; ``writer``: the core and pc that made it (kept for reports)."""
         stream, name, bits = self.register(offset)
+        if writer is not None:
+            self.writers[(stream, name)] = writer
         if name == "STREAM_REMOTE_DEST_BUF_SPACE_AVAILABLE":
             raise UndefinedBehavior(f"{_PAGE}: {name} is read-only")
         if name.endswith("_UPDATE"):

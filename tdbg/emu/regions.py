@@ -351,7 +351,9 @@ def _handlers(tile: Tile, spec: CoreSpec) -> dict[str, tuple[Load, Store, dict[s
 
     for niu, device in zip(tile.noc.nius, ("NoC 0 registers", "NoC 1 registers")):
         handlers[device] = (register_load(niu.load), register_store(niu.store), poll)
-    handlers["NoC overlay"] = (register_load(tile.overlay.load), register_store(tile.overlay.store), poll)
+    handlers["NoC overlay"] = (register_load(tile.overlay.load),
+                               register_store(lambda offset, value: tile.overlay.store(offset, value, tile.noc.issuer)),
+                               poll)
     if own is not None:
         handlers |= {
             "MOP expander config": (mop_load, mop_store, {}),

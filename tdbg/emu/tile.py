@@ -36,9 +36,10 @@ import numpy as np
 from tdbg.emu import idle, loader
 from tdbg.emu.code import CodePatches
 from tdbg.emu.core import Core, CoreState, Watch
-from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
+from tdbg.emu.elf import JUMP_TO_SELF, ElfImage, ElfLoadError, Segment
 from tdbg.emu.noc import LocalTile, Noc, Transfer
 from tdbg.emu.overlay import Overlay
+from tdbg.emu.overlay import Snapshot as OverlaySnapshot
 from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog, WindowAccess, WindowTrace
 from tdbg.emu.regions import Stall, TensixMmio, TileRegisters, Wait, core_regions
 from tdbg.emu.stops import Access, CoreWait, Stop, StopKind
@@ -104,7 +105,7 @@ class Checkpoint:
     exit_codes: dict[str, int]
     code: dict[int, object]        # the tile's replaced code words then (``CodePatches.at``)
     noc: dict[str, object]
-    overlay: dict[tuple[int, str], int]
+    overlay: OverlaySnapshot
     compressed: bool = False
     last_turn: str | None = None
 
@@ -161,6 +162,7 @@ class Tile:
         self._code: list[tuple[int, int]] = []                    # L1 ranges of loaded firmware
         self._executable: list[tuple[int, int]] = []              # ... of its executable bytes
         self._host_code: list[tuple[int, int]] = []               # code a host put in L1 since the reset
+        self._host_parks: set[int] = set()                        # ... and the j . words in it
         self.registers = TileRegisters(self)
         self.programs: dict[str, Program] = {}
         self.trampolines = Trampolines(profile.trampoline_spaces)
@@ -799,6 +801,12 @@ class Tile:
         self._code.append((address, end))
         self._executable.append((address, end))
         self.write_l1(address, data)
+        parks = {address + i for i in range((-address) & 3, len(data) - 3, 4)
+                 if int.from_bytes(data[i:i + 4], "little") == JUMP_TO_SELF}
+        if parks:   # a j . in it parks whichever core reaches it, as in loaded firmware
+            self._host_parks |= parks
+            for core in self.cores.values():
+                core.set_parks(core.parks | parks)
 
     def _drop_host_code(self) -> None:
         """Forget the code hosts put in L1 (the reset clears L1)."""
@@ -811,6 +819,8 @@ class Tile:
         self._host_code = []
         for core in self.cores.values():
             core.hook_code(self.code.at)
+            core.set_parks(core.parks - self._host_parks)
+        self._host_parks = set()
 
     def _in_code(self, address: int) -> bool:
         return any(lo <= address and address + 4 <= hi for lo, hi in self._executable)

@@ -27,7 +27,13 @@ DISPATCH_MODE_HOST = 1                   # enum dispatch_mode
 WATCHER_DISABLED = 2                     # enum watcher_enable_msg_t: WatcherDisabled
 DEBUG_SANITIZE_OK = 2                    # enum debug_sanitize_noc_return_code_enum: DebugSanitizeOK
 DEBUG_ASSERT_OK = 2                      # enum debug_assert_type_t: DebugAssertOK
-DEBUG_ASSERT_TRIPPED = 3                 # DebugAssertTripped
+#: enum debug_assert_type_t's other values: what tripped
+DEBUG_ASSERT_TYPES = {3: "DebugAssertTripped", 4: "DebugAssertNCriscNOCReadsFlushedTripped",
+                      5: "DebugAssertNCriscNOCNonpostedWritesSentTripped",
+                      6: "DebugAssertNCriscNOCNonpostedAtomicsFlushedTripped",
+                      7: "DebugAssertNCriscNOCPostedWritesSentTripped", 8: "DebugAssertRtaOutOfBounds",
+                      9: "DebugAssertCrtaOutOfBounds", 10: "DebugAssertHwFault",
+                      11: "DebugAssertNCriscNOCPacketTagClearedTripped", 12: "DebugAssertNocMidNotClearedTripped"}
 ADDRESSABLE_CORE = {"TENSIX": 0, "ETH": 1, "PCIE": 2, "DRAM": 3, "HARVESTED": 4, "DISPATCH": 5, "UNKNOWN": 6}
 CORE_COORD_INVALID = 0xFF
 CORE_MAGIC_WORKER = 0x50EC09A3           # enum class CoreMagicNumber: WORKER

@@ -29,7 +29,9 @@ from tdbg.emu.elf import ElfImage
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.ttmetal import boot, dram, tensors
 from tdbg.ttmetal.boot import PROCESSORS, BootHost, TtMetalError
-from tdbg.ttmetal.mailboxes import DISPATCH_MODE_HOST, RUN_MSG_DONE, RUN_MSG_GO, RUN_MSG_NAMES, Mailboxes
+from tdbg.ttmetal.mailboxes import (
+    DEBUG_ASSERT_TYPES, DISPATCH_MODE_HOST, RUN_MSG_DONE, RUN_MSG_GO, RUN_MSG_NAMES, Mailboxes,
+)
 from tdbg.ttmetal.memmap import KERNEL_CONFIG_BASE, KERNEL_CONFIG_SIZE, L1_UNRESERVED_START
 
 if TYPE_CHECKING:
@@ -478,7 +480,17 @@ class ProgramHost(BootHost):
     def restarted(self, session: Session) -> None:
         self.sent, self.result = False, None
 
+    def runs_kernel(self, core: str, pc: int) -> bool:
+        """True when ``pc`` is in ``core``'s kernel."""
+        if core not in self.layout.images:
+            return False
+        start = self.layout.base + self.layout.text_offset[core]
+        return start <= pc < start + len(self.layout.images[core])
+
     def idle(self, session: Session, stop: Stop) -> Stop | None:
+        tripped = self.assertion(session)
+        if tripped is not None:
+            return tripped
         signal = self.signal(session)
         if signal != RUN_MSG_DONE:
             from tdbg.ttmetal.hang import report
@@ -493,6 +505,29 @@ class ProgramHost(BootHost):
             where = f"; written to {buffer.dump}" if buffer.dump else ""
             lines.append(f"  buffer {name}: {buffer.size} bytes at DRAM {buffer.address:#x}{where}")
         return Stop(StopKind.HOST, stop.core, stop.pc, detail="\n".join(lines))
+
+    def assertion(self, session: Session) -> Stop | None:
+        """A kernel's tripped ASSERT (a watcher build's ``assert_and_hang``: the line and the
+        processor in ``mailboxes.watcher.assert_status``, then ``while (1)``) as the stop that
+        names it, at the core that tripped it; None when none has."""
+        field = self.mailboxes.field("watcher.assert_status")
+        status = self.mailboxes.record("watcher.assert_status")
+        raw = session.read_memory(field.address, field.size)
+        line, kind, which = (int.from_bytes(raw[self._at(status, m):self._at(status, m) + n], "little")
+                             for m, n in ((".line_num", 2), (".tripped", 1), (".which", 1)))
+        if kind not in DEBUG_ASSERT_TYPES or which >= len(CORES):
+            return None
+        core = CORES[which]
+        kernel = next((k for k in self.program.kernels if core in k.cores), None)
+        with session.on_core(core):
+            pc = session.register("pc")
+        source = kernel.source.name if kernel is not None and kernel.source is not None else "its kernel"
+        return Stop(StopKind.HOST, core, pc,
+                    detail=f"tt-metal device assert: {core} tripped ASSERT at {source}:{line} ({DEBUG_ASSERT_TYPES[kind]})",
+                    report=(f"  {core} hangs in assert_and_hang, at {session.describe_pc(core, pc)}",))
+
+    def _at(self, record, member: str) -> int:
+        return self.mailboxes.address(record.path + member) - record.address
 
     def send(self, session: Session) -> None:
         """The program's writes, in tt-metal's order: buffers, the kernel configuration buffer,
