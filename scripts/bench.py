@@ -15,9 +15,10 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           hook that catches each .ttinsn;
                       (e) stepi per second with reverse-stepi history on and off, and the
                           memory a recorded step keeps; (f) the RISC-V loop on three cores at
-                          once against one core; (g) tt-llk's kernels (TDBG_LLK_KERNELS: a folder
-                          of KERNEL/unpack.elf, math.elf, pack.elf; their inputs and ttsim's output
-                          in TDBG_LLK_INPUTS, default ../shared/kernels) from load to every core
+                          once against one core; (g) tt-llk's kernels (built from the ttnn wheel,
+                          or TDBG_LLK_KERNELS: a folder of KERNEL/unpack.elf, math.elf, pack.elf;
+                          their inputs and ttsim's output in TDBG_LLK_INPUTS, default
+                          ../shared/kernels) from load to every core
                           parked, next to ttsim's time for the kernel when TTSIM_RUN names its
                           ttsim-run harness;
                       (h) a loop whose hot path is Zba/Zbb (sh2add, sh1add, minu, maxu, zext.h:
@@ -33,7 +34,11 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           a bench firmware pushes, in the state it leaves, Src and Dst filled
                           with random data): MVMUL, ELWADD, ELWMUL, DOTPV, GAPOOL, GMPOOL,
                           UNPACR (a BF16 face to SrcA), PACR (four Dst16b rows to BF16),
-                          SFPLOAD, SFPMAD, SFPSTORE, INCRWC, ZEROACC.
+                          SFPLOAD, SFPMAD, SFPSTORE, INCRWC, ZEROACC;
+                      (k) a real tt-llk kernel (matmul_test, 2x2x2 tiles, built from the ttnn
+                          wheel) built at the Blackhole ISA (Zba/Zbb) and at plain RV32IM: each
+                          from load to every core parked, the Zb* instructions in the first, and
+                          whether the two write the same output.
 Times are CPU time (the machine is shared: best of several runs).  ``BEFORE`` holds the figures
 of main at 527530d on this machine, as this script measured them (``--json``; 'Session() on
 three kernel ELFs' with the same ELFs, built by this tdbg); each line shows now, before and the
@@ -62,7 +67,7 @@ from tdbg.session import Session
 from tdbg.emu.elf import ElfImage
 from tdbg.emu.stops import StopKind
 from tdbg.emu.toolchain import build, firmware_dir
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 clock = time.process_time
 
@@ -116,7 +121,7 @@ def model() -> None:
 def firmware(name: str, iterations: int | None = None) -> Session:
     s = Session(firmware_dir() / f"{name}.c")
     if iterations is not None:
-        s.core.uc.mem_write(s.symbol("iterations").addr, struct.pack("<I", iterations))
+        s.write_memory(s.symbol("iterations").addr, struct.pack("<I", iterations))
     return s
 
 
@@ -282,21 +287,31 @@ def three_cores(n: int) -> None:
 
 
 def llk_kernels() -> None:
-    """(g): tt-llk's kernels (tests/sources/* built for Blackhole, one ELF per TRISC, outside the
-    repository) from load to every core parked, their output checked against the bytes ttsim
-    wrote; next to ttsim's own time for the same kernel when its harness is there."""
-    root = os.environ.get("TDBG_LLK_KERNELS")
-    if not root:
-        print("(g) tt-llk kernels: TDBG_LLK_KERNELS (a folder of KERNEL/unpack.elf, math.elf, pack.elf) is not set; skipped")
-        return
+    """(g): tt-llk's kernels (tests/sources/* built for Blackhole, one ELF per TRISC: the suite's
+    builds from the ttnn wheel, or TDBG_LLK_KERNELS' folders) from load to every core parked, their
+    output checked against the bytes ttsim wrote; next to ttsim's own time for the same kernel
+    when its harness is there."""
     inputs_root = Path(os.environ.get("TDBG_LLK_INPUTS", Path(__file__).resolve().parents[2] / "shared" / "kernels"))
-    for unpack in sorted(Path(root).glob("*/unpack.elf")):
-        name, inputs = unpack.parent.name, inputs_root / unpack.parent.name
+    root = os.environ.get("TDBG_LLK_KERNELS")
+    if root:
+        kernels = [(unpack.parent.name, unpack.parent) for unpack in sorted(Path(root).glob("*/unpack.elf"))]
+    else:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+        import ttllk_variants                              # the suite's variants of ../shared/kernels
+        from tdbg.toolchain import ttllk, ttnn
+        try:
+            built = {name: ttllk.build(make()) for name, make in ttllk_variants.SHARED.items()}
+        except (ttnn.TtnnUnavailable, ttllk.KernelBuildError) as exc:
+            print(f"(g) tt-llk kernels: skipped: {exc}")
+            return
+        kernels = [(name, elfs["T0"].parent) for name, elfs in built.items()]
+    for name, folder in kernels:
+        inputs = inputs_root / name
         if not (inputs / "manifest.json").is_file():
             print(f"(g) tt-llk {name}: no {inputs / 'manifest.json'} (its inputs and ttsim's output); skipped")
             continue
         manifest = json.loads((inputs / "manifest.json").read_text())
-        elfs = {core: unpack.parent / f"{elf}.elf" for core, elf in manifest["cores"].items()}
+        elfs = {core: folder / f"{elf}.elf" for core, elf in manifest["cores"].items()}
 
         def once() -> tuple[float, float, bool]:
             t0 = clock()
@@ -347,7 +362,7 @@ def bitmanip(n: int) -> None:
         return
     def session(flags: list[str]) -> Session:
         s = Session(build(firmware_dir() / "bench_zb.c", flags))
-        s.core.uc.mem_write(s.symbol("iterations").addr, struct.pack("<I", n))
+        s.write_memory(s.symbol("iterations").addr, struct.pack("<I", n))
         return s
 
     t_plain, t_zb = best_run(lambda: session([])), best_run(lambda: session(BH_ISA))
@@ -467,10 +482,55 @@ def per_instruction(quick: bool) -> None:
                 show(f"j.{key}", f"    {label:44s}", _push_rate(cop, [word], n) * 1e6, "us", True)
 
 
+def _zb_words(elf: Path) -> int:
+    """Zba/Zbb instructions in an ELF's code (RISC-V unprivileged spec, "B" chapter encodings)."""
+    count = 0
+    for sec in ElfImage.load(elf).sections:
+        if not sec.executable or sec.data is None:
+            continue
+        for (word,) in struct.iter_unpack("<I", sec.data[:len(sec.data) // 4 * 4]):
+            op, f3, f7 = word & 0x7F, (word >> 12) & 7, word >> 25
+            count += (op == 0x33 and ((f7 == 0x10 and f3 in (2, 4, 6)) or (f7 == 0x20 and f3 in (4, 6, 7))
+                                      or (f7 == 0x05 and f3 >= 4) or (f7 == 0x30 and f3 in (1, 5))
+                                      or (f7 == 0x04 and f3 == 4 and not (word >> 20) & 31))) \
+                or (op == 0x13 and ((f3 == 1 and f7 == 0x30) or (f3 == 5 and (f7 == 0x30 or word >> 20 in (0x287, 0x698)))))
+    return count
+
+
+def zb_kernel() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    import ttllk_variants                                  # the suite's tt-llk variants and goldens
+    from tdbg.toolchain import ttllk, ttnn
+    case = ttllk_variants.matmul(2, 2, 2)
+    try:
+        builds = {isa: ttllk.build(case.variant, isa) for isa in (ttllk.BLACKHOLE_ISA, ttllk.RV32IM)}
+    except (ttnn.TtnnUnavailable, ttllk.KernelBuildError) as exc:
+        print(f"(k) tt-llk kernel with and without Zb*: skipped: {exc}")
+        return
+
+    def once(elfs: dict[str, Path]) -> tuple[float, bytes, str]:
+        t0 = clock()
+        s = Session(elfs)
+        s.write_memory(ttllk.RUNTIME_PARAMS, case.variant.params())
+        for name, data in case.inputs.items():
+            s.write_memory(case.variant.buffers[name].address, data)
+        stop = s.cont()
+        res = case.variant.buffers["Res"]
+        out = s.read_memory(res.address, case.out_bytes)
+        return clock() - t0, out, "" if stop.kind is StopKind.EXITED else f" (stopped: {stop.describe()})"
+
+    runs = {isa: min((once(elfs) for _ in range(REPEAT)), key=lambda r: r[0]) for isa, elfs in builds.items()}
+    (t_zb, out_zb, stop_zb), (t_im, out_im, stop_im) = runs[ttllk.BLACKHOLE_ISA], runs[ttllk.RV32IM]
+    zb = sum(_zb_words(elf) for elf in builds[ttllk.BLACKHOLE_ISA].values())
+    print(f"(k) tt-llk {case.name}, load to every core parked: Blackhole ISA ({zb} Zb* instructions) "
+          f"{t_zb:.3f} s{stop_zb}, RV32IM {t_im:.3f} s{stop_im}; ratio {t_zb / t_im:.2f}; "
+          f"outputs {'identical' if out_zb == out_im else 'DIFFER'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller loops (a rough look)")
-    parser.add_argument("--only", choices=["model", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j"], help="one figure only")
+    parser.add_argument("--only", choices=["model", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"], help="one figure only")
     parser.add_argument("--json", type=Path, help="also write the figures to this file (the form of BEFORE)")
     args = parser.parse_args()
     for src in ("bench_window", "bench_l1", "bench_loop", *(m[0] for m in PUSH_MIXES)):
@@ -488,6 +548,7 @@ def main() -> None:
         "h": lambda: bitmanip(200_000 if args.quick else 2_000_000),
         "i": lambda: startup(args.quick),
         "j": lambda: per_instruction(args.quick),
+        "k": zb_kernel,
     }
     for key, figure in figures.items():
         if args.only in (None, key):

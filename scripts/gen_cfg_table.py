@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate ``tdbg/tensix/data/bh_cfg.json`` from the spec pack's Blackhole config table.
+"""Generate ``tdbg/arch/blackhole/cfg.json`` from the spec pack's Blackhole config table.
 
 Reads ``../shared/spec/bh_cfg_fields.json`` (field name, addr32, shamt, mask, width, section,
 global) and keeps only the facts the model needs, so the package never reads ``../shared`` at
@@ -36,7 +36,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", type=Path, default=DEFAULT_SPEC)
     args = parser.parse_args()
-    out = ROOT / "tdbg" / "tensix" / "data" / "bh_cfg.json"
+    out = ROOT / "tdbg" / "arch" / "blackhole" / "cfg.json"
     out.write_text(json.dumps(build(args.spec), separators=(",", ":")) + "\n")
     print(f"wrote {out.relative_to(ROOT)}")
 

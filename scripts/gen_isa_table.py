@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Generate the instruction tables of the profiles: ``tdbg/tensix/data/wh_isa.json`` (Wormhole
-B0) and ``tdbg/tensix/data/bh_isa.json`` (Blackhole).
+"""Generate the instruction tables of the profiles: ``tdbg/arch/wormhole_b0/isa.json`` (Wormhole
+B0) and ``tdbg/arch/blackhole/isa.json`` (Blackhole).
 
 Wormhole B0: ``../shared/spec/encodings.json`` (the pinned ``Bits32.lua`` layouts plus the newer
 upstream Wormhole additions) and, for each instruction, the "Syntax" section of its page for the
@@ -498,8 +498,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", type=Path, default=DEFAULT_SPEC)
     args = parser.parse_args()
-    for filename, table in (("wh_isa.json", build_wormhole(args.spec)), ("bh_isa.json", build_blackhole(args.spec))):
-        out = ROOT / "tdbg" / "tensix" / "data" / filename
+    for arch, table in (("wormhole_b0", build_wormhole(args.spec)), ("blackhole", build_blackhole(args.spec))):
+        out = ROOT / "tdbg" / "arch" / arch / "isa.json"
         out.write_text(dump(table))
         rows = table["instructions"]
         aliases = sum(len(r.get("aliases", {})) for r in rows)

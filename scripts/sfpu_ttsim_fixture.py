@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from tdbg.emu.toolchain import build
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 
 ENC = BLACKHOLE.isa.encode
 PROBE = Path(__file__).parent / "ttsim_probes" / "sfpu_prog.c"

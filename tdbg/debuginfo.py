@@ -38,15 +38,10 @@ from tdbg.expr.ctype import (
 )
 from tdbg.riscv import FP, RA, SP
 from tdbg.sourcepath import SourcePath
-from tdbg.tensix.profile import BLACKHOLE
 
 RUNTIME_CU = "compiler_rt"
 MAX_FRAMES = 64
 CALLEE_SAVED = (SP, 8, 9, *range(18, 28))   # sp, s0-s11 (RISC-V psABI)
-#: Where a stack frame may live by default: L1 and a T core's local data RAM (the session passes
-#: the current core's own ranges).
-STACK_RANGES = ((0, BLACKHOLE.l1_size),
-                (BLACKHOLE.local_ram_base, BLACKHOLE.local_ram_base + BLACKHOLE.core("T0").local_ram_size))
 
 
 @dataclass(frozen=True)
@@ -1070,7 +1065,7 @@ class DebugInfo:
     # -- unwinding ---------------------------------------------------------------------------------
     def frames(self, pc: int, regs: Sequence[int] | Mapping[int, int],
                read_u32: Callable[[int], int],
-               stack_ranges: Iterable[tuple[int, int]] = STACK_RANGES, inline: bool = True) -> list[Frame]:
+               stack_ranges: Iterable[tuple[int, int]], inline: bool = True) -> list[Frame]:
         """The backtrace from ``pc`` with registers ``regs`` (x0..x31): CFI where ``.eh_frame``
         covers the code, else the ``s0`` chain.  Stops at an undefined or zero return address,
         a frame outside ``stack_ranges``, a stack that does not grow, a saved value that cannot
@@ -1118,9 +1113,11 @@ class DebugInfo:
         return {reg: (frame.cfa + rule.arg) & 0xFFFFFFFF for reg, rule in sorted(row.items(), key=lambda item: str(item[0]))
                 if isinstance(reg, int) and rule.type == RegisterRule.OFFSET}
 
-    def cfa(self, pc: int, regs: Sequence[int], read_u32: Callable[[int], int]) -> int:
-        """The canonical frame address of the innermost frame (its sp before the call)."""
-        step = self._unwind(pc, dict(enumerate(regs)), read_u32, 0, list(STACK_RANGES))
+    def cfa(self, pc: int, regs: Sequence[int], read_u32: Callable[[int], int],
+            stack_ranges: Iterable[tuple[int, int]]) -> int:
+        """The canonical frame address of the innermost frame (its sp before the call);
+        ``stack_ranges`` as ``frames`` takes them (the core's own)."""
+        step = self._unwind(pc, dict(enumerate(regs)), read_u32, 0, list(stack_ranges))
         return step[0] if step else regs[SP]
 
     def _unwind(self, pc: int, regs: dict[int, int], read_u32: Callable[[int], int], level: int,

@@ -4,7 +4,7 @@ the value history and convenience variables."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -16,9 +16,8 @@ from tdbg.expr.values import PrintSettings
 from tdbg.frames import FrameView
 from tdbg.riscv import ABI_NAMES, NUMBERS as REGISTERS
 from tdbg.session import SessionError
-from tdbg.tensix import formats, view_in_force
-from tdbg.tensix.dst_access import lanes_defined, read_lanes
-from tdbg.tensix.sfpu.state import FULL
+from tdbg.tensix import formats
+from tdbg.tensix.sfpu.vector_unit import FULL
 
 if TYPE_CHECKING:
     from tdbg.session import Session
@@ -106,7 +105,7 @@ class SessionContext:
     # memory (a device access that is undefined says which rule it breaks)
     def read_memory(self, address: int, size: int) -> bytes:
         try:
-            if size in (1, 2, 4) and self.s.core.region_at(address) is not None:
+            if size in (1, 2, 4):   # as the core's load of that size (a device's element)
                 return self.s.read_value(address, size).to_bytes(size, "little")
             return self.s.read_memory(address, size)
         except SessionError as exc:
@@ -114,20 +113,16 @@ class SessionContext:
 
     def write_memory(self, address: int, data: bytes) -> None:
         try:
-            if len(data) in (1, 2, 4) and self.s.core.region_at(address) is not None:
-                self.s.write_value(address, len(data), int.from_bytes(data, "little"))
-            else:
-                self.s.write_memory(address, data)
+            self.s.write_memory(address, data)   # a device's elements as the core's stores
         except SessionError as exc:
             raise ExprError(str(exc)) from None
 
     # Tensix: data in its format in force (tdbg.tensix.view_in_force), or raw bits
     def _view(self, array: str) -> formats.View:
-        tensix, thread = self.s.model, self.s.core.thread
         if array in ("dst", "dst32"):
-            return view_in_force.dst_view(tensix, thread, "dst16" if array == "dst" else "dst32")
+            return self.s.view_in_force("dst16" if array == "dst" else "dst32")
         if array in ("srca", "srcb"):
-            return view_in_force.src_view(tensix, thread, array)
+            return self.s.view_in_force(array)
         return formats.get_view(_RAW_STORAGE[array], "raw")
 
     def tensix_type(self, array: str) -> CType:
@@ -147,16 +142,14 @@ class SessionContext:
             raise IndexError("bank must be 0 or 1")
         if not (0 <= row < rows and 0 <= col < 16):
             raise IndexError(f"index out of range (rows 0..{rows - 1}, columns 0..15)")
-        tensix = self.s.model
-        dst = tensix.dst
         if src:
-            reg = tensix.srca if array.startswith("srca") else tensix.srcb
-            return reg.read(where[0], row), col, True
+            return self.s.src(array[:4], where[0], row), col, True
+        dst = self.s.dst_contents()
         if array == "dstbits":
             return dst.bits[row], col, True
         storage = "dst32" if array.startswith("dst32") else "dst16"
-        bits = read_lanes(dst, dst.bits, dst.ever_written, storage, np.array([row]))[0]
-        return bits, col, bool(lanes_defined(dst, dst.ever_written, storage, np.array([row]))[0, 0])
+        one = np.array([row])
+        return dst.lanes(storage, one)[0], col, bool(dst.defined(storage, one)[0, 0])
 
     def tensix(self, array: str, indices: tuple[int, ...]) -> int | float:
         if array.startswith("lreg"):
@@ -171,48 +164,43 @@ class SessionContext:
         return float(value) if view.name != "raw" and value.dtype.kind == "f" else int(value)
 
     def set_tensix(self, array: str, indices: tuple[int, ...], value: int | float) -> None:
+        """Store one element through the session (``Session.write_dst_element`` and its
+        siblings), which keeps ``Dst``'s validity: a store into an undefined row is refused."""
         if array.startswith("lreg"):
             reg, lane = indices
             self._lreg_lane(reg, lane, check_defined=False)
-            if reg in (8, 9, 10, 15):
-                raise ValueError(f"LReg[{reg}] is a read-only constant (LReg.md).")
             bits = int(np.float32(value).view(np.uint32)) if array == "lreg" else int(value) & 0xFFFFFFFF
-            lanes = np.arange(32) == lane
-            self.s.vector.write(reg, bits, lanes)
+            self._write(lambda: self.s.write_lreg_lane(reg, lane, bits))
             return
-        bits, col, defined = self._element(array, indices)
+        _, col, _ = self._element(array, indices)
         view = self._view(array)
-        if view.name != "raw" and not defined:  # one element cannot define the rest of its row
-            storage = "Dst32b" if array == "dst32" else "Dst16b"
-            raise ValueError(f"{storage}[{indices[0]}][{indices[1]}] is undefined (ZEROACC, or never written).")
-        row = bits.copy()
         try:
-            row[col] = view.encode(value & ((1 << view.width) - 1) if view.name == "raw" else value)
+            bits = int(view.encode(value & ((1 << view.width) - 1) if view.name == "raw" else value))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{value} does not fit {array} ({view.description}): {exc}.") from None
-        tensix = self.s.model
-        *where, r, _ = indices
+        *where, row, _ = indices
         if array.startswith("src"):
-            (tensix.srca if array.startswith("srca") else tensix.srcb).write(where[0], r, row)
-        elif array == "dstbits":
-            tensix.dst.bits[r] = row
-            tensix.dst.ever_written[r] = True
-        elif array.startswith("dst32"):
-            tensix.dst.write32(r, row)
+            self._write(lambda: self.s.write_src_element(array[:4], where[0], row, col, bits))
         else:
-            tensix.dst.write16(r, row)
+            storage = "bits" if array == "dstbits" else "dst32" if array.startswith("dst32") else "dst16"
+            self._write(lambda: self.s.write_dst_element(storage, row, col, bits))
+
+    @staticmethod
+    def _write(store: Callable[[], None]) -> None:
+        try:
+            store()
+        except SessionError as exc:
+            raise ValueError(str(exc)) from None
 
     def cfg(self, name: str) -> int:
         try:
-            return self.s.model.config.get(name, thread=self.s.core.thread)
-        except KeyError:
+            return self.s.cfg(name)
+        except SessionError:
             raise KeyError(f'No config field "{name}".') from None
 
     def set_cfg(self, name: str, value: int) -> None:
-        try:
-            self.s.model.config.set(name, value, thread=self.s.core.thread)
-        except KeyError:
-            raise KeyError(f'No config field "{name}".') from None
+        self.cfg(name)   # an unknown field is a KeyError, a value too wide a ValueError
+        self._write(lambda: self.s.set_cfg(name, value))
 
     # history and convenience variables
     def history(self) -> Sequence[Value]:
@@ -225,7 +213,7 @@ class SessionContext:
 
     # the Vector Unit's LRegs: lreg[N][LANE] (FP32), lregbits[N][LANE] (the bits), $lregN
     def _lreg_lane(self, reg: int, lane: int, check_defined: bool = True) -> int:
-        vu = self.s.vector
+        vu = self.s.vector_unit()
         if not (0 <= reg < len(vu.lreg) and 0 <= lane < len(vu.lreg[0])):
             raise IndexError(f"index out of range (LRegs 0..{len(vu.lreg) - 1}, lanes 0..{len(vu.lreg[0]) - 1})")
         if check_defined and vu.defined[reg, lane] != FULL:
@@ -240,10 +228,10 @@ class SessionContext:
     def _lreg(self, reg: int) -> Value:
         """``$lregN``: ``LReg[N]`` as ``float[32]`` (lane order), a value, not an lvalue
         (``lreg[N][LANE]`` is the assignable element); refused while a lane is undefined."""
-        vu = self.s.vector
+        vu = self.s.vector_unit()
         if not 0 <= reg < len(vu.lreg):
             raise ExprError(f"$lreg{reg}: the LRegs are $lreg0 .. $lreg{len(vu.lreg) - 1}")
-        if not vu.full[reg]:
+        if (vu.defined[reg] != FULL).any():
             lanes = np.flatnonzero(vu.defined[reg] != FULL).tolist()
             raise ExprError(f"LReg[{reg}] lane{'s' if len(lanes) > 1 else ''} {', '.join(map(str, lanes[:8]))}"
                             f"{' ...' if len(lanes) > 8 else ''} never written (undefined); see x/32wx lreg[{reg}]")

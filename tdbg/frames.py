@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from tdbg.debuginfo import Frame
 from tdbg.emu.stops import StopKind
-from tdbg.riscv import SP
 
 if TYPE_CHECKING:
     from tdbg.session import Session
@@ -38,8 +37,8 @@ class FrameView:
         self._state: _State | None = None
 
     def state(self) -> _State:
-        core = self.s.core
-        key, stop = (self.s.current, core.pc, core.reg(SP)), getattr(core, "last_stop", None)
+        s = self.s
+        key, stop = (s.current, s.pc, s.register("sp")), s.last_stop
         if self._state is None or self._state.key != key or self._state.stop is not stop:
             self._state = _State(key, stop)
         return self._state
@@ -49,7 +48,7 @@ class FrameView:
         state = self.state()
         if state.hidden is None:
             info = self.s.debug
-            pc = self.s.core.pc
+            pc = self.s.pc
             stop = state.stop
             stopped_for = [loc.function for bp in self.s.last_hits for loc in bp.locations
                            if loc.core == self.s.current and loc.address == pc] \

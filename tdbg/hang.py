@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tdbg.emu.code import PatchKind
+from tdbg.emu.code_patches import PatchKind
 from tdbg.emu.core import CoreState
-from tdbg.emu.regions import Wait
+from tdbg.emu.devices.device import Wait
 from tdbg.emu.stops import CoreWait
 from tdbg.llk_names import llk_names
 from tdbg.tensix import sync
@@ -28,7 +28,7 @@ from tdbg.tensix.isa import IsaError
 
 if TYPE_CHECKING:
     from tdbg.emu.pushlog import PushRecord
-    from tdbg.session import Session
+    from tdbg.emu.tile import Tile
 
 
 @dataclass(frozen=True)
@@ -71,19 +71,19 @@ class WaitReport:
     needs: list[Need] = field(default_factory=list)
 
 
-def explain(session: Session, waits: tuple[CoreWait, ...]) -> list[WaitReport]:
+def explain(tile: Tile, waits: tuple[CoreWait, ...]) -> list[WaitReport]:
     """A report for each blocked core of a deadlock (or a scheduler-locked wait)."""
-    scan = _Scanner(session)
-    return [_explain(session, scan, w) for w in waits]
+    scan = _Scanner(tile)
+    return [_explain(tile, scan, w) for w in waits]
 
 
-def semaphore_name(session: Session, index: int, core: str | None = None) -> str:
+def semaphore_name(tile: Tile, index: int, core: str | None = None) -> str:
     """``semaphore 1 (MATH_PACK)`` where a firmware (``core``'s first) names it, else ``semaphore 1``."""
-    return _named(session, "semaphore", index, core)
+    return _named(tile, "semaphore", index, core)
 
 
-def _named(session: Session, kind: str, index: int, core: str | None) -> str:
-    programs = session.programs
+def _named(tile: Tile, kind: str, index: int, core: str | None) -> str:
+    programs = {name: program.image for name, program in tile.programs.items()}
     order = ([core] if core in programs else []) + [n for n in programs if n != core]
     for name in order:
         names = llk_names(programs[name])
@@ -93,17 +93,17 @@ def _named(session: Session, kind: str, index: int, core: str | None) -> str:
     return f"{kind} {index}"
 
 
-def _explain(session: Session, scan: _Scanner, cw: CoreWait) -> WaitReport:
+def _explain(tile: Tile, scan: _Scanner, cw: CoreWait) -> WaitReport:
     wait = cw.wait if isinstance(cw.wait, Wait) else None
-    profile = session.profile
-    cop = session.coprocessor
+    profile = tile.profile
+    cop = tile.coprocessor
     if wait is not None and wait.address is not None:
         index = profile.semaphore_at(wait.address)
         if index is not None:
             device = profile.device_at(wait.address)
-            reason = cw.reason.replace(device.name, semaphore_name(session, index, cw.core)) if device else cw.reason
+            reason = cw.reason.replace(device.name, semaphore_name(tile, index, cw.core)) if device else cw.reason
             value = cop.semaphores[index].Value
-            return WaitReport(cw, reason, needs=[_semaphore_need(session, scan, index, cw.core, post=value < 15, get=value > 0)])
+            return WaitReport(cw, reason, needs=[_semaphore_need(tile, scan, index, cw.core, post=value < 15, get=value > 0)])
         return WaitReport(cw, cw.reason)
     if wait is None or wait.thread is None or not cop.pending(wait.thread):
         return WaitReport(cw, cw.reason)
@@ -112,11 +112,11 @@ def _explain(session: Session, scan: _Scanner, cw: CoreWait) -> WaitReport:
     word = queued[0]
     b = cop.bound(word)
     mnemonic = b.mnemonic or f"{word:#010x}"
-    held_record = _push_of_oldest(session, thread, queued)
-    held = Push(session.describe_word(word), held_record.core, held_record.pc) if held_record else None
+    held_record = _push_of_oldest(tile, thread, queued)
+    held = Push(tile.describe_word(word), held_record.core, held_record.pc) if held_record else None
     latch = cop.wait_gate[thread]
     if latch is not None and sync.blocked_by(b.mnemonic or "", latch.BlockMask):
-        latch_record = _push_before(session, thread, latch.Opcode, held_record.seq if held_record else None)
+        latch_record = _push_before(tile, thread, latch.Opcode, held_record.seq if held_record else None)
         latch_push = Push(latch.Opcode, latch_record.core, latch_record.pc) if latch_record else None
         needs = []
         if latch.Opcode == "SEMWAIT":
@@ -125,40 +125,41 @@ def _explain(session: Session, scan: _Scanner, cw: CoreWait) -> WaitReport:
                     post = bool(latch.ConditionMask & 1 and sem.Value == 0)
                     get = bool(latch.ConditionMask & 2 and sem.Value >= sem.Max)
                     if post or get:
-                        needs.append(_semaphore_need(session, scan, index, cw.core, post, get))
+                        needs.append(_semaphore_need(tile, scan, index, cw.core, post, get))
         return WaitReport(cw, cw.reason, held, latch_push, needs)
     if mnemonic == "ATGETM":
         index = b.fields.get("Index", 0)
-        holder = session.model.mutexes[index] if index < len(session.model.mutexes) else None
-        name = _named(session, "mutex", index, cw.core)
-        releases = [r for r in scan.releases(("ATRELM", index)) if holder is not None and session.tile.cores[r.core].thread == holder]
+        mutexes = tile.tensix.mutexes
+        holder = mutexes[index] if index < len(mutexes) else None
+        name = _named(tile, "mutex", index, cw.core)
+        releases = [r for r in scan.releases(("ATRELM", index)) if holder is not None and tile.cores[r.core].thread == holder]
         need = Need(f"{name} released by T{holder}'s thread (ATRELM)" if holder is not None else f"{name}", releases)
         return WaitReport(cw, cw.reason, held, None, [need])
     return WaitReport(cw, cw.reason, held)
 
 
-def _semaphore_need(session: Session, scan: _Scanner, index: int, core: str, post: bool, get: bool) -> Need:
-    name = semaphore_name(session, index, core)
+def _semaphore_need(tile: Tile, scan: _Scanner, index: int, core: str, post: bool, get: bool) -> Need:
+    name = semaphore_name(tile, index, core)
     kinds = [k for k, wanted in (("post", post), ("get", get)) if wanted]
     what = f"a {' or a '.join(kinds)} of {name}"
     releases = [r for k in kinds for r in scan.releases((k, index))]
     return Need(what, releases)
 
 
-def _push_of_oldest(session: Session, thread: int, queued: list[int]) -> PushRecord | None:
+def _push_of_oldest(tile: Tile, thread: int, queued: list[int]) -> PushRecord | None:
     """The push record of the oldest queued word of ``thread``: the queue is the thread's newest
     pushes when no MOP / REPLAY expanded them; otherwise the newest push of that word."""
-    records = [r for r in session.pushes.last(len(session.pushes)) if r.thread == thread and r.via != "debugger"]
+    records = [r for r in tile.pushes.last(len(tile.pushes)) if r.thread == thread and r.via != "debugger"]
     tail = records[-len(queued):]
     if len(tail) == len(queued) and [r.word for r in tail] == queued:
         return tail[0]
     return next((r for r in reversed(records) if r.word == queued[0]), None)
 
 
-def _push_before(session: Session, thread: int, opcode: str, seq: int | None) -> PushRecord | None:
+def _push_before(tile: Tile, thread: int, opcode: str, seq: int | None) -> PushRecord | None:
     """The newest push of ``opcode`` by ``thread`` before push ``seq`` (the wait that latched)."""
-    cop = session.coprocessor
-    for r in reversed(session.pushes.last(len(session.pushes))):
+    cop = tile.coprocessor
+    for r in reversed(tile.pushes.last(len(tile.pushes))):
         if r.thread == thread and (seq is None or r.seq < seq) and cop.mnemonic(r.word) == opcode:
             return r
     return None
@@ -169,28 +170,27 @@ def _push_before(session: Session, thread: int, opcode: str, seq: int | None) ->
 class _Scanner:
     """The posts, gets and mutex releases in each core's firmware (computed once per report)."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, tile: Tile) -> None:
+        self.tile = tile
         self._found: dict[tuple[str, int], list[Release]] | None = None
 
     def releases(self, key: tuple[str, int]) -> list[Release]:
         if self._found is None:
             self._found = {}
-            for core, program in self.session.tile.programs.items():
-                state = _state(self.session, core)
-                for pc, kind, index, what in _sync_actions(self.session, core, program):
+            for core, program in self.tile.programs.items():
+                state = _state(self.tile, core)
+                for pc, kind, index, what in _sync_actions(self.tile, core, program):
                     self._found.setdefault((kind, index), []).append(Release(core, pc, what, state))
         return self._found.get(key, [])
 
 
-def _state(session: Session, core: str) -> str:
-    state = session.tile.cores[core].state
+def _state(tile: Tile, core: str) -> str:
+    state = tile.cores[core].state
     return "blocked" if state is CoreState.BLOCKED else state.value
 
 
-def _sync_actions(session: Session, core: str, program: object) -> list[tuple[int, str, int, str]]:
+def _sync_actions(tile: Tile, core: str, program: object) -> list[tuple[int, str, int, str]]:
     """(pc, "post" | "get" | "ATRELM", index, how) for each release in ``core``'s code."""
-    tile = session.tile
     isa = tile.profile.isa
     out: list[tuple[int, str, int, str]] = []
 
@@ -217,7 +217,7 @@ def _sync_actions(session: Session, core: str, program: object) -> list[tuple[in
         if index is not None:
             kinds = ["post", "get"] if value is None else ["get" if value & 1 else "post"]
             for kind in kinds:
-                out.append((pc, kind, index, f"a store to {semaphore_name(session, index, core)}"))
+                out.append((pc, kind, index, f"a store to {semaphore_name(tile, index, core)}"))
         elif address == profile.instrn_buf_base and value is not None:
             tensix(pc, value, " (stored to INSTRN_BUF_BASE)")
     return out

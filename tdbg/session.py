@@ -1,6 +1,10 @@
 """The public Python API of tdbg: load firmware, run it, stop it, look at the tile.
 
-The shell and the GDB stub are thin layers over ``Session``.  Example::
+The shell, the GDB stub and the expression bridge are thin layers over ``Session``, the only
+door to the tile: they ask its typed queries and give it their writes, which go through the
+device model as a core's would.  Its parts live in modules named for what they hold: the
+Tensix side (``tdbg.tensix_access``, whose typed copies are ``tdbg.snapshots``), breakpoints
+and watchpoints (``tdbg.breakpoints``), checkpoints (``tdbg.checkpoints``).  Example::
 
     s = Session("kernel.c")               # a .c file is built with the bundled toolchain
     s.break_at("main")
@@ -11,43 +15,60 @@ The shell and the GDB stub are thin layers over ``Session``.  Example::
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
-from numpy.typing import ArrayLike
 
+import tdbg
 from tdbg import linespec
+from tdbg.breakpoints import Breakpoint, BreakpointManager, Location, NoSuchBreakpoint, WatchScope
+from tdbg.checkpoints import CheckpointError, Checkpoints
 from tdbg.cxxnames import demangle
-from tdbg.debuginfo import DebugInfo, Frame, LineInfo, Site
+from tdbg.debuginfo import DebugInfo, Frame, Site
 from tdbg.emu.core import Core, CoreState, Disposition, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, one_line
 from tdbg.emu.history import History
 from tdbg.expr.values import PrintSettings
-from tdbg.emu.regions import Stall, Wait
+from tdbg.emu.devices.device import Stall, Wait
 from tdbg.emu.stops import Stop, StopKind
-from tdbg.emu.pushlog import PushLog, WindowTrace
-from tdbg.emu.tile import Checkpoint, Policy, Tile, Unreadable
+from tdbg.emu.pushlog import PushLog
+from tdbg.emu.tile import Policy, Tile, Unreadable
 from tdbg.emu.toolchain import SOURCE_SUFFIXES, ToolchainError, build, demo_source
+from tdbg.hang import WaitReport, explain
 from tdbg.sourcepath import SourcePath
 from tdbg.hostfiles import MAX_RESTORE_BYTES, HostFileError, host_path, read_host_file, write_host_file
 from tdbg.riscv import NUMBERS as REGISTERS
 from tdbg.riscv_ext import arch_extensions
-from tdbg.tensix import formats, l1_data, packers, unpackers
-from tdbg.tensix.coprocessor import Coprocessor, QueueFull
+from tdbg.errors import SessionError
+from tdbg.snapshots import DstContents
+from tdbg.tensix import l1_data
+from tdbg.tensix_access import TensixAccess
 from tdbg.tensix.events import Category, TensixEvent
-from tdbg.tensix.profile import BLACKHOLE, Profile
-from tdbg.tensix.sfpu import VectorUnit
-from tdbg.tensix.tile import TensixState
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch.profile import Profile
 
 if TYPE_CHECKING:
     from tdbg.disasm import Disassembler
 
 Programs = Mapping[str, "str | Path | None"]   # core name -> ELF or C file
+
+
+
+class Shell(Protocol):
+    """A command shell over a session (``tdbg.commands.Interpreter``): ``execute`` runs its
+    lines there.  The session knows only this protocol; ``tdbg.default_shell`` makes one."""
+
+    failed: bool   # a command since the flag was last cleared failed
+
+    def capture(self, line: str) -> str:
+        """Run one command line and return what it printed."""
+        ...
 
 
 class Host(Protocol):
@@ -63,17 +84,12 @@ class Host(Protocol):
         return the stop to report (``StopKind.HOST`` when the host's work is done)."""
 
 
-
 class RunStatus(str, Enum):
     """Whether the program is being run, in GDB's sense."""
 
     LOADED = "not started"     # at its entry (memory written since then is kept by ``run``)
     STOPPED = "stopped"        # started, and stopped somewhere
     EXITED = "exited"          # every core with firmware has exited or parked
-
-
-class SessionError(Exception):
-    """A request the session cannot carry out; the message is one line for the user."""
 
 
 @dataclass(frozen=True)
@@ -98,68 +114,6 @@ class SymbolFile:
 
     def holds(self, address: int) -> bool:
         return any(lo <= address < hi for lo, hi in self.image.exec_ranges)
-
-
-@dataclass(frozen=True)
-class Location:
-    """One location of a breakpoint: a core and an address there, with the full name of the
-    function it is in and the line GDB reports for it (``debuginfo.Site``)."""
-
-    core: str
-    address: int
-    function: str | None = None
-    line: LineInfo | None = None
-
-
-@dataclass
-class Breakpoint:
-    """A breakpoint and its locations (GDB's): any number per core, in the order GDB lists them
-    (by core, then address)."""
-
-    number: int
-    locations: list[Location]
-    enabled: bool = True
-    disposition: Disposition = Disposition.KEEP
-    enable_count: int = 0       # stops left before DISABLE disables it (GDB's enable_count)
-    hits: int = 0
-    ignore_count: int = 0
-    condition: str | None = None
-    commands: list[str] = field(default_factory=list)
-    location: str = ""          # what the user typed, for ``info breakpoints``
-    thread: str | None = None   # ``break LOC thread N``: only that core
-    line: int | None = None     # a FILE:LINE breakpoint: the line whose code it is on
-
-    @property
-    def temporary(self) -> bool:
-        """Deleted when it next stops the program (``tbreak``, ``enable delete``)."""
-        return self.disposition is Disposition.DELETE
-
-    @property
-    def address(self) -> int:
-        """The address of its first location."""
-        return self.locations[0].address
-
-    @property
-    def cores(self) -> list[str]:
-        """The cores it has a location on, in order."""
-        return list(dict.fromkeys(loc.core for loc in self.locations))
-
-    def at(self, core: str, pc: int) -> bool:
-        return any(loc.core == core and loc.address == pc for loc in self.locations)
-
-
-def _dst_view(view: str) -> tuple[str, str]:
-    """(storage, view) of a view name; raw16 (or raw) and raw32 are the raw bits, as in the
-    shell's ``x ... as`` and ``--view``."""
-    if view in ("raw16", "raw32"):
-        return ("dst16" if view == "raw16" else "dst32"), "raw"
-    storage = "dst32" if view in ("fp32", "int32", "tf32") else "dst16"
-    formats.get_view(storage, view)  # a clear KeyError for unknown names
-    return storage, view
-
-
-def _rows(rows: int | slice | Sequence[int]) -> int | slice | np.ndarray:
-    return rows if isinstance(rows, (int, slice)) else np.asarray(rows)
 
 
 #: The most bytes one read or write of memory moves (L1 is 1.5 MiB; a bigger request is a mistake
@@ -202,10 +156,6 @@ class _CheckedDebugInfo:
         return checked
 
 
-def _mib(n: int) -> str:
-    return f"{n / (1 << 20):.1f} MiB"
-
-
 def load_program(path: str | Path, core: str = "T0") -> ElfImage:
     """An ELF, or a C or C++ file built with the bundled toolchain first (as ``core``'s firmware)."""
     path = Path(path)
@@ -214,22 +164,19 @@ def load_program(path: str | Path, core: str = "T0") -> ElfImage:
     return ElfImage.load(path)
 
 
-class Session:
+class Session(TensixAccess):
     """One debugging session over one tile: its cores, their firmware and debug information,
-    breakpoints, watchpoints and the run model (the tile's, with GDB's ``scheduler-locking``)."""
+    the run model (the tile's, with GDB's ``scheduler-locking``), memory and registers as the
+    current core sees them; breakpoints and watchpoints (``points``, a ``BreakpointManager``)
+    and ``checkpoints`` through their facades here; the coprocessor through ``TensixAccess``."""
 
     LOCKING = ("off", "on", "step")
-    CHECKPOINT_BUDGET = 256 << 20   # bytes all checkpoints may hold
 
     def __init__(self, program: str | Path | Programs | None = None, profile: Profile = BLACKHOLE) -> None:
         self.tile = Tile(profile)
         self.current = "T0"
-        self.breakpoints: dict[int, Breakpoint] = {}
-        self._at: dict[tuple[str, int], set[int]] = {}   # (core, address) -> breakpoints there
-        self.watchpoints: dict[int, Watch] = {}
-        self.watch_scopes: dict[int, tuple[str, int, int]] = {}  # watch -> (core, return pc, CFA)
-        self.checkpoints: dict[int, Checkpoint] = {}
-        self.checkpoint_budget = self.CHECKPOINT_BUDGET
+        self.points = BreakpointManager(self.tile)   # breakpoints and watchpoints
+        self.checkpoints = Checkpoints(self.tile)
         self.debug_infos: dict[str, DebugInfo | None] = {}
         self.symbol_files: dict[str, list[SymbolFile]] = {}   # a core's code beyond its firmware
         self._in_file: tuple[str, SymbolFile | None] | None = None   # (core, file) symbols come from
@@ -238,10 +185,10 @@ class Session:
         self.written_after_exit = False  # memory written since every core finished (run drops it)
         self.watch_after = True       # report a watchpoint after its access (GDB's view); the
                                       # stub turns it off: gdb steps over the access itself
-        self._interpreter = None
+        self.shell_factory: Callable[[Session], Shell] = tdbg.default_shell   # what ``execute`` runs lines in
+        self.shell: Shell | None = None
         self._interrupted = False
         self._expr_context = None
-        self.last_hits: list[Breakpoint] = []  # the breakpoints that made the last stop
         self.history = History()     # undo records of single steps (reverse_stepi)
         self.print_settings = PrintSettings()   # GDB's set print pretty / demangle / asm-demangle
         self.source_path = SourcePath()         # GDB's set substitute-path and directory
@@ -253,7 +200,6 @@ class Session:
         self.replay_setup = True            # restart (run, kill) writes the set-up again
         self._replaying = False
         self.host: Host | None = None      # plays the host around the runs (Host)
-        self._next_number = 1
         programs = program if isinstance(program, Mapping) else {"T0": demo_source() if program is None else program}
         for name, path in programs.items():
             if path is not None:
@@ -280,7 +226,7 @@ class Session:
         self.debug_infos[name] = None if image is None else self._debug_info(image)
         self._opened_cores.discard(name)
         self.symbol_files.pop(name, None)
-        self._sync_breakpoints()
+        self.points.sync()
         self.history.clear()
 
     def add_symbol_file(self, core: str, program: str | Path, text_address: int | None = None) -> SymbolFile:
@@ -359,7 +305,7 @@ class Session:
     def stream_writer(self, address: int) -> tuple[str, int] | None:
         """The core and pc of the last store to the NoC overlay stream register at ``address``
         (None: no store since the reset)."""
-        base = next(d.base for d in self.profile.devices if d.name == "NoC overlay")
+        base = self.tile.overlay.spec.base
         try:
             stream, name, _ = self.tile.overlay.register(address - base)
         except TensixEvent as exc:
@@ -434,8 +380,23 @@ class Session:
         return None if info is None else _CheckedDebugInfo(info, self.tile.image(self.current).path)  # type: ignore[return-value]
 
     @property
-    def core(self) -> Core:
+    def _core(self) -> Core:
         return self.tile.cores[self.current]
+
+    @property
+    def pc(self) -> int:
+        """The current core's pc."""
+        return self._core.pc
+
+    @property
+    def tensix_thread(self) -> int | None:
+        """The current core's Tensix thread (T0-T2: 0-2; None for B and NC)."""
+        return self._core.thread
+
+    @property
+    def last_stop(self) -> Stop | None:
+        """The current core's last stop (None before it first stopped)."""
+        return self._core.last_stop
 
     def restart(self, checkpoint: int | None = None) -> None:
         """Back to the loaded state with the set-up written again (``setup``; unless
@@ -455,7 +416,10 @@ class Session:
             if self.host is not None:
                 self.host.restarted(self)
             return
-        self.tile.restore(self._checkpoint(checkpoint))
+        try:
+            self.checkpoints.restore(checkpoint)
+        except CheckpointError as exc:
+            raise SessionError(str(exc)) from None
         self.started = True
 
     def start_over(self) -> None:
@@ -467,44 +431,61 @@ class Session:
         if self.started:
             self.restart()
         self.written_after_exit = False
-        for item in [*self.breakpoints.values(), *self.watchpoints.values()]:
-            item.hits = 0
+        self.points.reset_hits()
 
     def starti(self) -> Stop:
         """GDB's ``starti``: the program from its loaded state, stopped before its first
         instruction (a breakpoint there is not counted)."""
         self.start_over()
         self.started = True
-        return Stop(StopKind.STEP, self.current, self.core.pc, detail="entry")
+        return Stop(StopKind.STEP, self.current, self._core.pc, detail="entry")
 
+    # -- checkpoints (``tdbg.checkpoints``) ----------------------------------------------------------
     def checkpoint(self) -> int:
         """Save the whole tile (L1 compressed); returns the checkpoint's number.  Refused when
         the checkpoints would hold more than ``checkpoint_budget`` bytes."""
-        cp = self.tile.checkpoint(compress=True)
-        used = self.checkpoint_memory()
-        if used + cp.nbytes > self.checkpoint_budget:
-            raise SessionError(f"Cannot save a checkpoint: it needs {_mib(cp.nbytes)} and the {len(self.checkpoints)} "
-                               f"checkpoints hold {_mib(used)} of the {_mib(self.checkpoint_budget)} checkpoint memory; "
-                               f"delete one first")
-        number = max(self.checkpoints, default=0) + 1
-        self.checkpoints[number] = cp
-        return number
+        try:
+            return self.checkpoints.save()
+        except CheckpointError as exc:
+            raise SessionError(str(exc)) from None
+
+    @property
+    def checkpoint_budget(self) -> int:
+        """Bytes all checkpoints may hold."""
+        return self.checkpoints.budget
+
+    @checkpoint_budget.setter
+    def checkpoint_budget(self, nbytes: int) -> None:
+        self.checkpoints.budget = nbytes
 
     def checkpoint_memory(self, number: int | None = None) -> int:
         """Bytes held by checkpoint ``number``, or by all of them (``info checkpoints``)."""
-        if number is not None:
-            return self._checkpoint(number).nbytes
-        return sum(cp.nbytes for cp in self.checkpoints.values())
+        try:
+            return self.checkpoints.memory(number)
+        except CheckpointError as exc:
+            raise SessionError(str(exc)) from None
+
+    def checkpoint_pc(self, number: int, core: str | None = None) -> int | None:
+        """Where ``core`` (default: the current one) was in checkpoint ``number``; None when
+        the core had not been created then."""
+        try:
+            return self.checkpoints.pc(number, core or self.current)
+        except CheckpointError as exc:
+            raise SessionError(str(exc)) from None
 
     def delete_checkpoint(self, number: int) -> None:
-        self._checkpoint(number)
-        del self.checkpoints[number]
-
-    def _checkpoint(self, number: int) -> Checkpoint:
         try:
-            return self.checkpoints[number]
-        except KeyError:
-            raise SessionError(f"No checkpoint number {number}.") from None
+            self.checkpoints.delete(number)
+        except CheckpointError as exc:
+            raise SessionError(str(exc)) from None
+
+    def checkpoint_dst(self, number: int) -> DstContents:
+        """``Dst`` as checkpoint ``number`` holds it, through today's row mapping."""
+        try:
+            bits, written = self.checkpoints.dst_storage(number)
+        except CheckpointError as exc:
+            raise SessionError(str(exc)) from None
+        return self.dst_contents().with_storage(bits, written)
 
     def reverse_stepi(self, count: int = 1) -> Stop:
         """Undo the last ``count`` single steps (tdbg records single steps, not ``continue``)."""
@@ -513,7 +494,7 @@ class Session:
                                f"{len(self.history)} recorded (single steps since the last continue)")
         for _ in range(count):
             self.current = self.history.undo(self.tile).core
-        return Stop(StopKind.STEP, self.current, self.core.pc, detail="reverse")
+        return Stop(StopKind.STEP, self.current, self._core.pc, detail="reverse")
 
     # -- run control -------------------------------------------------------------------------------
     def cont(self, limit: int | None = None) -> Stop:
@@ -552,15 +533,9 @@ class Session:
                 and stop.access.write and stop.old == stop.new and not stop.watch.dst_rows)
 
     def _scope_exit(self, stop: Stop) -> Stop:
-        """A core that reached the return address of a frame whose local a watchpoint watches,
-        with that frame gone: the watchpoint is deleted and the run stops (GDB's "left the
-        block in which its expression is valid")."""
-        for number, (core, pc, cfa) in list(self.watch_scopes.items()):
-            if stop.core == core and stop.pc == pc and self.tile.cores[core].reg(2) >= cfa:
-                watch = self.watchpoints[number]
-                self.delete(number)
-                return Stop(StopKind.SCOPE, core, stop.pc, watch=watch)
-        return stop
+        """A watched local's frame returned: its watchpoint is deleted and the run stops
+        (``BreakpointManager.scope_exit``)."""
+        return self.points.scope_exit(stop)
 
     def _focus(self, stop: Stop) -> Stop:
         """The core that stopped becomes the current one; a memory watchpoint's access is
@@ -570,14 +545,13 @@ class Session:
         if stop.core in self.tile.cores:
             self.current = stop.core
             if stop.kind is StopKind.WATCHPOINT and stop.access is not None and self.watch_after:
-                stop = self.core.complete_access(stop)
-        if stop.kind is StopKind.WATCHPOINT and stop.watch.number in self.watchpoints and not self._unchanged_write(stop):
-            stop.watch.hits += 1
-            self._spend(stop.watch)
+                stop = self._core.complete_access(stop)
+        if stop.kind is StopKind.WATCHPOINT and not self._unchanged_write(stop):
+            self.points.watch_hit(stop)
         return stop
 
     def _steppable(self) -> Core:
-        core = self.core
+        core = self._core
         if core.state is CoreState.IDLE:
             raise SessionError(f"{core.name} has no firmware (load one with \"file {core.name} FILE\").")
         if core.state is CoreState.RESET:
@@ -633,7 +607,7 @@ class Session:
         """Like ``stepi``, but a call (``jal``/``jalr`` linking ``ra``) runs until it returns."""
         stop = None
         for _ in range(count):
-            pc = self.core.pc
+            pc = self._core.pc
             word = int.from_bytes(self.read_memory(pc, 4), "little")
             if word & 0x7F in (0x6F, 0x67) and (word >> 7) & 0x1F == 1:
                 sp = self.register("sp")
@@ -679,7 +653,7 @@ class Session:
     def landed_on_breakpoint(self, stop: Stop) -> Stop:
         """A step that lands on an enabled breakpoint reports it (and counts the hit), as GDB's
         source-level stepping does."""
-        if stop.kind is StopKind.STEP and stop.pc in self.core.breakpoints and self._breakpoint_stops(stop.core, stop.pc):
+        if stop.kind is StopKind.STEP and stop.pc in self._core.breakpoints and self._breakpoint_stops(stop.core, stop.pc):
             return Stop(StopKind.BREAKPOINT, stop.core, stop.pc)
         return stop
 
@@ -743,39 +717,12 @@ class Session:
 
     def _breakpoint_stops(self, core: str, pc: int) -> bool:
         """Count a hit on the breakpoints at ``pc`` of ``core``; True if one of them stops the
-        run (those are kept in ``last_hits`` for the stop report).  Conditions are evaluated in
-        that core's context."""
-        stops = False
-        self.last_hits = []
+        run (``last_hits``).  Conditions are evaluated in that core's context."""
         saved, self.current = self.current, core
         try:
-            for number in sorted(self._at.get((core, pc), ())):
-                bp = self.breakpoints.get(number)
-                if bp is None or not bp.enabled:   # a temporary one deleted by an earlier hit
-                    continue
-                if bp.condition is not None and not self.condition_true(bp):
-                    continue
-                bp.hits += 1
-                if bp.ignore_count > 0:
-                    bp.ignore_count -= 1
-                    continue
-                stops = True
-                self.last_hits.append(bp)
-                self._spend(bp)
+            return self.points.hit(core, pc, self.condition_true)
         finally:
             self.current = saved
-        return stops
-
-    def _spend(self, item: Breakpoint | Watch) -> None:
-        """A breakpoint or watchpoint stopped the program: apply its disposition, as GDB's
-        ``bpstat_stop_status`` does (DISABLE: one of its ``enable_count`` stops is used, and at
-        0 it is disabled; DELETE: it is deleted)."""
-        if item.disposition is Disposition.DISABLE:
-            item.enable_count -= 1
-            if item.enable_count <= 0:
-                self.enable(item.number, False)
-        elif item.disposition is Disposition.DELETE:
-            self.delete(item.number)
 
     def condition_true(self, bp: Breakpoint) -> bool:
         """Evaluate a breakpoint condition (an error counts as true, so the user sees it)."""
@@ -836,7 +783,7 @@ class Session:
             _check_range(spec.address, 1)
         current = None
         if spec.line is not None and spec.file is None and info is not None:
-            here = info.line_for(self.core.pc)
+            here = info.line_for(self._core.pc)
             current = str(here.file) if here is not None else None
         try:
             return linespec.resolve(spec, info, self.image, current)
@@ -856,15 +803,20 @@ class Session:
         _check_range(address, 1)
         return address
 
+    def stack_ranges(self) -> tuple[tuple[int, int], ...]:
+        """Where the current core's stack frames may live (``DebugInfo.frames`` stops at a frame
+        outside them): L1, and its own local data RAM, whose size its core spec gives (4 KiB on
+        a TRISC, 8 KiB on B and NC: BlackholeA0 BabyRISCV/README.md "Local Data RAM")."""
+        profile = self.tile.profile
+        return ((0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + self._core.spec.local_ram_size))
+
     def frames(self) -> list[Frame]:
         """The current core's backtrace (innermost first); one frame without debug info."""
-        core = self.core
+        core = self._core
         info = self.debug_info_at(self.current, core.pc)
         if info is not None:
-            profile = self.tile.profile
-            ranges = ((0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + core.spec.local_ram_size))
             try:
-                return info.frames(core.pc, core.regs(), self.read_u32, ranges)
+                return info.frames(core.pc, core.regs(), self.read_u32, self.stack_ranges())
             except Exception:  # noqa: BLE001  (corrupt DWARF read lazily: the frame the symbols give)
                 pass
         hit = self.image.symbol_at(core.pc) if self.tile.image(self.current) else None
@@ -905,12 +857,7 @@ class Session:
                 error = SessionError(f'No line {spec.line} in file "{spec.file}".')
             raise error or SessionError("No firmware to set a breakpoint in.")
         disposition = Disposition.DELETE if temporary else Disposition.KEEP
-        bp = Breakpoint(self._take_number(), locations, disposition=disposition, thread=thread, line=line)
-        self.breakpoints[bp.number] = bp
-        for loc in bp.locations:
-            self._at.setdefault((loc.core, loc.address), set()).add(bp.number)
-            self.tile.cores[loc.core].add_breakpoint(loc.address)
-        return bp
+        return self.points.add_breakpoint(locations, disposition, thread, line)
 
     def _resolved_in_files(self, core: str, location: str | int, line: int | None = None) -> linespec.Resolved:
         """``_resolved`` in the firmware of ``core`` and in each of its symbol files (as GDB
@@ -918,7 +865,9 @@ class Session:
         files: list[SymbolFile | None] = [None, *self.symbol_files.get(core, ())]
         if len(files) == 1 or isinstance(location, int):
             return self._resolved(location, line)
-        sites, later, error = [], [], None
+        sites: list[Site] = []
+        later: list[int] = []
+        error: SessionError | None = None
         for symbol_file in files:
             with self.symbols_from(core, symbol_file):
                 try:
@@ -941,13 +890,12 @@ class Session:
         if length <= 0:
             raise SessionError("Cannot watch zero bytes.")
         _check_range(address, length)
-        owner = self.current if self.core.owns_private(address) else None
-        watch = self._add_watch(Watch(self._take_number(), address, length, kind, core=owner))
+        owner = self.current if self._core.owns_private(address) else None
         frames = self.frames() if self.tile.image(self.current) else []
+        scope = None
         if len(frames) > 1 and frames[0].sp <= address < frames[0].cfa:  # a local of this frame
-            self.watch_scopes[watch.number] = (self.current, frames[1].pc, frames[0].cfa)
-            self._sync_breakpoints()
-        return watch
+            scope = WatchScope(self.current, frames[1].pc, frames[0].cfa)
+        return self.points.add_watch(Watch(self.points.take_number(), address, length, kind, core=owner), scope)
 
     def watch_dst_row(self, row: int, kind: str = "write") -> Watch:
         """Watch ``Dst`` row ``row`` in the view the current core's window uses (Dst32b for
@@ -958,7 +906,7 @@ class Session:
         if not 0 <= row < 1024:
             raise SessionError(f"Dst row {row} out of range 0..1023")
         tensix = self.tile.tensix
-        thread = self.core.thread if self.core.thread is not None else 0
+        thread = self._core.thread if self._core.thread is not None else 0
         if tensix.window.ctrl(thread).fmt <= 1:
             high = int(tensix.dst.row32[row])
             rows, view = frozenset({high, high + 8}), "Dst32b"
@@ -966,99 +914,47 @@ class Session:
             rows, view = frozenset({int(tensix.dst.row16[row])}), "Dst16b"
         profile = self.tile.profile
         assert profile.dst_window_base is not None
-        watch = Watch(self._take_number(), profile.dst_window_base, profile.dst_window_size, kind, rows, view)
-        return self._add_watch(watch)
-
-    def _add_watch(self, watch: Watch) -> Watch:
-        self.watchpoints[watch.number] = watch
-        self._arm_watch(watch)
-        return watch
-
-    def _arm_watch(self, watch: Watch) -> None:
-        self.tile.watches.append(watch)
-        for core in self.tile.cores.values():
-            if watch.core in (None, core.name):
-                core.add_watch(watch)
+        watch = Watch(self.points.take_number(), profile.dst_window_base, profile.dst_window_size, kind, rows, view)
+        return self.points.add_watch(watch)
 
     def delete(self, number: int) -> None:
         """Delete breakpoint or watchpoint ``number`` on every core (whichever is current)."""
-        if number in self.breakpoints:
-            bp = self.breakpoints.pop(number)
-            for loc in bp.locations:
-                numbers = self._at.get((loc.core, loc.address), set())
-                numbers.discard(number)
-                if not numbers:
-                    self._at.pop((loc.core, loc.address), None)
-                self._arm(loc.core, loc.address)
-        elif number in self.watchpoints:
-            if self.watch_scopes.pop(number, None):
-                self._sync_breakpoints()
-            watch = self.watchpoints.pop(number)
-            self.tile.watches[:] = [w for w in self.tile.watches if w is not watch]
-            for core in self.tile.cores.values():
-                core.remove_watch(number)
-        else:
-            raise SessionError(f"No breakpoint number {number}.")
+        try:
+            self.points.delete(number)
+        except NoSuchBreakpoint:
+            raise SessionError(f"No breakpoint number {number}.") from None
 
     def enable(self, number: int, enabled: bool = True, disposition: Disposition | None = None, count: int = 0) -> None:
-        """Enable or disable breakpoint or watchpoint ``number`` (it stays listed); a disabled
-        watchpoint is taken off every core and the tile, so it costs nothing.  Enabling sets
-        its disposition (None: keeps the one it has) and ``enable_count`` to ``count``, as
-        GDB's ``enable_breakpoint_disp`` does (``enable``: the disposition kept, count 0;
-        ``enable once``: DISABLE, 1; ``enable count C``: DISABLE, C; ``enable delete``:
-        DELETE, 1); disabling changes neither."""
-        item: Breakpoint | Watch | None = self.watchpoints.get(number) or self.breakpoints.get(number)
-        if item is None:
-            raise SessionError(f"No breakpoint number {number}.")
-        if enabled:
-            item.disposition = disposition or item.disposition
-            item.enable_count = count
-        if isinstance(item, Breakpoint):
-            item.enabled = enabled
-            for loc in item.locations:
-                self._arm(loc.core, loc.address)
-        elif item.enabled != enabled:
-            item.enabled = enabled
-            self.tile.watches[:] = [w for w in self.tile.watches if w is not item]
-            for core in self.tile.cores.values():
-                core.remove_watch(number)
-            if enabled:
-                self._arm_watch(item)
+        """Enable or disable breakpoint or watchpoint ``number`` (``BreakpointManager.enable``:
+        GDB's ``enable``, ``enable once``, ``enable count C``, ``enable delete``, ``disable``)."""
+        try:
+            self.points.enable(number, enabled, disposition, count)
+        except NoSuchBreakpoint:
+            raise SessionError(f"No breakpoint number {number}.") from None
 
-    def _take_number(self) -> int:
-        number = self._next_number
-        self._next_number += 1
-        return number
+    @property
+    def breakpoints(self) -> dict[int, Breakpoint]:
+        """The breakpoints by number (change them through ``enable`` and ``delete``)."""
+        return self.points.breakpoints
 
-    def _sync_breakpoints(self) -> None:
-        """Each core's exits: its enabled breakpoint locations and the return addresses where
-        a watched local's frame ends (after direct changes to ``Breakpoint.enabled``; ``enable``
-        and ``delete`` do one breakpoint)."""
-        armed: dict[str, set[int]] = {name: set() for name in self.tile.cores}
-        for (core, address), numbers in self._at.items():
-            if any(self.breakpoints[n].enabled for n in numbers):
-                armed[core].add(address)
-        for core, pc, _ in self.watch_scopes.values():
-            armed[core].add(pc)
-        for name, core in self.tile.cores.items():
-            core.set_breakpoints(armed[name])
+    @property
+    def watchpoints(self) -> dict[int, Watch]:
+        """The watchpoints by number."""
+        return self.points.watchpoints
 
-    def _arm(self, core: str, address: int) -> None:
-        """Arm or disarm one exit of ``core``: armed while an enabled breakpoint or a watched
-        local's frame end is there."""
-        if (any(self.breakpoints[n].enabled for n in self._at.get((core, address), ()))
-                or any(c == core and pc == address for c, pc, _ in self.watch_scopes.values())):
-            self.tile.cores[core].add_breakpoint(address)
-        else:
-            self.tile.cores[core].remove_breakpoint(address)
+    @property
+    def last_hits(self) -> list[Breakpoint]:
+        """The breakpoints that made the last breakpoint stop."""
+        return self.points.last_hits
 
     @contextmanager
-    def on_core(self, name: str) -> Iterator[Core]:
-        """Make ``name`` the current core for a while (e.g. to describe each core's frame)."""
+    def on_core(self, name: str) -> Iterator[str]:
+        """Make ``name`` the current core for a while (e.g. to describe each core's frame);
+        yields its name."""
         saved = self.current
         self.select_core(name)
         try:
-            yield self.core
+            yield self.current
         finally:
             self.current = saved
 
@@ -1078,29 +974,34 @@ class Session:
         except ValueError as exc:
             raise SessionError(str(exc)) from None
 
-    def select_core(self, name: str) -> Core:
-        """Make ``name`` (B, T0, T1, T2) the current core."""
+    def select_core(self, name: str) -> str:
+        """Make ``name`` (a core's name, tt-exalens' too) the current core; its name."""
         try:
             self.current = self.tile.core_named(name).name
         except ValueError as exc:
             raise SessionError(str(exc)) from None
-        return self.core
+        return self.current
 
     # -- registers --------------------------------------------------------------------------------
     def register(self, name: str) -> int:
         """``pc`` or an integer register by ABI name or ``xN``."""
         if name == "pc":
-            return self.core.pc
+            return self._core.pc
         try:
-            return self.core.reg(REGISTERS[name])
+            return self._core.reg(REGISTERS[name])
         except KeyError:
             raise SessionError(f"Invalid register `{name}'") from None
 
+    def registers(self) -> list[int]:
+        """The current core's integer registers x0..x31."""
+        return self._core.regs()
+
     def set_register(self, name: str, value: int) -> None:
+        """Write ``pc`` or an integer register (by ABI name or ``xN``) of the current core."""
         if name == "pc":
-            self.core.pc = value
+            self._core.pc = value
         elif name in REGISTERS:
-            self.core.set_reg(REGISTERS[name], value)
+            self._core.set_reg(REGISTERS[name], value)
         else:
             raise SessionError(f"Invalid register `{name}'")
 
@@ -1117,7 +1018,7 @@ class Session:
         most ``MAX_TRANSFER`` at once."""
         _check_range(address, size)
         try:
-            return self.tile.read(self.core, address, size)
+            return self.tile.read(self._core, address, size)
         except Unreadable as exc:
             raise SessionError(str(exc)) from None
 
@@ -1126,11 +1027,11 @@ class Session:
 
     def read_value(self, address: int, size: int) -> int:
         """What a ``size``-byte load by the current core at ``address`` returns."""
-        region = self.core.region_at(address)
+        region = self._core.region_at(address)
         if region is None:
             return int.from_bytes(self.read_memory(address, size), "little")
         try:
-            return region.load(self.core.thread, address - region.base, size)
+            return region.load(address - region.base, size)
         except (TensixEvent, Stall) as exc:
             raise SessionError(f"Cannot access memory at address {address:#x}: {exc}") from None
 
@@ -1142,7 +1043,7 @@ class Session:
         """Write bytes as the current core's stores would: plain memory (L1, local RAM) as is,
         device addresses through the device model, a naturally aligned element at a time."""
         _check_range(address, len(data))
-        core = self.core
+        core = self._core
         self._store(core, address, data)
         if not self.started and not self._replaying and self.tile.programs:
             end = address + len(data)   # a memory write that covers an earlier one replaces it; a device
@@ -1177,10 +1078,19 @@ class Session:
                 left = len(data) - pos
                 n = next(w for w in (4, 2, 1) if at % w == 0 and left >= w)
                 try:
-                    region.store(core.thread, at - region.base, n, int.from_bytes(data[pos:pos + n], "little"))
+                    region.store(at - region.base, n, int.from_bytes(data[pos:pos + n], "little"))
                 except (TensixEvent, Stall) as exc:
                     raise SessionError(f"Cannot write memory at address {at:#x}: {exc}") from None
             pos += n
+
+    def l1_values(self, address: int, count: int, fmt: str) -> np.ndarray:
+        """``count`` datums of L1 data format ``fmt`` at ``address`` (BFP: the exponent section
+        first), decoded (``tdbg.tensix.l1_data``)."""
+        try:
+            size = l1_data.size(fmt, count)
+        except ValueError as exc:
+            raise SessionError(str(exc)) from None
+        return l1_data.values(self.read_memory(address, size), fmt, count)
 
     def load_code(self, address: int, data: bytes) -> None:
         """A host writes code into L1 (a kernel its firmware jumps to): the bytes, known as
@@ -1236,16 +1146,6 @@ class Session:
 
     # -- the tile as front ends see it (read these; change the tile through the methods) ------------
     @property
-    def model(self) -> TensixState:
-        """The coprocessor's architectural state: ``Dst``, ``SrcA``/``SrcB``, config, the window."""
-        return self.tile.tensix
-
-    @property
-    def coprocessor(self) -> Coprocessor:
-        """The coprocessor model (RWCs, semaphores, queues at the Wait Gate, units)."""
-        return self.tile.coprocessor
-
-    @property
     def profile(self) -> Profile:
         return self.tile.profile
 
@@ -1287,9 +1187,14 @@ class Session:
         return self.tile.pushes
 
     @property
-    def policy(self) -> dict[Category, Policy]:
-        """What each event category does (``handle``): stop, warn or ignore."""
-        return self.tile.policy
+    def policy(self) -> Mapping[Category, Policy]:
+        """What each event category does (``handle``): stop, warn or ignore (read-only: change
+        it with ``set_policy``)."""
+        return MappingProxyType(self.tile.policy)
+
+    def set_policy(self, category: Category, policy: Policy) -> None:
+        """What an event of ``category`` does from now on (GDB's ``handle``)."""
+        self.tile.policy[category] = policy
 
     def take_warnings(self) -> list:
         """The events a ``warn`` policy let pass since the last call."""
@@ -1338,122 +1243,22 @@ class Session:
         """A fresh disassembler for the current core's code: ``.ttinsn`` words by the profile's
         encodings, RISC-V as GDB decodes it for the architecture its ELF names."""
         from tdbg.disasm import Disassembler   # capstone: loaded when first needed
-        image = self.tile.image(self.core.name)
+        image = self.tile.image(self._core.name)
         return Disassembler(self.profile.isa, arch_extensions(image.arch if image else None))
 
-    def dst_writer(self, row: int):
-        """Who last wrote ``DstBits`` row ``row`` (a push, or a recorded window store)."""
-        return self.tile.dst_writer(row)
-
-    def observe_window(self, trace: bool | None = None, writers: bool | None = None) -> None:
-        """Record Dst-window accesses (``trace``) and window-store writers (``writers``)."""
-        self.tile.observe_window(trace, writers)
-
-    @property
-    def window_trace(self) -> WindowTrace | None:
-        return self.tile.window_trace
-
-    @property
-    def recording_window_writers(self) -> bool:
-        return self.tile.record_window_writers
-
-    # -- the Tensix side, for scripts -------------------------------------------------------------
-    def dst(self, rows: int | slice | Sequence[int], view: str = "fp32") -> np.ndarray:
-        """``Dst`` rows decoded in a view: ``fp32``/``int32``/``tf32``/``raw32`` read ``Dst32b``
-        rows, ``bf16``/``fp16``/``fp8``/``int8``/``int16``/``raw16`` read ``Dst16b`` rows."""
-        dst = self.tile.tensix.dst
-        storage, name = _dst_view(view)
-        bits = dst.read32(_rows(rows)) if storage == "dst32" else dst.read16(_rows(rows))
-        return bits if name == "raw" else formats.get_view(storage, name).decode(bits)
-
-    def set_dst(self, rows: int | slice | Sequence[int], values: ArrayLike, view: str = "fp32") -> None:
-        """Write ``Dst`` rows from values in a view (the inverse of ``dst``)."""
-        dst = self.tile.tensix.dst
-        storage, name = _dst_view(view)
-        bits = np.asarray(values) if name == "raw" else formats.get_view(storage, name).encode(values)
-        (dst.write32 if storage == "dst32" else dst.write16)(_rows(rows), bits)
-
-    def src(self, which: str, bank: int, rows: int | slice | Sequence[int] = slice(None), view: str = "raw") -> np.ndarray:
-        """``SrcA``/``SrcB`` rows (19-bit values, or decoded: tf32, bf16, fp16, fp8, int8, int16)."""
-        reg = {"srca": self.tile.tensix.srca, "srcb": self.tile.tensix.srcb}[which.lower()]
-        bits = reg.read(bank, _rows(rows))
-        return bits if view == "raw" else formats.get_view("src", view).decode(bits)
-
-    @property
-    def vector(self) -> VectorUnit:
-        """The Vector Unit (LRegs, lane predication, LaneConfig): one for all threads."""
-        return self.tile.coprocessor.vector
-
-    def _thread(self) -> int:
-        thread = self.core.thread
-        if thread is None:
-            raise SessionError(f"{self.current} has no Tensix thread: select T0, T1 or T2")
-        return thread
-
-    def unpacker_status(self, which: int) -> list[tuple[str, str]]:
-        """Unpacker ``which`` (0: SrcA / Dst, 1: SrcB) as the current core's thread sees it:
-        configuration by field name, the next UNPACR's addresses, ADCs, banks."""
-        return unpackers.status(self.tile.coprocessor, self._thread(), which)
-
-    def packer_status(self) -> list[tuple[str, str]]:
-        """The packer as the current core's thread sees it (configuration, next PACR, streams)."""
-        return packers.status(self.tile.coprocessor, self._thread())
-
-    def l1_values(self, address: int, count: int, fmt: str) -> np.ndarray:
-        """``count`` datums of L1 data format ``fmt`` at ``address`` (BFP: the exponent section
-        first), decoded (``tdbg.tensix.l1_data``)."""
-        try:
-            size = l1_data.size(fmt, count)
-        except ValueError as exc:
-            raise SessionError(str(exc)) from None
-        return l1_data.values(self.read_memory(address, size), fmt, count)
-
-    def l1_accesses(self, seq: int):
-        """The L1 ranges Tensix instructions read or wrote during push ``seq``."""
-        return self.tile.l1_log.of_push(seq)
-
-    def l1_writer(self, address: int):
-        """The last Tensix instruction (still in the log) that wrote L1 ``address``, or None."""
-        return self.tile.l1_log.writer(address)
-
-    def cfg(self, name: str) -> int:
-        """A config field by its ``cfg_defines.h`` name, as the current core's thread sees it."""
-        try:
-            return self.tile.tensix.config.get(name, thread=self.core.thread)
-        except KeyError as exc:
-            raise SessionError(str(exc.args[0])) from None
-
-    def set_cfg(self, name: str, value: int) -> None:
-        try:
-            self.tile.tensix.config.set(name, value, thread=self.core.thread)
-        except (KeyError, ValueError) as exc:
-            raise SessionError(str(exc.args[0])) from None
-
-    def tensix(self, instruction: str | int) -> None:
-        """Execute one Tensix instruction (text form or word) on the current thread, as if
-        pushed; an event it raises comes back as the exception."""
-        from tdbg.tensix.isa import IsaError
-
-        try:
-            word = instruction if isinstance(instruction, int) else self.tile.profile.isa.parse(instruction).word
-        except IsaError as exc:
-            raise SessionError(str(exc)) from None
-        core = self.core
-        try:
-            self.tile.execute(core, core.thread if core.thread is not None else 0, core.pc, word, "debugger")
-        except QueueFull as exc:
-            raise SessionError(f"Cannot push: {exc}") from None
+    def explain_waits(self, stop: Stop) -> list[WaitReport]:
+        """For each core a hang stop (``DEADLOCK``, or ``BLOCKED`` under scheduler-locking)
+        names: what holds it and what would release it (``tdbg.hang``)."""
+        return explain(self.tile, stop.waits)
 
     def execute(self, line: str, check: bool = True) -> str:
         """Run one shell command and return what the shell would print.  A command that
         fails raises ``SessionError`` with that text; with ``check=False`` it is returned.
         An interrupt still pending from an earlier command is dropped first."""
         self.clear_interrupt()
-        if self._interpreter is None:
-            from tdbg.commands import Interpreter
-
-            self._interpreter = Interpreter(self)
-        interp = self._interpreter
+        if self.shell is None:
+            self.shell = self.shell_factory(self)
+        interp = self.shell
         failed, interp.failed = interp.failed, False
         text = interp.capture(line)
         if check and interp.failed:

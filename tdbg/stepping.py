@@ -22,7 +22,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tdbg.debuginfo import DebugInfo, InlinedCall
-from tdbg.riscv import RA, SP
 from tdbg.session import Session, SessionError
 from tdbg.emu.stops import Stop, StopKind
 
@@ -52,28 +51,27 @@ def finish(session: Session, info: DebugInfo, level: int = 0) -> tuple[Stop, int
     if len(frames) < level + 2:
         raise SessionError('"finish" not meaningful in the outermost frame.')
     cfa = frames[level].cfa
-    stop, own = _run(session, {frames[level + 1].pc: lambda: session.core.reg(SP) >= cfa})
-    return stop, session.core.reg(10) if own else None
+    stop, own = _run(session, {frames[level + 1].pc: lambda: _sp(session) >= cfa})
+    return stop, session.register("a0") if own else None
 
 
 def finish_inline(session: Session, info: DebugInfo, call: InlinedCall) -> Stop:
     """``finish`` in an inline frame (GDB: step in the calling frame over everything it calls):
     run until the pc has left ``call``, then to the start of a statement."""
-    core = session.core
     cfa = _cfa(session, info)
     current: Line = None
     while True:
-        prev, sp = core.pc, core.reg(SP)
+        prev, sp = session.pc, _sp(session)
         stop = session.stepi(record=False)
         if stop.kind is not StopKind.STEP:
             return stop
         if (hit := session.landed_on_breakpoint(stop)) is not stop:
             return hit
-        if core.reg(RA) == (prev + 4) & 0xFFFFFFFF and stop.pc != prev + 4:   # a call: over it
-            stop, own = _run(session, {prev + 4: lambda: core.reg(SP) >= sp})
+        if _ra(session) == (prev + 4) & 0xFFFFFFFF and stop.pc != prev + 4:   # a call: over it
+            stop, own = _run(session, {prev + 4: lambda: _sp(session) >= sp})
             if not own:
                 return stop
-        pc = core.pc
+        pc = session.pc
         if call.covers(pc) and _cfa(session, info) == cfa:
             continue
         row = info.row_at(pc)
@@ -89,7 +87,7 @@ def until(session: Session, info: DebugInfo, location: str | int | None = None) 
     if LOCATION is in another function) or until this frame returns."""
     if location is not None:
         return _run_to_location(session, info, location, anywhere=False)
-    pc = session.core.pc
+    pc = session.pc
     row, function = info.row_at(pc), info.function_at(pc)
     if row is None or row.line == 0 or function is None:
         return next(session, info)
@@ -124,15 +122,15 @@ def resolve_location(session: Session, info: DebugInfo, location: str | int) -> 
 
 # -- stepping by lines -------------------------------------------------------------------------
 def _step(session: Session, info: DebugInfo, into: bool) -> Stop:
-    row = info.row_at(session.core.pc)
-    if row is None or row.line == 0 and info.function_at(session.core.pc) is None:
+    row = info.row_at(session.pc)
+    if row is None or row.line == 0 and info.function_at(session.pc) is None:
         # No line information here: run out to the caller, then finish its line (GDB's
         # "Single stepping until exit from function ..., which has no line number information").
         frames = _frames(session, info)
         if len(frames) < 2:
             return session.stepi(record=False)
         cfa = frames[0].cfa
-        stop, own = _run(session, {frames[1].pc: lambda: session.core.reg(SP) >= cfa})
+        stop, own = _run(session, {frames[1].pc: lambda: _sp(session) >= cfa})
         return _finish_line(session, info, into, stop) if own else stop
     frame = session.expression_context().frames.all()[0]  # its line is a call site while inline frames hide
     return _lines(session, info, into, (frame.file, frame.line) if row.line and frame.line else None)
@@ -151,22 +149,21 @@ def _lines(session: Session, info: DebugInfo, into: bool, current: Line) -> Stop
     (or the frame it returns to); calls are stepped over by a breakpoint at the return address,
     or, for ``step``, entered when the callee has line information; inlined calls as the
     module docstring says."""
-    core = session.core
     view = session.expression_context().frames
     block = view.all()[0].block     # the inlined call being stepped (None: the function's own code)
     cfa = _cfa(session, info)
     budget = STEP_BUDGET
     while True:
-        prev = core.pc
-        sp = core.reg(SP)
+        prev = session.pc
+        sp = _sp(session)
         stop = session.stepi(record=False)
         if stop.kind is not StopKind.STEP:
             return stop
         if (hit := session.landed_on_breakpoint(stop)) is not stop:
             return hit
         pc = stop.pc
-        if core.reg(RA) == (prev + 4) & 0xFFFFFFFF and pc != prev + 4:      # a call
-            targets: dict[int, Condition] = {prev + 4: lambda: core.reg(SP) >= sp}
+        if _ra(session) == (prev + 4) & 0xFFFFFFFF and pc != prev + 4:      # a call
+            targets: dict[int, Condition] = {prev + 4: lambda: _sp(session) >= sp}
             if into and info.line_for(pc) is not None:
                 callee = info.function_at(pc)
                 entry = info.breakpoint_address(callee.name) if callee is not None else pc
@@ -216,8 +213,7 @@ def _lines(session: Session, info: DebugInfo, into: bool, current: Line) -> Stop
 def _lines_by_breakpoints(session: Session, info: DebugInfo, into: bool, current: Line, cfa: int) -> Stop:
     """``_lines`` for a line that keeps running: breakpoints at every other statement of the
     function, at the return address and (``step``) past the prologue of every function."""
-    core = session.core
-    function = info.function_at(core.pc)
+    function = info.function_at(session.pc)
     if function is None:
         raise SessionError("Cannot step: no function information at the current location.")
     same_frame = _same_frame(session, info, cfa)
@@ -236,7 +232,7 @@ def _run_or_return(session: Session, info: DebugInfo, targets: dict[int, Conditi
     finish the caller's line as ``next`` would."""
     frames = _frames(session, info)
     if len(frames) > 1:
-        _add(targets, frames[1].pc, lambda: session.core.reg(SP) >= cfa)
+        _add(targets, frames[1].pc, lambda: _sp(session) >= cfa)
     stop, own = _run(session, targets)
     return _finish_line(session, info, into, stop) if own and _cfa(session, info) > cfa else stop
 
@@ -245,13 +241,13 @@ def _run_to_location(session: Session, info: DebugInfo, location: str | int, any
     addresses = resolve_location(session, info, location)
     frames = _frames(session, info)
     cfa = frames[0].cfa
-    current = info.function_at(session.core.pc)
+    current = info.function_at(session.pc)
     targets: dict[int, Condition] = {}
     for addr in addresses:
         here = current is not None and current.low <= addr < current.high
         _add(targets, addr, _same_frame(session, info, cfa) if here and not anywhere else _always)
     if len(frames) > 1:
-        _add(targets, frames[1].pc, lambda: session.core.reg(SP) >= cfa)
+        _add(targets, frames[1].pc, lambda: _sp(session) >= cfa)
     return _run(session, targets)[0]
 
 
@@ -273,12 +269,20 @@ def _always() -> bool:
 
 # -- frames ------------------------------------------------------------------------------------
 def _frames(session: Session, info: DebugInfo):
-    """The real (not inlined) frames of the current core."""
-    return info.frames(session.core.pc, session.core.regs(), session.read_u32, inline=False)
+    """The real (not inlined) frames of the current core, within its own stack ranges."""
+    return info.frames(session.pc, session.registers(), session.read_u32, session.stack_ranges(), inline=False)
 
 
 def _cfa(session: Session, info: DebugInfo) -> int:
-    return info.cfa(session.core.pc, session.core.regs(), session.read_u32)
+    return info.cfa(session.pc, session.registers(), session.read_u32, session.stack_ranges())
+
+
+def _sp(session: Session) -> int:
+    return session.register("sp")
+
+
+def _ra(session: Session) -> int:
+    return session.register("ra")
 
 
 def _same_frame(session: Session, info: DebugInfo, cfa: int) -> Condition:

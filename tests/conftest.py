@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tdbg import native
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
+from tdbg.toolchain import ttnn
 
 _BUILD_CACHE = pytest.StashKey[Path]()
 
@@ -31,7 +32,10 @@ def _build_cache(config: pytest.Config) -> None:
     a session at import) and in ``python -m tdbg`` children, goes to a temporary tdbg cache
     instead of the user's: the tests build throwaway sources under new paths each run.  zig
     keeps its own cache where it was: like tdbg's it lives under ``$XDG_CACHE_HOME`` (else
-    ``~/.cache``), and it holds the C runtime, seconds to rebuild."""
+    ``~/.cache``), and it holds the C runtime, seconds to rebuild.  So does the ttnn cache (the
+    100 MB wheel, downloaded at most once, and the tt-llk kernels built from it, keyed by
+    content)."""
+    os.environ.setdefault("TDBG_TTNN_CACHE", str(ttnn.cache_root()))
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     zig_cache = (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "zig"
     os.environ.setdefault("ZIG_GLOBAL_CACHE_DIR", str(zig_cache))

@@ -12,7 +12,7 @@ import struct
 import numpy as np
 
 from tdbg.tensix.coprocessor import Coprocessor
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 
 encode = BLACKHOLE.isa.encode
 LANES = np.arange(32)

@@ -25,7 +25,7 @@ def test_checkpoint_restores_everything() -> None:
     run(interp, out, "break fill_row")
     run(interp, out, "run")
     assert run(interp, out, "checkpoint").startswith("Checkpoint 1 at fill_row")
-    regs = s.core.regs()
+    regs = s.registers()
     dst_before = s.tile.tensix.dst.bits.copy()
     cfg_before = s.tile.tensix.config.config.copy()
     run(interp, out, "delete")
@@ -34,7 +34,7 @@ def test_checkpoint_restores_everything() -> None:
     assert "exited normally" in "".join(out)
     assert len(s.tile.pushes) == 2
     run(interp, out, "restart 1")
-    assert s.core.regs() == regs
+    assert s.registers() == regs
     assert (s.tile.tensix.dst.bits == dst_before).all()
     assert (s.tile.tensix.config.config == cfg_before).all()
     assert len(s.tile.pushes) == 0 and s.tile.pushes.last(5) == []
@@ -57,11 +57,11 @@ def test_reverse_stepi_undoes_a_window_store() -> None:
             break
     written = s.tile.tensix.dst.get32(0, 1)
     assert written == 0x007D0000 | 0  # 0.25: exponent 0x7D, mantissa 0, in the Dst32 layout
-    pc = s.core.pc
+    pc = s.pc
     run(interp, out, "reverse-stepi")
-    assert s.tile.tensix.dst.get32(0, 1) == 0 and s.core.pc == pc - 4
+    assert s.tile.tensix.dst.get32(0, 1) == 0 and s.pc == pc - 4
     run(interp, out, "stepi")
-    assert s.tile.tensix.dst.get32(0, 1) == written and s.core.pc == pc
+    assert s.tile.tensix.dst.get32(0, 1) == written and s.pc == pc
     run(interp, out, "continue")
     out.clear()
     interp.execute("reverse-stepi")

@@ -47,7 +47,7 @@ def test_an_event_stop_says_how_to_go_on_and_jump_goes_on() -> None:
     sh = shell(FAULTS)
     run(sh, "break main", "run", "set var mode = 1")  # faults.c: a 16-bit window load in fmt 0
     text = run(sh, "continue").splitlines()
-    pc = sh[0].session.core.pc
+    pc = sh[0].session.pc
     assert text[1].startswith("Program stopped: UndefinedBehavior")
     assert text[-1] == (f'To go on: "handle UndefinedBehavior warn" then continue (it is reported and passed), '
                         f'or skip the instruction: "jump *{pc + 4:#x}" or "set $pc = {pc + 4:#x}".')

@@ -171,7 +171,7 @@ def test_printf_at_the_limit_still_prints(demo: Session) -> None:
 def _interrupt_after(s: Session, lines: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C (``Session.interrupt``, what the CLI's SIGINT handler calls) after ``lines`` lines."""
     run(s, "echo")                               # the session's interpreter exists
-    interp = s._interpreter
+    interp = s.shell
     original, count = interp.out, [0]
 
     def out(text: str = "") -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tdbg.tensix.events import UndefinedBehavior
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 NW = 224  # CFG_STATE_SIZE 56 * 4 words per bank (Blackhole)
 

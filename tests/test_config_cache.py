@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from tdbg.tensix.coprocessor import Coprocessor
-from tdbg.tensix.profile import BLACKHOLE
-from tdbg.tensix.tile import TensixState
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.tensix.state import TensixState
+from tdbg import state_description
 
 encode = BLACKHOLE.isa.encode
 
@@ -36,14 +37,14 @@ def test_setc16_changes_the_addr_mod_entry(cop: Coprocessor) -> None:
 
 
 def test_debugger_set_and_restore_change_the_entry(cop: Coprocessor) -> None:
-    snap = cop.state.snapshot()
+    snap = state_description.save(cop.state)
     cop.state.config.set("ADDR_MOD_DST_SEC5_DestIncr", 7, thread=0)
     assert dst_after_movd2b(cop, 5) == 7
-    cop.state.restore(snap)
+    state_description.load(cop.state, snap)
     assert dst_after_movd2b(cop, 5) == 0
     cop.state.config.set("ADDR_MOD_DST_SEC5_DestIncr", 2, thread=0)
     assert dst_after_movd2b(cop, 5) == 2
-    cop.state.reset()
+    state_description.reset(cop.state)
     assert dst_after_movd2b(cop, 5) == 0
 
 

@@ -133,6 +133,24 @@ def test_undefined_rows_look_undefined_and_pack_as_zero(filled) -> None:
     assert packed[1:] == [f"  {off:#06x}: " + " ".join(["00"] * 16) for off in range(0, 64, 16)]
 
 
+def test_a_datum_stored_into_an_undefined_row_leaves_the_rest_undefined(filled) -> None:
+    """ZEROACC.md makes each datum of a row undefined; tdbg keeps that per DstBits row, so one
+    datum stored by the debugger cannot define the other 15: the store is refused, whatever
+    name it goes by (dstbits, dst, dst32bits), and the row stays undefined.  (Before, ``set var
+    dstbits[R][C]`` wrote the model and marked the whole row defined: the stale bits ZEROACC
+    left in its other columns then showed as data.)"""
+    shell = filled
+    assert run(shell, "set var dstbits[0][1] = 0x4000") == ""    # a defined row: stored as it is
+    assert run(shell, "x/3hx dstbits[0]") == "dstbits[0]:\t0x0000\t0x4000\t0x007e\n"
+    run(shell, "tensix ZEROACC Mode=3")   # ZEROACC_MODE_ALL_OF_DST
+    for target in ("dstbits[0][1] = 5", "dst[0][1] = 1.5", "dst32bits[0][1] = 5"):
+        assert run(shell, f"set var {target}").endswith("is undefined (ZEROACC, or never written).\n"), target
+    assert run(shell, "x/4wf dst[0]") == "dst[0]:\t<undef>\t<undef>\t<undef>\t<undef>\n"
+    assert run(shell, "x/2hx dst[0]") == "dst[0]:\t<undef>\t<undef>\n"
+    assert run(shell, "x/2hx dstbits[0]") == "dstbits[0]:\t0x0000\t0x4000\n"  # the storage as it was
+    assert run(shell, "info dst") == "No Dst rows written.\n"
+
+
 def test_x_says_where_dst_ends() -> None:
     shell = shell_at("rows++;")
     text = run(shell, "x/32hx dstbits[1023]").splitlines()

@@ -141,7 +141,7 @@ def stop_in_fill_row(s: Session, info: DebugInfo) -> None:
 def test_backtrace_from_fill_row(demo) -> None:
     s, info = demo
     stop_in_fill_row(s, info)
-    frames = info.frames(s.core.pc, s.core.regs(), s.read_u32)
+    frames = info.frames(s.pc, s.registers(), s.read_u32, s.stack_ranges())
     assert [f.function for f in frames] == ["fill_row", "main", "_start"]
     assert frames[0].line == line_of("float value = start;")
     assert frames[1].line == line_of("fill_row(r,")
@@ -163,7 +163,7 @@ def test_backtrace_inside_the_prologue(demo) -> None:
     s.delete(bp.number)
     expected = ["fill_row", "main", "_start"]
     for _ in range((info.breakpoint_address("fill_row") - s.symbol("fill_row").addr) // 4 + 1):
-        frames = info.frames(s.core.pc, s.core.regs(), s.read_u32)
+        frames = info.frames(s.pc, s.registers(), s.read_u32, s.stack_ranges())
         assert [f.function for f in frames] == expected
         assert frames[1].line == line_of("fill_row(r,")
         s.stepi()
@@ -172,23 +172,23 @@ def test_backtrace_inside_the_prologue(demo) -> None:
 def test_frame_pointer_chain_without_cfi(demo, monkeypatch) -> None:
     s, info = demo
     stop_in_fill_row(s, info)
-    with_cfi = info.frames(s.core.pc, s.core.regs(), s.read_u32)
+    with_cfi = info.frames(s.pc, s.registers(), s.read_u32, s.stack_ranges())
     monkeypatch.setattr(info, "_fdes", [])
     monkeypatch.setattr(info, "_fde_starts", [])
-    without = info.frames(s.core.pc, s.core.regs(), s.read_u32)
+    without = info.frames(s.pc, s.registers(), s.read_u32, s.stack_ranges())
     assert [(f.function, f.line, f.pc) for f in without[:2]] == [(f.function, f.line, f.pc) for f in with_cfi[:2]]
     s.restart()
     bp = s.break_at(s.symbol("fill_row").addr)                   # entry: ra still in its register
     s.cont()
     s.delete(bp.number)
-    frames = info.frames(s.core.pc, s.core.regs(), s.read_u32)
+    frames = info.frames(s.pc, s.registers(), s.read_u32, s.stack_ranges())
     assert [(f.function, f.pc) for f in frames[:2]] == [("fill_row", s.symbol("fill_row").addr), ("main", with_cfi[1].pc)]
 
 
 def test_arguments_and_locals(demo) -> None:
     s, info = demo
     stop_in_fill_row(s, info)                    # first call: fill_row(0, (float)0, 0.25f)
-    frames = info.frames(s.core.pc, s.core.regs(), s.read_u32)
+    frames = info.frames(s.pc, s.registers(), s.read_u32, s.stack_ranges())
     values = {v.name: (v.param, s.read_u32(v.addr)) for v in info.locals_at(frames[0])}
     assert values["row"] == (True, 0)
     assert values["start"] == (True, struct.unpack("<I", struct.pack("<f", 0.0))[0])

@@ -21,7 +21,7 @@ from tdbg.commands import Interpreter
 from tdbg.disasm import _NOT_IN_CAPSTONE, Disassembler, disassemble
 from tdbg.emu.toolchain import build, firmware_dir
 from tdbg.session import Session
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 
 GDB = shutil.which("gdb-multiarch")
 needs_gdb = pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (Debian package gdb-multiarch)")

@@ -10,7 +10,7 @@ import pytest
 
 import dst_reference as ref
 from tdbg.tensix.dst import adj16, adj32
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 FLAGS = list(itertools.product((False, True), repeat=2))
 

@@ -45,7 +45,7 @@ def test_an_instruction_the_core_cannot_run_stops_on_itself(mode: int, word: int
     s = session(mode)
     stop = s.cont()
     assert stop.kind is StopKind.EVENT and stop.category is category
-    assert word_at(s, stop.pc) == word and s.core.pc == stop.pc        # its own PC, not PC+4
+    assert word_at(s, stop.pc) == word and s.pc == stop.pc        # its own PC, not PC+4
     assert f"{word:#010x}" in stop.describe() or "wfi" in stop.describe()
     assert "BabyRISCV/README.md" in stop.describe()                     # the rule
     assert "limit" not in stop.describe().lower()
@@ -142,5 +142,5 @@ def test_an_unreadable_saved_value_ends_the_backtrace_instead_of_replacing_it() 
     s.cont()
     profile = s.tile.profile
     brisc_sized = ((0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + 0x2000))
-    frames = s.debug.frames(s.core.pc, s.core.regs(), s.read_u32, brisc_sized)   # would read 0xffb0100c
+    frames = s.debug.frames(s.pc, s.registers(), s.read_u32, brisc_sized)   # would read 0xffb0100c
     assert [f.function for f in frames] == ["no_frame_info"]

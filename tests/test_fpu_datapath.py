@@ -18,9 +18,9 @@ import pytest
 
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import UnimplementedFunctionality
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.src import SrcClient
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 encode = BLACKHOLE.isa.encode
 ONE = 0x0007F

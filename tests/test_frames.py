@@ -110,10 +110,10 @@ def test_step_enters_inlined_calls_and_next_steps_over_them(programs: dict[str, 
     path = programs["inl"]
     sh = shell(path)
     run(sh, "break main", "run")
-    pc = sh[0].session.core.pc
+    pc = sh[0].session.pc
     # step at a call site whose inlined call starts here: into it, running nothing
     assert run(sh, "step") == f"store_pair (i=0, v=7) at {path}:{line_of(INLINE, '/* pair first */')}\n{src(INLINE, '/* pair first */')}\n"
-    assert sh[0].session.core.pc == pc
+    assert sh[0].session.pc == pc
     assert run(sh, "bt") == (f"#0  store_pair (i=0, v=7) at {path}:{line_of(INLINE, '/* pair first */')}\n"
                              f"#1  main () at {path}:{line_of(INLINE, '/* call pair */')}\n")
     assert run(sh, "step") == src(INLINE, "/* pair second */") + "\n"

@@ -187,7 +187,7 @@ def _fresh(kind: str) -> tuple[Session, Model]:
     for n in list(s.checkpoints):
         s.delete_checkpoint(n)
     assert _listed(s) == {} and _displayed(s) == set()
-    model = Model(issued=s._next_number - 1, last_display=s._interpreter.state.last_display)
+    model = Model(issued=s.points.issued, last_display=s.shell.state.last_display)
     return s, model
 
 

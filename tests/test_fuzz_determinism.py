@@ -1,5 +1,7 @@
-"""Determinism under any stepping pattern (issue 26): a three-core kernel (``eltwise_t*``,
-``pipeline_t*``) driven by random run control through the shell (breakpoints with conditions,
+"""Determinism under any stepping pattern (issue 26): a three-core kernel (the kit's ``eltwise_t*``,
+``pipeline_t*``, and tt-llk's own datacopy, eltwise add and matmul built from the ttnn wheel, with
+their inputs written before the first run, which every run writes again) driven by random run
+control through the shell (breakpoints with conditions,
 ignore counts and threads, temporary ones, watchpoints, ``stepi``/``nexti``/``next``/``step``/
 ``finish``/``until``/``advance``, thread switches, ``scheduler-locking``, Ctrl-C from another
 thread at random moments, ``reverse-stepi``), then run to its end, must leave the same output
@@ -7,7 +9,7 @@ as an uninterrupted run: every core's exit code, all of L1, ``Dst`` and the push
 command may print an internal error, and the run must end (no deadlock, no hang).
 
 To add a kernel, add its programs to ``KERNELS`` (a dict of core -> firmware, as ``Session``
-takes it); a kernel that needs inputs restored first takes a ``prepare`` function."""
+takes it), or a tt-llk case of ``ttllk_variants.CASES`` to ``LLK_KERNELS``."""
 
 from __future__ import annotations
 
@@ -19,15 +21,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import ttllk_variants as tv
 from fuzzing import bounded, fuzz_settings
 from tdbg.emu.stops import StopKind
 from tdbg.emu.toolchain import firmware_dir
 from tdbg.session import RunStatus, Session
+from tdbg.toolchain import ttllk, ttnn
 
 FW = firmware_dir()
 KERNELS: dict[str, dict[str, object]] = {
     name: {f"T{i}": FW / f"{name}_t{i}.c" for i in range(3)} for name in ("eltwise", "pipeline")
 }
+#: tt-llk kernels (``ttllk_variants.CASES``), when the ttnn wheel can be had.
+LLK_KERNELS = {"llk_datacopy": "datacopy_bf16", "llk_eltwise_add": "eltwise_add", "llk_matmul": "matmul_2x2x2"}
 BAD = ("internal error", "Traceback")
 
 
@@ -44,17 +50,35 @@ def kernels() -> dict[str, tuple[Session, tuple[object, ...], list[str]]]:
     out = {}
     for name, programs in KERNELS.items():
         s = Session(programs)
-        stop = s.cont()
-        assert stop.kind is StopKind.EXITED, stop.describe()
-        reference = outcome(s)
-        locations = []
-        for core, path in programs.items():
-            lines = len(path.read_text().splitlines())  # type: ignore[union-attr]
-            locations += [f"{path.name}:{n}" for n in range(1, lines + 1)]  # type: ignore[union-attr]
+        out[name] = _reference(s, [path for path in programs.values()])  # type: ignore[misc]
+    try:
+        ttnn.tree()
+    except ttnn.TtnnUnavailable:
+        return out      # the kit's kernels only (the tt-llk ones need the wheel)
+    for name, case_name in LLK_KERNELS.items():
+        case = tv.CASES[case_name]()
+        s = Session(ttllk.build(case.variant))
+        s.write_memory(ttllk.RUNTIME_PARAMS, case.variant.params())   # the set-up: run writes it again
+        for operand, data in case.inputs.items():
+            s.write_memory(case.variant.buffers[operand].address, data)
+        out[name] = _reference(s, [case.variant.source_path(ttnn.tree())])
+    return out
+
+
+def _reference(s: Session, sources: list) -> tuple[Session, tuple[object, ...], list[str]]:  # type: ignore[type-arg]
+    """A session run to its end, its outcome, and the lines and functions of its sources."""
+    stop = s.cont()
+    assert stop.kind is StopKind.EXITED, stop.describe()
+    locations = []
+    for path in sources:
+        locations += [f"{path.name}:{n}" for n in range(1, len(path.read_text().splitlines()) + 1)]
+    for core in s.core_names:
+        if s.has_firmware(core):
             with s.on_core(core):
                 locations += [sym for sym in ("main", "_tdbg_exit") if sym in s.image.symbols]
-        out[name] = (s, reference, sorted(set(locations)))
-    return out
+                if "_Z10run_kernelRK13RuntimeParams" in s.image.symbols:   # tt-llk's kernel entry
+                    locations.append("run_kernel")
+    return s, outcome(s), sorted(set(locations))
 
 
 CONDITIONS = st.sampled_from(["", " if 0", " if 1", " if $pc != 0", " if results[0] == 0"])
@@ -108,7 +132,7 @@ def _finish(s: Session) -> None:
 
 @st.composite
 def scripts(draw: st.DrawFn, kernels: dict) -> tuple[str, list[str]]:  # type: ignore[type-arg]
-    name = draw(st.sampled_from(sorted(KERNELS)))
+    name = draw(st.sampled_from(sorted(kernels)))
     return name, draw(st.lists(actions(kernels[name][2]), max_size=25))
 
 

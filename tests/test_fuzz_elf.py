@@ -105,7 +105,7 @@ def session() -> Session:
 def check_still_whole(s: Session) -> None:
     """The session answers, keeps its breakpoint and runs the demo again to it."""
     s.load("T0", BASE.path)
-    assert [bp.location or bp.number for bp in s.breakpoints.values()] and s.core.breakpoints
+    assert [bp.location or bp.number for bp in s.breakpoints.values()] and s.tile.cores[s.current].breakpoints
     stop = s.cont()
     assert stop.kind is StopKind.BREAKPOINT and stop.pc == next(iter(s.breakpoints.values())).address
 

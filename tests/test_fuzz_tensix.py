@@ -26,7 +26,7 @@ from tdbg.emu.toolchain import firmware_dir
 from tdbg.session import Session, SessionError
 from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.events import TensixEvent
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 
 ISA = BLACKHOLE.isa
 ENCODINGS = sorted(ISA.encodings.values(), key=lambda e: e.name)
@@ -99,13 +99,13 @@ def pushes(draw: st.DrawFn) -> tuple[str, int, list[tuple[str, int]]]:
 
 def _configure(s: Session, writes: list[tuple[str, int]]) -> None:
     for name, value in writes:
-        field = s.model.config.table.field(name)
+        field = s.tile.tensix.config.table.field(name)
         s.set_cfg(name, value & ((1 << min(field.width, 32)) - 1))
 
 
 def _recorded(s: Session, name: str, action) -> None:  # type: ignore[no-untyped-def]
     """Run ``action`` recording the config fields the model reads under ``name``."""
-    config = s.model.config
+    config = s.tile.tensix.config
     real = TensixConfig.get
 
     def get(self: TensixConfig, field: str, **kwargs: object) -> int:

@@ -21,7 +21,7 @@ def step_until(s: Session, predicate, limit: int = 5000) -> None:
 
 
 def word_at_pc(s: Session) -> int:
-    return int.from_bytes(s.read_memory(s.core.pc, 4), "little")
+    return int.from_bytes(s.read_memory(s.pc, 4), "little")
 
 
 def test_a_plain_step_keeps_only_the_core() -> None:
@@ -42,21 +42,21 @@ def test_a_store_to_l1_is_undone_byte_for_byte() -> None:
             return False
         offset = ((word >> 25) << 5) | ((word >> 7) & 0x1F)
         offset -= (offset & 0x800) << 1
-        return (s.core.reg((word >> 15) & 0x1F) + offset) & 0xFFFFFFFF < 0x180000
+        return (s.registers()[(word >> 15) & 0x1F] + offset) & 0xFFFFFFFF < 0x180000
     step_until(s, at_l1_store)
     l1_before = s.read_memory(0, 0x180000)
-    regs, pc = s.core.regs(), s.core.pc
+    regs, pc = s.registers(), s.pc
     assert s.stepi().kind is StopKind.STEP
     record = s.history._records[-1]
     assert record.ram is not None and record.devices is None
     assert s.read_memory(0, 0x180000) != l1_before                # the store changed L1
     s.reverse_stepi()
-    assert s.read_memory(0, 0x180000) == l1_before and s.core.regs() == regs and s.core.pc == pc
+    assert s.read_memory(0, 0x180000) == l1_before and s.registers() == regs and s.pc == pc
 
 
 def test_a_pushed_instruction_is_undone_with_the_coprocessor() -> None:
     s = Session(FW / "movd2b.c")
-    step_until(s, lambda: s.core.pc in s.tile.code.at and s.tile.coprocessor.mnemonic(s.tile.code.at[s.core.pc].insn) == "MOVD2B")
+    step_until(s, lambda: s.pc in s.tile.code.at and s.tile.coprocessor.mnemonic(s.tile.code.at[s.pc].insn) == "MOVD2B")
     srcb, pushes = s.src("srcb", 0).copy(), len(s.tile.pushes)
     assert s.stepi().kind is StopKind.STEP
     assert len(s.tile.pushes) == pushes + 1 and not np.array_equal(s.src("srcb", 0), srcb)

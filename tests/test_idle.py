@@ -26,3 +26,13 @@ def test_a_long_loop_over_constant_memory_is_not_a_spin() -> None:
         hi, lo = max(hi, v), min(lo, v)
         total = (total + ((total ^ v) & 0xFFFF) + v) & 0xFFFF_FFFF
     assert struct.unpack("<3I", s.read_memory(s.symbol("results").addr, 12)) == (total, hi, lo)
+
+
+def test_a_loop_that_pushes_is_busy() -> None:
+    """tt-llk's tensix_sync_mop_drain_test shape: a countdown that reads a GPR and pushes every
+    trip, for several turns: a push is an effect, so the loop is not a spin (it was taken for one)."""
+    from pathlib import Path
+    s = Session(build(Path(__file__).parent / "firmware" / "push_loop.c"))
+    assert s.cont().kind is StopKind.EXITED
+    assert s.read_value(s.symbol("done").addr, 4) == (1 + 40000 * 40000) & 0xFFFF_FFFF
+    assert s.tile.pushes.total >= 40000

@@ -1,13 +1,14 @@
-"""SETC16, WRCFG, RDCFG and RMWCIB0-3 (their pages; Blackhole field addresses)."""
+"""SETC16, WRCFG, RDCFG and RMWCIB0-3 (their pages; Blackhole field addresses), CFGSHIFTMASK (tt-llk's
+assembly.yaml pseudocode, worked by hand)."""
 
 from __future__ import annotations
 
 import pytest
 
 from tdbg.tensix.coprocessor import Coprocessor
-from tdbg.tensix.events import UndefinedBehavior
-from tdbg.tensix.profile import BLACKHOLE
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.events import MissingSpecification, UndefinedBehavior
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.tensix.state import TensixState
 
 encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
@@ -86,3 +87,44 @@ def test_state_reset_en_by_wrcfg_not_by_rmwcib(cop: Coprocessor) -> None:
     assert cop.state.config.config[0, 0] == 5
     run(cop, "WRCFG", InputReg=0, CfgIndex=reset)
     assert cop.state.config.config[0, 0] == 0
+
+
+def _scratch(cop: Coprocessor, which: int, value: int) -> None:
+    cop.state.config.set(f"SCRATCH_SEC{which}_val", value)
+
+
+def test_cfgshiftmask_adds_the_threads_scratch_as_pack_untilize_does(cop: Coprocessor) -> None:
+    # tt-llk llk_pack_untilize.h: TTI_CFGSHIFTMASK(1, 0b011, 32 - 1, 0, 0b11, L1_Dest_addr_ADDR32):
+    # full mask, no shift, old unmasked, ADD of SCRATCH_SEC[thread] (T2 -> SCRATCH_SEC2_val).
+    addr = cop.state.config.table.field("THCON_SEC0_REG1_L1_Dest_addr").addr32
+    cop.state.config.config[:, addr] = 0x5000
+    _scratch(cop, 2, 0x40)
+    _scratch(cop, 0, 0x999)
+    for _ in range(2):
+        run(cop, "CFGSHIFTMASK", thread=2, disable_mask_on_old_val=1, operation=3, mask_width=31,
+            right_cshift_amt=0, scratch_sel=3, CfgReg=addr)
+    assert cop.state.config.config[0, addr] == 0x5080
+
+
+@pytest.mark.parametrize(("operation", "expected"), [
+    # mask: 8 ones rotated right by 4 = 0xF000000F; scratch 0x12345678 rotated right by 4 =
+    # 0x81234567, & mask = 0x80000007; old 0xFFFF0000 & ~mask = 0x0FFF0000.
+    (0, 0x8FFF0007),        # OR
+    (1, 0x00000000),        # AND
+    (2, 0x8FFF0007),        # XOR
+    (3, 0x8FFF0007),        # ADD (no carries here)
+])
+def test_cfgshiftmask_operations_with_mask_and_rotation(cop: Coprocessor, operation: int, expected: int) -> None:
+    _scratch(cop, 1, 0x12345678)
+    cop.state.config.config[:, 40] = 0xFFFF0000
+    run(cop, "CFGSHIFTMASK", operation=operation, mask_width=7, right_cshift_amt=4, scratch_sel=1, CfgReg=40)
+    assert cop.state.config.config[0, 40] == expected
+
+
+def test_cfgshiftmask_add_wraps_and_unnamed_operations_stop(cop: Coprocessor) -> None:
+    _scratch(cop, 0, 0x10)
+    cop.state.config.config[:, 40] = 0xFFFFFFF8
+    run(cop, "CFGSHIFTMASK", operation=3, mask_width=31, disable_mask_on_old_val=1, CfgReg=40)
+    assert cop.state.config.config[0, 40] == 0x8            # 32-bit register: the carry is lost
+    with pytest.raises(MissingSpecification, match="operation 7"):
+        run(cop, "CFGSHIFTMASK", operation=7, CfgReg=40)

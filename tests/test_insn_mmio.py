@@ -14,8 +14,8 @@ from tdbg.emu.tile import Tile
 from tdbg.session import Session
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnimplementedFunctionality
-from tdbg.tensix.profile import BLACKHOLE
-from tdbg.tensix.tile import TensixState
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.tensix.state import TensixState
 
 encode = BLACKHOLE.isa.encode
 
@@ -116,13 +116,13 @@ def tdma_store(tile: Tile, offset: int, value: int) -> None:
     """A RISC-V sw to RISCV_TDMA_REGS_START_ADDR + offset, through T2's handler."""
     region = tile.cores["T2"].region_at(0xFFB1_1000 + offset)
     assert region is not None and region.name == "TDMA-RISC registers"
-    region.store(2, offset, 4, value)
+    region.store(offset, 4, value)
 
 
 def tdma_load(tile: Tile, offset: int) -> int:
     region = tile.cores["T2"].region_at(0xFFB1_1000 + offset)
     assert region is not None
-    return region.load(2, offset, 4)
+    return region.load(offset, 4)
 
 
 # SetPackRegAddr: mid0 = 0x8A, hi0 = 0 -> SetRegBase[0] = 0x228;

@@ -1,4 +1,4 @@
-"""MOVD2B (seed 001), MOVD2A, MOVA2D, MOVB2D, MOVB2A, worked by hand from their pages.
+"""MOVD2B (seed 001), MOVD2A, MOVA2D, MOVDBGA2D, MOVB2D, MOVB2A, worked by hand from their pages.
 
 Layouts used below: Src TF32/BF16 = sign 18, mantissa 17:8, exponent 7:0; Src FP16 = sign 18,
 mantissa 17:8, zeros 7:5, exponent 4:0; Dst16 BF16 = sign 15, mantissa 14:8, exponent 7:0;
@@ -13,9 +13,9 @@ import pytest
 
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import UndefinedBehavior
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.src import SrcClient
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
@@ -261,6 +261,15 @@ def test_mova2d_move8rows_and_bank(cop: Coprocessor) -> None:
     for i in range(8):
         assert (cop.state.dst.read16(8 + i) == 0x09 + i).all()
     assert not cop.state.dst.ever_written[7] and not cop.state.dst.ever_written[16]
+
+
+def test_movdbga2d_is_mova2d_without_the_wait(cop: Coprocessor) -> None:
+    # MOVDBGA2D.md: identical to MOVA2D but for the Wait Gate's SrcA check; the bank still
+    # belongs to the unpackers (power-on), and the move happens: BF16 0x5587F -> Dst16 0xAB7F.
+    cop.state.srca.data[0, 3] = 0x5587F
+    run(cop, "MOVDBGA2D", DstRow=9, SrcRow=3)
+    assert cop.waiting(0) is None
+    assert (cop.state.dst.read16(9) == 0xAB7F).all()
 
 
 def test_mova2d_waits_for_matrix_unit_bank(cop: Coprocessor) -> None:

@@ -15,7 +15,7 @@ from sfpu_reference import LANES, encode, lreg, run, set_lreg
 
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import UndefinedBehavior, UnpredictableValueUsed
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 (SRCB, FP16, BF16, FP32, INT32, INT8, UINT16, HI16, INT16, LO16, INT32_ALL, ZERO, INT32_SM, INT8_COMP,
  LO16_ONLY, HI16_ONLY) = range(16)

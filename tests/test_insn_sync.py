@@ -8,9 +8,10 @@ import pytest
 
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import MissingSpecification, UnimplementedFunctionality
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.src import SrcClient
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
+from tdbg import state_description
 
 encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
@@ -172,7 +173,7 @@ def test_unknown_word(cop: Coprocessor) -> None:
 def test_reset(cop: Coprocessor) -> None:
     run(cop, "SEMINIT", SemaphoreMask=1, NewValue=3)
     run(cop, "INCRWC", DstInc=5)
-    cop.reset()
+    state_description.reset(cop)
     assert cop.semaphores[0].Value == 0 and cop.rwc(0).Dst == 0
 
 

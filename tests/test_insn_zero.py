@@ -12,8 +12,8 @@ import pytest
 
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import UndefinedBehavior
-from tdbg.tensix.profile import BLACKHOLE
-from tdbg.tensix.tile import TensixState
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.tensix.state import TensixState
 
 encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
 

@@ -1,5 +1,5 @@
 """The Blackhole instruction table: against bh_encodings.json, hand-worked TT_OP_* words, and
-the words real Blackhole kernels push."""
+the words real Blackhole kernels push (tt-llk's, built from the ttnn wheel)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+import ttllk_variants as tv
 
 from tdbg.emu.elf import ElfImage
 from tdbg.tensix.isa import RESERVED, ttinsn_to_word
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 BH = BLACKHOLE.isa
@@ -98,20 +99,15 @@ def test_yaml_names_are_aliases() -> None:
     assert BH.parse("MOVD2B 0, 4, 1, 2, 8").word == 0x0A086008
 
 
-def _elfs() -> list[Path]:
-    root = SHARED / "realfw"
-    if not root.exists():
-        pytest.skip("../shared/realfw not present")
-    return sorted(root.glob("*/*.elf"))
-
-
 def test_real_kernels_push_blackhole_words() -> None:
-    """Every ``.ttinsn`` word of the real kernels decodes, with no reserved bits set."""
+    """Every ``.ttinsn`` word of the suite's tt-llk kernels decodes, with no reserved bits set."""
     seen: set[str] = set()
-    for path in _elfs():
-        for address, riscv_word in ElfImage.load(path).ttinsn.items():
-            insn = BH.decode(ttinsn_to_word(riscv_word))
-            assert RESERVED not in insn.fields, (path, hex(address), insn.text())
-            seen.add(insn.mnemonic)
-    # what datacopy and sfpu_cumsum use (README): the sync, config, RWC and SFPU data movement
-    assert {"SETC16", "SETRWC", "SEMINIT", "STALLWAIT", "SEMWAIT", "MOP", "SFPLOAD", "SFPSTORE"} <= seen
+    for make in tv.CASES.values():
+        for path in tv.build_or_skip(make().variant).values():
+            for address, riscv_word in ElfImage.load(path).ttinsn.items():
+                insn = BH.decode(ttinsn_to_word(riscv_word))
+                assert RESERVED not in insn.fields, (path, hex(address), insn.text())
+                seen.add(insn.mnemonic)
+    # sync, config, RWCs, address counters, unpack, the matrix unit's moves and pools, pack
+    assert {"SETC16", "SETRWC", "SEMINIT", "SEMWAIT", "STALLWAIT", "MOP", "WRCFG", "CFGSHIFTMASK", "SETADCXX",
+            "UNPACR", "UNPACR_NOP", "MOVA2D", "MVMUL", "GMPOOL", "TRNSPSRCB", "PACR", "ZEROACC"} <= seen

@@ -22,11 +22,11 @@ from tdbg.tensix.isa import (
     ttinsn_to_word,
     word_to_ttinsn,
 )
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT.parent / "shared" / "spec"
-WH = Isa.load("wh_isa.json")     # Wormhole B0 (Bits32.lua), kept for a future profile
+WH = Isa.load("tdbg.arch.wormhole_b0")     # Wormhole B0 (Bits32.lua), kept for a future profile
 BH = BLACKHOLE.isa               # Blackhole (tt-llk assembly.yaml)
 TABLES = (WH, BH)
 ALL = [(t, m) for t in TABLES for m in t.mnemonics()]
@@ -218,9 +218,9 @@ def test_tables_are_generated_from_spec() -> None:
     spec = importlib.util.spec_from_file_location("gen_isa_table", ROOT / "scripts" / "gen_isa_table.py")
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
-    data = ROOT / "tdbg" / "tensix" / "data"
-    assert gen.dump(gen.build_wormhole(SPEC)) == (data / "wh_isa.json").read_text(), "rerun scripts/gen_isa_table.py"
-    assert gen.dump(gen.build_blackhole(SPEC)) == (data / "bh_isa.json").read_text(), "rerun scripts/gen_isa_table.py"
+    arch = ROOT / "tdbg" / "arch"
+    assert gen.dump(gen.build_wormhole(SPEC)) == (arch / "wormhole_b0" / "isa.json").read_text(), "rerun scripts/gen_isa_table.py"
+    assert gen.dump(gen.build_blackhole(SPEC)) == (arch / "blackhole" / "isa.json").read_text(), "rerun scripts/gen_isa_table.py"
 
 
 # --- round trips -------------------------------------------------------------------------------

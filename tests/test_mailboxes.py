@@ -55,7 +55,7 @@ def test_a_fifth_value_and_an_empty_pop_wait(tmp_path: Path) -> None:
     s = Session({"T1": t1, "T2": t2})
     stop = s.cont()
     assert stop.kind is StopKind.DEADLOCK
-    waits = dict(part.split(": ", 1) for part in stop.detail.split("; "))
+    waits = {w.core: w.reason for w in stop.waits}
     assert "mailbox write" in waits["T1"] and "hold 4 values" in waits["T1"]
     assert "mailbox read" in waits["T2"] and "from B" in waits["T2"]
 
@@ -67,7 +67,7 @@ def test_a_preemption_inside_a_device_access_does_not_repeat_it(tmp_path: Path, 
     # replayed (the load gets the value already taken), not done twice.  Forced here: the second
     # pop preempts T0 from inside its own hook.  (Before the fix: T0 read 7, 21, then waited for
     # a fourth value that never came.)
-    from tdbg.tensix import mailboxes
+    from tdbg.emu.devices import mailboxes
 
     t0 = firmware(tmp_path, "rx", """
     for (int i = 0; i < 3; i++)

@@ -15,14 +15,14 @@ import pytest
 
 from tdbg import native
 from tdbg.tensix.coprocessor import Coprocessor
-from tdbg.tensix import packer
+from tdbg.tensix import pack_conversion as packer
 from tdbg.tensix.adcs import PACKERS
 from tdbg.tensix.events import TensixEvent, UndefinedBehavior
-from tdbg.tensix.packer import Fmt, PackerConfig
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.tensix.pack_conversion import Fmt, PackerConfig
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.sfpu import numerics
 from tdbg.tensix.src import SrcClient
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 encode = BLACKHOLE.isa.encode
 
@@ -168,7 +168,7 @@ def test_a_failed_build_falls_back_to_numpy_in_one_line(monkeypatch, capsys) -> 
     cop.push(0, encode("MVMUL", **fields))  # the instruction still runs, on numpy
 
 
-# -- the packer's conversion (tdbg/native/pack.c against tdbg.tensix.packer.pack) --------------
+# -- the packer's conversion (tdbg/native/pack.c against tdbg.tensix.pack_conversion.pack) --------------
 
 def _pack_configs() -> list[PackerConfig]:
     """Every configuration whose cells ``tdbg_pack`` runs (the rest raise or are integer cells)."""

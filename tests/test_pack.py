@@ -16,8 +16,8 @@ import pytest
 from tdbg.tensix.adcs import PACKERS, X, Y, Z
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import UnimplementedFunctionality
-from tdbg.tensix.profile import BLACKHOLE
-from tdbg.tensix.tile import TensixState
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.tensix.state import TensixState
 
 encode = BLACKHOLE.isa.encode
 FP32, BF16, BFP8 = 0, 5, 6
@@ -207,3 +207,20 @@ def test_compression_is_not_modelled() -> None:
     cop = packer_setup(THCON_SEC0_REG1_Disable_zero_compress=0)
     with pytest.raises(UnimplementedFunctionality, match="compression"):
         cop.push(2, encode("PACR", Last=1))
+
+
+def dst_fp32(ieee: int) -> int:
+    """IEEE FP32 -> Dst32b FP32 bit layout (BlackholeA0 Dst.md Load32's swizzle, inverted)."""
+    return (ieee & 0x8000FFFF) | ((ieee & 0x007F0000) << 8) | ((ieee & 0x7F800000) >> 7)
+
+
+def test_dst32b_rows_past_511_are_the_upper_half() -> None:
+    # BlackholeA0 Dst.md: a Dst32b row stays a 10-bit index, Adj32(512) = DstBits row 512 (the
+    # upper half, where tt-llk's second SyncHalf block of a 32-bit Dst is), not row 0.
+    cop = packer_setup(FP32, ALU_FORMAT_SPEC_REG2_Dstacc=FP32, THCON_SEC0_REG1_In_data_format=FP32,
+                       PCK_DEST_RD_CTRL_Read_32b_data=1, DEST_TARGET_REG_CFG_PACK_SEC0_Offset=512)
+    one, two_and_half = struct.unpack("<2I", struct.pack("<2f", 1.0, 2.5))
+    cop.state.dst.write32(0, np.full(16, dst_fp32(one), dtype=np.uint32))
+    cop.state.dst.write32(512, np.full(16, dst_fp32(two_and_half), dtype=np.uint32))
+    cop.push(2, encode("PACR", ReadIntfSel=1, Last=1))
+    assert (cop.state.l1[OUT:OUT + 64].view(np.float32) == 2.5).all()

@@ -1,4 +1,4 @@
-"""tdbg.tensix.packer against Packers/FormatConversion.md (seed 002), cell by cell.
+"""tdbg.tensix.pack_conversion against Packers/FormatConversion.md (seed 002), cell by cell.
 
 Expected values are worked by hand from the page (the working is in the comments), or come from
 the scalar reference below: one datum at a time, on exact values (``fractions.Fraction``) where
@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnsupportedFunctionality
-from tdbg.tensix.packer import (
+from tdbg.tensix.pack_conversion import (
     DST_FORMATS,
     FORMATS,
     Fmt,

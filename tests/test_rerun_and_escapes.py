@@ -88,7 +88,7 @@ def test_run_on_a_started_tile_asks_as_gdb_does(kernel: Path, params: Path) -> N
     sh[0].read_line = lambda prompt: next(answers)
     assert run(sh, "run") == ("The program being debugged has been started already.\nPlease answer y or n.\n"
                               "Program not restarted.\n")
-    assert sh[0].session.core.pc == 0x605C                      # still stopped where it was
+    assert sh[0].session.pc == 0x605C                      # still stopped where it was
     run(sh, "set confirm off")
     assert run(sh, "run").startswith("\nBreakpoint 1, record (value=7)")
 

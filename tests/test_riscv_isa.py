@@ -102,14 +102,14 @@ def test_stepi_executes_a_translated_instruction_as_one() -> None:
     s.break_at("times_three")
     assert s.cont().kind is StopKind.BREAKPOINT
     x = s.register("a0")
-    while s.read_u32(s.core.pc) != 0x20A52533:     # sh1add a0, a0, a0
+    while s.read_u32(s.pc) != 0x20A52533:     # sh1add a0, a0, a0
         s.stepi()
-    at = s.core.pc
+    at = s.pc
     assert s.stepi().kind is StopKind.STEP
-    assert s.core.pc == at + 4 and s.register("a0") == 3 * x & M
-    assert not s.tile.trampolines.contains(s.core.pc)
+    assert s.pc == at + 4 and s.register("a0") == 3 * x & M
+    assert not s.tile.trampolines.contains(s.pc)
     s.reverse_stepi()
-    assert (s.core.pc, s.register("a0")) == (at, x)
+    assert (s.pc, s.register("a0")) == (at, x)
     assert s.read_u32(at) == 0x20A52533               # the loaded word, not the jump
     assert "sh1add\ta0,a0,a0" in s.execute(f"x/i {at}")
 
@@ -123,7 +123,7 @@ def test_breakpoint_after_a_translated_instruction_and_instruction_limits() -> N
     for limit in (3, 7, 11, 13, 50, 97):
         while True:
             stop = s.cont(limit=limit)
-            assert not s.tile.trampolines.contains(s.core.pc)
+            assert not s.tile.trampolines.contains(s.pc)
             if stop.kind is StopKind.EXITED:
                 break
         assert [outputs(s, r) for r in EXPECTED] == [outputs(reference, r) for r in EXPECTED]
@@ -166,7 +166,7 @@ def test_csrs_as_the_page_gives_them() -> None:
     assert r[8] < r[9]                               # cycle advances between reads
     assert r[10] == 0xABC                            # what was written to mcycle, then one read later
     assert r[11] == 5 and r[12] == 0x7               # csrrwi returns the old value; csrrsi
-    assert s.core.csrs.values[0x7C3] == 0x1234_5678
+    assert s.tile.cores[s.current].csrs.values[0x7C3] == 0x1234_5678
 
 
 @pytest.mark.parametrize("mode, category, text", [
@@ -182,7 +182,7 @@ def test_csr_and_atomic_stops(mode: int, category: Category, text: str) -> None:
     stop = s.cont()
     assert stop.kind is StopKind.EVENT and stop.category is category
     assert text in stop.describe()
-    assert s.core.pc == stop.pc and s.read_u32(stop.pc) != 0x13      # on the instruction, shown as loaded
+    assert s.pc == stop.pc and s.read_u32(stop.pc) != 0x13      # on the instruction, shown as loaded
     again = s.cont()
     assert (again.kind, again.pc) == (StopKind.EVENT, stop.pc)
 
@@ -191,7 +191,7 @@ def test_cfg0_write_kept_when_let_through() -> None:
     s = csr_session(3)
     s.tile.policy[Category.UnsupportedFunctionality] = Policy.WARN
     assert s.cont().kind is StopKind.EXITED
-    assert s.core.csrs.values[0x7C0] & (1 << 9)
+    assert s.tile.cores[s.current].csrs.values[0x7C0] & (1 << 9)
 
 
 def test_tt_cfg_sstatus_is_scratch_on_brisc() -> None:

@@ -95,7 +95,10 @@ def test_a_second_client_is_refused_at_once() -> None:
 
 @pytest.mark.parametrize("command", ["source /etc/hostname", "dump binary memory {tmp}/x.bin 0x6000 0x6004",
                                      "restore {tmp}/x.bin binary 0x20000", "file T1 {tmp}/x.elf",
-                                     "dst diff {tmp}/golden.npy", "dump dst 0-1 {tmp}/d.npy", "append binary memory {tmp}/x.bin 0 4"])
+                                     "dst diff {tmp}/golden.npy", "dump dst 0-1 {tmp}/d.npy", "append binary memory {tmp}/x.bin 0 4",
+                                     "set logging file {tmp}/log.txt", "set logging on {tmp}/log.txt",
+                                     "shell touch {tmp}/s", "pipe info threads | tee {tmp}/p",
+                                     "python open('{tmp}/py', 'w')", "pi open('{tmp}/pi', 'w')"])
 def test_monitor_refuses_host_files(command: str, tmp_path: Path) -> None:
     s = Session(DEMO)
     with served(s) as c:

@@ -20,7 +20,7 @@ CS = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)
 
 def session(mode: int) -> Session:
     s = Session(FAULTS)
-    s.core.uc.mem_write(s.symbol("mode").addr, struct.pack("<I", mode))
+    s.tile.cores[s.current].uc.mem_write(s.symbol("mode").addr, struct.pack("<I", mode))
     return s
 
 
@@ -55,7 +55,7 @@ def test_undefined_window_access_stops_at_the_load() -> None:
     assert in_function(s, stop.pc, "window_half_load_in_fp32") and insn_at(s, stop.pc) == "lhu"
     assert stop.access.address == 0xFFBD8000 and stop.access.size == 2 and not stop.access.write
     assert "Load16" in stop.describe() and f"{stop.pc:#010x}" in stop.describe()
-    assert s.core.pc == stop.pc  # nothing committed: the core is on the load
+    assert s.pc == stop.pc  # nothing committed: the core is on the load
     s.tile.policy[Category.UndefinedBehavior] = s.tile.policy[Category.UndefinedBehavior].__class__("warn")
     assert s.cont().kind is StopKind.EXITED  # with "warn" the load gives 0 and the run goes on
     assert [w.pc for w in s.tile.warnings] == [stop.pc]
@@ -122,7 +122,7 @@ def test_ecall_and_restart() -> None:
     stop = s.cont()
     assert stop.kind is StopKind.ECALL and insn_at(s, stop.pc) == "ecall"
     s.restart()
-    assert s.core.pc == s.image.entry
+    assert s.pc == s.image.entry
     assert s.read_u32(s.symbol("mode").addr) == 0xFF  # back to the loaded image
 
 
@@ -165,7 +165,7 @@ def test_an_interrupt_is_taken_by_the_run_it_stops() -> None:
     # Session.execute are not interrupted again (before: each printed "Quit").
     s = session(4)
     threading.Timer(0.2, s.interrupt).start()
-    assert "Program received signal SIGINT" in s.execute("continue") or s.core.last_stop.kind is StopKind.INTERRUPTED
+    assert "Program received signal SIGINT" in s.execute("continue") or s.last_stop.kind is StopKind.INTERRUPTED
     for command in ("x/4x $sp", "disassemble $pc,+8", "info registers pc"):
         out = s.execute(command, check=False)
         assert "Quit" not in out, (command, out)

@@ -17,20 +17,20 @@ def test_starti_stops_before_the_first_instruction() -> None:
     sh = shell(DEMO)
     text = run(sh, "starti")
     assert text.startswith("\nProgram stopped.\n") and "_start" in text
-    assert sh[0].session.core.pc == 0x6000
+    assert sh[0].session.pc == 0x6000
 
 
 def test_a_breakpoint_on_the_entry_point_fires() -> None:
     for location in ("_start", "*0x6000"):
         sh = shell(DEMO)
         run(sh, f"break {location}")
-        assert "Breakpoint 1, " in run(sh, "run") and sh[0].session.core.pc == 0x6000
+        assert "Breakpoint 1, " in run(sh, "run") and sh[0].session.pc == 0x6000
 
 
 def test_stepi_and_continue_start_a_tile_that_has_not_run() -> None:
     sh = shell(DEMO)
     assert "not being run" not in run(sh, "stepi")
-    assert sh[0].session.core.pc == 0x6004
+    assert sh[0].session.pc == 0x6004
     assert "exited normally" in run(sh, "continue")
     assert run(sh, "continue") == "The program is not being run.\n"
     assert run(sh, "stepi") == "The program is not being run.\n"

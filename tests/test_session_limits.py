@@ -60,13 +60,13 @@ def test_thousands_of_breakpoints_set_unicorns_exits_once(monkeypatch: pytest.Mo
     monkeypatch.setattr(Core, "_set_exits", lambda core, skip=None: (calls.append(len(core.breakpoints)), original(core, skip)))
     far = 0x100000                                        # L1 the demo never runs
     bps = [s.break_at(far + 4 * i) for i in range(8000)]
-    assert calls == [] and len(s.core.breakpoints) == 8000
+    assert calls == [] and len(s.tile.cores[s.current].breakpoints) == 8000
     main = s.break_at("main")
     assert s.cont().kind is StopKind.BREAKPOINT and calls[0] == 8001   # armed once, at the run
     calls.clear()
     for bp in bps:
         s.delete(bp.number)
-    assert calls == [] and s.core.breakpoints == {main.address}
+    assert calls == [] and s.tile.cores[s.current].breakpoints == {main.address}
 
 
 def test_checkpoints_are_compressed_bounded_and_counted() -> None:

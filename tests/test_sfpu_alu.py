@@ -16,7 +16,7 @@ from sfpu_reference import LANES, f32, fma_reference, lreg, run, set_lreg, val
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import MissingSpecification, NonContractualBehavior, UnpredictableValueUsed, UnsupportedFunctionality
 from tdbg.tensix.sfpu.numerics import approx_exp, approx_recip, fma, lut8_to_fp32, lut16_to_fp32, sign_mag_is_smaller
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 bits32 = st.integers(0, 0xFFFFFFFF)
 NAN = 0x7FC00000

@@ -73,12 +73,12 @@ def test_lregs_in_expressions() -> None:
     assert s.execute("p lreg[3]").strip() == "$4 = {3 <repeats 32 times>}"
     assert s.execute("whatis lreg[3][0]").strip() == "type = float"
     s.execute("set var lreg[3][5] = 1.5")
-    assert s.vector.lreg[3][5] == 0x3FC00000 and (np.delete(s.vector.lreg[3], 5) == 0x40400000).all()
+    assert s.tile.coprocessor.vector.lreg[3][5] == 0x3FC00000 and (np.delete(s.tile.coprocessor.vector.lreg[3], 5) == 0x40400000).all()
     assert s.execute("p $lreg3").strip() == "$5 = {3, 3, 3, 3, 3, 1.5, 3 <repeats 26 times>}"
     # an undefined lane: reading it is refused, writing it defines that lane alone
     assert "LReg[4] lane 2 is undefined" in s.execute("p lreg[4][2]", check=False)
     s.execute("set var lregbits[4][2] = 7")
-    assert s.vector.defined[4][2] == 3 and s.vector.defined[4][3] == 0
+    assert s.tile.coprocessor.vector.defined[4][2] == 3 and s.tile.coprocessor.vector.defined[4][3] == 0
     assert s.execute("p lregbits[4][2]").strip() == "$6 = 7"
     assert "never written" in s.execute("p $lreg4", check=False)
     assert "read-only constant" in s.execute("set var lreg[10][0] = 2", check=False)

@@ -1,7 +1,8 @@
 """Vector Unit kernels on the emulated tile: tdbg's own ``sfpu_kernels.c`` (ReLU, and an ELU whose
 exponential is a polynomial evaluated under lane predication) checked against numpy and against a
-scalar reference of the Blackhole FMA, and Tenstorrent's cumulative-sum kernel
-(``../shared/realfw/sfpu_cumsum``) checked against a column-wise running sum."""
+scalar reference of the Blackhole FMA, and Tenstorrent's cumulative-sum SFPU op (tt-metal's
+``ckernel_sfpu_cumsum.h`` from the ttnn wheel, built with tt-llk's harness around our driver
+``firmware/ttllk_cumsum.cpp``) checked against a column-wise running sum."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from sfpu_reference import fma_reference
 from tdbg.emu.stops import StopKind
 from tdbg.emu.toolchain import firmware_dir
 from tdbg.session import Session
+from tdbg.toolchain import ttllk, ttnn
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+CUMSUM_DRIVER = Path(__file__).resolve().parent / "firmware" / "ttllk_cumsum.cpp"
 ONE = 0x3F800000
 
 
@@ -60,11 +62,14 @@ def bf16_truncate(values: np.ndarray) -> np.ndarray:
     return ((values.astype(np.float32).view(np.uint32) >> 16) << 16).view(np.float32)
 
 
-def test_realfw_cumsum_gives_column_running_sums() -> None:
-    elf = SHARED / "realfw" / "sfpu_cumsum" / "math.elf"
-    if not elf.exists():
-        pytest.skip("../shared/realfw/sfpu_cumsum not present")
-    s = Session({"T1": elf})
+def test_tt_metal_cumsum_gives_column_running_sums() -> None:
+    variant = ttllk.Variant(str(CUMSUM_DRIVER), ttllk.Formats.infer("Float16_b", "Float16_b", False), tiles=None)
+    try:
+        elfs = ttllk.build(variant)
+    except ttnn.TtnnUnavailable as exc:
+        pytest.skip(f"the cumsum op comes from the ttnn wheel: {exc}")
+    s = Session(elfs)
+    s.write_memory(ttllk.RUNTIME_PARAMS, variant.params())
     rng = np.random.default_rng(3)
     tile = bf16_truncate(rng.uniform(-4.0, 4.0, (32, 32)))
     faces = [tile[:16, :16], tile[:16, 16:], tile[16:, :16], tile[16:, 16:]]   # Dst rows 16f..16f+15

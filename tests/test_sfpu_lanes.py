@@ -12,7 +12,7 @@ from sfpu_reference import LANES, encode, f32, lreg, run, set_lreg
 
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import NonContractualBehavior, UndefinedBehavior, UnpredictableValueUsed, UnsupportedFunctionality
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 LT0, NE0, GTE0, EQ0 = 0, 2, 4, 6
 

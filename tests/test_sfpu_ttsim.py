@@ -20,9 +20,9 @@ import pytest
 from sfpu_reference import encode, set_lreg
 
 from tdbg.tensix.coprocessor import Coprocessor
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.sfpu.numerics import fma
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 DATA = json.loads((Path(__file__).parent / "data" / "sfpu_ttsim.json").read_text())
 TTSIM_POWER_ON = {11: 0xBF800000, 12: 0x3B000000, 13: 0xBF2CC4C7, 14: 0xBEB08FF9}  # LReg[11..14]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tdbg import state_description
 from tdbg.tensix.src import SrcClient
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 
 def test_shape_width_and_reset(tensix: TensixState) -> None:
@@ -15,7 +16,7 @@ def test_shape_width_and_reset(tensix: TensixState) -> None:
         reg.write(1, 63, np.full(16, 0xFFFFFFFF))
         assert (reg.read(1, 63) == 0x7FFFF).all()  # 19 bits
         reg.allowed_client[0] = SrcClient.MatrixUnit
-        reg.reset()
+        state_description.reset(tensix)
         assert not reg.data.any() and reg.allowed_client[0] is SrcClient.Unpackers
     banks = tensix.src_banks
     assert (banks.matrix_unit_srca, banks.matrix_unit_srcb, banks.unpacker) == (0, 0, [0, 0])

@@ -20,7 +20,7 @@ def stopped_in_main() -> Session:
 
 def test_info_line_takes_an_expression() -> None:
     s = stopped_in_main()
-    pc = s.core.pc
+    pc = s.pc
     assert s.execute("info line *$pc+8") == s.execute(f"info line *{pc + 8:#x}")
     assert s.execute("info line *main+8") == s.execute(f"info line *{s.symbol('main').addr + 8:#x}")
     assert s.execute("info line *$pc+8").startswith("Line ")
@@ -28,11 +28,11 @@ def test_info_line_takes_an_expression() -> None:
 
 def test_advance_and_until_take_an_expression() -> None:
     s = stopped_in_main()
-    pc = s.core.pc
+    pc = s.pc
     s.execute("advance *$pc+8")
-    assert s.core.pc == pc + 8
+    assert s.pc == pc + 8
     s.execute("until *$pc+4")
-    assert s.core.pc == pc + 12
+    assert s.pc == pc + 12
 
 
 def test_bad_expressions_are_gdbs_one_line() -> None:

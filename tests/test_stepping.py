@@ -96,11 +96,11 @@ def in_symbol(s: Session, name: str, pc: int) -> bool:
 
 
 def depth(s: Session, info: DebugInfo) -> int:
-    return len(info.frames(s.core.pc, s.core.regs(), s.read_u32))
+    return len(info.frames(s.pc, s.registers(), s.read_u32, s.stack_ranges()))
 
 
 def local(s: Session, info: DebugInfo, name: str) -> int:
-    frame = info.frames(s.core.pc, s.core.regs(), s.read_u32)[0]
+    frame = info.frames(s.pc, s.registers(), s.read_u32, s.stack_ranges())[0]
     (var,) = [v for v in info.locals_at(frame) if v.name == name]
     return s.read_u32(var.addr)
 
@@ -330,3 +330,29 @@ def test_resolve_location(demo) -> None:
         stepping.resolve_location(s, info, "nosuch.c:3")
     with pytest.raises(SessionError):
         stepping.resolve_location(s, info, "nosuch")
+
+
+def test_finish_on_b_unwinds_through_its_own_8k_local_ram() -> None:
+    """B's local data RAM is 8 KiB (BlackholeA0 BabyRISCV/README.md "Local Data RAM"), a
+    TRISC's 4 KiB: deep_stack_b.c runs on B's whole RAM (sp from 0xFFB02000) with a call
+    chain deeper than 4 KiB.  Unwinding for ``finish`` takes B's own range; with T0's (as it
+    did), no frame above 0xFFB01000 was a frame and ``finish`` said the frame was the
+    outermost.  Values from the C source: deep(0) returns 0, deep(12) returns 0 + 1 + ... + 12."""
+    from tdbg.emu.toolchain import build
+
+    firmware = build(Path(__file__).parent / "firmware" / "deep_stack_b.c", core="B")
+    s = Session({"B": firmware})
+    s.execute("break deep if n == 0")
+    s.execute("run")
+    s.execute("delete")
+    assert s.register("sp") < 0xFFB02000 - 0x1000   # deeper than 4 KiB below the top
+    assert len(s.execute("bt").splitlines()) == 14   # deep x 13, on_whole_ram
+    out = s.execute("finish")
+    assert out.startswith("deep (n=") and out.endswith("Value returned is $1 = 0\n")   # back in deep(1)
+    s = Session({"B": firmware})
+    s.execute("break deep if n == 12")
+    s.execute("run")
+    s.execute("delete")
+    assert s.register("sp") > 0xFFB02000 - 0x1000   # its frame is in B's upper 4 KiB
+    out = s.execute("finish")
+    assert "on_whole_ram ()" in out and "Value returned is $1 = 78" in out

@@ -3,11 +3,12 @@ reset, loading rules, per-core breakpoints, tile-wide watchpoints, files in and 
 
 Expected values come from the firmware sources in the kit (worked by hand there) and from the
 pages: SoftReset.md (a cleared SOFT_RESET_0 bit releases a core), TTSync.md (the load waits while
-the thread has instructions in flight), SEMWAIT.md (held while the semaphore is 0), the realfw
-README (how a host loads and releases tt-llk kernels, and each kernel's expected output)."""
+the thread has instructions in flight), SEMWAIT.md (held while the semaphore is 0),
+shared/kernels/README.md (how a host loads and releases tt-llk kernels; ttsim's outputs)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import struct
 import subprocess
@@ -16,6 +17,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import ttllk_variants as tv
 
 from tdbg.commands import Interpreter
 from tdbg.emu.core import CoreState
@@ -24,8 +26,8 @@ from tdbg.emu.toolchain import build, firmware_dir
 from tdbg.session import Session, SessionError
 
 FW = firmware_dir()
-REALFW = Path(__file__).resolve().parents[2] / "shared" / "realfw"
-needs_realfw = pytest.mark.skipif(not REALFW.is_dir(), reason="../shared/realfw (real tt-llk kernels) is not present")
+SHARED_KERNELS = Path(__file__).resolve().parents[2] / "shared" / "kernels"
+needs_shared = pytest.mark.skipif(not SHARED_KERNELS.is_dir(), reason="../shared/kernels (ttsim's outputs) is not present")
 
 
 def trio(stem: str) -> dict[str, Path]:
@@ -74,7 +76,7 @@ def test_deadlock_names_every_wait_and_writes_no_done_word() -> None:
     s = Session(trio("deadlock"))
     stop = s.cont()
     assert stop.kind is StopKind.DEADLOCK
-    waits = dict(part.split(": ", 1) for part in stop.detail.split("; "))
+    waits = {w.core: w.reason for w in stop.waits}
     assert set(waits) == {"T0", "T1", "T2"}
     assert "polls" in waits["T0"] and "0xffe80028" in waits["T0"]          # semaphore 2
     assert "polls" in waits["T2"] and "0xffe80020" in waits["T2"]          # semaphore 0
@@ -206,9 +208,8 @@ def test_segment_outside_the_map_is_refused(tmp_path: Path) -> None:
         Session(_patched(tmp_path, phoff + 8, struct.pack("<I", 0x17FFFC)))
 
 
-@needs_realfw
 def test_a_wormhole_build_is_refused(tmp_path: Path) -> None:
-    raw = (REALFW / "datacopy" / "math.elf").read_bytes()
+    raw = tv.build_or_skip(tv.SHARED["datacopy"]())["T1"].read_bytes()
     assert b"zmmul1p0" in raw
     path = tmp_path / "wormhole.elf"
     path.write_bytes(raw.replace(b"zmmul1p0", b"xttwh1p0"))     # Tag_RISCV_arch of a Wormhole build
@@ -216,44 +217,43 @@ def test_a_wormhole_build_is_refused(tmp_path: Path) -> None:
         Session({"T1": path})
 
 
-@needs_realfw
 def test_tt_llk_elf_goes_where_tt_exalens_puts_it() -> None:
-    s = Session({"T0": REALFW / "risc_compute" / "unpack.elf"})
+    s = Session({"T0": tv.build_or_skip(tv.SHARED["risc_compute"]())["T0"]})
     image = s.tile.image("T0")
     ldm, loader = image.section(".ldm_data"), image.section(".loader_init")
     assert ldm.addr == 0xFFB00000 and loader.addr == 0xA000
     assert s.read_memory(loader.addr, len(ldm.data)) == ldm.data       # in L1, for crt0 to copy
-    assert s.core.pc == image.entry == 0x6000
+    assert s.pc == image.entry == 0x6000
 
 
 # -- real kernels ----------------------------------------------------------------------------------
 
-def _realfw_batch(kernel: str, dump: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess, Path]:
-    out = tmp_path / "out.bin"
-    args = [sys.executable, "-m", "tdbg", "-q", "-batch",
-            "-ex", "restore params.bin binary 0x20000", "-ex", "restore A.bin binary 0x30000",
-            "-ex", "restore B.bin binary 0x40000", "-ex", "run",
-            "-ex", f"dump binary memory {out} {dump}", "-ex", "x/3wx 0x1FFB8",
-            "T0=unpack.elf", "T1=math.elf", "T2=pack.elf"]
-    return subprocess.run(args, cwd=REALFW / kernel, capture_output=True, text=True, timeout=300), out
+def _batch(kernel: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess, Path, Path]:
+    """tt-llk's kernel run from the command line as a host does: restore its inputs (the
+    ../shared/kernels manifest's loads), run, dump the output."""
+    folder = SHARED_KERNELS / kernel
+    variant = tv.SHARED[kernel]()
+    elfs = tv.build_or_skip(variant)
+    (tmp_path / "params.bin").write_bytes(variant.params())
+    manifest = json.loads((folder / "manifest.json").read_text())
+    restores = [f"restore {tmp_path / 'params.bin'} binary 0x20000"]
+    restores += [f"restore {folder / load['file']} binary {load['addr']}" for load in manifest["loads"][1:]]
+    out, output = tmp_path / "out.bin", manifest["output"]
+    end = int(output["addr"], 16) + output["len"]
+    args = [sys.executable, "-m", "tdbg", "-q", "-batch", *(a for r in restores for a in ("-ex", r)), "-ex", "run",
+            "-ex", f"dump binary memory {out} {output['addr']} {end:#x}", "-ex", "x/3wx 0x1FFB8",
+            *(f"{core}={elf}" for core, elf in elfs.items())]
+    return subprocess.run(args, capture_output=True, text=True, timeout=300), out, folder / "expected.bin"
 
 
-@needs_realfw
-def test_risc_compute_writes_the_sums(tmp_path: Path) -> None:
-    done, out = _realfw_batch("risc_compute", "0x50000 0x53000", tmp_path)
+@needs_shared
+@pytest.mark.parametrize("kernel", ["risc_compute", "datacopy"])
+def test_tt_llk_kernel_from_the_command_line(kernel: str, tmp_path: Path) -> None:
+    done, out, expected = _batch(kernel, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "[All cores finished: T0 parked" in done.stdout
     assert "0x000000ff\t0x000000ff\t0x000000ff" in done.stdout           # KERNEL_COMPLETE mailboxes
-    assert out.read_bytes() == (REALFW / "risc_compute" / "expected.bin").read_bytes()
-
-
-@needs_realfw
-def test_datacopy_packs_the_tile_it_unpacked(tmp_path: Path) -> None:
-    done, out = _realfw_batch("datacopy", "0x50000 0x50800", tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert "[All cores finished: T0 parked" in done.stdout
-    assert "0x000000ff\t0x000000ff\t0x000000ff" in done.stdout           # KERNEL_COMPLETE mailboxes
-    assert out.read_bytes() == (REALFW / "datacopy" / "expected.bin").read_bytes()
+    assert out.read_bytes() == expected.read_bytes()
 
 
 # -- files and the device path ---------------------------------------------------------------------

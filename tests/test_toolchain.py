@@ -347,10 +347,10 @@ MACROS = [
 
 def test_tt_op_macros_match_encodings(tmp_path):
     """Compile the macros with chosen field values and compare with words built from the
-    Blackhole table (bh_isa.json, generated from bh_encodings.json), field by macro parameter
+    Blackhole table (tdbg/arch/blackhole/isa.json, generated from bh_encodings.json), field by macro parameter
     name."""
     table = {r["name"]: r for r in json.loads(
-        (Path(tdbg.__file__).parent / "tensix" / "data" / "bh_isa.json").read_text())["instructions"]}
+        (Path(tdbg.__file__).parent / "arch" / "blackhole" / "isa.json").read_text())["instructions"]}
     params = _macro_params()
     calls, expected = [], []
     for name in MACROS:

@@ -22,7 +22,7 @@ from tdbg.emu.loader import placements
 from tdbg.emu.stops import StopKind
 from tdbg.emu.toolchain import firmware_dir as kit_dir
 from tdbg.session import Session
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.ttmetal import boot, device, memmap
 from tdbg.ttmetal.mailboxes import Mailboxes
 

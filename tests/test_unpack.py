@@ -17,9 +17,9 @@ import unpack_reference as ref
 from tdbg.tensix.adcs import PACKERS, UNPACKER0, UNPACKER1
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnimplementedFunctionality
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.src import SrcClient
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 encode = BLACKHOLE.isa.encode
 ADC_KEYS = ("ch0_x", "ch0_y", "ch0_z", "ch0_w", "ch1_x", "ch1_y", "ch1_z", "ch1_w")
@@ -439,3 +439,27 @@ def test_storeind_and_loadind_move_gprs_through_l1() -> None:
     assert g.view(np.uint16)[40] == 16
     cop.push(0, encode("LOADIND", SizeSel=1, AddrRegIndex=10, DataRegIndex=12, OffsetIndex=41))
     assert g[12] == 0xCAFEF00D
+
+
+@pytest.mark.parametrize("address", [0x16E000, 0x17FFF0])
+def test_unpacr_reads_all_of_blackholes_l1(address: int) -> None:
+    # BlackholeA0 BabyRISCV/README.md "Memory map": L1 is 1536 KiB (0x180000); Wormhole's 1464 KiB
+    # (0x16E000) ends earlier.  BF16 1.0 read from the top 72 KiB lands in SrcA as 0x0007F (as in
+    # test_bf16_to_srca_and_dst_by_hand).
+    cop = make_cop()
+    cop.state.l1[address:address + 2] = [0x80, 0x3F]
+    configure(cop, ref.Setup(base=address // 16 - 1, x_dim=8, adc={"ch1_x": 0}, out_base=0, y_stride=0))
+    cop.state.config.set("UNP0_ADDR_BASE_REG_1_Base", 128)
+    unpacr(cop)
+    assert int(cop.state.srca.data[0, 0, 0]) == 0x0007F
+
+
+def test_unpacr_past_l1_and_storeind_at_its_top() -> None:
+    cop = make_cop()
+    configure(cop, ref.Setup(base=0x180000 // 16 - 1, x_dim=16, out_base=0, y_stride=0))
+    with pytest.raises(UndefinedBehavior, match="past L1"):
+        unpacr(cop)
+    g = cop.state.gprs[0]                       # STOREIND_L1.md: GPRs[AddrReg] * 16 + offset
+    g[10], g[11], g[20] = 0x17FFF0 // 16, 0x12345678, 0
+    cop.push(0, encode("STOREIND", MemHierSel=1, RegSizeSel=1, AddrRegIndex=10, DataRegIndex=11, OffsetIndex=40))
+    assert bytes(cop.state.l1[0x17FFF0:0x17FFF4]) == (0x12345678).to_bytes(4, "little")

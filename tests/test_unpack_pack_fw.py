@@ -1,6 +1,6 @@
 """A tile end to end on three cores: the kit's eltwise firmware (unpack a BF16 and a BFP8 tile
-from L1, MOVA2D and ELWADD, pack as FP32 and BFP8, semaphores between the threads), and tt-llk's
-own datacopy kernel (skipped visibly without ../shared).
+from L1, MOVA2D and ELWADD, pack as FP32 and BFP8, semaphores between the threads).  tt-llk's own
+kernels are in test_ttllk_kernels.py.
 
 Expected values are computed here, one datum at a time: BFP8ToBF16 (UNPACR_Regular.md); the
 ELWADD sum as the hardware's datapath forms it into a 16-bit BF16 Dst (measured on ttsim, the
@@ -12,11 +12,7 @@ magnitudes rounded to nearest with ties away from zero, clamped at 127).
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import numpy as np
-import pytest
 
 import unpack_reference as ref
 from tdbg.commands import Interpreter
@@ -25,7 +21,6 @@ from tdbg.emu.toolchain import firmware_dir
 from tdbg.session import Session
 
 FW = firmware_dir()
-DATACOPY = Path(__file__).resolve().parents[2] / "shared" / "realfw" / "datacopy"
 
 
 def inputs(seed: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -105,21 +100,6 @@ def test_pacr_hits_an_l1_watchpoint_and_names_itself() -> None:
     text = "".join(out)
     assert "PACR" in text and "wrote L1 0x50" in text, text
     assert s.tile.l1_log.writer(0x50100).word >> 24 == 0x41   # the PACR opcode
-
-
-@pytest.mark.skipif(not DATACOPY.is_dir(), reason="../shared/realfw/datacopy (tt-llk's datacopy kernel) is not present")
-def test_tt_llk_datacopy_writes_expected_bin() -> None:
-    s = Session({"T0": DATACOPY / "unpack.elf", "T1": DATACOPY / "math.elf", "T2": DATACOPY / "pack.elf"})
-    for name, address in (("params.bin", 0x20000), ("A.bin", 0x30000), ("B.bin", 0x40000)):
-        s.load_binary(DATACOPY / name, address)
-    start = time.perf_counter()
-    stop = s.cont()
-    elapsed = time.perf_counter() - start
-    assert stop.kind is StopKind.EXITED, stop
-    for mailbox in (0x1FFB8, 0x1FFBC, 0x1FFC0):      # each TRISC wrote KERNEL_COMPLETE
-        assert s.read_memory(mailbox, 1) == b"\xff"
-    assert s.read_memory(0x50000, 2048) == (DATACOPY / "expected.bin").read_bytes()
-    print(f"datacopy: {elapsed * 1e3:.1f} ms")
 
 
 def test_reverse_stepi_puts_back_the_l1_a_pacr_wrote() -> None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import dst_reference as ref
 from tdbg.tensix.events import UndefinedBehavior, UnpredictableValueUsed
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 
 def configure(t: TensixState, core: int, fmt: int, no_swizzle: bool = False, unsigned_int: bool = False) -> None:

@@ -78,7 +78,7 @@ class TdbgCompleter(Completer):
         if word.startswith("$"):
             return [f"${n}" for n in {*REGISTERS, "pc"}]
         if words[1:2] == ["cfg"] and len(words) == 3 and words[0] in ("set", "info", "i", "inf"):
-            return session.model.config.table.fields
+            return session.cfg_names()
         return session.symbol_names()
 
 

@@ -12,7 +12,7 @@ from pygments.lexers.asm import GasLexer
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace
 
 from tdbg.session import REGISTERS
-from tdbg.tensix.profile import BLACKHOLE
+from tdbg.arch.blackhole import BLACKHOLE
 
 
 def _alternatives(names: list[str]) -> str:

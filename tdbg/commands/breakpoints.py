@@ -31,7 +31,7 @@ def _break(interp: Interpreter, args: str, temporary: bool) -> None:
         thread = s.core_by_thread(m.group(1))
         location = (" " + location)[: m.start()].strip()
     if not location:
-        where: str | int = s.core.pc
+        where: str | int = s.pc
         thread = thread or s.current
     elif location.startswith("*"):
         where = evaluate_address(interp, location[1:].strip())

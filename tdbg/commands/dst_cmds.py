@@ -26,9 +26,8 @@ from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command
 from tdbg.commands.tensix_cmds import ranges
 from tdbg.commands.values import evaluate_int
 from tdbg.hostfiles import read_host_file, write_host_file
+from tdbg.snapshots import DstContents
 from tdbg.tensix import formats
-from tdbg.tensix.dst import Dst
-from tdbg.tensix.dst_access import lanes_defined, read_lanes
 
 DST = Registry("dst")
 
@@ -59,9 +58,8 @@ def install(interp: Interpreter) -> None:
 INIT_HOOKS.append(install)
 
 
-def _snapshot(interp: Interpreter) -> Snapshot:
-    dst = interp.session.model.dst
-    return dst.bits.copy(), dst.ever_written.copy()
+def _snapshot(interp: Interpreter) -> DstContents:
+    return interp.session.dst_contents()
 
 
 def _on_stop(interp: Interpreter, stop: object) -> None:
@@ -137,25 +135,6 @@ def _tile_number(interp: Interpreter, text: str, view: formats.View) -> int:
 
 
 # -- reading and formatting ---------------------------------------------------------------------
-
-Snapshot = tuple[np.ndarray, np.ndarray]  # DstBits and its per-row "defined" flags
-
-
-def _live(dst: Dst) -> Snapshot:
-    return dst.bits, dst.ever_written
-
-
-def _read(dst: Dst, snap: Snapshot, storage: str, rows: np.ndarray) -> np.ndarray:
-    """``Dst16b[rows]`` or ``Dst32b[rows]`` of a snapshot (or ``_live``), through the current
-    row mapping, an undefined ``DstBits`` row read as zero (``dst_access.read_lanes``)."""
-    return read_lanes(dst, snap[0], snap[1], storage, rows)
-
-
-def _defined(dst: Dst, snap: Snapshot, storage: str, rows: np.ndarray) -> np.ndarray:
-    """Per lane: does it hold data (``dst_access.lanes_defined``)?  ``ZEROACC`` and power-on
-    leave rows undefined."""
-    return lanes_defined(dst, snap[1], storage, rows)
-
 
 UNDEF = "<undef>"
 
@@ -253,10 +232,10 @@ def dst_row(interp: Interpreter, args: str) -> None:
     row = evaluate_int(interp, words[0])
     if not 0 <= row < 1024:
         raise CommandError(f"Dst row {row} out of range 0..1023")
-    dst = interp.session.model.dst
+    dst = interp.session.dst_contents()
     one = np.array([row])
     r16 = dst.read16(row)
-    undefined = " undefined (ZEROACC, or never written)" if not _defined(dst, _live(dst), "dst16", one).all() else ""
+    undefined = " undefined (ZEROACC, or never written)" if not dst.defined("dst16", one).all() else ""
     interp.out(f"Dst16b[{row}] (DstBits row {int(dst.row16[row])}){undefined}")
     interp.out("col" + "".join(f" {n:>15}" for n in ("raw", "bf16", "fp16", "int8", "int16")))
     views16 = [formats.get_view("dst16", n) for n in ("bf16", "fp16", "int8", "int16")]
@@ -265,7 +244,7 @@ def dst_row(interp: Interpreter, args: str) -> None:
         interp.out(f"{c:>3}" + "".join(f" {UNDEF if undefined else x:>15}" for x in cells))
     r32 = dst.read32(row)
     high = int(dst.row32[row])
-    undefined = " undefined (ZEROACC, or never written)" if not _defined(dst, _live(dst), "dst32", one).all() else ""
+    undefined = " undefined (ZEROACC, or never written)" if not dst.defined("dst32", one).all() else ""
     interp.out(f"Dst32b[{row}] (DstBits rows {high}, {high + 8}){undefined}")
     interp.out("col" + "".join(f" {n:>15}" for n in ("raw", "fp32", "int32", "tf32")))
     views32 = [formats.get_view("dst32", n) for n in ("fp32", "int32", "tf32")]
@@ -377,14 +356,16 @@ def _display(view: formats.View, bits: np.ndarray, defined: np.ndarray | None = 
     return text
 
 
-def _diff_bits(interp: Interpreter, view: formats.View, before: Snapshot, limit: int, what: str) -> None:
+def _diff_bits(interp: Interpreter, view: formats.View, before: DstContents, limit: int, what: str) -> None:
     """Lanes whose bits changed while defined before and after, or that became defined or
-    undefined (``<undef>``) since ``before`` (``DstBits`` and its per-row defined flags)."""
-    dst = interp.session.model.dst
+    undefined (``<undef>``) since ``before`` (its ``DstBits`` and per-row defined flags, seen
+    through today's row mapping)."""
+    dst = interp.session.dst_contents()
+    before = dst.with_storage(before.bits, before.written)
     rows = np.arange(STORAGE_ROWS[view.storage])
-    old, new = _read(dst, before, view.storage, rows), _read(dst, _live(dst), view.storage, rows)
-    old_def = _defined(dst, before, view.storage, rows)
-    new_def = _defined(dst, _live(dst), view.storage, rows)
+    old, new = before.lanes(view.storage, rows), dst.lanes(view.storage, rows)
+    old_def = before.defined(view.storage, rows)
+    new_def = dst.defined(view.storage, rows)
     differ = (old_def != new_def) | (old_def & new_def & (old != new))
     r_idx, c_idx = np.nonzero(differ)
     old_text = np.full(differ.shape, "", dtype=object)
@@ -422,9 +403,9 @@ def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts
     else:
         raise CommandError(f"{path} holds shape {golden.shape}; expected (N, 16) rows or a (32, 32) tile.")
     _note(interp, opts, view)
-    dst = interp.session.model.dst
-    bits = _read(dst, _live(dst), view.storage, rows)
-    defined = _defined(dst, _live(dst), view.storage, rows)
+    dst = interp.session.dst_contents()
+    bits = dst.lanes(view.storage, rows)
+    defined = dst.defined(view.storage, rows)
     new = _display(view, bits, defined)
     if opts.get("raw"):
         if golden.dtype.kind not in "iu" or golden.min() < 0 or int(golden.max()) >> view.width:
@@ -446,8 +427,11 @@ _DIFF_OPTIONS: dict[str, Callable[[str], object] | None] = dict(view=str, max=_i
 
 def diff_reads_file(args: str) -> bool:
     """True when ``dst diff ARGS`` would read a golden file on the host (parsed as the command
-    parses them: a bare ``--`` is a file name)."""
-    words, _ = _parse(args, **_DIFF_OPTIONS)
+    parses them: a bare ``--`` is a file name; arguments it refuses read nothing)."""
+    try:
+        words, _ = _parse(args, **_DIFF_OPTIONS)
+    except CommandError:
+        return False
     return bool(words) and words[0] != "checkpoint"
 
 
@@ -466,6 +450,7 @@ def diff_reads_file(args: str) -> bool:
         "the count says how many differing lanes are undefined."
     ),
     example="dst diff golden.npy 0-63 --view bf16 --atol 0.01",
+    host_files=diff_reads_file,
 )
 def dst_diff(interp: Interpreter, args: str) -> None:
     words, opts = _parse(args, **_DIFF_OPTIONS)
@@ -482,10 +467,9 @@ def dst_diff(interp: Interpreter, args: str) -> None:
         if len(words) != 2:
             raise CommandError("Usage: dst diff checkpoint N")
         number = evaluate_int(interp, words[1])
-        checkpoint = interp.session.checkpoints.get(number)
-        if checkpoint is None:
+        if number not in interp.session.checkpoints:
             raise CommandError(f"No checkpoint {number}.")
-        snap = (np.asarray(checkpoint.dst_bits), np.asarray(checkpoint.tensix["ever_written"]))
+        snap = interp.session.checkpoint_dst(number)
         _note(interp, opts, view)
         _diff_bits(interp, view, snap, limit, f"since checkpoint {number}")
         return
@@ -509,20 +493,20 @@ def dst_diff(interp: Interpreter, args: str) -> None:
 def dst_stats(interp: Interpreter, args: str) -> None:
     words, opts = _parse(args, view=str)
     view = _view(interp, opts.get("view"))
-    dst = interp.session.model.dst
+    dst = interp.session.dst_contents()
     storage = view.storage
     if len(words) > 1:
         raise CommandError("Usage: dst stats [ROWS] [--view V]")
     if words:
         rows = dst_rows(interp, words[0], STORAGE_ROWS[storage], STORAGE_NAME[storage])
     else:
-        rows = np.flatnonzero(_defined(dst, _live(dst), storage, np.arange(STORAGE_ROWS[storage]))[:, 0])
+        rows = np.flatnonzero(dst.defined(storage, np.arange(STORAGE_ROWS[storage]))[:, 0])
         if not len(rows):
             interp.out("No Dst rows written.")
             return
     _note(interp, opts, view)
-    defined = _defined(dst, _live(dst), storage, rows)
-    bits = _read(dst, _live(dst), storage, rows)[defined]
+    defined = dst.defined(storage, rows)
+    bits = dst.lanes(storage, rows)[defined]
     values = view.decode(bits)
     finite = values[np.isfinite(values.astype(np.float64))]
     undefined = f" ({int((~defined).sum())} undefined lanes left out)" if not defined.all() else ""
@@ -550,13 +534,13 @@ def dst_stats(interp: Interpreter, args: str) -> None:
 def dst_heatmap(interp: Interpreter, args: str) -> None:
     words, opts = _parse(args, view=str)
     view = _view(interp, opts.get("view"))
-    dst = interp.session.model.dst
+    dst = interp.session.dst_contents()
     colour = _colour(interp)
     if words[:1] == ["tile"] and len(words) == 2:
         tile = _tile_number(interp, words[1], view)
         rows = np.arange(TILE_ROWS) + TILE_ROWS * tile
         _note(interp, opts, view)
-        mag, nan, inf = (to_matrix(a) for a in _magnitudes(view, _read(dst, _live(dst), view.storage, rows)))
+        mag, nan, inf = (to_matrix(a) for a in _magnitudes(view, dst.lanes(view.storage, rows)))
         top = float(mag.max())
         interp.out(f"Tile {tile} ({_where(view, rows)}): {_legend(top, colour)}")
         cells = _cells(mag, nan, inf, top, 2, colour)
@@ -567,7 +551,7 @@ def dst_heatmap(interp: Interpreter, args: str) -> None:
         raise CommandError("Usage: dst heatmap [tile T | all] [--view V]")
     _note(interp, opts, view)
     rows = np.arange(STORAGE_ROWS[view.storage])
-    mag, nan, inf = _magnitudes(view, _read(dst, _live(dst), view.storage, rows))
+    mag, nan, inf = _magnitudes(view, dst.lanes(view.storage, rows))
     shape = (-1, TILE_ROWS)
     mag, nan, inf = mag.max(axis=1).reshape(shape), nan.any(axis=1).reshape(shape), inf.any(axis=1).reshape(shape)
     top = float(mag.max())
@@ -598,7 +582,7 @@ def dst_tile(interp: Interpreter, args: str) -> None:
         raise CommandError("Usage: dst tile T [face F] [--view V]")
     tile = _tile_number(interp, words[0], view)
     _note(interp, opts, view)
-    dst = interp.session.model.dst
+    dst = interp.session.dst_contents()
     width = line_width(interp)
     if len(words) == 3:
         face = evaluate_int(interp, words[2])
@@ -607,7 +591,7 @@ def dst_tile(interp: Interpreter, args: str) -> None:
         faces = [face]
     else:
         rows = np.arange(TILE_ROWS) + TILE_ROWS * tile
-        text = to_matrix(_display(view, _read(dst, _live(dst), view.storage, rows), _defined(dst, _live(dst), view.storage, rows)))
+        text = to_matrix(_display(view, dst.lanes(view.storage, rows), dst.defined(view.storage, rows)))
         lines = [f"Tile {tile} ({_where(view, rows)}), faces [[0, 1], [2, 3]]:",
                  *_grid(text.tolist(), [str(i) for i in range(32)], [str(j) for j in range(32)], True)]
         if fits(lines, width):
@@ -617,7 +601,7 @@ def dst_tile(interp: Interpreter, args: str) -> None:
         faces = list(range(4))  # a face per screen
     for face in faces:
         rows = np.arange(16) + TILE_ROWS * tile + 16 * face
-        bits, defined = _read(dst, _live(dst), view.storage, rows), _defined(dst, _live(dst), view.storage, rows)
+        bits, defined = dst.lanes(view.storage, rows), dst.defined(view.storage, rows)
         interp.out(f"Tile {tile} face {face} ({_where(view, rows)}):")
         labels = [str(r) for r in rows]
 
@@ -630,18 +614,6 @@ def dst_tile(interp: Interpreter, args: str) -> None:
 
         for line in first_fitting(width, [face_grid(False), face_grid(True)]):
             interp.out(line)
-
-
-def _subcommand(registry: Registry, interp: Interpreter, args: str) -> None:
-    """Run ``registry``'s subcommand named by the first word, or list them."""
-    install(interp)
-    word, _, rest = args.strip().partition(" ")
-    if not word:
-        interp.out(f'"{registry.prefix}" must be followed by a subcommand:')
-        for cmd in registry.commands.values():
-            interp.out(f"  {cmd.usage}")
-        return
-    registry.lookup(word).handler(interp, rest.strip())
 
 
 def _summary(registry: Registry) -> str:
@@ -683,7 +655,7 @@ def dump_dst(interp: Interpreter, args: str) -> None:
     suffix = Path(words[1]).suffix
     if suffix not in (".npy", ".csv"):
         raise CommandError(f"{words[1]}: the file name must end in .npy or .csv.")
-    dst = interp.session.model.dst
+    dst = interp.session.dst_contents()
     if opts.get("raw"):
         if "view" in opts:
             raise CommandError("--view and --raw exclude each other.")
@@ -694,7 +666,7 @@ def dump_dst(interp: Interpreter, args: str) -> None:
         view = _view(interp, opts.get("view"))
         rows = dst_rows(interp, words[0], STORAGE_ROWS[view.storage], STORAGE_NAME[view.storage])
         _note(interp, opts, view)
-        data = view.decode(_read(dst, _live(dst), view.storage, rows))
+        data = view.decode(dst.lanes(view.storage, rows))
         what = _where(view, rows)
     out = io.BytesIO()
     if suffix == ".npy":
@@ -725,7 +697,7 @@ def restore_dst(interp: Interpreter, args: str) -> None:
     if data.shape[1] != 16:
         raise CommandError(f"{words[0]} holds shape {data.shape}; expected (N, 16).")
     start = evaluate_int(interp, words[1]) if len(words) == 2 else 0
-    dst = interp.session.model.dst
+    s = interp.session
     if "view" in opts:
         view = _view(interp, opts["view"])
         limit, where = STORAGE_ROWS[view.storage], STORAGE_NAME[view.storage]
@@ -739,14 +711,12 @@ def restore_dst(interp: Interpreter, args: str) -> None:
             bits = view.encode(data)
         except (TypeError, ValueError) as exc:
             raise CommandError(f"{words[0]}: {exc} (view {view.name}).") from None
-        (dst.write16 if view.storage == "dst16" else dst.write32)(rows, bits)
+        s.set_dst(rows, bits, "raw16" if view.storage == "dst16" else "raw32")
         interp.out(f"Restored {_where(view, rows)} from {words[0]}.")
         return
     if data.dtype.kind not in "iu" or data.min() < 0 or data.max() > 0xFFFF:
         raise CommandError(f"{words[0]} does not hold raw 16-bit DstBits (use --view V for values).")
-    dst.bits[rows] = data.astype(np.uint16)
-    dst.ever_written[rows] = True
-    dst.unpredictable[rows] = False
+    s.set_dst_bits(start, data)
     interp.out(f"Restored DstBits rows {ranges(rows)} from {words[0]}.")
 
 
@@ -770,6 +740,8 @@ def restore_dst(interp: Interpreter, args: str) -> None:
     ),
     example="dst tile 0 --view bf16",
     complete=_complete(DST),
+    host_files=DST.touches_host_files,
 )
 def dst_cmd(interp: Interpreter, args: str) -> None:
-    _subcommand(DST, interp, args)
+    install(interp)   # the stop snapshots ``dst diff`` compares with
+    DST.dispatch(interp, args)

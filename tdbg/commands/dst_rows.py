@@ -11,7 +11,7 @@ import numpy as np
 
 from tdbg.commands.registry import CommandError
 from tdbg.commands.values import evaluate_int
-from tdbg.tensix import formats, view_in_force
+from tdbg.tensix import formats
 
 if TYPE_CHECKING:
     from tdbg.commands.interpreter import Interpreter
@@ -30,28 +30,22 @@ def dst_rows(interp: Interpreter, text: str, limit: int, what: str) -> np.ndarra
     return np.arange(first, last + 1)
 
 
-def _thread(interp: Interpreter, option: str) -> int:
-    """The current core's Tensix thread, whose config bank holds the configuration in force; a
-    core without one (B) has none: ``option`` says how to give a view."""
-    thread = interp.session.core.thread
-    if thread is None:
-        raise CommandError(f"{interp.session.current} has no Dst view in force: give {option}, or select T0, T1 or T2.")
-    return thread
-
-
 def default_view(interp: Interpreter, option: str) -> formats.View:
-    """The view of Dst data in force (``view_in_force.dst_view_in_force``), the default of the
-    commands that read Dst."""
-    return view_in_force.dst_view_in_force(interp.session.model, _thread(interp, option))
+    """The view of Dst data in force (``Session.dst_view_in_force``), the default of the
+    commands that read Dst.  It is the current core's Tensix thread's, whose config bank holds
+    the configuration in force; a core without one (B) has none: ``option`` says how to give a
+    view."""
+    if interp.session.tensix_thread is None:
+        raise CommandError(f"{interp.session.current} has no Dst view in force: give {option}, or select T0, T1 or T2.")
+    return interp.session.dst_view_in_force()
 
 
 def note_other_view(interp: Interpreter, view: formats.View) -> None:
     """Say in one line when an explicit ``view`` reads other data than the math configuration
     says Dst holds (``help dst`` names the fields in full)."""
-    thread = interp.session.core.thread
-    if thread is None:
+    if interp.session.tensix_thread is None:
         return
-    math = view_in_force.math_dst(interp.session.model, thread)
+    math = interp.session.math_dst()
     if math.differs(view):
         assert math.view is not None
         asked = view.name if view.name != "raw" else f"raw{view.width}"

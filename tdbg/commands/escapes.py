@@ -97,14 +97,14 @@ def _is_thread(interp: Interpreter, word: str) -> bool:
 
 # -- shell and pipe ---------------------------------------------------------------------------------
 
-@command("shell", aliases=("!",), usage="shell COMMAND | !COMMAND", help="Run COMMAND in the host's shell and show what it prints; its exit status is $_shell_exitcode.", example="shell ls *.bin")
+@command("shell", aliases=("!",), usage="shell COMMAND | !COMMAND", help="Run COMMAND in the host's shell and show what it prints; its exit status is $_shell_exitcode.", example="shell ls *.bin", host_files=True)
 def shell_cmd(interp: Interpreter, args: str) -> None:
     if not args.strip():
         raise CommandError("Argument required (a shell command; tdbg starts no interactive shell).")
     _shell(interp, args.strip())
 
 
-@command("pipe", aliases=("|",), usage="pipe [COMMAND] | SHELL_COMMAND | pipe -d DELIM COMMAND DELIM SHELL_COMMAND", help="Send what a tdbg COMMAND prints to SHELL_COMMAND's input and show what that prints (without COMMAND: the last command run); -d DELIM uses DELIM instead of | between them.  The shell command's exit status is $_shell_exitcode.", example="pipe info functions | grep matmul")
+@command("pipe", aliases=("|",), usage="pipe [COMMAND] | SHELL_COMMAND | pipe -d DELIM COMMAND DELIM SHELL_COMMAND", help="Send what a tdbg COMMAND prints to SHELL_COMMAND's input and show what that prints (without COMMAND: the last command run); -d DELIM uses DELIM instead of | between them.  The shell command's exit status is $_shell_exitcode.", example="pipe info functions | grep matmul", host_files=True)
 def pipe_cmd(interp: Interpreter, args: str) -> None:
     text = args.strip()
     delim = "|"
@@ -121,13 +121,7 @@ def pipe_cmd(interp: Interpreter, args: str) -> None:
         raise CommandError("No previous command to relaunch")
     if not shell_command.strip():
         raise CommandError("Missing SHELL_COMMAND")
-    saved, chunks = interp.write, []
-    interp.write = chunks.append
-    try:
-        interp.run(tdbg_command)
-    finally:
-        interp.write = saved
-    _shell(interp, shell_command.strip(), "".join(chunks))
+    _shell(interp, shell_command.strip(), interp.output_of(lambda: interp.run(tdbg_command)))
 
 
 # -- set logging ------------------------------------------------------------------------------------
@@ -202,23 +196,23 @@ def _flag(attr: str) -> settings.Setter:
 
 settings.setting("logging enabled", help="Copy (or with redirect, send) everything tdbg prints to the logging file.",
                  show=lambda interp: f"{settings.on_off(_logging(interp).stream is not None)}: Logging is {'enabled' if _logging(interp).stream is not None else 'disabled'}.",
-                 set=_set_logging_enabled)
+                 set=_set_logging_enabled, host_files=True)
 settings.setting("logging file", help="The logging file (default gdb.txt, as GDB).",
-                 show=lambda interp: f'The current logfile is "{_logging(interp).file}".', set=_set_logging_file)
+                 show=lambda interp: f'The current logfile is "{_logging(interp).file}".', set=_set_logging_file, host_files=True)
 settings.setting("logging overwrite", help="on: 'set logging enabled on' empties the file first; off: appends.",
                  show=lambda interp: f"{settings.on_off(_logging(interp).overwrite)}: Logging {'overwrites' if _logging(interp).overwrite else 'appends to'} the log file.",
-                 set=_flag("overwrite"))
+                 set=_flag("overwrite"), host_files=True)
 settings.setting("logging redirect", help="on: output goes only to the logging file; off: to the screen too.",
                  show=lambda interp: f"{settings.on_off(_logging(interp).redirect)}: Output will go to {'the log file only' if _logging(interp).redirect else 'both the screen and the log file'}.",
-                 set=_flag("redirect"))
+                 set=_flag("redirect"), host_files=True)
 settings.setting("logging debugredirect", help="tdbg has no separate debug output: shown as GDB's default (off).",
                  show=lambda interp: "off: Debug output will go to both the screen and the log file.")
 settings.setting("logging on", help="Deprecated alias of 'set logging enabled on' [FILE], as GDB 13.",
                  show=lambda interp: settings.SETTINGS["logging enabled"].show(interp),
-                 set=lambda interp, text: _set_logging_deprecated(interp, text, True), listed=False)
+                 set=lambda interp, text: _set_logging_deprecated(interp, text, True), listed=False, host_files=True)
 settings.setting("logging off", help="Deprecated alias of 'set logging enabled off', as GDB 13.",
                  show=lambda interp: settings.SETTINGS["logging enabled"].show(interp),
-                 set=lambda interp, text: _set_logging_deprecated(interp, text, False), listed=False)
+                 set=lambda interp, text: _set_logging_deprecated(interp, text, False), listed=False, host_files=True)
 
 
 # -- python -----------------------------------------------------------------------------------------
@@ -263,13 +257,13 @@ def _run_python(interp: Interpreter, source: str, mode: str = "exec") -> None:
     interp.write(out.getvalue())
 
 
-@command("python", aliases=("py",), usage="python [CODE] | python ... end", help="Run Python CODE (or the lines up to 'end') in this process, with 'session' (this tdbg.Session: run control, breakpoints, memory, Dst, config; see README 'Python API'), 'tdbg' and 'execute(LINE)' (a tdbg command, its output returned as text; check=False to get a failure's text instead of an exception); names you define stay for the next python command.  An exception is shown as GDB shows it.", example="python print(session.dst(0, 'bf16'))")
+@command("python", aliases=("py",), usage="python [CODE] | python ... end", help="Run Python CODE (or the lines up to 'end') in this process, with 'session' (this tdbg.Session: run control, breakpoints, memory, Dst, config; see README 'Python API'), 'tdbg' and 'execute(LINE)' (a tdbg command, its output returned as text; check=False to get a failure's text instead of an exception); names you define stay for the next python command.  An exception is shown as GDB shows it.", example="python print(session.dst(0, 'bf16'))", host_files=True)
 def python_cmd(interp: Interpreter, args: str) -> None:
     source = args.strip() if args.strip() else "\n".join(interp.read_block(raw=True))
     _run_python(interp, source)
 
 
-@command("python-interactive", aliases=("pi",), usage="python-interactive [EXPR]", help="With EXPR: evaluate it in the python namespace and print its value.  Without: an interactive Python prompt over the same namespace (end it with Ctrl-D), when the input is a terminal.", example="pi session.current")
+@command("python-interactive", aliases=("pi",), usage="python-interactive [EXPR]", help="With EXPR: evaluate it in the python namespace and print its value.  Without: an interactive Python prompt over the same namespace (end it with Ctrl-D), when the input is a terminal.", example="pi session.current", host_files=True)
 def python_interactive_cmd(interp: Interpreter, args: str) -> None:
     if args.strip():
         _run_python(interp, args.strip(), "single")

@@ -16,8 +16,7 @@ from tdbg.commands.remap_cmds import remap_order
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.expr import DOUBLE, FLOAT, INT8, INT16, INT32, INT64, Value, decode, pointer_to
 from tdbg.session import SessionError
-from tdbg.tensix import formats, l1_data, view_in_force
-from tdbg.tensix.dst_access import lanes_defined, read_lanes
+from tdbg.tensix import formats, l1_data
 
 SIZES = {"b": 1, "h": 2, "w": 4, "g": 8}
 FORMATS = set("xduotacfsiz")
@@ -297,9 +296,8 @@ def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, siz
     ``f`` without ``as VIEW`` decodes data in its format in force (``view_in_force``); an
     element of an undefined ``Dst`` row shows as ``<undef>`` (``dst_access.lanes_defined``)."""
     s = interp.session
-    tensix = s.model
     if loc.kind == "dstbits":
-        storage, unit, rows, width = "dst16", "h", tensix.dst.bits, 16
+        storage, unit, rows, width = "dst16", "h", s.dst_contents().bits, 16
     elif loc.kind == "dst":
         if size not in ("h", "w"):
             raise CommandError("dst rows are examined in units of h (Dst16b) or w (Dst32b)")
@@ -308,8 +306,7 @@ def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, siz
         rows = None
     else:
         storage, unit, width = "src", "w", 19
-        reg = tensix.srca if loc.kind == "srca" else tensix.srcb
-        rows = reg.data[loc.bank]
+        rows = s.src(loc.kind, loc.bank)
     if loc.kind != "dst" and size != unit and size in ("b", "g"):
         raise CommandError(f"{loc.kind} is examined in units of {unit}")
     nrows = 64 if storage == "src" else (512 if storage == "dst32" else 1024)
@@ -322,10 +319,10 @@ def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, siz
     last = min(first + span, nrows * 16)
     defined = None
     if rows is None:
-        dst, row_ids = tensix.dst, np.arange(first // 16, (last + 15) // 16)
-        rows = read_lanes(dst, dst.bits, dst.ever_written, storage, row_ids)
+        dst, row_ids = s.dst_contents(), np.arange(first // 16, (last + 15) // 16)
+        rows = dst.lanes(storage, row_ids)
         flat = rows.reshape(-1)[first % 16 : first % 16 + (last - first)]
-        defined = lanes_defined(dst, dst.ever_written, storage, row_ids).reshape(-1)[first % 16 : first % 16 + (last - first)]
+        defined = dst.defined(storage, row_ids).reshape(-1)[first % 16 : first % 16 + (last - first)]
     else:
         flat = np.asarray(rows).reshape(-1)[first:last]
     if order is not None:
@@ -340,9 +337,7 @@ def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, siz
         if view_name in RAW_VIEWS and view_name not in ("raw", f"raw{width}"):
             raise CommandError(f"view {view_name} does not apply to {loc.kind} in units of {unit}")
     elif fmt == "f" and loc.kind != "dstbits":
-        thread = s.core.thread
-        view = view_in_force.src_view(tensix, thread, loc.kind) if storage == "src" else \
-            view_in_force.dst_view(tensix, thread, storage)
+        view = s.view_in_force(loc.kind if storage == "src" else storage)
     if view is not None and view.name != "raw":
         decoded = view.decode(flat)
     per_line = 8 if unit == "h" else 4

@@ -17,16 +17,6 @@ APPEND = Registry("append")
 RESTORE = Registry("restore")
 
 
-def _dispatch(registry: Registry, interp: Interpreter, args: str) -> None:
-    word, _, rest = args.strip().partition(" ")
-    if not word:
-        interp.out(f'"{registry.prefix}" must be followed by a subcommand:')
-        for cmd in registry.commands.values():
-            interp.out(f"  {cmd.usage}")
-        return
-    registry.lookup(word).handler(interp, rest.strip())
-
-
 def _memory(interp: Interpreter, args: str, usage: str) -> tuple[str, bytes]:
     words = args.split()
     if len(words) != 3:
@@ -91,27 +81,27 @@ _binary(APPEND, "append", append=True)
 @command("dump", usage="dump [binary] memory FILE START END | dump [binary] value FILE EXPR | dump dst ROWS FILE [--view V | --raw]",
          help="Save data to a file: memory START..END or an expression's value as raw bytes (GDB's dump), "
               "or Dst rows as .npy/.csv ('help dump dst' shows the Dst form).",
-         example="dump binary memory C.bin 0x50000 0x53000")
+         example="dump binary memory C.bin 0x50000 0x53000", host_files=True)
 def dump_cmd(interp: Interpreter, args: str) -> None:
-    _dispatch(DUMP, interp, args)
+    DUMP.dispatch(interp, args)
 
 
 @command("append", usage="append [binary] memory FILE START END | append [binary] value FILE EXPR",
          help="Add memory START..END or an expression's value, as raw bytes, to the end of FILE (GDB's append).",
-         example="append binary memory log.bin 0x50000 0x50010")
+         example="append binary memory log.bin 0x50000 0x50010", host_files=True)
 def append_cmd(interp: Interpreter, args: str) -> None:
-    _dispatch(APPEND, interp, args)
+    APPEND.dispatch(interp, args)
 
 
 @command("restore", usage="restore FILE [binary] [BIAS [START [END]]] | restore dst FILE [ROW] [--view V]",
          help="Load a file into memory (GDB's restore): a binary file's bytes go to BIAS + their offset, "
               "only offsets START..END when given, written as the current core's stores would (device "
               "addresses through the device model).  'restore dst' loads Dst rows from .npy/.csv.",
-         example="restore params.bin binary 0x20000")
+         example="restore params.bin binary 0x20000", host_files=True)
 def restore_cmd(interp: Interpreter, args: str) -> None:
     words = args.split()
     if words and words[0] in RESTORE.commands:
-        _dispatch(RESTORE, interp, args)
+        RESTORE.dispatch(interp, args)
         return
     if not words:
         raise CommandError("Usage: restore FILE [binary] [BIAS [START [END]]]")
@@ -133,7 +123,7 @@ def restore_cmd(interp: Interpreter, args: str) -> None:
 @command("file", usage="file [CORE] [FILE]",
          help="Load FILE (an ELF, or a .c file to build) as the firmware of CORE (B, T0, T1, T2; default the "
               "current core), replacing what it had, and reset the tile; without FILE, CORE has no firmware.",
-         example="file T1 math.elf")
+         example="file T1 math.elf", host_files=True)
 def file_cmd(interp: Interpreter, args: str) -> None:
     words = args.split()
     s = interp.session

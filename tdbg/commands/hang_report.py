@@ -1,5 +1,5 @@
 """The report of a hang (a ``DEADLOCK`` stop, or a wait under ``scheduler-locking on``): one entry
-per blocked core from ``tdbg.hang`` (what it waits for, where the held instruction and the wait
+per blocked core from ``Session.explain_waits`` (what it waits for, where the held instruction and the wait
 latched before it were pushed, which cores' firmware would release it and their states), then
 every core's backtrace as ``thread apply all bt`` prints them (highest thread first)."""
 
@@ -8,7 +8,6 @@ from __future__ import annotations
 from tdbg.commands.escapes import thread_apply
 from tdbg.commands.interpreter import Interpreter
 from tdbg.emu.stops import Stop
-from tdbg.hang import explain
 
 
 def site(interp: Interpreter, core: str, pc: int) -> str:
@@ -18,7 +17,7 @@ def site(interp: Interpreter, core: str, pc: int) -> str:
 
 def report_waits(interp: Interpreter, stop: Stop) -> None:
     """What each blocked core waits for and what would end it."""
-    for report in explain(interp.session, stop.waits):
+    for report in interp.session.explain_waits(stop):
         wait = report.wait
         interp.out(f"  {wait.core}: {report.reason} ({site(interp, wait.core, wait.pc)})")
         if report.held is not None:
@@ -37,13 +36,7 @@ def report_waits(interp: Interpreter, stop: Stop) -> None:
 
 def report_text(interp: Interpreter, stop: Stop) -> str:
     """``report_waits`` as text (for the GDB stub's console output)."""
-    saved, chunks = interp.write, []
-    interp.write = chunks.append
-    try:
-        report_waits(interp, stop)
-    finally:
-        interp.write = saved
-    return "".join(chunks)
+    return interp.output_of(lambda: report_waits(interp, stop))
 
 
 def all_backtraces(interp: Interpreter) -> None:

@@ -73,10 +73,14 @@ class Interpreter:
 
     def capture(self, line: str) -> str:
         """Run ``line`` and return what it printed."""
+        return self.output_of(lambda: self.execute(line))
+
+    def output_of(self, action: Callable[[], object]) -> str:
+        """Run ``action`` and return what it printed instead of printing it."""
         saved, chunks = self.write, []
         self.write = chunks.append
         try:
-            self.execute(line)
+            action()
         finally:
             self.write = saved
         return "".join(chunks)

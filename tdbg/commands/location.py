@@ -126,7 +126,7 @@ def variable_value(interp: Interpreter, frame: Frame, v: Variable) -> str:
             if v.value is not None:
                 raw = v.value
             else:
-                raw = frame.regs.get(v.register, s.core.reg(v.register))
+                raw = frame.regs.get(v.register, s.register(f"x{v.register}"))
             size = v.type.size
             value = Value(v.type, decode((raw & ((1 << 8 * size) - 1)).to_bytes(size, "little"), v.type))
         else:

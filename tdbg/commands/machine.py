@@ -192,7 +192,7 @@ def context_panel(interp: Interpreter, stop: object = None) -> None:
     changed = [f"{n}={v:#x}" for n, v in regs.items() if before.get(n) != v and n != "pc"]
     interp.out("--- registers changed: " + (" ".join(changed) if before and changed else "(none)" if before else "(first stop)"))
     interp.out("--- code")
-    pc = s.core.pc
+    pc = s.pc
     for address in range(pc, pc + 16, 4):
         try:
             insn = s.disassembler()(address, int.from_bytes(s.read_memory(address, 4), "little"))

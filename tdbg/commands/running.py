@@ -3,6 +3,8 @@ and the GDB-style line printed at every stop."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tdbg.asserts import llk_assert
 from tdbg.commands import settings
 from tdbg.commands.hang_report import all_backtraces, report_waits
@@ -43,15 +45,17 @@ def run_and_report(interp: Interpreter, action) -> Stop:
 
 
 def report_stop(interp: Interpreter, stop: Stop) -> None:
+    """Print ``stop`` as GDB does (``STOP_REPORTS``: one report per kind of stop), after the
+    ``hook-stop`` and the warnings the run let pass; then tell the session's listeners and run
+    the commands of the breakpoints that made it (GDB's ``silent`` first: nothing printed)."""
     s = interp.session
     if stop.kind is not StopKind.EXITED:
         interp.run_hook("hook-stop")   # GDB runs it before the stop is shown
     for warning in s.take_warnings():
         interp.out(f"warning: {warning.event} (pc {warning.pc:#010x}, {warning.core})")
-    where = describe_location(interp, stop.pc)
-    kind = stop.kind
-    hits = []
-    if kind is StopKind.BREAKPOINT:  # a temporary one is already deleted: the session kept it
+    where = describe_location(interp, stop.pc)   # (also where list goes on, printed or not)
+    hits: list[Breakpoint] = []
+    if stop.kind is StopKind.BREAKPOINT:  # a temporary one is already deleted: the session kept it
         hits = [bp for bp in s.last_hits if bp.at(stop.core, stop.pc)] or [bp for bp in s.breakpoints.values() if bp.at(stop.core, stop.pc)]
     commands = [line for bp in hits for line in bp.commands]
     if commands[:1] == ["silent"]:  # GDB: no announcement, no source line, no displays
@@ -62,87 +66,135 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
             interp.state.silent_stop = False
         run_breakpoint_commands(interp, commands[1:])
         return
-    if kind is StopKind.EXITED and s.status is not RunStatus.EXITED:
-        interp.out(f"[{thread_label(interp, stop.core)} {stop.detail.split(' ', 1)[1]}]")
-    elif kind is StopKind.EXITED:
-        interp.out(exit_line(interp))
-    elif kind is StopKind.SCOPE:
-        interp.out("")
-        interp.out(f"Watchpoint {stop.watch.number} deleted because the program has left the block in")
-        interp.out("which its expression is valid.")
-        interp.out(where)
-    elif kind is StopKind.DEADLOCK:
-        interp.out("")
-        interp.out("Program stopped: deadlock: no core can run.")
-        for line in stop.report:
-            interp.out(line)
-        report_waits(interp, stop)
-        all_backtraces(interp)
-        interp.out("")
-        interp.out(where)
-    elif kind is StopKind.HOST:
-        interp.out("")
-        interp.out(stop.detail)
-        for line in stop.report:
-            interp.out(line)
-    elif kind is StopKind.BLOCKED:
-        interp.out("")
-        interp.out(f"Program stopped: {stop.core} waits (scheduler-locking {s.scheduler_locking}: the other cores do not run)")
-        report_waits(interp, stop)
-        interp.out(where)
-    elif kind is StopKind.BREAKPOINT:
-        title = "Temporary breakpoint" if hits and hits[0].temporary else "Breakpoint"
-        interp.out("")
-        interp.out(f"{who_hit(interp, stop, title)} {location_number(hits[0], stop) if hits else '?'}, {where}")
-    elif kind is StopKind.WATCHPOINT:
-        watch = stop.watch
-        title = {"write": "Hardware watchpoint", "read": "Hardware read watchpoint", "access": "Hardware access (read/write) watchpoint"}[watch.kind]
-        interp.out("")
-        interp.out(f"{who_hit(interp, stop, title)} {watch.number}: {interp.state.watch_expr.get(watch.number, hex(watch.address))}")
-        interp.out("")
-        show = fmt_bits if watch.dst_rows else fmt_value  # Dst data reads best as bits
-        if stop.access is None or stop.access.write:
-            interp.out(f"Old value = {show(stop.old)}")
-            interp.out(f"New value = {show(stop.new)}")
-        else:
-            interp.out(f"Value = {show(stop.old)}")
-        if stop.detail:
-            interp.out(stop.detail)
-        interp.out(where)
-    elif kind is StopKind.EVENT:
-        interp.out("")
-        interp.out(f"Program stopped: {stop.describe()}")
-        interp.out(f"Instruction: {instruction_at(interp, stop)}")
-        interp.out(where)
-        category, after = stop.category.value if stop.category else "CATEGORY", stop.pc + 4  # type: ignore[union-attr]
-        interp.out(f'To go on: "handle {category} warn" then continue (it is reported and passed), or skip '
-                   f'the instruction: "jump *{after:#x}" or "set $pc = {after:#x}".')
-    elif kind is StopKind.INTERRUPTED:
-        interp.out("")
-        interp.out("Program received signal SIGINT, Interrupt.")
-        interp.out(where)
-    elif kind is StopKind.EBREAK:
-        interp.out("")
-        interp.out("Program received signal SIGTRAP, Trace/breakpoint trap.")
-        failed = llk_assert(s, stop)
-        if failed is not None:
-            interp.out(failed.describe())
-        interp.out(where)
-    elif kind is StopKind.ECALL:
-        interp.out("")
-        interp.out(f"Program stopped: ecall ({stop.detail})")
-        interp.out(where)
-    elif kind is StopKind.FAULT:
-        interp.out("")
-        interp.out(f"Program stopped: {stop.describe()}")
-        interp.out(where)
-    elif kind is StopKind.LIMIT:
-        interp.out(f"Instruction limit reached: {where}")
-    else:
-        interp.out(where)
+    report = STOP_REPORTS.get(stop.kind, _where_only)
+    report(interp, stop, where, hits)
     s.announce(stop)
-    if kind is StopKind.BREAKPOINT:
+    if stop.kind is StopKind.BREAKPOINT:
         run_breakpoint_commands(interp, commands)
+
+
+# -- one report per kind of stop: (interp, stop, its location line(s), the breakpoints it hit) --------
+
+def _where_only(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    interp.out(where)
+
+
+def _exited(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    if interp.session.status is not RunStatus.EXITED:   # one core ended, the others have not
+        interp.out(f"[{thread_label(interp, stop.core)} {stop.detail.split(' ', 1)[1]}]")
+    else:
+        interp.out(exit_line(interp))
+
+
+def _scope(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    interp.out("")
+    interp.out(f"Watchpoint {stop.watch.number} deleted because the program has left the block in")
+    interp.out("which its expression is valid.")
+    interp.out(where)
+
+
+def _deadlock(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    interp.out("")
+    interp.out("Program stopped: deadlock: no core can run.")
+    for line in stop.report:
+        interp.out(line)
+    report_waits(interp, stop)
+    all_backtraces(interp)
+    interp.out("")
+    interp.out(where)
+
+
+def _host(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    interp.out("")
+    interp.out(stop.detail)
+    for line in stop.report:
+        interp.out(line)
+
+
+def _blocked(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    interp.out("")
+    interp.out(f"Program stopped: {stop.core} waits (scheduler-locking {interp.session.scheduler_locking}: "
+               f"the other cores do not run)")
+    report_waits(interp, stop)
+    interp.out(where)
+
+
+def _breakpoint(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    title = "Temporary breakpoint" if hits and hits[0].temporary else "Breakpoint"
+    interp.out("")
+    interp.out(f"{who_hit(interp, stop, title)} {location_number(hits[0], stop) if hits else '?'}, {where}")
+
+
+_WATCH_TITLES = {"write": "Hardware watchpoint", "read": "Hardware read watchpoint",
+                 "access": "Hardware access (read/write) watchpoint"}
+
+
+def _watchpoint(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    watch = stop.watch
+    interp.out("")
+    interp.out(f"{who_hit(interp, stop, _WATCH_TITLES[watch.kind])} {watch.number}: "
+               f"{interp.state.watch_expr.get(watch.number, hex(watch.address))}")
+    interp.out("")
+    show = fmt_bits if watch.dst_rows else fmt_value  # Dst data reads best as bits
+    if stop.access is None or stop.access.write:
+        interp.out(f"Old value = {show(stop.old)}")
+        interp.out(f"New value = {show(stop.new)}")
+    else:
+        interp.out(f"Value = {show(stop.old)}")
+    if stop.detail:
+        interp.out(stop.detail)
+    interp.out(where)
+
+
+def _event(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    interp.out("")
+    interp.out(f"Program stopped: {stop.describe()}")
+    interp.out(f"Instruction: {instruction_at(interp, stop)}")
+    interp.out(where)
+    category, after = stop.category.value if stop.category else "CATEGORY", stop.pc + 4  # type: ignore[union-attr]
+    interp.out(f'To go on: "handle {category} warn" then continue (it is reported and passed), or skip '
+               f'the instruction: "jump *{after:#x}" or "set $pc = {after:#x}".')
+
+
+def _interrupted(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    interp.out("")
+    interp.out("Program received signal SIGINT, Interrupt.")
+    interp.out(where)
+
+
+def _ebreak(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    interp.out("")
+    interp.out("Program received signal SIGTRAP, Trace/breakpoint trap.")
+    failed = llk_assert(interp.session, stop)
+    if failed is not None:
+        interp.out(failed.describe())
+    interp.out(where)
+
+
+def _ecall(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    interp.out("")
+    interp.out(f"Program stopped: ecall ({stop.detail})")
+    interp.out(where)
+
+
+def _fault(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    interp.out("")
+    interp.out(f"Program stopped: {stop.describe()}")
+    interp.out(where)
+
+
+def _limit(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    interp.out(f"Instruction limit reached: {where}")
+
+
+StopReport = Callable[[Interpreter, Stop, str, list[Breakpoint]], None]
+#: What the shell prints for each kind of stop (any other kind: its location only).
+STOP_REPORTS: dict[StopKind, StopReport] = {
+    StopKind.EXITED: _exited, StopKind.SCOPE: _scope, StopKind.DEADLOCK: _deadlock, StopKind.BLOCKED: _blocked,
+    StopKind.BREAKPOINT: _breakpoint, StopKind.WATCHPOINT: _watchpoint, StopKind.EVENT: _event,
+    StopKind.INTERRUPTED: _interrupted, StopKind.EBREAK: _ebreak, StopKind.ECALL: _ecall, StopKind.FAULT: _fault,
+    StopKind.LIMIT: _limit, StopKind.HOST: _host,
+}
 
 
 def location_number(bp: Breakpoint, stop: Stop) -> str:
@@ -294,7 +346,7 @@ def continue_cmd(interp: Interpreter, args: str) -> None:
     require_running(interp)
     s = interp.session
     n = count_arg(interp, args)
-    stop = s.core.last_stop
+    stop = s.last_stop
     if n > 1 and stop is not None and stop.kind is StopKind.BREAKPOINT:
         for bp in s.breakpoints.values():
             if bp.at(stop.core, stop.pc):
@@ -330,14 +382,14 @@ def kill_cmd(interp: Interpreter, args: str) -> None:
 @command("restart", usage="restart [N]", help="Put the tile back in its loaded state, or in checkpoint N (CPU context, memory, Dst, SrcA/SrcB, config, RWCs), ready to continue; breakpoints stay.", example="restart 1")
 def restart_cmd(interp: Interpreter, args: str) -> None:
     interp.session.restart(evaluate_int(interp, args.strip()) if args.strip() else None)
-    interp.out(describe_location(interp, interp.session.core.pc))
+    interp.out(describe_location(interp, interp.session.pc))
 
 
 @command("checkpoint", usage="checkpoint", help="Save the whole tile (every core's registers, L1, local RAM, Dst, SrcA/SrcB, config, RWCs, coprocessor queues) as a numbered checkpoint for 'restart N' and 'dst diff checkpoint N'.", example="checkpoint")
 def checkpoint_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
     n = s.checkpoint()
-    interp.out(f"Checkpoint {n} at {describe_location(interp, s.core.pc).splitlines()[0]}")
+    interp.out(f"Checkpoint {n} at {describe_location(interp, s.pc).splitlines()[0]}")
 
 
 @command("reverse-stepi", aliases=("rsi",), usage="reverse-stepi [N]", help="Go back N instructions (default 1) over the single steps recorded since the last continue: each stepi keeps what it can change (registers; the bytes a store overwrites; the coprocessor state when it touches a device), within 'set history-memory' bytes.", example="reverse-stepi", repeatable=True)
@@ -354,9 +406,9 @@ def info_checkpoints(interp: Interpreter, args: str) -> None:
     if not s.checkpoints:
         interp.out(f"No checkpoints; {total}.")
         return
-    for n, cp in s.checkpoints.items():
-        state = cp.cores.get(s.current)
-        where = describe_location(interp, state.pc).splitlines()[0] if state else "(core not created then)"
+    for n in s.checkpoints:
+        pc = s.checkpoint_pc(n)
+        where = describe_location(interp, pc).splitlines()[0] if pc is not None else "(core not created then)"
         interp.out(f"{n:>3}  {where}  ({size_text(s.checkpoint_memory(n))})")
     count = len(s.checkpoints)
     interp.out(f"{count} checkpoint{'s' if count > 1 else ''} hold{'s' if count == 1 else ''} {size_text(s.checkpoint_memory())}; {total}.")

@@ -37,7 +37,7 @@ def echo_cmd(interp: Interpreter, args: str) -> None:
 
 # -- source, define, document, user commands ------------------------------------------------------
 
-@command("source", usage="source FILE", help="Run the commands in FILE as if typed; the first failing command ends the file, reported as 'FILE:LINE: Error in sourced command file:' and its error, as GDB does.", example="source checks.gdb")
+@command("source", usage="source FILE", help="Run the commands in FILE as if typed; the first failing command ends the file, reported as 'FILE:LINE: Error in sourced command file:' and its error, as GDB does.", example="source checks.gdb", host_files=True)
 def source_cmd(interp: Interpreter, args: str) -> None:
     name = args.strip()
     interp.source_lines(read_script(name), name)

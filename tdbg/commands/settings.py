@@ -25,6 +25,7 @@ class Setting:
     set: Setter | None  # None: shown only
     help: str
     listed: bool = True  # False: an alias 'show' lists under its own name
+    host_files: bool = False   # setting it opens (or names) a file on the host
 
 
 SETTINGS: dict[str, Setting] = {}
@@ -44,9 +45,10 @@ UNSUPPORTED = {
 }
 
 
-def setting(name: str, *, help: str, show: Getter, set: Setter | None = None, listed: bool = True) -> None:
+def setting(name: str, *, help: str, show: Getter, set: Setter | None = None, listed: bool = True,
+            host_files: bool = False) -> None:
     """Declare a setting (``name`` may have two words: ``print pretty``)."""
-    SETTINGS[name] = Setting(name, show, set, help, listed)
+    SETTINGS[name] = Setting(name, show, set, help, listed, host_files)
 
 
 def parse_bool(text: str) -> bool:
@@ -90,6 +92,12 @@ def find(words: list[str]) -> tuple[Setting | None, list[str]]:
         if len(words) >= n and name in SETTINGS:
             return SETTINGS[name], words[n:]
     return None, words
+
+
+def touches_host_files(args: str) -> bool:
+    """Whether ``set ARGS`` sets a setting declared with ``host_files``."""
+    found, _ = find(args.split())
+    return found is not None and found.host_files
 
 
 def unsupported(words: list[str]) -> str | None:

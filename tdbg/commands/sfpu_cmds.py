@@ -16,33 +16,11 @@ from tdbg.commands.tensix_cmds import ranges
 from tdbg.commands.values import evaluate_int
 from tdbg.emu.stops import StopKind
 from tdbg.tensix.isa import IsaError
-from tdbg.tensix.sfpu.state import FULL, LANES
+from tdbg.tensix.sfpu.vector_unit import FULL, LANES
 
 VIEWS = ("x", "f", "d")
 VIEW_NAMES = {"x": "hex", "f": "fp32", "d": "int"}
 NAMES = {8: "0.8373", 9: "0", 10: "1.0", 15: "2*lane"}   # LReg.md's read-only constants
-
-
-def snapshot(interp: Interpreter) -> dict[str, np.ndarray]:
-    """What a step can change in the Vector Unit: LRegs (with their defined flags), lane flags,
-    the flag stack sizes, ``LaneConfig``."""
-    vu = interp.session.vector
-    return {"lreg": vu.lreg.copy(), "defined": vu.defined.copy(), "flags": vu.lane_flags.copy(),
-            "use": vu.use_lane_flags.copy(), "stack": vu.stack_size.copy(), "config": vu.lane_config.copy()}
-
-
-def changes(before: dict[str, np.ndarray], after: dict[str, np.ndarray]) -> list[str]:
-    """One line per LReg whose lanes changed (value or defined flags), then the predication state."""
-    lines = []
-    moved = (before["lreg"] != after["lreg"]) | (before["defined"] != after["defined"])
-    for reg in np.flatnonzero(moved.any(axis=1)):
-        lines.append(f"LReg[{reg}] lanes changed: {ranges(np.flatnonzero(moved[reg]))}")
-    for key, name in (("flags", "LaneFlags"), ("use", "UseLaneFlagsForLaneEnable"), ("stack", "FlagStack depth"),
-                      ("config", "LaneConfig")):
-        lanes = np.flatnonzero(before[key] != after[key])
-        if len(lanes):
-            lines.append(f"{name} changed in lanes {ranges(lanes)}")
-    return lines
 
 
 def install(interp: Interpreter) -> None:
@@ -50,18 +28,18 @@ def install(interp: Interpreter) -> None:
     hooks = interp.state.stop_hooks
     if _on_stop not in hooks:
         hooks.append(_on_stop)
-        interp.state.sfpu_stop = snapshot(interp)
+        interp.state.sfpu_stop = interp.session.vector_unit()
 
 
 INIT_HOOKS.append(install)
 
 
 def _on_stop(interp: Interpreter, stop: object) -> None:
-    now = snapshot(interp)
+    now = interp.session.vector_unit()
     before = interp.state.sfpu_stop
     interp.state.sfpu_stop = now
     if before is not None and getattr(stop, "kind", None) is StopKind.STEP:
-        for line in changes(before, now):
+        for line in interp.session.state_changes(before, now):
             interp.out(line)
 
 
@@ -113,9 +91,9 @@ def info_lregs(interp: Interpreter, args: str) -> None:
             raise CommandError(f'Bad format "/{letter}": use /x, /f or /d.')
         views = [letter]
     regs = _parse_regs(text) if text.strip() else list(range(17))
-    vu = interp.session.vector
+    vu = interp.session.vector_unit()
     before = interp.state.sfpu_stop
-    changed = (before["lreg"] != vu.lreg) | (before["defined"] != vu.defined) if before else np.zeros_like(vu.defined, bool)  # type: ignore[index]
+    changed = (before.lreg != vu.lreg) | (before.defined != vu.defined) if before else np.zeros_like(vu.defined, bool)
     for reg in regs:
         label = f"LReg[{reg}]" + (f" (constant {NAMES[reg]})" if reg in NAMES else "")
         if not vu.defined[reg].any() and not changed[reg].any():
@@ -156,8 +134,8 @@ def _grid(mask: np.ndarray) -> str:
 )
 def info_sfpu(interp: Interpreter, args: str) -> None:
     s = interp.session
-    vu = s.vector
-    interp.out(f"Enabled lanes:             {_grid(vu.enabled())}")
+    vu = s.vector_unit()
+    interp.out(f"Enabled lanes:             {_grid(vu.enabled)}")
     interp.out(f"LaneFlags:                 {_grid(vu.lane_flags)}")
     interp.out(f"UseLaneFlagsForLaneEnable: {_grid(vu.use_lane_flags)}")
     depth = vu.stack_size
@@ -191,7 +169,7 @@ def info_sfpu(interp: Interpreter, args: str) -> None:
             interp.out(f"LoadMacroConfig.Sequence[{i}]: {int(vu.sequence[i][np.argmax(vu.macro_defined[4 + i])]):#010x}")
     if vu.macro_defined[8].any():
         interp.out(f"LoadMacroConfig.Misc: {int(vu.misc[np.argmax(vu.macro_defined[8])]):#05x}")
-    interp.out("RWCs.Sp: " + ", ".join(f"T{t} {s.coprocessor.rwc(t).Sp}" for t in range(3)))
+    interp.out("RWCs.Sp: " + ", ".join(f"T{t} {sp}" for t, sp in enumerate(vu.sp)))
 
 
 # -- x/NFw lreg[N] -------------------------------------------------------------------------------
@@ -226,7 +204,7 @@ def examine_lreg(interp: Interpreter, loc: LRegLoc, count: int, fmt: str, size: 
         raise CommandError("LRegs are examined in units of w (32 bits a lane)")
     if fmt in ("i", "s"):
         raise CommandError(f'Format letter "{fmt}" is meaningless for an LReg.')
-    vu = interp.session.vector
+    vu = interp.session.vector_unit()
     first = loc.reg * LANES + loc.lane
     last = min(first + count, 17 * LANES)
     if first >= last:

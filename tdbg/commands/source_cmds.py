@@ -26,7 +26,7 @@ def _stepping(interp: Interpreter, args: str, fn) -> None:
         stop = None
         for _ in range(n):
             if fn is stepping.step and frame_view(interp).step_into_inline():
-                stop = Stop(StopKind.STEP, s.current, s.core.pc)  # GDB: into the inlined call, running nothing
+                stop = Stop(StopKind.STEP, s.current, s.pc)  # GDB: into the inlined call, running nothing
                 continue
             stop = fn(s, info)
             if stop.kind.value != "step":
@@ -116,7 +116,7 @@ def advance_cmd(interp: Interpreter, args: str) -> None:
 def info_line(interp: Interpreter, args: str) -> None:
     s = interp.session
     info = need_debug(interp)
-    address = s.resolve(qualify_line(interp, args)) if args.strip() else s.core.pc
+    address = s.resolve(qualify_line(interp, args)) if args.strip() else s.pc
     if args.strip() and not args.strip().startswith("*") and linespec.parse(args, info).function is not None:
         # GDB: a function's own first line (not for a *ADDRESS)
         function = info.function_at(address)

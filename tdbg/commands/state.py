@@ -8,12 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 if TYPE_CHECKING:
     from tdbg.commands.interpreter import Interpreter
     from tdbg.commands.location import SourcePosition
     from tdbg.emu.stops import Stop
+    from tdbg.snapshots import DstContents, VectorUnitState
 
 @dataclass
 class Display:
@@ -26,7 +25,6 @@ class Display:
 
 
 StopHook = Callable[["Interpreter", "Stop | None"], None]
-DstSnapshot = tuple[np.ndarray, np.ndarray]    # DstBits, which rows are defined
 
 
 @dataclass
@@ -48,8 +46,8 @@ class ShellState:
     displays: dict[int, Display] = field(default_factory=dict)
     last_display: int = 0              # display numbers are never reused, as GDB's
     watch_expr: dict[int, str] = field(default_factory=dict)    # watchpoint number -> its text
-    dst_stops: list[DstSnapshot | None] = field(default_factory=lambda: [None, None])
-    sfpu_stop: dict[str, np.ndarray] | None = None             # the Vector Unit at the last stop
+    dst_stops: list[DstContents | None] = field(default_factory=lambda: [None, None])  # previous, last stop
+    sfpu_stop: VectorUnitState | None = None                   # the Vector Unit at the last stop
     remap_shapes: dict[str, object] = field(default_factory=dict)
     # settings of the shell (tdbg.commands.settings)
     confirm: bool = True               # GDB's set confirm (-batch: off)

@@ -3,18 +3,11 @@ is ``scripting``)."""
 
 from __future__ import annotations
 
-import re
-
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import fits, line_width, wrap, wrap_lines
-from tdbg.commands.registry import INFO, ROOT, CommandError, command, info_command
+from tdbg.commands.registry import INFO, ROOT, CommandError, command, first_sentence, info_command
 from tdbg.session import Policy
 from tdbg.tensix.events import Category
-
-
-def first_sentence(text: str) -> str:
-    """The help text up to its first full stop (not the dots of ``cfg.NAME`` or ``1..3``)."""
-    return re.split(r"(?<=\.)\s", text.strip(), maxsplit=1)[0]
 
 
 @command("help", aliases=("h",), usage="help [COMMAND]", help="List the commands, or show one command's usage, description and an example, filled to the line (set width).", example="help x")
@@ -76,7 +69,7 @@ def handle_cmd(interp: Interpreter, args: str) -> None:
     except ValueError:
         raise CommandError(f"Unknown action \"{words[1]}\"; one of stop, warn, ignore.") from None
     for category in matches:
-        policies[category] = policy
+        interp.session.set_policy(category, policy)
         interp.out(f"{category.value:<28} {policy.value}")
 
 
@@ -92,12 +85,12 @@ def thread_cmd(interp: Interpreter, args: str) -> None:
     if arg:
         s.select_core(s.core_by_thread(arg))
         interp.state.plain_step = False
-    core = s.core
-    interp.out(f"[Current thread is {s.thread_id(core.name)} ({core.name})]")
-    if arg and s.has_firmware(core.name):
+    core = s.current
+    interp.out(f"[Current thread is {s.thread_id(core)} ({core})]")
+    if arg and s.has_firmware(core):
         from tdbg.commands.location import describe_location
 
-        interp.out(describe_location(interp, core.pc).splitlines()[0])
+        interp.out(describe_location(interp, s.pc).splitlines()[0])
 
 
 @info_command("threads", usage="info threads", help="List the cores (GDB threads) with their state (running, blocked and on what, parked, exited, held in reset, no firmware) and their own frame; * marks the current one.", example="info threads")
@@ -112,18 +105,12 @@ def info_threads(interp: Interpreter, args: str) -> None:
         target = f"Thread {s.thread_id(name)} ({name}) [{s.core_state(name)}]"
         where = ""
         if s.has_firmware(name):
-            with s.on_core(name) as core:
-                where = describe_location(interp, core.pc).splitlines()[0]
+            with s.on_core(name):
+                where = describe_location(interp, s.pc).splitlines()[0]
         interp.out(f"{mark} {s.thread_id(name):<4} {target:<28} {where}".rstrip())
     interp.state.last_function = last
 
 
 @command("info", aliases=("i", "inf"), usage="info SUBCOMMAND", help="Show things about the program and the tile; 'help info' lists the subcommands.", example="info registers pc")
 def info_cmd(interp: Interpreter, args: str) -> None:
-    word, _, rest = args.strip().partition(" ")
-    if not word:
-        interp.out('"info" must be followed by the name of an info command.')
-        for name in sorted(INFO.commands):
-            interp.out(f"  info {INFO.commands[name].usage[5:]:<34} {first_sentence(INFO.commands[name].help)}")
-        return
-    INFO.lookup(word).handler(interp, rest.strip())
+    INFO.dispatch(interp, args)

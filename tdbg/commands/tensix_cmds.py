@@ -12,8 +12,9 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import line_width, wrap
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
-from tdbg.tensix import formats, packer
-from tdbg.tensix.dst_access import DstPort
+from tdbg.snapshots import CoprocessorState
+from tdbg.state_description import ranges
+from tdbg.tensix import formats, pack_conversion as packer
 from tdbg.tensix.isa import IsaError
 
 
@@ -29,89 +30,16 @@ def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
     return [m for m in [*isa.mnemonics(), "decode"] if m.lower().startswith(word.lower())]
 
 
-def _snapshot(interp: Interpreter) -> dict[str, object]:
-    from tdbg.commands import sfpu_cmds
-
-    t = interp.session.model
-    cop = interp.session.coprocessor
-    return {
-        "dst": t.dst.bits.copy(), "srca": t.srca.data.copy(), "srcb": t.srcb.data.copy(),
-        "written": t.dst.ever_written.copy(),
-        "config": t.config.config.copy(), "thread": t.config.thread_config.copy(),
-        "rwc": [cop.rwc(i).as_dict() for i in range(3)],
-        "sem": [(s.Value, s.Max) for s in cop.semaphores],
-        "clients": [list(t.srca.allowed_client), list(t.srcb.allowed_client)],
-        "vector": sfpu_cmds.snapshot(interp),
-    }
-
-
-def _report_changes(interp: Interpreter, before: dict[str, object], thread: int) -> None:
-    after = _snapshot(interp)
-    changed = False
-
-    def rows(name: str, a: np.ndarray, b: np.ndarray) -> None:
-        nonlocal changed
-        if a.ndim == 3:
-            for bank in range(a.shape[0]):
-                rows(f"{name}[{bank}]", a[bank], b[bank])
-            return
-        diff = np.flatnonzero((a != b).any(axis=1))
-        if len(diff):
-            changed = True
-            interp.out(f"{name} rows changed: {ranges(diff)}")
-
-    rows("DstBits", before["dst"], after["dst"])  # type: ignore[arg-type]
-    undefined = np.flatnonzero(before["written"] & ~after["written"])  # type: ignore[operator]
-    if len(undefined):
-        changed = True
-        interp.out(f"DstBits rows now undefined: {ranges(undefined)}")
-    rows("SrcA", before["srca"], after["srca"])  # type: ignore[arg-type]
-    rows("SrcB", before["srcb"], after["srcb"])  # type: ignore[arg-type]
-    for bank in range(2):
-        for i in np.flatnonzero(before["config"][bank] != after["config"][bank]):  # type: ignore[index]
-            changed = True
-            interp.out(f"Config[{bank}][{i}]: {int(before['config'][bank][i]):#x} -> {int(after['config'][bank][i]):#x}")  # type: ignore[index]
-    for t in range(3):
-        for i in np.flatnonzero(before["thread"][t] != after["thread"][t]):  # type: ignore[index]
-            changed = True
-            interp.out(f"ThreadConfig[{t}][{i}]: {int(before['thread'][t][i]):#x} -> {int(after['thread'][t][i]):#x}")  # type: ignore[index]
-    for t in range(3):
-        old, new = before["rwc"][t], after["rwc"][t]  # type: ignore[index]
-        moved = [f"{k} {old[k]} -> {new[k]}" for k in new if old[k] != new[k]]
-        if moved:
-            changed = True
-            interp.out(f"RWC T{t}: " + ", ".join(moved))
-    for i, (old, new) in enumerate(zip(before["sem"], after["sem"])):  # type: ignore[call-overload]
-        if old != new:
-            changed = True
-            interp.out(f"Semaphore {i}: Value {old[0]} -> {new[0]}, Max {old[1]} -> {new[1]}")
-    if before["clients"] != after["clients"]:
-        changed = True
-        interp.out(f"AllowedClient: SrcA {[c.value for c in after['clients'][0]]}, SrcB {[c.value for c in after['clients'][1]]}")  # type: ignore[index]
-    from tdbg.commands import sfpu_cmds
-
-    for line in sfpu_cmds.changes(before["vector"], after["vector"]):  # type: ignore[arg-type]
-        changed = True
-        interp.out(line)
-    waiting = interp.session.coprocessor.waiting(thread)
+def _report_changes(interp: Interpreter, before: CoprocessorState, thread: int) -> None:
+    """What one instruction changed, between two ``Session.coprocessor_state`` copies (as the
+    coprocessor's state declaration reports it), and what holds the thread now."""
+    after = interp.session.coprocessor_state()
+    lines = interp.session.state_changes(before, after)
+    waiting = after.threads[thread].waiting
     if waiting:
-        changed = True
-        interp.out(f"T{thread} is waiting: {waiting}")
-    if not changed:
-        interp.out("No state changed.")
-
-
-def ranges(values: np.ndarray | list[int]) -> str:
-    """``1-3, 7`` for [1, 2, 3, 7]."""
-    out, start, prev = [], None, None
-    for v in list(map(int, values)) + [None]:
-        if start is not None and v is not None and v == prev + 1:
-            prev = v
-            continue
-        if start is not None:
-            out.append(f"{start}" if start == prev else f"{start}-{prev}")
-        start = prev = v
-    return ", ".join(out)
+        lines.append(f"T{thread} is waiting: {waiting}")
+    for line in lines or ["No state changed."]:
+        interp.out(line)
 
 
 @command(
@@ -160,29 +88,27 @@ def tensix_cmd(interp: Interpreter, args: str) -> None:
             interp.out("  also: " + ", ".join(f"{a.name}=[{a.lsb + a.width - 1}:{a.lsb}]" for a in aliases))
         return
     s = interp.session
-    before = _snapshot(interp)
+    before = s.coprocessor_state()
     try:
         s.tensix(word)
     finally:
-        _report_changes(interp, before, s.core.thread or 0)
+        _report_changes(interp, before, s.tensix_thread or 0)
 
 
 @info_command("tensix", usage="info tensix", help="Show the coprocessor state: RWCs per thread, SrcA/SrcB banks and clients, semaphores, queued instructions, pushes per thread.", example="info tensix")
 def info_tensix(interp: Interpreter, args: str) -> None:
     s = interp.session
-    cop, t = s.coprocessor, s.model
-    for thread in range(3):
-        rwc = cop.rwc(thread).as_dict()
+    state = s.coprocessor_state()
+    for thread, t in enumerate(state.threads):
         pushes = s.pushes.per_thread[thread]
-        interp.out(f"T{thread}: RWC " + " ".join(f"{k}={v}" for k, v in rwc.items()) + f"; {pushes} pushed")
-        waiting = cop.waiting(thread)
-        if waiting:
-            interp.out(f"    waiting: {waiting} ({len(cop.pending(thread))} queued)")
-    b = t.src_banks
-    interp.out(f"MatrixUnit: SrcABank={b.matrix_unit_srca} SrcBBank={b.matrix_unit_srcb}; Unpackers: SrcBank={b.unpacker[0]} (SrcA), {b.unpacker[1]} (SrcB)")
-    for reg in (t.srca, t.srcb):
-        interp.out(f"{reg.name}: AllowedClient bank0={reg.allowed_client[0].value} bank1={reg.allowed_client[1].value}")
-    interp.out("Semaphores: " + " ".join(f"[{i}] {sem.Value}/{sem.Max}" for i, sem in enumerate(cop.semaphores)))
+        interp.out(f"T{thread}: RWC " + " ".join(f"{k}={v}" for k, v in t.rwc.items()) + f"; {pushes} pushed")
+        if t.waiting:
+            interp.out(f"    waiting: {t.waiting} ({t.queued} queued)")
+    srca, srcb, unpack0, unpack1 = state.src_banks
+    interp.out(f"MatrixUnit: SrcABank={srca} SrcBBank={srcb}; Unpackers: SrcBank={unpack0} (SrcA), {unpack1} (SrcB)")
+    for name, clients in zip(("SrcA", "SrcB"), state.allowed_clients):
+        interp.out(f"{name}: AllowedClient bank0={clients[0]} bank1={clients[1]}")
+    interp.out("Semaphores: " + " ".join(f"[{i}] {value}/{most}" for i, (value, most) in enumerate(state.semaphores)))
 
 
 @info_command("pushes", usage="info pushes [N]", help="List the last N (default 20) Tensix instructions pushed: pc, core, how (ttinsn, store, debugger), word, instruction (its fields wrapped to the line: set width); under a push, the L1 bytes Tensix instructions read or wrote while it ran (an UNPACR's input, a PACR's output; an instruction of another thread released by the push is named).", example="info pushes 5")
@@ -205,17 +131,11 @@ def info_pushes(interp: Interpreter, args: str) -> None:
 
 @info_command("cfg", usage="info cfg [NAME|GLOB]", help="Show config fields by cfg_defines.h name (a glob or prefix selects several): Config fields in the current thread's CFG_STATE_ID bank, ThreadConfig fields of the current thread.", example="info cfg RISC_DEST_ACCESS_CTRL_SEC0*")
 def info_cfg(interp: Interpreter, args: str) -> None:
-    s = interp.session
-    cfg = s.model.config
-    thread = s.core.thread
-    fields = list(cfg.fields(args.strip() or None))
+    fields = interp.session.cfg_fields(args.strip() or None)
     if not fields:
         raise CommandError(f'No config field matches "{args.strip()}".')
-    bank = cfg.state_id(thread)
     for f in fields:
-        value = cfg.get(f.name, thread=thread)
-        where = f"ThreadConfig[{thread}][{f.addr32}]" if f.thread else f"Config[{bank}][{f.addr32}]"
-        interp.out(f"{f.name:<48} = {value:#x} ({value})  {where} bits {f.shamt + f.width - 1}:{f.shamt}")
+        interp.out(f"{f.name:<48} = {f.value:#x} ({f.value})  {f.register} bits {f.lsb + f.width - 1}:{f.lsb}")
 
 
 def set_cfg(interp: Interpreter, text: str) -> None:
@@ -223,18 +143,13 @@ def set_cfg(interp: Interpreter, text: str) -> None:
     name, eq, value = text.partition("=")
     if not eq:
         raise CommandError("Usage: set cfg NAME = VALUE")
-    s = interp.session
-    v = evaluate_int(interp, value.strip())
-    try:
-        s.model.config.set(name.strip(), v, thread=s.core.thread)
-    except KeyError as exc:
-        raise CommandError(str(exc.args[0])) from None
+    interp.session.set_cfg(name.strip(), evaluate_int(interp, value.strip()))
 
 
 @info_command("dst", usage="info dst", help="Which DstBits rows were ever written (and not since marked undefined), and counts of NaN, Inf and denormal values in the FP32 (Dst32b) and BF16 (Dst16b) readings of them.", example="info dst")
 def info_dst(interp: Interpreter, args: str) -> None:
-    dst = interp.session.model.dst
-    written = np.flatnonzero(dst.ever_written)
+    dst = interp.session.dst_contents()
+    written = np.flatnonzero(dst.written)
     if not len(written):
         interp.out("No Dst rows written.")
         return
@@ -243,12 +158,12 @@ def info_dst(interp: Interpreter, args: str) -> None:
     bits = dst.bits[written]
     interp.out(f"As BF16 (Dst16b): NaN {int(bf16.is_nan(bits).sum())}, Inf {int(bf16.is_inf(bits).sum())}, denormal {int(bf16.is_denormal(bits).sum())}")
     fp32 = formats.get_view("dst32", "fp32")
-    rows32 = [r for r in range(1024) if dst.ever_written[dst.row32[r]] and r < 512]
+    rows32 = [r for r in range(512) if dst.written[dst.row32[r]]]
     if rows32:
-        v = dst.read32(np.array(rows32))
+        v = np.array([dst.read32(r) for r in rows32])
         interp.out(f"As FP32 (Dst32b rows {ranges(rows32)}): NaN {int(fp32.is_nan(v).sum())}, Inf {int(fp32.is_inf(v).sum())}, denormal {int(fp32.is_denormal(v).sum())}")
-    if dst._any_unpredictable:
-        interp.out(f"Elements holding garbage from bit-11 writes: {int(dst.unpredictable.sum())}")
+    if dst.garbage is not None:
+        interp.out(f"Elements holding garbage from bit-11 writes: {dst.garbage}")
 
 
 @command(
@@ -279,8 +194,7 @@ def pack_cmd(interp: Interpreter, args: str) -> None:
         raise CommandError(str(exc)) from None
     storage = "dst32" if cfg.read_32b_data else "dst16"
     rows = dst_rows(interp, rows_text, STORAGE_ROWS[storage], STORAGE_NAME[storage])
-    port = DstPort(s.model.dst, lambda rows: None)  # ZEROACC.md: packers read undefined rows as zero
-    data = port.read32(rows) if cfg.read_32b_data else port.read16(rows)
+    data = s.dst_contents().lanes(storage, rows)  # ZEROACC.md: packers read undefined rows as zero
     address = evaluate_address(interp, at) if at else None
     packed = packer.pack(data, cfg)
     interp.out(f"{cfg.describe()}: {len(packed.data)} bytes" + (f" + {len(packed.exponents)} exponent bytes" if packed.exponents else ""))
@@ -339,7 +253,7 @@ def print_trace(interp: Interpreter, stop: object) -> None:
     earlier = len(trace) + trace.dropped - limit
     if earlier > 0:
         interp.out(f"({earlier} earlier accesses not shown)")
-    trace.clear()
+    interp.session.clear_window_trace()
 
 
 @info_command("dst-writer", usage="info dst-writer ROW", help="The last writer of Dst row ROW (Dst16b row; both DstBits rows of the Dst32b row are shown): pc, core, the Tensix instruction or window store, and its sequence number.  Window stores are recorded while 'trace dst on'.", example="info dst-writer 4")
@@ -348,7 +262,7 @@ def info_dst_writer(interp: Interpreter, args: str) -> None:
     if not 0 <= row < 1024:
         raise CommandError(f"Dst row {row} out of range 0..1023")
     s = interp.session
-    dst = s.model.dst
+    dst = s.dst_contents()
     high = int(dst.row32[row])
     for label, bits_row in ((f"Dst16b[{row}]", int(dst.row16[row])), (f"Dst32b[{row}] high", high), (f"Dst32b[{row}] low", high + 8)):
         w = s.dst_writer(bits_row)

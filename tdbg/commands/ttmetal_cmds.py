@@ -25,7 +25,7 @@ CB_PAGE = re.compile(r"cb\s+(\d+)(?:\s+page\s+(\d+))?$")
          "for the host and go_messages[0].signal reads RUN_MSG_DONE the run ends, naming each core's "
          "wait.  FIRMWARE-DIR is a pre-compiled/<hash> folder (default: the ttnn wheel's, "
          "pre-compiled/11660721212704224774).",
-    example="tt-metal boot")
+    example="tt-metal boot", host_files=lambda args: bool(args.strip()))
 def tt_metal_boot(interp: Interpreter, args: str) -> None:
     from tdbg.ttmetal import boot
 
@@ -48,7 +48,7 @@ def tt_metal_boot(interp: Interpreter, args: str) -> None:
          "cores idle after the boot, and when they idle again with go_messages[0].signal = RUN_MSG_DONE it reads "
          "the buffers back (a buffer's 'dump' file gets its bytes).  The kernels' symbols are added where they "
          "run (break kernel_main thread T1); a hang stops with a report naming the CB waits.",
-    example="tt-metal program eltwise_add.toml")
+    example="tt-metal program eltwise_add.toml", host_files=True)
 def tt_metal_program(interp: Interpreter, args: str) -> None:
     from tdbg.ttmetal import program
 
@@ -167,12 +167,6 @@ def _words(args: str) -> list[str]:
     "tt-metal", usage="tt-metal SUBCOMMAND",
     help="Play tt-metal 0.81.1's host for this tile (slow dispatch).\n"
          + "\n".join(f"  {c.usage}: {c.help}" for c in TT_METAL.commands.values()),
-    example="tt-metal boot")
+    example="tt-metal boot", host_files=TT_METAL.touches_host_files)
 def tt_metal(interp: Interpreter, args: str) -> None:
-    word, _, rest = args.strip().partition(" ")
-    if not word:
-        interp.out('"tt-metal" must be followed by a subcommand:')
-        for cmd in TT_METAL.commands.values():
-            interp.out(f"  {cmd.usage}")
-        return
-    TT_METAL.lookup(word).handler(interp, rest.strip())
+    TT_METAL.dispatch(interp, args)

@@ -1,1 +1,2 @@
-"""The emulated Tensix tile: cores, ELF loading, address map, MMIO bridges, toolchain."""
+"""The emulated Tensix tile: Unicorn cores, ELF loading, the devices of the map (``devices``),
+run control, reverse execution, the toolchain."""

@@ -4,7 +4,7 @@ Design (measured facts in DESIGN.md): breakpoints are Unicorn exits, so ``contin
 Python on the path until something happens; devices and watchpoints are memory hooks, which see
 the exact PC and stop the core before the access commits (``emu_stop`` inside a memory hook
 leaves the PC on the accessing instruction with nothing committed); the words Unicorn must not
-run as they are (``tdbg.emu.code``) are replaced at load time: ``.ttinsn``, CSR and ``lr``/``sc``
+run as they are (``tdbg.emu.code_patches``) are replaced at load time: ``.ttinsn``, CSR and ``lr``/``sc``
 words by a NOP with a code hook on their single address, Zba/Zbb/xttzbkb words by a jump to an
 RV32IM trampoline (``tdbg.emu.translation``), which the core always finishes before it reports a
 stop, so an instruction is never seen half done.
@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TYPE_CHECKING
 
+import numpy as np
 from unicorn import (
     UC_ARCH_RISCV,
     UC_ERR_INSN_INVALID,
@@ -60,15 +61,16 @@ from unicorn import (
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 
 from tdbg.emu import faults
-from tdbg.emu.code import Patch, PatchKind
+from tdbg.emu.code_patches import Patch, PatchKind
 from tdbg.emu.csrs import CsrFile
-from tdbg.emu.fasthook import add_code_hook, add_mem_hook
+from tdbg.emu.fasthook import RegisterFile, add_code_hook, add_mem_hook
 from tdbg.emu.preempt import PREEMPTOR
-from tdbg.emu.regions import Region, Stall, Wait
+from tdbg.emu.devices.device import Port, Stall, Wait
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.riscv_ext import CsrInsn
+from tdbg.state_description import StateDescription, array, part, value
 from tdbg.tensix.events import TensixEvent, UndefinedBehavior, UnsupportedFunctionality
-from tdbg.tensix.profile import CoreSpec
+from tdbg.arch.profile import CoreSpec, Region, RegionKind
 
 if TYPE_CHECKING:
     from tdbg.emu.tile import Tile
@@ -137,13 +139,13 @@ class Watch:
 class Core:
     """A baby RISC-V core: registers, its address space, breakpoints, watchpoints, stepping."""
 
-    def __init__(self, tile: Tile, spec: CoreSpec, regions: list[Region],
-                 local_rams: dict[str, ctypes.Array]) -> None:
+    def __init__(self, tile: Tile, spec: CoreSpec, local_rams: dict[str, ctypes.Array]) -> None:
         self.tile = tile
         self.spec = spec
         self.name = spec.name
         self.thread = spec.thread
         self.uc = uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
+        self._registers = RegisterFile(uc, UC_RISCV_REG_X0, 32)
         # An emu_stop from another thread (Ctrl-C, preemption) that lands while a hook runs, or
         # just after it, stops the core before the hook's instruction completes, so the
         # instruction runs again on resume with its side effect (measured: a .ttinsn pushed
@@ -154,27 +156,31 @@ class Core:
         # asker waits ``QUIET_S`` and looks again).  Without a lock: the hook bumps ``_hooks``
         # then reads ``_stop_asked``, the asker writes ``_stop_asked`` then reads ``_hooks``;
         # under the GIL one of them sees the other's write, so either the hook skips its effect
-        # or the asker leaves the stop to it.  A hook costs two increments, no clock read.
+        # or the asker leaves the stop to it.  A hook costs two increments, no clock read
+        # (``_hook`` writes that protocol once, around every hook).
         self._stop_asked = False
         self._hooks = 0
         self._runs = 0   # emu_start calls: an ask that spans two runs stops neither
         self._interrupt = False
         self._preempt = False
         profile = tile.profile
-        uc.mem_map_ptr(0, profile.l1_size, UC_PROT_ALL, tile.l1)
+        self._map = profile.map
         self.local_ram = local_rams[spec.name]
-        uc.mem_map_ptr(profile.local_ram_base, spec.local_ram_size, DATA_ONLY, self.local_ram)
-        #: Plain memory: what ``check_alignment`` watches.
-        self._plain = [(0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + spec.local_ram_size)]
-        for other in profile.cores:  # BabyRISCV/README.md: every local RAM, by its slow path
-            for alias in range(other.local_ram_alias, other.local_ram_alias + other.alias_span, other.local_ram_size):
-                uc.mem_map_ptr(alias, other.local_ram_size, DATA_ONLY, local_rams[other.name])
-                self._plain.append((alias, alias + other.local_ram_size))
-        self.regions = regions
+        self.local_ram_data = np.frombuffer(self.local_ram, dtype=np.uint8)   # the same bytes, as an array
+        self._plain: list[tuple[int, int]] = []   # plain memory: what ``check_alignment`` watches
+        self.regions: list[Port] = []             # the devices it sees, lowest first
+        self._ports: dict[str, Port] = {}
         self._region_buffers: list[ctypes.Array] = []
         self._mmio_watches: list[Watch] = []
-        for region in regions:
-            self._map_region(region)
+        for region in profile.map.regions(spec.name):   # the core's map, as the profile draws it
+            if region.kind is RegionKind.DEVICE:
+                self._map_device(region, tile.devices[region.name].port(self))
+                continue
+            memory = tile.l1 if region.kind is RegionKind.L1 else local_rams[region.owner]  # type: ignore[index]
+            step = region.ram_size or region.size       # a slow-access window repeats its RAM
+            for base in range(region.base, region.end, step):
+                uc.mem_map_ptr(base, step, UC_PROT_ALL if region.executable else DATA_ONLY, memory)
+                self._plain.append((base, base + step))
         for space in tile.trampolines.spaces:   # execute-only: a load or store there is unmapped
             uc.mem_map_ptr(space.base, space.size, UC_PROT_EXEC, space.buffer)
         uc.hook_add(UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED
@@ -225,104 +231,125 @@ class Core:
 
     def regs(self) -> list[int]:
         """x0..x31."""
-        return [self.uc.reg_read(UC_RISCV_REG_X0 + i) for i in range(32)]
+        return self._registers.read()
+
+    def _set_regs(self, values: tuple[int, ...]) -> None:
+        for i, v in enumerate(values):
+            self.set_reg(i, v)
+
+    #: The CPU (a Unicorn context: its registers and PC), the local data RAM (which a
+    #: reverse-stepi record leaves to the step's RAM record), what the run knows of the core, its
+    #: CSRs.  Power-on: registers zero, nothing pending, the local data RAM zero as when the core
+    #: comes out of reset (BlackholeA0 BabyRISCV/README.md "Local Data RAM").
+    STATE = StateDescription("core", (
+        value("context", get=lambda c: c.uc.context_save(), put=lambda c, v: c.uc.context_restore(v), size=1024),
+        value("registers", get=lambda c: tuple(c.regs()), put=_set_regs, reset=(0,) * 32, saved=False),
+        value("pc", reset=0, in_steps=False),    # the context has it; a checkpoint names it
+        array("local_ram", "local_ram_data", in_steps=False),
+        value("completed_pc", reset=None),      # after pc, whose setter clears it
+        value("last_stop", reset=None),
+        value("state", reset=CoreState.IDLE),
+        value("wait", reset=None),
+        part("csrs"),
+        value("stop", "_stop", reset=None, saved=False),
+        value("poll", "_poll", reset=None, saved=False),
+    ))
 
     def reset(self, pc: int, state: CoreState) -> None:
-        """Registers zero, ``pc``, nothing pending; the local data RAM resets to zero as it does
-        when the core comes out of reset (BlackholeA0 BabyRISCV/README.md "Local Data RAM")."""
-        for i in range(1, 32):
-            self.uc.reg_write(UC_RISCV_REG_X0 + i, 0)
-        self.pc = pc
-        ctypes.memset(self.local_ram, 0, len(self.local_ram))
-        self.csrs.reset()
-        self._stop = self.last_stop = None
-        self.state, self.wait = state, None
-        self._poll = None
+        """Power-on (``STATE``), then ``pc`` and ``state``."""
+        Core.STATE.reset(self)
+        self.pc, self.state = pc, state
 
-    # -- devices -----------------------------------------------------------------------------------
-    def _map_region(self, region: Region) -> None:
-        buf = ctypes.create_string_buffer(region.size)
-        self._region_buffers.append(buf)
-        self.uc.mem_map_ptr(region.base, region.size, DATA_ONLY, buf)
-        raw = memoryview(buf).cast("B")
-        views = (None, raw, raw.cast("H"), None, raw.cast("I"))  # aligned element stores
-        base, thread, load, store = region.base, self.thread, region.load, region.store
-        watches = self._mmio_watches
-        tile = self.tile
-        observed, pollable = region.observed, region.pollable
+    # -- hooks ------------------------------------------------------------------------------------
+    def _hook(self, body: Callable[[int, int, int, int], None]) -> Callable[..., None]:
+        """``body`` as a raw Unicorn hook (``tdbg.emu.fasthook``) keeping the stop protocol of
+        ``_stop_asked``: a stop asked from another thread stops the core before the hook's
+        effect; a device that must wait blocks the core (``Stall``); a bug in tdbg is a stop
+        that says so, never a lost error.  ``body`` gets a memory hook's ``(access, address,
+        size, value)``, a code hook's ``(address, size, user, 0)``."""
         uc = self.uc
 
-        def on_read(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
-            self._hooks += 1  # see _stop_asked
-            if self._stop_asked:
-                self._hooks += 1
-                uc.emu_stop()
-                return
-            try:
-                at = address  # where the load reads the backing RAM
-                if address & (size - 1):
-                    if self._event(faults.misaligned(address, size, False), Access(address, size, False)):
-                        return
-                    address &= -size
-                if watches and self._watch_hit(address, size, False, None):
-                    return
-                offset = address - base
-                try:
-                    value = load(thread, offset, size)
-                except Stall as stall:
-                    self._block(stall.wait)
-                    return
-                except TensixEvent as event:
-                    if self._event(event, Access(address, size, False)):
-                        return
-                    value = 0
-                if pollable and self._polling(uc.reg_read(UC_RISCV_REG_PC), address, value):
-                    self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
-                                     lambda: _reads_other(load, thread, offset, size, value), address=address,
-                                     loop=frozenset({self._poll[0]} if self._poll else ())))
-                    return
-                if at != address:
-                    _PACK[size](buf, at - base, value)
-                else:
-                    views[size][offset // size] = value
-                if observed and tile.window_observer is not None:
-                    tile.window_observer(self, address, size, value, False)
-            except BaseException as exc:  # a bug in tdbg: a stop that says so, never a lost error
-                self._internal_error(exc)
-            finally:
-                self._hooks += 1
-
-        def on_write(handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
+        def hook(handle: int, a: int, b: int, c: int, d: int = 0, _: int = 0) -> None:
             self._hooks += 1
             if self._stop_asked:
                 self._hooks += 1
                 uc.emu_stop()
                 return
             try:
-                value &= _MASK[size]
-                if address & (size - 1):
-                    if self._event(faults.misaligned(address, size, True), Access(address, size, True, value)):
-                        return
-                    address &= -size
-                if watches and self._watch_hit(address, size, True, value):
-                    return
-                self._poll = None
-                if observed and tile.window_observer is not None:
-                    tile.window_observer(self, address, size, value, True)
-                try:
-                    store(thread, address - base, size, value)
-                except Stall as stall:
-                    self._block(stall.wait)
-                except TensixEvent as event:
-                    self._event(event, Access(address, size, True, value))
+                body(a, b, c, d)
+            except Stall as stall:
+                self._block(stall.wait)
             except BaseException as exc:
                 self._internal_error(exc)
             finally:
                 self._hooks += 1
 
+        return hook
+
+    # -- devices -----------------------------------------------------------------------------------
+    def _map_device(self, region: Region, port: Port) -> None:
+        """Map a device region as RAM only its hooks touch: a load's hook writes the device's
+        value where the load reads it; a store's hook gives the value to the device."""
+        self.regions.append(port)
+        self._ports[region.name] = port
+        buf = ctypes.create_string_buffer(region.size)
+        self._region_buffers.append(buf)
+        self.uc.mem_map_ptr(region.base, region.size, DATA_ONLY, buf)
+        raw = memoryview(buf).cast("B")
+        views = (None, raw, raw.cast("H"), None, raw.cast("I"))  # aligned element stores
+        base, load, store = region.base, port.load, port.store
+        device = port.device
+        watches = self._mmio_watches
+        tile = self.tile
+        observed, pollable = device.observed, device.pollable
+        uc = self.uc
+
+        def on_read(access: int, address: int, size: int, value: int) -> None:
+            at = address  # where the load reads the backing RAM
+            if address & (size - 1):
+                if self._event(faults.misaligned(address, size, False), Access(address, size, False)):
+                    return
+                address &= -size
+            if watches and self._watch_hit(address, size, False, None):
+                return
+            offset = address - base
+            try:
+                value = load(offset, size)
+            except TensixEvent as event:
+                if self._event(event, Access(address, size, False)):
+                    return
+                value = 0
+            if pollable and self._polling(uc.reg_read(UC_RISCV_REG_PC), address, value):
+                self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
+                                 lambda: _reads_other(load, offset, size, value), address=address,
+                                 loop=frozenset({self._poll[0]} if self._poll else ())))
+                return
+            if at != address:
+                _PACK[size](buf, at - base, value)
+            else:
+                views[size][offset // size] = value
+            if observed and tile.window_observer is not None:
+                tile.window_observer(self, address, size, value, False)
+
+        def on_write(access: int, address: int, size: int, value: int) -> None:
+            value &= _MASK[size]
+            if address & (size - 1):
+                if self._event(faults.misaligned(address, size, True), Access(address, size, True, value)):
+                    return
+                address &= -size
+            if watches and self._watch_hit(address, size, True, value):
+                return
+            self._poll = None
+            if observed and tile.window_observer is not None:
+                tile.window_observer(self, address, size, value, True)
+            try:
+                store(address - base, size, value)
+            except TensixEvent as event:
+                self._event(event, Access(address, size, True, value))
+
         end = region.base + region.size - 1
-        add_mem_hook(self.uc, UC_HOOK_MEM_READ, on_read, region.base, end)
-        add_mem_hook(self.uc, UC_HOOK_MEM_WRITE, on_write, region.base, end)
+        add_mem_hook(self.uc, UC_HOOK_MEM_READ, self._hook(on_read), region.base, end)
+        add_mem_hook(self.uc, UC_HOOK_MEM_WRITE, self._hook(on_write), region.base, end)
 
     def _polling(self, pc: int, address: int, value: int) -> bool:
         """True once the same load has returned the same value ``POLL_REPEATS`` times with the
@@ -344,11 +371,10 @@ class Core:
     def _internal_error(self, exc: BaseException) -> None:
         self._halt(Stop(StopKind.FAULT, self.name, self.pc, detail=f"internal error in tdbg: {exc!r}"))
 
-    def region_at(self, address: int) -> Region | None:
-        for region in self.regions:
-            if region.base <= address < region.base + region.size:
-                return region
-        return None
+    def region_at(self, address: int) -> Port | None:
+        """The device this core sees at ``address`` (None: memory, or nothing)."""
+        region = self._map.region_at(self.name, address)
+        return self._ports.get(region.name) if region is not None else None
 
     def owns_private(self, address: int) -> bool:
         """True for an address in this core's private data RAM (``MEM_LOCAL_BASE``)."""
@@ -433,41 +459,27 @@ class Core:
             self.uc.hook_del(h)
         self._alignment_hooks = []
         if on:
+            hook = self._hook(self._align)
             for lo, hi in self._plain:
-                self._alignment_hooks.append(add_mem_hook(self.uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
-                                                          self._on_plain_access, lo, hi - 1))
-
-    def _on_plain_access(self, handle: int, access: int, address: int, size: int, value: int, _: int) -> None:
-        self._hooks += 1  # see _stop_asked
-        if self._stop_asked:
-            self._hooks += 1
-            self.uc.emu_stop()
-            return
-        try:
-            self._align(access, address, size, value)
-        finally:
-            self._hooks += 1
+                self._alignment_hooks.append(add_mem_hook(self.uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, hook, lo, hi - 1))
 
     def _align(self, access: int, address: int, size: int, value: int) -> None:
-        try:
-            self._put_back_rounded()
-            if not address & (size - 1):
-                return
-            write = access == UC_MEM_WRITE
-            value &= _MASK[size]
-            if self._event(faults.misaligned(address, size, write), Access(address, size, write, value if write else None)):
-                if write:  # the store still lands (measured): put the bytes back once stopped
-                    self._undo = (address, bytes(self.uc.mem_read(address, size)))
-                return
-            aligned = address & -size
-            if write:
-                self.uc.mem_write(aligned, value.to_bytes(size, "little"))
-                self._rounded = (address, bytes(self.uc.mem_read(address, size)))  # what the spill overwrites
-            else:  # the load reads [address, +size): show it the aligned bytes until the next access
-                self._rounded = (address, bytes(self.uc.mem_read(address, size)))
-                self.uc.mem_write(address, bytes(self.uc.mem_read(aligned, size)))
-        except BaseException as exc:
-            self._internal_error(exc)
+        self._put_back_rounded()
+        if not address & (size - 1):
+            return
+        write = access == UC_MEM_WRITE
+        value &= _MASK[size]
+        if self._event(faults.misaligned(address, size, write), Access(address, size, write, value if write else None)):
+            if write:  # the store still lands (measured): put the bytes back once stopped
+                self._undo = (address, bytes(self.uc.mem_read(address, size)))
+            return
+        aligned = address & -size
+        if write:
+            self.uc.mem_write(aligned, value.to_bytes(size, "little"))
+            self._rounded = (address, bytes(self.uc.mem_read(address, size)))  # what the spill overwrites
+        else:  # the load reads [address, +size): show it the aligned bytes until the next access
+            self._rounded = (address, bytes(self.uc.mem_read(address, size)))
+            self.uc.mem_write(address, bytes(self.uc.mem_read(aligned, size)))
 
     def _put_back_rounded(self) -> None:
         """Undo the byte-wise part of the last rounded-down access (before the next access of
@@ -476,7 +488,7 @@ class Core:
             self.uc.mem_write(*self._rounded)
             self._rounded = None
 
-    # -- replaced code words (tdbg.emu.code) ---------------------------------------------------
+    # -- replaced code words (tdbg.emu.code_patches) ---------------------------------------------------
     def hook_code(self, patches: dict[int, Patch]) -> None:
         """Hook every replaced word this core executes by a code hook (a ``.ttinsn`` on a T
         core, a CSR or ``lr``/``sc`` word on any core); drop the other hooks."""
@@ -493,34 +505,19 @@ class Core:
         if patch is None or not patch.hooked or (patch.kind is PatchKind.TTINSN and self.thread is None):
             return
         if patch.kind is PatchKind.TTINSN:
-            thread, word, push = self.thread, patch.insn, self.tile.push
+            thread, word, push = self.thread, patch.insn, self.tile.push_path.push
 
-            def run(address: int) -> None:
+            def run(address: int, size: int, user: int, _: int) -> None:
                 self._poll = None
                 push(self, thread, address, word, "ttinsn")
         elif patch.kind is PatchKind.CSR:
-            def run(address: int) -> None:
+            def run(address: int, size: int, user: int, _: int) -> None:
                 self._csr(patch.insn)
         else:
-            def run(address: int) -> None:
+            def run(address: int, size: int, user: int, _: int) -> None:
                 self._event(faults.illegal_instruction(patch.word), None)
 
-        def on_code(handle: int, address: int, size: int, _: int) -> None:
-            self._hooks += 1  # see _stop_asked
-            if self._stop_asked:
-                self._hooks += 1
-                self.uc.emu_stop()
-                return
-            try:
-                run(address)
-            except Stall as stall:
-                self._block(stall.wait)
-            except BaseException as exc:
-                self._internal_error(exc)
-            finally:
-                self._hooks += 1
-
-        self._code_hooks[address] = add_code_hook(self.uc, on_code, address, address)
+        self._code_hooks[address] = add_code_hook(self.uc, self._hook(run), address, address)
 
     def _csr(self, insn: CsrInsn) -> None:
         """A CSR instruction (the word is a NOP): run it on this core's CSRs, or stop before it;
@@ -624,6 +621,10 @@ class Core:
         """Stop a running ``resume`` from another thread (Ctrl-C; ask again until it stops)."""
         self._interrupt = True
         self._ask_stop()
+
+    def clear_interrupt(self) -> None:
+        """Drop an interrupt asked before a run began."""
+        self._interrupt = False
 
     def _ask_stop(self) -> bool:
         """Ask the core to stop (see ``_stop_asked``); True if emu_stop was called, False when
@@ -836,9 +837,9 @@ class Core:
         return Stop(StopKind.FAULT, self.name, pc, detail=f"Unicorn: {error}")
 
 
-def _reads_other(load: Callable[[int | None, int, int], int], thread: int | None, offset: int, size: int, value: int) -> bool:
+def _reads_other(load: Callable[[int, int], int], offset: int, size: int, value: int) -> bool:
     """True when a device load would now return something other than ``value`` (or raise)."""
     try:
-        return load(thread, offset, size) != value
+        return load(offset, size) != value
     except (TensixEvent, Stall):
         return True

@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tdbg.riscv_ext import CsrInsn
+from tdbg.state_description import StateDescription, obj, value
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality, UnsupportedFunctionality
-from tdbg.tensix.profile import CsrSpec, Profile
+from tdbg.arch.profile import CsrSpec, Profile
 
 _PAGE = "BabyRISCV/CSRs.md"
 
@@ -35,17 +36,14 @@ class CsrFile:
         self.clock = clock
         self.values: dict[int, int] = {}
         self.cycle_offset = 0
-        self.reset()
+        CsrFile.STATE.reset(self)
 
-    def reset(self) -> None:
-        self.values = {n: c.value for n, c in self.specs.items() if c.kind in ("scratch", "cfg0") or c.scratch_on}
-        self.cycle_offset = 0
-
-    def snapshot(self) -> tuple[dict[int, int], int]:
-        return dict(self.values), self.cycle_offset
-
-    def restore(self, snap: tuple[dict[int, int], int]) -> None:
-        self.values, self.cycle_offset = dict(snap[0]), snap[1]
+    #: The CSRs kept as storage (their reset values) and what the firmware wrote to the counters.
+    STATE = StateDescription("CSRs", (
+        obj("values", reset=lambda c: {n: s.value for n, s in c.specs.items() if s.kind in ("scratch", "cfg0") or s.scratch_on},
+            copy=dict),
+        value("cycle_offset", reset=0),
+    ))
 
     def execute(self, insn: CsrInsn, source: int, check: bool = True) -> int | None:
         """Run ``insn`` with ``source`` (``x[rs1]`` or the immediate): the value for ``rd``

@@ -3,7 +3,7 @@
 An ``ElfImage`` holds what the tile needs to load and describe a program, independent of where a
 host puts it: its sections, its loadable segments, the entry point, symbols, executable ranges,
 the ``Tag_RISCV_arch`` attribute, and the words of executable code that Unicorn must not run as
-they are (``tdbg.emu.code.replaced``: ``.ttinsn``, CSR, ``lr``/``sc``, Zba/Zbb/xttzbkb words).
+they are (``tdbg.emu.code_patches.replaced``: ``.ttinsn``, CSR, ``lr``/``sc``, Zba/Zbb/xttzbkb words).
 Where the bytes go in the tile is ``tdbg.emu.loader``'s business.
 """
 
@@ -21,7 +21,7 @@ import numpy as np
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
-from tdbg.emu.code import maybe_replaced, replaced
+from tdbg.emu.code_patches import maybe_replaced, replaced
 from tdbg.tensix.isa import is_ttinsn
 
 EM_RISCV = 243

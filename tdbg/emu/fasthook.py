@@ -1,4 +1,5 @@
-"""Memory and code hooks registered straight with the Unicorn C library.
+"""Memory and code hooks registered straight with the Unicorn C library, and registers read
+from it in one call.
 
 The Python binding wraps every hook call in two extra Python frames (an exception guard and an
 argument adapter); on the Dst window path that is a third of the cost of an access, and on a
@@ -6,7 +7,10 @@ argument adapter); on the Dst window path that is a third of the cost of an acce
 with one hooked address, ``scripts/bench.py`` figure (d), 0.15 us with a raw hook).  A memory hook
 added here receives the C arguments ``(handle, access, address, size, value, user_data)``, a code
 hook ``(handle, address, size, user_data)``; neither may raise (ctypes would print and drop the
-exception): each catches its own errors.
+exception): each catches its own errors.  ``RegisterFile`` reads consecutive registers with one
+``uc_reg_read_batch`` (measured: 3 us for the 32 RISC-V ``x`` registers, against 30 us through
+the binding's ``reg_read``, one call each; ``tdbg.emu.idle`` reads them at every turn of a loop
+it watches).
 """
 
 from __future__ import annotations
@@ -40,3 +44,20 @@ def _add(uc: Uc, htype: int, fptr: object, begin: int, end: int) -> int:
         raise UcError(status)
     uc._callbacks[handle.value] = fptr  # the binding keeps it alive and drops it in hook_del
     return handle.value
+
+
+class RegisterFile:
+    """``count`` consecutive 32-bit registers of ``uc`` from Unicorn register id ``first``."""
+
+    def __init__(self, uc: Uc, first: int, count: int) -> None:
+        self._uch, self._count = uc._uch, count
+        self._ids = (ctypes.c_int * count)(*range(first, first + count))
+        self._values = (ctypes.c_uint32 * count)()
+        base = ctypes.addressof(self._values)
+        self._slots = (ctypes.c_void_p * count)(*(base + 4 * i for i in range(count)))
+
+    def read(self) -> list[int]:
+        status = uclib.uc_reg_read_batch(self._uch, self._ids, self._slots, self._count)
+        if status:
+            raise UcError(status)
+        return list(self._values)

@@ -7,7 +7,7 @@ some other instruction, usually a nop.  BlackholeA0 ``BabyRISCV/README.md``: the
 is RV32IM, Zicsr, Zaamo, Zba, Zbb and part of Zicntr, F and Zfh (part of V on T2); "Frontend":
 instructions are fetched from L1 only.
 
-Zicsr, Zba, Zbb and xttzbkb run (``tdbg.emu.code``); F, Zfh and V do not.
+Zicsr, Zba, Zbb and xttzbkb run (``tdbg.emu.code_patches``); F, Zfh and V do not.
 
 Measured on Unicorn 2.1 (RV32, C extension always on): an instruction it cannot decode raises
 ``UC_HOOK_INTR`` 2 with the PC 4 past it (also after a 2-byte compressed word); ``wfi`` ends

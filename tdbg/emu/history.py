@@ -2,12 +2,14 @@
 
 Before a core executes one instruction, the instruction is classified:
 
-* anything that only writes registers: the core's CPU context (under 1 KiB);
+* anything that only writes registers: the core's state (``Core.STATE``: its CPU context, under
+  1 KiB, and what the run knows of it) and the tile registers (the clock a counter read moves);
 * a store (or AMO) to plain memory: also the bytes it will overwrite;
-* an access to a device or a pushed Tensix instruction: also the coprocessor's state (Dst,
-  SrcA/SrcB, config, RWCs, queues, semaphores, tile registers, the push count) and the L1 bytes
-  the coprocessor overwrites during the step (packer, Scalar Unit: its ``l1_journal``, which
-  also holds the local RAM words a ``STOREREG`` overwrites);
+* an access to a device or a pushed Tensix instruction: also the tile's state but for L1, its
+  code words and the other cores (``Tile.STATE`` for steps: the coprocessor, the devices, the
+  NoC's log, the push log, the run model), the L1 bytes the coprocessor overwrites during the
+  step (packer, Scalar Unit: its ``l1_journal``, which also holds the local RAM words a
+  ``STOREREG`` overwrites) and the memory beyond the tile the NoC overwrites (its ``journal``);
 * a step of a core that waits while the others run (``scheduler-locking off``: ``widen``, when
   the wait begins), or a store to the tile registers (``SOFT_RESET_0`` holds and releases other
   cores): the whole tile.
@@ -20,51 +22,35 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from tdbg.emu.code import PatchKind
+from tdbg import state_description as state
+from tdbg.emu.code_patches import PatchKind
 
 if TYPE_CHECKING:
-    from tdbg.emu.core import Core, CoreState
-    from tdbg.emu.overlay import Snapshot as OverlaySnapshot
-    from tdbg.emu.regions import Wait
+    from tdbg.emu.core import Core
     from tdbg.emu.tile import Checkpoint, Tile
 
 _STORE, _LOAD, _AMO = 0x23, 0x03, 0x2F
-_CORE_BYTES = 1200          # a CPU context and the core's bookkeeping, roughly
-
-
-@dataclass(frozen=True)
-class _Coprocessor:
-    tensix: dict[str, object]
-    coprocessor: dict[str, object]
-    registers: dict[int, int]
-    clock: int
-    pushes: tuple[int, list[int]]
-    exit_codes: dict[str, int]
-    nius: list[tuple]                       # the NIUs' registers and counters
-    noc_log: int
-    overlay: OverlaySnapshot
-    noc_writes: list[tuple[object, int, bytes]]   # (memory, address, bytes) NoC writes beyond the tile overwrote
 
 
 @dataclass(frozen=True)
 class StepRecord:
-    """What one single step of ``core`` may change, as it was before the step."""
+    """What one single step of ``core`` may change, as it was before the step: the core
+    (``Core.STATE`` for steps) and the tile registers (a counter CSR read moves the tile clock),
+    and as the step's kind needs, the bytes a store overwrites, the devices and the coprocessor
+    (``Tile.STATE`` for steps) with the journals of what the step writes to L1 and beyond the
+    tile, or the whole tile."""
 
     core: str
-    context: object
-    completed_pc: int | None
-    last_stop: object
-    state: CoreState
-    wait: Wait | None
-    csrs: tuple[dict[int, int], int]
-    clock: int                                  # the tile clock (a counter CSR read moves it)
+    saved_core: dict[str, Any]
+    registers: dict[str, Any]
+    size: int
     ram: tuple[int, bytes] | None = None        # (address, bytes a store overwrites)
-    devices: _Coprocessor | None = None
+    devices: dict[str, Any] | None = None
     l1: list[tuple[int, bytes]] | None = None   # (address, bytes) the coprocessor overwrote, in order
+    noc_writes: list[tuple[object, int, bytes]] | None = None   # (memory, address, bytes) NoC writes beyond the tile overwrote
     tile: Checkpoint | None = None              # the other cores ran too
-    size: int = _CORE_BYTES
 
 
 class History:
@@ -88,32 +74,30 @@ class History:
     def record(self, tile: Tile, core: Core) -> StepRecord:
         """What the next instruction of ``core`` may change (``widen`` adds the whole tile when
         the other cores run during the step)."""
-        base = dict(core=core.name, context=core.uc.context_save(), completed_pc=core.completed_pc,
-                    last_stop=core.last_stop, state=core.state, wait=core.wait, csrs=core.csrs.snapshot(),
-                    clock=tile.registers.clock)
+        saved_core, registers = core.STATE.save(core, True), tile.registers.STATE.save(tile.registers, True)
+        size = saved_core.nbytes + registers.nbytes
+        base = dict(core=core.name, saved_core=saved_core, registers=registers)
         access = _access(tile, core)
         if access == "tile":
             cp = tile.checkpoint()
-            return StepRecord(**base, tile=cp, size=len(cp.l1) + _coprocessor_bytes(tile))
+            return StepRecord(**base, tile=cp, size=size + cp.nbytes)
         if access == "device":
-            noc_writes: list[tuple[object, int, bytes]] = []
-            snap = _Coprocessor(tile.tensix.snapshot(), tile.coprocessor.snapshot(), dict(tile.registers.values),
-                                tile.registers.clock, (tile.pushes.total, list(tile.pushes.per_thread)),
-                                dict(tile.exit_codes), [n.snapshot() for n in tile.noc.nius], len(tile.noc.log),
-                                tile.overlay.snapshot(), noc_writes)
+            devices = state.save(tile, steps=True)
             journal: list[tuple[int, bytes]] = []
+            noc_writes: list[tuple[object, int, bytes]] = []
             tile.coprocessor.l1_journal = journal
             tile.noc.journal = noc_writes
             self._journaling = tile
-            return StepRecord(**base, devices=snap, l1=journal, size=_CORE_BYTES + _coprocessor_bytes(tile))
+            return StepRecord(**base, devices=devices, l1=journal, noc_writes=noc_writes,
+                              size=size + devices.nbytes)
         if access is not None:
-            address, size = access
+            address, length = access
             try:
-                old = bytes(core.uc.mem_read(address, size))
+                old = bytes(core.uc.mem_read(address, length))
             except Exception:  # unmapped: the step will stop on it, nothing is written
-                return StepRecord(**base)
-            return StepRecord(**base, ram=(address, old), size=_CORE_BYTES + size)
-        return StepRecord(**base)
+                return StepRecord(**base, size=size)
+            return StepRecord(**base, ram=(address, old), size=size + length)
+        return StepRecord(**base, size=size)
 
     def widen(self, record: StepRecord, tile: Tile) -> StepRecord:
         """``record`` plus the whole tile as it is now: the stepped core began to wait (nothing
@@ -121,7 +105,7 @@ class History:
         if record.tile is not None:
             return record
         cp = tile.checkpoint()
-        return replace(record, tile=cp, size=record.size + len(cp.l1) + _coprocessor_bytes(tile))
+        return replace(record, tile=cp, size=record.size + cp.nbytes)
 
     def push(self, record: StepRecord) -> None:
         if self._journaling is not None:  # the step is over: stop journaling its L1 writes
@@ -140,11 +124,8 @@ class History:
         if record.tile is not None:
             tile.restore(record.tile)
         core = tile.cores[record.core]
-        core.uc.context_restore(record.context)
-        core.completed_pc, core.last_stop = record.completed_pc, record.last_stop
-        core.state, core.wait = record.state, record.wait
-        core.csrs.restore(record.csrs)
-        tile.registers.clock = record.clock
+        state.load(core, record.saved_core)
+        state.load(tile.registers, record.registers)
         if record.ram is not None:
             address, old = record.ram
             core.uc.mem_write(address, old)
@@ -152,17 +133,8 @@ class History:
                 for other in tile.cores.values():
                     other.uc.ctl_remove_cache(address, address + len(old))
         if record.devices is not None:
-            d = record.devices
-            tile.tensix.restore(d.tensix)
-            tile.coprocessor.restore(d.coprocessor)
-            tile.registers.values, tile.registers.clock = dict(d.registers), d.clock
-            tile.pushes.truncate(*d.pushes)
-            tile.exit_codes = dict(d.exit_codes)
-            for niu, saved in zip(tile.noc.nius, d.nius):
-                niu.restore(saved)
-            del tile.noc.log[d.noc_log:]
-            tile.overlay.restore(d.overlay)
-            for memory, address, old in reversed(d.noc_writes):
+            state.load(tile, record.devices)
+            for memory, address, old in reversed(record.noc_writes or []):
                 memory.write(address, old)  # type: ignore[attr-defined]
             for address, old in reversed(record.l1 or []):
                 if address >= tile.profile.l1_size:  # a local RAM the coprocessor wrote (STOREREG)
@@ -173,12 +145,6 @@ class History:
                     other.uc.ctl_remove_cache(address, address + len(old))
         core.uc.ctl_remove_cache(core.pc, core.pc + 4)
         return record
-
-
-def _coprocessor_bytes(tile: Tile) -> int:
-    """Roughly what a copy of the coprocessor's arrays takes."""
-    t = tile.tensix
-    return sum(a.nbytes for a in (t.dst.bits, t.srca.data, t.srcb.data, t.config.config, t.config.thread_config)) + 4096
 
 
 def _access(tile: Tile, core: Core) -> str | tuple[int, int] | None:
@@ -208,6 +174,6 @@ def _access(tile: Tile, core: Core) -> str | tuple[int, int] | None:
     size = 4 if opcode == _AMO else 1 << ((word >> 12) & 3)
     region = core.region_at(address)
     if region is not None:
-        return "tile" if opcode != _LOAD and region.load == tile.registers.load else "device"
+        return "tile" if opcode != _LOAD and region.device is tile.registers else "device"
     low = address & -size   # a misaligned store may write the aligned word too (rounded down)
     return (low, address + size - low) if opcode != _LOAD else None

@@ -2,7 +2,7 @@
 
 A core whose turn lasts a whole slice (``tdbg.emu.preempt``) is watched for two short windows of
 ``WINDOW`` instructions: if both run the same set of instructions, store nothing that changes
-memory or a device, and the memory the loop reads holds the same values, the core is spinning on
+memory or a device, push no Tensix instruction, and the memory the loop reads holds the same values, the core is spinning on
 those values (a semaphore in L1, a mailbox word, a go message) and can only leave the loop when
 something else changes them.  It then waits (``Wait``): its turn passes to cores that can run,
 it runs again when a word it read changes, and when no core can run the run stops with every wait
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from unicorn import UC_HOOK_CODE, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE, Uc
 
-from tdbg.emu.regions import Wait
+from tdbg.emu.devices.device import Wait
 from tdbg.emu.stops import Stop
 
 if TYPE_CHECKING:
@@ -75,12 +75,15 @@ def _observe(core: Core, count: int) -> tuple[_Window, Stop | None]:
     # (a loop's cached blocks would be missed), and code translated while it was in place
     # keeps calling into the hook list after it is deleted: translate afresh on both sides.
     uc.ctl_flush_tb()
+    pushes = core.tile.push_path.seq
     try:
         stop = core.run_observed(count)
     finally:
         for h in hooks:
             uc.hook_del(h)
         uc.ctl_flush_tb()
+    if core.tile.push_path.seq != pushes:      # a .ttinsn push (a code hook, not a store) did something
+        window.changed = True
     return window, stop
 
 

@@ -5,7 +5,7 @@ Two kinds of ELF are loaded:
 * tt-llk / tt-metal firmware, recognised by its loader section (``.loader_init``): only the
   profile's sections are written; one that lies in the core's private data RAM is written to
   the loader section's address in L1 instead, and the firmware's start-up code copies it from
-  there (tt-exalens' rule, ``shared/realfw/README.md``).
+  there (tt-exalens' rule, ``shared/kernels/README.md``).
 * Anything else (tdbg's own firmware): every ``PT_LOAD`` segment at its address, in L1 or in the
   core's private data RAM; or, when the host says where its private data goes (``local_init``,
   as tt-metal puts its firmware's ``.data`` at ``MEM_*_INIT_LOCAL_L1_BASE_SCRATCH``, tt_elffile's
@@ -14,7 +14,7 @@ Two kinds of ELF are loaded:
 
 Refused with one line: an ELF whose ``Tag_RISCV_arch`` names another architecture's Tenstorrent
 extension (a Wormhole ``xttwh`` build on a Blackhole tile), and bytes outside the places the
-core can be loaded (L1 and its private RAM).  Replaced code words (``tdbg.emu.code``) and
+core can be loaded (L1 and its private RAM).  Replaced code words (``tdbg.emu.code_patches``) and
 ``j .`` parks count only where the core can fetch them: in executable bytes placed in L1 (BabyRISCV/README.md "Frontend":
 instructions are fetched from L1 only).
 """
@@ -22,7 +22,7 @@ instructions are fetched from L1 only).
 from __future__ import annotations
 
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
-from tdbg.tensix.profile import CoreSpec, Profile
+from tdbg.arch.profile import CoreSpec, Profile
 
 
 def placements(image: ElfImage, profile: Profile, spec: CoreSpec, local_init: int | None = None) -> list[Segment]:

@@ -1,12 +1,6 @@
-"""The NoC, functionally: this tile's two NIUs (NoC 0 and NoC 1) and the endpoints their
-requests reach.
-
-What a request does, the registers and the counters: WormholeB0 ``NoC/MemoryMap.md`` (request
-initiators, ``NOC_CTRL``, ``NOC_TARG_ADDR``/``NOC_RET_ADDR``, ``NOC_AT_LEN_BE``,
-``NOC_CMD_CTRL``), ``Counters.md`` and ``Atomics.md``; where Blackhole differs, Tenstorrent's
-simulator shows it (ttsim v1.10.0, ``tile.cpp``): the register offsets (the profile's
-``NocSpec``), the coordinate in ``*_ADDR_HI`` (x | y << 6; a multicast's start in bits 23:12),
-translated coordinates meaning the same tile on both NoCs, an inline write to L1 being unsafe.
+"""The NoC, functionally: the endpoints the requests of this tile's NIUs (NoC 0 and NoC 1,
+``tdbg.emu.devices.niu``: the registers, the request types, the counters) reach, and the log of
+those requests.
 
 A request is done when software writes ``NOC_CMD_CTRL``, as in ttsim (no cycle model): the
 data has moved and every counter ``Counters.md`` lists for the request type shows the completed
@@ -19,13 +13,17 @@ ARC and Ethernet tiles, and a coordinate where nothing is, stop the request by n
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from tdbg.arch.profile import Coord, NocSpec
+from tdbg.state_description import StateDescription, value
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
-from tdbg.tensix.profile import Coord, NocSpec
+
+if TYPE_CHECKING:
+    from tdbg.emu.devices.niu import Niu
 
 _MAP = "NoC/MemoryMap.md"
-WORD_BYTES = 64                     # Blackhole NOC_WORD_BYTES: a data flit
 
 
 class SparseMemory:
@@ -92,16 +90,6 @@ class Transfer:
                 f"{self.source} -> {self.dest}")
 
 
-@dataclass
-class CommandBuffer:
-    """One NIU request initiator's registers (MemoryMap.md "NIU Request Initiators")."""
-
-    regs: dict[str, int] = field(default_factory=dict)
-
-    def __getitem__(self, name: str) -> int:
-        return self.regs.get(name, 0)
-
-
 @dataclass(frozen=True)
 class LocalTile:
     """What the NoC needs of this tile: its L1 and its NoC-visible devices (``Tile`` provides
@@ -113,12 +101,16 @@ class LocalTile:
     store_mmio: Callable[[int, int], None]
 
 
+def _truncate_log(noc: Noc, length: int) -> None:
+    del noc.log[length:]
+
+
 class Noc:
     """Both NIUs of this tile and the endpoints beyond it."""
 
     def __init__(self, spec: NocSpec, l1_size: int, local: LocalTile) -> None:
         self.spec, self.l1_size, self.local = spec, l1_size, local
-        self.nius = [Niu(self, i) for i in range(len(spec.niu_bases))]
+        self.nius: list[Niu] = []      # the tile's NIUs (``tdbg.emu.devices.niu``), by number
         self.remote_l1: dict[Coord, SparseMemory] = {}
         self.dram: dict[int, SparseMemory] = {}
         self.log: list[Transfer] = []
@@ -128,28 +120,23 @@ class Noc:
         #: write to memory beyond this tile (this tile's L1 is journalled with the coprocessor's).
         self.journal: list[tuple[SparseMemory, int, bytes]] | None = None
 
-    def reset(self) -> None:
-        for niu in self.nius:
-            niu.reset()
-        self.remote_l1.clear()
-        self.dram.clear()
-        self.log.clear()
+    def attach(self, niu: Niu) -> Niu:
+        """Connect NIU ``niu`` (the tile builds it with its devices)."""
+        self.nius.append(niu)
+        self.nius.sort(key=lambda n: n.index)
+        return niu
 
-    def snapshot(self) -> dict[str, object]:
-        return {"nius": [n.snapshot() for n in self.nius], "log": len(self.log),
-                "remote_l1": {c: m.snapshot() for c, m in self.remote_l1.items()},
-                "dram": {c: m.snapshot() for c, m in self.dram.items()}}
-
-    def restore(self, snap: dict[str, object]) -> None:
-        for niu, s in zip(self.nius, snap["nius"]):  # type: ignore[arg-type]
-            niu.restore(s)
-        del self.log[snap["log"]:]  # type: ignore[misc]
-        self.remote_l1 = {c: _restored(self.l1_size, m) for c, m in snap["remote_l1"].items()}  # type: ignore[union-attr]
-        self.dram = {c: _restored(self.spec.dram_channel_size, m) for c, m in snap["dram"].items()}  # type: ignore[union-attr]
-
-    @property
-    def nbytes(self) -> int:
-        return sum(m.nbytes for m in (*self.remote_l1.values(), *self.dram.values()))
+    #: The request log (kept up to its length) and the memory of the other endpoints, which a
+    #: reverse-stepi record leaves to the step's journal.  The NIUs are the tile's devices.
+    STATE = StateDescription("NoC", (
+        value("log", get=lambda n: len(n.log), put=_truncate_log, reset=0),
+        value("remote_l1", get=lambda n: {c: m.snapshot() for c, m in n.remote_l1.items()},
+              put=lambda n, v: setattr(n, "remote_l1", {c: _restored(n.l1_size, m) for c, m in v.items()}),
+              reset={}, in_steps=False),
+        value("dram", get=lambda n: {c: m.snapshot() for c, m in n.dram.items()},
+              put=lambda n, v: setattr(n, "dram", {c: _restored(n.spec.dram_channel_size, m) for c, m in v.items()}),
+              reset={}, in_steps=False),
+    ))
 
     # -- endpoints ---------------------------------------------------------------------------
     def physical(self, coord: int) -> Coord:
@@ -219,335 +206,3 @@ def _restored(size: int, snap: dict[int, bytes]) -> SparseMemory:
     memory = SparseMemory(size)
     memory.restore(snap)
     return memory
-
-
-class Niu:
-    """One NIU's registers (MemoryMap.md) and its requests."""
-
-    def __init__(self, noc: Noc, index: int) -> None:
-        self.noc, self.index, self.spec = noc, index, noc.spec
-        self.buffers: list[CommandBuffer] = []
-        self.config: dict[str, int] = {}
-        self.counters: list[int] = []
-        self._by_offset = {off: name for name, off in self.spec.cmd_regs.items()}
-        self._niu_by_offset = {off: name for name, off in self.spec.niu_regs.items()}
-        self.reset()
-
-    def reset(self) -> None:
-        self.buffers = [CommandBuffer() for _ in range(4)]
-        # MemoryMap.md ROUTER_CFG_1/3: "Firmware will configure this mask such that only Tensix
-        # tiles receive broadcasts"; ttsim v1.10.0 starts with it so (tile.cpp:44-45).
-        w, h = self.spec.size
-        cols = sum(1 << x for x in range(w) if not any((x, y) in self.spec.tensix for y in range(h)))
-        rows = sum(1 << y for y in range(h) if not any((x, y) in self.spec.tensix for x in range(w)))
-        self.config = {"NIU_CFG_0": 0, "ROUTER_CFG_0": 0, "ROUTER_CFG_1": cols, "ROUTER_CFG_2": 0, "ROUTER_CFG_3": rows,
-                       "ROUTER_CFG_4": 0}
-        self.counters = [0] * 64
-
-    def snapshot(self) -> tuple:
-        return [dict(b.regs) for b in self.buffers], dict(self.config), list(self.counters)
-
-    def restore(self, snap: tuple) -> None:
-        buffers, config, counters = snap
-        self.buffers = [CommandBuffer(dict(b)) for b in buffers]
-        self.config, self.counters = dict(config), list(counters)
-
-    # -- identification -----------------------------------------------------------------------
-    @property
-    def coordinate(self) -> int:
-        """This tile as software addresses it (translated coordinates are the NoC 0 ones for a
-        Tensix tile on both NoCs: ttsim tile.cpp:1421-1424)."""
-        x, y = self.spec.tile
-        return x | y << 6
-
-    def node_id(self) -> int:
-        """``NOC_NODE_ID`` (MemoryMap.md): the NIU's coordinate on its own NoC (NoC 1 runs the
-        other way: (16 - x, 11 - y) on Blackhole), the NoC's size, and whether unicast routes go X
-        first (NoC 0) (ttsim tile.cpp:1282-1289)."""
-        x, y = self.spec.tile
-        w, h = self.spec.size
-        if self.index:
-            x, y = w - 1 - x, h - 1 - y
-        return x | y << 6 | w << 12 | h << 19 | (self.index == 0) << 28
-
-    # -- registers -----------------------------------------------------------------------------
-    def describe(self, offset: int) -> str:
-        """The register at ``offset`` by its name (for waits and errors)."""
-        if offset >= 0x200 and (offset - 0x200) >> 2 in self.spec.counters:
-            return self.spec.counters[(offset - 0x200) >> 2]
-        buf, within = divmod(offset, self.spec.cmd_buf_stride)
-        if buf < 4 and within in self._by_offset:
-            return f"CMD_BUF{buf}.{self._by_offset[within]}"
-        return self._niu_by_offset.get(offset, f"offset {offset:#x}")
-
-    def load(self, offset: int) -> int:
-        if offset & 3:
-            raise UndefinedBehavior(f"{_MAP}: NIU registers are 32-bit ({offset:#x})")
-        buf, within = divmod(offset, self.spec.cmd_buf_stride)
-        if buf < 4 and within in self._by_offset:
-            name = self._by_offset[within]
-            return 0 if name == "CMD_CTRL" else self.buffers[buf][name]      # every request is done
-        name = self._niu_by_offset.get(offset)
-        if name == "NODE_ID":
-            return self.node_id()
-        if name == "NOC_ID_LOGICAL":
-            return self.coordinate
-        if name == "CMD_BUF_AVAIL":
-            raise UnimplementedFunctionality(f"{_MAP}: CMD_BUF_AVAIL is not modelled by tdbg")
-        if name in self.config:
-            return self.config[name]
-        if 0x200 <= offset < 0x300:
-            return self.counters[(offset - 0x200) >> 2] & (0xFF if 0x10 <= (offset - 0x200) >> 2 < 0x30 else 0xFFFF_FFFF)
-        raise UnimplementedFunctionality(f"{_MAP}: NoC {self.index} register at offset {offset:#x} is not modelled by tdbg")
-
-    def store(self, offset: int, value: int) -> None:
-        if offset & 3:
-            raise UndefinedBehavior(f"{_MAP}: NIU registers are 32-bit ({offset:#x})")
-        buf, within = divmod(offset, self.spec.cmd_buf_stride)
-        if buf < 4 and within in self._by_offset:
-            name = self._by_offset[within]
-            if name == "CMD_CTRL":
-                if value & 1:
-                    self.issue(self.buffers[buf])
-                return
-            self.buffers[buf].regs[name] = value
-            return
-        name = self._niu_by_offset.get(offset)
-        if name == "CLEAR_OUTSTANDING_REQ_CNT":         # Counters.md "Clear NIU transaction ID counters"
-            for i in range(16):
-                if value >> i & 1:
-                    self.counters[0x10 + i] = 0
-            return
-        if name in self.config:
-            self.config[name] = value
-            return
-        raise UnimplementedFunctionality(f"{_MAP}: a store to NoC {self.index} register at offset {offset:#x} is not "
-                                         "modelled by tdbg")
-
-    def status(self) -> list[str]:
-        """``info noc``: each command buffer that was used, the counters that moved, the
-        configuration registers."""
-        def where(lo: str, mid: str, hi: str) -> str:
-            x, y = buf[hi] & 63, (buf[hi] >> 6) & 63
-            return f"{x},{y}:{buf[lo] | buf[mid] << 32:#x}"
-
-        lines = []
-        for i, buf in enumerate(self.buffers):
-            if buf.regs:
-                lines.append(f"CMD_BUF{i}  targ {where('TARG_ADDR_LO', 'TARG_ADDR_MID', 'TARG_ADDR_HI')}  "
-                             f"ret {where('RET_ADDR_LO', 'RET_ADDR_MID', 'RET_ADDR_HI')}  ctrl {buf['CTRL']:#x}  "
-                             f"len_be {buf['AT_LEN_BE']:#x}  tag {buf['PACKET_TAG']:#x}  at_data {buf['AT_DATA']:#x}")
-        moved = [f"{name.removeprefix('NIU_')} {self.counters[i]}" for i, name in self.spec.counters.items()
-                 if self.counters[i]]
-        lines += _wrapped("counters  ", moved or ["all 0"])
-        lines += _wrapped("config    ", [f"{n} {v:#x}" for n, v in self.config.items()])
-        return lines
-
-    # -- requests ------------------------------------------------------------------------------
-    def _count(self, index: int, by: int = 1) -> None:
-        self.counters[index] = (self.counters[index] + by) & 0xFFFF_FFFF
-
-    def issue(self, buf: CommandBuffer) -> None:
-        """``NOC_CMD_CTRL`` written with its low bit set: the request, done (MemoryMap.md
-        "NOC_CMD_CTRL"; the counters of Counters.md for the completed request)."""
-        ctrl = buf["CTRL"]
-        atomic, write, byte_enable, inline, marked, multicast = (ctrl >> b & 1 for b in (0, 1, 2, 3, 4, 5))
-        if atomic and write:
-            raise UndefinedBehavior(f"{_MAP}: NOC_CTRL request type 3 is reserved")
-        if byte_enable and write and not inline:
-            raise UnimplementedFunctionality(f"{_MAP}: NOC_CMD_WR_BE writes are not modelled by tdbg")
-        if ctrl >> 31 & 1:
-            raise UnimplementedFunctionality(f"{_MAP}: NOC_CMD_L1_ACC_AT_EN (accumulating writes) is not modelled by tdbg")
-        if ctrl >> 9 & 1:
-            raise UnimplementedFunctionality(f"{_MAP}: NOC_CMD_MEM_RD_DROP_ACK concerns the NoC Overlay, which tdbg does "
-                                             "not model as a NoC client")
-        tag = buf["PACKET_TAG"]
-        if tag & 0xFF:
-            raise UnimplementedFunctionality(f"{_MAP}: NOC_PACKET_TAG delivery to a NoC Overlay stream is not modelled by tdbg")
-        tid = (tag >> 10) & 0xF
-        targ = (buf["TARG_ADDR_LO"] | buf["TARG_ADDR_MID"] << 32, buf["TARG_ADDR_HI"])
-        ret = (buf["RET_ADDR_LO"] | buf["RET_ADDR_MID"] << 32, buf["RET_ADDR_HI"])
-        length = buf["AT_LEN_BE"]
-        if atomic:
-            self._atomic(targ, ret, length, buf["AT_DATA"], marked, multicast)
-        elif write and inline:
-            self._inline(targ, buf["AT_DATA"], marked)
-        elif write:
-            self._write(targ, ret, length, marked, multicast, tid, ctrl)
-        else:
-            if multicast:
-                raise UndefinedBehavior(f"{_MAP}: NOC_CMD_BRCST_PACKET \"should always be false for read requests\"")
-            self._read(targ, ret, length, tid)
-
-    def _transfer(self, kind: str, source: str, dest: str, length: int) -> Transfer:
-        noc = self.noc
-        noc.seq += 1
-        core, pc = noc.issuer
-        transfer = Transfer(noc.seq, self.index, core, pc, kind, source, dest, length)
-        noc.record(transfer)
-        return transfer
-
-    def _here(self, coord: int, what: str) -> None:
-        if self.noc.physical(coord) != self.spec.tile:
-            x, y = self.noc.physical(coord)
-            raise UnimplementedFunctionality(f"{_MAP}: {what} at tile {x},{y}: tdbg models requests whose data comes "
-                                             "from (or returns to) the initiating tile")
-
-    def _packets(self, length: int) -> int:
-        if length < 1:
-            raise UndefinedBehavior(f"{_MAP}: NOC_AT_LEN_BE must be at least 1 byte for a read or write (it is 0)")
-        return -(-length // self.spec.max_packet)
-
-    def _read(self, targ: tuple[int, int], ret: tuple[int, int], length: int, tid: int) -> None:
-        """Counters.md "Read requests"; one packet per ``max_packet`` bytes ("Automatic request
-        splitting")."""
-        packets = self._packets(length)
-        self._here(ret[1], "the destination of a read")
-        source = self.noc.physical(targ[1])
-        _aligned(targ[0], ret[0], 64 if source in self.spec.dram else 16, "read")
-        transfer = self._transfer("read", self.noc.describe(source, targ[0]), f"this tile {ret[0]:#x}", length)
-        data = self.noc.read(source, targ[0], length)
-        self.noc.write(self.spec.tile, ret[0], data, transfer)
-        flits = -(-length // WORD_BYTES)
-        for index in (0x4, 0xE, 0x5, 0x2):    # CMD_ACCEPTED, RD_REQ_STARTED, RD_REQ_SENT, RD_RESP_RECEIVED
-            self._count(index, packets)
-        self._count(0x3, flits)                # RD_DATA_WORD_RECEIVED
-
-    def _write(self, targ: tuple[int, int], ret: tuple[int, int], length: int, marked: int, multicast: int,
-               tid: int, ctrl: int) -> None:
-        """Counters.md "Write requests with NOC_CMD_WR_INLINE=false"; a multicast writes every
-        Tensix tile of the rectangle that has not opted out (ROUTER_CFG_1/3) and this tile only
-        with ``NOC_CMD_BRCST_SRC_INCLUDE`` (bit 17)."""
-        packets = self._packets(length)
-        self._here(targ[1], "the source of a write")
-        _aligned(targ[0], ret[0], 16, "write")
-        data = self.noc.read(self.spec.tile, targ[0], length)
-        if multicast:
-            dests = self._rectangle(ret[1], bool(ctrl >> 17 & 1))
-        else:
-            dests = [self.noc.physical(ret[1])]
-        kind = "multicast write" if multicast else "write" if marked else "posted write"
-        where = ", ".join(self.noc.describe(d, ret[0]) for d in dests) or "no tile"
-        transfer = self._transfer(kind, f"this tile {targ[0]:#x}", where, length)
-        for dest in dests:
-            self.noc.write(dest, ret[0], data, transfer)
-        flits = -(-length // WORD_BYTES)
-        self._count(0x4, packets)                                           # CMD_ACCEPTED
-        self._count(0xC if marked else 0xD, packets)                        # WR_REQ_STARTED
-        self._count(0xA if marked else 0xB, packets)                        # WR_REQ_SENT
-        self._count(0x8 if marked else 0x9, flits)                          # WR_DATA_WORD_SENT
-        if marked:
-            self._count(0x1, packets * len(dests))                          # WR_ACK_RECEIVED
-
-    def _inline(self, targ: tuple[int, int], value: int, marked: int) -> None:
-        """An inline write: ``NOC_AT_DATA`` to ``NOC_TARG_ADDR`` (MemoryMap.md).  To L1 on
-        Blackhole it is unsafe (ttsim v1.10.0 tile.cpp:1632: UndefinedBehavior); to MMIO, a
-        32-bit store."""
-        dest = self.noc.physical(targ[1])
-        address = targ[0]
-        if address < self.noc.l1_size:
-            raise UndefinedBehavior("ttsim v1.10.0 (tile.cpp:1632): an inline write to an L1 address is unsafe on "
-                                    f"Blackhole ({address:#x})")
-        transfer = self._transfer("inline write", f"NOC_AT_DATA {value:#x}", self.noc.describe(dest, address), 4)
-        self.noc.write(dest, address & ~3, value.to_bytes(4, "little"), transfer)
-        self._count(0x4)
-        self._count(0xC if marked else 0xD)
-        self._count(0xA if marked else 0xB)
-        if marked:
-            self._count(0x1)
-
-    def _atomic(self, targ: tuple[int, int], ret: tuple[int, int], len_be: int, data: int, marked: int,
-                multicast: int) -> None:
-        """Atomics.md: increment (op 1), swap by mask (3), compare and swap (4), swap by index
-        (6, 7), on the L1 of ``NOC_TARG_ADDR``; the word at ``NOC_TARG_ADDR`` before it returns
-        to ``NOC_RET_ADDR`` when ``NOC_CMD_RESP_MARKED``."""
-        if multicast:
-            raise UnimplementedFunctionality(f"{_MAP}: multicast atomics are not modelled by tdbg")
-        where, address = self.noc.physical(targ[1]), targ[0]
-        if where in self.spec.dram or address + 16 > self.noc.l1_size:
-            raise UndefinedBehavior(f"Atomics.md: atomic operations cannot be performed against MMIO or DRAM "
-                                    f"addresses ({self.noc.describe(where, address)})")
-        op = (len_be >> 12) & 0xF
-        base = address & ~0xF
-        block = bytearray(self.noc.read(where, base, 16))
-        words = [int.from_bytes(block[i:i + 4], "little") for i in range(0, 16, 4)]
-        result = words[(address & 0xF) >> 2]
-        if op == 1:
-            ofs, width = len_be & 3, (len_be >> 2) & 31
-            mask = (2 << width) - 1 & 0xFFFF_FFFF
-            original = words[ofs]
-            words[ofs] = ((original + data) & mask) | (original & ~mask & 0xFFFF_FFFF)
-            name = f"increment by {data}"
-        elif op == 4:
-            ofs, cmp, new = len_be & 3, (len_be >> 2) & 0xF, (len_be >> 6) & 0xF
-            if words[ofs] == cmp:
-                words[ofs] = new
-            name = f"compare {cmp} and swap {new}"
-        elif op in (6, 7):
-            ofs = len_be & 3 if op == 6 else (len_be >> 2) & 3
-            words[ofs] = data
-            name = f"swap {data:#x}"
-        elif op == 3:
-            halves = [w >> s & 0xFFFF for w in words for s in (0, 16)]
-            for i in range(8):
-                if (len_be >> 2) >> i & 1:
-                    halves[i] = data >> (16 * (i & 1)) & 0xFFFF
-            words = [halves[2 * i] | halves[2 * i + 1] << 16 for i in range(4)]
-            name = f"swap by mask {(len_be >> 2) & 0xFF:#x}"
-        else:
-            raise UnimplementedFunctionality(f"Atomics.md: NoC atomic operation {op} is not modelled by tdbg")
-        transfer = self._transfer("atomic", f"{name} of {self.noc.describe(where, address)}",
-                                  f"this tile {ret[0]:#x}" if marked else "no response", 4)
-        self.noc.write(where, base, b"".join(w.to_bytes(4, "little") for w in words), transfer)
-        self._count(0x4)
-        if marked:
-            self._here(ret[1], "the return address of an atomic")
-            self.noc.write(self.spec.tile, ret[0] & ~3, result.to_bytes(4, "little"), transfer)
-            self._count(0xF)    # NONPOSTED_ATOMIC_STARTED
-            self._count(0x6)    # NONPOSTED_ATOMIC_SENT
-            self._count(0x0)    # ATOMIC_RESP_RECEIVED
-        else:
-            self._count(0x7)    # POSTED_ATOMIC_SENT
-
-    def _rectangle(self, coords: int, include_self: bool) -> list[Coord]:
-        """The Tensix tiles of a multicast's rectangle (MemoryMap.md: start in bits 23:12, end in
-        bits 11:0 of ``NOC_RET_ADDR_HI``; a span wraps when start > end), less the columns and
-        rows opted out in ``ROUTER_CFG_1``/``ROUTER_CFG_3``.  NoC 1 runs the other way, so its
-        rectangle goes from end to start (ttsim v1.10.0 tile.cpp:1561-1566)."""
-        sx, sy = self.noc.physical(coords >> 12)
-        ex, ey = self.noc.physical(coords & 0xFFF)
-        if self.index:
-            (sx, sy), (ex, ey) = (ex, ey), (sx, sy)
-        w, h = self.spec.size
-
-        def span(a: int, b: int, n: int) -> list[int]:
-            return list(range(a, b + 1)) if a <= b else [v for v in range(n) if v <= b or v >= a]
-
-        cols, rows = self.config["ROUTER_CFG_1"], self.config["ROUTER_CFG_3"]
-        dests = [(x, y) for y in span(sy, ey, h) for x in span(sx, ex, w)
-                 if not cols >> x & 1 and not rows >> y & 1 and (x, y) in self.spec.tensix]
-        if not include_self:
-            dests = [d for d in dests if d != self.spec.tile]
-        return dests
-
-
-def _wrapped(label: str, items: list[str], width: int = 76) -> list[str]:
-    """``items`` after ``label``, comma separated, in lines of at most ``width`` characters."""
-    lines, line = [], label
-    for i, item in enumerate(items):
-        text = item + ("," if i < len(items) - 1 else "")
-        if len(line) + len(text) + 1 > width and line.strip() != label.strip():
-            lines.append(line.rstrip())
-            line = " " * len(label)
-        line += text + " "
-    lines.append(line.rstrip())
-    return lines
-
-
-def _aligned(source: int, dest: int, modulo: int, what: str) -> None:
-    """ttsim v1.10.0 (tile.cpp:1664, 1680-1689): a transfer keeps its offset within a 16-byte L1
-    word (64-byte for DRAM on Blackhole); otherwise UndefinedBehavior."""
-    if source % modulo != dest % modulo:
-        raise UndefinedBehavior(f"ttsim v1.10.0 (tile.cpp:1664): the {what}'s source {source:#x} and destination "
-                                f"{dest:#x} differ modulo {modulo}")
-

@@ -45,10 +45,10 @@ class PushLog:
 
     LIMIT = 100_000
 
-    def __init__(self, limit: int = LIMIT) -> None:
+    def __init__(self, threads: int, limit: int = LIMIT) -> None:
         self._items: deque[tuple] = deque(maxlen=limit)
         self.total = 0
-        self.per_thread = [0, 0, 0]
+        self.per_thread = [0] * threads
 
     def append(self, seq: int, pc: int, core: str, thread: int, word: int, via: str) -> None:
         self._items.append((seq, pc, core, thread, word, via))
@@ -91,7 +91,7 @@ class PushLog:
     def clear(self) -> None:
         self._items.clear()
         self.total = 0
-        self.per_thread = [0, 0, 0]
+        self.per_thread = [0] * len(self.per_thread)
 
 
 class WindowAccess(NamedTuple):
@@ -145,7 +145,7 @@ class DstProvenance:
     """The sequence number of the last write of each ``DstBits`` row (0: never written), and
     the window stores that were recorded (pushes are found in the ``PushLog``)."""
 
-    def __init__(self, rows: int = 1024) -> None:
+    def __init__(self, rows: int) -> None:
         self.seq = np.zeros(rows, dtype=np.int64)
         self.window: dict[int, DstWriter] = {}
 

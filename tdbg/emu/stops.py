@@ -44,7 +44,7 @@ class Access:
 @dataclass(frozen=True)
 class CoreWait:
     """One blocked core of a ``DEADLOCK`` (or ``BLOCKED``) stop: where it waits, what for (the
-    wait's words when the run stopped), and the wait itself (``tdbg.emu.regions.Wait``)."""
+    wait's words when the run stopped), and the wait itself (``tdbg.emu.devices.Wait``)."""
 
     core: str
     pc: int

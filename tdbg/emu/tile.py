@@ -1,25 +1,16 @@
 """The emulated Tensix tile: shared L1, every core with its own firmware, the coprocessor state,
-pushes, policies, and the run model.
+the devices, policies; the run model is ``tdbg.emu.scheduler``'s and the path of pushed
+instructions ``tdbg.emu.push_path``'s.
 
 Firmware (one ``ElfImage`` per core) is placed in L1 as a host does (``tdbg.emu.loader``); the
-words of its code that Unicorn must not run as they are (``tdbg.emu.code``) are replaced in
+words of its code that Unicorn must not run as they are (``tdbg.emu.code_patches``) are replaced in
 emulated memory: a ``.ttinsn`` is pushed to the coprocessor when a core reaches it, as a store to
 ``INSTRN_BUF_BASE`` is (BabyRISCV ``PushTensixInstruction.md``), a CSR instruction runs on the
 core's CSRs, a Zba/Zbb/xttzbkb instruction jumps to its RV32IM trampoline.  Debugger reads of
 that memory show the loaded word; a debugger write there replaces the loaded word.
 
-Run model (DESIGN.md, "The whole tile"): all-stop and deterministic.  ``run`` gives the runnable
-cores turns in the profile's order; a core keeps its turn until it stops, blocks (a ``Wait``:
-also a core found spinning on memory that nothing else changes, ``tdbg.emu.idle``), parks
-(reaches ``j .``) or exits (tdbg's crt0 end); a core that computes keeps its turn for up to
-``idle.PATIENCE`` slices of host time (``tdbg.emu.preempt``), so where turns end, and which core
-a stop is reported on, does not depend on host speed.
-Any stop stops every core and names its core.  With no runnable core left the run ends: a
-``DEADLOCK`` stop naming every wait when a core is blocked, else ``EXITED`` (every core with
-firmware has exited or parked).
-
 Releasing cores follows ``SOFT_RESET_0``: loading writes what a host writes (each TRISC's reset
-PC = its ELF's entry, the override on; ``shared/realfw/README.md``); with a B firmware only B is
+PC = its ELF's entry, the override on; ``shared/kernels/README.md``); with a B firmware only B is
 released and it releases the TRISCs, otherwise every loaded core starts at once.
 """
 
@@ -30,28 +21,32 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from tdbg.emu import idle, loader
-from tdbg.emu.code import CodePatches
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch.profile import Profile
+from tdbg.emu import devices, loader
+from tdbg.emu.code_patches import CodePatches, Patch
 from tdbg.emu.core import Core, CoreState, Watch
+from tdbg.emu.devices.coprocessor_port import CoprocessorPort
+from tdbg.emu.devices.device import Stall
+from tdbg.emu.devices.mailboxes import Mailboxes
+from tdbg.emu.devices.overlay import Overlay
+from tdbg.emu.devices.tile_registers import TileRegisters
 from tdbg.emu.elf import JUMP_TO_SELF, ElfImage, ElfLoadError, Segment
 from tdbg.emu.noc import LocalTile, Noc, Transfer
-from tdbg.emu.overlay import Overlay
-from tdbg.emu.overlay import Snapshot as OverlaySnapshot
-from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog, WindowAccess, WindowTrace
-from tdbg.emu.regions import Stall, TensixMmio, TileRegisters, Wait, core_regions
-from tdbg.emu.stops import Access, CoreWait, Stop, StopKind
-from tdbg.tensix.coprocessor import Coprocessor, QueueFull
-from tdbg.tensix.events import Category, TensixEvent
+from tdbg.emu.push_path import PushPath
+from tdbg.emu.pushlog import DstWriter, L1Log, PushLog, WindowTrace
+from tdbg.emu.scheduler import Scheduler
+from tdbg.emu.stops import Access, Stop
 from tdbg.emu.translation import Trampolines
-from tdbg.tensix.isa import IsaError
-from tdbg.tensix.profile import BLACKHOLE, Profile
-from tdbg.tensix.tile import TensixState
-from tdbg.tensix.window import ELEMENT_SIZE, FMT_NAMES
+from tdbg.state_description import StateDescription, obj, part, parts, value
+from tdbg.tensix.coprocessor import Coprocessor
+from tdbg.tensix.events import Category, TensixEvent
+from tdbg.tensix.state import TensixState
 
-EXIT_SYMBOL, EXIT_CODE_SYMBOL = "_tdbg_exit", "tdbg_exit_code"   # tdbg's crt0
 NOC_WRITES_KEPT = 10_000     # NoC writes into L1 remembered for hang reports
 
 
@@ -73,59 +68,37 @@ class Program:
     replaced: dict[int, int]
     parks: set[int]
 
-    @property
-    def exit_pc(self) -> int | None:
-        sym = self.image.symbols.get(EXIT_SYMBOL)
-        return sym.addr if sym else None
 
-
-@dataclass(frozen=True)
-class CoreSnapshot:
-    context: object
-    local_ram: bytes
+class SavedCore(NamedTuple):
     pc: int
-    completed_pc: int | None
-    last_stop: object
     state: CoreState
-    wait: Wait | None
-    csrs: tuple[dict[int, int], int]
 
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """A saved tile (``Tile.checkpoint``); ``l1`` is zlib-compressed when ``compressed``."""
+    """A saved tile (``Tile.checkpoint``): ``Tile.STATE``'s save, L1 in it zlib-compressed when
+    ``compressed``; ``nbytes``, roughly the memory it holds."""
 
-    l1: bytes
-    cores: dict[str, CoreSnapshot]
-    tensix: dict[str, object]
-    coprocessor: dict[str, object]
-    pushes: tuple[int, list[int]]
-    registers: dict[int, int]
-    clock: int
-    exit_codes: dict[str, int]
-    code: dict[int, object]        # the tile's replaced code words then (``CodePatches.at``)
-    noc: dict[str, object]
-    overlay: OverlaySnapshot
+    saved: dict[str, Any]
+    nbytes: int
     compressed: bool = False
-    last_turn: str | None = None
+
+    @property
+    def tensix(self) -> dict[str, Any]:
+        return self.saved["coprocessor"]["tensix"]  # type: ignore[no-any-return]
 
     @property
     def dst_bits(self) -> object:
         return self.tensix["dst_bits"]
 
-    def l1_bytes(self) -> bytes:
-        return zlib.decompress(self.l1) if self.compressed else self.l1
-
     @property
-    def nbytes(self) -> int:
-        """Roughly the memory the checkpoint holds: L1 as kept, the local RAMs, the arrays."""
-        arrays = [v for part in (self.tensix, self.coprocessor) for v in part.values() if isinstance(v, np.ndarray)]
-        return (len(self.l1) + sum(len(c.local_ram) + _CONTEXT_BYTES for c in self.cores.values())
-                + sum(a.nbytes for a in arrays) + _SNAPSHOT_OVERHEAD)
+    def cores(self) -> dict[str, SavedCore]:
+        """Each core as the checkpoint saw it."""
+        return {name: SavedCore(core["pc"], core["state"]) for name, core in self.saved["cores"].items()}
 
-
-_CONTEXT_BYTES = 1024          # a Unicorn CPU context and a core's bookkeeping, roughly
-_SNAPSHOT_OVERHEAD = 16 << 10  # queues, registers, dictionaries, roughly
+    def l1_bytes(self) -> bytes:
+        l1: bytes = self.saved["l1"]
+        return zlib.decompress(l1) if self.compressed else l1
 
 
 def _copy_into(buffer: ctypes.Array, offset: int, data: bytes) -> None:
@@ -154,16 +127,13 @@ class Tile:
     def __init__(self, profile: Profile = BLACKHOLE) -> None:
         self.profile = profile
         self.tensix = TensixState(profile)
-        self.coprocessor = Coprocessor(self.tensix, on_dst_write=self._dst_written, on_l1_access=self._l1_accessed)
+        self.coprocessor = Coprocessor(self.tensix)
         self.l1 = ctypes.create_string_buffer(profile.l1_size)
         self.tensix.l1 = np.frombuffer(self.l1, dtype=np.uint8)  # the coprocessor's view of L1
-        self.l1_log = L1Log()                                    # L1 traffic of Tensix instructions
-        self._l1_written: list[L1Access] | None = None            # during the current push (when watched)
         self._code: list[tuple[int, int]] = []                    # L1 ranges of loaded firmware
         self._executable: list[tuple[int, int]] = []              # ... of its executable bytes
         self._host_code: list[tuple[int, int]] = []               # code a host put in L1 since the reset
         self._host_parks: set[int] = set()                        # ... and the j . words in it
-        self.registers = TileRegisters(self)
         self.programs: dict[str, Program] = {}
         self.trampolines = Trampolines(profile.trampoline_spaces)
         self.code = CodePatches(self.trampolines)                 # replaced words of loaded code
@@ -171,29 +141,52 @@ class Tile:
             lambda address, n: bytes(self.l1[address:address + n]), self._noc_wrote_l1,
             lambda address: self.coprocessor.mmio.load(0, address),
             lambda address, value: self.coprocessor.mmio.store(0, address, value)))
-        self.overlay = Overlay(profile.overlay)
         self.noc_l1_writes: list[tuple[int, int, Transfer]] = []   # NoC requests' writes into L1, newest last
         self.namers: list[Callable[[int], str | None]] = []   # a host's names for addresses (describe_address)
-        self.pushes = PushLog()
-        self.provenance = DstProvenance()
-        self._rows_written: set[int] | None = None  # DstBits rows the current push wrote (when watched)
-        self.seq = 0                           # orders pushes and recorded window accesses
-        self.record_window_writers = False             # costs a PC read per window access
-        self.window_trace: WindowTrace | None = None
         self.window_observer: Callable[[Core, int, int, int, bool], None] | None = None
         self.policy: dict[Category, Policy] = {c: Policy.STOP for c in Category}
         self.warnings: list[Warning_] = []
         self.watches: list[Watch] = []
-        self.exit_codes: dict[str, int] = {}
         self.alignment_check = False           # misaligned L1 / local-RAM accesses are caught
-        self._interrupt = False
-        self._active: Core | None = None
-        self._last_turn: str | None = None     # the core whose turn ended last (``_next_turn``)
+        self.push_path = PushPath(self)
+        self.devices = devices.build(self)
+        self.registers: TileRegisters = self._device("tile registers")  # type: ignore[assignment]
+        self.overlay: Overlay = self._device("overlay")  # type: ignore[assignment]
+        self.mailboxes: Mailboxes = self._device("mailboxes")  # type: ignore[assignment]
         local_rams = {c.name: ctypes.create_string_buffer(c.local_ram_size) for c in profile.cores}
-        self.cores: dict[str, Core] = {}
-        for spec in profile.cores:
-            self.cores[spec.name] = Core(self, spec, core_regions(self, spec), local_rams)
-        self.coprocessor.mmio = TensixMmio(self)
+        self.cores: dict[str, Core] = {spec.name: Core(self, spec, local_rams) for spec in profile.cores}
+        self.scheduler = Scheduler(self)
+        self.coprocessor.mmio = CoprocessorPort(self)
+
+    def _put_l1(self, data: bytes) -> None:
+        ctypes.memmove(self.l1, data, len(data))
+
+    def _put_code(self, at: dict[int, Patch]) -> None:
+        """The replaced words of another moment: the cores' code hooks follow them."""
+        if self.code.at is not at:
+            self.code.at = at
+            for core in self.cores.values():
+                core.hook_code(at)
+
+    #: The whole tile: L1 and the replaced code words in it (a reverse-stepi record leaves both to
+    #: the step's journal), the coprocessor (with its architectural state), the devices, the NoC,
+    #: the push log, the run model, every core.  A reset also clears the warnings and the NoC's
+    #: writes into L1.
+    STATE = StateDescription("tile", (
+        value("l1", get=lambda t: bytes(t.l1), put=_put_l1, reset=lambda t: bytes(len(t.l1)), in_steps=False),
+        value("code", get=lambda t: t.code.at, put=_put_code, in_steps=False),
+        part("coprocessor"),
+        parts("devices"),
+        part("noc"),
+        part("pushes", "push_path"),
+        part("scheduler"),
+        parts("cores", in_steps=False),
+        obj("warnings", reset=lambda t: [], saved=False),
+        obj("noc_l1_writes", reset=lambda t: [], saved=False),
+    ))
+
+    def _device(self, model: str) -> devices.Device:
+        return self.devices[self.profile.devices_of(model)[0].name]
 
     def set_alignment_check(self, on: bool) -> None:
         """Catch misaligned loads and stores to L1 and local RAM on every core (``Core.check_alignment``)."""
@@ -245,26 +238,11 @@ class Tile:
         return program.image if program else None
 
     def reset(self) -> None:
-        """Back to the loaded state: memory, coprocessor, registers, cores released as a host
-        releases them; breakpoints and watchpoints stay."""
+        """Back to the loaded state: power-on (``STATE``), then the firmware written and the
+        cores released as a host does; breakpoints and watchpoints stay."""
         self._drop_host_code()
-        ctypes.memset(self.l1, 0, len(self.l1))
-        self.tensix.reset()
-        self.coprocessor.reset()
-        self.registers.reset()
-        self.noc.reset()
-        self.overlay.reset()
-        self.noc_l1_writes.clear()
-        self.pushes.clear()
-        self.l1_log.clear()
-        self.warnings.clear()
-        self.provenance.clear()
-        self.exit_codes.clear()
-        self._last_turn = None
-        if self.window_trace is not None:
-            self.window_trace.clear()
+        Tile.STATE.reset(self)
         for core in self.cores.values():
-            core.reset(0, CoreState.IDLE)
             # Measured on Unicorn 2.1: tb_flush reuses the code buffer; ctl_remove_cache over all
             # of L1 left every run's translations in it (RSS +44 KB a run, without a plateau).
             core.uc.ctl_flush_tb()
@@ -314,174 +292,48 @@ class Tile:
 
     # -- checkpoints ------------------------------------------------------------------------------
     def checkpoint(self, compress: bool = False) -> Checkpoint:
-        """Everything needed to come back here: every core's context, state and local RAM, L1,
-        Dst, SrcA/SrcB, config, RWCs and the rest of the coprocessor, tile registers, the push
-        log position.  ``compress``: keep L1 zlib-compressed (measured: 2 ms for a mostly empty
-        L1, 70 ms for random bytes; the user's checkpoints, not the history's)."""
-        cores = {
-            name: CoreSnapshot(core.uc.context_save(), bytes(core.local_ram), core.pc, core.completed_pc,
-                               core.last_stop, core.state, core.wait, core.csrs.snapshot())
-            for name, core in self.cores.items()
-        }
-        l1 = zlib.compress(bytes(self.l1), 1) if compress else bytes(self.l1)
-        return Checkpoint(l1, cores, self.tensix.snapshot(), self.coprocessor.snapshot(),
-                          (self.pushes.total, list(self.pushes.per_thread)), dict(self.registers.values),
-                          self.registers.clock, dict(self.exit_codes), self.code.at, self.noc.snapshot(),
-                          self.overlay.snapshot(), compress, self._last_turn)
+        """Everything needed to come back here (``STATE``).  ``compress``: keep L1
+        zlib-compressed (measured: 2 ms for a mostly empty L1, 70 ms for random bytes; the
+        user's checkpoints, not the history's)."""
+        saved = Tile.STATE.save(self)
+        nbytes = saved.nbytes
+        if compress:
+            l1 = saved["l1"]
+            saved["l1"] = zlib.compress(l1, 1)
+            nbytes += len(saved["l1"]) - len(l1)
+        return Checkpoint(saved, nbytes, compress)
 
     def restore(self, cp: Checkpoint) -> None:
         """Return to ``cp``."""
-        l1 = cp.l1_bytes()
-        ctypes.memmove(self.l1, l1, len(l1))
-        for name, snap in cp.cores.items():
-            core = self.cores[name]
-            core.uc.context_restore(snap.context)
-            ctypes.memmove(core.local_ram, snap.local_ram, len(snap.local_ram))
-            core.pc = snap.pc
-            core.completed_pc = snap.completed_pc
-            core.last_stop = snap.last_stop
-            core.state, core.wait = snap.state, snap.wait
-            core.csrs.restore(snap.csrs)
+        Tile.STATE.load(self, {**cp.saved, "l1": cp.l1_bytes()})
+        for core in self.cores.values():
             core.uc.ctl_flush_tb()
-        self.tensix.restore(cp.tensix)
-        self.coprocessor.restore(cp.coprocessor)
-        self.pushes.truncate(*cp.pushes)
-        last = self.pushes.last()
-        self.l1_log.truncate(last[0].seq if last else 0)
-        self.registers.values = dict(cp.registers)
-        self.registers.clock = cp.clock
-        self.exit_codes = dict(cp.exit_codes)
-        self._last_turn = cp.last_turn
-        self.noc.restore(cp.noc)
-        self.overlay.restore(cp.overlay)
-        if self.code.at is not cp.code:
-            self.code.at = cp.code
-            for core in self.cores.values():
-                core.hook_code(self.code.at)
 
-    # -- running ------------------------------------------------------------------------------------
-    def run_others_until_ready(self, name: str) -> Stop | None:
-        """Give the cores other than ``name`` turns until ``name``'s wait is over (None), or
-        return what stopped them (a stop, an interrupt, or a deadlock naming every wait)."""
-        waiting = self.cores[name]
-        others = [n for n in self.cores if n != name]
-        while True:
-            self._runnable([name])
-            if waiting.state is not CoreState.BLOCKED:
-                return None
-            runnable = self._runnable(others)
-            if self._interrupt:
-                return self._interrupted(waiting)
-            if not runnable:
-                return self._idle_stop([name, *others], None)
-            stop = self._turn(self.cores[self._next_turn(runnable)], None, True)
-            if stop is not None and stop.kind is not StopKind.PREEMPTED:
-                return self._interrupted(waiting, stop) if stop.kind is StopKind.INTERRUPTED else stop
-
+    # -- running (tdbg.emu.scheduler) ------------------------------------------------------------
     def run(self, only: str | None = None, limit: int | None = None) -> Stop:
-        """Run the runnable cores (every one, or just ``only``) until something stops them.
-        ``limit``: at most that many instructions per turn of a core.  An interrupt asked
-        before the run (between two runs of one request) stops it at once."""
-        names = [only] if only else list(self.cores)
-        while True:
-            runnable = self._runnable(names)
-            if self._interrupt:
-                return self._interrupted(self.cores[runnable[0] if runnable else names[0]])
-            if not runnable:
-                return self._idle_stop(names, only)
-            stop = self._turn(self.cores[self._next_turn(runnable)], limit, True)
-            if stop is not None and stop.kind is not StopKind.PREEMPTED:
-                return self._interrupted(self.cores[stop.core], stop) if stop.kind is StopKind.INTERRUPTED else stop
+        return self.scheduler.run(only, limit)
 
-    def _interrupted(self, core: Core, stop: Stop | None = None) -> Stop:
-        """The interrupt is taken: no core or tile keeps it pending; ``stop`` (or one at
-        ``core``'s PC) reports it."""
-        self.clear_interrupt()
-        return stop or Stop(StopKind.INTERRUPTED, core.name, core.pc)
-
-    def _next_turn(self, runnable: Sequence[str]) -> str:
-        """Whose turn it is: the first of ``runnable`` after the core whose turn ended last, in
-        the profile's order (deterministic: where turns end, never when)."""
-        order = list(self.cores)
-        after = order.index(self._last_turn) + 1 if self._last_turn in self.cores else 0
-        return next(n for n in order[after:] + order[:after] if n in runnable)
-
-    def _turn(self, core: Core, limit: int | None, shared: bool) -> Stop | None:
-        """Run ``core`` for one turn (``shared``: others could run, so it may be preempted).
-        None when it blocked, parked, exited or went into reset; else its stop."""
-        self._active, self._last_turn = core, core.name
-        try:
-            stop = core.resume(limit, preemptible=shared)
-            slices = 1
-            while stop.kind is StopKind.PREEMPTED:
-                # a slice of host time is over: a core spinning on memory waits; a core that
-                # computes keeps its turn (host time decides when it is looked at, never what
-                # runs next), unless it has run PATIENCE slices or the run gives turns a limit
-                found = idle.spinning(core, self.describe_address)
-                if isinstance(found, Wait):
-                    core.state, core.wait = CoreState.BLOCKED, found
-                    return None
-                if found is not None:
-                    stop = found
-                elif limit is None and slices < idle.PATIENCE:
-                    stop = core.resume(None, preemptible=shared)
-                    slices += 1
-                else:
-                    break
-        finally:
-            self._active = None
-        if stop.kind is StopKind.BLOCKED or core.state is not CoreState.RUNNABLE:
-            return None
-        if stop.kind is StopKind.PARKED:
-            core.state = CoreState.PARKED
-            return None
-        if stop.kind is StopKind.EBREAK and stop.pc == self._exit_pc(core):
-            self._exit(core)
-            return None
-        return stop
+    def run_others_until_ready(self, name: str) -> Stop | None:
+        return self.scheduler.run_others_until_ready(name)
 
     def finished(self) -> bool:
-        """True when every core with firmware has exited or parked."""
-        return all(self.cores[n].state in (CoreState.EXITED, CoreState.PARKED) for n in self.programs)
+        return self.scheduler.finished()
 
     def classify_step(self, core: Core, stop: Stop) -> Stop:
-        """A single step of ``core`` that reached its firmware's end: the core has exited (an
-        ``EXITED`` stop, for the whole tile once no core is left)."""
-        if stop.kind is StopKind.EBREAK and stop.pc == self._exit_pc(core):
-            self._exit(core)
-            names = list(self.programs)
-            return Stop(StopKind.EXITED, core.name, stop.pc,
-                        detail=self.describe_finish(names if self.finished() else [core.name]))
-        return stop
+        return self.scheduler.classify_step(core, stop)
 
-    def _runnable(self, names: Sequence[str]) -> list[str]:
-        """Wake blocked cores whose wait is over; the cores that can run now."""
-        for name in names:
-            core = self.cores[name]
-            if core.state is CoreState.BLOCKED and core.wait is not None and core.wait.ready():
-                core.state, core.wait = CoreState.RUNNABLE, None
-        return [n for n in names if self.cores[n].state is CoreState.RUNNABLE]
+    def describe_finish(self, names: Sequence[str]) -> str:
+        return self.scheduler.describe_finish(names)
 
-    def _exit_pc(self, core: Core) -> int | None:
-        program = self.programs.get(core.name)
-        return program.exit_pc if program else None
+    def interrupt(self) -> None:
+        self.scheduler.interrupt()
 
-    def _exit(self, core: Core) -> None:
-        core.state = CoreState.EXITED
-        sym = self.programs[core.name].image.symbols.get(EXIT_CODE_SYMBOL)
-        code = self.peek(core, sym.addr, 4) if sym else 0
-        self.exit_codes[core.name] = code or 0
+    def clear_interrupt(self) -> None:
+        self.scheduler.clear_interrupt()
 
-    def _idle_stop(self, names: Sequence[str], only: str | None) -> Stop:
-        """No core can run: a deadlock if one waits, else the end of the run."""
-        cores = [self.cores[n] for n in names]
-        blocked = [c for c in cores if c.state is CoreState.BLOCKED]
-        focus = blocked[0] if blocked else next((c for c in cores if c.state in (CoreState.EXITED, CoreState.PARKED)), cores[0])
-        if blocked:
-            waits = tuple(CoreWait(c.name, c.pc, c.wait.reason if c.wait else "blocked", c.wait) for c in blocked)
-            return Stop(StopKind.DEADLOCK if only is None else StopKind.BLOCKED, focus.name, focus.pc,
-                        detail="; ".join(f"{w.core}: {w.reason} (pc {w.pc:#010x})" for w in waits), waits=waits)
-        return Stop(StopKind.EXITED, focus.name, focus.pc, detail=self.describe_finish(names))
+    @property
+    def exit_codes(self) -> dict[str, int]:
+        return self.scheduler.exit_codes
 
     def describe_address(self, address: int, value: int | None = None) -> str:
         """An address as a wait names it: L1 (or local RAM), its name (a host's ``namers``
@@ -504,118 +356,37 @@ class Tile:
             text += f" [last written by {last.describe()}]" if last else " [no NoC request has written it]"
         return text
 
-    def describe_finish(self, names: Sequence[str]) -> str:
-        parts = []
-        for name in names:
-            core = self.cores[name]
-            if core.state is CoreState.EXITED:
-                parts.append(f"{name} exited with code {self.exit_codes.get(name, 0)}")
-            elif core.state is CoreState.PARKED:
-                parts.append(f"{name} parked at {core.pc:#010x}")
-            elif core.state is CoreState.RESET and name in self.programs:
-                parts.append(f"{name} held in reset")
-        return ", ".join(parts)
+    # -- pushes (tdbg.emu.push_path) -----------------------------------------------------------------
+    @property
+    def pushes(self) -> PushLog:
+        return self.push_path.log
 
-    def interrupt(self) -> None:
-        """Stop a running ``run`` from another thread (Ctrl-C); it stays pending until a run
-        takes it (an ``INTERRUPTED`` stop) or ``clear_interrupt``."""
-        self._interrupt = True
-        active = self._active
-        if active is not None:
-            active.interrupt()
-
-    def clear_interrupt(self) -> None:
-        """Drop a pending interrupt (a new request starts)."""
-        self._interrupt = False
-        for core in self.cores.values():
-            core._interrupt = False
-
-    # -- Tensix instruction pushes -------------------------------------------------------------
-    def store_push(self, core_name: str, thread: int, word: int) -> None:
-        """A store to an instruction-push address (``tdbg.emu.regions``)."""
-        core = self.cores[core_name]
-        self.push(core, thread, core.pc, word, "store")
-
-    def push(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
-        """A core pushes one Tensix instruction to ``thread``; the coprocessor runs it now.
-
-        A push into a full queue stalls the core (``Stall``).  An event it raises, or a write
-        to a watched Dst row, stops the core after the push (the push itself has happened).  A
-        push the debugger makes while the core is stopped (a store to ``INSTRN_BUF_BASE`` typed
-        by the user) raises the event instead.  This is the path of every pushed instruction:
-        it logs a tuple and calls the coprocessor, nothing more unless a Dst row is watched.
-        A debugger push into a full queue is a ``Stall`` too: the write cannot complete."""
-        if not core.running:
-            try:
-                self.execute(core, thread, pc, word, "debugger")
-            except QueueFull:
-                raise Stall(self._fifo_wait(thread)) from None
-            return
-        if self.watches:
-            self._push_watched(core, thread, pc, word, via)
-            return
-        try:
-            self.execute(core, thread, pc, word, via)
-        except QueueFull:
-            raise Stall(self._fifo_wait(thread)) from None
-        except TensixEvent as event:
-            core.push_event(event)
-
-    def _push_watched(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
-        """``push`` while watches exist: a push that writes a watched Dst row, or (by a Tensix
-        instruction: packer, Scalar Unit) a watched L1 range, stops the core."""
-        watches = [w for w in self.watches if w.dst_rows and w.kind != "read"]
-        l1_watches = [w for w in self.watches if not w.dst_rows and w.kind != "read" and w.core is None
-                      and w.address + w.length <= self.profile.l1_size]
-        before = [self.tensix.dst.bits[w.bits_rows].copy() for w in watches]
-        l1_before = [bytes(self.l1[w.address:w.address + w.length]) for w in l1_watches]
-        self._rows_written, self._l1_written = set(), []
-        try:
-            self.execute(core, thread, pc, word, via)
-        except QueueFull:
-            raise Stall(self._fifo_wait(thread)) from None
-        except TensixEvent as event:
-            core.push_event(event)
-            return
-        finally:
-            written_rows, self._rows_written = self._rows_written, None
-            l1_written, self._l1_written = self._l1_written, None
-        for l1_watch, old_bytes in zip(l1_watches, l1_before):
-            hit = next((a for a in l1_written if a.start < l1_watch.address + l1_watch.length and l1_watch.address < a.end), None)
-            if hit is not None:
-                new = int.from_bytes(bytes(self.l1[l1_watch.address:l1_watch.address + l1_watch.length]), "little")
-                detail = f"T{hit.thread} {self.describe_word(hit.word)} wrote L1 {hit.start:#x}..{hit.end:#x}"
-                core.push_watch(l1_watch, int.from_bytes(old_bytes, "little"), new, detail)
-                return
-        for watch, old in zip(watches, before):
-            written = sorted(watch.dst_rows & written_rows)
-            if written:
-                i = watch.bits_rows.index(written[0])
-                now = self.tensix.dst.bits[written[0]]
-                changed = np.flatnonzero(now != old[i])
-                col = int(changed[0]) if len(changed) else 0
-                detail = f"{self.coprocessor.mnemonic(word) or hex(word)} wrote DstBits row {written[0]}"
-                core.push_watch(watch, int(old[i, col]), int(now[col]), detail)
-                return
+    @property
+    def l1_log(self) -> L1Log:
+        return self.push_path.l1_log
 
     def execute(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
-        """Log and run one pushed instruction on ``thread``; events (and ``QueueFull``)
-        propagate.  A push from B enters after the MOP expander (PushTensixInstruction.md)."""
-        self.seq += 1
-        self.pushes.append(self.seq, pc, core.name, thread, word, via)
-        try:
-            self.coprocessor.push(thread, word, core.thread is not None)
-        except QueueFull:
-            self.pushes.pop()
-            self.seq -= 1
-            raise
+        self.push_path.execute(core, thread, pc, word, via)
 
     def describe_word(self, word: int) -> str:
-        """A pushed word as text (``MOVD2B SrcRow=0 ...``), or its hex if no encoding matches."""
-        try:
-            return self.profile.isa.decode(word).text()
-        except IsaError:
-            return f"{word:#010x}"
+        return self.push_path.describe_word(word)
+
+    def dst_writer(self, row: int) -> DstWriter | None:
+        return self.push_path.dst_writer(row)
+
+    def observe_window(self, trace: bool | None = None, writers: bool | None = None) -> None:
+        self.push_path.observe_window(trace, writers)
+
+    @property
+    def window_trace(self) -> WindowTrace | None:
+        return self.push_path.window_trace
+
+    @property
+    def record_window_writers(self) -> bool:
+        return self.push_path.record_window_writers
+
+    def window_rows(self, core: Core, address: int, size: int) -> set[int]:
+        return self.push_path.window_rows(core, address, size)
 
     def _noc_wrote_l1(self, address: int, data: bytes, transfer: Transfer) -> None:
         """A NoC request writes this tile's L1, as any L1 write: journalled for reverse-stepi,
@@ -644,17 +415,10 @@ class Tile:
                 core.push_watch(watch, int.from_bytes(old, "little"), int.from_bytes(new, "little"), transfer.describe())
                 break
 
-    def _l1_accessed(self, thread: int, word: int, ranges: list[tuple[int, int, bool]]) -> None:
-        """A Tensix instruction read or wrote L1: log it (under the current push's sequence
-        number), and drop Unicorn's translations of any firmware code it overwrote."""
-        for start, end, write in ranges:
-            access = L1Access(self.seq, thread, word, start, end, write)
-            self.l1_log.append(access)
-            if write:
-                if self._l1_written is not None:
-                    self._l1_written.append(access)
-                if any(start < hi and lo < end for lo, hi in self._code):
-                    self._code_overwritten(start, end)
+    def l1_written_by_tensix(self, start: int, end: int) -> None:
+        """A Tensix instruction wrote L1 ``start .. end``: code it overwrote is replaced again."""
+        if any(start < hi and lo < end for lo, hi in self._code):
+            self._code_overwritten(start, end)
 
     def _code_overwritten(self, start: int, end: int) -> None:
         """A Tensix unit wrote L1 over loaded code: each replaced word it changed is now what
@@ -667,63 +431,29 @@ class Tile:
         for core in self.cores.values():
             core.uc.ctl_remove_cache(start, end)
 
-    def dst_writer(self, row: int) -> DstWriter | None:
-        """The last writer of ``DstBits`` row ``row``, if known."""
-        return self.provenance.writer(row, self.pushes, self.describe_word)
+    def write_dst(self, storage: str, row: int, col: int, value: int) -> None:
+        """The debugger's store of one ``Dst`` datum: ``Dst16b`` (``storage`` "dst16") and
+        ``Dst32b`` ("dst32") through the model's element stores (as a window store), ``DstBits``
+        ("bits") as stored.  ZEROACC.md makes data undefined per datum, the model keeps it per
+        ``DstBits`` row: one datum cannot define the rest of its row, so a store into an
+        undefined row is refused (``ValueError``)."""
+        dst = self.tensix.dst
+        rows = {"dst16": [dst.row16[row]], "dst32": [dst.row32[row], dst.row32[row] + 8], "bits": [row]}[storage]
+        if not all(dst.ever_written[r] for r in rows):
+            raise ValueError("undefined")
+        if storage == "bits":
+            dst.bits[row, col] = value
+            dst.unpredictable[row, col] = False
+        else:
+            (dst.set16 if storage == "dst16" else dst.set32)(row, col, value)
 
-    def coprocessor_progressed(self) -> None:
-        """A RISC-V store changed coprocessor state that held instructions may wait on."""
-
-    def ttsync_wait(self, core_name: str) -> Wait:
-        """What a TTSync load by ``core_name`` waits for: its thread's queue to drain."""
-        thread = self.cores[core_name].thread
-        assert thread is not None
-        cop = self.coprocessor
-        pc = self.cores[core_name].pc
-        return Wait(f"TTSync load at {pc:#010x} waits for the coprocessor",
-                    lambda: not cop.queued(thread), lambda: cop.waiting(thread), thread=thread)
-
-    def _fifo_wait(self, thread: int) -> Wait:
-        cop, capacity = self.coprocessor, self.profile.wait_gate_capacity
-        return Wait(f"push stalls: thread T{thread} has {capacity} instructions waiting at the Wait Gate",
-                    lambda: cop.queued(thread) < capacity, lambda: cop.waiting(thread), thread=thread)
-
-    # -- provenance and tracing of window accesses ------------------------------------------
-    def observe_window(self, trace: bool | None = None, writers: bool | None = None) -> None:
-        """Turn window-access tracing and window-store provenance on or off (each costs a PC
-        read per window access, so both are off by default)."""
-        if trace is not None:
-            self.window_trace = WindowTrace() if trace else None
-        if writers is not None:
-            self.record_window_writers = writers
-        on = self.window_trace is not None or self.record_window_writers
-        self.window_observer = self._observe if on else None
-
-    def _observe(self, core: Core, address: int, size: int, value: int, write: bool) -> None:
-        self.seq += 1
-        pc = core.pc
-        window = self.tensix.window
-        assert core.thread is not None
-        fmt = window.ctrl(core.thread).fmt
-        if self.window_trace is not None:
-            index = (address - (self.profile.dst_window_base or 0)) // ELEMENT_SIZE.get(fmt, size)
-            view = FMT_NAMES.get(fmt, f"reserved fmt {fmt}")
-            self.window_trace.append(WindowAccess(self.seq, pc, core.name, index // 16, index % 16, size, value, view, write))
-        if write and self.record_window_writers:
-            writer = DstWriter(pc, core.name, f"window store ({size} bytes, fmt {fmt})", self.seq)
-            self.provenance.record_window(self.seq, writer, sorted(self.window_rows(core, address, size)))
-
-    def window_rows(self, core: Core, address: int, size: int) -> set[int]:
-        """``DstBits`` rows a window access by ``core`` would touch."""
-        base = self.profile.dst_window_base
-        if base is None or core.thread is None or not base <= address < base + self.profile.dst_window_size:
-            return set()
-        return self.tensix.window.rows_touched(core.thread, address - base, size)
-
-    def _dst_written(self, rows: np.ndarray) -> None:
-        self.provenance.seq[rows] = self.seq
-        if self._rows_written is not None:
-            self._rows_written.update(rows.tolist())
+    def write_dst_bits(self, rows: np.ndarray, values: np.ndarray) -> None:
+        """The debugger's store of whole ``DstBits`` rows as stored (no ``Adj16``): each row is
+        written whole, so it holds data."""
+        dst = self.tensix.dst
+        dst.bits[rows] = values
+        dst.ever_written[rows] = True
+        dst.unpredictable[rows] = False
 
     # -- events ---------------------------------------------------------------------------------
     def report(self, event: TensixEvent, core: str, pc: int, access: Access | None) -> bool:
@@ -754,7 +484,7 @@ class Tile:
                     if not region.base <= at < region.base + region.size:
                         return bytes(out + self.read(core, at, left))
                     n = next(w for w in (4, 2, 1) if at % w == 0 and left >= w)
-                    out += region.load(core.thread, at - region.base, n).to_bytes(n, "little")
+                    out += region.load(at - region.base, n).to_bytes(n, "little")
             except (TensixEvent, Stall) as exc:
                 raise Unreadable(f"Cannot access memory at address {address + len(out):#x}: {exc}") from None
             return bytes(out)
@@ -779,7 +509,7 @@ class Tile:
     # -- code the debugger or a Tensix unit rewrites ------------------------------------------
     def write_l1(self, address: int, data: bytes) -> None:
         """The debugger writes ``data`` into L1 at ``address``: a word of loaded code it
-        changes is the new loaded word (replaced again if it must be, ``tdbg.emu.code``)."""
+        changes is the new loaded word (replaced again if it must be, ``tdbg.emu.code_patches``)."""
         end = address + len(data)
         words = {at: bytearray(self.code.original(at, int.from_bytes(bytes(self.l1[at:at + 4]), "little")).to_bytes(4, "little"))
                  for at in range(address & ~3, end, 4) if self._in_code(at)}
@@ -794,8 +524,8 @@ class Tile:
 
     def load_code(self, address: int, data: bytes) -> None:
         """A host puts code in L1 (a kernel the firmware jumps to): written as the debugger
-        writes, and its words classified as loaded code's are (``tdbg.emu.code``), until the
-        tile is reset."""
+        writes, and its words classified as loaded code's are (``tdbg.emu.code_patches``), until
+        the tile is reset."""
         end = address + len(data)
         self._host_code.append((address, end))
         self._code.append((address, end))

@@ -9,7 +9,7 @@ What is here (each C file names the Python function it mirrors, step for step, a
 * ``sfpu.c``: the Vector Unit's FMA (``tdbg.tensix.sfpu.numerics.fma``) on 32 lanes, and
   ``SFPLOAD`` / ``SFPSTORE``'s lane moves and format conversions in the common case
   (``tdbg.tensix.sfpu.loadstore``: every LaneConfig zero, no lane held back);
-* ``pack.c``: the packer's float and BFP format conversion (``tdbg.tensix.packer.pack`` when
+* ``pack.c``: the packer's float and BFP format conversion (``tdbg.tensix.pack_conversion.pack`` when
   nothing is staged between its early and late conversions) and its ``Dst`` gather.
 
 Why C built at first use by zig (measured on this project's benchmarks, ``scripts/bench.py``):

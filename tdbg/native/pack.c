@@ -1,4 +1,4 @@
-/* The packer's float format conversion in C: tdbg/tensix/packer.py's early cells (_fp32_fields /
+/* The packer's float format conversion in C: tdbg/tensix/pack_conversion.py's early cells (_fp32_fields /
  * _bf16_fields / _fp16_fields, then _round, _truncate or _tf32_to_fp16_blackhole), its late
  * float cells (_late_float, _float_bits, _store) and BFP (_bfp), step for step on int64_t as the
  * numpy code computes (the reference, whose docstrings give the facts and their evidence:
@@ -56,7 +56,7 @@ void tdbg_gather(const uint16_t *bits, const uint8_t *written, const int64_t *ma
     for (int i = 0; i < n; i++) {
         int64_t c = idx[i] & 15;
         if (wide) {
-            int64_t hi = map[(idx[i] >> 4) & 0x1FF];
+            int64_t hi = map[idx[i] >> 4];   /* a Dst32b row is a 10-bit index (Blackhole Dst.md) */
             uint32_t high = written[hi] ? bits[hi * 16 + c] : 0;
             uint32_t low = written[hi + 8] ? bits[(hi + 8) * 16 + c] : 0;
             out[i] = (high << 16) | low;

@@ -5,7 +5,8 @@ interrupts whatever runs (``continue``, a step, a ``monitor`` command), also whe
 before the run starts.  Breakpoints (``Z0``) are emulator breakpoints, never memory patches;
 watchpoints (``Z2``-``Z4``) stop before the access, as RISC-V triggers do (GDB steps over the
 access and compares values itself).  ``qRcmd`` runs a tdbg command (``monitor``), except the
-commands that read or write host files (``HOST_FILE_COMMANDS``) unless the user allowed them.
+commands that read or write host files (their declaration says so: ``Command.host_files``) unless
+the user allowed them.
 
 The stub never dies of its input: a malformed packet gets an error reply (``E01``; ``E14`` for
 memory tdbg cannot access), a bad checksum a ``-``, an unsupported packet or ``vCont`` action
@@ -42,43 +43,21 @@ from collections.abc import Callable
 import numpy as np
 
 from tdbg.commands import Interpreter
-from tdbg.commands.dst_cmds import DST, diff_reads_file
 from tdbg.commands.hang_report import report_text
 from tdbg.commands.registry import Command, CommandError
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
-from tdbg.session import Session, SessionError
+from tdbg.session import RunStatus, Session, SessionError
 
 SIGTRAP, SIGINT, SIGILL, SIGSEGV = 5, 2, 4, 11
+#: The signal a stop is reported with (any other kind: SIGTRAP); SIGILL's stops are described on
+#: GDB's console too (an event of a load or store is SIGSEGV).
+STOP_SIGNALS = {StopKind.INTERRUPTED: SIGINT, StopKind.EVENT: SIGILL, StopKind.FAULT: SIGILL,
+                StopKind.DEADLOCK: SIGILL, StopKind.BLOCKED: SIGILL}
 PACKET_SIZE = 0x4000            # what qSupported announces: the largest packet GDB sends us
 MAX_PACKET = 4 * PACKET_SIZE    # a packet body longer than this is dropped unread
 MAX_READ = (PACKET_SIZE - 16) // 2   # bytes an ``m`` reply carries at most (hex doubles them)
 MAX_OPEN_FILES = 16                  # vFile descriptors open at once
-#: Commands that read or write files on the host running tdbg; ``monitor`` refuses them unless
-#: the user allowed it (``--allow-host-files``).  ``dst diff FILE`` reads one too.
-HOST_FILE_COMMANDS = frozenset({"source", "dump", "append", "restore", "file", "shell", "pipe", "python",
-                                "python-interactive"})
-
-
-def touches_host_files(cmd: Command, args: str) -> bool:
-    """True when running ``cmd`` with ``args`` would open a file on the host."""
-    if cmd.name in HOST_FILE_COMMANDS or (cmd.name == "set" and args.split()[:1] == ["logging"]):
-        return True
-    if cmd.name == "dst":
-        word, _, rest = args.strip().partition(" ")
-        try:
-            sub = DST.lookup(word) if word else None
-        except CommandError:
-            return False
-        if sub is None or sub.name != "diff":
-            return False
-        try:
-            return diff_reads_file(rest)
-        except CommandError:
-            return False   # the command refuses these arguments itself
-    return False
-
-
 class MonitorInterpreter(Interpreter):
     """The interpreter ``monitor`` commands run in: commands that touch host files are refused
     (also inside user-defined commands and breakpoint commands) unless ``allow_host_files``."""
@@ -88,10 +67,15 @@ class MonitorInterpreter(Interpreter):
         self.allow_host_files = allow_host_files
 
     def _run(self, cmd: Command, args: str) -> None:
-        if not self.allow_host_files and touches_host_files(cmd, args):
+        if not self.allow_host_files and cmd.touches_host_files(args):
             raise CommandError(f'"{cmd.name}" reads or writes files on the host running tdbg: refused through the GDB '
                                f"stub (start tdbg with --allow-host-files to allow it)")
         super()._run(cmd, args)
+
+
+def _register_name(n: int) -> str:
+    """The session's name of GDB's register ``n`` (``target_xml``: x0..x31, then pc)."""
+    return "pc" if n == 32 else f"x{n}"
 
 
 def checksum(data: bytes) -> int:
@@ -147,6 +131,7 @@ class RspServer:
         self._access_done: str | None = None     # a watchpoint hit reported on this core after its access
         self._hinted = False                     # said once how to run every core
         self._files: dict[int, bytes] = {}   # vFile descriptors: the loaded ELFs GDB opened
+        self._packet_table()
         # Shared with the reader thread, under ``_lock``: packets not yet handled, whether one
         # is being handled, the body of the newest one (a retransmission of it is dropped),
         # a 0x03 for it, the client gone.
@@ -268,117 +253,151 @@ class RspServer:
                 return
 
     def handle(self, packet: bytes) -> str | bytes | None:
-        text = packet.decode("latin-1")
-        kind = text[:1]
+        """The reply to one packet (None: no reply), by the packet table: an exact name, else
+        the longest name prefix, else its first letter (pyOCD's gdbserver's command table);
+        an unknown packet gets the empty reply, as the protocol asks."""
+        text = packet.decode("latin-1")   # (latin-1: every byte a character, X's binary data too)
         if not text:
             return ""
-        if text.startswith("qSupported"):
-            self.multiprocess = "multiprocess+" in text.partition(":")[2].split(";")
-            # a watchpoint is its process's, but any core (or Tensix unit) may make the access:
-            # the stub completes it and reports the hit on the watchpoint's process (_watch_reply)
-            self.session.watch_after = self.multiprocess
-            return (f"PacketSize={PACKET_SIZE:x};qXfer:features:read+;qXfer:exec-file:read+;QStartNoAckMode+;"
-                    "vContSupported+;swbreak+;hwbreak+" + (";multiprocess+" if self.multiprocess else ""))
-        if text == "QStartNoAckMode":
-            self.send("OK")
-            self.ack = False
-            return None
-        if text.startswith("qXfer:features:read:target.xml:"):
-            return self._xfer(target_xml().encode(), text.rsplit(":", 1)[1])
-        if text.startswith("qXfer:exec-file:read:"):
-            annex = text[len("qXfer:exec-file:read:"):].rsplit(":", 1)[0]
-            core = self._core(f"p{annex}") if annex else self.session.current
-            image = self.session.programs.get(core)
-            if image is None:
-                return "E01"
-            return self._xfer(str(image.path).encode(), text.rsplit(":", 1)[1])
-        if text.startswith("vFile:"):
-            return self._vfile(text[6:])
-        if text.startswith("qRcmd,"):
-            return self._monitor(bytes.fromhex(text[6:]).decode("utf-8", "replace"))
-        if text == "qC":
-            return f"QC{self._thread_id(self.session.current)}"
-        if text == "qfThreadInfo":
-            return "m" + ",".join(self._thread_id(n) for n in self._threads())
-        if text == "qsThreadInfo":
-            return "l"
-        if text.startswith("qThreadExtraInfo,"):
-            name = self._core(text.split(",", 1)[1])
-            return f"{name} {self.session.core_state(name)}".encode().hex()
-        if text == "qAttached" or text.startswith("qAttached:"):
-            return "1"
-        if text.startswith("qOffsets"):
-            return "Text=0;Data=0;Bss=0"
-        if text == "qSymbol::":
-            return "OK"
-        if kind == "H":
-            if text[2:] not in ("0", "-1"):
-                core = self._core(text[2:])
-                if text[1] == "g":
-                    self.session.select_core(core)
-            return "OK"
-        if kind == "T":
-            self._core(text[1:])
-            return "OK"
-        if text == "?":
-            return self._stop_reply(self.session.core.last_stop)
-        if kind == "g":
-            return "".join(self._reg_hex(i) for i in range(REGISTER_COUNT))
-        if kind == "G":
-            data = bytes.fromhex(text[1:])
-            if len(data) != 4 * REGISTER_COUNT:
-                return "E01"
-            for i in range(REGISTER_COUNT):
-                self._set_reg(i, data[4 * i: 4 * i + 4])
-            return "OK"
-        if kind == "p":
-            return self._reg_hex(int(text[1:], 16))
-        if kind == "P":
-            n, value = text[1:].split("=")
-            data = bytes.fromhex(value)
-            if len(data) != (32 if int(n, 16) >= REGISTER_COUNT else 4):
-                return "E01"
-            self._set_reg(int(n, 16), data)
-            return "OK"
-        if kind == "m":
-            addr, length = (int(x, 16) for x in text[1:].split(","))
-            try:
-                return self.session.read_memory(addr, min(length, MAX_READ)).hex()
-            except SessionError:
-                return "E14"
-        if kind in "MX":
-            head, _, data = packet[1:].partition(b":")
-            addr, length = (int(x, 16) for x in head.decode().split(","))
-            raw = bytes.fromhex(data.decode()) if kind == "M" else unescape(data)
-            if len(raw) != length:
-                return "E01"
-            try:
-                self.session.write_memory(addr, raw)   # nothing for GDB's zero-length probe
-            except SessionError:
-                return "E14"
-            return "OK"
-        if kind in "Zz":
-            return self._point(kind == "Z", text[1:])
-        if text == "vCont?":
-            return "vCont;c;C;s;S"
-        if text.startswith("vCont;"):
-            return self._vcont(text[6:].split(";"))
-        if kind in "cCsS":  # c [ADDR], C SIG[;ADDR]: resume at ADDR when given
-            address = text[1:] if kind in "cs" else text[1:].partition(";")[2]
-            if kind in "CS":
-                int(text[1:3], 16)  # the signal: checked, not delivered (the cores take none)
-            if address:
-                self.session.set_register("pc", int(address, 16))
-            return self._resume(step=kind in "sS")
-        if kind == "D" or text.startswith("vKill;"):
-            pid = text.partition(";")[2]   # D;PID, vKill;PID: one process (the others go on)
-            self._detached.update([self._core(f"p{pid}")] if pid else self._threads())
-            return "OK"
-        if kind == "k":
-            return None
-        if text == "vMustReplyEmpty":
-            return ""
-        return ""  # unsupported packet: the empty reply, as the protocol asks
+        handler = self._exact.get(text)
+        if handler is not None:
+            return handler("")
+        for prefix, handler in self._prefixed:
+            if text.startswith(prefix):
+                return handler(text[len(prefix):])
+        handler = self._letters.get(text[0])
+        return handler(text[1:]) if handler is not None else ""
+
+    def _packet_table(self) -> None:
+        """The packets the stub answers: ``_exact`` by their whole text, ``_prefixed`` by a
+        name before their arguments (longest first), ``_letters`` by their first letter."""
+        Handler = Callable[[str], "str | bytes | None"]
+        self._exact: dict[str, Handler] = {
+            "QStartNoAckMode": self._no_ack, "qC": lambda _: f"QC{self._thread_id(self.session.current)}",
+            "qfThreadInfo": lambda _: "m" + ",".join(self._thread_id(n) for n in self._threads()),
+            "qsThreadInfo": lambda _: "l", "qAttached": lambda _: "1", "qSymbol::": lambda _: "OK",
+            "?": lambda _: self._stop_reply(self.session.last_stop), "vCont?": lambda _: "vCont;c;C;s;S",
+            "vMustReplyEmpty": lambda _: "",
+        }
+        prefixed: dict[str, Handler] = {
+            "qSupported": self._supported, "qXfer:features:read:target.xml:": self._features,
+            "qXfer:exec-file:read:": self._exec_file, "vFile:": self._vfile,
+            "qRcmd,": lambda args: self._monitor(bytes.fromhex(args).decode("utf-8", "replace")),
+            "qThreadExtraInfo,": self._thread_extra_info, "qAttached:": lambda _: "1",
+            "qOffsets": lambda _: "Text=0;Data=0;Bss=0", "vCont;": lambda args: self._vcont(args.split(";")),
+            "vKill;": self._detach,
+        }
+        self._prefixed = sorted(prefixed.items(), key=lambda item: -len(item[0]))
+        self._letters: dict[str, Handler] = {
+            "H": self._select_thread, "T": self._thread_alive, "g": self._read_registers,
+            "G": self._write_registers, "p": lambda args: self._reg_hex(int(args, 16)), "P": self._write_register,
+            "m": self._read_memory, "M": self._write_memory, "X": self._write_memory_binary,
+            "Z": lambda args: self._point(True, args), "z": lambda args: self._point(False, args),
+            "c": lambda args: self._continue(args, step=False), "s": lambda args: self._continue(args, step=True),
+            "C": lambda args: self._continue_signal(args, step=False), "S": lambda args: self._continue_signal(args, step=True),
+            "D": lambda args: self._detach(args.partition(";")[2]), "k": lambda _: None,
+        }
+
+    # -- packets ----------------------------------------------------------------------------------
+    def _supported(self, args: str) -> str:
+        self.multiprocess = "multiprocess+" in args.partition(":")[2].split(";")
+        # a watchpoint is its process's, but any core (or Tensix unit) may make the access:
+        # the stub completes it and reports the hit on the watchpoint's process (_watch_reply)
+        self.session.watch_after = self.multiprocess
+        return (f"PacketSize={PACKET_SIZE:x};qXfer:features:read+;qXfer:exec-file:read+;QStartNoAckMode+;"
+                "vContSupported+;swbreak+;hwbreak+" + (";multiprocess+" if self.multiprocess else ""))
+
+    def _no_ack(self, args: str) -> None:
+        self.send("OK")
+        self.ack = False
+
+    def _features(self, args: str) -> bytes:
+        return self._xfer(target_xml().encode(), args.rsplit(":", 1)[1] if ":" in args else args)
+
+    def _exec_file(self, args: str) -> str | bytes:
+        annex, _, window = args.rpartition(":")
+        core = self._core(f"p{annex}") if annex else self.session.current
+        image = self.session.programs.get(core)
+        if image is None:
+            return "E01"
+        return self._xfer(str(image.path).encode(), window)
+
+    def _thread_extra_info(self, args: str) -> str:
+        name = self._core(args)
+        return f"{name} {self.session.core_state(name)}".encode().hex()
+
+    def _select_thread(self, args: str) -> str:
+        """``Hg``/``Hc`` + a thread: ``Hg`` selects whose registers and memory view count."""
+        if args[1:] not in ("0", "-1"):
+            core = self._core(args[1:])
+            if args[:1] == "g":
+                self.session.select_core(core)
+        return "OK"
+
+    def _thread_alive(self, args: str) -> str:
+        self._core(args)
+        return "OK"
+
+    def _read_registers(self, args: str) -> str:
+        return "".join(self._reg_hex(i) for i in range(REGISTER_COUNT))
+
+    def _write_registers(self, args: str) -> str:
+        data = bytes.fromhex(args)
+        if len(data) != 4 * REGISTER_COUNT:
+            return "E01"
+        for i in range(REGISTER_COUNT):
+            self._set_reg(i, data[4 * i: 4 * i + 4])
+        return "OK"
+
+    def _write_register(self, args: str) -> str:
+        n, value = args.split("=")
+        data = bytes.fromhex(value)
+        if len(data) != (32 if int(n, 16) >= REGISTER_COUNT else 4):
+            return "E01"
+        self._set_reg(int(n, 16), data)
+        return "OK"
+
+    def _read_memory(self, args: str) -> str:
+        addr, length = (int(x, 16) for x in args.split(","))
+        try:
+            return self.session.read_memory(addr, min(length, MAX_READ)).hex()
+        except SessionError:
+            return "E14"
+
+    def _write_memory(self, args: str) -> str:
+        head, _, data = args.partition(":")
+        return self._store(head, bytes.fromhex(data))
+
+    def _write_memory_binary(self, args: str) -> str:
+        head, _, data = args.partition(":")
+        return self._store(head, unescape(data.encode("latin-1")))
+
+    def _store(self, head: str, raw: bytes) -> str:
+        addr, length = (int(x, 16) for x in head.split(","))
+        if len(raw) != length:
+            return "E01"
+        try:
+            self.session.write_memory(addr, raw)   # nothing for GDB's zero-length probe
+        except SessionError:
+            return "E14"
+        return "OK"
+
+    def _continue(self, args: str, step: bool) -> str:
+        """``c [ADDR]`` / ``s [ADDR]``: resume (at ADDR when given)."""
+        if args:
+            self.session.set_register("pc", int(args, 16))
+        return self._resume(step=step)
+
+    def _continue_signal(self, args: str, step: bool) -> str:
+        """``C SIG[;ADDR]`` / ``S SIG[;ADDR]``: the signal is checked, not delivered (the cores
+        take none)."""
+        int(args[:2], 16)
+        return self._continue(args.partition(";")[2], step)
+
+    def _detach(self, pid: str) -> str:
+        """``D[;PID]``, ``vKill;PID``: let one process go (the others go on), or every one."""
+        self._detached.update([self._core(f"p{pid}")] if pid else self._threads())
+        return "OK"
 
     # -- pieces ---------------------------------------------------------------------------------
     @staticmethod
@@ -421,22 +440,17 @@ class RspServer:
         return "F-1,58"  # ENOSYS: fstat, unlink, readlink ...
 
     def _reg_hex(self, n: int) -> str:
-        if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:
-            return self.session.model.dst.read16(n - REGISTER_COUNT).astype("<u2").tobytes().hex()
+        if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:   # $dstN: Dst16b row N, its raw bits
+            return self.session.dst(n - REGISTER_COUNT, "raw16").astype("<u2").tobytes().hex()
         if not 0 <= n < REGISTER_COUNT:
             raise ValueError(n)
-        value = self.session.core.pc if n == 32 else self.session.core.reg(n)
-        return value.to_bytes(4, "little").hex()
+        return self.session.register(_register_name(n)).to_bytes(4, "little").hex()
 
     def _set_reg(self, n: int, data: bytes) -> None:
         if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:
-            self.session.model.dst.write16(n - REGISTER_COUNT, np.frombuffer(data, dtype="<u2"))
-            return
-        value = int.from_bytes(data, "little")
-        if n == 32:
-            self.session.core.pc = value
-        elif 0 <= n < 32:
-            self.session.core.set_reg(n, value)
+            self.session.set_dst(n - REGISTER_COUNT, np.frombuffer(data, dtype="<u2"), "raw16")
+        elif 0 <= n < REGISTER_COUNT:
+            self.session.set_register(_register_name(n), int.from_bytes(data, "little"))
         else:
             raise ValueError(n)
 
@@ -558,7 +572,7 @@ class RspServer:
         if stop is None:
             return f"T05thread:{self._thread_id(s.current)};"
         if stop.kind is StopKind.EXITED:
-            if self.multiprocess and not s.tile.finished():   # one core ran (and exited) alone
+            if self.multiprocess and s.status is not RunStatus.EXITED:   # one core ran (and exited) alone
                 return self._exit_reply(stop.core, whole_tile=False)
             self.exited = True
             return self._exit_reply(stop.core)
@@ -567,20 +581,18 @@ class RspServer:
             return self._watch_reply(stop, thread)
         if stop.kind is StopKind.BREAKPOINT:
             return f"T05{thread}swbreak:;"
-        if stop.kind is StopKind.INTERRUPTED:
-            return f"T{SIGINT:02x}{thread}"
+        signal = STOP_SIGNALS.get(stop.kind, SIGTRAP)
         if stop.kind is StopKind.HOST:   # the host's account of the run, on GDB's console
             self._console("".join(f"{line}\n" for line in (stop.detail, *stop.report)))
-            return f"T{SIGTRAP:02x}{thread}"
-        if stop.kind in (StopKind.EVENT, StopKind.FAULT, StopKind.DEADLOCK, StopKind.BLOCKED):
+        if signal == SIGILL:   # said on the console, as the shell says it
             text = f"{stop.describe()}\n"
             if stop.waits:   # one entry per blocked core, as the shell reports a hang
                 head = "deadlock: no core can run" if stop.kind is StopKind.DEADLOCK else f"{stop.core} waits"
                 text = f"Program stopped: {head}.\n" + "".join(f"{line}\n" for line in stop.report) + report_text(self.interp, stop)
             self._console(text)
-            signal = SIGSEGV if stop.kind is StopKind.EVENT and stop.access else SIGILL
-            return f"T{signal:02x}{thread}"
-        return f"T{SIGTRAP:02x}{thread}"
+            if stop.kind is StopKind.EVENT and stop.access:
+                signal = SIGSEGV     # an event of a load or store
+        return f"T{signal:02x}{thread}"
 
 
     def _exit_reply(self, core: str | None, whole_tile: bool = True) -> str:

@@ -15,6 +15,7 @@ bits as the ``XY`` forms (``Z0Val`` where ``X0Val`` is, ...: the page layouts an
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,11 +25,13 @@ from tdbg.tensix.events import UndefinedBehavior
 if TYPE_CHECKING:
     from tdbg.tensix.coprocessor import Coprocessor
 
+Executor = Callable[["Coprocessor", int, dict[str, int]], None]
+
 X, Y, Z, W = range(4)
+_DIM = {"X": X, "Y": Y, "Z": Z, "W": W}
 UNPACKER0, UNPACKER1, PACKERS = range(3)
 UNIT_NAMES = ("Unpacker[0]", "Unpacker[1]", "Packers")
 MASKS = ((1 << 18) - 1, (1 << 13) - 1, 0xFF, 0xFF)
-SHAPE = (3, 3, 2, 4)  # thread, unit, channel, X/Y/Z/W
 
 
 def _index(thread: int, unit: int, channel: int, dim: int) -> int:
@@ -40,20 +43,21 @@ class Adcs:
     ints (each instruction reads and writes a few; numpy scalars cost more than the arithmetic);
     ``value`` and ``cr`` show them as ``[thread, unit, ch, xyzw]`` arrays."""
 
-    def __init__(self) -> None:
-        self._value = [0] * 72
-        self._cr = [0] * 72
+    def __init__(self, threads: int) -> None:
+        self.shape = (threads, len(UNIT_NAMES), 2, 4)  # thread, unit, channel, X/Y/Z/W
+        self._value = [0] * (threads * 24)
+        self._cr = [0] * (threads * 24)
 
     @property
     def value(self) -> np.ndarray:
-        return np.array(self._value, dtype=np.int64).reshape(SHAPE)
+        return np.array(self._value, dtype=np.int64).reshape(self.shape)
 
     @property
     def cr(self) -> np.ndarray:
-        return np.array(self._cr, dtype=np.int64).reshape(SHAPE)
+        return np.array(self._cr, dtype=np.int64).reshape(self.shape)
 
     def reset(self) -> None:
-        self._value[:] = self._cr[:] = [0] * 72
+        self._value[:] = self._cr[:] = [0] * len(self._value)
 
     def get(self, thread: int, unit: int, channel: int, dim: int) -> int:
         return self._value[((thread * 3 + unit) * 2 + channel) * 4 + dim]
@@ -89,32 +93,42 @@ def setadc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``SETADC`` (SETADC.md): one counter and its ``_Cr``; ``NewValue >> 16`` overrides the thread."""
     override = f["NewValue"] >> 16
     which = thread if override == 0 else override - 1
-    if which > 2:
+    if which >= cop.threads:
         raise UndefinedBehavior(f"SETADC.md: ThreadOverride {override} names no thread")
     for u in _units(f):
         cop.state.adcs.set(which, u, f["Channel"], f["XYZW"], f["NewValue"])
 
 
-def _set_pairs(cop: Coprocessor, thread: int, f: dict[str, int], a: int, b: int, names: tuple[str, str]) -> None:
-    """SETADCXY.md / SETADCZW.md: each selected counter (X0/Y0/X1/Y1 or Z0/W0/Z1/W1) and its ``_Cr``."""
-    adcs = cop.state.adcs
-    p, q = names
+def _counters(f: dict[str, int], dims: str) -> Iterator[tuple[int, int, int, str]]:
+    """(unit, channel, dim, field) for each counter an XY / ZW instruction addresses: the units
+    ``f`` selects, both channels, the two ``dims``; ``field`` is the dim's name with the channel
+    (``X0``), the prefix of its fields (``X0Val``, ``X0Inc``)."""
     for u in _units(f):
         for ch in (0, 1):
-            if f[f"{p}{ch}"]:
-                adcs.set(thread, u, ch, a, f[f"{p}{ch}Val"])
-            if f[f"{q}{ch}"]:
-                adcs.set(thread, u, ch, b, f[f"{q}{ch}Val"])
+            for name in dims:
+                yield u, ch, _DIM[name], f"{name}{ch}"
 
 
-def setadcxy(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
-    """``SETADCXY`` (SETADCXY.md)."""
-    _set_pairs(cop, thread, f, X, Y, ("X", "Y"))
+# The XY / ZW instructions: which counters an update writes (all, or those ``f`` selects), the
+# field that gives the amount, and the ``Adcs`` method that applies it.
+_UPDATES = {
+    "set": (True, "Val", "set"),         # SETADCXY.md / SETADCZW.md: the counter and its _Cr = Val
+    "add": (False, "Inc", "add"),        # INCADCXY.md / INCADCZW.md: D += Inc (not D_Cr)
+    "add_cr": (True, "Inc", "add_cr"),   # ADDRCRXY.md / ADDRCRZW.md: D_Cr += Inc, D = D_Cr
+}
 
 
-def setadczw(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
-    """``SETADCZW`` (SETADCZW.md)."""
-    _set_pairs(cop, thread, f, Z, W, ("Z", "W"))
+def counter_update(update: str, dims: str) -> Executor:
+    """The executor of ``SETADC``/``INCADC``/``ADDRCR`` ``XY`` or ``ZW`` (``_UPDATES``): for the
+    counters of ``dims`` in both channels of the units ``f`` selects."""
+    only_selected, amount, method = _UPDATES[update]
+
+    def run(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+        apply = getattr(cop.state.adcs, method)
+        for u, ch, dim, field in _counters(f, dims):
+            if not only_selected or f[field]:
+                apply(thread, u, ch, dim, f[field + amount])
+    return run
 
 
 def setadcxx(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
@@ -123,45 +137,3 @@ def setadcxx(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     for u in _units(f):
         adcs.set(thread, u, 0, X, f["X0Val"])
         adcs.set(thread, u, 1, X, f["X1Val"])
-
-
-def _inc(cop: Coprocessor, thread: int, f: dict[str, int], a: int, b: int, names: tuple[str, str]) -> None:
-    """INCADCXY.md / INCADCZW.md: add to the counters (not their ``_Cr``)."""
-    adcs = cop.state.adcs
-    p, q = names
-    for u in _units(f):
-        for ch in (0, 1):
-            adcs.add(thread, u, ch, a, f[f"{p}{ch}Inc"])
-            adcs.add(thread, u, ch, b, f[f"{q}{ch}Inc"])
-
-
-def incadcxy(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
-    """``INCADCXY`` (INCADCXY.md)."""
-    _inc(cop, thread, f, X, Y, ("X", "Y"))
-
-
-def incadczw(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
-    """``INCADCZW`` (INCADCZW.md)."""
-    _inc(cop, thread, f, Z, W, ("Z", "W"))
-
-
-def _addrcr(cop: Coprocessor, thread: int, f: dict[str, int], a: int, b: int, names: tuple[str, str]) -> None:
-    """ADDRCRXY.md / ADDRCRZW.md: ``D_Cr += Inc, D = D_Cr`` for each selected counter."""
-    adcs = cop.state.adcs
-    p, q = names
-    for u in _units(f):
-        for ch in (0, 1):
-            if f[f"{p}{ch}"]:
-                adcs.add_cr(thread, u, ch, a, f[f"{p}{ch}Inc"])
-            if f[f"{q}{ch}"]:
-                adcs.add_cr(thread, u, ch, b, f[f"{q}{ch}Inc"])
-
-
-def addrcrxy(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
-    """``ADDRCRXY`` (ADDRCRXY.md)."""
-    _addrcr(cop, thread, f, X, Y, ("X", "Y"))
-
-
-def addrcrzw(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
-    """``ADDRCRZW`` (ADDRCRZW.md)."""
-    _addrcr(cop, thread, f, Z, W, ("Z", "W"))

@@ -1,4 +1,4 @@
-"""Tensix backend configuration: ``Config[2][CFG_STATE_SIZE*4]`` and ``ThreadConfig[3][THD_STATE_SIZE]``.
+"""Tensix backend configuration: ``Config[2][CFG_STATE_SIZE*4]`` and ``ThreadConfig[threads][THD_STATE_SIZE]``.
 
 Implements BlackholeA0 ``BackendConfiguration.md``: fields by their ``cfg_defines.h`` name,
 global fields (``addr32 >= GLOBAL_CFGREG_BASE_ADDR32``) shared by both banks, the bank reset of a
@@ -54,9 +54,9 @@ class CfgTable:
 
     @classmethod
     @cache
-    def load(cls, filename: str) -> CfgTable:
-        text = resources.files("tdbg.tensix").joinpath("data", filename).read_text()
-        return cls(json.loads(text))
+    def load(cls, package: str, filename: str = "cfg.json") -> CfgTable:
+        """The table in package data file ``filename`` of ``package`` (an architecture's)."""
+        return cls(json.loads(resources.files(package).joinpath(filename).read_text()))
 
     def field(self, name: str) -> CfgField:
         try:
@@ -84,11 +84,12 @@ class TensixConfig:
 
     STATE_RESET_EN = "STATE_RESET_EN"
 
-    def __init__(self, table: CfgTable) -> None:
+    def __init__(self, table: CfgTable, threads: int) -> None:
         self.table = table
+        self.threads = threads
         self.words_per_bank = table.cfg_state_size * 4
         self.config = np.zeros((2, self.words_per_bank), dtype=np.uint32)
-        self.thread_config = np.zeros((3, table.thd_state_size), dtype=np.uint16)
+        self.thread_config = np.zeros((threads, table.thd_state_size), dtype=np.uint16)
         self._reset_addr32 = table.field(self.STATE_RESET_EN).addr32
         self._state_id = table.field("CFG_STATE_ID_StateID")
         self._thread_base = 2 * self.words_per_bank   # word ids: Config[b][a] = b * words + a, then ThreadConfig
@@ -105,11 +106,11 @@ class TensixConfig:
         a Config field, or for any thread; also any thread's ``CFG_STATE_ID`` word)."""
         words = None
         if fields is not None:
-            ids = {self._thread_id(t, self._state_id.addr32) for t in range(3)}
+            ids = {self._thread_id(t, self._state_id.addr32) for t in range(self.threads)}
             for name in fields:
                 f = self.table.field(name)
                 for i in range(f.words):
-                    ids |= ({self._thread_id(t, f.addr32) for t in range(3)} if f.thread
+                    ids |= ({self._thread_id(t, f.addr32) for t in range(self.threads)} if f.thread
                             else {b * self.words_per_bank + f.addr32 + i for b in (0, 1)})
             words = frozenset(ids)
         self._listeners.append((callback, words))
@@ -265,7 +266,7 @@ class TensixConfig:
         if index < 3 * nw:  # ConfigDualWrite reads as Config[0]
             return int(self.config[0, index - 2 * nw])
         index -= 3 * nw
-        if index < 3 * self.table.thd_state_size:  # {uint16_t Value, Padding;}
+        if index < self.threads * self.table.thd_state_size:  # {uint16_t Value, Padding;}
             return int(self.thread_config[index // self.table.thd_state_size, index % self.table.thd_state_size])
         raise UndefinedBehavior(f"BackendConfiguration.md: offset {offset:#x} is past ThreadConfig")
 

@@ -43,13 +43,13 @@ the tile installs it.
 
 from __future__ import annotations
 
-import copy
 from collections import deque
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from tdbg.state_description import StateDescription, obj, part, value
 from tdbg.tensix import adcs, cfg_insns, matrix_unit as mu, packers, scalar_unit as su, sfpu, sync, unpackers
 from tdbg.tensix.dst_access import DstPort
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
@@ -58,10 +58,7 @@ from tdbg.tensix.isa import UnknownInstruction
 from tdbg.tensix.mmio import DETACHED, MmioPort
 from tdbg.tensix.rwc import RWCs, incrwc
 from tdbg.tensix.src import SrcClient
-from tdbg.tensix.tile import TensixState
-
-THREADS = 3
-_OTHERS = tuple(tuple(t for t in range(THREADS) if t != first) for first in range(THREADS))
+from tdbg.tensix.state import TensixState
 
 Executor = Callable[["Coprocessor", int, dict[str, int]], None]
 
@@ -88,6 +85,7 @@ _EXECUTE: dict[str, Executor] = {
     "SETRWC": mu.setrwc,
     "INCRWC": lambda cop, t, f: incrwc(cop.rwcs[t], f),
     "MOVD2A": mu.movd2a, "MOVD2B": mu.movd2b, "MOVA2D": mu.mova2d, "MOVB2D": mu.movb2d, "MOVB2A": mu.movb2a,
+    "MOVDBGA2D": lambda cop, t, f: mu.mova2d(cop, t, f, "MOVDBGA2D.md"),
     "ZEROACC": mu.zeroacc, "ZEROSRC": mu.zerosrc, "SETDVALID": mu.setdvalid, "CLEARDVALID": mu.cleardvalid,
     "ELWADD": mu.elwadd, "ELWSUB": mu.elwsub, "ELWMUL": mu.elwmul,
     "MVMUL": mu.mvmul, "DOTPV": mu.dotpv, "GAPOOL": mu.gapool, "GMPOOL": mu.gmpool, "TRNSPSRCB": mu.trnspsrcb,
@@ -95,9 +93,10 @@ _EXECUTE: dict[str, Executor] = {
     "WRCFG": lambda cop, t, f: cfg_insns.wrcfg(cop.state, t, f),
     "RDCFG": lambda cop, t, f: cfg_insns.rdcfg(cop.state, t, f),
     **{f"RMWCIB{i}": (lambda i: lambda cop, t, f: cfg_insns.rmwcib(cop.state, t, i, f))(i) for i in range(4)},
+    "CFGSHIFTMASK": lambda cop, t, f: cfg_insns.cfgshiftmask(cop.state, t, f),
     **sfpu.EXECUTE,
-    "STALLWAIT": lambda cop, t, f: cop._latch(t, sync.stallwait_latch(cop.state.profile.name, f)),
-    "SEMWAIT": lambda cop, t, f: cop._latch(t, sync.semwait_latch(cop.state.profile.name, f)),
+    "STALLWAIT": lambda cop, t, f: cop._latch(t, sync.stallwait_latch(cop.state.profile.sync, f)),
+    "SEMWAIT": lambda cop, t, f: cop._latch(t, sync.semwait_latch(cop.state.profile.sync, f)),
     "SEMINIT": lambda cop, t, f: sync.seminit(cop.semaphores, f),
     "SEMPOST": lambda cop, t, f: sync.sempost(cop.semaphores, f["SemaphoreMask"]),
     "SEMGET": lambda cop, t, f: sync.semget(cop.semaphores, f["SemaphoreMask"]),
@@ -106,8 +105,9 @@ _EXECUTE: dict[str, Executor] = {
     # unpackers, packer, ADCs, Scalar Unit, mutexes
     "UNPACR": unpackers.unpacr, "UNPACR_NOP": unpackers.unpacr_nop, "PACR": packers.pacr,
     "CLREXPHIST": packers.clrexphist, "GATESRCRST": _nop,  # GATESRCRST.md: a SrcB operand cache tdbg does not have
-    "SETADC": adcs.setadc, "SETADCXY": adcs.setadcxy, "SETADCZW": adcs.setadczw, "SETADCXX": adcs.setadcxx,
-    "INCADCXY": adcs.incadcxy, "INCADCZW": adcs.incadczw, "ADDRCRXY": adcs.addrcrxy, "ADDRCRZW": adcs.addrcrzw,
+    "SETADC": adcs.setadc, "SETADCXX": adcs.setadcxx,
+    **{f"{name}{dims}": adcs.counter_update(update, dims)
+       for name, update in (("SETADC", "set"), ("INCADC", "add"), ("ADDRCR", "add_cr")) for dims in ("XY", "ZW")},
     "SETDMAREG": su.setdmareg, "ADDDMAREG": su.adddmareg, "SUBDMAREG": su.subdmareg, "MULDMAREG": su.muldmareg,
     "BITWOPDMAREG": su.bitwopdmareg, "SHIFTDMAREG": su.shiftdmareg, "CMPDMAREG": su.cmpdmareg,
     "DMANOP": su.dmanop, "FLUSHDMA": su.flushdma, "REG2FLOP": su.reg2flop, "STOREIND": su.storeind, "LOADIND": su.loadind,
@@ -128,6 +128,26 @@ _UNIT_WAITS: dict[str, Callable[[Coprocessor, int, dict[str, int]], str | None]]
 # Matrix Unit instructions that wait at the Wait Gate for their banks (each instruction's page).
 _WAITS_SRCA = {"MOVA2D", "ELWADD", "ELWSUB", "ELWMUL", "MVMUL", "DOTPV", "GAPOOL", "GMPOOL"}
 _WAITS_SRCB = {"MOVB2D", "MOVB2A", "TRNSPSRCB", "ELWADD", "ELWSUB", "ELWMUL", "MVMUL", "DOTPV", "GAPOOL", "GMPOOL"}
+
+
+def _rwcs_moved(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    lines = []
+    for t, (old, new) in enumerate(zip(before["rwcs"], after["rwcs"])):
+        a, b = old.as_dict(), new.as_dict()
+        moved = [f"{k} {a[k]} -> {b[k]}" for k in b if a[k] != b[k]]
+        if moved:
+            lines.append(f"RWC T{t}: " + ", ".join(moved))
+    return lines
+
+
+def _semaphores_moved(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    return [f"Semaphore {i}: Value {old.Value} -> {new.Value}, Max {old.Max} -> {new.Max}"
+            for i, (old, new) in enumerate(zip(before["semaphores"], after["semaphores"])) if old != new]
+
+
+def _put_mask_hi(cop: Coprocessor, values: tuple[int, ...]) -> None:
+    for mop, mask_hi in zip(cop.mop, values):
+        mop.MaskHi = mask_hi
 
 
 class Bound(NamedTuple):
@@ -167,43 +187,35 @@ class Coprocessor:
         self._bound: dict[int, Bound] = {}
         self._frontend_ops = {self.isa.encoding(m).opcode for m in ("MOP", "MOP_CFG", "REPLAY")}
         self.on_dst_write = on_dst_write
-        self.capacity = state.profile.wait_gate_capacity
+        spec = state.profile.tensix
+        self.capacity = spec.wait_gate_capacity
+        self.threads = threads = spec.threads
+        self._others = tuple(tuple(t for t in range(threads) if t != first) for first in range(threads))
         self.dst_port = DstPort(state.dst, self._dst_written)
-        self.rwcs = [RWCs() for _ in range(THREADS)]
-        self.semaphores = [sync.Semaphore() for _ in range(8)]
+        self.rwcs = [RWCs() for _ in range(threads)]
+        self.semaphores = [sync.Semaphore() for _ in range(spec.semaphores)]
         self.vector = sfpu.VectorUnit()
-        self.unpacker_src_row = [[0] * THREADS for _ in range(2)]
-        self.mop = [MopExpander(self.isa, state.mop_cfg[t]) for t in range(THREADS)]
-        self.replay = [ReplayExpander(self.isa) for _ in range(THREADS)]
-        self.wait_gate: list[sync.LatchedWait | None] = [None] * THREADS
-        self._queue: list[deque[int]] = [deque() for _ in range(THREADS)]
+        self.unpacker_src_row = [[0] * threads for _ in range(2)]
+        self.mop = [MopExpander(self.isa, state.mop_cfg[t]) for t in range(threads)]
+        self.replay = [ReplayExpander(self.isa) for _ in range(threads)]
+        self.wait_gate: list[sync.LatchedWait | None] = [None] * threads
+        self._queue: list[deque[int]] = [deque() for _ in range(threads)]
         self._written: list[np.ndarray] = []
 
-    def reset(self) -> None:
-        """Power-on state of everything kept here (``TensixState.reset`` resets the rest)."""
-        for t in range(THREADS):
-            self.rwcs[t] = RWCs()
-            self.mop[t] = MopExpander(self.isa, self.state.mop_cfg[t])
-            self.replay[t] = ReplayExpander(self.isa)
-            self.wait_gate[t] = None
-            self._queue[t].clear()
-        self.semaphores[:] = [sync.Semaphore() for _ in range(8)]
-        self.vector.reset()
-        self.unpacker_src_row = [[0] * THREADS for _ in range(2)]
-
-    _SNAPSHOT = ("rwcs", "semaphores", "vector", "unpacker_src_row", "replay", "wait_gate", "_queue")
-
-    def snapshot(self) -> dict[str, object]:
-        """A deep copy of everything kept here (for checkpoints)."""
-        state = {name: copy.deepcopy(getattr(self, name)) for name in self._SNAPSHOT}
-        state["mask_hi"] = [m.MaskHi for m in self.mop]
-        return state
-
-    def restore(self, state: dict[str, object]) -> None:
-        for name in self._SNAPSHOT:
-            setattr(self, name, copy.deepcopy(state[name]))
-        for m, mask_hi in zip(self.mop, state["mask_hi"]):  # type: ignore[call-overload]
-            m.MaskHi = mask_hi
+    #: The architectural state (``TensixState.STATE``) and what is kept here; power-on: counters
+    #: zero, empty queues and expanders, no latched wait, the Vector Unit's own power-on state.
+    STATE = StateDescription("coprocessor", (
+        part("tensix", "state"),
+        obj("rwcs", reset=lambda c: [RWCs() for _ in range(c.threads)], report=_rwcs_moved),
+        obj("semaphores", reset=lambda c: [sync.Semaphore() for _ in c.semaphores], report=_semaphores_moved),
+        part("vector"),
+        obj("unpacker_src_row", reset=lambda c: [[0] * c.threads for _ in range(2)]),
+        obj("replay", reset=lambda c: [ReplayExpander(c.isa) for _ in range(c.threads)]),
+        value("mask_hi", get=lambda c: tuple(m.MaskHi for m in c.mop), put=_put_mask_hi,
+              reset=lambda c: (0,) * c.threads),
+        obj("wait_gate", reset=lambda c: [None] * c.threads),
+        obj("queue", "_queue", reset=lambda c: [deque() for _ in range(c.threads)]),
+    ))
 
     def rwc(self, thread: int) -> RWCs:
         """Thread ``thread``'s RWCs (mutable)."""
@@ -239,13 +251,13 @@ class Coprocessor:
         push from RISCV B, PushTensixInstruction.md)."""
         b = self._bound.get(word)
         q = self._queue
-        if (b is not None and not b.frontend and 0 <= thread < THREADS and self.wait_gate[thread] is None
-                and not (q[0] or q[1] or q[2] or self.replay[thread].load_left)
+        if (b is not None and not b.frontend and 0 <= thread < self.threads and self.wait_gate[thread] is None
+                and not (any(q) or self.replay[thread].load_left)
                 and not (b.waits and self._held(thread, b))):
             self._execute(thread, word, b)  # a known word, nothing queued, latched or held: run it now
             return
-        if thread not in range(THREADS):
-            raise ValueError(f"Tensix thread {thread} does not exist (0..{THREADS - 1})")
+        if thread not in range(self.threads):
+            raise ValueError(f"Tensix thread {thread} does not exist (0..{self.threads - 1})")
         if not 0 <= word < 1 << 32:
             raise ValueError(f"{word:#x} is not a 32-bit instruction word")
         if len(q[thread]) >= self.capacity:
@@ -314,7 +326,7 @@ class Coprocessor:
 
     def _run(self, first: int) -> None:
         queues, gate = self._queue, self.wait_gate
-        others = _OTHERS[first]
+        others = self._others[first]
         if not any(queues[t] for t in others):  # nothing another thread could release
             queue = queues[first]
             while queue:

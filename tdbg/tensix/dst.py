@@ -1,4 +1,5 @@
-"""The ``Dst`` register: ``DstBits[1024][16]`` and its ``Dst16b`` / ``Dst32b`` views.
+"""The ``Dst`` register: ``DstBits[rows][cols]`` (1024 x 16: the profile's geometry) and its
+``Dst16b`` / ``Dst32b`` views.
 
 Implements BlackholeA0 ``TensixCoprocessor/Dst.md``: ``Adj16`` / ``Adj32`` under
 ``DEST_ACCESS_CFG_remap_addrs`` / ``DEST_ACCESS_CFG_swizzle_32b``; ``Dst32b[r][c]`` is
@@ -6,22 +7,32 @@ Implements BlackholeA0 ``TensixCoprocessor/Dst.md``: ``Adj16`` / ``Adj32`` under
 ``RISCV_DEBUG_REG_DBG_FEATURE_DISABLE`` is set, ``Dst16b[r][c]`` is the high half of
 ``Dst32b[r][c]`` and a write to it leaves the low half unpredictable.
 
-Row indexes are 10-bit (``& 0x3ff``).  Scalar accessors (``get16``/``set16``/``get32``/``set32``)
+Row indexes are 10-bit (``& 0x3ff``), as the page's ``Adj16`` / ``Adj32`` take them.  Scalar accessors (``get16``/``set16``/``get32``/``set32``)
 serve the RISC-V window; ``read16``/``write16``/``read32``/``write32`` take a row, a slice or an
 array of rows and move whole rows with numpy.
 """
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.events import UnpredictableValueUsed
 
-ROWS = 1024
-COLS = 16
-LOW_HALF = 8 * COLS  # flat distance from DstBits[Adj32(r)][c] to DstBits[Adj32(r) + 8][c]
 FEATURE_DISABLE_DST16_ALIAS = 1 << 11  # RISCV_DEBUG_REG_DBG_FEATURE_DISABLE bit 11
+
+
+@cache
+def row_indexes(rows: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """Read-only index arrays of one ``DstBits`` row (``[r]``) and of four (``4 * i ..``), shared
+    by every instruction that writes so many rows (building one costs more than the write)."""
+    one = tuple(np.array([r]) for r in range(rows))
+    four = tuple(np.arange(4 * i, 4 * i + 4) for i in range(rows // 4))
+    for a in (*one, *four):
+        a.flags.writeable = False
+    return one, four
 
 
 def adj16(r: int, remap_addrs: bool) -> int:
@@ -40,22 +51,26 @@ def adj32(r: int, remap_addrs: bool, swizzle_32b: bool) -> int:
 
 
 class Dst:
-    """``DstBits`` plus the row mappings that the current config selects."""
+    """``DstBits`` plus the row mappings that the current config selects; ``one_row[r]`` and
+    ``four_rows[i]`` are shared row index arrays (``row_indexes``)."""
 
-    def __init__(self, config: TensixConfig) -> None:
+    def __init__(self, config: TensixConfig, rows: int, cols: int) -> None:
         self.config = config
-        self.bits = np.zeros((ROWS, COLS), dtype=np.uint16)
+        self.rows, self.cols = rows, cols
+        self._low_half = 8 * cols  # flat distance from DstBits[Adj32(r)][c] to DstBits[Adj32(r) + 8][c]
+        self.one_row, self.four_rows = row_indexes(rows)
+        self.bits = np.zeros((rows, cols), dtype=np.uint16)
         self._flat = memoryview(self.bits.reshape(-1))  # shares memory; fast scalar access
-        self.unpredictable = np.zeros((ROWS, COLS), dtype=bool)
+        self.unpredictable = np.zeros((rows, cols), dtype=bool)
         self._any_unpredictable = False
-        self._written = bytearray(ROWS)  # per DstBits row; ``ever_written`` is a numpy view
+        self._written = bytearray(rows)  # per DstBits row; ``ever_written`` is a numpy view
         self.ever_written = np.frombuffer(self._written, dtype=bool)
         self._feature_disable = 0
         self.alias16 = False  # Dst16b aliases the high half of Dst32b (bit 11 mode)
         self._key: tuple[bool, bool, bool] | None = None
-        self.row16 = np.arange(ROWS, dtype=np.int64)   # Dst16b row -> DstBits row
-        self.row32 = np.arange(ROWS, dtype=np.int64)   # Dst32b row -> DstBits row of the high halves
-        self._row16_base: list[int] = []  # the same, times COLS, as Python ints
+        self.row16 = np.arange(rows, dtype=np.int64)   # Dst16b row -> DstBits row
+        self.row32 = np.arange(rows, dtype=np.int64)   # Dst32b row -> DstBits row of the high halves
+        self._row16_base: list[int] = []  # the same, times cols, as Python ints
         self._row32_base: list[int] = []
         config.on_change(self._refresh, ("DEST_ACCESS_CFG_remap_addrs", "DEST_ACCESS_CFG_swizzle_32b"))
         self._refresh()
@@ -79,10 +94,10 @@ class Dst:
             return
         self._key = key
         remap, swizzle, alias = key
-        self.row32 = np.array([adj32(r, remap, swizzle) for r in range(ROWS)], dtype=np.int64)
-        self.row16 = self.row32 if alias else np.array([adj16(r, remap) for r in range(ROWS)], dtype=np.int64)
-        self._row32_base = [int(r) * COLS for r in self.row32]
-        self._row16_base = [int(r) * COLS for r in self.row16]
+        self.row32 = np.array([adj32(r, remap, swizzle) for r in range(self.rows)], dtype=np.int64)
+        self.row16 = self.row32 if alias else np.array([adj16(r, remap) for r in range(self.rows)], dtype=np.int64)
+        self._row32_base = [int(r) * self.cols for r in self.row32]
+        self._row16_base = [int(r) * self.cols for r in self.row16]
 
     # -- scalar access (the RISC-V window's path) -------------------------------------------
     def get16(self, row: int, col: int) -> int:
@@ -96,7 +111,7 @@ class Dst:
         """``Dst16b[row][col] = value``."""
         i = self._row16_base[row & 0x3FF] + col
         self._flat[i] = value
-        self._written[i >> 4] = 1
+        self._written[i // self.cols] = 1
         if self.alias16:
             self._mark_low_half_garbage(i)
         elif self._any_unpredictable:
@@ -105,31 +120,32 @@ class Dst:
     def get32(self, row: int, col: int) -> int:
         """``Dst32b[row][col]``."""
         i = self._row32_base[row & 0x3FF] + col
-        if self._any_unpredictable and (self.unpredictable.flat[i] or self.unpredictable.flat[i + LOW_HALF]):
+        low = i + self._low_half
+        if self._any_unpredictable and (self.unpredictable.flat[i] or self.unpredictable.flat[low]):
             raise UnpredictableValueUsed(f"Dst.md: Dst32b[{row}][{col}] holds garbage left by a bit-11 Dst16b write")
         flat = self._flat
-        return (flat[i] << 16) | flat[i + LOW_HALF]
+        return (flat[i] << 16) | flat[low]
 
     def set32(self, row: int, col: int, value: int) -> None:
         """``Dst32b[row][col] = value``."""
         i = self._row32_base[row & 0x3FF] + col
+        low = i + self._low_half
         flat = self._flat
         flat[i] = value >> 16
-        flat[i + LOW_HALF] = value & 0xFFFF
-        r = i >> 4
+        flat[low] = value & 0xFFFF
+        r = i // self.cols
         self._written[r] = self._written[r + 8] = 1
         if self._any_unpredictable:
-            self.unpredictable.flat[i] = self.unpredictable.flat[i + LOW_HALF] = False
+            self.unpredictable.flat[i] = self.unpredictable.flat[low] = False
 
     def _mark_low_half_garbage(self, i: int) -> None:
         self.unpredictable.flat[i] = False
-        self.unpredictable.flat[i + LOW_HALF] = True
+        self.unpredictable.flat[i + self._low_half] = True
         self._any_unpredictable = True
 
     # -- rows and blocks (numpy) -------------------------------------------------------------
-    @staticmethod
-    def _rows(rows: int | slice | np.ndarray) -> np.ndarray:
-        return np.arange(ROWS)[rows] if isinstance(rows, slice) else np.asarray(rows) & 0x3FF
+    def _rows(self, rows: int | slice | np.ndarray) -> np.ndarray:
+        return np.arange(self.rows)[rows] if isinstance(rows, slice) else np.asarray(rows) & 0x3FF
 
     def read16(self, rows: int | slice | np.ndarray) -> np.ndarray:
         """``Dst16b[rows]`` as uint16 (shape ``(16,)`` for one row, ``(n, 16)`` for several)."""
@@ -165,3 +181,7 @@ class Dst:
     def clear_unpredictable(self) -> None:
         self.unpredictable[:] = False
         self._any_unpredictable = False
+
+    def recount_unpredictable(self) -> None:
+        """``unpredictable`` was written in bulk (a restore): note whether any lane is."""
+        self._any_unpredictable = bool(self.unpredictable.any())

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tdbg.tensix.dst import COLS, Dst
+from tdbg.tensix.dst import Dst
 
 
 class DstPort:
@@ -51,7 +51,7 @@ class DstPort:
         ``undefined``."""
         rows = np.atleast_1d(rows)
         hi = self.dst.row32[rows & 0x3FF]
-        out = self.dst.read32(rows).reshape(-1, COLS)
+        out = self.dst.read32(rows).reshape(-1, self.dst.cols)
         out[~self.dst.ever_written[hi]] &= np.uint32(0x0000FFFF)
         out[~self.dst.ever_written[hi]] |= np.uint32(undefined & 0xFFFF0000)
         out[~self.dst.ever_written[hi + 8]] &= np.uint32(0xFFFF0000)
@@ -61,18 +61,18 @@ class DstPort:
     def write16(self, rows: np.ndarray, values: np.ndarray, cols: np.ndarray | None = None) -> None:
         """``Dst16b[rows][cols] = values`` (all columns when ``cols`` is None)."""
         rows = np.atleast_1d(rows)
-        values = np.asarray(values, dtype=np.uint16).reshape(-1, COLS)
+        values = np.asarray(values, dtype=np.uint16).reshape(-1, self.dst.cols)
         if cols is not None and not cols.all():
-            values = np.where(cols, values, self.dst.read16(rows).reshape(-1, COLS))
+            values = np.where(cols, values, self.dst.read16(rows).reshape(-1, self.dst.cols))
         self.dst.write16(rows, values)
         self.notify(self.bits_rows16(rows))
 
     def write32(self, rows: np.ndarray, values: np.ndarray, cols: np.ndarray | None = None) -> None:
         """``Dst32b[rows][cols] = values`` (all columns when ``cols`` is None)."""
         rows = np.atleast_1d(rows)
-        values = np.asarray(values, dtype=np.uint32).reshape(-1, COLS)
+        values = np.asarray(values, dtype=np.uint32).reshape(-1, self.dst.cols)
         if cols is not None and not cols.all():
-            values = np.where(cols, values, self.dst.read32(rows).reshape(-1, COLS))
+            values = np.where(cols, values, self.dst.read32(rows).reshape(-1, self.dst.cols))
         self.dst.write32(rows, values)
         self.notify(self.bits_rows32(rows))
 
@@ -89,12 +89,7 @@ class DstPort:
     def undefine_row(self, bits_row: int) -> None:
         """Mark one ``DstBits`` row undefined (``undefine`` without building an index array)."""
         self.dst.ever_written[bits_row] = False
-        self.notify(_ONE_ROW[bits_row])
-
-
-_ONE_ROW = [np.array([r]) for r in range(1024)]  # shared, never written: the rows one write reports
-for _a in _ONE_ROW:
-    _a.flags.writeable = False
+        self.notify(self.dst.one_row[bits_row])
 
 
 def lanes_defined(dst: Dst, written: np.ndarray, storage: str, rows: np.ndarray) -> np.ndarray:
@@ -108,7 +103,7 @@ def lanes_defined(dst: Dst, written: np.ndarray, storage: str, rows: np.ndarray)
     else:
         hi = dst.row32[rows]
         per_row = written[hi] | written[hi + 8]
-    return np.repeat(np.asarray(per_row, dtype=bool)[:, None], COLS, axis=1)
+    return np.repeat(np.asarray(per_row, dtype=bool)[:, None], dst.bits.shape[1], axis=1)
 
 
 def read_lanes(dst: Dst, bits: np.ndarray, written: np.ndarray, storage: str, rows: np.ndarray) -> np.ndarray:

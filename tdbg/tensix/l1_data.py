@@ -1,7 +1,7 @@
 """Data formats in L1, decoded for the debugger: datums to numbers, and the layout of a tile.
 
-The formats are the unpackers' (newer ``Unpackers/FormatConversion.md``; codes in
-``tdbg.tensix.unpackers``); each datum decodes to the number it stands for:
+The formats are the unpackers' (newer ``Unpackers/FormatConversion.md``), by the names of
+``tdbg.arch.data_formats.L1_FORMATS``; each datum decodes to the number it stands for:
 
 * ``fp32`` / ``tf32``: IEEE FP32 (TF32 is FP32 with 13 low mantissa bits zero); ``bf16``: the
   high half of FP32; ``fp16``: FloatBitPatterns.md's FP16 (exponent 31 is finite: no inf or NaN);
@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from tdbg.arch.data_formats import L1_FORMATS
 from tdbg.tensix import unpackers as u
 
-FORMATS = {"fp32": u.FP32, "tf32": u.TF32, "bf16": u.BF16, "fp16": u.FP16, "fp8": u.FP8,
-           "bfp8": u.BFP8, "bfp4": u.BFP4, "bfp2": u.BFP2, "bfp8a": u.BFP8A, "bfp4a": u.BFP4A,
-           "bfp2a": u.BFP2A, "int8": u.INT8, "uint8": u.INT8, "int16": u.INT16, "int32": u.INT32}
+FORMATS = {name: f.format for name, f in L1_FORMATS.items()}
 TILE_DATUMS = 1024
 
 

@@ -12,7 +12,7 @@ identity (see ``dst_access``).  Floating-point arithmetic is the measured datapa
 ``MOVB2A`` as their pages say; ``MOVD2B`` follows seed 001, which has no such mask (although
 ``SFPCONFIG.md`` lists MOVD2B among the users of ``BLOCK_DEST_MOV``), and writes
 ``SrcB[MatrixUnit.SrcABank]`` exactly as the seed does (the SrcA bank bit, not the SrcB one).
-Blackhole fields no Wormhole page has (tt-llk's names, ``bh_isa.json``): ELWMUL's
+Blackhole fields no Wormhole page has (tt-llk's names, ``tdbg/arch/blackhole/isa.json``): ELWMUL's
 ``dest_accum_en`` is ignored (ELWMUL.md always accumulates; ttsim: "ELWMUL forces accumulation,
 independent of dest_accum_en"); GMPOOL's and GAPOOL's ``instr_mod19`` selects 1x16 (0) or 16x16
 (1) pooling (tt-llk ``p_gpool``), and the pages describe what tt-llk selects, 16x16 (ttsim
@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from tdbg import native
+from tdbg.arch import data_formats
 from tdbg.native import address
 from tdbg.tensix import fpu_datapath as dp, fpu_numerics as fx
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnimplementedFunctionality
@@ -53,17 +54,11 @@ from tdbg.tensix.src import MASK19, SrcClient
 if TYPE_CHECKING:
     from tdbg.tensix.coprocessor import Coprocessor
 
-# Data format codes (Packers/FormatConversion.md); 12 and 13 name no format.
-FP32, FP16, BFP8a, BFP4a, TF32, BF16, BFP8, BFP4, INT32, INT16, FP8, BFP2a, INT8, BFP2 = (
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 15)
-_BF16_STYLE = {FP32, BF16, BFP8, BFP4, BFP2, INT32, INT16}
-_FP16_STYLE = {FP16, FP8, BFP8a, BFP4a, BFP2a, INT8}
-_EXP8 = _BF16_STYLE | {TF32}
-COLS = np.arange(16)
-_ONE_ROW = [np.array([r]) for r in range(1024)]          # Dst row index arrays, shared and never written:
-_ROWS4 = [np.arange(4 * i, 4 * i + 4) for i in range(256)]  # one row, and four from 4 * i
-for _rows in (*_ONE_ROW, *_ROWS4):
-    _rows.flags.writeable = False
+# Each data format's style (the MOV* and ELW* pages' BF16 / FP16 / TF32 sets: tdbg.arch.data_formats).
+_FORMAT_STYLE = {code: f.style for code, f in data_formats.FORMATS.items()}
+_EXP8 = data_formats.having(lambda f: f.style != "FP16")
+TF32 = data_formats.DataFormat.TF32
+COLS = np.arange(16)        # a Dst row's columns (the Matrix Unit's width: the pages' 16 lanes)
 
 
 class MathConfig(NamedTuple):
@@ -128,12 +123,12 @@ class _Ctx:
                    else self.state.srca.fmt[self.banks.matrix_unit_srca])
         else:
             fmt = self.math.srca_fmt
-        if fmt in (12, 13):
+        if fmt not in _FORMAT_STYLE:
             raise MissingSpecification(f"{self.page}: SrcAFmt {fmt} names no data format")
         return fmt
 
     def style(self, fmt: int) -> str:
-        return "BF16" if fmt in _BF16_STYLE else "FP16" if fmt in _FP16_STYLE else "TF32"
+        return _FORMAT_STYLE[fmt]  # type: ignore[index]
 
     def math_style(self) -> tuple[str, bool]:
         """``SrcAStyle`` and ``UseDst32b`` of the arithmetic pages (ELWADD.md, MVMUL.md)."""
@@ -196,7 +191,8 @@ def _movd2src(cop: Coprocessor, thread: int, f: dict[str, int], to_srcb: bool) -
     if (cols is None or cols.any()) and not use32 and (lo or style == "TF32"):
         why = "UseDst32bLo with 16-bit Dst" if lo else "TF32 style with 16-bit Dst"
         raise UndefinedBehavior(f"{page}: {why}")
-    rows = _ROWS4[dst_row >> 2] if n == 4 else _ONE_ROW[dst_row]
+    dst = c.state.dst
+    rows = dst.four_rows[dst_row >> 2] if n == 4 else dst.one_row[dst_row]
     if use32:
         v = c.port.read32(rows)
         if lo:
@@ -263,9 +259,10 @@ def _src2dst(c: _Ctx, f: dict[str, int], vals: np.ndarray, rows: np.ndarray, fro
     c.addr_mod(f["AddrMod"])
 
 
-def mova2d(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
-    """``MOVA2D`` (MOVA2D.md)."""
-    c = _Ctx(cop, thread, "MOVA2D.md")
+def mova2d(cop: Coprocessor, thread: int, f: dict[str, int], page: str = "MOVA2D.md") -> None:
+    """``MOVA2D`` (MOVA2D.md); ``MOVDBGA2D`` (MOVDBGA2D.md) is the same move, which the Wait Gate
+    does not hold for ``SrcA`` (the coprocessor leaves it out of the instructions that wait)."""
+    c = _Ctx(cop, thread, page)
     dst_row, src_row = c.dst_row(f["DstRow"]), f["SrcRow"] + c.rwc.SrcA
     if f["Move8Rows"]:
         n, dst_row, src_row = 8, dst_row & 0x3F8, src_row & 0x38
@@ -356,10 +353,10 @@ def zeroacc(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
         else:
             rows16 = imm * 16 + np.arange(16) if imm < 64 else rows16
     elif mode == ZEROACC_MODE_HALF_OF_DST:
-        half = imm & 1
-        rows16, rows32 = 512 * half + np.arange(512), 256 * half + np.arange(256)
+        n = c.port.dst.rows // 2          # Dst16b rows in half of Dst (and Dst32b rows in all of it)
+        rows16, rows32 = n * (imm & 1) + np.arange(n), n // 2 * (imm & 1) + np.arange(n // 2)
     else:
-        rows16, rows32 = np.arange(1024), np.arange(512)
+        rows16, rows32 = np.arange(c.port.dst.rows), np.arange(c.port.dst.rows // 2)
     bits_rows = np.concatenate([c.port.bits_rows16(rows16), c.port.bits_rows32(rows32)])  # a row may repeat
     if f["Revert"]:
         c.port.define(bits_rows)

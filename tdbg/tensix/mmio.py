@@ -1,20 +1,18 @@
 """The coprocessor's port to the tile's memory-mapped devices, for the instructions that write
-or read the ``0xFFB0_0000`` window (``LOADREG``, ``STOREREG``, ``PACR_SETREG``).
+or read them (``LOADREG``, ``STOREREG``, ``PACR_SETREG``).
 
-The tile installs a port (``Coprocessor.mmio``) that reaches its devices through the same
-handlers a RISC-V load or store uses (``tdbg.emu.regions.TensixMmio``); a coprocessor standing
-alone has ``DETACHED``, which reaches nothing.  The address rules every one of these pages shares
-are here.
+The tile installs a port (``Coprocessor.mmio``) that reaches its devices as a RISC-V load or
+store does (``tdbg.emu.devices.coprocessor_port``); a coprocessor standing alone has
+``DETACHED``, which reaches nothing.  The address rule every one of these pages shares is
+``register_address``, with the window the profile gives (``TensixSpec.register_window*``).
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
+from tdbg.arch.profile import TensixSpec
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
-
-BASE = 0xFFB0_0000
-LOWEST = 0xFFB1_1000   # LOADREG.md, STOREREG.md, PACR_SETREG.md: below it, UndefinedBehaviour
 
 
 class MmioPort(Protocol):
@@ -38,8 +36,11 @@ class Detached:
 DETACHED = Detached()
 
 
-def check(address: int, page: str) -> int:
-    """``address``, or ``UndefinedBehavior`` when it is below ``0xFFB1_1000``."""
-    if address < LOWEST:
-        raise UndefinedBehavior(f"{page}: address {address:#010x} is below 0xFFB11000")
+def register_address(spec: TensixSpec, offset: int, page: str) -> int:
+    """The device address ``offset`` into the register window names (LOADREG.md, STOREREG.md,
+    PACR_SETREG.md: ``0xFFB00000 + offset`` on Wormhole and Blackhole), or ``UndefinedBehavior``
+    when it is below the window's lowest register (``0xFFB11000``)."""
+    address = spec.register_window + offset
+    if address < spec.register_window_lowest:
+        raise UndefinedBehavior(f"{page}: address {address:#010x} is below 0x{spec.register_window_lowest:08X}")
     return address

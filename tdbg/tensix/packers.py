@@ -1,5 +1,5 @@
 """The packer: ``PACR`` (``Dst`` to L1), its address generators and the stages around the format
-conversion (which is ``tdbg.tensix.packer``, seed 002).
+conversion (which is ``tdbg.tensix.pack_conversion``, seed 002).
 
 Implements WormholeB0 ``TensixCoprocessor/PACR.md``, ``Packers/README.md``,
 ``Packers/InputAddressGenerator.md``, ``Packers/OutputAddressGenerator.md`` (streams,
@@ -55,17 +55,18 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from tdbg import native
+from tdbg.arch import data_formats
 from tdbg.tensix import mmio
-from tdbg.tensix import packer as conversion
+from tdbg.tensix import pack_conversion as conversion
 from tdbg.tensix.adcs import PACKERS, W, X, Y, Z
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
-from tdbg.tensix.packer import Floats, Ints, PackerConfig
+from tdbg.tensix.pack_conversion import Floats, Ints, PackerConfig
 
 if TYPE_CHECKING:
     from tdbg.tensix.coprocessor import Coprocessor
 
 PAGE = "PACR.md"
-_FIVE_BIT = frozenset({1, 2, 3, 10, 11})  # FP16, BFP8a, BFP4a, FP8, BFP2a (ReLU.md)
+_FIVE_BIT = data_formats.having(lambda f: f.five_bit_exponent)  # FP16, BFP8a, BFP4a, FP8, BFP2a (ReLU.md)
 
 
 @dataclass
@@ -85,7 +86,7 @@ class PackerState:
     """The packer's own state: the output streams (OutputAddressGenerator.md), the tile
     position generator (EdgeMasking.md), the exponent histogram, and ``PACR_SETREG``'s
     ``Packers.SetRegBase[2]`` / ``SetRegHiScaler[4]`` with the raw TDMA-RISC words they were set
-    from (TDMA-RISC.md; ``tdbg.tensix.tdma_risc``), and the raw word of the unpackers'
+    from (TDMA-RISC.md; ``tdbg.emu.devices.tdma_risc``), and the raw word of the unpackers'
     ``UnpackRegAddrRaw`` that register file also holds.  No page gives their power-on values:
     zero, as tdbg's config."""
 
@@ -99,15 +100,6 @@ class PackerState:
     set_reg_hi_scaler: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     scaler2_raw: int = 0
     unpack_reg_addr_raw: int = 0
-
-    def reset(self) -> None:
-        self.data_address = self.exp_address = 0
-        self.data_needs_new = self.exp_needs_new = True
-        self.tpg = [0, 0, 0]
-        self.histogram.reset()
-        self.set_reg_base = [0, 0]
-        self.set_reg_hi_scaler = [0, 0, 0, 0]
-        self.scaler2_raw = self.unpack_reg_addr_raw = 0
 
 
 class PackConfig(NamedTuple):
@@ -218,7 +210,7 @@ def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
         relu_mode=get("STACC_RELU_ApplyRelu") & 3, relu_threshold=threshold,
         exp_threshold_en=bool(get(f"{sec}Exp_threshold_en")), exp_threshold=get(f"{sec}Exp_threshold"),
         downsample_mask=get(f"{sec}Downsample_mask") or 0xFFFF,
-        acc_stats=any(cfg.get("ENABLE_ACC_STATS_Enable", thread=t) for t in range(3)),
+        acc_stats=any(cfg.get("ENABLE_ACC_STATS_Enable", thread=t) for t in range(cfg.threads)),
         keeps_all=False, plain=False,
     )
     keeps_all = c.downsample_mask == 0xFFFF and all(c.edge_masks[m] == 0xFFFF for m in c.row_set_mapping[c.edge_select])
@@ -261,13 +253,16 @@ def _positions(cop: Coprocessor, c: PackConfig, adc: int, f: dict[str, int]) -> 
 
 
 def _gather(cop: Coprocessor, c: PackConfig, idx: np.ndarray) -> np.ndarray:
-    """``Dst16b`` / ``Dst32b`` bits at the datum indexes (undefined ``DstBits`` rows read as zero)."""
+    """``Dst16b`` / ``Dst32b`` bits at the datum indexes (undefined ``DstBits`` rows read as zero).  A
+    ``Dst32b`` row stays a 10-bit index (BlackholeA0 Dst.md: ``Adj32`` maps it to ``DstBits``;
+    rows 512 and up are the upper half, where tt-llk's second SyncHalf block is; ttsim v1.10.0
+    tensix.cpp:2214, 602 agrees), not Wormhole's 512-row wrap."""
     dst = cop.state.dst
     rows, cols = idx >> 4, idx & 15
     if not c.read_32b:
         r = dst.row16[rows]
         return np.where(dst.ever_written[r], dst.bits[r, cols], 0).astype(np.uint16)
-    hi = dst.row32[rows & 0x1FF]
+    hi = dst.row32[rows]
     written = dst.ever_written
     high = np.where(written[hi], dst.bits[hi, cols], 0).astype(np.uint32)
     return (high << 16) | np.where(written[hi + 8], dst.bits[hi + 8, cols], 0).astype(np.uint32)
@@ -585,9 +580,6 @@ def _advance(cop: Coprocessor, thread: int, adc: int, f: dict[str, int]) -> None
             adcs.add(adc, PACKERS, ch, Z, z_incr)
 
 
-_SETREG_LIMIT = 0xFFB8_0000  # PACR_SETREG.md: a write at or above it is dropped
-
-
 def pacr_setreg(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``PACR_SETREG`` (PACR_SETREG.md): one 32-bit MMIO write through ``Coprocessor.mmio``,
     ``Addr = 0xFFB00000 + SetRegBase[AddrSel] + (AddrMid << 12)``, ``Value32 = Value10 +
@@ -600,7 +592,7 @@ def pacr_setreg(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     a partly filled 16-byte output stream (a ``PACR`` without ``Last`` / ``Flush`` before it)
     raises ``UnimplementedFunctionality``, since the page does not say where the next ``PACR``
     then writes.  ``SetRegBase`` / ``SetRegHiScaler`` are set through TDMA-RISC
-    (``tdbg.tensix.tdma_risc``).
+    (``tdbg.emu.devices.tdma_risc``).
 
     Blackhole (tt-llk's assembly.yaml; no page; ttsim v1.10.0 has no ``PACR_SETREG``): the
     fields move.  ``StreamId`` (bits 7:2) is the page's ``AddrMid``, and the YAML's address
@@ -628,8 +620,9 @@ def pacr_setreg(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
                                          "PACR without Last or Flush) is not modelled")
     value10 = f["Unused"]
     value32 = value10 + (((value10 * ps.set_reg_hi_scaler[out_fmt & 3]) & 0x1FFFF) << 12)
-    address = mmio.check(mmio.BASE + ps.set_reg_base[f["AddrSel"]] + (f["StreamId"] << 12), "PACR_SETREG.md")
-    if address < _SETREG_LIMIT:
+    window = cop.state.profile.tensix
+    address = mmio.register_address(window, ps.set_reg_base[f["AddrSel"]] + (f["StreamId"] << 12), "PACR_SETREG.md")
+    if address < window.setreg_limit:
         cop.mmio.store(thread, address, value32)
 
 

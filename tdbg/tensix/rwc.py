@@ -76,6 +76,16 @@ def _entry_in_force(config: TensixConfig, thread: int, addr_mod: int, extra: int
     return _entry(config, thread, index)
 
 
+def _advance(rwc: RWCs, counter: str, inc: int, cr: bool) -> None:
+    """The counter step RWCs.md's instructions share: with ``cr``, ``X_Cr += inc; X = X_Cr``;
+    else ``X += inc`` (each wrapping at the counter's width)."""
+    values = rwc.__dict__
+    if cr:
+        values[counter] = values[counter + "_Cr"] = (values[counter + "_Cr"] + inc) & _MASK[counter]
+    elif inc:
+        values[counter] = (values[counter] + inc) & _MASK[counter]
+
+
 def apply_addr_mod(rwc: RWCs, config: TensixConfig, thread: int, addr_mod: int,
                    update_fidelity: bool = True) -> None:
     """``ApplyAddrMod`` (``ApplyPartialAddrMod`` when ``update_fidelity`` is false), RWCs.md."""
@@ -85,29 +95,20 @@ def apply_addr_mod(rwc: RWCs, config: TensixConfig, thread: int, addr_mod: int,
         ("ADDR_MOD", thread, addr_mod, extra), lambda: _entry_in_force(config, thread, addr_mod, extra))
     if a_clear:
         rwc.SrcA = rwc.SrcA_Cr = 0
-    elif a_cr:
-        rwc.SrcA_Cr += a_incr
-        rwc.SrcA = rwc.SrcA_Cr
-    elif a_incr:
-        rwc.SrcA += a_incr
+    elif a_cr or a_incr:
+        _advance(rwc, "SrcA", a_incr, a_cr)
     if b_clear:
         rwc.SrcB = rwc.SrcB_Cr = 0
-    elif b_cr:
-        rwc.SrcB_Cr += b_incr
-        rwc.SrcB = rwc.SrcB_Cr
-    elif b_incr:
-        rwc.SrcB += b_incr
+    elif b_cr or b_incr:
+        _advance(rwc, "SrcB", b_incr, b_cr)
 
     if d_clear:
         rwc.Dst = rwc.Dst_Cr = 0
     elif d_ctocr:
         rwc.Dst += d_incr
         rwc.Dst_Cr = rwc.Dst
-    elif d_cr:
-        rwc.Dst_Cr += d_incr
-        rwc.Dst = rwc.Dst_Cr
-    elif d_incr:
-        rwc.Dst += d_incr
+    elif d_cr or d_incr:
+        _advance(rwc, "Dst", d_incr, d_cr)
 
     if update_fidelity:
         if f_clear:
@@ -140,18 +141,6 @@ def setrwc(rwc: RWCs, f: dict[str, int]) -> None:
 
 def incrwc(rwc: RWCs, f: dict[str, int]) -> None:
     """``INCRWC`` (INCRWC.md)."""
-    if f["SrcACr"]:
-        rwc.SrcA_Cr += f["SrcAInc"]
-        rwc.SrcA = rwc.SrcA_Cr
-    elif f["SrcAInc"]:
-        rwc.SrcA += f["SrcAInc"]
-    if f["SrcBCr"]:
-        rwc.SrcB_Cr += f["SrcBInc"]
-        rwc.SrcB = rwc.SrcB_Cr
-    elif f["SrcBInc"]:
-        rwc.SrcB += f["SrcBInc"]
-    if f["DstCr"]:
-        rwc.Dst_Cr += f["DstInc"]
-        rwc.Dst = rwc.Dst_Cr
-    elif f["DstInc"]:
-        rwc.Dst += f["DstInc"]
+    _advance(rwc, "SrcA", f["SrcAInc"], f["SrcACr"])
+    _advance(rwc, "SrcB", f["SrcBInc"], f["SrcBCr"])
+    _advance(rwc, "Dst", f["DstInc"], f["DstCr"])

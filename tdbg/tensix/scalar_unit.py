@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from tdbg.tensix.coprocessor import Coprocessor
 
 _M32 = 0xFFFFFFFF
-L1_LIMIT = 1464 * 1024  # STOREIND_L1.md / LOADIND.md: "Address must be in L1"
 
 
 def _half_regs(cop: Coprocessor, thread: int) -> np.ndarray:
@@ -150,7 +149,7 @@ def _indirect_address(cop: Coprocessor, thread: int, addr_reg: int, offset_half:
         raise MissingSpecification(f"{page}: OffsetIndex {offset_half} is past the {len(half)} 16-bit GPR halves "
                                    f"(the page's OffsetHalfReg is u7; Blackhole's field is 8 bits)")
     address = int(cop.state.gprs[thread, addr_reg]) * 16 + int(half[offset_half])
-    if address >= L1_LIMIT:
+    if address >= cop.state.profile.l1_size:   # "Address must be in L1"
         raise UndefinedBehavior(f"{page}: L1 address {address:#x} is past L1")
     half[offset_half] = (int(half[offset_half]) + (0, 2, 4, 16)[increment]) & 0xFFFF
     return address
@@ -189,11 +188,11 @@ def loadind(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
 
 def loadreg(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``LOADREG`` (LOADREG.md): a 32-bit MMIO read into a GPR (the delayed write happens at once)."""
-    address = mmio.check(mmio.BASE + (f["RegAddr"] << 2), "LOADREG.md")
+    address = mmio.register_address(cop.state.profile.tensix, f["RegAddr"] << 2, "LOADREG.md")
     cop.state.gprs[thread, f["TdmaDataRegIndex"]] = cop.mmio.load(thread, address) & _M32
 
 
 def storereg(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     """``STOREREG`` (STOREREG.md): a GPR written to a 32-bit MMIO address."""
-    address = mmio.check(mmio.BASE + (f["RegAddr"] << 2), "STOREREG.md")
+    address = mmio.register_address(cop.state.profile.tensix, f["RegAddr"] << 2, "STOREREG.md")
     cop.mmio.store(thread, address, int(cop.state.gprs[thread, f["TdmaDataRegIndex"]]))

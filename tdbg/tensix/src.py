@@ -1,4 +1,5 @@
-"""``SrcA`` and ``SrcB``: 2 banks x 64 rows x 16 columns of 19-bit data, with ``AllowedClient``.
+"""``SrcA`` and ``SrcB``: banks x rows x columns (2 x 64 x 16: the profile's geometry) of 19-bit
+data, with ``AllowedClient``.
 
 Implements WormholeB0 ``TensixCoprocessor/SrcASrcB.md`` (seed 004): each bank has an
 ``AllowedClient`` (Unpackers at reset), and the Matrix Unit and the two unpackers each keep one
@@ -13,9 +14,6 @@ from enum import Enum
 
 import numpy as np
 
-BANKS = 2
-ROWS = 64
-COLS = 16
 MASK19 = (1 << 19) - 1
 
 
@@ -27,11 +25,11 @@ class SrcClient(str, Enum):
 class SrcRegister:
     """One of ``SrcA`` / ``SrcB``: ``data[bank][row][col]`` holds 19-bit values in uint32."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, banks: int, rows: int, cols: int) -> None:
         self.name = name
-        self.data = np.zeros((BANKS, ROWS, COLS), dtype=np.uint32)
-        self.allowed_client = [SrcClient.Unpackers, SrcClient.Unpackers]
-        self.fmt = [0, 0]  # Blackhole: the implied format of each bank (tdbg.tensix.unpackers)
+        self.data = np.zeros((banks, rows, cols), dtype=np.uint32)
+        self.allowed_client = [SrcClient.Unpackers] * banks
+        self.fmt = [0] * banks  # Blackhole: the implied format of each bank (tdbg.tensix.unpackers)
 
     def read(self, bank: int, rows: int | slice | np.ndarray) -> np.ndarray:
         """``Src[bank][rows]``."""
@@ -40,11 +38,6 @@ class SrcRegister:
     def write(self, bank: int, rows: int | slice | np.ndarray, values: np.ndarray) -> None:
         """``Src[bank][rows] = values`` (each value masked to 19 bits)."""
         self.data[bank, rows] = np.asarray(values, dtype=np.uint32) & MASK19
-
-    def reset(self) -> None:
-        self.data[:] = 0
-        self.allowed_client = [SrcClient.Unpackers, SrcClient.Unpackers]
-        self.fmt = [0, 0]
 
 
 @dataclass

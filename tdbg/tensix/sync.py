@@ -8,7 +8,9 @@ pipeline / has memory requests outstanding" are always met (C0 after ``LOADIND``
 their GPR write is made when they execute); the ``AllowedClient`` conditions of
 the ``SrcA`` / ``SrcB`` banks and the ``SEMWAIT`` conditions are evaluated against the state.
 
-``STALLWAIT`` condition bits (keep waiting while ...), by profile:
+``STALLWAIT`` condition bits (keep waiting while ...), by generation (the profile's
+``SyncSpec`` holds what differs: Blackhole's in ``tdbg.arch.blackhole``; Wormhole B0's would be
+a default mask of C0-C6, 0x7F, and bits 8-11 testing the banks):
 
 ===  ==========================================  ==========================================
 bit  Wormhole B0 (STALLWAIT.md)                  Blackhole
@@ -46,8 +48,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tdbg.arch.profile import SyncSpec
 from tdbg.tensix.src import SrcClient
-from tdbg.tensix.tile import TensixState
+from tdbg.tensix.state import TensixState
 
 _ALL_BLOCK_BITS = 0x1FF
 B6_MATRIX_UNIT = 1 << 6
@@ -173,29 +176,19 @@ class LatchedWait:
     SemaphoreMask: int = 0
 
 
-# Per profile: the ConditionMask a zero selects, and the condition bits evaluated against the
-# state: bit -> (register, "unpacker" or "matrix_unit" bank, the client it waits for).
-DEFAULT_CONDITIONS = {"wormhole_b0": 0x7F, "blackhole": 0x0F}
-_SRC_CONDITIONS = {
-    "wormhole_b0": {8: ("SrcA", "unpacker", SrcClient.Unpackers), 9: ("SrcB", "unpacker", SrcClient.Unpackers),
-                    10: ("SrcA", "matrix_unit", SrcClient.MatrixUnit), 11: ("SrcB", "matrix_unit", SrcClient.MatrixUnit)},
-    "blackhole": {5: ("SrcA", "unpacker", SrcClient.Unpackers), 6: ("SrcB", "unpacker", SrcClient.Unpackers),
-                  7: ("SrcA", "matrix_unit", SrcClient.MatrixUnit), 8: ("SrcB", "matrix_unit", SrcClient.MatrixUnit)},
-}
+def stallwait_latch(sync: SyncSpec, f: dict[str, int]) -> LatchedWait:
+    """What ``STALLWAIT`` latches (STALLWAIT.md; the zero default is the profile's, module
+    docstring)."""
+    return LatchedWait("STALLWAIT", f["ConditionMask"] or sync.default_conditions, f["BlockMask"] or B6_MATRIX_UNIT)
 
 
-def stallwait_latch(profile: str, f: dict[str, int]) -> LatchedWait:
-    """What ``STALLWAIT`` latches (STALLWAIT.md; the zero defaults per profile, module docstring)."""
-    return LatchedWait("STALLWAIT", f["ConditionMask"] or DEFAULT_CONDITIONS[profile], f["BlockMask"] or B6_MATRIX_UNIT)
-
-
-def semwait_latch(profile: str, f: dict[str, int]) -> LatchedWait:
+def semwait_latch(sync: SyncSpec, f: dict[str, int]) -> LatchedWait:
     """What ``SEMWAIT`` latches (SEMWAIT.md); ConditionMask 0 latches a STALLWAIT on the default
     conditions (C0-C6 on Wormhole)."""
     block = f["BlockMask"] or B6_MATRIX_UNIT
     if f["ConditionMask"]:
         return LatchedWait("SEMWAIT", f["ConditionMask"], block, f["SemaphoreMask"])
-    return LatchedWait("STALLWAIT", DEFAULT_CONDITIONS[profile], block)
+    return LatchedWait("STALLWAIT", sync.default_conditions, block)
 
 
 def unmet_conditions(latch: LatchedWait, state: TensixState, sems: list[Semaphore]) -> list[str]:
@@ -209,15 +202,17 @@ def unmet_conditions(latch: LatchedWait, state: TensixState, sems: list[Semaphor
             unmet.append("C1: a selected semaphore has Value >= Max")
         return unmet
     banks = state.src_banks
-    for bit, (reg, which, client) in _SRC_CONDITIONS[state.profile.name].items():
-        if latch.ConditionMask >> bit & 1:
-            if which == "unpacker":
+    for cond in state.profile.sync.src_conditions:
+        if latch.ConditionMask >> cond.bit & 1:
+            reg = cond.register
+            if cond.holder == "unpacker":
                 bank = banks.unpacker[0 if reg == "SrcA" else 1]
                 holder = "Unpackers[0]" if reg == "SrcA" else "Unpackers[1]"
             else:
                 bank = banks.matrix_unit_srca if reg == "SrcA" else banks.matrix_unit_srcb
                 holder = "MatrixUnit"
             src = state.srca if reg == "SrcA" else state.srcb
+            client = SrcClient(cond.client)
             if src.allowed_client[bank] != client:
-                unmet.append(f"C{bit}: {reg}[{bank}].AllowedClient != {client.name} ({holder}'s bank)")
+                unmet.append(f"C{cond.bit}: {reg}[{bank}].AllowedClient != {client.name} ({holder}'s bank)")
     return unmet

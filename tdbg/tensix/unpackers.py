@@ -14,7 +14,7 @@ UNPACR_NOP at 3049, tt-llk's assembly.yaml descriptions; checked side by side wi
 running the kit's eltwise firmware with BF16, FP32, BFP8, BFP4 and BFP2 inputs: the unpacked
 and packed tiles matched byte for byte):
 
-* The encoding names are the page's (``bh_isa.json``); ``Last`` (ttsim requires 1) and
+* The encoding names are the page's (``tdbg/arch/blackhole/isa.json``); ``Last`` (ttsim requires 1) and
   ``srcb_bcast`` (no page; nonzero raises ``MissingSpecification``) are Blackhole-only.
 * ``SrcA`` rows wrap at 64 under ``SRCA_SET_SetOvrdWithAddr`` (tensix.cpp:3005 masks the row
   with 63; the page calls row >= 64 undefined).
@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from tdbg.arch import data_formats
 from tdbg.tensix.adcs import UNPACKER0, UNPACKER1, W, X, Y, Z
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.src import MASK19, SrcClient
@@ -59,22 +60,18 @@ if TYPE_CHECKING:
 
 PAGE = "UNPACR_Regular.md"
 
-# Data format codes (Unpackers/FormatConversion.md, last table)
+# Data format codes (Unpackers/FormatConversion.md, last table: tdbg.arch.data_formats)
+F = data_formats.DataFormat
 FP32, FP16, BFP8A, BFP4A, TF32, BF16, BFP8, BFP4, INT32, INT16, FP8, BFP2A, INT8, BFP2 = (
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 15)
-FORMAT_NAMES = {FP32: "FP32", FP16: "FP16", BFP8A: "BFP8a", BFP4A: "BFP4a", TF32: "TF32", BF16: "BF16",
-                BFP8: "BFP8", BFP4: "BFP4", INT32: "INT32", INT16: "INT16", FP8: "FP8", BFP2A: "BFP2a",
-                INT8: "INT8", BFP2: "BFP2"}
+    F.FP32, F.FP16, F.BFP8A, F.BFP4A, F.TF32, F.BF16, F.BFP8, F.BFP4, F.INT32, F.INT16, F.FP8, F.BFP2A, F.INT8, F.BFP2)
 #: Datum size in bits (``DatumSizeBytes`` * 8).
-DATUM_BITS = {BFP2: 2, BFP2A: 2, BFP4: 4, BFP4A: 4, BFP8: 8, BFP8A: 8, FP8: 8, INT8: 8,
-              FP16: 16, BF16: 16, INT16: 16, FP32: 32, TF32: 32, INT32: 32}
-BFP_FORMATS = frozenset({BFP8, BFP8A, BFP4, BFP4A, BFP2, BFP2A})
-L1_LIMIT = 1464 * 1024  # ReadL1Bytes: "Address must be in L1"
+DATUM_BITS = {code: f.datum_bits for code, f in data_formats.FORMATS.items()}
+BFP_FORMATS = data_formats.having(lambda f: f.bfp)
 TILEIZE_WIDE_ROW = 32    # Blackhole tileize row of datums wider than 8 bits (ttsim unpack_row_width)
 
 
 def format_name(code: int) -> str:
-    return FORMAT_NAMES.get(code, f"code {code}")
+    return data_formats.name(code)
 
 
 # -- configuration -----------------------------------------------------------------------------
@@ -457,7 +454,7 @@ def plan(cop: Coprocessor, thread: int, f: dict[str, int]) -> Plan:
     start_bits = in_addr * 8 + first * width
     if (c.tileize or c.transpose) and start_bits % 128:
         raise UndefinedBehavior(f"{PAGE}: Tileize_mode / Transpose need InAddr_Datums 16-byte aligned")
-    limit = min(L1_LIMIT, len(cop.state.l1))
+    limit = cop.state.profile.l1_size      # ReadL1Bytes: "Address must be in L1"
     i = None
     bit_addr = None
     if c.tileize or width < 8 or (c.fifo_size and (start_bits + (count - 1) * width) >> 3 > c.limit * 16):

@@ -31,32 +31,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tdbg.arch import data_formats
 from tdbg.tensix import formats
-from tdbg.tensix.packer import Fmt
-from tdbg.tensix.tile import TensixState
-
-#: ``RISC_DEST_ACCESS_CTRL_SEC[].fmt`` -> the view the window converts to (Dst.md).
-WINDOW_VIEW = {0: "fp32", 1: "int32", 2: "fp16", 3: "bf16", 4: "int16", 5: "int8"}
-_DST16_VIEW = {2: "fp16", 4: "int16", 5: "int8"}
-_SRC_VIEW = {
-    Fmt.FP32: "tf32", Fmt.TF32: "tf32",
-    Fmt.BF16: "bf16", Fmt.BFP8: "bf16", Fmt.BFP4: "bf16", Fmt.BFP2: "bf16",
-    Fmt.FP16: "fp16", Fmt.BFP8A: "fp16", Fmt.BFP4A: "fp16", Fmt.BFP2A: "fp16",
-    Fmt.FP8: "fp8", Fmt.INT8: "int8", Fmt.INT16: "int16",
-}
+from tdbg.tensix.state import TensixState
 
 
-def window_fmt(state: TensixState, thread: int) -> int:
-    """The thread's ``RISC_DEST_ACCESS_CTRL_SEC[thread].fmt``."""
-    return state.window.ctrl(thread).fmt
+def window_view(state: TensixState, thread: int) -> str:
+    """The view the thread's window ``fmt`` converts to (the profile's window table; "" for a
+    reserved value or no window)."""
+    return state.window.ctrl(thread).view if state.window is not None else ""
 
 
 def dst_view(state: TensixState, thread: int, storage: str) -> formats.View:
     """The view of ``Dst16b`` (``storage`` ``"dst16"``) or ``Dst32b`` (``"dst32"``) data."""
-    fmt = window_fmt(state, thread)
+    view = window_view(state, thread)
     if storage == "dst32":
-        return formats.get_view("dst32", "int32" if fmt == 1 else "fp32")
-    return formats.get_view("dst16", _DST16_VIEW.get(fmt, "bf16"))
+        return formats.get_view("dst32", "int32" if view == "int32" else "fp32")
+    return formats.get_view("dst16", view if view in ("fp16", "int16", "int8") else "bf16")
 
 
 def src_format(state: TensixState, thread: int, which: str) -> int:
@@ -70,19 +61,8 @@ def src_format(state: TensixState, thread: int, which: str) -> int:
 
 def src_view(state: TensixState, thread: int, which: str) -> formats.View:
     """The view of ``SrcA`` / ``SrcB`` data (raw for a format that is no Src type)."""
-    return formats.get_view("src", _SRC_VIEW.get(src_format(state, thread, which), "raw"))
-
-
-# Dstacc format codes (FormatConversion.md) by the type the data has in Dst (Dst.md "Data
-# types"): integer formats hold Integer "32" in Dst32b; in Dst16b, the FP16 family (the BFPa
-# formats and FP8 unpack to FP16) reads as FP16, INT16 and INT8 as themselves, the BF16
-# family as BF16.  FP32, TF32 and INT32 are no Dst16b type.
-_DST16_BY_FORMAT = {
-    Fmt.FP16: "fp16", Fmt.BFP8A: "fp16", Fmt.BFP4A: "fp16", Fmt.BFP2A: "fp16", Fmt.FP8: "fp16",
-    Fmt.BF16: "bf16", Fmt.BFP8: "bf16", Fmt.BFP4: "bf16", Fmt.BFP2: "bf16",
-    Fmt.INT16: "int16", Fmt.INT8: "int8",
-}
-_INTEGER_FORMATS = {Fmt.INT32, Fmt.INT16, Fmt.INT8}
+    facts = data_formats.facts(src_format(state, thread, which))
+    return formats.get_view("src", facts.src_type if facts and facts.src_type else "raw")
 
 
 @dataclass(frozen=True)
@@ -100,10 +80,8 @@ class MathDst:
     def fields(self) -> str:
         """The fields, short (tt-exalens' names: ``Fp32_enabled``, ``Dstacc``)."""
         int8 = f", INT8_math_enabled {self.int8_math_enabled}" if self.int8_math_enabled else ""
-        try:
-            name = Fmt(self.dstacc).name
-        except ValueError:
-            name = f"code {self.dstacc}"
+        facts = data_formats.facts(self.dstacc)
+        name = facts.format.name if facts else f"code {self.dstacc}"
         dstacc = "Dstacc_val" if self.field.endswith("_val") else "Dstacc"
         return f"Fp32_enabled {self.fp32_enabled}{int8}, {dstacc} {name}"
 
@@ -118,7 +96,7 @@ class MathDst:
 def dst_format(state: TensixState, thread: int) -> tuple[str, int]:
     """The ``Dstacc`` field in force and its data format code: ``ALU_FORMAT_SPEC_REG_Dstacc_val``
     while ``..._override`` is set, else ``ALU_FORMAT_SPEC_REG2_Dstacc`` (as the packer reads it,
-    ``tdbg.tensix.packer.PackerConfig.from_config``)."""
+    ``tdbg.tensix.pack_conversion.PackerConfig.from_config``)."""
     get = state.config.get
     if get("ALU_FORMAT_SPEC_REG_Dstacc_override", thread=thread):
         return "ALU_FORMAT_SPEC_REG_Dstacc_val", get("ALU_FORMAT_SPEC_REG_Dstacc_val", thread=thread)
@@ -129,24 +107,25 @@ def math_dst(state: TensixState, thread: int) -> MathDst:
     """The view of ``Dst`` data the math configuration of ``thread``'s config bank names:
     ``Dst32b`` (Integer "32" for an integer ``Dstacc``, else FP32) when
     ``ALU_ACC_CTRL_Fp32_enabled`` or ``ALU_ACC_CTRL_INT8_math_enabled`` is set, else the
-    ``Dst16b`` type of ``Dstacc``."""
+    ``Dst16b`` type of ``Dstacc`` (the data-format table's ``dst16_type``: Dst.md "Data types";
+    integer formats hold Integer "32" in ``Dst32b``)."""
     get = state.config.get
     fp32 = get("ALU_ACC_CTRL_Fp32_enabled", thread=thread)
     int8 = get("ALU_ACC_CTRL_INT8_math_enabled", thread=thread)
     field, code = dst_format(state, thread)
+    facts = data_formats.facts(code)
     if fp32 or int8:
-        view: formats.View | None = formats.get_view("dst32", "int32" if int8 or code in _INTEGER_FORMATS else "fp32")
+        view: formats.View | None = formats.get_view("dst32", "int32" if int8 or (facts and facts.integer) else "fp32")
     else:
-        name = _DST16_BY_FORMAT.get(code)  # type: ignore[call-overload]
-        view = formats.get_view("dst16", name) if name else None
+        view = formats.get_view("dst16", facts.dst16_type) if facts and facts.dst16_type else None
     return MathDst(view, fp32, int8, code, field)
 
 
 def dst_view_in_force(state: TensixState, thread: int) -> formats.View:
     """The default view of the ``dst`` commands: the math configuration's (``math_dst``), else,
-    where it names no ``Dst`` type, the thread's window view (``WINDOW_VIEW``)."""
+    where it names no ``Dst`` type, the thread's window view (``window_view``)."""
     view = math_dst(state, thread).view
     if view is not None:
         return view
-    name = WINDOW_VIEW.get(window_fmt(state, thread), "fp32")
+    name = window_view(state, thread) or "fp32"
     return formats.get_view("dst32" if name in ("fp32", "int32") else "dst16", name)

@@ -8,49 +8,55 @@ leaves undefined raises ``UndefinedBehavior`` instead of producing a value.
 
 T0 and T1 access one element per load/store: the access width picks the function (``lw``/``sw``
 → 32, ``lh``/``sh`` → 16, ``lb``/``sb`` → 8).  T2 may access several aligned elements at once;
-its access is split into the elements ``fmt`` defines.
+its access is split into the elements ``fmt`` defines.  What each ``fmt`` value is (its element
+size and the number view it converts to) is the profile's table (``WindowSpec``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tdbg.arch.profile import WindowFormat, WindowSpec
 from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.dst import Dst
 from tdbg.tensix.events import UndefinedBehavior
 
-WINDOW_SIZE = 0x8000
-INT8_SPAN = 0x4000  # fmt 5 maps Dst16b[1024][16] one byte per element: 16 KiB
-ELEMENT_SIZE = {0: 4, 1: 4, 2: 2, 3: 2, 4: 2, 5: 1}
-FMT_NAMES = {0: "FP32/uint32", 1: "int32", 2: "FP16", 3: "BF16", 4: "int16", 5: "int8"}
-
 
 @dataclass(frozen=True, slots=True)
 class AccessCtrl:
-    """``RISC_DEST_ACCESS_CTRL_SEC[core]`` as the window sees it."""
+    """``RISC_DEST_ACCESS_CTRL_SEC[core]`` as the window sees it: ``fmt``, and what it means
+    (``element``: bytes per element, 0 for a reserved value; ``view``: "" for a reserved value)."""
 
     fmt: int
     no_swizzle: bool
     unsigned_int: bool
+    element: int
+    view: str
+    name: str
 
 
 def _ub(function: str, ctrl: AccessCtrl) -> UndefinedBehavior:
-    view = FMT_NAMES.get(ctrl.fmt, "reserved")
-    return UndefinedBehavior(f"Dst.md {function}: fmt {ctrl.fmt} ({view}) leaves this access undefined")
+    return UndefinedBehavior(f"Dst.md {function}: fmt {ctrl.fmt} ({ctrl.name}) leaves this access undefined")
 
 
 class DstWindow:
     """Load/Store functions of the window, for each core T0 (0), T1 (1), T2 (2)."""
 
-    def __init__(self, dst: Dst, config: TensixConfig) -> None:
+    def __init__(self, dst: Dst, config: TensixConfig, spec: WindowSpec, threads: int) -> None:
         self.dst = dst
         self.config = config
-        self._ctrl: list[AccessCtrl | None] = [None, None, None]
-        config.on_change(self._invalidate, [f"RISC_DEST_ACCESS_CTRL_SEC{core}_{name}" for core in range(3)
+        self.spec = spec
+        self._formats = {f.code: f for f in spec.formats}
+        self._ctrl: list[AccessCtrl | None] = [None] * threads
+        config.on_change(self._invalidate, [f"RISC_DEST_ACCESS_CTRL_SEC{core}_{name}" for core in range(threads)
                                             for name in ("fmt", "no_swizzle", "unsigned_int")])
 
     def _invalidate(self) -> None:
-        self._ctrl = [None, None, None]
+        self._ctrl = [None] * len(self._ctrl)
+
+    def format(self, fmt: int) -> WindowFormat | None:
+        """What ``fmt`` means (None: a reserved value)."""
+        return self._formats.get(fmt)
 
     def ctrl(self, core: int) -> AccessCtrl:
         """The core's ``RISC_DEST_ACCESS_CTRL_SEC`` fields in its current Config bank."""
@@ -58,10 +64,15 @@ class DstWindow:
         if ctrl is None:
             get = self.config.get
             sec = f"RISC_DEST_ACCESS_CTRL_SEC{core}_"
+            fmt = get(sec + "fmt", thread=core)
+            spec = self._formats.get(fmt)
             ctrl = AccessCtrl(
-                fmt=get(sec + "fmt", thread=core),
+                fmt=fmt,
                 no_swizzle=bool(get(sec + "no_swizzle", thread=core)),
                 unsigned_int=bool(get(sec + "unsigned_int", thread=core)),
+                element=spec.element_size if spec else 0,
+                view=spec.view if spec else "",
+                name=spec.name if spec else "reserved",
             )
             self._ctrl[core] = ctrl
         return ctrl
@@ -70,7 +81,7 @@ class DstWindow:
     def load(self, core: int, offset: int, size: int) -> int:
         """The bits a ``size``-byte load at ``0xFFBD8000 + offset`` by ``core`` returns."""
         ctrl = self._ctrl[core] or self.ctrl(core)
-        if core == 2 and size > ELEMENT_SIZE.get(ctrl.fmt, size):
+        if core == 2 and size > (ctrl.element or size):
             return self._load_t2(ctrl, offset, size)
         if size == 4:
             return self.load32(ctrl, offset)
@@ -81,7 +92,7 @@ class DstWindow:
     def store(self, core: int, offset: int, size: int, value: int) -> None:
         """Apply a ``size``-byte store of ``value`` at ``0xFFBD8000 + offset`` by ``core``."""
         ctrl = self._ctrl[core] or self.ctrl(core)
-        if core == 2 and size > ELEMENT_SIZE.get(ctrl.fmt, size):
+        if core == 2 and size > (ctrl.element or size):
             self._store_t2(ctrl, offset, size, value)
         elif size == 4:
             self.store32(ctrl, offset, value)
@@ -94,8 +105,8 @@ class DstWindow:
         """The ``DstBits`` rows an access by ``core`` at ``offset`` would touch (none if the
         access is undefined)."""
         ctrl = self._ctrl[core] or self.ctrl(core)
-        elem = ELEMENT_SIZE.get(ctrl.fmt)
-        if elem is None or (size != elem and not (core == 2 and size > elem)):
+        elem = ctrl.element
+        if not elem or (size != elem and not (core == 2 and size > elem)):
             return set()
         dst = self.dst
         rows: set[int] = set()
@@ -126,32 +137,32 @@ class DstWindow:
     def _t2_elements(ctrl: AccessCtrl, offset: int, size: int) -> int:
         if offset % size:
             raise UndefinedBehavior(f"Dst.md: RISCV T2 multi-element access of {size} bytes at offset {offset:#x} is not aligned")
-        return ELEMENT_SIZE[ctrl.fmt]
+        return ctrl.element
 
     # -- the six functions of Dst.md ---------------------------------------------------------
     def load32(self, ctrl: AccessCtrl, offset: int) -> int:
         """``Load32``."""
-        if ctrl.fmt > 1:
+        if ctrl.element != 4:
             raise _ub("Load32", ctrl)
         i = offset >> 2
         value = self.dst.get32(i >> 4, i & 15)
         if not ctrl.no_swizzle:  # Dst32b bit layout -> CPU bit layout
             value = (value & 0x8000FFFF) | ((value & 0x7F000000) >> 8) | ((value & 0x00FF0000) << 7)
-        if ctrl.fmt == 1 and not ctrl.no_swizzle and value >= 0x80000000:
+        if ctrl.view == "int32" and not ctrl.no_swizzle and value >= 0x80000000:
             value = -(value & 0x7FFFFFFF) & 0xFFFFFFFF  # sign-magnitude -> two's complement; -0 -> +0
         return value
 
     def load16(self, ctrl: AccessCtrl, offset: int) -> int:
         """``Load16``."""
-        fmt = ctrl.fmt
-        if not 2 <= fmt <= 4:
+        view = ctrl.view
+        if ctrl.element != 2:
             raise _ub("Load16", ctrl)
         i = offset >> 1
         value = self.dst.get16(i >> 4, i & 15)
-        if fmt == 2:
+        if view == "fp16":
             if not ctrl.no_swizzle:  # Dst16b FP16 layout -> CPU layout
                 value = (value & 0x8000) | ((value & 0x7FE0) >> 5) | ((value & 0x001F) << 10)
-        elif fmt == 3:
+        elif view == "bf16":
             if not ctrl.no_swizzle:  # Dst16b BF16 layout -> CPU layout
                 value = (value & 0x8000) | ((value & 0x7F00) >> 8) | ((value & 0x00FF) << 7)
         elif not (ctrl.no_swizzle or ctrl.unsigned_int) and value >= 0x8000:
@@ -160,9 +171,9 @@ class DstWindow:
 
     def load8(self, ctrl: AccessCtrl, offset: int) -> int:
         """``Load8``."""
-        if ctrl.fmt != 5:
+        if ctrl.element != 1:
             raise _ub("Load8", ctrl)
-        if offset >= INT8_SPAN:
+        if offset >= self.spec.int8_span:
             raise UndefinedBehavior(f"Dst.md Load8: offset {offset:#x} is past the 16 KiB int8 view")
         value16 = self.dst.get16(offset >> 4, offset & 15)
         if ctrl.no_swizzle or ctrl.unsigned_int:
@@ -172,9 +183,9 @@ class DstWindow:
 
     def store32(self, ctrl: AccessCtrl, offset: int, value: int) -> None:
         """``Store32``."""
-        if ctrl.fmt > 1:
+        if ctrl.element != 4:
             raise _ub("Store32", ctrl)
-        if ctrl.fmt == 1 and not ctrl.no_swizzle and value >= 0x80000000:
+        if ctrl.view == "int32" and not ctrl.no_swizzle and value >= 0x80000000:
             # two's complement -> sign-magnitude, clamping -2**31 to -(2**31 - 1)
             value = 0x80000000 | (-(value + (value == 0x80000000)) & 0xFFFFFFFF)
         if not ctrl.no_swizzle:  # CPU bit layout -> Dst32b bit layout
@@ -184,13 +195,13 @@ class DstWindow:
 
     def store16(self, ctrl: AccessCtrl, offset: int, value: int) -> None:
         """``Store16``."""
-        fmt = ctrl.fmt
-        if not 2 <= fmt <= 4:
+        view = ctrl.view
+        if ctrl.element != 2:
             raise _ub("Store16", ctrl)
-        if fmt == 2:
+        if view == "fp16":
             if not ctrl.no_swizzle:  # CPU layout -> Dst16b FP16 layout
                 value = (value & 0x8000) | ((value & 0x7C00) >> 10) | ((value & 0x03FF) << 5)
-        elif fmt == 3:
+        elif view == "bf16":
             if not ctrl.no_swizzle:  # CPU layout -> Dst16b BF16 layout
                 value = (value & 0x8000) | ((value & 0x7F80) >> 7) | ((value & 0x007F) << 8)
         elif not (ctrl.no_swizzle or ctrl.unsigned_int) and value >= 0x8000:
@@ -201,9 +212,9 @@ class DstWindow:
 
     def store8(self, ctrl: AccessCtrl, offset: int, value: int) -> None:
         """``Store8``, including the signed path that Dst.md notes is not a true conversion."""
-        if ctrl.fmt != 5:
+        if ctrl.element != 1:
             raise _ub("Store8", ctrl)
-        if offset >= INT8_SPAN:
+        if offset >= self.spec.int8_span:
             raise UndefinedBehavior(f"Dst.md Store8: offset {offset:#x} is past the 16 KiB int8 view")
         if ctrl.no_swizzle or ctrl.unsigned_int or value < 0x80:
             value16 = (value << 5) | (16 if value else 0)

@@ -108,7 +108,7 @@ def soft_reset_held(session: Session, released: tuple[str, ...] = ()) -> int:
 
 
 def soft_reset_address(session: Session) -> int:
-    return session.profile.debug_regs_base + session.profile.register("SOFT_RESET_0").offset
+    return session.profile.devices_of("tile registers")[0].base + session.profile.register("SOFT_RESET_0").offset
 
 
 def jal(target: int) -> int:

@@ -2,7 +2,7 @@
 tt-metal opens it (unharvested, 140 workers), and the tile tdbg models, its first worker.
 
 The grid, the Tensix coordinates and the coordinate translation are the profile's
-(``tdbg.tensix.profile.BLACKHOLE.noc``); what is tt-metal's own comes from the wheel's
+(``tdbg.arch.blackhole.BLACKHOLE.noc``); what is tt-metal's own comes from the wheel's
 descriptors (``tt_metal/soc_descriptors/blackhole_140_arch.yaml``: DRAM views and their
 endpoints, ``dram_view_size``; ``tt_metal/core_descriptors/blackhole_140_arch.yaml``: the last
 worker column kept for dispatch), from UMD's Blackhole translated coordinates, and, where tt-metal
@@ -12,7 +12,8 @@ takes an order from a hash set or a shuffle, from what it wrote on ttsim (``L1_B
 
 from __future__ import annotations
 
-from tdbg.tensix.profile import BLACKHOLE, Coord, Profile
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch.profile import Coord, Profile
 
 NUM_DRAM_BANKS = 8                       # one per DRAM view (soc descriptor dram_views)
 DRAM_BANK_SIZE = 4_278_190_080           # soc descriptor dram_view_size

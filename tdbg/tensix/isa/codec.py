@@ -1,8 +1,8 @@
 """Tensix instruction words: decode, encode, text form, and the ``.ttinsn`` rotation.
 
-An ``Isa`` is one profile's table (package data made by ``scripts/gen_isa_table.py``):
-``wh_isa.json`` holds the layouts of ``Diagrams/Src/Bits32.lua`` (Wormhole B0), ``bh_isa.json``
-those of tt-llk's Blackhole ``assembly.yaml`` with its fields named after the Wormhole pages and
+An ``Isa`` is one profile's table (``isa.json`` in the architecture's package, made by
+``scripts/gen_isa_table.py``): ``tdbg.arch.wormhole_b0``'s holds the layouts of
+``Diagrams/Src/Bits32.lua`` (Wormhole B0), ``tdbg.arch.blackhole``'s those of tt-llk's Blackhole ``assembly.yaml`` with its fields named after the Wormhole pages and
 the YAML names kept as aliases.  The opcode is bits ``[31:24]``, each field is
 ``(word >> lsb) & (2**width - 1)``, and variants sharing an opcode are told apart by their fixed
 bits (or, for ``SFPSHFT2b`` / ``SFPSTOCHRNDi``, by ``Mod1``).  Operand order follows the
@@ -285,10 +285,11 @@ class Isa:
 
     @classmethod
     @cache
-    def load(cls, filename: str) -> Isa:
-        """The table in package data file ``filename`` (``wh_isa.json``, ``bh_isa.json``)."""
-        data = json.loads(resources.files("tdbg.tensix").joinpath("data", filename).read_text())
-        return cls(filename, data["instructions"])
+    def load(cls, package: str, filename: str = "isa.json") -> Isa:
+        """The table in package data file ``filename`` of ``package`` (an architecture's:
+        ``tdbg.arch.blackhole``), named after the architecture."""
+        data = json.loads(resources.files(package).joinpath(filename).read_text())
+        return cls(package.rsplit(".", 1)[-1], data["instructions"])
 
     def __repr__(self) -> str:
         return f"Isa({self.name!r})"

@@ -16,6 +16,6 @@ instructions, each implementing the pages it names:
 """
 
 from tdbg.tensix.sfpu import bits, convert, loadstore, macro, mad, movement, predication  # noqa: F401  (registration)
-from tdbg.tensix.sfpu.state import EXECUTE, LANES, VectorUnit
+from tdbg.tensix.sfpu.vector_unit import EXECUTE, LANES, VectorUnit
 
 __all__ = ["EXECUTE", "LANES", "VectorUnit"]

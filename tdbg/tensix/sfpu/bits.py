@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tdbg.tensix.events import MissingSpecification, NonContractualBehavior
-from tdbg.tensix.sfpu.state import VectorUnit, instruction
+from tdbg.tensix.sfpu.vector_unit import VectorUnit, instruction
 
 if TYPE_CHECKING:
     from tdbg.tensix.coprocessor import Coprocessor

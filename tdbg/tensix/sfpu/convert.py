@@ -20,7 +20,7 @@ import numpy as np
 
 from tdbg.tensix.events import NonContractualBehavior, UnsupportedFunctionality
 from tdbg.tensix.sfpu.numerics import approx_exp, approx_recip
-from tdbg.tensix.sfpu.state import instruction
+from tdbg.tensix.sfpu.vector_unit import instruction
 
 if TYPE_CHECKING:
     from tdbg.tensix.coprocessor import Coprocessor

@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tdbg import native
+from tdbg.arch import data_formats
 from tdbg.tensix.events import UndefinedBehavior, UnpredictableValueUsed
 from tdbg.tensix.rwc import apply_addr_mod
-from tdbg.tensix.sfpu.state import (
+from tdbg.tensix.sfpu.vector_unit import (
     ALL,
     BLOCK_DEST_WR_FROM_SFPU,
     BLOCK_SFPU_RD_FROM_DEST,
@@ -53,14 +54,11 @@ U32 = np.uint32
  LO16_ONLY, HI16_ONLY) = range(16)
 LOAD32 = frozenset({FP32, INT32, INT32_ALL, INT32_SM})   # SFPLOAD reads Dst32b in these modes
 STORE32 = LOAD32 | {LO16, HI16}                           # SFPSTORE writes Dst32b in these
-# SrcBFmt codes that resolve MOD0_FMT_SRCB to BF16: FP32 TF32 BF16 BFP8 BFP4 BFP2 INT32 INT16
-# (data format codes of Packers/FormatConversion.md).
-_SRCB_8BIT_EXP = frozenset({0, 4, 5, 6, 7, 15, 8, 9})
+# SrcBFmt codes that resolve MOD0_FMT_SRCB to BF16: FP32 TF32 BF16 BFP8 BFP4 BFP2 INT32 INT16,
+# the formats with an 8-bit exponent (every style but FP16's; tdbg.arch.data_formats).
+_SRCB_8BIT_EXP = data_formats.having(lambda f: f.style != "FP16")
 ROW = LANE // 8
 PAIR = (LANE & 7) * 2
-_ROWS = [np.arange(4 * i, 4 * i + 4) for i in range(256)]  # the four Dst rows of Addr & ~3, by Addr >> 2
-for _rows in _ROWS:
-    _rows.flags.writeable = False
 FIELDS = ("Imm10", "AddrMod", "Mod0")
 
 
@@ -214,7 +212,7 @@ def sfpload(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarray
     if vd < 8:
         config = vu.lane_config
         lanes = _dst_lanes(vu, mod0, active, BLOCK_SFPU_RD_FROM_DEST)
-        rows = _ROWS[addr >> 2]
+        rows = dst.four_rows[addr >> 2]
         row, col = _cells(config, addr, DEST_RD_COL_EXCHANGE)
         if mod0 == ZERO:
             datum = np.zeros(32, dtype=U32)
@@ -309,7 +307,7 @@ def sfpstore(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarra
             native.address(vu.lane_flags), native.address(vu.use_lane_flags), native.address(vu.lreg), native.address(vu.defined))
         if stored >= 0:
             if stored:
-                rows = _ROWS[addr >> 2]
+                rows = dst.four_rows[addr >> 2]   # the four Dst rows of Addr & ~3
                 cop.dst_port.notify(cop.dst_port.bits_rows32(rows) if wide else cop.dst_port.bits_rows16(rows))
             _addr_mod(cop, thread, f["AddrMod"])
             return
@@ -320,7 +318,7 @@ def sfpstore(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarra
         if halves and not vu.full[vd] and (lanes & ((vu.defined[vd] & halves) != halves)).any():
             lane = int(np.argmax(lanes & ((vu.defined[vd] & halves) != halves)))
             raise UnpredictableValueUsed(f"SFPSTORE.md / LReg.md: LReg[{vd}] lane {lane} was never written")
-        rows = _ROWS[addr >> 2]
+        rows = dst.four_rows[addr >> 2]
         row, col = _cells(config, addr, DEST_WR_COL_EXCHANGE)
         values = _store_datum(mod0, vu.lreg[vd])
         bits = cop.dst_port.bits_rows32(rows) if wide else cop.dst_port.bits_rows16(rows)

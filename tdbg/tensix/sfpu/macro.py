@@ -23,7 +23,7 @@ import numpy as np
 
 from tdbg.tensix.events import UndefinedBehavior, UnpredictableValueUsed, UnsupportedFunctionality
 from tdbg.tensix.sfpu.loadstore import sfpload
-from tdbg.tensix.sfpu.state import instruction
+from tdbg.tensix.sfpu.vector_unit import instruction
 
 if TYPE_CHECKING:
     from tdbg.tensix.coprocessor import Coprocessor

@@ -21,7 +21,7 @@ import numpy as np
 
 from tdbg.tensix.events import NonContractualBehavior
 from tdbg.tensix.sfpu.numerics import fma, lut8_to_fp32, lut16_to_fp32
-from tdbg.tensix.sfpu.state import LANES, VectorUnit, instruction
+from tdbg.tensix.sfpu.vector_unit import LANES, VectorUnit, instruction
 
 if TYPE_CHECKING:
     from tdbg.tensix.coprocessor import Coprocessor

@@ -24,7 +24,7 @@ from tdbg.tensix.events import (
     UnsupportedFunctionality,
 )
 from tdbg.tensix.sfpu.numerics import sign_mag_is_smaller
-from tdbg.tensix.sfpu.state import (
+from tdbg.tensix.sfpu.vector_unit import (
     ALL,
     DISABLE_BACKDOOR_LOAD,
     ENABLE_DEST_INDEX,

@@ -16,7 +16,7 @@ import numpy as np
 
 from tdbg.tensix.events import UndefinedBehavior
 from tdbg.tensix.sfpu.numerics import sign_mag_is_smaller
-from tdbg.tensix.sfpu.state import ALL, LANE, STACK_DEPTH, VectorUnit, instruction
+from tdbg.tensix.sfpu.vector_unit import ALL, LANE, STACK_DEPTH, VectorUnit, instruction
 
 if TYPE_CHECKING:
     from tdbg.tensix.coprocessor import Coprocessor

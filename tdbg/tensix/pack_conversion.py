@@ -40,13 +40,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import IntEnum
 from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from tdbg import native
+from tdbg.arch.data_formats import L1_FORMATS, DataFormat
 from tdbg.native import address
 from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnsupportedFunctionality
@@ -58,26 +58,9 @@ PAGE = "Packers/FormatConversion.md"
 BLOCK = 16  # datums sharing one BFP exponent
 
 
-class Fmt(IntEnum):
-    """The 4-bit data type codes of ``IntermediateFormat`` / ``In_data_format`` /
-    ``Out_data_format`` (FormatConversion.md, last table).  Codes 12 and 13 are unassigned."""
-
-    FP32 = 0
-    FP16 = 1
-    BFP8A = 2
-    BFP4A = 3
-    TF32 = 4
-    BF16 = 5
-    BFP8 = 6
-    BFP4 = 7
-    INT32 = 8
-    INT16 = 9
-    FP8 = 10
-    BFP2A = 11
-    INT8 = 14
-    BFP2 = 15
-
-
+#: The 4-bit data type codes of ``IntermediateFormat`` / ``In_data_format`` /
+#: ``Out_data_format`` (FormatConversion.md, last table: ``tdbg.arch.data_formats``).
+Fmt = DataFormat
 _CODES = frozenset(Fmt)
 _LATE_TO_ONLY = frozenset({Fmt.BFP4A, Fmt.BFP4, Fmt.BFP2A, Fmt.BFP2})  # (‡) in that table
 
@@ -142,7 +125,8 @@ Datums = Floats | Ints
 
 @dataclass(frozen=True)
 class PackFormat:
-    """An L1 output format ("Final L1 output format" of FormatConversion.md)."""
+    """An L1 output format ("Final L1 output format" of FormatConversion.md), by its L1 name
+    (``tdbg.arch.data_formats.L1_FORMATS``)."""
 
     name: str
     code: Fmt               # LateToFormat
@@ -157,24 +141,8 @@ class PackFormat:
 
 
 FORMATS: dict[str, PackFormat] = {
-    f.name: f
-    for f in (
-        PackFormat("fp32", Fmt.FP32, 32, 0, "IEEE 754 FP32"),
-        PackFormat("tf32", Fmt.TF32, 32, 0, "FP32 with a 10-bit mantissa, low 13 bits zero"),
-        PackFormat("bf16", Fmt.BF16, 16, 0, "FP32 with a 7-bit mantissa"),
-        PackFormat("fp16", Fmt.FP16, 16, 0, "FP16, no NaN, all-ones magnitude is infinity-like"),
-        PackFormat("fp8", Fmt.FP8, 8, 0, "e5m2, FP16 bit patterns"),
-        PackFormat("bfp8", Fmt.BFP8, 8, 8, "sign, 7-bit magnitude; 8-bit exponent per 16"),
-        PackFormat("bfp4", Fmt.BFP4, 4, 8, "sign, 3-bit magnitude; 8-bit exponent per 16"),
-        PackFormat("bfp2", Fmt.BFP2, 2, 8, "sign, 1-bit magnitude; 8-bit exponent per 16"),
-        PackFormat("bfp8a", Fmt.BFP8A, 8, 5, "sign, 7-bit magnitude; 5-bit exponent per 16"),
-        PackFormat("bfp4a", Fmt.BFP4A, 4, 5, "sign, 3-bit magnitude; 5-bit exponent per 16"),
-        PackFormat("bfp2a", Fmt.BFP2A, 2, 5, "sign, 1-bit magnitude; 5-bit exponent per 16"),
-        PackFormat("int32", Fmt.INT32, 32, 0, "sign, 31-bit magnitude"),
-        PackFormat("int16", Fmt.INT16, 16, 0, "sign, 15-bit magnitude (or opaque 16 bits)"),
-        PackFormat("int8", Fmt.INT8, 8, 0, "sign, 7-bit magnitude"),
-        PackFormat("uint8", Fmt.INT8, 8, 0, "unsigned 0..255", unsigned=True),
-    )
+    f.name: PackFormat(f.name, f.format, f.facts.datum_bits, f.facts.shared_exponent, f.description, f.unsigned)
+    for f in L1_FORMATS.values()
 }
 
 

@@ -11,36 +11,43 @@ other stream register (the overlay's own data movement) is ``UnimplementedFuncti
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from tdbg.arch.memory_map import DeviceSpec
+from tdbg.arch.profile import OverlaySpec
+from tdbg.emu.devices.device import Registers32
+from tdbg.state_description import StateDescription, obj
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality, UnsupportedFunctionality
-from tdbg.tensix.profile import OverlaySpec
+
+if TYPE_CHECKING:
+    from tdbg.emu.core import Core
 
 _PAGE = "NoC/Overlay/README.md"
-#: The registers' values and their last writers (``Overlay.snapshot``).
-Snapshot = tuple[dict[tuple[int, str], int], dict[tuple[int, str], tuple[str, int]]]
 
 
-class Overlay:
+class Overlay(Registers32):
     """The stream registers of one tile."""
 
-    def __init__(self, spec: OverlaySpec) -> None:
-        self.spec = spec
-        self._names = {index: (name, bits) for name, (index, bits) in spec.registers.items()}
+    pollable = True
+
+    def __init__(self, overlay: OverlaySpec, spec: DeviceSpec) -> None:
+        super().__init__(spec)
+        self.streams = overlay
+        self._names = {index: (name, bits) for name, (index, bits) in overlay.registers.items()}
         self.values: dict[tuple[int, str], int] = {}
         self.writers: dict[tuple[int, str], tuple[str, int]] = {}   # the core and pc of each's last store
+        self._issuer: tuple[str, int] = ("", 0)
 
-    def reset(self) -> None:
-        self.values, self.writers = {}, {}
+    STATE = StateDescription("overlay", (obj("values", reset=lambda o: {}, copy=dict),
+                                         obj("writers", reset=lambda o: {}, copy=dict)))
 
-    def snapshot(self) -> Snapshot:
-        return dict(self.values), dict(self.writers)
-
-    def restore(self, snap: Snapshot) -> None:
-        self.values, self.writers = dict(snap[0]), dict(snap[1])
+    def issued(self, core: Core) -> None:
+        self._issuer = (core.name, core.pc)
 
     def register(self, offset: int) -> tuple[int, str, int]:
         """(stream, register name, bits) at ``offset``."""
-        stream, within = divmod(offset, self.spec.stride)
-        if stream >= self.spec.streams or within & 3:
+        stream, within = divmod(offset, self.streams.stride)
+        if stream >= self.streams.streams or within & 3:
             raise UndefinedBehavior(f"{_PAGE}: overlay offset {offset:#x} is no stream register")
         found = self._names.get(within >> 2)
         if found is None:
@@ -55,17 +62,16 @@ class Overlay:
             return f"overlay offset {offset:#x}"
         return f"stream {stream} {name}"
 
-    def load(self, offset: int) -> int:
+    def read(self, offset: int) -> int:
         stream, name, _ = self.register(offset)
         if name.endswith("_UPDATE"):
             raise UndefinedBehavior(f"{_PAGE}: {name} is written, not read")
         return self.values.get((stream, name), 0)
 
-    def store(self, offset: int, value: int, writer: tuple[str, int] | None = None) -> None:
-        """A store of ``value``; ``writer``: the core and pc that made it (kept for reports)."""
+    def write(self, offset: int, value: int) -> None:
+        """A store of ``value``; the core and pc that made it are kept for reports (``writers``)."""
         stream, name, bits = self.register(offset)
-        if writer is not None:
-            self.writers[(stream, name)] = writer
+        self.writers[(stream, name)] = self._issuer
         if name == "STREAM_REMOTE_DEST_BUF_SPACE_AVAILABLE":
             raise UndefinedBehavior(f"{_PAGE}: {name} is read-only")
         if name.endswith("_UPDATE"):

@@ -32,11 +32,12 @@ happen).  With ``LaneConfig.ENABLE_DEST_INDEX`` set, a result most instructions 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tdbg.state_description import StateDescription, array, lanes_changed, obj, ranges, value
 from tdbg.tensix.events import MissingSpecification, UnpredictableValueUsed
 
 if TYPE_CHECKING:
@@ -56,6 +57,28 @@ ROW_MASK_SHIFT = 12
 
 #: LReg[8], LReg[9], LReg[10] (LReg.md); LReg[15] is 2 * lane.
 CONSTANTS = {8: np.float32(0.8373).view(np.uint32), 9: np.uint32(0), 10: np.float32(1.0).view(np.uint32)}
+_CONSTANT_LREGS = (8, 9, 10, 15)
+
+
+def _power_on_lreg(vu: VectorUnit) -> np.ndarray:
+    lreg = np.zeros_like(vu.lreg)
+    for r, constant in CONSTANTS.items():
+        lreg[r] = constant
+    lreg[15] = LANE * 2
+    return lreg
+
+
+def _power_on_defined(vu: VectorUnit) -> np.ndarray:
+    defined = np.zeros_like(vu.defined)
+    defined[list(_CONSTANT_LREGS)] = FULL
+    return defined
+
+
+def _lregs_changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """One line per LReg whose lanes changed (value or defined flags)."""
+    moved = (before["lreg"] != after["lreg"]) | (before["defined"] != after["defined"])
+    return [f"LReg[{reg}] lanes changed: {ranges(np.flatnonzero(moved[reg]))}"
+            for reg in np.flatnonzero(moved.any(axis=1))]
 
 Body = Callable[["Coprocessor", int, dict[str, int], np.ndarray | None], None]
 Executor = Callable[["Coprocessor", int, dict[str, int]], None]
@@ -83,29 +106,26 @@ class VectorUnit:
         self.backdoor_changed = False    # the last instruction was an SFPCONFIG that changed it
         self.mad_wrote = 0               # LRegs (bit mask) the last instruction wrote in the MAD sub-unit
         self.corrupts_4_to_7: np.ndarray | None = None  # ENABLE_DEST_INDEX lanes, while an affected insn runs
-        self.reset()
+        VectorUnit.STATE.reset(self)
 
-    def reset(self) -> None:
-        """Power-on state (see the module docstring)."""
-        self.lreg[:] = 0
-        self.defined[:] = 0
-        for r, value in CONSTANTS.items():
-            self.lreg[r] = value
-        self.lreg[15] = LANE * 2
-        self.defined[[8, 9, 10, 15]] = FULL
-        self.full = [r in (8, 9, 10, 15) for r in range(17)]
-        self.lane_config[:] = 0
-        self.lane_flags[:] = False
-        self.use_lane_flags[:] = False
-        self.stack[:] = False
-        self.stack_size[:] = 0
-        self.template[:] = 0
-        self.sequence[:] = 0
-        self.misc[:] = 0
-        self.macro_defined[:] = False
-        self.mad_wrote = 0
-        self.backdoor_changed = False
-        self.corrupts_4_to_7 = None
+    #: Power-on: the constants (module docstring), everything else zero and undefined.
+    STATE = StateDescription("vector unit", (
+        array("lreg", reset=_power_on_lreg, report=_lregs_changed),
+        array("defined", reset=_power_on_defined),
+        obj("full", reset=lambda vu: [r in _CONSTANT_LREGS for r in range(len(vu.full))]),
+        array("lane_flags", reset=False, report=lanes_changed("LaneFlags", "lane_flags")),
+        array("use_lane_flags", reset=False, report=lanes_changed("UseLaneFlagsForLaneEnable", "use_lane_flags")),
+        array("stack", reset=False),
+        array("stack_size", report=lanes_changed("FlagStack depth", "stack_size")),
+        array("lane_config", report=lanes_changed("LaneConfig", "lane_config")),
+        array("template"),
+        array("sequence"),
+        array("misc"),
+        array("macro_defined", reset=False),
+        value("backdoor_changed", reset=False),
+        value("mad_wrote", reset=0),
+        value("corrupts_4_to_7", reset=None),
+    ))
 
     # -- lanes --------------------------------------------------------------------------------
     def enabled(self) -> np.ndarray:

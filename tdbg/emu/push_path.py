@@ -1,0 +1,216 @@
+"""The path of every Tensix instruction a core pushes, and the records it leaves: the push log,
+the L1 traffic of Tensix instructions, who last wrote each ``Dst`` row (pushes and window
+stores), and the trace of ``Dst``-window accesses (``tdbg.emu.pushlog`` holds the records).
+
+A push (a ``.ttinsn`` word the core reaches, or a store to ``INSTRN_BUF_BASE``, BabyRISCV
+``PushTensixInstruction.md``) is logged and handed to the coprocessor, which runs it now.  A push
+into a full Wait Gate queue stalls the core (``Stall``; the push did not happen).  An event it
+raises, or a write to a watched ``Dst`` row or L1 range, stops the core after the push (the push
+itself has happened).  A push the debugger makes while the core is stopped raises the event
+instead.  With no watch set, the path is a tuple in the log and the coprocessor's call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tdbg.emu.devices.device import Stall, Wait
+from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog, WindowAccess, WindowTrace
+from tdbg.state_description import StateDescription, obj, value
+from tdbg.tensix.coprocessor import QueueFull
+from tdbg.tensix.events import TensixEvent
+from tdbg.tensix.isa import IsaError
+
+if TYPE_CHECKING:
+    from tdbg.emu.core import Core, Watch
+    from tdbg.emu.tile import Tile
+
+
+def _truncate(path: PushPath, position: tuple[int, tuple[int, ...]]) -> None:
+    """Back to ``position`` of the push log, and the L1 log to the last push kept."""
+    total, per_thread = position
+    path.log.truncate(total, list(per_thread))
+    last = path.log.last()
+    path.l1_log.truncate(last[0].seq if last else 0)
+
+
+class PushPath:
+    """Pushes, their log and the provenance of what they write (module docstring)."""
+
+    def __init__(self, tile: Tile) -> None:
+        self.tile = tile
+        self.profile = tile.profile
+        self.coprocessor = tile.coprocessor
+        self.log = PushLog(tile.profile.tensix.threads)
+        self.l1_log = L1Log()                              # L1 traffic of Tensix instructions
+        self.provenance = DstProvenance(tile.profile.tensix.dst_rows)
+        self.seq = 0                                       # orders pushes and recorded window accesses
+        self.record_window_writers = False                 # costs a PC read per window access
+        self.window_trace: WindowTrace | None = None
+        self._rows_written: set[int] | None = None         # DstBits rows the current push wrote (when watched)
+        self._l1_written: list[L1Access] | None = None     # L1 it wrote (when watched)
+        self.coprocessor.on_dst_write = self._dst_written
+        self.coprocessor.on_l1_access = self._l1_accessed
+
+    #: How far the push log goes (the L1 log follows it); the Dst provenance and the window
+    #: trace are only cleared by a reset (a restored tile keeps them).
+    STATE = StateDescription("pushes", (
+        value("log", get=lambda p: (p.log.total, tuple(p.log.per_thread)), put=_truncate,
+              reset=lambda p: (0, (0,) * len(p.log.per_thread))),
+        obj("provenance", saved=False, reset=lambda p: DstProvenance(p.profile.tensix.dst_rows)),
+        value("window_trace", saved=False, reset=lambda p: WindowTrace() if p.window_trace is not None else None),
+    ))
+
+    # -- pushes -----------------------------------------------------------------------------------
+    def push(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
+        """``core`` pushes ``word`` to ``thread`` (module docstring)."""
+        running = core.running
+        watched = _Watched(self, core) if running and self.tile.watches else None
+        try:
+            self.execute(core, thread, pc, word, via if running else "debugger")
+        except QueueFull:
+            raise Stall(self.fifo_wait(thread)) from None
+        except TensixEvent as event:
+            if not running:
+                raise
+            core.push_event(event)
+            return
+        finally:
+            if watched is not None:
+                watched.written(self)
+        if watched is not None:
+            watched.report(word)
+
+    def execute(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
+        """Log and run one pushed instruction on ``thread``; events (and ``QueueFull``)
+        propagate.  A push from B enters after the MOP expander (PushTensixInstruction.md)."""
+        self.seq += 1
+        self.log.append(self.seq, pc, core.name, thread, word, via)
+        try:
+            self.coprocessor.push(thread, word, core.thread is not None)
+        except QueueFull:
+            self.log.pop()
+            self.seq -= 1
+            raise
+
+    def describe_word(self, word: int) -> str:
+        """A pushed word as text (``MOVD2B SrcRow=0 ...``), or its hex if no encoding matches."""
+        try:
+            return self.profile.isa.decode(word).text()
+        except IsaError:
+            return f"{word:#010x}"
+
+    # -- waits ------------------------------------------------------------------------------------
+    def ttsync_wait(self, core: Core) -> Wait:
+        """What a TTSync load by ``core`` waits for: its thread's queue to drain."""
+        thread = core.thread
+        assert thread is not None
+        cop = self.coprocessor
+        return Wait(f"TTSync load at {core.pc:#010x} waits for the coprocessor",
+                    lambda: not cop.queued(thread), lambda: cop.waiting(thread), thread=thread)
+
+    def fifo_wait(self, thread: int) -> Wait:
+        """What a push into ``thread``'s full Wait Gate queue waits for."""
+        cop, capacity = self.coprocessor, self.profile.tensix.wait_gate_capacity
+        return Wait(f"push stalls: thread T{thread} has {capacity} instructions waiting at the Wait Gate",
+                    lambda: cop.queued(thread) < capacity, lambda: cop.waiting(thread), thread=thread)
+
+    # -- what pushed instructions wrote -----------------------------------------------------------
+    def _dst_written(self, rows: np.ndarray) -> None:
+        self.provenance.seq[rows] = self.seq
+        if self._rows_written is not None:
+            self._rows_written.update(rows.tolist())
+
+    def _l1_accessed(self, thread: int, word: int, ranges: list[tuple[int, int, bool]]) -> None:
+        """A Tensix instruction read or wrote L1: log it (under the current push's sequence
+        number), and have the tile drop Unicorn's translations of any firmware code it overwrote."""
+        for start, end, write in ranges:
+            access = L1Access(self.seq, thread, word, start, end, write)
+            self.l1_log.append(access)
+            if write:
+                if self._l1_written is not None:
+                    self._l1_written.append(access)
+                self.tile.l1_written_by_tensix(start, end)
+
+    def dst_writer(self, row: int) -> DstWriter | None:
+        """The last writer of ``DstBits`` row ``row``, if known."""
+        return self.provenance.writer(row, self.log, self.describe_word)
+
+    # -- provenance and tracing of window accesses ------------------------------------------
+    def observe_window(self, trace: bool | None = None, writers: bool | None = None) -> None:
+        """Turn window-access tracing and window-store provenance on or off (each costs a PC
+        read per window access, so both are off by default)."""
+        if trace is not None:
+            self.window_trace = WindowTrace() if trace else None
+        if writers is not None:
+            self.record_window_writers = writers
+        on = self.window_trace is not None or self.record_window_writers
+        self.tile.window_observer = self._observe if on else None
+
+    def _observe(self, core: Core, address: int, size: int, value: int, write: bool) -> None:
+        self.seq += 1
+        pc = core.pc
+        window = self.tile.tensix.window
+        assert core.thread is not None
+        fmt = window.ctrl(core.thread).fmt
+        if self.window_trace is not None:
+            spec = window.format(fmt)
+            index = (address - (self.profile.dst_window_base or 0)) // (spec.element_size if spec else size)
+            view = spec.name if spec else f"reserved fmt {fmt}"
+            self.window_trace.append(WindowAccess(self.seq, pc, core.name, index // 16, index % 16, size, value, view, write))
+        if write and self.record_window_writers:
+            writer = DstWriter(pc, core.name, f"window store ({size} bytes, fmt {fmt})", self.seq)
+            self.provenance.record_window(self.seq, writer, sorted(self.window_rows(core, address, size)))
+
+    def window_rows(self, core: Core, address: int, size: int) -> set[int]:
+        """``DstBits`` rows a window access by ``core`` would touch."""
+        window = self.profile.dst_window
+        if window is None or core.thread is None or not window.base <= address < window.base + window.size:
+            return set()
+        return self.tile.tensix.window.rows_touched(core.thread, address - window.base, size)
+
+
+class _Watched:
+    """What a push may write that a watch covers, as it was before the push: the watched ``Dst``
+    rows and (by a Tensix unit: packer, Scalar Unit) the watched L1 ranges."""
+
+    def __init__(self, path: PushPath, core: Core) -> None:
+        tile = path.tile
+        self.tile, self.core, self.describe = tile, core, path.describe_word
+        self.mnemonic: Callable[[int], str | None] = tile.coprocessor.mnemonic
+        self.dst: list[tuple[Watch, np.ndarray]] = [(w, tile.tensix.dst.bits[w.bits_rows].copy())
+                                                    for w in tile.watches if w.dst_rows and w.kind != "read"]
+        self.l1: list[tuple[Watch, bytes]] = [
+            (w, bytes(tile.l1[w.address:w.address + w.length])) for w in tile.watches
+            if not w.dst_rows and w.kind != "read" and w.core is None and w.address + w.length <= tile.profile.l1_size]
+        self.rows: set[int] = set()
+        self.l1_writes: list[L1Access] = []
+        path._rows_written, path._l1_written = self.rows, self.l1_writes
+
+    def written(self, path: PushPath) -> None:
+        """The push is over: stop recording what it writes."""
+        path._rows_written = path._l1_written = None
+
+    def report(self, word: int) -> None:
+        """Stop the core after the push if it wrote a watched L1 range or ``Dst`` row."""
+        l1 = self.tile.l1
+        for watch, old in self.l1:
+            hit = next((a for a in self.l1_writes if a.start < watch.address + watch.length and watch.address < a.end), None)
+            if hit is not None:
+                new = int.from_bytes(bytes(l1[watch.address:watch.address + watch.length]), "little")
+                detail = f"T{hit.thread} {self.describe(hit.word)} wrote L1 {hit.start:#x}..{hit.end:#x}"
+                self.core.push_watch(watch, int.from_bytes(old, "little"), new, detail)
+                return
+        for watch, before in self.dst:
+            written = sorted(watch.dst_rows & self.rows)
+            if written:
+                i = watch.bits_rows.index(written[0])
+                now = self.tile.tensix.dst.bits[written[0]]
+                changed = np.flatnonzero(now != before[i])
+                col = int(changed[0]) if len(changed) else 0
+                detail = f"{self.mnemonic(word) or hex(word)} wrote DstBits row {written[0]}"
+                self.core.push_watch(watch, int(before[i, col]), int(now[col]), detail)
+                return

@@ -1,0 +1,291 @@
+"""State declared once, as QEMU's ``VMStateDescription`` does it.
+
+Each stateful component (the coprocessor model's state, the coprocessor, the Vector Unit, each
+device, each core, the tile) lists its state in one ``StateDescription``, its class's ``STATE``.
+That one list then drives everything that must cover the whole state:
+
+* ``reset``: back to power-on (each field's ``reset``);
+* ``save`` / ``load``: a checkpoint, a reverse-stepi record, and returning to one;
+* ``Saved.nbytes``: what a save costs in memory (the history's and the checkpoints' budgets);
+* ``changes``: what differs between two saves, in words (the ``tensix`` command's report).
+
+A field is an attribute path of the component, or a ``get`` / ``put`` pair where the state is
+not one attribute.  Its kind says how it is copied: an ``ARRAY`` is copied out and written back
+in place (views of it stay valid), a ``VALUE`` is immutable and kept as it is, an ``OBJECT`` is
+deep-copied both ways, a ``PART`` is a component with a description of its own, ``PARTS`` a
+mapping of them (the cores by name, the devices).  A field that a reverse-stepi record leaves to
+the step's journal (L1, the memory of other endpoints) has ``in_steps=False``; one that only a
+reset clears (logs nobody returns to) has ``saved=False``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from operator import attrgetter
+from typing import Any
+
+import numpy as np
+
+#: Bytes a saved field costs beyond its arrays and bytes (the dictionary, small objects), roughly.
+FIELD_OVERHEAD = 64
+
+Report = Callable[[Mapping[str, Any], Mapping[str, Any]], list[str]]
+#: A field's ``reset`` when a reset leaves it as it is.
+KEEP: Any = object()
+
+
+class Kind(Enum):
+    ARRAY = "array"
+    VALUE = "value"
+    OBJECT = "object"
+    PART = "part"
+    PARTS = "parts"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One piece of a component's state (module docstring).  ``reset``: for an ``ARRAY`` the
+    value every element gets (or a function of the component giving the contents), for a
+    ``VALUE`` / ``OBJECT`` the value or a function of the component making it; ``KEEP`` for a
+    field a reset leaves alone (a part resets itself).  ``copy``: how an ``OBJECT`` is copied (a
+    flat ``dict`` or ``list`` of numbers needs no deep copy).  ``report``: the lines the ``tensix``
+    command prints when it changed, from the two saves of the whole component.  ``size``: bytes
+    a saved value holds that ``Saved.nbytes`` cannot see (a Unicorn CPU context)."""
+
+    name: str
+    kind: Kind
+    path: str = ""
+    get: Callable[[Any], Any] | None = None
+    put: Callable[[Any, Any], None] | None = None
+    reset: Any = KEEP
+    report: Report | None = None
+    saved: bool = True
+    in_steps: bool = True
+    size: int = 0
+    copy: Callable[[Any], Any] = copy.deepcopy
+
+    def __post_init__(self) -> None:
+        path = self.path or self.name
+        object.__setattr__(self, "_attributes", tuple(path.split(".")))
+        object.__setattr__(self, "read", self.get or attrgetter(path))
+
+    def write(self, obj: Any, value: Any) -> None:
+        if self.put is not None:
+            self.put(obj, value)
+            return
+        *parents, last = self._attributes  # type: ignore[attr-defined]
+        for name in parents:
+            obj = getattr(obj, name)
+        setattr(obj, last, value)
+
+
+def array(name: str, path: str = "", **options: Any) -> Field:
+    return Field(name, Kind.ARRAY, path, **{"reset": 0, **options})
+
+
+def value(name: str, path: str = "", **options: Any) -> Field:
+    return Field(name, Kind.VALUE, path, **options)
+
+
+def obj(name: str, path: str = "", **options: Any) -> Field:
+    return Field(name, Kind.OBJECT, path, **options)
+
+
+def part(name: str, path: str = "", **options: Any) -> Field:
+    return Field(name, Kind.PART, path, **options)
+
+
+def parts(name: str, path: str = "", **options: Any) -> Field:
+    return Field(name, Kind.PARTS, path, **options)
+
+
+class Saved(dict[str, Any]):
+    """A component's saved state, by field name, and ``nbytes``: roughly the memory it holds (its
+    arrays and byte strings, what ``Field.size`` adds, an overhead per field)."""
+
+    nbytes: int = 0
+
+
+@dataclass(frozen=True)
+class StateDescription:
+    """Every field of one component's state, in the order they are written back; ``after``
+    refreshes what the component derives from them (caches), after a load and after a reset."""
+
+    name: str
+    fields: tuple[Field, ...]
+    after: Callable[[Any], None] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        saved = tuple(f for f in self.fields if f.saved)
+        plans = tuple(tuple((f.name, f.read, f.kind, f.copy) for f in fields)
+                      for fields in (saved, tuple(f for f in saved if f.in_steps)))
+        # what the fields that hold no array or bytes cost, for each plan
+        fixed = tuple(sum(f.size + FIELD_OVERHEAD for f in fields if f.kind in (Kind.VALUE, Kind.OBJECT, Kind.ARRAY))
+                      for fields in (saved, tuple(f for f in saved if f.in_steps)))
+        object.__setattr__(self, "_plans", plans)
+        object.__setattr__(self, "_fixed", fixed)
+
+    def save(self, obj: Any, steps: bool = False) -> Saved:
+        """The component's state (``steps``: for a reverse-stepi record, without the fields the
+        step's journal keeps), with roughly the memory it holds (``Saved.nbytes``)."""
+        out = Saved()
+        size = self._fixed[steps]  # type: ignore[attr-defined]
+        for name, read, kind, copier in self._plans[steps]:  # type: ignore[attr-defined]
+            current = read(obj)
+            if kind is Kind.VALUE:
+                out[name] = current
+                if type(current) is bytes or type(current) is dict:
+                    size += _data_bytes(current)
+            elif kind is Kind.OBJECT:
+                out[name] = copier(current)
+            elif kind is Kind.ARRAY:
+                item = out[name] = current.copy()
+                size += item.nbytes
+            elif kind is Kind.PART:
+                item = out[name] = describe(current).save(current, steps)
+                size += item.nbytes
+            else:
+                item = out[name] = {key: describe(c).save(c, steps) for key, c in current.items()}
+                size += sum(part.nbytes for part in item.values())
+        out.nbytes = size
+        return out
+
+    def load(self, obj: Any, saved: Mapping[str, Any]) -> None:
+        """Put back a ``save`` (the fields it holds)."""
+        for f in self.fields:
+            if f.name not in saved:
+                continue
+            if f.kind is Kind.ARRAY:
+                f.read(obj)[...] = saved[f.name]
+            elif f.kind is Kind.OBJECT:
+                f.write(obj, f.copy(saved[f.name]))
+            elif f.kind is Kind.PART:
+                current = f.read(obj)
+                describe(current).load(current, saved[f.name])
+            elif f.kind is Kind.PARTS:
+                for key, c in f.read(obj).items():
+                    describe(c).load(c, saved[f.name][key])
+            else:
+                f.write(obj, saved[f.name])
+        if self.after is not None:
+            self.after(obj)
+
+    def reset(self, obj: Any) -> None:
+        """Back to power-on."""
+        for f in self.fields:
+            if f.kind is Kind.PART:
+                current = f.read(obj)
+                describe(current).reset(current)
+            elif f.kind is Kind.PARTS:
+                for c in f.read(obj).values():
+                    describe(c).reset(c)
+            elif f.kind is Kind.ARRAY:
+                f.read(obj)[...] = f.reset(obj) if callable(f.reset) else f.reset
+            elif f.reset is not KEEP:
+                f.write(obj, f.reset(obj) if callable(f.reset) else copy.deepcopy(f.reset))
+        if self.after is not None:
+            self.after(obj)
+
+    def changes(self, obj: Any, before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+        """What changed in ``obj`` between two of its saves, as the fields' reports say it."""
+        lines: list[str] = []
+        for f in self.fields:
+            if f.name not in before:
+                continue
+            if f.kind is Kind.PART:
+                current = f.read(obj)
+                lines += describe(current).changes(current, before[f.name], after[f.name])
+            elif f.report is not None:
+                lines += f.report(before, after)
+        return lines
+
+
+def describe(component: Any) -> StateDescription:
+    """The description of ``component`` (its class's ``STATE``)."""
+    description = type(component).STATE
+    assert isinstance(description, StateDescription), type(component)
+    return description
+
+
+def save(component: Any, steps: bool = False) -> Saved:
+    """``component``'s state, as its description saves it."""
+    return describe(component).save(component, steps)
+
+
+def load(component: Any, saved: Mapping[str, Any]) -> None:
+    """Put back a ``save`` of ``component``."""
+    describe(component).load(component, saved)
+
+
+def reset(component: Any) -> None:
+    """``component`` back to power-on."""
+    describe(component).reset(component)
+
+
+def changes(component: Any, before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """What changed in ``component`` between two of its saves, in words."""
+    return describe(component).changes(component, before, after)
+
+
+_SIZED = (np.ndarray, bytes, bytearray, dict)
+
+
+def _data_bytes(item: Any) -> int:
+    """The bytes of the arrays and byte strings in a saved value (dictionaries walked)."""
+    if isinstance(item, np.ndarray):
+        return item.nbytes
+    if isinstance(item, bytes | bytearray):
+        return len(item)
+    if isinstance(item, dict) and item and isinstance(next(iter(item.values())), _SIZED):
+        return sum(_data_bytes(v) for v in item.values())   # pages, memories (a dict of numbers holds none)
+    return 0
+
+
+# -- reports (the ``tensix`` command's words for what changed) ------------------------------------
+
+def ranges(values: Any) -> str:
+    """``1-3, 7`` for [1, 2, 3, 7]."""
+    out, start, prev = [], None, None
+    for v in list(map(int, values)) + [None]:
+        if start is not None and v is not None and v == prev + 1:
+            prev = v
+            continue
+        if start is not None:
+            out.append(f"{start}" if start == prev else f"{start}-{prev}")
+        start = prev = v
+    return ", ".join(out)
+
+
+def rows_changed(label: str, name: str) -> Report:
+    """``LABEL rows changed: ...`` for a 2-D array field; ``LABEL[b] rows changed`` per bank of a
+    3-D one."""
+    def report(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+        a, b = before[name], after[name]
+        planes = [(label, a, b)] if a.ndim == 2 else [(f"{label}[{i}]", a[i], b[i]) for i in range(a.shape[0])]
+        lines = []
+        for text, x, y in planes:
+            diff = np.flatnonzero((x != y).any(axis=1))
+            if len(diff):
+                lines.append(f"{text} rows changed: {ranges(diff)}")
+        return lines
+    return report
+
+
+def words_changed(label: str, name: str) -> Report:
+    """``LABEL[i][j]: old -> new`` for each word of a 2-D array field that changed."""
+    def report(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+        a, b = before[name], after[name]
+        return [f"{label}[{i}][{j}]: {int(a[i][j]):#x} -> {int(b[i][j]):#x}"
+                for i in range(a.shape[0]) for j in np.flatnonzero(a[i] != b[i])]
+    return report
+
+
+def lanes_changed(label: str, name: str) -> Report:
+    """``LABEL changed in lanes ...`` for a per-lane array field."""
+    def report(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+        lanes = np.flatnonzero(before[name] != after[name])
+        return [f"{label} changed in lanes {ranges(lanes)}"] if len(lanes) else []
+    return report

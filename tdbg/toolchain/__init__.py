@@ -1,0 +1,4 @@
+"""Tenstorrent's own code as tdbg obtains and builds it: the ``ttnn`` wheel from PyPI (tt-llk,
+tt-metal's hardware headers, the pre-compiled firmware, the ttnn op kernels) and tt-llk's test
+kernels built from it with the bundled zig.  Nothing of it is in the repository: the wheel is
+downloaded once into tdbg's cache and the ELFs are built there."""
