@@ -68,3 +68,31 @@ def matmul(ops: Path) -> Program:
     p.kernel("compute", ops / "matmul/device/kernels/compute/bmm.cpp", compile_args=[1, mt, kt, nt],
              named_args={**named, "cb_out": 16})
     return p
+
+
+READER_TWO = Path(__file__).parent / "firmware" / "ttmetal" / "reader_two.cpp"
+
+
+def exact_inputs(tiles: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two [32, 32 * tiles] tensors of small integers (exact in bfloat16, and so is their sum)."""
+    r, c = np.indices((32, 32 * tiles))
+    return ((r * 37 + c) % 101 - 50).astype(np.float32), ((r - 3 * c) % 7).astype(np.float32)
+
+
+def reader_two_add(ops: Path, tiles: int = 4, cb_pages: int = 2, **defines: str) -> Program:
+    """C = A + B (``exact_inputs``) with our reader (``tests/firmware/ttmetal/reader_two.cpp``:
+    ``PAGES_PER_PUSH``, ``NEVER_PUSH``, ``MAX_TILES``, ``WATCHER_ENABLED``) and ttnn's compute kernel
+    and writer; CBs 0, 1, 2 of ``cb_pages`` bfloat16 tiles."""
+    a, b = exact_inputs(tiles)
+    p = Program()
+    A, B, C = p.buffer("a", a), p.buffer("b", b), p.buffer("c", pages=tiles)
+    for cb in (0, 1, 2):
+        p.cb(cb, cb_pages, 2048)
+    k = ops / "eltwise"
+    p.kernel("ncrisc", READER_TWO, compile_args=[*A.accessor_args, *B.accessor_args], args=[A, B, tiles],
+             defines=defines)
+    p.kernel("brisc", k / "unary/device/kernels/dataflow/writer_unary_interleaved_start_id.cpp",
+             compile_args=[2, *C.accessor_args], args=[C, tiles, 0])
+    p.kernel("compute", k / "binary/device/kernels/compute/eltwise_binary_kernel.cpp",
+             defines={"ELTWISE_OP": "add_tiles", "ELTWISE_OP_TYPE": "EltwiseBinaryType::ELWADD"}, args=[tiles, 1])
+    return p

@@ -115,7 +115,7 @@ class State:
         """``info cb``'s lines for it."""
         cb = self.cb
         lines = [f"CB {cb.index}: {cb.pages} pages of {cb.page_size} bytes at {self.address:#x} ({cb.format}): "
-                 f"{self.received} pages received, {self.acked} acknowledged, {self.in_cb} in the CB",
+                 f"{pages(self.received)} received, {self.acked} acknowledged, {self.in_cb} in the CB",
                  f"  front (next page to read) {self.front:#x}, back (next page to write) {self.back:#x}"]
         for what, by in (("pushed", self.pushed_by), ("popped", self.popped_by)):
             if by is not None:
@@ -127,6 +127,10 @@ class State:
             what = "in cb_wait_front for pages" if wait.side == "front" else "in cb_reserve_back for free space"
             lines.append(f"  {wait.core} waits {what}, at {wait.where}")
         return lines
+
+
+def pages(n: int) -> str:
+    return f"{n} page{'' if n == 1 else 's'}"
 
 
 def states(session: Session, host: ProgramHost, only: int | None = None) -> list[State]:

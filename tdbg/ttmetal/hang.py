@@ -31,17 +31,43 @@ def report(session: Session, host: ProgramHost, stop: Stop) -> Stop:
         if core in waiting:
             state, wait = waiting[core]
             lines.append(f"  {cb_wait(state, wait)}")
-            partner = state.pushed_by if wait.side == "front" else state.popped_by
-            role = "producer" if wait.side == "front" else "consumer"
-            if partner is None:
-                lines.append(f"    no core has {'pushed into' if role == 'producer' else 'popped from'} CB {state.cb.index}")
-            elif partner[0] != core:
-                lines.append(f"    {partner[0]}, the {role} (last at {session.describe_pc(*partner)}), "
-                             f"{state_of(session, host, partner[0])}")
+            lines.append(f"    {partner(session, host, state, wait)}")
         elif session.has_firmware(core):
             lines.append(f"  {core} {state_of(session, host, core)}")
     lines.append("  waypoints: " + ", ".join(f"{core} {text!r}" for core, text in waypoints(session, host).items()))
     return replace(stop, report=tuple(lines))
+
+
+def partner(session: Session, host: ProgramHost, state: cbs.State, wait: cbs.Wait) -> str:
+    """The other side of a CB wait and what it does: for a wait for pages the producer (the core
+    that last pushed into the CB, else one waiting in ``cb_reserve_back`` on it), for a wait for
+    space the consumer (who last popped, else one waiting in ``cb_wait_front``)."""
+    role, verb, other = (("producer", "pushed into", "back") if wait.side == "front"
+                         else ("consumer", "popped from", "front"))
+    cb = state.cb.index
+    last = state.pushed_by if wait.side == "front" else state.popped_by
+    if last is not None and last[0] != wait.core:
+        return f"{last[0]}, the {role} (last at {session.describe_pc(*last)}), {state_of(session, host, last[0])}"
+    opposite = next((w for w in state.waits if w.side == other and w.core != wait.core), None)
+    if opposite is not None:
+        what = "cb_reserve_back for space" if other == "back" else "cb_wait_front for pages"
+        return f"{opposite.core}, the {role}, has not {verb} CB {cb} yet: it waits in {what} on it"
+    returned = _returned(session, host)
+    done = ", ".join(returned) if returned else "none"
+    waiter = "cb_reserve_back" if other == "back" else "cb_wait_front"
+    return (f"no core has {verb} CB {cb}, and none waits in {waiter} on it; "
+            f"kernels that have returned: {done}")
+
+
+def _returned(session: Session, host: ProgramHost) -> list[str]:
+    """The cores whose kernel has returned (back in their firmware)."""
+    out = []
+    for core in (c for c in PROCESSORS if c in host.binaries):
+        with session.on_core(core):
+            pc = session.register("pc")
+        if not host.runs_kernel(core, pc):
+            out.append(core)
+    return out
 
 
 def cb_wait(state: cbs.State, wait: cbs.Wait) -> str:
@@ -57,7 +83,7 @@ def cb_wait(state: cbs.State, wait: cbs.Wait) -> str:
                f"{state.received} received)" if wait.side == "back" else
                f" (its own count: {acked} popped; {state.acked} acknowledged)")
     if wait.side == "front":
-        text = (f"{wait.core} waits in cb_wait_front on CB {cb.index} ({size}): {received} pages received, "
+        text = (f"{wait.core} waits in cb_wait_front on CB {cb.index} ({size}): {cbs.pages(received)} received, "
                 f"{acked} acknowledged, {in_cb} in the CB{own}")
         too_small = in_cb == cb.pages
     else:
