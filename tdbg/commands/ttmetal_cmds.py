@@ -47,7 +47,9 @@ def tt_metal_boot(interp: Interpreter, args: str) -> None:
          "the host writes the DRAM buffers, the kernel configuration buffer, launch[0] and the go message once the "
          "cores idle after the boot, and when they idle again with go_messages[0].signal = RUN_MSG_DONE it reads "
          "the buffers back (a buffer's 'dump' file gets its bytes).  The kernels' symbols are added where they "
-         "run (break kernel_main thread T1); a hang stops with a report naming the CB waits.",
+         "run (break kernel_main thread T1); a hang stops with a report naming the CB waits, the other side of each "
+         "(producer or consumer) and what it does, and the waypoints; a device ASSERT (a watcher build) stops naming "
+         "its core, file and line ('info cb', 'info waypoints', 'tile cb N', 'watch cb N').",
     example="tt-metal program eltwise_add.toml", host_files=True)
 def tt_metal_program(interp: Interpreter, args: str) -> None:
     from tdbg.ttmetal import program
@@ -95,7 +97,13 @@ def info_cb(interp: Interpreter, args: str) -> None:
 
 @info_command("waypoints", usage="info waypoints",
               help="Each core's watcher waypoint (mailboxes.watcher.debug_waypoint: up to four characters a kernel "
-                   "built with the watcher writes with WAYPOINT(\"...\"); 'X' until one does), with where the core is.",
+                   "built with the watcher writes with WAYPOINT(\"...\"); 'X', the boot's value, until one does), with "
+                   "the core's state and where it is; hang reports end with the same.  A kernel is built with the "
+                   "watcher by its defines WATCHER_ENABLED = 1 and WATCHER_DISABLE_STACK_USAGE = 1: the ttnn wheel's "
+                   "firmware is built without the watcher, so its own waypoints (between kernels) are never "
+                   "written and the stack-usage check, which needs the watcher firmware's __stack_base, cannot "
+                   "run.  A tripped ASSERT in such a kernel ends the run with a stop naming the core, FILE:LINE "
+                   "and the assert type.",
               example="info waypoints")
 def info_waypoints(interp: Interpreter, args: str) -> None:
     from tdbg.ttmetal import hang

@@ -521,10 +521,22 @@ class ProgramHost(BootHost):
         kernel = next((k for k in self.program.kernels if core in k.cores), None)
         with session.on_core(core):
             pc = session.register("pc")
-        source = kernel.source.name if kernel is not None and kernel.source is not None else "its kernel"
         return Stop(StopKind.HOST, core, pc,
-                    detail=f"tt-metal device assert: {core} tripped ASSERT at {source}:{line} ({DEBUG_ASSERT_TYPES[kind]})",
+                    detail=f"tt-metal device assert: {core} tripped ASSERT at {self._assert_site(session, core, pc, line, kernel)} "
+                           f"({DEBUG_ASSERT_TYPES[kind]})",
                     report=(f"  {core} hangs in assert_and_hang, at {session.describe_pc(core, pc)}",))
+
+    @staticmethod
+    def _assert_site(session: Session, core: str, pc: int, line: int, kernel: Kernel | None) -> str:
+        """``FILE:LINE`` of the tripped ``ASSERT``: the call site of the inlined ``assert_and_hang``
+        the core hangs in when its line is the one recorded (an ASSERT in a header has that
+        header's line), else the recorded line in the kernel's source."""
+        info = session.debug_info_at(core, pc)
+        for frame in info.inline_chain(pc) if info is not None else ():
+            if frame.name == "assert_and_hang" and frame.call_file is not None and frame.call_line == line:
+                return f"{frame.call_file.name}:{line}"
+        source = kernel.source.name if kernel is not None and kernel.source is not None else "its kernel"
+        return f"line {line} of {source}"
 
     def _at(self, record, member: str) -> int:
         return self.mailboxes.address(record.path + member) - record.address
