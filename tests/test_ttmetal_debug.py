@@ -21,8 +21,8 @@ from tdbg.emu.stops import StopKind
 from tdbg.session import Session
 from tdbg.ttmetal import boot
 from tdbg.ttmetal.boot import TtMetalError
-from tdbg.ttmetal.program import prepare
-from ttmetal_programs import READER_TWO, operations, reader_two_add
+from tdbg.ttmetal.program import from_spec, prepare
+from ttmetal_programs import READER_TWO, operations, printing_program, reader_two_add
 
 WATCHER = {"WATCHER_ENABLED": "1", "WATCHER_DISABLE_STACK_USAGE": "1"}
 
@@ -84,3 +84,47 @@ def test_a_device_assert_is_a_named_stop_with_its_file_and_line() -> None:
     shown = s.execute("info waypoints")
     assert re.match(r"NC\s+'K'\s", shown.splitlines()[1])      # ncrisck's waypoint before kernel_main
     assert stop.report == (f"  NC hangs in assert_and_hang, at {s.describe_pc('NC', stop.pc)}",)
+
+
+def test_dprint_lines_show_as_the_print_server_shows_them_and_a_full_buffer_is_drained() -> None:
+    """reader_two.cpp prints a line with its arguments, 8 lines of five types a page (64 lines of
+    20 bytes: more than the 1000-byte buffer, so the kernel waits for the host to drain it), and
+    a last line; they come out in order, formatted as {fmt} formats them (here by Python's
+    format, whose rules match for these types: computed independently below)."""
+    ops, fw = operations(), firmware()
+    assert from_spec({"dprint": True}, Path(".")).dprint
+    program = reader_two_add(ops, tiles=8, PRINT_EACH="8")
+    program.dprint = True
+    s = Session({})
+    host = prepare(s, program, fw)
+    a, b = (program.buffers[n].address for n in "ab")
+    expected = [f"reader: 8 tiles from {a:#x} and {b:#x}"]
+    expected += [f"page {t} line {i}: {'true' if i % 2 == 0 else 'false'} {t * 256 + i:#06x} {-i:>4}"
+                 for t in range(8) for i in range(8)]
+    expected.append("reader: done")
+    assert 64 * 20 > host.mailboxes.field("dprint_buf.buffer.data").size
+    out = s.execute("run")
+    assert "tt-metal program done" in out
+    assert [line for line in out.splitlines() if line.startswith("0:(x=0,y=0):")] == \
+        [f"0:(x=0,y=0):NC: {line}" for line in expected]
+    assert [(p.core, p.text) for p in host.drain_prints(s)] == [("NC", line) for line in expected]
+
+
+def test_dprint_from_every_trisc_and_ncrisc() -> None:
+    """compute_print.cpp prints on each TRISC (DPRINT_UNPACK/_MATH/_PACK) and on all three; each
+    core's lines come out with its RISC name, in its order."""
+    ops, fw = operations(), firmware()
+    s = Session({})
+    program = printing_program(ops, tiles=2)
+    prepare(s, program, fw)
+    out = s.execute("run")
+    assert "tt-metal program done" in out
+    shown = [line for line in out.splitlines() if line.startswith("0:(x=0,y=0):")]
+    by_core: dict[str, list[str]] = {}
+    for line in shown:
+        risc, _, text = line.removeprefix("0:(x=0,y=0):").partition(": ")
+        by_core.setdefault(risc, []).append(text)
+    a, b = (program.buffers[n].address for n in "ab")
+    assert by_core == {"NC": [f"reader: 2 tiles from {a:#x} and {b:#x}", "reader: done"],
+                       "TR0": ["unpack: 2 tiles", "all: false"], "TR1": [f"math: {2 + 250:x} tiles", "all: false"],
+                       "TR2": [f"pack: {-2:>5}", "all: false"]}

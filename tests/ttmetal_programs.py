@@ -96,3 +96,21 @@ def reader_two_add(ops: Path, tiles: int = 4, cb_pages: int = 2, **defines: str)
     p.kernel("compute", k / "binary/device/kernels/compute/eltwise_binary_kernel.cpp",
              defines={"ELTWISE_OP": "add_tiles", "ELTWISE_OP_TYPE": "EltwiseBinaryType::ELWADD"}, args=[tiles, 1])
     return p
+
+
+COMPUTE_PRINT = Path(__file__).parent / "firmware" / "ttmetal" / "compute_print.cpp"
+
+
+def printing_program(ops: Path, tiles: int = 2) -> Program:
+    """Every kernel prints (DPRINT on): reader_two.cpp reads ``tiles`` pages into CBs that hold
+    them, ``compute_print.cpp`` prints on each TRISC, ttnn's writer writes nothing."""
+    a, b = exact_inputs(tiles)
+    p = Program(dprint=True)
+    A, B, C = p.buffer("a", a), p.buffer("b", b), p.buffer("c", pages=tiles)
+    for cb in (0, 1, 2):
+        p.cb(cb, tiles, 2048)
+    p.kernel("ncrisc", READER_TWO, compile_args=[*A.accessor_args, *B.accessor_args], args=[A, B, tiles])
+    p.kernel("brisc", ops / "eltwise/unary/device/kernels/dataflow/writer_unary_interleaved_start_id.cpp",
+             compile_args=[2, *C.accessor_args], args=[C, 0, 0])
+    p.kernel("compute", COMPUTE_PRINT, args=[tiles])
+    return p

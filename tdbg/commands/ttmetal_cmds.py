@@ -8,7 +8,7 @@ import re
 import shlex
 
 from tdbg.commands.interpreter import Interpreter
-from tdbg.commands.registry import CommandError, Registry, command, info_command
+from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command, info_command
 from tdbg.session import SessionError
 
 TT_METAL = Registry("tt-metal")
@@ -49,7 +49,11 @@ def tt_metal_boot(interp: Interpreter, args: str) -> None:
          "the buffers back (a buffer's 'dump' file gets its bytes).  The kernels' symbols are added where they "
          "run (break kernel_main thread T1); a hang stops with a report naming the CB waits, the other side of each "
          "(producer or consumer) and what it does, and the waypoints; a device ASSERT (a watcher build) stops naming "
-         "its core, file and line ('info cb', 'info waypoints', 'tile cb N', 'watch cb N').",
+         "its core, file and line ('info cb', 'info waypoints', 'tile cb N', 'watch cb N').  With 'dprint = true' in "
+         "FILE the kernels are built with DPRINT on (clang needs C++23 for its format checks; tdbg's atomics for its "
+         "lock) and each stop shows what they printed since the last, as tt-metal's print server shows it "
+         "('0:(x=0,y=0):NC: ...'); the host drains the buffer whenever every core waits, so a kernel waiting for "
+         "room in it goes on.  Tile slices, typed arrays and call stacks in a DPRINT are named, not decoded.",
     example="tt-metal program eltwise_add.toml", host_files=True)
 def tt_metal_program(interp: Interpreter, args: str) -> None:
     from tdbg.ttmetal import program
@@ -63,6 +67,25 @@ def tt_metal_program(interp: Interpreter, args: str) -> None:
         raise CommandError(str(exc)) from None
     kernels = ", ".join(f"{k.name} on {'/'.join(k.cores)}" for k in host.program.kernels)
     interp.out(f"tt-metal program {words[0]}: {kernels}; 'run' boots the tile and runs it.")
+
+
+def _show_prints(interp: Interpreter) -> None:
+    """After each stop, the DPRINT lines the kernels printed since the last one, as tt-metal's print
+    server shows them (the buffer drained now, as the server drains it)."""
+    from tdbg.ttmetal.program import ProgramHost
+
+    host = interp.session.host
+    if not isinstance(host, ProgramHost) or host.prints is None:
+        return
+    try:
+        host.prints.drain(interp.session)
+    except SessionError as exc:
+        interp.out(f"DPRINT: the print buffer cannot be read: {exc}")
+    for line in host.prints.unshown():
+        interp.out(line.shown())
+
+
+INIT_HOOKS.append(lambda interp: interp.session.stop_listeners.append(lambda stop: _show_prints(interp)))
 
 
 def program_host(interp: Interpreter):

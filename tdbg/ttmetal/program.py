@@ -29,6 +29,7 @@ from tdbg.emu.elf import ElfImage
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.ttmetal import boot, dram, tensors
 from tdbg.ttmetal.boot import PROCESSORS, BootHost, TtMetalError
+from tdbg.ttmetal.dprint import Print, PrintServer
 from tdbg.ttmetal.mailboxes import (
     DEBUG_ASSERT_TYPES, DISPATCH_MODE_HOST, RUN_MSG_DONE, RUN_MSG_GO, RUN_MSG_NAMES, Mailboxes,
 )
@@ -142,7 +143,8 @@ class Kernel:
 class Program:
     """Buffers, circular buffers and kernels, as a tt-metal host program creates them."""
 
-    def __init__(self) -> None:
+    def __init__(self, dprint: bool = False) -> None:
+        self.dprint = dprint          # kernels built with DPRINT on (tdbg.ttmetal.dprint shows it)
         self.buffers: dict[str, Buffer] = {}
         self.cbs: dict[int, CircularBuffer] = {}
         self.kernels: list[Kernel] = []
@@ -227,7 +229,7 @@ class Program:
         spec = kit.Kernel(kernel.source, kernel.processor, {i: cb.format for i, cb in self.cbs.items()},
                           defines=tuple(sorted((k, str(v)) for k, v in kernel.defines.items())),
                           compile_args=tuple(kernel.compile_args), named_args=tuple(sorted(kernel.named_args.items())),
-                          noc=kernel.noc, compute=kit.ComputeConfig(**kernel.compute))
+                          noc=kernel.noc, compute=kit.ComputeConfig(**kernel.compute), debug_print=self.dprint)
         try:
             kernel.binaries = kit.build(spec).binaries
         except (kit.KernelBuildError, TtnnUnavailable) as exc:
@@ -257,6 +259,7 @@ def _bytes(data: bytes | np.ndarray | str | Path | None) -> bytes | None:
 PROGRAM_FORMAT = """\
 # A tt-metal program on one tile (tdbg tt-metal program FILE): C = A + B, 12 bfloat16 tiles.
 # Paths are relative to this file; {ops} is the ttnn wheel's ttnn/cpp/ttnn/operations folder.
+# dprint = true                   # build the kernels with DPRINT on (their prints show at each stop)
 
 [buffers.a]                       # DRAM, interleaved over the 8 banks in pages
 file = "a.npy"                    # .npy (a float array is written as bfloat16 tiles) or raw bytes
@@ -298,10 +301,11 @@ _KERNEL_KEYS = {"processor", "source", "args", "compile_args", "defines", "named
 
 def from_spec(spec: Mapping[str, object], base: Path, sources: Path | None = None) -> Program:
     """A program from a parsed TOML document (``PROGRAM_FORMAT``)."""
-    program = Program()
-    unknown = set(spec) - {"buffers", "cbs", "kernels"}
+    program = Program(bool(spec.get("dprint", False)))
+    unknown = set(spec) - {"buffers", "cbs", "kernels", "dprint"}
     if unknown:
-        raise TtMetalError(f"unknown table(s) {', '.join(sorted(unknown))}; a program has buffers, cbs and kernels")
+        raise TtMetalError(f"unknown table(s) {', '.join(sorted(unknown))}; a program has buffers, cbs and kernels "
+                           "(and dprint = true)")
     for name, b in dict(spec.get("buffers", {})).items():
         extra = set(b) - {"file", "page_size", "pages", "dump", "address"}
         if extra:
@@ -476,9 +480,19 @@ class ProgramHost(BootHost):
         self.text = {core: sum(len(s.data) for s in elf.segments if s.executable) for core, elf in self.elves.items()}
         self.sent = False
         self.result: Result | None = None
+        self.prints = PrintServer(mailboxes, self.elves) if program.dprint else None   # DPRINT's server
 
     def restarted(self, session: Session) -> None:
         self.sent, self.result = False, None
+        if self.prints is not None:
+            self.prints = PrintServer(self.mailboxes, self.elves)
+
+    def drain_prints(self, session: Session) -> list[Print]:
+        """Every DPRINT line the kernels have printed so far (the buffer drained now)."""
+        if self.prints is None:
+            return []
+        self.prints.drain(session)
+        return list(self.prints.prints)
 
     def runs_kernel(self, core: str, pc: int) -> bool:
         """True when ``pc`` is in ``core``'s kernel."""
@@ -491,6 +505,8 @@ class ProgramHost(BootHost):
         tripped = self.assertion(session)
         if tripped is not None:
             return tripped
+        if self.prints is not None and self.prints.drain(session):
+            return None   # a kernel may wait for room in the print buffer: it has it now
         signal = self.signal(session)
         if signal != RUN_MSG_DONE:
             from tdbg.ttmetal.hang import report

@@ -1,7 +1,8 @@
 // A reader for ttnn's eltwise binary kernels (CBs 0 and 1 from DRAM buffers A and B), in tt-metal's
 // dataflow API, for tdbg's tests.  PAGES_PER_PUSH pages are reserved, read and pushed at a time
 // (a CB that holds fewer hangs it), and with NEVER_PUSH the pages are read but never pushed.  Built
-// with the watcher (WATCHER_ENABLED), it sets waypoints and asserts it reads fewer than MAX_TILES tiles.
+// with the watcher (WATCHER_ENABLED), it sets waypoints and asserts it reads fewer than MAX_TILES tiles;
+// with PRINT_EACH it DPRINTs PRINT_EACH lines a page (more than the print buffer holds).
 #include <stdint.h>
 #include "api/dataflow/dataflow_api.h"
 #include "api/debug/assert.h"
@@ -41,6 +42,11 @@ void kernel_main() {
             noc_async_read_tile(t + i, s1, get_write_ptr(1) + i * tile_bytes);
         }
         noc_async_read_barrier();
+#ifdef PRINT_EACH
+        for (uint32_t i = 0; i < PRINT_EACH; i++) {
+            DPRINT("page {} line {}: {} {:#06x} {:>4}\n", t, i, i % 2 == 0, (uint16_t)(t * 256 + i), (int8_t)(-(int32_t)i));
+        }
+#endif
 #ifndef NEVER_PUSH
         cb_push_back(0, PAGES_PER_PUSH);
         cb_push_back(1, PAGES_PER_PUSH);
