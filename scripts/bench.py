@@ -38,7 +38,12 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                       (k) a real tt-llk kernel (matmul_test, 2x2x2 tiles, built from the ttnn
                           wheel) built at the Blackhole ISA (Zba/Zbb) and at plain RV32IM: each
                           from load to every core parked, the Zb* instructions in the first, and
-                          whether the two write the same output.
+                          whether the two write the same output;
+                      (l) a tt-metal program (ttnn's eltwise add, the ttnn wheel's kernels built by
+                          the kit, tdbg booting the firmware and playing the host) over N and 2N
+                          tiles: the time per extra tile; next to it ttsim's device clocks per
+                          extra tile (go to RUN_MSG_DONE in its host log) when TTSIM_METAL_PROGRAM
+                          names the ttsim harness's metal_program folder (run.sh run_add.py, NT=N).
 Times are CPU time (the machine is shared: best of several runs).  ``BEFORE`` holds the figures
 of main at 527530d on this machine, as this script measured them (``--json``; 'Session() on
 three kernel ELFs' with the same ELFs, built by this tdbg); each line shows now, before and the
@@ -527,10 +532,85 @@ def zb_kernel() -> None:
           f"outputs {'identical' if out_zb == out_im else 'DIFFER'}")
 
 
+# -- (l) a tt-metal program: time per extra tile ---------------------------------------------------
+
+def _eltwise_add(tiles: int):  # type: ignore[no-untyped-def]
+    """ttnn's eltwise add over ``tiles`` tiles of ones (tests/ttmetal_programs.py's, without its
+    measured inputs)."""
+    from tdbg.toolchain import ttnn
+    from tdbg.ttmetal.program import Program
+
+    k = ttnn.tree().operations / "eltwise"
+    ones = np.ones((32, 32 * tiles), np.float32)
+    p = Program()
+    a, b, c = p.buffer("a", ones), p.buffer("b", ones), p.buffer("c", pages=tiles)
+    for cb in (0, 1, 2):
+        p.cb(cb, 2, 2048)
+    p.kernel("ncrisc", k / "binary/device/kernels/dataflow/reader_binary_interleaved_start_id.cpp",
+             compile_args=[0, *a.accessor_args, *b.accessor_args], args=[a, b, tiles, 0, 0, 0, 0])
+    p.kernel("brisc", k / "unary/device/kernels/dataflow/writer_unary_interleaved_start_id.cpp",
+             compile_args=[2, *c.accessor_args], args=[c, tiles, 0])
+    p.kernel("compute", k / "binary/device/kernels/compute/eltwise_binary_kernel.cpp",
+             defines={"ELTWISE_OP": "add_tiles", "ELTWISE_OP_TYPE": "EltwiseBinaryType::ELWADD"}, args=[tiles, 1])
+    return p
+
+
+def _program_seconds(tiles: int) -> float:
+    """The best of three runs (boot and program) of the eltwise add, each in a fresh session."""
+    from tdbg.ttmetal.program import prepare
+
+    def once() -> float:
+        s = Session({})
+        host = prepare(s, _eltwise_add(tiles))
+        t0 = clock()
+        stop = s.cont()
+        elapsed = clock() - t0
+        assert stop.kind is StopKind.HOST and host.result is not None, stop.describe()
+        assert np.all(host.result.tensor("c", (32, 32 * tiles)) == 2.0), "the sum is not 2"
+        return elapsed
+    return min(once() for _ in range(3))
+
+
+def _ttsim_clocks(harness: Path, tiles: int) -> int:
+    """ttsim's device clocks from the go message to RUN_MSG_DONE for the eltwise add over ``tiles``
+    tiles (its host log: the write of RUN_MSG_GO to go_messages[0] at 0x4f0, the first read of
+    it after that returning 0)."""
+    out = f"out_bench_add_{tiles}"
+    subprocess.run(["./run.sh", "run_add.py", out], cwd=harness, env={**os.environ, "NT": str(tiles), "OUT": out},
+                   check=True, capture_output=True, timeout=1800)
+    go = done = None
+    for line in (harness / out / "hostlog.jsonl").read_text().splitlines():
+        e = json.loads(line)
+        if e.get("addr") != "0x4f0" or e.get("x") != 1 or e.get("y") != 2:
+            continue
+        if e["op"] == "wr" and e.get("bytes") == "00000080":
+            go = e["clock"]
+        elif e["op"] == "rd" and go is not None and e.get("bytes") == "00000000":
+            done = e["clock"]
+            break
+    assert go is not None and done is not None, f"no go/DONE in ttsim's host log for {tiles} tiles"
+    return done - go
+
+
+def ttmetal_tiles(n: int) -> None:
+    t1, t2 = _program_seconds(n), _program_seconds(2 * n)
+    show("l.per_tile", f"(l) tt-metal eltwise add, {n} tiles {t1:.2f} s and {2 * n} tiles {t2:.2f} s: per extra tile",
+         (t2 - t1) / n * 1e3, "ms", True)
+    harness = os.environ.get("TTSIM_METAL_PROGRAM")
+    if harness and (Path(harness) / "run.sh").is_file():
+        c1, c2 = _ttsim_clocks(Path(harness), n), _ttsim_clocks(Path(harness), 2 * n)
+        print(f"    ttsim (tt-metal 0.81.1 on it): go to DONE {c1} and {c2} device clocks: "
+              f"{(c2 - c1) / n:.0f} clocks per extra tile (simulated time, seen at the host's polls of "
+              "go_messages[0]; its wall time is not logged)")
+    else:
+        print("    ttsim: not measured (TTSIM_METAL_PROGRAM names no metal_program harness)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller loops (a rough look)")
-    parser.add_argument("--only", choices=["model", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"], help="one figure only")
+    parser.add_argument("--only", choices=["model", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"],
+                        help="one figure only")
     parser.add_argument("--json", type=Path, help="also write the figures to this file (the form of BEFORE)")
     args = parser.parse_args()
     for src in ("bench_window", "bench_l1", "bench_loop", *(m[0] for m in PUSH_MIXES)):
@@ -549,6 +629,7 @@ def main() -> None:
         "i": lambda: startup(args.quick),
         "j": lambda: per_instruction(args.quick),
         "k": zb_kernel,
+        "l": lambda: ttmetal_tiles(32 if args.quick else 64),
     }
     for key, figure in figures.items():
         if args.only in (None, key):

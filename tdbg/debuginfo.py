@@ -237,7 +237,9 @@ class DebugInfo:
 
     @cached_property
     def _dwarf(self) -> DWARFInfo:
-        return ELFFile(io.BytesIO(self._image.raw)).get_dwarf_info()
+        # An executable's DWARF holds its final addresses: the relocations a linker keeps
+        # (--emit-relocs, as tt-metal's kernels are linked) are not applied again.
+        return ELFFile(io.BytesIO(self._image.raw)).get_dwarf_info(relocate_dwarf_sections=False)
 
     @cached_property
     def _expr(self) -> DWARFExprParser:
@@ -1296,13 +1298,15 @@ def _high_pc(die: DIE, low: int) -> int:
 
 
 def _die_ranges(die: DIE) -> list[tuple[int, int]]:
-    """The address ranges of a DIE (DW_AT_low_pc/high_pc or DW_AT_ranges), in DWARF's order."""
+    """The address ranges of a DIE (DW_AT_ranges, else DW_AT_low_pc/high_pc), in DWARF's order.
+    A unit with DW_AT_ranges may also have DW_AT_low_pc: its lists' base address (DWARF 5
+    section 2.17.3), often 0, not a range."""
     attrs = die.attributes
-    if "DW_AT_low_pc" in attrs:
+    if "DW_AT_ranges" not in attrs:
+        if "DW_AT_low_pc" not in attrs:
+            return []
         low = attrs["DW_AT_low_pc"].value
         return [(low, _high_pc(die, low))]
-    if "DW_AT_ranges" not in attrs:
-        return []
     dwarf = die.dwarfinfo
     entries = dwarf.range_lists().get_range_list_at_offset(attrs["DW_AT_ranges"].value, cu=die.cu)
     base_attr = die.cu.get_top_DIE().attributes.get("DW_AT_low_pc")

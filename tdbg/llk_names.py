@@ -54,7 +54,7 @@ def _read(raw: bytes) -> LlkNames:
         if elf.get_section_by_name(".debug_info") is None:
             return LlkNames()
         found: dict[str, dict[int, str]] = {}
-        for cu in elf.get_dwarf_info().iter_CUs():
+        for cu in elf.get_dwarf_info(relocate_dwarf_sections=False).iter_CUs():
             _visit(cu.get_top_DIE(), [], found)
             if len(found) == 2:
                 break

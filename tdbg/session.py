@@ -35,7 +35,7 @@ from tdbg.emu.core import Core, CoreState, Disposition, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, one_line
 from tdbg.emu.history import History
 from tdbg.expr.values import PrintSettings
-from tdbg.emu.devices.device import Stall
+from tdbg.emu.devices.device import Stall, Wait
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.emu.pushlog import PushLog
 from tdbg.emu.tile import Policy, Tile, Unreadable
@@ -71,6 +71,19 @@ class Shell(Protocol):
         ...
 
 
+class Host(Protocol):
+    """Whoever plays the host around the tile's runs (``Session.host``; tt-metal's, in
+    ``tdbg.ttmetal``): told when the tile is put back in its loaded state, and given the word
+    whenever every core waits, as a real host acts while the firmware waits for it."""
+
+    def restarted(self, session: Session) -> None:
+        """The tile is back in its loaded state, its set-up written again."""
+
+    def idle(self, session: Session, stop: Stop) -> Stop | None:
+        """No core can run (``stop`` names every wait): act and return None to run on, or
+        return the stop to report (``StopKind.HOST`` when the host's work is done)."""
+
+
 class RunStatus(str, Enum):
     """Whether the program is being run, in GDB's sense."""
 
@@ -87,6 +100,20 @@ class SetupWrite:
     core: str
     address: int
     data: bytes
+
+
+@dataclass
+class SymbolFile:
+    """An ELF whose code a host put on a core at another address than it was linked at (GDB's
+    ``add-symbol-file``): its symbols and DWARF moved to where the code runs (``tdbg.emu.moved``),
+    the DWARF opened when first needed."""
+
+    image: ElfImage
+    info: DebugInfo | None
+    opened: bool = False
+
+    def holds(self, address: int) -> bool:
+        return any(lo <= address < hi for lo, hi in self.image.exec_ranges)
 
 
 #: The most bytes one read or write of memory moves (L1 is 1.5 MiB; a bigger request is a mistake
@@ -151,6 +178,8 @@ class Session(TensixAccess):
         self.points = BreakpointManager(self.tile)   # breakpoints and watchpoints
         self.checkpoints = Checkpoints(self.tile)
         self.debug_infos: dict[str, DebugInfo | None] = {}
+        self.symbol_files: dict[str, list[SymbolFile]] = {}   # a core's code beyond its firmware
+        self._in_file: tuple[str, SymbolFile | None] | None = None   # (core, file) symbols come from
         self.scheduler_locking = "off"
         self.started = False          # the tile has run since it was loaded or reset
         self.written_after_exit = False  # memory written since every core finished (run drops it)
@@ -170,6 +199,7 @@ class Session(TensixAccess):
         self.setup: list[SetupWrite] = []   # memory written while the program was not started
         self.replay_setup = True            # restart (run, kill) writes the set-up again
         self._replaying = False
+        self.host: Host | None = None      # plays the host around the runs (Host)
         programs = program if isinstance(program, Mapping) else {"T0": demo_source() if program is None else program}
         for name, path in programs.items():
             if path is not None:
@@ -178,23 +208,115 @@ class Session(TensixAccess):
         self.tile.reset()
 
     # -- programs -----------------------------------------------------------------------------------
-    def load(self, core: str, program: str | Path | None, reset: bool = True) -> None:
+    def load(self, core: str, program: str | Path | None, reset: bool = True, local_init: int | None = None) -> None:
         """Give ``core`` its firmware (an ELF, or C built with the bundled toolchain; None takes
-        it away), then put the tile back in its loaded state."""
+        it away), then put the tile back in its loaded state.  ``local_init``: the L1 address
+        where a host puts the bytes the ELF has in the core's private memory (tt-metal's
+        ``MEM_*_INIT_LOCAL_L1_BASE_SCRATCH``; ``tdbg.emu.loader``)."""
         try:
             name = self.tile.core_named(core).name
         except ValueError as exc:
             raise SessionError(str(exc)) from None
         try:
             image = None if program is None else load_program(host_path(program), name)
-            self.tile.load(name, image)
+            self.tile.load(name, image, local_init)
             self.started = False
         except (ElfLoadError, ToolchainError, OSError, HostFileError) as exc:
             raise SessionError(str(exc)) from None
         self.debug_infos[name] = None if image is None else self._debug_info(image)
         self._opened_cores.discard(name)
+        self.symbol_files.pop(name, None)
         self.points.sync()
         self.history.clear()
+
+    def add_symbol_file(self, core: str, program: str | Path, text_address: int | None = None) -> SymbolFile:
+        """Symbols and DWARF of more code on ``core`` (GDB's ``add-symbol-file FILE ADDR``):
+        the ELF ``program``, its code moved to run at ``text_address`` (None: where it is
+        linked).  The debugger names, lists and breaks in that code as in the firmware's."""
+        from tdbg.emu.moved import move_code
+
+        try:
+            name = self.tile.core_named(core).name
+            path = host_path(program)
+            image = ElfImage.load(path)
+            if text_address is not None and image.exec_ranges:
+                bias = text_address - min(lo for lo, _ in image.exec_ranges)
+                image = ElfImage.parse(move_code(image.raw, bias), path)
+        except (ElfLoadError, OSError, HostFileError, ValueError) as exc:
+            raise SessionError(str(exc)) from None
+        added = SymbolFile(image, self._debug_info(image))
+        self.symbol_files.setdefault(name, []).append(added)
+        return added
+
+    def remove_symbol_files(self, core: str) -> None:
+        """Forget the symbol files added to ``core`` (GDB's ``remove-symbol-file``)."""
+        self.symbol_files.pop(self.tile.core_named(core).name, None)
+
+    def _symbol_file(self, core: str, address: int | None = None) -> SymbolFile | None:
+        """The symbol file of ``core`` whose code holds ``address`` (default: the core's PC),
+        or the one a lookup is confined to; None: the firmware's."""
+        if self._in_file is not None and self._in_file[0] == core:
+            return self._in_file[1]
+        at = self.tile.cores[core].pc if address is None else address
+        return next((f for f in self.symbol_files.get(core, ()) if f.holds(at)), None)
+
+    @contextmanager
+    def symbols_from(self, core: str, symbol_file: SymbolFile | None = None) -> Iterator[None]:
+        """Look ``core``'s symbols up in ``symbol_file`` (None: its firmware) for a while,
+        wherever its PC is (e.g. a firmware global while the core runs a kernel)."""
+        saved, self._in_file = self._in_file, (core, symbol_file)
+        try:
+            yield
+        finally:
+            self._in_file = saved
+
+    def _opened_file(self, symbol_file: SymbolFile) -> DebugInfo | None:
+        """A symbol file's debug information, opened on first use (as ``_opened``)."""
+        if symbol_file.info is not None and not symbol_file.opened:
+            try:
+                symbol_file.info.open()
+            except Exception as exc:  # noqa: BLE001
+                symbol_file.info = None
+                self.warn(one_line(f"warning: {symbol_file.image.path}: its debug information is unusable "
+                                   f"({type(exc).__name__}: {exc})"))
+            symbol_file.opened = True
+        return symbol_file.info
+
+    def describe_pc(self, core: str, pc: int) -> str:
+        """``0x0000b05c in main at deadlock_t1.c:9``; in an inlined call ``... in
+        cb_wait_front at dataflow_api.h:489, inlined in kernel_main at reader.cpp:40``
+        (files by name, from the debug information of the code at ``pc``)."""
+        info = self.debug_info_at(core, pc)
+        where = f"{pc:#010x}"
+        function = info.function_at(pc) if info is not None else None
+        if info is None or function is None:
+            with self.on_core(core):
+                name = self.symbolize(pc)
+            return f"{where} {name}" if name else where
+        chain = info.inline_chain(pc)
+        line = info.line_for(pc)
+        where += f" in {chain[0].name if chain else function.name}"
+        if line is not None:
+            where += f" at {line.file.name}:{line.line}"
+        if chain and chain[-1].call_file is not None:
+            where += f", inlined in {function.name} at {chain[-1].call_file.name}:{chain[-1].call_line}"
+        return where
+
+    def stream_writer(self, address: int) -> tuple[str, int] | None:
+        """The core and pc of the last store to the NoC overlay stream register at ``address``
+        (None: no store since the reset)."""
+        base = self.tile.overlay.spec.base
+        try:
+            stream, name, _ = self.tile.overlay.register(address - base)
+        except TensixEvent as exc:
+            raise SessionError(f"{address:#x}: {exc}") from None
+        return self.tile.overlay.writers.get((stream, name))
+
+    def debug_info_at(self, core: str, pc: int) -> DebugInfo | None:
+        """The debug information that describes ``core``'s code at ``pc`` (a symbol file's, or
+        the firmware's)."""
+        found = self._symbol_file(core, pc)
+        return self._opened_file(found) if found is not None else self._opened(core)
 
     def _debug_info(self, image: ElfImage) -> DebugInfo | None:
         """The DWARF of ``image``, read when a source-level question first needs it
@@ -236,7 +358,10 @@ class Session(TensixAccess):
 
     @property
     def image(self) -> ElfImage:
-        """The current core's firmware."""
+        """The current core's program: the symbol file its PC is in, else its firmware."""
+        found = self._symbol_file(self.current) if self.symbol_files else None
+        if found is not None:
+            return found.image
         image = self.tile.image(self.current)
         if image is None:
             raise SessionError(f"No symbol table is loaded for {self.current}.  Use the \"file {self.current} FILE\" command.")
@@ -247,6 +372,10 @@ class Session(TensixAccess):
         """The current core's debug information (None without firmware or DWARF).  Its parts
         that are read only when asked (types, variables, frames) may turn out corrupt: such a
         failure is a ``SessionError`` line naming the file, never an internal error."""
+        found = self._symbol_file(self.current) if self.symbol_files else None
+        if found is not None:
+            info = self._opened_file(found)
+            return None if info is None else _CheckedDebugInfo(info, found.image.path)  # type: ignore[return-value]
         info = self._opened(self.current)
         return None if info is None else _CheckedDebugInfo(info, self.tile.image(self.current).path)  # type: ignore[return-value]
 
@@ -284,6 +413,8 @@ class Session(TensixAccess):
                             self.write_memory(write.address, write.data)
                 finally:
                     self._replaying = False
+            if self.host is not None:
+                self.host.restarted(self)
             return
         try:
             self.checkpoints.restore(checkpoint)
@@ -377,6 +508,11 @@ class Session(TensixAccess):
         only = self.current if self.scheduler_locking == "on" else None
         while True:
             stop = self._focus(self._scope_exit(self.tile.run(only, limit)))
+            if stop.kind is StopKind.DEADLOCK and self.host is not None:
+                answer = self.host.idle(self, stop)
+                if answer is None:
+                    continue
+                stop = self._focus(answer)
             if self._unchanged_write(stop):
                 continue
             if stop.kind is not StopKind.BREAKPOINT or self._breakpoint_stops(stop.core, stop.pc):
@@ -677,7 +813,7 @@ class Session(TensixAccess):
     def frames(self) -> list[Frame]:
         """The current core's backtrace (innermost first); one frame without debug info."""
         core = self._core
-        info = self._opened(self.current)
+        info = self.debug_info_at(self.current, core.pc)
         if info is not None:
             try:
                 return info.frames(core.pc, core.regs(), self.read_u32, self.stack_ranges())
@@ -702,7 +838,7 @@ class Session(TensixAccess):
         for name in cores:
             with self.on_core(name):
                 try:
-                    found[name] = self._resolved(location)
+                    found[name] = self._resolved_in_files(name, location)
                 except SessionError as exc:
                     error = error or exc
         spec = linespec.parse(location, None) if isinstance(location, str) else None
@@ -713,7 +849,7 @@ class Session(TensixAccess):
                 line = min(later)
                 for name in found:
                     with self.on_core(name):
-                        found[name] = self._resolved(location, line)
+                        found[name] = self._resolved_in_files(name, location, line)
         locations = [Location(name, site.address, site.function, site.line)
                      for name, resolved in found.items() for site in resolved.sites]
         if not locations:
@@ -722,6 +858,29 @@ class Session(TensixAccess):
             raise error or SessionError("No firmware to set a breakpoint in.")
         disposition = Disposition.DELETE if temporary else Disposition.KEEP
         return self.points.add_breakpoint(locations, disposition, thread, line)
+
+    def _resolved_in_files(self, core: str, location: str | int, line: int | None = None) -> linespec.Resolved:
+        """``_resolved`` in the firmware of ``core`` and in each of its symbol files (as GDB
+        looks a location up in every objfile): every site, the nearest next line."""
+        files: list[SymbolFile | None] = [None, *self.symbol_files.get(core, ())]
+        if len(files) == 1 or isinstance(location, int):
+            return self._resolved(location, line)
+        sites: list[Site] = []
+        later: list[int] = []
+        error: SessionError | None = None
+        for symbol_file in files:
+            with self.symbols_from(core, symbol_file):
+                try:
+                    resolved = self._resolved(location, line)
+                except SessionError as exc:
+                    error = error or exc
+                    continue
+            sites += resolved.sites
+            if resolved.next_line is not None:
+                later.append(resolved.next_line)
+        if not sites and not later and error is not None:
+            raise error
+        return linespec.Resolved(sites, min(later) if later else None)
 
     def watch(self, address: int, length: int, kind: str = "write") -> Watch:
         """Stop on an access to ``[address, address+length)`` by any core (a watch on private
@@ -887,9 +1046,10 @@ class Session(TensixAccess):
         core = self._core
         self._store(core, address, data)
         if not self.started and not self._replaying and self.tile.programs:
-            end = address + len(data)   # a write that covers an earlier one replaces it
-            self.setup = [w for w in self.setup if not (w.core == core.name and address <= w.address
-                                                         and w.address + len(w.data) <= end)]
+            end = address + len(data)   # a memory write that covers an earlier one replaces it; a device
+            if not any(r.base < end and address < r.base + r.size for r in core.regions):   # write acts,
+                self.setup = [w for w in self.setup if not (w.core == core.name and address <= w.address  # so each
+                                                             and w.address + len(w.data) <= end)]         # is kept
             self.setup.append(SetupWrite(core.name, address, bytes(data)))
         if self.started and self.tile.finished():
             self.written_after_exit = True
@@ -932,6 +1092,15 @@ class Session(TensixAccess):
             raise SessionError(str(exc)) from None
         return l1_data.values(self.read_memory(address, size), fmt, count)
 
+    def load_code(self, address: int, data: bytes) -> None:
+        """A host writes code into L1 (a kernel its firmware jumps to): the bytes, known as
+        code as a loaded ELF's text is (a ``.ttinsn``, CSR or Zba/Zbb word runs as the core
+        would run it), until the tile is next reset."""
+        _check_range(address, len(data))
+        if address + len(data) > self.tile.profile.l1_size:
+            raise SessionError(f"Cannot load code at {address:#x}: {len(data)} bytes do not fit L1.")
+        self.tile.load_code(address, bytes(data))
+
     def load_binary(self, path: str | Path, address: int) -> int:
         """GDB's ``restore FILE binary ADDR``: write a file's bytes at ``address``; their count."""
         try:
@@ -964,7 +1133,8 @@ class Session(TensixAccess):
         """``<main+4>`` for an address inside a known function or object, else ``""``.  A C++
         name is shown demangled when ``demangled`` (default: ``print_settings.asm_demangle``, as
         GDB's ``print_address`` in disassembly; values use ``print_settings.demangle``)."""
-        image = self.tile.image(self.current)
+        found = self._symbol_file(self.current, address) if self.symbol_files else None
+        image = found.image if found is not None else self.tile.image(self.current)
         hit = image.symbol_at(address) if image else None
         if hit is None:
             return ""
@@ -996,6 +1166,17 @@ class Session(TensixAccess):
         if core.state is CoreState.BLOCKED and core.wait is not None:
             return f"blocked: {core.wait.reason}"
         return core.state.value
+
+    def wait(self, name: str) -> Wait | None:
+        """What core ``name`` waits for while blocked (None when it is not): the reason, and for
+        a core polling memory or a device the addresses it reads and its loop's instructions."""
+        core = self.tile.core_named(name)
+        return core.wait if core.state is CoreState.BLOCKED else None
+
+    def name_memory(self, namer: Callable[[int], str | None]) -> None:
+        """Let ``namer`` name addresses where waits and hang reports name memory (a host knows
+        what it put where, e.g. tt-metal's mailbox fields); ELF symbols name the rest."""
+        self.tile.namers.append(namer)
 
     def has_firmware(self, name: str) -> bool:
         return name in self.tile.programs

@@ -272,3 +272,15 @@ def test_untyped_code_labels_are_symbols_as_gdb_minimal_symbols(tmp_path: Path) 
     s.execute(f"break *{addr + 4:#x}")
     s.execute("run")
     assert s.execute("bt").startswith(f"#0  {addr + 4:#010x} in plain_label ()")
+
+
+def test_members_of_anonymous_unions_and_structs(tmp_path: Path) -> None:
+    # C11 6.7.2.1p13; texts from gdb-multiarch 13.1 on the same ELF (tt-metal's go_msg_t has this shape)
+    source = tmp_path / "anon.c"
+    source.write_text("struct msg { union { unsigned int all; struct { unsigned char a, b, c, signal; }; }; };\n"
+                      "struct msg m = {{0x40000000u}};\nint main(void) { return m.signal; }\n")
+    s = Session(source)
+    assert s.execute("p m.signal") == "$1 = 64 '@'\n"
+    assert s.execute("p m.all") == "$2 = 1073741824\n"
+    assert s.execute("p (char*)&m.signal - (char*)&m") == "$3 = 3\n"
+    assert s.execute("p m.nosuch", check=False).strip() == "There is no member named nosuch."

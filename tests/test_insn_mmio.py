@@ -60,6 +60,18 @@ def test_loadreg_reads_the_wall_clock_as_a_core_does(tile: Tile) -> None:
     assert (int(tile.tensix.gprs[0, 3]), int(tile.tensix.gprs[0, 4])) == (1350, 2700)
 
 
+def test_wall_clock_high_half_latched_by_the_low_read(tile: Tile) -> None:
+    # DebugTimestamper.md: a WALL_CLOCK_L read latches counter_high_at, which WALL_CLOCK_H
+    # (0x1F8, Blackhole's WALL_CLOCK_1_AT) returns; 0x1F4 is the live high half.
+    tile.registers.clock = 0xFFFF_FF00
+    loadreg(tile, 0, 3, 0xFFB1_21F0)                # 0xFFFF_FF00 + 1350 = 0x1_0000_0446
+    assert int(tile.tensix.gprs[0, 3]) == 0x446
+    tile.registers.clock = 2 << 32
+    loadreg(tile, 0, 4, 0xFFB1_21F8)
+    loadreg(tile, 0, 5, 0xFFB1_21F4)
+    assert (int(tile.tensix.gprs[0, 4]), int(tile.tensix.gprs[0, 5])) == (1, 2)
+
+
 def test_local_ram_slow_path_is_the_cores_ram(tile: Tile) -> None:
     tile.tensix.gprs[2, 7] = 0xCAFE_F00D
     storereg(tile, 2, 7, 0xFFB1_8010)               # T0's local data RAM + 0x10 (slow access path)
@@ -134,6 +146,9 @@ def test_tdma_risc_registers_set_the_packer_state(tile: Tile) -> None:
     assert p.set_reg_hi_scaler == [3, 0x1FF, 0x100, 7]
     assert tdma_load(tile, 0x028) == 0x0007_0034            # Scaler2Raw = v & 0x01ff007f
     assert tdma_load(tile, 0x03C) == SCALER_0 == tdma_load(tile, 0x13C)
+    tdma_store(tile, 0x024, 0xFFFF_FFFF)                     # CLK_GATE_EN, as Blackhole firmware boots
+    assert tdma_load(tile, 0x024) == 0xFFFF_FF7F             # UnpackRegAddrRaw = v & 0xffffff7f
+    assert p.set_reg_base == [0x228, 0xC0FFC]                # the packer's registers untouched
     with pytest.raises(UnimplementedFunctionality, match="TDMA-RISC"):
         tdma_load(tile, 0x038)                               # MetadataFIFOStatus
     with pytest.raises(UnimplementedFunctionality, match="TDMA-RISC"):

@@ -40,6 +40,7 @@ class CoreSpec:
     reset_pc_reg: int | None   # debug register offset of its reset PC (T cores, NC)
     reset_pc_override: tuple[int, int] | None = None   # (register offset, bit) that enables it
     alias: str = ""            # tt-exalens' name for it (brisc, ncrisc, trisc0 ...)
+    reset_pc: int = 0          # where it starts when released without the override (SoftReset.md)
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,9 @@ class TileRegister:
 class LoadRule:
     """How a host loads one core's ELF (tt-exalens, as ``shared/kernels/README.md`` describes):
     only ``sections`` are written; one that lies in private memory goes to the ELF's
-    ``loader_section`` address in L1, where the firmware's start-up code copies it from."""
+    ``loader_section`` address in L1, where the firmware's start-up code copies it from.  A host
+    may give that L1 address itself for an ELF without the section (``loader.placements``'
+    ``local_init``: tt-metal's ``MEM_*_INIT_LOCAL_L1_BASE_SCRATCH``)."""
 
     sections: tuple[str, ...]
     loader_section: str

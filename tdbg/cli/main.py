@@ -56,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--gdb-port", type=_port, metavar="N", help="serve the GDB remote protocol on TCP port N (0: any free port; on 127.0.0.1 unless --gdb-host)")
     parser.add_argument("--gdb-host", default="127.0.0.1", help="address to listen on with --gdb-port; anything but loopback lets other machines control the tile (a warning says so)")
     parser.add_argument("--allow-host-files", action="store_true", help="let GDB's monitor run commands that read or write files on this host (source, dump, restore, file, ...); refused by default")
+    parser.add_argument("--tt-metal-boot", nargs="?", const="", metavar="FIRMWARE-DIR",
+                        help="load Tenstorrent's Blackhole firmware on the five cores with tt-metal 0.81.1's boot as "
+                             "the set-up ('run' boots it; 'help tt-metal boot'); FIRMWARE-DIR: a pre-compiled/<hash> "
+                             "folder, default the ttnn wheel's")
     parser.add_argument("--version", action=_Version, nargs=0, help="show program's version number and exit")
     return parser
 
@@ -126,8 +130,16 @@ def main(argv: list[str] | None = None) -> int:
     from tdbg.emu.elf import ElfLoadError
     from tdbg.emu.toolchain import ToolchainError
 
+    if args.tt_metal_boot is not None and args.programs:
+        parser.error("--tt-metal-boot loads the five cores' firmware itself: give no FIRMWARE")
     try:
-        session = Session(programs(args.programs) or None)
+        if args.tt_metal_boot is not None:
+            from tdbg.ttmetal import boot
+
+            session = Session({})
+            boot.prepare(session, args.tt_metal_boot or None)
+        else:
+            session = Session(programs(args.programs) or None)
     except (SessionError, ElfLoadError, ToolchainError, OSError, ValueError) as exc:
         print(f"tdbg: {exc}", file=sys.stderr)
         return 1

@@ -24,6 +24,7 @@ from tdbg.commands import (  # noqa: F401  (registration)
     support,
     symbols,
     tensix_cmds,
+    ttmetal_cmds,
 )
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import ROOT, CommandError

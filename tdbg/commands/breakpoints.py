@@ -10,6 +10,7 @@ from tdbg import linespec
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import breakpoint_what, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.commands.ttmetal_cmds import cb_register
 from tdbg.commands.values import evaluate_address, evaluate_int, lvalue
 from tdbg.expr import INT, Value
 from tdbg.session import Breakpoint, Disposition
@@ -244,9 +245,13 @@ def _watch(interp: Interpreter, args: str, kind: str) -> None:
         raise CommandError("Argument required (expression to compute).")
     s = interp.session
     m = _DST_ROW.match(expr.replace(" ", ""))
+    cb = cb_register(interp, expr)
     if m:
         watch = s.watch_dst_row(evaluate_int(interp, m.group(1)), kind)
         what = f"{expr} ({watch.view}, DstBits rows {', '.join(map(str, watch.bits_rows))})"
+    elif cb is not None:
+        watch = s.watch(cb[0], 4, kind)
+        what = cb[1]
     else:
         address, size = lvalue(interp, expr)
         watch = s.watch(address, size, kind)
@@ -257,7 +262,7 @@ def _watch(interp: Interpreter, args: str, kind: str) -> None:
     interp.out(f"{title} {watch.number}: {what}")
 
 
-@command("watch", usage="watch EXPR | watch dst[ROW]", help="Stop before any store to the memory EXPR designates (a variable, *ADDRESS or {TYPE}ADDRESS), printing Old and New values; watch dst[ROW] stops on any write to that Dst row, by a window store or a Tensix instruction.", example="watch dst[12]")
+@command("watch", usage="watch EXPR | watch dst[ROW] | watch cb N", help="Stop before any store to the memory EXPR designates (a variable, *ADDRESS or {TYPE}ADDRESS), printing Old and New values; watch dst[ROW] stops on any write to that Dst row, by a window store or a Tensix instruction; watch cb N on any change of tt-metal's CB N's pages received (its overlay stream register: a push).", example="watch dst[12]")
 def watch_cmd(interp: Interpreter, args: str) -> None:
     _watch(interp, args, "write")
 

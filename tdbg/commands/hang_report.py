@@ -11,22 +11,8 @@ from tdbg.emu.stops import Stop
 
 
 def site(interp: Interpreter, core: str, pc: int) -> str:
-    """``0x0000b05c in main at deadlock_t1.c:9``, in an inlined call ``0x00010074 in
-    tdbg_semaphore_post at tensix.h:393, inlined in main at deadlock_t2.c:12`` (from ``core``'s
-    debug information; files by name)."""
-    info = interp.session.debug_infos.get(core)
-    where = f"{pc:#010x}"
-    function = info.function_at(pc) if info is not None else None
-    if info is None or function is None:
-        return where
-    chain = info.inline_chain(pc)
-    line = info.line_for(pc)
-    where += f" in {chain[0].name if chain else function.name}"
-    if line is not None:
-        where += f" at {line.file.name}:{line.line}"
-    if chain and chain[-1].call_file is not None:
-        where += f", inlined in {function.name} at {chain[-1].call_file.name}:{chain[-1].call_line}"
-    return where
+    """Where ``core`` is at ``pc`` (``Session.describe_pc``)."""
+    return interp.session.describe_pc(core, pc)
 
 
 def report_waits(interp: Interpreter, stop: Stop) -> None:

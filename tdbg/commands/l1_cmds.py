@@ -10,6 +10,7 @@ from tdbg.commands.examine import format_float
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import SHORT_DIGITS, blocks, first_fitting, line_width
 from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.commands.ttmetal_cmds import cb_page
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.session import SessionError
 from tdbg.tensix import l1_data
@@ -93,7 +94,7 @@ def _number(v: object, fmt: str, short: bool = False) -> str:
     return f"{float(v):.6g}"  # type: ignore[arg-type]
 
 
-@command("tile", usage="tile[/x] ADDR [as FORMAT]",
+@command("tile", usage="tile[/x] ADDR [as FORMAT] | tile[/x] cb N [page P]",
          help="Show the 32x32 tile at L1 ADDR (four 16x16 faces, one after the other, as tt-llk lays them "
               "out) face by face, decoded from FORMAT (default bf16): " + FORMATS + ".  A BFP tile starts "
               "with its exponent section (one per 16 datums: each face row); each row shows its exponent.  "
@@ -107,10 +108,14 @@ def tile_cmd(interp: Interpreter, args: str) -> None:
         opt, _, args = args.partition(" ")
         if opt != "/x":
             raise CommandError(f"Unknown option {opt}; tile takes /x.")
-    expr, fmt = _format_of(interp, args, "bf16")
-    if not expr:
-        raise CommandError("Argument required (an L1 address).")
-    address = evaluate_address(interp, expr)
+    page = cb_page(interp, args)
+    if page is not None:
+        address, fmt = page
+    else:
+        expr, fmt = _format_of(interp, args, "bf16")
+        if not expr:
+            raise CommandError("Argument required (an L1 address).")
+        address = evaluate_address(interp, expr)
     s = interp.session
     try:
         data = s.read_memory(address, l1_data.size(fmt, l1_data.TILE_DATUMS))

@@ -96,10 +96,19 @@ def _scope(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) 
 def _deadlock(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
     interp.out("")
     interp.out("Program stopped: deadlock: no core can run.")
+    for line in stop.report:
+        interp.out(line)
     report_waits(interp, stop)
     all_backtraces(interp)
     interp.out("")
     interp.out(where)
+
+
+def _host(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
+    interp.out("")
+    interp.out(stop.detail)
+    for line in stop.report:
+        interp.out(line)
 
 
 def _blocked(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
@@ -184,7 +193,7 @@ STOP_REPORTS: dict[StopKind, StopReport] = {
     StopKind.EXITED: _exited, StopKind.SCOPE: _scope, StopKind.DEADLOCK: _deadlock, StopKind.BLOCKED: _blocked,
     StopKind.BREAKPOINT: _breakpoint, StopKind.WATCHPOINT: _watchpoint, StopKind.EVENT: _event,
     StopKind.INTERRUPTED: _interrupted, StopKind.EBREAK: _ebreak, StopKind.ECALL: _ecall, StopKind.FAULT: _fault,
-    StopKind.LIMIT: _limit,
+    StopKind.LIMIT: _limit, StopKind.HOST: _host,
 }
 
 

@@ -117,7 +117,8 @@ def info_line(interp: Interpreter, args: str) -> None:
     s = interp.session
     info = need_debug(interp)
     address = s.resolve(qualify_line(interp, args)) if args.strip() else s.pc
-    if args.strip() and linespec.parse(args, info).function is not None:   # GDB: a function's own first line
+    if args.strip() and not args.strip().startswith("*") and linespec.parse(args, info).function is not None:
+        # GDB: a function's own first line (not for a *ADDRESS)
         function = info.function_at(address)
         if function is not None and info.inline_chain(address) == info.inline_chain(function.low):
             address = function.low

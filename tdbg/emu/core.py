@@ -322,7 +322,8 @@ class Core:
                 value = 0
             if pollable and self._polling(uc.reg_read(UC_RISCV_REG_PC), address, value):
                 self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
-                                 lambda: _reads_other(load, offset, size, value), address=address))
+                                 lambda: _reads_other(load, offset, size, value), address=address,
+                                 loop=frozenset({self._poll[0]} if self._poll else ())))
                 return
             if at != address:
                 _PACK[size](buf, at - base, value)

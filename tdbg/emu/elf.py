@@ -95,7 +95,11 @@ class ElfImage:
         """Read an RV32 ELF; anything else, or an ELF whose headers do not hold together, is an
         ``ElfLoadError`` with one line (``read_elf_file`` says what is checked)."""
         path = Path(path)
-        raw = read_elf_file(path)
+        return cls.parse(read_elf_file(path), path)
+
+    @classmethod
+    def parse(cls, raw: bytes, path: Path) -> ElfImage:
+        """``load`` of an ELF's bytes (``path`` names it in messages)."""
         try:
             elf = ELFFile(io.BytesIO(raw))
             if elf["e_machine"] != "EM_RISCV":

@@ -71,12 +71,17 @@ def _observe(core: Core, count: int) -> tuple[_Window, Stop | None]:
 
     hooks = [uc.hook_add(UC_HOOK_CODE, on_code), uc.hook_add(UC_HOOK_MEM_READ, on_read),
              uc.hook_add(UC_HOOK_MEM_WRITE, on_write)]
+    # Measured on Unicorn 2.1: a hook added now is not called from code translated before it
+    # (a loop's cached blocks would be missed), and code translated while it was in place
+    # keeps calling into the hook list after it is deleted: translate afresh on both sides.
+    uc.ctl_flush_tb()
     pushes = core.tile.push_path.seq
     try:
         stop = core.run_observed(count)
     finally:
         for h in hooks:
             uc.hook_del(h)
+        uc.ctl_flush_tb()
     if core.tile.push_path.seq != pushes:      # a .ttinsn push (a code hook, not a store) did something
         window.changed = True
     return window, stop
@@ -103,4 +108,6 @@ def spinning(core: Core, describe: Callable[[int, int], str]) -> Wait | Stop | N
     def ready() -> bool:
         return any(int.from_bytes(core.uc.mem_read(a, size), "little") != v for a, (size, v) in condition.items())
 
-    return Wait(f"spins at {pc:#010x} reading {shown}{more}, which nothing has changed", ready)
+    loop = frozenset(p for p in second.pcs if not core.tile.trampolines.contains(p))
+    return Wait(f"spins at {pc:#010x} reading {shown}{more}, which nothing has changed", ready,
+                reads={a: v for a, (_, v) in condition.items()}, loop=loop)

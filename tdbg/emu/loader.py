@@ -7,7 +7,10 @@ Two kinds of ELF are loaded:
   the loader section's address in L1 instead, and the firmware's start-up code copies it from
   there (tt-exalens' rule, ``shared/kernels/README.md``).
 * Anything else (tdbg's own firmware): every ``PT_LOAD`` segment at its address, in L1 or in the
-  core's private data RAM.
+  core's private data RAM; or, when the host says where its private data goes (``local_init``,
+  as tt-metal puts its firmware's ``.data`` at ``MEM_*_INIT_LOCAL_L1_BASE_SCRATCH``, tt_elffile's
+  loader), a segment in private memory at ``local_init + (address - MEM_LOCAL_BASE)`` in L1, its
+  file bytes only (the firmware clears its ``.bss`` itself).
 
 Refused with one line: an ELF whose ``Tag_RISCV_arch`` names another architecture's Tenstorrent
 extension (a Wormhole ``xttwh`` build on a Blackhole tile), and bytes outside the places the
@@ -22,14 +25,21 @@ from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
 from tdbg.arch.profile import CoreSpec, Profile
 
 
-def placements(image: ElfImage, profile: Profile, spec: CoreSpec) -> list[Segment]:
-    """The bytes to write for ``image`` on core ``spec``, checked against the core's map."""
+def placements(image: ElfImage, profile: Profile, spec: CoreSpec, local_init: int | None = None) -> list[Segment]:
+    """The bytes to write for ``image`` on core ``spec``, checked against the core's map;
+    ``local_init``: the L1 address a host gives the private-memory bytes of an ELF without a
+    loader section."""
     _check_arch(image, profile)
     rule = profile.load_rule
     private = (profile.local_ram_base, profile.local_ram_base + spec.local_ram_size)
     loader = image.section(rule.loader_section)
-    if loader is None:
+    relocated = loader is not None or local_init is not None
+    if loader is None and local_init is None:
         placed = list(image.segments)
+    elif loader is None:
+        placed = [Segment(local_init + (s.vaddr - private[0]), s.data, len(s.data), s.executable)
+                  if private[0] <= s.vaddr < private[1] else s
+                  for s in image.segments if s.data or not private[0] <= s.vaddr < private[1]]
     else:
         wanted = [s for s in image.sections if s.name in rule.sections and s.data]
         private_starts = [s.addr for s in wanted if private[0] <= s.addr < private[1]]
@@ -39,7 +49,7 @@ def placements(image: ElfImage, profile: Profile, spec: CoreSpec) -> list[Segmen
                     s.data, len(s.data), s.executable)
             for s in wanted if s.data is not None
         ]
-    allowed = [(0, profile.l1_size)] if loader is not None else [(0, profile.l1_size), private]
+    allowed = [(0, profile.l1_size)] if relocated else [(0, profile.l1_size), private]
     for seg in placed:
         end = seg.vaddr + max(seg.memsz, len(seg.data))
         if not any(lo <= seg.vaddr and end <= hi for lo, hi in allowed):

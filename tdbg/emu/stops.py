@@ -24,6 +24,7 @@ class StopKind(str, Enum):
     DEADLOCK = "deadlock"      # no core can run and some wait: detail names every wait
     PREEMPTED = "preempted"    # the core used up its turn (internal to the tile's run)
     SCOPE = "watchpoint scope" # a watchpoint on a local was deleted: its frame returned
+    HOST = "host"              # the session's host ended the run (Session.host; detail says why)
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class Stop:
     old: int | None = None           # watchpoint: value before the access
     new: int | None = None           # watchpoint: value the store would write
     waits: tuple[CoreWait, ...] = ()  # DEADLOCK / BLOCKED: each blocked core
+    report: tuple[str, ...] = ()     # what the session's host adds to it (HOST, DEADLOCK): lines
 
     @property
     def category(self) -> Category | None:

@@ -35,7 +35,7 @@ from tdbg.emu.devices.device import Stall
 from tdbg.emu.devices.mailboxes import Mailboxes
 from tdbg.emu.devices.overlay import Overlay
 from tdbg.emu.devices.tile_registers import TileRegisters
-from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
+from tdbg.emu.elf import JUMP_TO_SELF, ElfImage, ElfLoadError, Segment
 from tdbg.emu.noc import LocalTile, Noc, Transfer
 from tdbg.emu.push_path import PushPath
 from tdbg.emu.pushlog import DstWriter, L1Log, PushLog, WindowTrace
@@ -132,6 +132,8 @@ class Tile:
         self.tensix.l1 = np.frombuffer(self.l1, dtype=np.uint8)  # the coprocessor's view of L1
         self._code: list[tuple[int, int]] = []                    # L1 ranges of loaded firmware
         self._executable: list[tuple[int, int]] = []              # ... of its executable bytes
+        self._host_code: list[tuple[int, int]] = []               # code a host put in L1 since the reset
+        self._host_parks: set[int] = set()                        # ... and the j . words in it
         self.programs: dict[str, Program] = {}
         self.trampolines = Trampolines(profile.trampoline_spaces)
         self.code = CodePatches(self.trampolines)                 # replaced words of loaded code
@@ -140,6 +142,7 @@ class Tile:
             lambda address: self.coprocessor.mmio.load(0, address),
             lambda address, value: self.coprocessor.mmio.store(0, address, value)))
         self.noc_l1_writes: list[tuple[int, int, Transfer]] = []   # NoC requests' writes into L1, newest last
+        self.namers: list[Callable[[int], str | None]] = []   # a host's names for addresses (describe_address)
         self.window_observer: Callable[[Core, int, int, int, bool], None] | None = None
         self.policy: dict[Category, Policy] = {c: Policy.STOP for c in Category}
         self.warnings: list[Warning_] = []
@@ -199,13 +202,14 @@ class Tile:
             raise ValueError(str(exc.args[0])) from None
 
     # -- loading ----------------------------------------------------------------------------------
-    def load(self, name: str, image: ElfImage | None) -> None:
-        """Give core ``name`` its firmware (None: take it away), then reset the tile."""
+    def load(self, name: str, image: ElfImage | None, local_init: int | None = None) -> None:
+        """Give core ``name`` its firmware (None: take it away), then reset the tile;
+        ``local_init``: where in L1 its private-memory bytes go (``loader.placements``)."""
         spec = self.core_named(name).spec
         if image is None:
             self.programs.pop(spec.name, None)
         else:
-            segments = loader.placements(image, self.profile, spec)
+            segments = loader.placements(image, self.profile, spec, local_init)
             in_l1 = [s for s in segments if s.vaddr < self.profile.l1_size]
             for other, program in self.programs.items():
                 if other == spec.name:
@@ -236,6 +240,7 @@ class Tile:
     def reset(self) -> None:
         """Back to the loaded state: power-on (``STATE``), then the firmware written and the
         cores released as a host does; breakpoints and watchpoints stay."""
+        self._drop_host_code()
         Tile.STATE.reset(self)
         for core in self.cores.values():
             # Measured on Unicorn 2.1: tb_flush reuses the code buffer; ctl_remove_cache over all
@@ -269,7 +274,8 @@ class Tile:
 
     def soft_reset_changed(self, old: int, new: int) -> None:
         """``SOFT_RESET_0`` was written: hold the cores whose bit became 1, start the ones whose
-        bit became 0 at their reset PC (SoftReset.md)."""
+        bit became 0 at their reset PC (SoftReset.md: the override's PC, else the table's; B's
+        is always 0)."""
         for core in self.cores.values():
             bit = 1 << core.spec.soft_reset_bit
             if new & bit and not old & bit:
@@ -281,7 +287,7 @@ class Tile:
                 if program is None:
                     continue  # released with no firmware: tdbg has nothing for it to run
                 pc = self.registers.reset_pc(core.spec)
-                core.reset(program.image.entry if pc is None else pc, CoreState.RUNNABLE)
+                core.reset(core.spec.reset_pc if pc is None else pc, CoreState.RUNNABLE)
                 core.uc.ctl_flush_tb()
 
     # -- checkpoints ------------------------------------------------------------------------------
@@ -330,11 +336,15 @@ class Tile:
         return self.scheduler.exit_codes
 
     def describe_address(self, address: int, value: int | None = None) -> str:
-        """An address as a wait names it: L1 (or local RAM), the symbol there if a loaded ELF
-        has one, the value it holds, and for L1 the NoC request that last wrote it."""
+        """An address as a wait names it: L1 (or local RAM), its name (a host's ``namers``
+        first, else the symbol there if a loaded ELF has one), the value it holds, and for L1
+        the NoC request that last wrote it."""
         where = "L1" if address < self.profile.l1_size else "local RAM" if address >= self.profile.local_ram_base else "memory"
         text = f"{where} {address:#x}"
-        for program in self.programs.values():
+        named = next((n for n in (namer(address) for namer in self.namers) if n), None)
+        if named:
+            text += f" <{named}>"
+        for program in self.programs.values() if not named else ():
             hit = program.image.symbol_at(address)
             if hit is not None:
                 text += f" <{hit[0].name}+{hit[1]}>" if hit[1] else f" <{hit[0].name}>"
@@ -511,6 +521,36 @@ class Tile:
             self._replace(at, int.from_bytes(word, "little"))
         for core in self.cores.values():
             core.uc.ctl_remove_cache(address, end)
+
+    def load_code(self, address: int, data: bytes) -> None:
+        """A host puts code in L1 (a kernel the firmware jumps to): written as the debugger
+        writes, and its words classified as loaded code's are (``tdbg.emu.code_patches``), until
+        the tile is reset."""
+        end = address + len(data)
+        self._host_code.append((address, end))
+        self._code.append((address, end))
+        self._executable.append((address, end))
+        self.write_l1(address, data)
+        parks = {address + i for i in range((-address) & 3, len(data) - 3, 4)
+                 if int.from_bytes(data[i:i + 4], "little") == JUMP_TO_SELF}
+        if parks:   # a j . in it parks whichever core reaches it, as in loaded firmware
+            self._host_parks |= parks
+            for core in self.cores.values():
+                core.set_parks(core.parks | parks)
+
+    def _drop_host_code(self) -> None:
+        """Forget the code hosts put in L1 (the reset clears L1)."""
+        if not self._host_code:
+            return
+        hosted = self._host_code
+        self.code.at = {a: p for a, p in self.code.at.items() if not any(lo <= a < hi for lo, hi in hosted)}
+        self._code = [r for r in self._code if r not in hosted]
+        self._executable = [r for r in self._executable if r not in hosted]
+        self._host_code = []
+        for core in self.cores.values():
+            core.hook_code(self.code.at)
+            core.set_parks(core.parks - self._host_parks)
+        self._host_parks = set()
 
     def _in_code(self, address: int) -> bool:
         return any(lo <= address and address + 4 <= hi for lo, hi in self._executable)

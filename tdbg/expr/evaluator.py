@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import fields, replace
 
 from tdbg.expr.ctype import (
-    INT, LONG, NODEBUG_DATA, NODEBUG_FUNC, UINT32, VOID, CType, Kind, array_of, decode,
+    INT, LONG, NODEBUG_DATA, NODEBUG_FUNC, UINT32, VOID, CField, CType, Kind, array_of, decode,
     encode, float_to_int, is_number, member_raw, pointer_to, promote, promote1, round_float,
     type_name, wrap,
 )
@@ -305,7 +305,7 @@ class _Evaluator:
             base = self.at(p.ctype.target, p.raw)  # type: ignore[arg-type]
         if base.ctype.kind is not Kind.STRUCT:
             raise ExprError("Attempt to extract a component of a value that is not a structure.")
-        field = next((f for f in base.ctype.fields if f.name == name), None)
+        field = _find_member(base.ctype, name)
         if field is None:
             raise ExprError(f"There is no member named {name}.")
         if base.address is not None:
@@ -492,3 +492,18 @@ def evaluate(expr: str | Node, ctx: EvalContext, *, side_effects: bool = True) -
         return evaluator.fetch(evaluator.eval_node(node))
     except RecursionError:
         raise ExprError("Expression too deeply nested.") from None
+
+
+def _find_member(t: CType, name: str) -> CField | None:
+    """The member ``name`` of struct or union ``t``, looked for in its anonymous struct and
+    union members too (C11 6.7.2.1p13: their members are members of ``t``; GDB's
+    ``search_struct_field`` does the same), with its offset from ``t``'s start."""
+    for f in t.fields:
+        if f.name == name:
+            return f
+    for f in t.fields:
+        if not f.name and f.ctype.kind is Kind.STRUCT:
+            inner = _find_member(f.ctype, name)
+            if inner is not None:
+                return replace(inner, offset=f.offset + inner.offset)
+    return None

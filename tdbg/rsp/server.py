@@ -582,11 +582,13 @@ class RspServer:
         if stop.kind is StopKind.BREAKPOINT:
             return f"T05{thread}swbreak:;"
         signal = STOP_SIGNALS.get(stop.kind, SIGTRAP)
+        if stop.kind is StopKind.HOST:   # the host's account of the run, on GDB's console
+            self._console("".join(f"{line}\n" for line in (stop.detail, *stop.report)))
         if signal == SIGILL:   # said on the console, as the shell says it
             text = f"{stop.describe()}\n"
             if stop.waits:   # one entry per blocked core, as the shell reports a hang
                 head = "deadlock: no core can run" if stop.kind is StopKind.DEADLOCK else f"{stop.core} waits"
-                text = f"Program stopped: {head}.\n{report_text(self.interp, stop)}"
+                text = f"Program stopped: {head}.\n" + "".join(f"{line}\n" for line in stop.report) + report_text(self.interp, stop)
             self._console(text)
             if stop.kind is StopKind.EVENT and stop.access:
                 signal = SIGSEGV     # an event of a load or store

@@ -86,8 +86,9 @@ class PackerState:
     """The packer's own state: the output streams (OutputAddressGenerator.md), the tile
     position generator (EdgeMasking.md), the exponent histogram, and ``PACR_SETREG``'s
     ``Packers.SetRegBase[2]`` / ``SetRegHiScaler[4]`` with the raw TDMA-RISC words they were set
-    from (TDMA-RISC.md; ``tdbg.emu.devices.tdma_risc``).  No page gives their power-on values: zero,
-    as tdbg's config."""
+    from (TDMA-RISC.md; ``tdbg.emu.devices.tdma_risc``), and the raw word of the unpackers'
+    ``UnpackRegAddrRaw`` that register file also holds.  No page gives their power-on values:
+    zero, as tdbg's config."""
 
     data_address: int = 0
     exp_address: int = 0
@@ -98,6 +99,7 @@ class PackerState:
     set_reg_base: list[int] = field(default_factory=lambda: [0, 0])
     set_reg_hi_scaler: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     scaler2_raw: int = 0
+    unpack_reg_addr_raw: int = 0
 
 
 class PackConfig(NamedTuple):

@@ -75,8 +75,14 @@ ISA = "generic_rv32+m+zaamo+zba+zbb+relax"
 #: tt-metal's compiler flags that clang shares (its GCC-only ones dropped, C++17 -> C++20, see above).
 CXXFLAGS = ("-std=c++20", "-ffast-math", "-fno-finite-math-only", "-fsigned-zeros", "-fno-associative-math",
             "-fno-exceptions", "-fno-rtti", "-fno-use-cxa-atexit", "-g", "-fno-jump-tables")
-#: clang is stricter than GCC on one construct the kernel headers use (``x.template f(...)``).
-CLANG_ONLY = ("-w", "-Wno-missing-template-arg-list-after-template-kw")
+#: clang is stricter than GCC on one construct the kernel headers use (``x.template f(...)``); and in
+#: C++ clang deletes a loop without side effects as never-ending (``-ffinite-loops``, its default),
+#: where GCC keeps it: the watcher's ``assert_and_hang`` ends in ``while (1) {}``, which clang dropped,
+#: falling through into the next function (measured on reader_two.cpp's ASSERT).
+#: DPRINT (tt-metal 0.81.1's DEVICE_PRINT) checks its format string in constant expressions that name
+#: the arguments of a generic lambda: GCC accepts them in C++17; clang 22 only in C++23 (P2280).
+DEBUG_PRINT_STD = "-std=c++23"
+CLANG_ONLY = ("-w", "-Wno-missing-template-arg-list-after-template-kw", "-fno-finite-loops")
 #: tt-metal's precompiled header: the standard headers every kernel compile includes first.
 PCH_HEADERS = ("algorithm", "array", "atomic", "bit", "climits", "compare", "concepts", "cstddef", "cstdint",
                "cstdio", "cstring", "limits", "new", "optional", "tuple", "type_traits", "utility", "variant")
@@ -178,6 +184,7 @@ class Kernel:
     noc: int | None = None
     noc_mode: int = 0
     compute: ComputeConfig = ComputeConfig()
+    debug_print: bool = False
 
     @property
     def processors(self) -> tuple[Processor, ...]:
@@ -360,12 +367,15 @@ def compile_command(kernel: Kernel, proc: Processor, metal: Path, gen: Path, obj
     if not proc.trisc:
         noc = DEFAULT_NOC[proc.name] if kernel.noc is None else kernel.noc
         defines += [f"{k}={v}" for k, v in sorted(kernel.defines)] + [f"NOC_INDEX={noc}", f"NOC_MODE={kernel.noc_mode}"]
+    if kernel.debug_print:
+        defines.append("DEBUG_PRINT_ENABLED")   # tt-metal's JIT build, with its print server on
     defines.append(f'FULL_KERNEL_NAME="{name}"')
     if kernel.compile_args:
         defines.append("KERNEL_COMPILE_TIME_ARGS=" + ",".join(str(a) for a in kernel.compile_args))
     named = ["-include", "named_ct_arg_map_generated.h"] if kernel.named_args else []
     shim = shim_dir()
-    return ["-target", "riscv32-linux-musl", f"-mcpu={ISA}", proc.opt, *CXXFLAGS, "-MMD", "-I.", "-I..", *includes,
+    flags = [DEBUG_PRINT_STD if f.startswith("-std=") else f for f in CXXFLAGS] if kernel.debug_print else CXXFLAGS
+    return ["-target", "riscv32-linux-musl", f"-mcpu={ISA}", proc.opt, *flags, "-MMD", "-I.", "-I..", *includes,
             f"-I{kernel.source.resolve().parent}", "-include", str(shim / "ttinsn.h"), f"-I{shim}", *CLANG_ONLY,
             "-include", str(gen / "pch.h"), *(f"-D{d}" for d in defines), *named,
             "-c", "-o", str(obj), str(metal / "tt_metal/hw/firmware/src/tt-1xx" / proc.entry_source),
@@ -390,6 +400,11 @@ def _build_processor(kernel: Kernel, proc: Processor, metal: Path, work: Path, w
     libc = pdir / "libc.o"
     _zig("cc", ["-target", "riscv32-freestanding-none", f"-mcpu={ISA}", "-O2", "-ffreestanding", "-fno-builtin", "-c",
                 str(shim_dir() / "libc.c"), "-o", str(libc)], pdir, "tdbg's libc shim")
+    if kernel.debug_print:   # DPRINT's buffer lock is a std::atomic
+        atomic = pdir / "atomic.o"
+        _zig("cc", ["-target", "riscv32-freestanding-none", f"-mcpu={ISA}", "-O2", "-ffreestanding", "-c",
+                    str(shim_dir() / "atomic.c"), "-o", str(atomic)], pdir, "tdbg's atomics shim")
+        objects.append(atomic)
     elf = pdir / f"{proc.name}.elf"
     _zig("ld.lld", [f"--just-symbols={weakened / f'{proc.name}_weakened.elf'}", "-z", "max-page-size=16",
                     "-z", "common-page-size=16", "-T", str(metal / f"runtime/hw/toolchain/blackhole/kernel_{proc.name}.ld"),
@@ -442,6 +457,7 @@ def _key(kernel: Kernel, source: Path, tree: ttnn.Tree) -> str:
     h = hashlib.sha256()
     parts = (str(source), repr(sorted(kernel.cbs.items())), repr(kernel.defines), repr(kernel.compile_args),
              repr(kernel.named_args), repr(kernel.noc), str(kernel.noc_mode), repr(kernel.compute), kernel.processor,
+             *(("debug_print",) if kernel.debug_print else ()),
              ISA, *CXXFLAGS, *CLANG_ONLY, *DEVICE_DEFINES, *BUILD_DEFINES, FIRMWARE, str(tree.root), ttnn.VERSION,
              "zig=" + metadata.version("ziglang"))
     h.update("\0".join(parts).encode())

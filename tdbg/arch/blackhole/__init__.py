@@ -66,19 +66,20 @@ BLACKHOLE = Profile(
     # SOFT_RESET_0 bits and reset-PC registers: TileControlDebugStatus.md and tt-metal's
     # tensix.h (RISCV_SOFT_RESET_0_NCRISC is bit 18; NCRISC_RESET_PC with its override at
     # 0x23C bit 0); ttsim v1.10.0 releases the five cores on the same bits (tile.cpp:1151).
+    # Reset PCs without the override: SoftReset.md's table (B always 0; ttsim tile.cpp:1160-1171).
     cores=(  # in GDB thread order (thread N is cores[N-1]), which is also the run order
-        CoreSpec("T0", 0, 4 * 1024, 0xFFB1_8000, 12, 0x228, (0x234, 0), "trisc0"),
-        CoreSpec("T1", 1, 4 * 1024, 0xFFB1_A000, 13, 0x22C, (0x234, 1), "trisc1"),
-        CoreSpec("T2", 2, 4 * 1024, 0xFFB1_C000, 14, 0x230, (0x234, 2), "trisc2"),
-        CoreSpec("B", None, 8 * 1024, 0xFFB1_4000, 11, None, None, "brisc"),
-        CoreSpec("NC", None, 8 * 1024, 0xFFB1_6000, 18, 0x238, (0x23C, 0), "ncrisc"),
+        CoreSpec("T0", 0, 4 * 1024, 0xFFB1_8000, 12, 0x228, (0x234, 0), "trisc0", 0x6000),
+        CoreSpec("T1", 1, 4 * 1024, 0xFFB1_A000, 13, 0x22C, (0x234, 1), "trisc1", 0xA000),
+        CoreSpec("T2", 2, 4 * 1024, 0xFFB1_C000, 14, 0x230, (0x234, 2), "trisc2", 0xE000),
+        CoreSpec("B", None, 8 * 1024, 0xFFB1_4000, 11, None, None, "brisc", 0x0),
+        CoreSpec("NC", None, 8 * 1024, 0xFFB1_6000, 18, 0x238, (0x23C, 0), "ncrisc", 0x12000),
     ),
     # The register offsets of TDMA-RISC.md (RISCV_TDMA_REGS_START_ADDR), TTSync.md and
     # SyncUnit.md (PC_BUF_BASE); B pushes to T0's thread at INSTRN_BUF_BASE, to T1's and T2's at
     # INSTRN1 / INSTRN2 (PushTensixInstruction.md), and its PCBuf 1 / 2 are not modelled.
     devices=(
         DeviceSpec("TDMA-RISC registers", 0xFFB1_1000, 0x1000, _BT, "tdma-risc",
-                   registers={"CLK_GATE_HYST": 0x028, "FIFO_PACKED_TILE_STATUS": 0x038, "SCALER_0": 0x03C,
+                   registers={"CLK_GATE_EN": 0x024, "CLK_GATE_HYST": 0x028, "FIFO_PACKED_TILE_STATUS": 0x038, "SCALER_0": 0x03C,
                               "SCALER_1": 0x13C}),
         DeviceSpec("debug registers", 0xFFB1_2000, 0x1000, _ALL, "tile registers"),
         DeviceSpec("PIC registers", 0xFFB1_3000, 0x1000, _ALL),
@@ -106,6 +107,7 @@ BLACKHOLE = Profile(
         TileRegister("SOFT_RESET_0", 0x1B0, "rw", 0x0004_7800),
         TileRegister("WALL_CLOCK_0", 0x1F0, "ro", None),
         TileRegister("WALL_CLOCK_1", 0x1F4, "ro", None),
+        TileRegister("WALL_CLOCK_1_AT", 0x1F8, "ro", 0),   # DebugTimestamper.md's WALL_CLOCK_H
         TileRegister("TRISC0_RESET_PC", 0x228, "rw", None),
         TileRegister("TRISC1_RESET_PC", 0x22C, "rw", None),
         TileRegister("TRISC2_RESET_PC", 0x230, "rw", None),

@@ -28,13 +28,17 @@ class Wait:
     """What a blocked core waits for: what it is doing, the test that ends the wait, and
     (when the cause can change while it waits) a function saying what holds it now; for a
     report, the device ``address`` a polling loop reads and the Tensix ``thread`` whose queue
-    a TTSync load or a push waits on."""
+    a TTSync load or a push waits on; a core spinning on memory also says which addresses it
+    reads (``reads``: address -> the value it keeps reading), and a polling or spinning core the
+    instructions of its loop (``loop``)."""
 
     what: str
     ready: Callable[[], bool] = field(compare=False)
     why: Callable[[], str | None] | None = field(default=None, compare=False)
     address: int | None = None
     thread: int | None = None
+    reads: dict[int, int] = field(default_factory=dict, compare=False)
+    loop: frozenset[int] = field(default=frozenset(), compare=False)
 
     @property
     def reason(self) -> str:

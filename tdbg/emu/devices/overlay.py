@@ -11,11 +11,16 @@ other stream register (the overlay's own data movement) is ``UnimplementedFuncti
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tdbg.arch.memory_map import DeviceSpec
 from tdbg.arch.profile import OverlaySpec
 from tdbg.emu.devices.device import Registers32
 from tdbg.state_description import StateDescription, obj
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality, UnsupportedFunctionality
+
+if TYPE_CHECKING:
+    from tdbg.emu.core import Core
 
 _PAGE = "NoC/Overlay/README.md"
 
@@ -30,8 +35,14 @@ class Overlay(Registers32):
         self.streams = overlay
         self._names = {index: (name, bits) for name, (index, bits) in overlay.registers.items()}
         self.values: dict[tuple[int, str], int] = {}
+        self.writers: dict[tuple[int, str], tuple[str, int]] = {}   # the core and pc of each's last store
+        self._issuer: tuple[str, int] = ("", 0)
 
-    STATE = StateDescription("overlay", (obj("values", reset=lambda o: {}, copy=dict),))
+    STATE = StateDescription("overlay", (obj("values", reset=lambda o: {}, copy=dict),
+                                         obj("writers", reset=lambda o: {}, copy=dict)))
+
+    def issued(self, core: Core) -> None:
+        self._issuer = (core.name, core.pc)
 
     def register(self, offset: int) -> tuple[int, str, int]:
         """(stream, register name, bits) at ``offset``."""
@@ -58,7 +69,9 @@ class Overlay(Registers32):
         return self.values.get((stream, name), 0)
 
     def write(self, offset: int, value: int) -> None:
+        """A store of ``value``; the core and pc that made it are kept for reports (``writers``)."""
         stream, name, bits = self.register(offset)
+        self.writers[(stream, name)] = self._issuer
         if name == "STREAM_REMOTE_DEST_BUF_SPACE_AVAILABLE":
             raise UndefinedBehavior(f"{_PAGE}: {name} is read-only")
         if name.endswith("_UPDATE"):

@@ -5,6 +5,11 @@ Implements WormholeB0 ``TensixTile/TDMA-RISC.md`` "Addresses primarily related t
 ``PACR_SETREG`` and ``UNPACR_NOP`` configuration" (``SetScaler``, ``ScalarsAndStatus``,
 ``SetPackRegAddr``); offsets (the profile's, by name) are from ``RISCV_TDMA_REGS_START_ADDR``:
 
+* ``0x024`` ``RISCV_TDMA_REG_CLK_GATE_EN``: write ``UnpackRegAddrRaw = v & 0xffffff7f``; read
+  it.  The page's ``SetUnpackRegAddr`` configures only ``UNPACR_NOP``'s register-write form,
+  which tdbg does not model (so nothing observes it); on Blackhole the register is clock-gating
+  enable (tt-metal's blackhole ``tensix.h``), which Tenstorrent's firmware writes at boot and
+  ttsim v1.10.0 accepts with no effect (tile.cpp:945);
 * ``0x028`` ``RISCV_TDMA_REG_CLK_GATE_HYST``: write ``Scaler2Raw = v & 0x01ff007f``,
   ``SetScaler(3, v)``; read ``Scaler2Raw``;
 * ``0x03C`` and ``0x13C``: write ``SetScaler(0, v)`` (both, as the page's table says); read
@@ -16,8 +21,8 @@ Implements WormholeB0 ``TensixTile/TDMA-RISC.md`` "Addresses primarily related t
 Blackhole: ttsim v1.10.0 models none of these (its Blackhole ``tile_regs.json`` names offsets
 ``0x28`` ``clk_gate_hyst`` and ``0x38`` ``fifo_packed_tile_status`` as on Wormhole, marks them
 unsupported, and lists no ``0x3C``); tdbg follows the Wormhole page.  Every other offset
-(the mover command queue, packed tile sizes, the metadata FIFOs, ``0x038``'s read, the unpacker's
-``0x024``) raises ``UnimplementedFunctionality``.
+(the mover command queue, packed tile sizes, the metadata FIFOs, ``0x038``'s read) raises
+``UnimplementedFunctionality``.
 """
 
 from __future__ import annotations
@@ -64,10 +69,13 @@ class TdmaRisc(WordRegisters):
         self.state = state
         regs = spec.registers
         self.clk_gate_hyst, self.fifo_packed_tile_status = regs["CLK_GATE_HYST"], regs["FIFO_PACKED_TILE_STATUS"]
+        self.clk_gate_en = regs["CLK_GATE_EN"]
         self.scalers = (regs["SCALER_0"], regs["SCALER_1"])
 
     def word(self, core: Core, offset: int) -> int:
         p = self.state.packer
+        if offset == self.clk_gate_en:
+            return p.unpack_reg_addr_raw
         if offset == self.clk_gate_hyst:
             return p.scaler2_raw
         if offset in self.scalers:
@@ -78,7 +86,9 @@ class TdmaRisc(WordRegisters):
         if size != 4:
             raise UnimplementedFunctionality(f"{size}-byte store to TDMA-RISC register {offset:#x} is not modelled by tdbg")
         p = self.state.packer
-        if offset == self.clk_gate_hyst:
+        if offset == self.clk_gate_en:
+            p.unpack_reg_addr_raw = value & 0xFFFFFF7F
+        elif offset == self.clk_gate_hyst:
             p.scaler2_raw = value & 0x01FF007F
             set_scaler(p, 3, value)
         elif offset in self.scalers:

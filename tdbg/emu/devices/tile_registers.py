@@ -24,8 +24,10 @@ class TileRegisters(WordRegisters):
     cores (SoftReset.md: a set bit holds the core in reset, clearing it starts the core at its
     reset PC); ``TRISCn_RESET_PC`` with ``TRISC_RESET_PC_OVERRIDE`` bit n (``NCRISC_RESET_PC``
     with ``NCRISC_RESET_PC_OVERRIDE`` bit 0) give that PC;
-    ``WALL_CLOCK_0/1`` read a clock that advances at each read (tdbg counts no cycles: a read
-    costs one microsecond of tile time, so waits built on the clock end); ``INSTRN_BUF_STATUS``
+    ``WALL_CLOCK_0/1`` read a clock that advances at each read of ``WALL_CLOCK_0`` (tdbg counts
+    no cycles: a read costs one microsecond of tile time, so waits built on the clock end), and
+    a read of ``WALL_CLOCK_0`` latches the high half that ``WALL_CLOCK_1_AT`` returns
+    (DebugTimestamper.md: ``counter_high_at``; its ``WALL_CLOCK_H``); ``INSTRN_BUF_STATUS``
     reports the Wait Gate queues as the FIFO state (PushTensixInstruction.md).  Other listed
     registers keep what is written (``DEST_CG_CTRL``: clock gating, no architectural effect).
     A write-only register reads as ``UndefinedBehavior``; an offset the table does not list is
@@ -65,8 +67,12 @@ class TileRegisters(WordRegisters):
             return tensix.dst.feature_disable
         if reg.name == "CFGREG_RDDATA":
             return tensix.config.riscv_load((self.value("CFGREG_RD_CNTL") & 0x7FF) * 4, 4)
-        if reg.name in ("WALL_CLOCK_0", "WALL_CLOCK_1"):
-            return (self.cycles(reg.name == "WALL_CLOCK_0") >> (32 if reg.name == "WALL_CLOCK_1" else 0)) & 0xFFFF_FFFF
+        if reg.name == "WALL_CLOCK_0":
+            clock = self.cycles(True)
+            self.values[self._offset["WALL_CLOCK_1_AT"]] = clock >> 32
+            return clock & 0xFFFF_FFFF
+        if reg.name == "WALL_CLOCK_1":
+            return self.cycles(False) >> 32
         if reg.name == "INSTRN_BUF_STATUS":
             cop, capacity = self.tile.coprocessor, self.tile.profile.tensix.wait_gate_capacity
             queued = [cop.queued(t) for t in range(self.tile.profile.tensix.threads)]

@@ -1,0 +1,203 @@
+"""tt-metal's host role on the tile (``tdbg.ttmetal``): ``tt-metal boot``, ``tt-metal program``,
+``info cb``, ``info waypoints``; ``tile cb N`` and ``watch cb N`` (in ``l1_cmds``, ``breakpoints``)
+use ``cb_page`` and ``cb_register`` here."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command, info_command
+from tdbg.session import SessionError
+
+TT_METAL = Registry("tt-metal")
+CB_PAGE = re.compile(r"cb\s+(\d+)(?:\s+page\s+(\d+))?$")
+
+
+@TT_METAL.command(
+    "boot", usage="tt-metal boot [FIRMWARE-DIR]",
+    help="Load Tenstorrent's Blackhole firmware on the five cores as tt-metal 0.81.1's host places it (each "
+         "ELF's private-memory bytes at MEM_*_INIT_LOCAL_L1_BASE_SCRATCH) and make its boot the set-up: "
+         "every core held, the watcher's state, core_info, the bank and logical-to-virtual tables, "
+         "the launch messages, go_messages[0] = RUN_MSG_INIT, a jal to the firmware at BRISC's reset PC, "
+         "BRISC released (earlier set-up is dropped).  Then 'run' boots the tile: when every core waits "
+         "for the host and go_messages[0].signal reads RUN_MSG_DONE the run ends, naming each core's "
+         "wait.  FIRMWARE-DIR is a pre-compiled/<hash> folder (default: the ttnn wheel's, "
+         "pre-compiled/11660721212704224774).",
+    example="tt-metal boot", host_files=lambda args: bool(args.strip()))
+def tt_metal_boot(interp: Interpreter, args: str) -> None:
+    from tdbg.ttmetal import boot
+
+    words = _words(args)
+    if len(words) > 1:
+        raise CommandError("Usage: tt-metal boot [FIRMWARE-DIR]")
+    try:
+        boot.prepare(interp.session, words[0] if words else None)
+    except SessionError as exc:
+        raise CommandError(str(exc)) from None
+    interp.out("tt-metal 0.81.1's firmware loaded on B, NC, T0, T1, T2 with its boot as the set-up "
+               "('info setup'); 'run' boots it.")
+
+
+@TT_METAL.command(
+    "program", usage="tt-metal program FILE.toml [FIRMWARE-DIR]",
+    help="Boot the firmware as 'tt-metal boot' does and run the tt-metal program FILE describes (buffers, CBs, "
+         "kernels built by the kit, runtime arguments; tdbg.ttmetal.program.PROGRAM_FORMAT) when 'run' is given: "
+         "the host writes the DRAM buffers, the kernel configuration buffer, launch[0] and the go message once the "
+         "cores idle after the boot, and when they idle again with go_messages[0].signal = RUN_MSG_DONE it reads "
+         "the buffers back (a buffer's 'dump' file gets its bytes).  The kernels' symbols are added where they "
+         "run (break kernel_main thread T1); a hang stops with a report naming the CB waits, the other side of each "
+         "(producer or consumer) and what it does, and the waypoints; a device ASSERT (a watcher build) stops naming "
+         "its core, file and line ('info cb', 'info waypoints', 'tile cb N', 'watch cb N').  With 'dprint = true' in "
+         "FILE the kernels are built with DPRINT on (clang needs C++23 for its format checks; tdbg's atomics for its "
+         "lock) and each stop shows what they printed since the last, as tt-metal's print server shows it "
+         "('0:(x=0,y=0):NC: ...'); the host drains the buffer whenever every core waits, so a kernel waiting for "
+         "room in it goes on.  Tile slices, typed arrays and call stacks in a DPRINT are named, not decoded.",
+    example="tt-metal program eltwise_add.toml", host_files=True)
+def tt_metal_program(interp: Interpreter, args: str) -> None:
+    from tdbg.ttmetal import program
+
+    words = _words(args)
+    if not 1 <= len(words) <= 2:
+        raise CommandError("Usage: tt-metal program FILE.toml [FIRMWARE-DIR]")
+    try:
+        host = program.prepare(interp.session, program.Program.load(words[0]), words[1] if len(words) > 1 else None)
+    except SessionError as exc:
+        raise CommandError(str(exc)) from None
+    kernels = ", ".join(f"{k.name} on {'/'.join(k.cores)}" for k in host.program.kernels)
+    interp.out(f"tt-metal program {words[0]}: {kernels}; 'run' boots the tile and runs it.")
+
+
+def _show_prints(interp: Interpreter) -> None:
+    """After each stop, the DPRINT lines the kernels printed since the last one, as tt-metal's print
+    server shows them (the buffer drained now, as the server drains it)."""
+    from tdbg.ttmetal.program import ProgramHost
+
+    host = interp.session.host
+    if not isinstance(host, ProgramHost) or host.prints is None:
+        return
+    try:
+        host.prints.drain(interp.session)
+    except SessionError as exc:
+        interp.out(f"DPRINT: the print buffer cannot be read: {exc}")
+    for line in host.prints.unshown():
+        interp.out(line.shown())
+
+
+INIT_HOOKS.append(lambda interp: interp.session.stop_listeners.append(lambda stop: _show_prints(interp)))
+
+
+def program_host(interp: Interpreter):
+    """The session's tt-metal program host, or a ``CommandError``."""
+    from tdbg.ttmetal.program import ProgramHost
+
+    host = interp.session.host
+    if not isinstance(host, ProgramHost):
+        raise CommandError("No tt-metal program is loaded ('tt-metal program FILE').")
+    return host
+
+
+@info_command("cb", usage="info cb [N]",
+              help="The tt-metal program's circular buffers (or CB N): size, page size and data format; pages received "
+                   "and acknowledged (the overlay stream registers tt-metal counts them in) and how many are in the CB; "
+                   "the next page to read and to write; which kernel last pushed and popped, where; each core's read "
+                   "and write pointers (and a TRISC's own counts); which core waits on it (cb_wait_front for pages, "
+                   "cb_reserve_back for space) and where.",
+              example="info cb 0")
+def info_cb(interp: Interpreter, args: str) -> None:
+    from tdbg.ttmetal import cbs
+
+    host = program_host(interp)
+    only = _cb_number(args) if args.strip() else None
+    try:
+        for state in cbs.states(interp.session, host, only):
+            for line in state.describe(interp.session):
+                interp.out(line)
+    except SessionError as exc:
+        raise CommandError(str(exc)) from None
+
+
+@info_command("waypoints", usage="info waypoints",
+              help="Each core's watcher waypoint (mailboxes.watcher.debug_waypoint: up to four characters a kernel "
+                   "built with the watcher writes with WAYPOINT(\"...\"); 'X', the boot's value, until one does), with "
+                   "the core's state and where it is; hang reports end with the same.  A kernel is built with the "
+                   "watcher by its defines WATCHER_ENABLED = 1 and WATCHER_DISABLE_STACK_USAGE = 1: the ttnn wheel's "
+                   "firmware is built without the watcher, so its own waypoints (between kernels) are never "
+                   "written and the stack-usage check, which needs the watcher firmware's __stack_base, cannot "
+                   "run.  A tripped ASSERT in such a kernel ends the run with a stop naming the core, FILE:LINE "
+                   "and the assert type.",
+              example="info waypoints")
+def info_waypoints(interp: Interpreter, args: str) -> None:
+    from tdbg.ttmetal import hang
+
+    host = _booted_host(interp)
+    s = interp.session
+    for core, text in hang.waypoints(s, host).items():
+        with s.on_core(core):
+            pc = s.register("pc")
+        interp.out(f"{core:<3} {text!r:<8} {s.core_state(core)}, at {s.describe_pc(core, pc)}")
+
+
+def _booted_host(interp: Interpreter):
+    from tdbg.ttmetal.boot import BootHost
+
+    host = interp.session.host
+    if not isinstance(host, BootHost):
+        raise CommandError("No tt-metal firmware is loaded ('tt-metal boot' or 'tt-metal program FILE').")
+    return host
+
+
+def _cb_number(text: str) -> int:
+    if not text.strip().isdigit():
+        raise CommandError(f"A CB number, not {text.strip()!r}.")
+    return int(text)
+
+
+def cb_page(interp: Interpreter, args: str) -> tuple[int, str] | None:
+    """``cb N [page P]`` (``tile``): the address of page P after the front of CB N and the L1
+    format of its data; None when ``args`` is not that form."""
+    from tdbg.ttmetal import cbs
+
+    m = CB_PAGE.match(args.strip())
+    if m is None:
+        return None
+    host = program_host(interp)
+    try:
+        state = cbs.states(interp.session, host, int(m.group(1)))[0]
+    except SessionError as exc:
+        raise CommandError(str(exc)) from None
+    fmt = cbs.L1_FORMATS.get(state.cb.format)
+    if fmt is None:
+        raise CommandError(f"CB {state.cb.index} holds {state.cb.format}, which 'tile' does not decode.")
+    return state.page(int(m.group(2) or 0)), fmt
+
+
+def cb_register(interp: Interpreter, args: str) -> tuple[int, str] | None:
+    """``cb N`` (``watch``): CB N's pages-received register and how to name it; None when
+    ``args`` is not that form."""
+    from tdbg.ttmetal import cbs
+
+    m = re.fullmatch(r"cb\s+(\d+)", args.strip())
+    if m is None:
+        return None
+    cb = int(m.group(1))
+    if cb >= interp.session.profile.overlay.streams - cbs.OPERAND_START_STREAM:
+        raise CommandError(f"There is no CB {cb}.")
+    return cbs.register_address(interp.session, cb, cbs.PAGES_RECEIVED), f"cb {cb} pages received"
+
+
+def _words(args: str) -> list[str]:
+    try:
+        return shlex.split(args)
+    except ValueError as exc:
+        raise CommandError(f"Bad arguments: {exc}.") from None
+
+
+@command(
+    "tt-metal", usage="tt-metal SUBCOMMAND",
+    help="Play tt-metal 0.81.1's host for this tile (slow dispatch).\n"
+         + "\n".join(f"  {c.usage}: {c.help}" for c in TT_METAL.commands.values()),
+    example="tt-metal boot", host_files=TT_METAL.touches_host_files)
+def tt_metal(interp: Interpreter, args: str) -> None:
+    TT_METAL.dispatch(interp, args)

@@ -1,0 +1,196 @@
+"""A program's circular buffers as a debugger sees them.
+
+tt-metal 0.81.1 on Blackhole counts a CB's pages in the NoC overlay: CB ``n`` is stream
+``OPERAND_START_STREAM + n``, whose ``STREAM_REMOTE_DEST_BUF_SIZE`` register counts the pages the
+producer pushed (``cb_push_back``: pages received) and ``STREAM_REMOTE_DEST_BUF_START`` the pages
+the consumer popped (``cb_pop_front``: pages acknowledged), both modulo 2**16
+(``internal/tt-1xx/blackhole/stream_io_map.h``, ``api/dataflow/dataflow_api.h``).  A consumer waits
+in ``cb_wait_front`` polling pages received, a producer in ``cb_reserve_back`` polling pages
+acknowledged.  Pages are pushed and popped in order, so the next page to read is page
+``acked % pages`` of the CB and the next to write ``received % pages``.  Each core also keeps its
+own view in the firmware's ``cb_interface[n]`` (``LocalCBInterface``, internal/circular_buffer_
+interface.h: eight words, a TRISC's addresses in 16-byte units, ``CIRCULAR_BUFFER_COMPUTE_ADDR_SHIFT``):
+read and write pointers, and on a TRISC its own counts: the packer's TRISC counts the pages it
+pushed before the packer's instruction that adds them to pages received has run
+(``llk_wait_for_free_tiles`` uses that count, ``llk_io_pack.h``), the unpacker's the pages it popped.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tdbg.session import SessionError
+
+if TYPE_CHECKING:
+    from tdbg.session import Session
+    from tdbg.ttmetal.program import CircularBuffer, ProgramHost
+
+OPERAND_START_STREAM = 0                    # stream_io_map.h
+PAGES_RECEIVED = "STREAM_REMOTE_DEST_BUF_SIZE"    # get_cb_tiles_received_ptr
+PAGES_ACKED = "STREAM_REMOTE_DEST_BUF_START"      # get_cb_tiles_acked_ptr
+COMPUTE_ADDR_SHIFT = 4                      # tt-metalium/circular_buffer_constants.h
+COUNT_MASK = 0xFFFF                         # the counts are compared as uint16_t
+#: The L1 format tt-metal's data format name is read as (``tile`` / ``l1_data``'s names).
+L1_FORMATS = {"Float16_b": "bf16", "Float32": "fp32", "Bfp8_b": "bfp8"}
+
+
+def register_address(session: Session, cb: int, name: str) -> int:
+    """The overlay stream register ``name`` of CB ``cb``."""
+    overlay = session.profile.overlay
+    base = next(d.base for d in session.profile.devices if d.name == "NoC overlay")
+    return base + (OPERAND_START_STREAM + cb) * overlay.stride + 4 * overlay.registers[name][0]
+
+
+#: LocalCBInterface's words (circular_buffer_interface.h), 32 bytes a CB (CBInterface's union)
+INTERFACE_WORDS = ("fifo_size", "fifo_limit", "fifo_page_size", "fifo_num_pages", "fifo_rd_ptr", "fifo_wr_ptr",
+                   "tiles_acked_received", "fifo_wr_tile_ptr")
+INTERFACE_BYTES = 4 * len(INTERFACE_WORDS)
+
+
+@dataclass(frozen=True)
+class Interface:
+    """A core's view of a CB (its ``cb_interface[n]``), addresses in bytes."""
+
+    core: str
+    read: int
+    write: int
+    pages: int                 # fifo_num_pages (set where the core writes the CB)
+    acked: int                 # its own count of pages popped (the unpacker's TRISC)
+    received: int              # ... of pages pushed (the packer's TRISC)
+
+
+@dataclass(frozen=True)
+class Wait:
+    """A core waiting on a CB: ``front`` (cb_wait_front: for pages) or ``back`` (cb_reserve_back:
+    for free space), where."""
+
+    core: str
+    side: str
+    where: str
+
+
+@dataclass(frozen=True)
+class State:
+    """One CB now."""
+
+    cb: CircularBuffer
+    address: int
+    received: int
+    acked: int
+    pushed_by: tuple[str, int] | None       # the last store by a kernel to pages received
+    popped_by: tuple[str, int] | None       # ... to pages acknowledged
+    views: dict[str, Interface]             # each core that set the CB up
+    waits: list[Wait]
+
+    def counts(self, wait: Wait) -> tuple[int, int]:
+        """(received, acknowledged) as the waiting core compares them: the registers, with a
+        TRISC's own count of what it pushed (the packer's) or popped (the unpacker's)."""
+        view = self.views.get(wait.core)
+        own = view is not None and wait.core.startswith("T")
+        if wait.side == "back":
+            return (view.received if own else self.received), self.acked
+        return self.received, (view.acked if own else self.acked)
+
+    @property
+    def in_cb(self) -> int:
+        return (self.received - self.acked) & COUNT_MASK
+
+    @property
+    def front(self) -> int:
+        """The address of the next page to read."""
+        return self.address + (self.acked % self.cb.pages) * self.cb.page_size
+
+    @property
+    def back(self) -> int:
+        """The address of the next page to write."""
+        return self.address + (self.received % self.cb.pages) * self.cb.page_size
+
+    def page(self, n: int) -> int:
+        """The address of the ``n``-th page after the front (wrapping in the CB)."""
+        return self.address + ((self.acked + n) % self.cb.pages) * self.cb.page_size
+
+    def describe(self, session: Session) -> list[str]:
+        """``info cb``'s lines for it."""
+        cb = self.cb
+        lines = [f"CB {cb.index}: {cb.pages} pages of {cb.page_size} bytes at {self.address:#x} ({cb.format}): "
+                 f"{pages(self.received)} received, {self.acked} acknowledged, {self.in_cb} in the CB",
+                 f"  front (next page to read) {self.front:#x}, back (next page to write) {self.back:#x}"]
+        for what, by in (("pushed", self.pushed_by), ("popped", self.popped_by)):
+            if by is not None:
+                lines.append(f"  last {what} by {by[0]} at {session.describe_pc(by[0], by[1])}")
+        for view in self.views.values():
+            own = f", its own counts: {view.received} pushed, {view.acked} popped" if view.core.startswith("T") else ""
+            lines.append(f"  {view.core}: read pointer {view.read:#x}, write pointer {view.write:#x}{own}")
+        for wait in self.waits:
+            what = "in cb_wait_front for pages" if wait.side == "front" else "in cb_reserve_back for free space"
+            lines.append(f"  {wait.core} waits {what}, at {wait.where}")
+        return lines
+
+
+def pages(n: int) -> str:
+    return f"{n} page{'' if n == 1 else 's'}"
+
+
+def states(session: Session, host: ProgramHost, only: int | None = None) -> list[State]:
+    """The program's CBs (or CB ``only``) as they are now."""
+    program, layout = host.program, host.layout
+    if only is not None and only not in program.cbs:
+        raise SessionError(f"The program has no CB {only} (its CBs: {', '.join(map(str, sorted(program.cbs))) or 'none'}).")
+    waits = _cb_waits(session)
+    out = []
+    for index in sorted(program.cbs) if only is None else [only]:
+        received_at, acked_at = (register_address(session, index, n) for n in (PAGES_RECEIVED, PAGES_ACKED))
+        received, acked = (_register(session, a) & COUNT_MASK for a in (received_at, acked_at))
+        pushed, popped = (session.stream_writer(a) for a in (received_at, acked_at))
+        out.append(State(program.cbs[index], layout.cb_addresses[index], received, acked,
+                         pushed if pushed and host.runs_kernel(*pushed) else None,    # not the firmware's
+                         popped if popped and host.runs_kernel(*popped) else None,    # set-up of the counts
+                         _views(session, host, index), waits.get(index, [])))
+    return out
+
+
+def _register(session: Session, address: int) -> int:
+    with session.on_core("B"):
+        return session.read_value(address, 4)
+
+
+def _cb_waits(session: Session) -> dict[int, list[Wait]]:
+    """Each core that polls a CB's count, by CB."""
+    registers: dict[int, tuple[int, str]] = {}
+    overlay = session.profile.overlay
+    for cb in range(overlay.streams - OPERAND_START_STREAM):
+        for name, side in ((PAGES_RECEIVED, "front"), (PAGES_ACKED, "back")):
+            registers[register_address(session, cb, name)] = (cb, side)
+    out: dict[int, list[Wait]] = {}
+    for core in session.core_names:
+        wait = session.wait(core) if session.has_firmware(core) else None
+        if wait is None:
+            continue
+        for address in ([wait.address] if wait.address is not None else []) + list(wait.reads):
+            if address in registers:
+                cb, side = registers[address]
+                with session.on_core(core):
+                    pc = session.register("pc")
+                out.setdefault(cb, []).append(Wait(core, side, session.describe_pc(core, pc)))
+                break
+    return out
+
+
+def _views(session: Session, host: ProgramHost, index: int) -> dict[str, Interface]:
+    """Each core's ``cb_interface[index]``, where its firmware set the CB up (a FIFO size)."""
+    out = {}
+    for core in host.binaries:
+        with session.on_core(core), session.symbols_from(core):
+            try:
+                at = session.symbol("cb_interface").addr + index * INTERFACE_BYTES
+            except SessionError:           # a firmware without CBs (T1's)
+                continue
+            words = dict(zip(INTERFACE_WORDS, struct.unpack("<8I", session.read_memory(at, INTERFACE_BYTES))))
+        if words["fifo_size"]:
+            shift = COMPUTE_ADDR_SHIFT if session.profile.core(core).thread is not None else 0
+            counts = words["tiles_acked_received"]
+            out[core] = Interface(core, words["fifo_rd_ptr"] << shift, words["fifo_wr_ptr"] << shift,
+                                  words["fifo_num_pages"], counts & COUNT_MASK, counts >> 16)
+    return out
