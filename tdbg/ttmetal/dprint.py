@@ -17,9 +17,10 @@ its watcher kernel id), ``info_id`` 65535 with no payload says the writer wrappe
 The host reads from ``rpos`` to ``wpos`` (less ``DEVICE_PRINT_WRITE_STALL_FLAG``, which a writer
 waiting for space sets) and moves ``rpos`` there, as the print server does: a kernel whose message
 does not fit waits until ``rpos`` moves (``locking::wait_for_space``).  Each line is shown with the
-server's prefix ``DEVICE:(x=X,y=Y):RISC: `` (logical core; BR, NC, TR0..TR2); the prefix is the one
-tt-metal's documentation shows (``TT_METAL_DPRINT_PREPEND_DEVICE_CORE_RISC``), not checked against
-0.81.1's server.  Tile slices (``t``), typed arrays (``A``) and call stacks (``c``) are shown as
+server's prefix ``DEVICE:(x=X,y=Y):RISC: `` (logical core; BR, NC, TR0..TR2): the one tt-metal's
+documentation gives (``TT_METAL_DPRINT_PREPEND_DEVICE_CORE_RISC``) and its programming examples show
+as their expected output (``0:(x=0,y=0):TR1: Hello, I am the MATH core ...``); not run against
+0.81.1's server here.  Tile slices (``t``), typed arrays (``A``) and call stacks (``c``) are shown as
 what they are, not decoded.
 """
 
