@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import random
 import struct
+import threading
 from pathlib import Path
 
 import pytest
+from unicorn.riscv_const import UC_RISCV_REG_PC
 
 from tdbg.emu.stops import StopKind
 from tdbg.emu.tile import Policy
+from tdbg.emu.translation import sequence
+from tdbg.riscv_ext import decode_bitmanip
 from tdbg.session import Session, SessionError
 from tdbg.tensix.events import Category
 
@@ -233,3 +237,24 @@ def test_debugger_write_of_a_ttinsn_word_changes_what_is_pushed() -> None:
     s.cont()
     pushed = [r for r in s.tile.pushes if r.pc == at]
     assert pushed and all(r.word == nop for r in pushed)
+
+
+def test_a_stop_in_a_trampoline_of_a_polling_loop_finishes_its_instruction() -> None:
+    """A stop that lands on a trampoline's last word (the jump back; the preemptor can land
+    there) finishes the translated instruction and returns: it does not go round the loop,
+    whose blocks Unicorn has cached from the free run before."""
+    s = Session({"T0": _build("spin_zb.c")})
+    core = s.tile.cores["T0"]
+    main = s.symbol("main").addr
+    ((at, word), start), = s.tile.trampolines.placed.items()            # the loop's sh1add
+    assert main <= at < main + 64 and decode_bitmanip(word).name == "sh1add"
+    last = start + 4 * len(sequence(decode_bitmanip(word)))             # the jal back
+    core.uc.emu_start(s.pc, 0, timeout=20_000)          # the loop, run freely for 20 ms
+    core.uc.reg_write(UC_RISCV_REG_PC, last)
+    done: list[int] = []
+    runner = threading.Thread(target=lambda: done.append(core._finish_trampoline(last)), daemon=True)
+    runner.start()
+    runner.join(10)
+    if runner.is_alive():
+        core.uc.emu_stop()
+    assert done == [at + 4]

@@ -281,9 +281,17 @@ class Trampolines:
         self.spaces = [_Space(base, size, ctypes.create_string_buffer(size), down=base >= (1 << 31))
                        for base, size in spaces]
         self.placed: dict[tuple[int, int], int] = {}   # (address, word) -> trampoline start
+        self._served: dict[int, tuple[int, int]] = {}   # trampoline start -> (its end, the address served)
 
     def contains(self, pc: int) -> bool:
         return any(s.base <= pc < s.base + s.size for s in self.spaces)
+
+    def return_address(self, pc: int) -> int:
+        """Where the trampoline ``pc`` is in jumps back to: after the instruction it stands for."""
+        for start, (end, address) in self._served.items():
+            if start <= pc < end:
+                return address + 4
+        raise ValueError(f"{pc:#x} is in no trampoline")
 
     def overlaps(self, address: int, size: int) -> bool:
         """True when ``[address, address + size)`` touches a trampoline space (which the
@@ -307,4 +315,5 @@ class Trampolines:
             ctypes.memmove(ctypes.addressof(space.buffer) + start - space.base, code, size)
             space.next = start if space.down else start + size
             self.placed[(address, word)] = start
+            self._served[start] = (start + size, address)
         return jal(0, _rel(start, address))
