@@ -23,7 +23,13 @@ KIT = {"demo.c", "tensix.h", "crt0.S", "tdbg.ld"}
 pytestmark = pytest.mark.wheel
 
 
+#: The environment without a PYTHONPATH: a checkout on it (with its tdbg.egg-info from an editable
+#: install) would make pip take tdbg as installed already and skip the wheel.
+CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+
+
 def _run(args: list, timeout: float = 600, **kwargs) -> subprocess.CompletedProcess[str]:
+    kwargs.setdefault("env", CLEAN_ENV)
     return subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=timeout, **kwargs)
 
 
@@ -73,7 +79,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     tmp = tmp_path_factory.mktemp("wheel")
     wheel = _build_wheel(tmp)
     bin_dir = _install(wheel, tmp / "venv")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    env = dict(CLEAN_ENV)
     env["XDG_CACHE_HOME"] = str(tmp / "cache")  # an empty tdbg cache; zig's stays (conftest.py)
     elsewhere = tmp / "elsewhere"
     elsewhere.mkdir()
