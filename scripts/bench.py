@@ -535,24 +535,13 @@ def zb_kernel() -> None:
 # -- (l) a tt-metal program: time per extra tile ---------------------------------------------------
 
 def _eltwise_add(tiles: int):  # type: ignore[no-untyped-def]
-    """ttnn's eltwise add over ``tiles`` tiles of ones (tests/ttmetal_programs.py's, without its
-    measured inputs)."""
+    """ttnn's eltwise add over ``tiles`` tiles of ones (the suite's program: tests/ttmetal_programs.py)."""
     from tdbg.toolchain import ttnn
-    from tdbg.ttmetal.program import Program
 
-    k = ttnn.tree().operations / "eltwise"
-    ones = np.ones((32, 32 * tiles), np.float32)
-    p = Program()
-    a, b, c = p.buffer("a", ones), p.buffer("b", ones), p.buffer("c", pages=tiles)
-    for cb in (0, 1, 2):
-        p.cb(cb, 2, 2048)
-    p.kernel("ncrisc", k / "binary/device/kernels/dataflow/reader_binary_interleaved_start_id.cpp",
-             compile_args=[0, *a.accessor_args, *b.accessor_args], args=[a, b, tiles, 0, 0, 0, 0])
-    p.kernel("brisc", k / "unary/device/kernels/dataflow/writer_unary_interleaved_start_id.cpp",
-             compile_args=[2, *c.accessor_args], args=[c, tiles, 0])
-    p.kernel("compute", k / "binary/device/kernels/compute/eltwise_binary_kernel.cpp",
-             defines={"ELTWISE_OP": "add_tiles", "ELTWISE_OP_TYPE": "EltwiseBinaryType::ELWADD"}, args=[tiles, 1])
-    return p
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from ttmetal_programs import eltwise_add
+
+    return eltwise_add(ttnn.tree().operations, tiles)
 
 
 def _program_seconds(tiles: int) -> float:

@@ -33,16 +33,17 @@ LLK_DEBUG_BASE = ZEROS_BASE + ZEROS_SIZE
 _ORDER = ("B", "NC", "T0", "T1", "T2")
 
 
-def _firmware_bases() -> dict[str, int]:
-    base, out = LLK_DEBUG_BASE + LLK_DEBUG_SIZE, {}
+def _stacked(base: int, sizes: dict[str, int]) -> dict[str, int]:
+    """Each core's area, one after another from ``base`` in the processors' order."""
+    out = {}
     for core in _ORDER:
         out[core] = base
-        base += FIRMWARE_SIZE[core]
+        base += sizes[core]
     return out
 
 
 #: MEM_BRISC/NCRISC/TRISC0/1/2_FIRMWARE_BASE: 0x3AE0, 0x5CE0, 0x66E0, 0x70E0, 0x7AE0
-FIRMWARE_BASE = _firmware_bases()
+FIRMWARE_BASE = _stacked(LLK_DEBUG_BASE + LLK_DEBUG_SIZE, FIRMWARE_SIZE)
 NOC_COUNTER_BASE = FIRMWARE_BASE["T2"] + FIRMWARE_SIZE["T2"]
 _ROUTING_TABLE_BASE = NOC_COUNTER_BASE + NOC_COUNTER_L1_SIZE + FABRIC_COUNTER_L1_SIZE + FABRIC_CONNECTION_LOCK_SIZE
 _FABRIC_CONNECTIONS_BASE = (_ROUTING_TABLE_BASE + OFFSET_OF_ROUTING_PATHS + ROUTE_TABLE_SIZE_2D + EXIT_NODE_TABLE_SIZE
@@ -51,17 +52,9 @@ _FABRIC_CONNECTIONS_BASE = (_ROUTING_TABLE_BASE + OFFSET_OF_ROUTING_PATHS + ROUT
 MAP_END = _FABRIC_CONNECTIONS_BASE + FABRIC_CONNECTIONS_SIZE + PACKET_HEADER_POOL_SIZE
 
 
-def _init_scratch() -> dict[str, int]:
-    base, out = MAP_END, {}
-    for core in _ORDER:
-        out[core] = base
-        base += LOCAL_SIZE[core]
-    return out
-
-
 #: MEM_*_INIT_LOCAL_L1_BASE_SCRATCH: where the host puts each firmware's private-memory bytes
 #: (0xA080, 0xC080, 0xE080, 0xF080, 0x10080), which its start-up code copies.
-INIT_LOCAL_L1_BASE_SCRATCH = _init_scratch()
+INIT_LOCAL_L1_BASE_SCRATCH = _stacked(MAP_END, LOCAL_SIZE)
 NCRISC_INIT_IRAM_L1_BASE_SCRATCH = INIT_LOCAL_L1_BASE_SCRATCH["T2"] + LOCAL_SIZE["T2"]
 #: MEM_BANK_TO_NOC_SCRATCH (0x13080): the bank tables the host writes and the firmware copies.
 BANK_TO_NOC_SCRATCH = NCRISC_INIT_IRAM_L1_BASE_SCRATCH + LOCAL_SIZE["NC"]
