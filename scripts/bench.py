@@ -71,7 +71,7 @@ from unicorn.riscv_const import UC_RISCV_REG_A0, UC_RISCV_REG_A1
 from tdbg.session import Session
 from tdbg.emu.elf import ElfImage
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import build, firmware_dir
+from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.tensix.state import TensixState
 
 clock = time.process_time

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tdbg.emu.toolchain import ToolchainError, ensure_built, firmware_sources
+from tdbg.toolchain.zig import ToolchainError, ensure_built, firmware_sources
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tdbg.emu.toolchain import build
+from tdbg.toolchain.zig import build
 from tdbg.arch.blackhole import BLACKHOLE
 
 ENC = BLACKHOLE.isa.encode

@@ -39,7 +39,7 @@ from tdbg.emu.devices.device import Stall, Wait
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.emu.pushlog import PushLog
 from tdbg.emu.tile import Policy, Tile, Unreadable
-from tdbg.emu.toolchain import SOURCE_SUFFIXES, ToolchainError, build, demo_source
+from tdbg.toolchain.zig import SOURCE_SUFFIXES, ToolchainError, build, demo_source
 from tdbg.hang import WaitReport, explain
 from tdbg.sourcepath import SourcePath
 from tdbg.hostfiles import MAX_RESTORE_BYTES, HostFileError, host_path, read_host_file, write_host_file

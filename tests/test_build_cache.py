@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tdbg.emu import toolchain
+from tdbg.toolchain import zig as toolchain
 from tdbg.emu.elf import ElfImage
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tdbg.commands import Interpreter
 from tdbg.session import Session
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 
 
 def shell(program: str) -> tuple[Interpreter, list[str]]:

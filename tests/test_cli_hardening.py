@@ -17,7 +17,7 @@ import pytest
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 
 from tdbg.cli.repl import SafeFileHistory, open_history
-from tdbg.emu.toolchain import build, firmware_dir
+from tdbg.toolchain.zig import build, firmware_dir
 
 DEMO = firmware_dir() / "demo.c"
 FOREVER = Path(__file__).parent / "firmware" / "forever.c"

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tdbg.commands import Interpreter
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session, SessionError
 from captured import run, shell
 

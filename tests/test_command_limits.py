@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 
 FW = firmware_dir()

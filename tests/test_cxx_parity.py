@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tdbg.emu.toolchain import build
+from tdbg.toolchain.zig import build
 from tdbg.session import Session
 from captured import run, shell
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tdbg.commands import Interpreter
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 
 DEMO = firmware_dir() / "demo.c"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session, SessionError
 from rsp_client import served
 

@@ -17,7 +17,7 @@ from tdbg.commands import Interpreter
 from tdbg.debuginfo import DebugInfo
 from tdbg.expr import Kind, type_name
 from tdbg.session import Session
-from tdbg.emu.toolchain import compile_command, firmware_dir
+from tdbg.toolchain.zig import compile_command, firmware_dir
 
 DEMO = firmware_dir() / "demo.c"
 SOURCE = DEMO.read_text().splitlines()

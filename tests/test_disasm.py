@@ -19,7 +19,7 @@ import pytest
 
 from tdbg.commands import Interpreter
 from tdbg.disasm import _NOT_IN_CAPSTONE, Disassembler, disassemble
-from tdbg.emu.toolchain import build, firmware_dir
+from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.session import Session
 from tdbg.arch.blackhole import BLACKHOLE
 

@@ -13,7 +13,7 @@ writes ``results[2]`` once (0 -> 4)."""
 from __future__ import annotations
 
 from tdbg.commands import Interpreter
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Disposition, Session
 from captured import run, shell
 

@@ -10,7 +10,7 @@ import pytest
 
 from tdbg.session import Session
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 
 
 def run(name: str) -> Session:

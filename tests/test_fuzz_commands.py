@@ -25,7 +25,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fuzzing import bounded, fuzz_settings
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 
 FW = firmware_dir()

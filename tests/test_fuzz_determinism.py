@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 import ttllk_variants as tv
 from fuzzing import bounded, fuzz_settings
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import RunStatus, Session
 from tdbg.toolchain import ttllk, ttnn
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from fuzzing import bounded, fuzz_settings
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session, SessionError
 
 FW = firmware_dir()

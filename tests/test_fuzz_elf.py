@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from fuzzing import bounded, fuzz_settings
 from tdbg.emu.elf import ElfImage, ElfLoadError
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import build, firmware_dir
+from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.session import Session, SessionError
 
 DEMO = firmware_dir() / "demo.c"

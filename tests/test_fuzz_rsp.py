@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from fuzzing import bounded, fuzz_settings
 from rsp_client import packet
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.rsp.server import RspServer, Transport, checksum
 from tdbg.session import Session
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from fuzzing import bounded, fuzz_settings
 from rsp_client import packet, served
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session, SessionError
 from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.events import TensixEvent

@@ -14,7 +14,7 @@ import pytest
 
 from tdbg.rsp.server import checksum, serve_tcp
 from tdbg.session import Session
-from tdbg.emu.toolchain import build, firmware_dir
+from tdbg.toolchain.zig import build, firmware_dir
 
 GDB = shutil.which("gdb-multiarch")
 needs_gdb = pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (Debian package gdb-multiarch)")

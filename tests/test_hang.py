@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import build, firmware_dir
+from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.session import Session
 from tests.captured import run, shell
 

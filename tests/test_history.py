@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 
 FW = firmware_dir()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import struct
 
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import build, firmware_dir
+from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.session import Session
 
 

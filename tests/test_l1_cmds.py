@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tdbg.commands import Interpreter
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 from tdbg.tensix import l1_data
 

@@ -5,7 +5,7 @@ GDB 13's rules, checked side by side with GDB on a native two-file program."""
 
 from __future__ import annotations
 
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 from captured import run, shell
 

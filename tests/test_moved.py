@@ -15,7 +15,7 @@ import pytest
 
 from tdbg.emu.elf import ElfImage
 from tdbg.emu.moved import move_code
-from tdbg.emu.toolchain import build
+from tdbg.toolchain.zig import build
 from tdbg.debuginfo import DebugInfo
 from tdbg.session import Session
 

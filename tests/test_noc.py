@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import build
+from tdbg.toolchain.zig import build
 from tdbg.session import Session
 from tdbg.tensix.events import Category
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tdbg.emu.toolchain import build, firmware_dir
+from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.session import Session
 from captured import run, shell
 

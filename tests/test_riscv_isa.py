@@ -78,7 +78,7 @@ def bitmanip_session() -> Session:
 
 
 def _build(name: str) -> Path:
-    from tdbg.emu.toolchain import build
+    from tdbg.toolchain.zig import build
     return build(FIRMWARE / name, [*BH_ISA, "-O2"])
 
 
@@ -225,7 +225,7 @@ def test_debugger_writes_over_code() -> None:
 
 def test_debugger_write_of_a_ttinsn_word_changes_what_is_pushed() -> None:
     """Issue 26 item 2 on a .ttinsn: the written Tensix word is pushed, not the ELF's."""
-    from tdbg.emu.toolchain import firmware_dir
+    from tdbg.toolchain.zig import firmware_dir
     s = Session(firmware_dir() / "movd2b.c")
     at = min(s.image.ttinsn)
     word = s.read_u32(at)

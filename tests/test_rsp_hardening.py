@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tdbg.emu.toolchain import build, firmware_dir
+from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.rsp.server import MAX_READ, MonitorInterpreter
 from tdbg.session import Session
 from rsp_client import Client, packet, served, start_server

@@ -135,7 +135,7 @@ def test_bad_location_is_one_line_error() -> None:
 
 
 def test_dst_row_watch_window_store_and_tensix_instruction() -> None:
-    from tdbg.emu.toolchain import firmware_dir
+    from tdbg.toolchain.zig import firmware_dir
 
     s = Session(firmware_dir() / "movd2b.c")
     # movd2b.c writes Dst32b rows 0..7 in fmt 0: Dst32b row 1 is DstBits rows 1 and 9.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from captured import run, shell
 
 DEMO = firmware_dir() / "demo.c"

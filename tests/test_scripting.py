@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tdbg.commands import Interpreter
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 from captured import run, shell
 

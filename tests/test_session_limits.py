@@ -10,7 +10,7 @@ import pytest
 from tdbg.emu.core import Core
 from tdbg.emu.pushlog import DstProvenance, DstWriter, WindowAccess, WindowTrace
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session, SessionError
 
 FW = firmware_dir()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 
 

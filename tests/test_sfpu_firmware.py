@@ -14,7 +14,7 @@ import pytest
 from sfpu_reference import fma_reference
 
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 from tdbg.toolchain import ttllk, ttnn
 

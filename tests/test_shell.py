@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tdbg.commands import Interpreter
 from tdbg.session import Session
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 
 
 def shell(program: str = "demo") -> tuple[Interpreter, list[str]]:

@@ -15,7 +15,7 @@ import pytest
 
 from tdbg.emu.core import CoreState
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.rsp.server import MonitorInterpreter
 from tdbg.session import Session
 

@@ -5,7 +5,7 @@ context.'), the same as the address written as a number."""
 
 from __future__ import annotations
 
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 
 DEMO = firmware_dir() / "demo.c"

@@ -15,7 +15,7 @@ from tdbg import stepping
 from tdbg.debuginfo import DebugInfo
 from tdbg.session import Session, SessionError
 from tdbg.emu.stops import Stop, StopKind
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 
 DEMO = firmware_dir() / "demo.c"
 CS = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)
@@ -338,7 +338,7 @@ def test_finish_on_b_unwinds_through_its_own_8k_local_ram() -> None:
     chain deeper than 4 KiB.  Unwinding for ``finish`` takes B's own range; with T0's (as it
     did), no frame above 0xFFB01000 was a frame and ``finish`` said the frame was the
     outermost.  Values from the C source: deep(0) returns 0, deep(12) returns 0 + 1 + ... + 12."""
-    from tdbg.emu.toolchain import build
+    from tdbg.toolchain.zig import build
 
     firmware = build(Path(__file__).parent / "firmware" / "deep_stack_b.c", core="B")
     s = Session({"B": firmware})

@@ -22,7 +22,7 @@ import ttllk_variants as tv
 from tdbg.commands import Interpreter
 from tdbg.emu.core import CoreState
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import build, firmware_dir
+from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.session import Session, SessionError
 
 FW = firmware_dir()

@@ -18,8 +18,8 @@ from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
 import tdbg
-from tdbg.emu import toolchain
-from tdbg.emu.toolchain import ToolchainError
+from tdbg.toolchain import zig as toolchain
+from tdbg.toolchain.zig import ToolchainError
 
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"  # the spec pack beside the repo
 L1_END = 1536 * 1024

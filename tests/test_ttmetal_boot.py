@@ -20,7 +20,7 @@ import pytest
 from tdbg.emu.elf import ElfImage, ElfLoadError, Segment
 from tdbg.emu.loader import placements
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import firmware_dir as kit_dir
+from tdbg.toolchain.zig import firmware_dir as kit_dir
 from tdbg.session import Session
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.ttmetal import boot, device, memmap

@@ -17,7 +17,7 @@ import numpy as np
 import unpack_reference as ref
 from tdbg.commands import Interpreter
 from tdbg.emu.stops import StopKind
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 
 FW = firmware_dir()

@@ -88,7 +88,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
 
 def test_wheel_carries_the_firmware_kit(installed) -> None:
     bin_dir, env, cwd = installed
-    done = _run([bin_dir / "python", "-c", "import tdbg.emu.toolchain as t; print(t.firmware_dir())"], env=env, cwd=cwd)
+    done = _run([bin_dir / "python", "-c", "import tdbg.toolchain.zig as t; print(t.firmware_dir())"], env=env, cwd=cwd)
     kit = Path(done.stdout.strip())
     assert kit.is_relative_to(bin_dir.parent), done  # the installed package, not the checkout
     assert KIT <= {p.name for p in kit.iterdir()}

@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from tdbg.emu.toolchain import firmware_dir
+from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 from tests.captured import Shell, run, shell
 

@@ -11,7 +11,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from tdbg.emu.toolchain import CFLAGS, KIT_CORES, ToolchainError, ensure_built, firmware_dir, kit_flags
+from tdbg.toolchain.zig import CFLAGS, KIT_CORES, ToolchainError, ensure_built, firmware_dir, kit_flags
 from tdbg.toolchain.ttnn import TtnnUnavailable
 from tdbg.ttmetal import kit
 from tdbg.ttmetal.kit import DATA_FORMATS, MATH_FIDELITY

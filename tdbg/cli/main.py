@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     from tdbg.commands.session_cmds import Quit
     from tdbg.session import Session, SessionError
     from tdbg.emu.elf import ElfLoadError
-    from tdbg.emu.toolchain import ToolchainError
+    from tdbg.toolchain.zig import ToolchainError
 
     if args.tt_metal_boot is not None and args.programs:
         parser.error("--tt-metal-boot loads the five cores' firmware itself: give no FIRMWARE")

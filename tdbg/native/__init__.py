@@ -22,7 +22,7 @@ would add a large dependency with seconds of JIT at every start; cffi or a setup
 extension would need a C compiler at install time or per-platform wheels.  The library is built
 with ``-nostdlib`` (no libc, no C runtime to build: under a second the first time), for the host's
 CPU, once per source digest, zig version and host (``_host``), into tdbg's cache
-(``tdbg.emu.toolchain.cache_dir``).
+(``tdbg.toolchain.zig.cache_dir``).
 
 When it cannot be built or loaded, tdbg says so in one line on stderr and runs the numpy model;
 ``TDBG_NATIVE=0`` selects the numpy model without a word.  ``disabled()`` does the same for a
@@ -108,7 +108,7 @@ def _sources() -> list[tuple[str, bytes]]:
 
 def build() -> Path:
     """The library's path in the cache, compiled with the bundled zig when it is not there yet."""
-    from tdbg.emu.toolchain import cache_dir, zig_version
+    from tdbg.toolchain.zig import cache_dir, zig_version
 
     sources = _sources()
     h = hashlib.sha256("\0".join((*FLAGS, zig_version(), _host())).encode())

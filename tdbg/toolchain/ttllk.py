@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from importlib import metadata, resources
 from pathlib import Path
 
-from tdbg.emu.toolchain import ToolchainError
+from tdbg.toolchain.zig import ToolchainError
 from tdbg.toolchain import ttnn
 
 __all__ = ["BLACKHOLE_ISA", "RV32IM", "TRISCS", "Field", "Formats", "KernelBuildError", "Operand", "Variant",

@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tdbg.emu.toolchain import cache_dir
+from tdbg.toolchain.zig import cache_dir
 
 __all__ = ["PARTS", "VERSION", "Tree", "TtnnUnavailable", "cache_root", "tree"]
 

@@ -56,7 +56,7 @@ from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 
-from tdbg.emu.toolchain import ToolchainError
+from tdbg.toolchain.zig import ToolchainError
 from tdbg.toolchain import elfpatch, ttnn
 
 __all__ = ["DATA_FORMATS", "FIRMWARE", "MATH_FIDELITY", "PROCESSORS", "Binary", "Build", "ComputeConfig",
