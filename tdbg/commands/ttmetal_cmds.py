@@ -32,10 +32,7 @@ def tt_metal_boot(interp: Interpreter, args: str) -> None:
     words = _words(args)
     if len(words) > 1:
         raise CommandError("Usage: tt-metal boot [FIRMWARE-DIR]")
-    try:
-        boot.prepare(interp.session, words[0] if words else None)
-    except SessionError as exc:
-        raise CommandError(str(exc)) from None
+    boot.prepare(interp.session, words[0] if words else None)
     interp.out("tt-metal 0.81.1's firmware loaded on B, NC, T0, T1, T2 with its boot as the set-up "
                "('info setup'); 'run' boots it.")
 
@@ -61,10 +58,7 @@ def tt_metal_program(interp: Interpreter, args: str) -> None:
     words = _words(args)
     if not 1 <= len(words) <= 2:
         raise CommandError("Usage: tt-metal program FILE.toml [FIRMWARE-DIR]")
-    try:
-        host = program.prepare(interp.session, program.Program.load(words[0]), words[1] if len(words) > 1 else None)
-    except SessionError as exc:
-        raise CommandError(str(exc)) from None
+    host = program.prepare(interp.session, program.Program.load(words[0]), words[1] if len(words) > 1 else None)
     kernels = ", ".join(f"{k.name} on {'/'.join(k.cores)}" for k in host.program.kernels)
     interp.out(f"tt-metal program {words[0]}: {kernels}; 'run' boots the tile and runs it.")
 
@@ -110,12 +104,9 @@ def info_cb(interp: Interpreter, args: str) -> None:
 
     host = program_host(interp)
     only = _cb_number(args) if args.strip() else None
-    try:
-        for state in cbs.states(interp.session, host, only):
-            for line in state.describe(interp.session):
-                interp.out(line)
-    except SessionError as exc:
-        raise CommandError(str(exc)) from None
+    for state in cbs.states(interp.session, host, only):
+        for line in state.describe(interp.session):
+            interp.out(line)
 
 
 @info_command("waypoints", usage="info waypoints",
@@ -163,10 +154,7 @@ def cb_page(interp: Interpreter, args: str) -> tuple[int, str] | None:
     if m is None:
         return None
     host = program_host(interp)
-    try:
-        state = cbs.states(interp.session, host, int(m.group(1)))[0]
-    except SessionError as exc:
-        raise CommandError(str(exc)) from None
+    state = cbs.states(interp.session, host, int(m.group(1)))[0]
     fmt = cbs.L1_FORMATS.get(state.cb.format)
     if fmt is None:
         raise CommandError(f"CB {state.cb.index} holds {state.cb.format}, which 'tile' does not decode.")

@@ -303,7 +303,6 @@ class Core:
         watches = self._mmio_watches
         tile = self.tile
         observed, pollable = device.observed, device.pollable
-        uc = self.uc
 
         def on_read(access: int, address: int, size: int, value: int) -> None:
             at = address  # where the load reads the backing RAM
@@ -320,7 +319,7 @@ class Core:
                 if self._event(event, Access(address, size, False)):
                     return
                 value = 0
-            if pollable and self._polling(uc.reg_read(UC_RISCV_REG_PC), address, value):
+            if pollable and self._polling(self._pc.read(), address, value):
                 self._block(Wait(f"polls {region.name} at {address:#010x} (reads {value:#x}), which nothing has changed",
                                  lambda: _reads_other(load, offset, size, value), address=address,
                                  loop=frozenset({self._poll[0]} if self._poll else ())))
@@ -690,6 +689,12 @@ class Core:
         stop = self._record(self._emulate(count, StopKind.LIMIT))
         return None if stop.kind is StopKind.LIMIT else stop
 
+    def run_to_loop_head(self, head: int) -> None:
+        """Take a core that spins (``tdbg.emu.idle``: its loop changes nothing) round its loop to
+        ``head``, so where it waits does not depend on where host time cut its turn."""
+        self._run_to(head, self.pc)
+        self.last_stop = replace(self.last_stop, pc=head) if self.last_stop is not None else None
+
     def complete_access(self, stop: Stop) -> Stop:
         """A watchpoint stopped the core before its access: execute the accessing instruction
         (watches muted) and report the stop after it, with the value memory holds now, as GDB
@@ -815,16 +820,20 @@ class Core:
     def _finish_trampoline(self, pc: int) -> int:
         """Run the rest of the trampoline the core stopped in (an interrupt, a turn's end or an
         instruction count landed there), so the instruction it stands for is done; the PC after
-        it.  Nothing in a trampoline stops the core.  It runs to the address it returns to, an
-        exit of its own, with the block cached there dropped: measured on Unicorn 2.1, neither
-        ``emu_start(count=1)`` nor a new exit stops the core in code translated before the run,
-        so from a trampoline's last word (the ``jal`` back) a core preempted in a polling loop
-        went round it for ever (tests/firmware/spin_zb.c)."""
-        back = self.tile.trampolines.return_address(pc)
-        self.uc.ctl_set_exits([back])
+        it.  Nothing in a trampoline stops the core."""
+        return self._run_to(self.tile.trampolines.return_address(pc), pc)
+
+    def _run_to(self, address: int, pc: int) -> int:
+        """Run from ``pc`` until the PC is ``address``, an exit of its own with the block cached
+        there dropped: measured on Unicorn 2.1, neither ``emu_start(count=1)`` nor a new exit
+        stops the core in code translated before the run, so from a trampoline's last word (the
+        ``jal`` back) a core preempted in a polling loop went round it for ever
+        (tests/firmware/spin_zb.c)."""
+        self.uc.ctl_set_exits([address])
         self._exits_stale = True
-        self.uc.ctl_remove_cache(back, back + 4)     # a block cached there knows no exit
-        while pc != back:   # another emu_stop from the preemptor may land meanwhile: go on
+        self.uc.ctl_remove_cache(address, address + 4)
+        while pc != address:   # another emu_stop from the preemptor may land meanwhile: go on
+            self._stop_asked = False   # the stop is taken already: only the run's end is left
             self.uc.emu_start(pc, 0)
             pc = self.pc
         self.uc.ctl_remove_cache(pc, pc + 4)

@@ -101,6 +101,9 @@ def spinning(core: Core, describe: Callable[[int, int], str]) -> Wait | Stop | N
     condition = {a: sv for a, sv in second.reads.items() if first.reads.get(a) == sv}
     if not condition:
         return None
+    loop = frozenset(p for p in second.pcs if not core.tile.trampolines.contains(p))
+    if not second.devices:    # a loop over memory alone has no effect: wait at its first address
+        core.run_to_loop_head(min(loop))
     pc = core.pc
     shown = ", ".join(describe(a, v) for a, (_, v) in sorted(condition.items())[:4])
     more = f" and {len(condition) - 4} more" if len(condition) > 4 else ""
@@ -108,6 +111,5 @@ def spinning(core: Core, describe: Callable[[int, int], str]) -> Wait | Stop | N
     def ready() -> bool:
         return any(int.from_bytes(core.uc.mem_read(a, size), "little") != v for a, (size, v) in condition.items())
 
-    loop = frozenset(p for p in second.pcs if not core.tile.trampolines.contains(p))
     return Wait(f"spins at {pc:#010x} reading {shown}{more}, which nothing has changed", ready,
                 reads={a: v for a, (_, v) in condition.items()}, loop=loop)

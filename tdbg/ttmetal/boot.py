@@ -267,8 +267,7 @@ class BootHost:
 
     def signal(self, session: Session) -> int:
         """``go_messages[0].signal`` as the host reads it."""
-        field = self.mailboxes.field("go_messages[0].signal")
-        return session.read_memory(field.address, 1)[0]
+        return self.mailboxes.read("go_messages[0].signal")
 
 
 def waits(session: Session) -> list[CoreWait]:

@@ -39,7 +39,7 @@ L1_FORMATS = {"Float16_b": "bf16", "Float32": "fp32", "Bfp8_b": "bfp8"}
 def register_address(session: Session, cb: int, name: str) -> int:
     """The overlay stream register ``name`` of CB ``cb``."""
     overlay = session.profile.overlay
-    base = next(d.base for d in session.profile.devices if d.name == "NoC overlay")
+    base = session.profile.device("NoC overlay").base
     return base + (OPERAND_START_STREAM + cb) * overlay.stride + 4 * overlay.registers[name][0]
 
 

@@ -77,6 +77,11 @@ class Mailboxes:
     def address(self, path: str) -> int:
         return self.field(path).address
 
+    def read(self, path: str) -> int:
+        """``PATH``'s value as the host reads it (its size from DWARF, little-endian)."""
+        f = self.field(path)
+        return int.from_bytes(self.session.read_memory(f.address, f.size), "little")
+
     def struct(self) -> CType:
         """``mailboxes_t`` as DWARF gives it."""
         if self._type is None:

@@ -526,11 +526,7 @@ class ProgramHost(BootHost):
         """A kernel's tripped ASSERT (a watcher build's ``assert_and_hang``: the line and the
         processor in ``mailboxes.watcher.assert_status``, then ``while (1)``) as the stop that
         names it, at the core that tripped it; None when none has."""
-        field = self.mailboxes.field("watcher.assert_status")
-        status = self.mailboxes.record("watcher.assert_status")
-        raw = session.read_memory(field.address, field.size)
-        line, kind, which = (int.from_bytes(raw[self._at(status, m):self._at(status, m) + n], "little")
-                             for m, n in ((".line_num", 2), (".tripped", 1), (".which", 1)))
+        line, kind, which = (self.mailboxes.read(f"watcher.assert_status.{m}") for m in ("line_num", "tripped", "which"))
         if kind not in DEBUG_ASSERT_TYPES or which >= len(CORES):
             return None
         core = CORES[which]
@@ -553,9 +549,6 @@ class ProgramHost(BootHost):
                 return f"{frame.call_file.name}:{line}"
         source = kernel.source.name if kernel is not None and kernel.source is not None else "its kernel"
         return f"line {line} of {source}"
-
-    def _at(self, record, member: str) -> int:
-        return self.mailboxes.address(record.path + member) - record.address
 
     def send(self, session: Session) -> None:
         """The program's writes, in tt-metal's order: buffers, the kernel configuration buffer,
