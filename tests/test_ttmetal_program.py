@@ -174,3 +174,19 @@ def test_break_in_the_compute_kernel_then_run_to_the_end() -> None:
     stop = s.cont()
     assert stop.kind is StopKind.HOST and stop.detail.startswith("tt-metal program done")
     assert hashlib.sha256(host.result.buffers["c"]).hexdigest() == TTSIM["add"]["output_sha256"]
+
+
+def test_eltwise_add_with_cbs_past_l1_0x20000() -> None:
+    """CBs of 6 pages reach past L1 0x20000, the page a NoC 0 read into once killed the process
+    (issue 30 N1); the sum is the one with CBs of 2 pages (ttsim's bytes)."""
+    ops, fw = operations(), firmware()
+    from tdbg.ttmetal.program import prepare
+
+    s = Session({})
+    program = eltwise_add(ops, cb_pages=6)
+    host = prepare(s, program, fw)
+    spans = [(at, at + program.cbs[i].pages * program.cbs[i].page_size) for i, at in host.layout.cb_addresses.items()]
+    assert any(lo <= 0x20000 < hi for lo, hi in spans), [(hex(lo), hex(hi)) for lo, hi in spans]
+    stop = s.cont()
+    assert stop.kind is StopKind.HOST and stop.detail.startswith("tt-metal program done"), stop.describe()
+    assert hashlib.sha256(host.result.buffers["c"]).hexdigest() == TTSIM["add"]["output_sha256"]

@@ -207,6 +207,9 @@ class Core:
         self._before_access = False  # the last stop came before its instruction's access
         self.completed_pc: int | None = None  # its effect already happened (a push): skip it
         self.running = False  # inside emu_start: device side effects belong to the firmware
+        self._count = 0               # the instruction count of the emu_start running
+        self._stale: list[tuple[int, int]] = []   # L1 ranges to drop translations of once it returns
+        self._run_on: int | None = None   # the PC of a completed store stopped at only to drop them
         self.last_stop: Stop | None = None
         self._poll: tuple[int, int, int] | None = None  # (pc, address, value) of the last device read
         self._poll_count = 0
@@ -536,6 +539,31 @@ class Core:
         if value is not None:
             self.set_reg(insn.rd, value)
 
+    def drop_translations(self, start: int, end: int, code: bool = False) -> None:
+        """Unicorn's translations of L1 ``start .. end`` are stale (something other than this
+        core's stores changed those bytes): drop them.  Inside ``emu_start`` (from one of this
+        core's hooks) that waits until it returns: ``ctl_remove_cache`` refills the TLB entry of
+        the range's first page for a code fetch (Unicorn's ``uc_invalidate_tb`` calls
+        ``get_page_addr_code``), and a store hook's access goes on through the TLB entry it
+        started with (``store_helper``); when both are the same entry (page numbers equal modulo
+        the TLB's size: L1 0x20000 and NoC 0's registers at 0xFFB20000) the store went to a wrong
+        host address, SIGSEGV (issue 30 N1).  ``code``: the range holds loaded code, so a run
+        with no instruction count stops after the accessing instruction (its effect done), drops
+        them and runs on, never running the old code; a counted run (a step) runs the rest of its
+        count first."""
+        if not self.running:
+            self.uc.ctl_remove_cache(start, end)
+            return
+        self._stale.append((start, end))
+        if code and self._count == 0 and self._run_on is None:
+            self._run_on = self.pc
+            self.uc.emu_stop()
+
+    def _drop_stale(self) -> None:
+        for start, end in self._stale:
+            self.uc.ctl_remove_cache(start, end)
+        self._stale.clear()
+
     def push_event(self, event: TensixEvent) -> None:
         """A pushed instruction raised ``event``; the push itself has happened."""
         self._event(event, None, completed=True)
@@ -770,13 +798,14 @@ class Core:
             self._set_exits()
         self._preempt = self._stop_asked = False
         self._runs += 1
-        self.running = True
+        self.running, self._count = True, count
         try:
             self.uc.emu_start(start, 0, count=count)
         except UcError as exc:
             error = exc
         finally:
             self.running = False
+            self._drop_stale()
         self._put_back_rounded()
         if self._undo is not None:
             self.uc.mem_write(*self._undo)
@@ -789,6 +818,11 @@ class Core:
         # block, or from another thread) restarting at the stop PC can run a stale block or
         # hang; dropping the block at the PC avoids both and costs about a microsecond.
         self.uc.ctl_remove_cache(pc, pc + 4)
+        if self._run_on is not None:
+            at, self._run_on = self._run_on, None
+            if self._stop is None and error is None and pc == at:
+                self.pc = pc + 4     # the store is done (drop_translations); another stop wins
+                return None
         if self._retry:
             self._retry = False
             return None

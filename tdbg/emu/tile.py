@@ -406,8 +406,7 @@ class Tile:
         if any(address < hi and lo < end for lo, hi in self._code):
             self._code_overwritten(address, end)
         else:
-            for core in self.cores.values():
-                core.uc.ctl_remove_cache(address, end)
+            self._drop_translations(address, end)
         core = self.cores.get(transfer.core)
         for watch, old in watched:
             new = bytes(self.l1[watch.address:watch.address + watch.length])
@@ -428,8 +427,13 @@ class Tile:
             held = int.from_bytes(bytes(self.l1[at:at + 4]), "little")
             if (patch is not None and held != patch.placed) or (patch is None and self._in_code(at)):
                 self._replace(at, held)
+        self._drop_translations(start, end, code=True)
+
+    def _drop_translations(self, start: int, end: int, code: bool = False) -> None:
+        """L1 ``start .. end`` changed under the cores: every core drops its translations of it
+        (``Core.drop_translations``: a running core's once its hook has returned)."""
         for core in self.cores.values():
-            core.uc.ctl_remove_cache(start, end)
+            core.drop_translations(start, end, code)
 
     def write_dst(self, storage: str, row: int, col: int, value: int) -> None:
         """The debugger's store of one ``Dst`` datum: ``Dst16b`` (``storage`` "dst16") and
@@ -519,8 +523,7 @@ class Tile:
                 if address <= at + i < end:
                     word[i] = data[at + i - address]
             self._replace(at, int.from_bytes(word, "little"))
-        for core in self.cores.values():
-            core.uc.ctl_remove_cache(address, end)
+        self._drop_translations(address, end)
 
     def load_code(self, address: int, data: bytes) -> None:
         """A host puts code in L1 (a kernel the firmware jumps to): written as the debugger
@@ -574,5 +577,5 @@ class Tile:
         _copy_into(self.l1, address, patch.placed.to_bytes(4, "little"))
         for core in self.cores.values():
             core.set_code_hook(address, patch)
-            core.uc.ctl_remove_cache(address, address + 4)
+        self._drop_translations(address, address + 4)
         return True

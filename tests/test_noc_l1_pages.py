@@ -1,0 +1,67 @@
+"""NoC requests from firmware into every page of L1 (issue 30 N1: a read into L1 0x20000 over
+NoC 0, or 0x30000 over NoC 1, killed the process inside Unicorn: the L1 page whose TLB index is
+the issuing NIU's register page's).  Expected values: the bytes the host put at the source."""
+
+from __future__ import annotations
+
+import random
+import struct
+from pathlib import Path
+
+import pytest
+
+from tdbg.emu.stops import StopKind
+from tdbg.session import Session
+from tdbg.toolchain.zig import build
+
+HERE = Path(__file__).parent
+PAGE = 0x1000
+READ, WRITE = 0, 0x2          # NOC_CTRL: a read; a posted write (MemoryMap.md NOC_CTRL)
+
+
+def noc_reads() -> Path:
+    return build(HERE / "firmware" / "noc_reads.c", core="B")
+
+
+def requests(entries: list[tuple[int, ...]], table: int, source: bytes, at: int) -> Session:
+    """A session whose BRISC will make ``entries`` (``tests/firmware/noc_reads.c``) from a table
+    at ``table``, with ``source`` at ``at``."""
+    s = Session({"B": noc_reads()})
+    s.write_memory(s.address_of("&table_at"), struct.pack("<I", table))
+    s.write_memory(table, struct.pack("<I", len(entries)) + b"".join(struct.pack("<7I", *e) for e in entries))
+    s.write_memory(at, source)
+    return s
+
+
+def niu_pages(s: Session) -> dict[int, int]:
+    """Each NIU's register page number."""
+    return {d.unit: d.base // PAGE for d in s.profile.devices_of("niu")}
+
+
+@pytest.mark.parametrize("noc", [0, 1])
+@pytest.mark.parametrize("table", [0x100000, 0x5000])
+def test_noc_requests_into_every_l1_page(noc: int, table: int) -> None:
+    """A 64-byte read into the first bytes of every 4 KiB page of L1 but the firmware's and the
+    table's (the other ``table`` covers these), and a write into every page whose number
+    equals the NIU's register page modulo 64 (the smallest TLB Unicorn's can shrink to)."""
+    source_at = table + 0x3000
+    source = random.Random(noc * 7 + table).randbytes(PAGE)
+    s0 = Session({"B": noc_reads()})
+    me = s0.profile.noc.tile[0] | s0.profile.noc.tile[1] << 6
+    register_page = niu_pages(s0)[noc]
+    skip = {1} | set(range(table // PAGE, table // PAGE + 4))
+    pages = [p for p in range(s0.profile.l1_size // PAGE) if p not in skip]
+    entries, expected = [], {}
+    for p in pages:
+        offset = (p * 64) % PAGE
+        entries.append((noc, source_at + offset, me, p * PAGE, me, READ, 64))
+        expected[p * PAGE] = source[offset:offset + 64]
+        if p % 64 == register_page % 64:
+            entries.append((noc, source_at + offset, me, p * PAGE + 0x800, me, WRITE, 48))
+            expected[p * PAGE + 0x800] = source[offset:offset + 48]
+    s = requests(entries, table, source, source_at)
+    stop = s.cont()
+    assert stop.kind is StopKind.EXITED, stop.describe()
+    wrong = [hex(a) for a, data in expected.items() if s.read_memory(a, len(data)) != data]
+    assert not wrong
+    assert len(s.tile.noc.log) == len(entries)
