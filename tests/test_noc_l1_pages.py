@@ -65,3 +65,33 @@ def test_noc_requests_into_every_l1_page(noc: int, table: int) -> None:
     wrong = [hex(a) for a, data in expected.items() if s.read_memory(a, len(data)) != data]
     assert not wrong
     assert len(s.tile.noc.log) == len(entries)
+
+
+SOFT_RESET_0 = 0xFFB121B0
+
+
+def dram_of(s: Session) -> dict[int, dict[int, bytes]]:
+    return {c: m.snapshot() for c, m in s.tile.noc.dram.items() if any(any(p) for p in m.pages.values())}
+
+
+def test_reverse_stepi_over_noc_writes_to_dram_gives_back_each_state() -> None:
+    """Issue 30 R1: BRISC writes DRAM over both NoCs, with stores to SOFT_RESET_0 (steps the
+    history records whole) between them; every reverse-stepi gives back the DRAM the same
+    step had going forward."""
+    source = random.Random(30).randbytes(256)
+    s0 = Session({"B": noc_reads()})
+    me = s0.profile.noc.tile[0] | s0.profile.noc.tile[1] << 6
+    held = s0.read_value(SOFT_RESET_0, 4)
+    dram = 17 | 14 << 6                             # DRAM channel 4 (translated), as tests/test_noc.py
+    entries = [(0, 0x6000, me, 0x10000, dram, WRITE, 64), (2, SOFT_RESET_0, 0, 0, 0, held, 0),
+               (1, 0x6040, me, 0x10020, dram, WRITE, 128), (2, SOFT_RESET_0, 0, 0, 0, held, 0),
+               (0, 0x60C0, me, 0x10000, dram, WRITE | 0x10, 64)]
+    s = requests(entries, 0x5000, source, 0x6000)
+    states = [dram_of(s)]
+    while s.core_state("B") not in ("exited", "parked"):
+        s.stepi()
+        states.append(dram_of(s))
+    assert len({str(sorted(st.items())) for st in states}) == 4      # before and after each write
+    for expected in reversed(states[:-1]):
+        s.reverse_stepi()
+        assert dram_of(s) == expected

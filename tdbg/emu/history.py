@@ -28,6 +28,7 @@ from tdbg import state_description as state
 from tdbg.emu.code_patches import PatchKind
 
 if TYPE_CHECKING:
+    from tdbg.arch.profile import Coord
     from tdbg.emu.core import Core
     from tdbg.emu.tile import Checkpoint, Tile
 
@@ -49,7 +50,7 @@ class StepRecord:
     ram: tuple[int, bytes] | None = None        # (address, bytes a store overwrites)
     devices: dict[str, Any] | None = None
     l1: list[tuple[int, bytes]] | None = None   # (address, bytes) the coprocessor overwrote, in order
-    noc_writes: list[tuple[object, int, bytes]] | None = None   # (memory, address, bytes) NoC writes beyond the tile overwrote
+    noc_writes: list[tuple[Coord, int, bytes]] | None = None   # (endpoint, address, bytes) NoC writes beyond the tile overwrote
     tile: Checkpoint | None = None              # the other cores ran too
 
 
@@ -84,7 +85,7 @@ class History:
         if access == "device":
             devices = state.save(tile, steps=True)
             journal: list[tuple[int, bytes]] = []
-            noc_writes: list[tuple[object, int, bytes]] = []
+            noc_writes: list[tuple[Coord, int, bytes]] = []
             tile.coprocessor.l1_journal = journal
             tile.noc.journal = noc_writes
             self._journaling = tile
@@ -134,8 +135,8 @@ class History:
                     other.uc.ctl_remove_cache(address, address + len(old))
         if record.devices is not None:
             state.load(tile, record.devices)
-            for memory, address, old in reversed(record.noc_writes or []):
-                memory.write(address, old)  # type: ignore[attr-defined]
+            for where, address, old in reversed(record.noc_writes or []):
+                tile.noc.put_back(where, address, old)
             for address, old in reversed(record.l1 or []):
                 if address >= tile.profile.l1_size:  # a local RAM the coprocessor wrote (STOREREG)
                     core.uc.mem_write(address, old)

@@ -116,9 +116,10 @@ class Noc:
         self.log: list[Transfer] = []
         self.seq = 0
         self.issuer: tuple[str, int] = ("", 0)    # the core and pc storing to NOC_CMD_CTRL
-        #: While a step is recorded for reverse-stepi: (memory, address, bytes before) of every
+        #: While a step is recorded for reverse-stepi: (endpoint, address, bytes before) of every
         #: write to memory beyond this tile (this tile's L1 is journalled with the coprocessor's).
-        self.journal: list[tuple[SparseMemory, int, bytes]] | None = None
+        #: By endpoint, not by memory: undoing a whole-tile record replaces the memories.
+        self.journal: list[tuple[Coord, int, bytes]] | None = None
 
     def attach(self, niu: Niu) -> Niu:
         """Connect NIU ``niu`` (the tile builds it with its devices)."""
@@ -184,7 +185,7 @@ class Noc:
         memory = self.memory(where, address, len(data))
         if memory is not None:
             if self.journal is not None:
-                self.journal.append((memory, address, memory.read(address, len(data))))
+                self.journal.append((where, address, memory.read(address, len(data))))
             memory.write(address, data)
         elif address + len(data) <= self.l1_size:
             self.local.write_l1(address, data, transfer)
@@ -193,6 +194,12 @@ class Noc:
         else:
             raise UndefinedBehavior(f"{_MAP}: only a 4-byte aligned write reaches an MMIO address "
                                     f"({len(data)} bytes at {address:#x})")
+
+    def put_back(self, where: Coord, address: int, old: bytes) -> None:
+        """Undo a journalled write beyond this tile: ``old`` at ``address`` of ``where``."""
+        memory = self.memory(where, address, len(old))
+        assert memory is not None
+        memory.write(address, old)
 
     def record(self, transfer: Transfer) -> None:
         self.log.append(transfer)
