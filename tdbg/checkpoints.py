@@ -1,5 +1,6 @@
-"""Checkpoints of a session: whole saved tiles (``Tile.checkpoint``, L1 compressed) by number,
-within a memory budget (``info checkpoints``, ``restart N``, ``dst diff checkpoint N``)."""
+"""Checkpoints of a session: whole saved tiles (``Tile.checkpoint``, L1 compressed), each with
+what the session's host knew then (``Host.saved``: a run depends on it too), by number, within
+a memory budget (``info checkpoints``, ``restart N``, ``dst diff checkpoint N``)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ class Checkpoints:
         self.tile = tile
         self.budget = self.BUDGET
         self._saved: dict[int, Checkpoint] = {}
+        self._host: dict[int, object] = {}
 
     def __iter__(self) -> Iterator[int]:
         return iter(sorted(self._saved))
@@ -40,9 +42,9 @@ class Checkpoints:
     def __contains__(self, number: object) -> bool:
         return number in self._saved
 
-    def save(self) -> int:
-        """Save the whole tile; returns the checkpoint's number.  Refused when the checkpoints
-        would hold more than ``budget`` bytes."""
+    def save(self, host: object = None) -> int:
+        """Save the whole tile, and ``host`` (the host's state) with it; returns the checkpoint's
+        number.  Refused when the checkpoints would hold more than ``budget`` bytes."""
         cp = self.tile.checkpoint(compress=True)
         used = self.memory()
         if used + cp.nbytes > self.budget:
@@ -50,7 +52,7 @@ class Checkpoints:
                                   f"checkpoints hold {_mib(used)} of the {_mib(self.budget)} checkpoint memory; "
                                   f"delete one first")
         number = max(self._saved, default=0) + 1
-        self._saved[number] = cp
+        self._saved[number], self._host[number] = cp, host
         return number
 
     def get(self, number: int) -> Checkpoint:
@@ -59,16 +61,18 @@ class Checkpoints:
         except KeyError:
             raise CheckpointError(f"No checkpoint number {number}.") from None
 
-    def restore(self, number: int) -> None:
-        """Put the tile back in checkpoint ``number``."""
+    def restore(self, number: int) -> object:
+        """Put the tile back in checkpoint ``number``; the host's state saved with it."""
         self.tile.restore(self.get(number))
+        return self._host[number]
 
     def delete(self, number: int) -> None:
         self.get(number)
-        del self._saved[number]
+        del self._saved[number], self._host[number]
 
     def clear(self) -> None:
         self._saved.clear()
+        self._host.clear()
 
     def memory(self, number: int | None = None) -> int:
         """Bytes held by checkpoint ``number``, or by all of them."""

@@ -79,6 +79,12 @@ class Host(Protocol):
     def restarted(self, session: Session) -> None:
         """The tile is back in its loaded state, its set-up written again."""
 
+    def saved(self) -> object:
+        """What the host knows of the run so far (a checkpoint keeps it with the tile)."""
+
+    def resumed(self, saved: object) -> None:
+        """The tile is back in a checkpoint: the host knows again what ``saved`` says."""
+
     def idle(self, session: Session, stop: Stop) -> Stop | None:
         """No core can run (``stop`` names every wait): act and return None to run on, or
         return the stop to report (``StopKind.HOST`` when the host's work is done)."""
@@ -417,9 +423,11 @@ class Session(TensixAccess):
                 self.host.restarted(self)
             return
         try:
-            self.checkpoints.restore(checkpoint)
+            host = self.checkpoints.restore(checkpoint)
         except CheckpointError as exc:
             raise SessionError(str(exc)) from None
+        if self.host is not None and host is not None:
+            self.host.resumed(host)
         self.started = True
 
     def start_over(self) -> None:
@@ -445,7 +453,7 @@ class Session(TensixAccess):
         """Save the whole tile (L1 compressed); returns the checkpoint's number.  Refused when
         the checkpoints would hold more than ``checkpoint_budget`` bytes."""
         try:
-            return self.checkpoints.save()
+            return self.checkpoints.save(self.host.saved() if self.host is not None else None)
         except CheckpointError as exc:
             raise SessionError(str(exc)) from None
 

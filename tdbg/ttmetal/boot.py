@@ -256,6 +256,13 @@ class BootHost:
     def restarted(self, session: Session) -> None:
         """Nothing to do: the boot writes are the session's set-up."""
 
+    def saved(self) -> object:
+        """Nothing: the boot's host keeps no state."""
+        return None
+
+    def resumed(self, saved: object) -> None:
+        """Nothing to put back."""
+
     def idle(self, session: Session, stop: Stop) -> Stop:
         signal = self.signal(session)
         if signal != RUN_MSG_DONE:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -79,6 +79,10 @@ class PrintServer:
 
     def address(self, name: str) -> int:
         return self.mailboxes.field(f"dprint_buf.buffer.{name}").address
+
+    def copy(self) -> PrintServer:
+        """The server as it is now (a checkpoint's), sharing nothing that changes."""
+        return replace(self, prints=list(self.prints), _partial=dict(self._partial))
 
     def drain(self, session: Session) -> bool:
         """Read every message written since the last drain into ``prints`` (the lines they end)

@@ -487,6 +487,14 @@ class ProgramHost(BootHost):
         if self.prints is not None:
             self.prints = PrintServer(self.mailboxes, self.elves)
 
+    def saved(self) -> object:
+        """Whether the program was sent, its result, the print server's lines (a checkpoint's)."""
+        return self.sent, self.result, None if self.prints is None else self.prints.copy()
+
+    def resumed(self, saved: object) -> None:
+        self.sent, self.result, prints = saved  # type: ignore[misc]
+        self.prints = None if prints is None else prints.copy()
+
     def drain_prints(self, session: Session) -> list[Print]:
         """Every DPRINT line the kernels have printed so far (the buffer drained now)."""
         if self.prints is None:
