@@ -95,3 +95,39 @@ def test_reverse_stepi_over_noc_writes_to_dram_gives_back_each_state() -> None:
     for expected in reversed(states[:-1]):
         s.reverse_stepi()
         assert dram_of(s) == expected
+
+
+DRAM_XY = 17 | 14 << 6                             # DRAM channel 4 (translated), as tests/test_noc.py
+
+
+def test_many_small_dram_writes_cost_what_they_write() -> None:
+    """Issue 30 N2: 8000 posted 64-byte writes at 64 KiB strides cost a small page each (a
+    64 KiB page each was +504 MB); each reads back."""
+    source = random.Random(8).randbytes(64)
+    s0 = Session({"B": noc_reads()})
+    me = s0.profile.noc.tile[0] | s0.profile.noc.tile[1] << 6
+    entries = [(i & 1, 0x6000, me, i << 16, DRAM_XY, WRITE, 64) for i in range(8000)]
+    s = requests(entries, 0x100000, source, 0x6000)
+    assert s.cont().kind is StopKind.EXITED
+    assert sum(m.nbytes for m in s.tile.noc.dram.values()) <= 8000 * 1024
+    assert all(s.read_noc(17, 14, i << 16, 64) == source for i in range(0, 8000, 997))
+    text = s.execute("info noc requests")
+    assert text.count("\n") <= 2 * 10_000 + 2 and "posted write of 64 bytes by B" in text
+
+
+@pytest.mark.parametrize("noc", [0, 1])
+def test_a_read_past_l1s_end_stops_before_moving_data(noc: int) -> None:
+    """Issue 30 N2: a 1 GiB DRAM read into L1 is refused before anything is gathered, and the
+    stop says the destination runs past L1's end (it said "an MMIO address")."""
+    import tracemalloc
+
+    s0 = Session({"B": noc_reads()})
+    me = s0.profile.noc.tile[0] | s0.profile.noc.tile[1] << 6
+    s = requests([(noc, 0, DRAM_XY, 0x40000, me, READ, 1 << 30)], 0x5000, b"", 0x6000)
+    tracemalloc.start()
+    stop = s.cont()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 16 << 20
+    assert stop.kind is StopKind.EVENT, stop.describe()
+    assert "a 1073741824-byte read's destination at L1 0x40000 runs past L1's end (0x180000)" in stop.describe()

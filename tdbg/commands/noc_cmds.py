@@ -10,7 +10,8 @@ from tdbg.commands.registry import CommandError, info_command
               help="Show this tile's NIUs: each command buffer the run used (target and return addresses and "
                    "coordinates, NOC_CTRL, length), the counters that moved (NIU_MST_*), the configuration registers; "
                    "and the NoC requests the run made, oldest first (kind, length, who issued it, from where to "
-                   "where).  A request is done when NOC_CMD_CTRL is written (tdbg models no NoC latency).",
+                   "where; of a long run, the newest ten thousand or more).  A request is done when NOC_CMD_CTRL is "
+                   "written (tdbg models no NoC latency).",
               example="info noc 0")
 def info_noc(interp: Interpreter, args: str) -> None:
     status = interp.session.noc_status()

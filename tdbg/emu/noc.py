@@ -26,11 +26,16 @@ if TYPE_CHECKING:
 _MAP = "NoC/MemoryMap.md"
 
 
-class SparseMemory:
-    """``size`` bytes of memory that cost what has been written: 64 KiB pages made at the first
-    write; what was never written reads as zero."""
+#: NoC requests ``info noc requests`` keeps, newest last (the log of a long run is bounded).
+LOG_KEPT = 10_000
 
-    PAGE = 1 << 16
+
+class SparseMemory:
+    """``size`` bytes of memory that cost what has been written: 1 KiB pages made at the first
+    write (a 64-byte DRAM write costs 1 KiB, not a large page); what was never written reads as
+    zero."""
+
+    PAGE = 1 << 10
 
     def __init__(self, size: int) -> None:
         self.size = size
@@ -101,8 +106,11 @@ class LocalTile:
     store_mmio: Callable[[int, int], None]
 
 
-def _truncate_log(noc: Noc, length: int) -> None:
-    del noc.log[length:]
+def _back_to(noc: Noc, seq: int) -> None:
+    """The log as it was when ``seq`` requests had been made (the ones after it dropped)."""
+    while noc.log and noc.log[-1].seq > seq:
+        noc.log.pop()
+    noc.seq = seq
 
 
 class Noc:
@@ -127,10 +135,10 @@ class Noc:
         self.nius.sort(key=lambda n: n.index)
         return niu
 
-    #: The request log (kept up to its length) and the memory of the other endpoints, which a
+    #: The request log (kept up to the number of requests made) and the memory of the other endpoints, which a
     #: reverse-stepi record leaves to the step's journal.  The NIUs are the tile's devices.
     STATE = StateDescription("NoC", (
-        value("log", get=lambda n: len(n.log), put=_truncate_log, reset=0),
+        value("log", get=lambda n: n.seq, put=_back_to, reset=0),
         value("remote_l1", get=lambda n: {c: m.snapshot() for c, m in n.remote_l1.items()},
               put=lambda n, v: setattr(n, "remote_l1", {c: _restored(n.l1_size, m) for c, m in v.items()}),
               reset={}, in_steps=False),
@@ -171,14 +179,26 @@ class Noc:
         raise UndefinedBehavior(f"NoC/Coordinates.md: no endpoint at NoC 0 coordinate {where[0]},{where[1]} "
                                 f"({'a router-only tile' if kind else 'outside the grid'}); the request is lost")
 
+    def check_local(self, address: int, n: int, what: str) -> None:
+        """Stop a ``what`` of ``n`` bytes at ``address`` of this tile that no access can make:
+        one that runs past L1's end, or one beyond L1 (MMIO) that is not a 4-byte aligned
+        word; before any data moves (a read of 1 GiB into L1 gathers nothing)."""
+        if address + n <= self.l1_size:
+            return
+        if address < self.l1_size:
+            raise UndefinedBehavior(f"{_MAP}: a {n}-byte {what} at L1 {address:#x} runs past L1's end "
+                                    f"({self.l1_size:#x})")
+        if n > 4 or address & 3:
+            raise UndefinedBehavior(f"{_MAP}: only a 4-byte aligned {what} reaches an MMIO address "
+                                    f"({n} bytes at {address:#x})")
+
     def read(self, where: Coord, address: int, n: int) -> bytes:
         memory = self.memory(where, address, n)
         if memory is not None:
             return memory.read(address, n)
+        self.check_local(address, n, "read")
         if address + n <= self.l1_size:
             return self.local.read_l1(address, n)
-        if n > 4 or address & 3:
-            raise UndefinedBehavior(f"{_MAP}: only a 4-byte aligned access reaches an MMIO address ({n} bytes at {address:#x})")
         return self.local.load_mmio(address).to_bytes(4, "little")[:n]
 
     def write(self, where: Coord, address: int, data: bytes, transfer: Transfer) -> None:
@@ -187,13 +207,12 @@ class Noc:
             if self.journal is not None:
                 self.journal.append((where, address, memory.read(address, len(data))))
             memory.write(address, data)
-        elif address + len(data) <= self.l1_size:
+            return
+        self.check_local(address, len(data), "write")
+        if address + len(data) <= self.l1_size:
             self.local.write_l1(address, data, transfer)
-        elif len(data) == 4 and not address & 3:
-            self.local.store_mmio(address, int.from_bytes(data, "little"))
         else:
-            raise UndefinedBehavior(f"{_MAP}: only a 4-byte aligned write reaches an MMIO address "
-                                    f"({len(data)} bytes at {address:#x})")
+            self.local.store_mmio(address, int.from_bytes(data, "little"))
 
     def put_back(self, where: Coord, address: int, old: bytes) -> None:
         """Undo a journalled write beyond this tile: ``old`` at ``address`` of ``where``."""
@@ -203,6 +222,8 @@ class Noc:
 
     def record(self, transfer: Transfer) -> None:
         self.log.append(transfer)
+        if len(self.log) > 2 * LOG_KEPT:
+            del self.log[:-LOG_KEPT]
 
     def host_transfer(self, length: int) -> Transfer:
         """A write the host (the debugger) makes at an endpoint; not a NoC request of the run."""

@@ -227,6 +227,7 @@ class Niu(Registers32):
         self._here(ret[1], "the destination of a read")
         source = self.noc.physical(targ[1])
         _aligned(targ[0], ret[0], 64 if source in self.noc_spec.dram else 16, "read")
+        self.noc.check_local(ret[0], length, "read's destination")
         transfer = self._transfer("read", self.noc.describe(source, targ[0]), f"this tile {ret[0]:#x}", length)
         data = self.noc.read(source, targ[0], length)
         self.noc.write(self.noc_spec.tile, ret[0], data, transfer)
