@@ -131,3 +131,32 @@ def test_a_read_past_l1s_end_stops_before_moving_data(noc: int) -> None:
     assert peak < 16 << 20
     assert stop.kind is StopKind.EVENT, stop.describe()
     assert "a 1073741824-byte read's destination at L1 0x40000 runs past L1's end (0x180000)" in stop.describe()
+
+
+@pytest.mark.parametrize("core", ["B", "NC"])
+def test_a_noc_read_over_the_running_code_stops_at_the_next_word(core: str) -> None:
+    """Issue 30: a NoC read of zeros over the running firmware's code stopped after 117 s (the
+    core trapped on each zero word of L1 in turn, run as a nop).  The core runs the new word
+    after its store to NOC_CMD_CTRL: a .ttinsn, a sw to INSTRN_BUF_BASE
+    (PushTensixInstruction.md): RISCV B pushes Tensix word 0 to T0, which no Blackhole
+    instruction encodes; RISCV NC cannot push (the address is unmapped for it)."""
+    import threading
+
+    s = Session({core: build(HERE / "firmware" / "noc_reads.c", core=core)})
+    me = s.profile.noc.tile[0] | s.profile.noc.tile[1] << 6
+    code = min(seg.vaddr for seg in s.tile.programs[core].segments)
+    s.write_memory(s.address_of("&table_at"), struct.pack("<I", 0x5000))
+    s.write_memory(0x5000, struct.pack("<I7I", 1, 0, 0x100000, me, code, me, READ, 0x400))
+    guard = threading.Timer(60, s.interrupt)
+    guard.start()
+    try:
+        stop = s.cont()
+    finally:
+        guard.cancel()
+    assert stop.kind is StopKind.EVENT, stop.describe()
+    assert stop.pc == s.tile.noc.log[-1].pc + 4
+    assert s.read_memory(code, 0x400) == bytes(0x400)
+    if core == "B":
+        assert "MissingSpecification" in stop.describe() and "encodes 0x00000000" in stop.describe()
+    else:
+        assert "UndefinedBehavior" in stop.describe() and "INSTRN_BUF_BASE (0xffe40000), which NC has unmapped" in stop.describe()

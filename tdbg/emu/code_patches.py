@@ -72,17 +72,23 @@ class CodePatches:
 
     def __init__(self, trampolines: Trampolines) -> None:
         self.trampolines = trampolines
-        #: Replaced with a new dict at every change, never changed in place: a checkpoint keeps
-        #: the one it saw.
+        #: Never changed in place once ``shared`` (a checkpoint keeps the dict it saw): the
+        #: first change after that copies it (one copy per checkpoint, not one per change).
         self.at: dict[int, Patch] = {}
+        self._shared: dict[int, Patch] | None = None
+
+    def shared(self) -> dict[int, Patch]:
+        """``at``, kept as it is now by the caller (a checkpoint)."""
+        self._shared = self.at
+        return self.at
 
     def set(self, address: int, patch: Patch | None) -> None:
-        at = dict(self.at)
+        if self._shared is self.at:
+            self.at = dict(self.at)
         if patch is None:
-            at.pop(address, None)
+            self.at.pop(address, None)
         else:
-            at[address] = patch
-        self.at = at
+            self.at[address] = patch
 
     def classify(self, address: int, word: int) -> Patch | None:
         """What ``word`` at ``address`` becomes, if it is not left to Unicorn."""

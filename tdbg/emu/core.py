@@ -505,14 +505,10 @@ class Core:
         handle = self._code_hooks.pop(address, None)
         if handle is not None:
             self.uc.hook_del(handle)
-        if patch is None or not patch.hooked or (patch.kind is PatchKind.TTINSN and self.thread is None):
+        if patch is None or not patch.hooked:
             return
         if patch.kind is PatchKind.TTINSN:
-            thread, word, push = self.thread, patch.insn, self.tile.push_path.push
-
-            def run(address: int, size: int, user: int, _: int) -> None:
-                self._poll = None
-                push(self, thread, address, word, "ttinsn")
+            run = self._ttinsn(patch)
         elif patch.kind is PatchKind.CSR:
             def run(address: int, size: int, user: int, _: int) -> None:
                 self._csr(patch.insn)
@@ -521,6 +517,28 @@ class Core:
                 self._event(faults.illegal_instruction(patch.word), None)
 
         self._code_hooks[address] = add_code_hook(self.uc, self._hook(run), address, address)
+
+    def _ttinsn(self, patch: Patch) -> Callable[[int, int, int, int], None]:
+        """What a ``.ttinsn`` does on this core: exactly a ``sw`` of its word to
+        ``INSTRN_BUF_BASE`` (PushTensixInstruction.md): a push to the core's own thread, or for
+        RISCV B to the thread that address reaches (T0); RISCV NC cannot push (the address is
+        unmapped for it: the store would hang the core)."""
+        base = self.tile.profile.instrn_buf_base
+        port = self.region_at(base)
+        word, push = patch.insn, self.tile.push_path.push
+        if port is None:
+            event = UndefinedBehavior(f"PushTensixInstruction.md: a .ttinsn is a sw to INSTRN_BUF_BASE ({base:#x}), "
+                                      f"which {self.name} has unmapped (the core would hang)")
+
+            def refused(address: int, size: int, user: int, _: int) -> None:
+                self._event(event, None)
+            return refused
+        thread = self.thread if self.thread is not None else port.device.spec.unit
+
+        def run(address: int, size: int, user: int, _: int) -> None:
+            self._poll = None
+            push(self, thread, address, word, "ttinsn")
+        return run
 
     def _csr(self, insn: CsrInsn) -> None:
         """A CSR instruction (the word is a NOP): run it on this core's CSRs, or stop before it;

@@ -167,6 +167,7 @@ class Tile:
             self.code.at = at
             for core in self.cores.values():
                 core.hook_code(at)
+        self.code.shared()      # the saved state still holds it
 
     #: The whole tile: L1 and the replaced code words in it (a reverse-stepi record leaves both to
     #: the step's journal), the coprocessor (with its architectural state), the devices, the NoC,
@@ -174,7 +175,7 @@ class Tile:
     #: writes into L1.
     STATE = StateDescription("tile", (
         value("l1", get=lambda t: bytes(t.l1), put=_put_l1, reset=lambda t: bytes(len(t.l1)), in_steps=False),
-        value("code", get=lambda t: t.code.at, put=_put_code, in_steps=False),
+        value("code", get=lambda t: t.code.shared(), put=_put_code, in_steps=False),
         part("coprocessor"),
         parts("devices"),
         part("noc"),
