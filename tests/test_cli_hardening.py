@@ -174,3 +174,17 @@ def test_gdb_prints_the_same_for_the_piped_blocks() -> None:
                           stderr=subprocess.STDOUT, text=True, timeout=60)
     text = done.stdout.replace("(gdb) ", "\n").replace(">", "\n")
     assert [line.strip() for line in text.splitlines() if line.strip()] == PIPED_OUTPUT
+
+
+def test_ctrl_c_while_starting_is_one_line_and_status_130(tmp_path: Path) -> None:
+    """Issue 30: a SIGINT while tdbg starts (here while it builds a new .c firmware, after the
+    libraries load or while they do) printed a KeyboardInterrupt traceback."""
+    source = tmp_path / "fresh.c"
+    source.write_text(f"int main(void) {{ return {time.time_ns() % 1000}; }}\n")
+    child = subprocess.Popen([sys.executable, "-m", "tdbg", "-q", "-batch", "-ex", "echo started\\n", str(source)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert "started" not in out, "tdbg had started before the SIGINT: the test did not test anything"
+    assert (child.returncode, err) == (130, "tdbg: interrupted while starting\n")

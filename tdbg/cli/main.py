@@ -114,6 +114,17 @@ def catch_sigint(session: Session) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line; a Ctrl-C before the shell takes SIGINT over (while the libraries load,
+    the firmware is read or built) ends tdbg with one line and status 130, as a shell reports
+    SIGINT, not a traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("tdbg: interrupted while starting", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["build"]:
         from tdbg.cli import build
@@ -143,8 +154,6 @@ def main(argv: list[str] | None = None) -> int:
     except (SessionError, ElfLoadError, ToolchainError, OSError, ValueError) as exc:
         print(f"tdbg: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        return 130
     for warning in session.load_warnings:
         print(f"tdbg: {warning}", file=sys.stderr)
     session.warning_listeners.append(lambda warning: print(f"tdbg: {warning}", file=sys.stderr, flush=True))
