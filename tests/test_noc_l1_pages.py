@@ -160,3 +160,25 @@ def test_a_noc_read_over_the_running_code_stops_at_the_next_word(core: str) -> N
         assert "MissingSpecification" in stop.describe() and "encodes 0x00000000" in stop.describe()
     else:
         assert "UndefinedBehavior" in stop.describe() and "INSTRN_BUF_BASE (0xffe40000), which NC has unmapped" in stop.describe()
+
+
+def test_a_read_of_dram_nothing_wrote_warns_or_stops_as_handle_says() -> None:
+    """Issue 33 item 6: a NoC read of DRAM nothing wrote is named ("never written"); by default
+    a warning and the run goes on (the read done), with ``handle NeverWritten stop`` a stop
+    after the request (going on does not make it again)."""
+    s0 = Session({"B": noc_reads()})
+    me = s0.profile.noc.tile[0] | s0.profile.noc.tile[1] << 6
+    entries = [(1, 0x3000_0000, DRAM_XY, 0x40000, me, READ, 0x800), (0, 0x10000, DRAM_XY, 0x41000, me, READ, 64)]
+    s = requests(entries, 0x5000, b"", 0x6000)
+    s.write_noc(17, 14, 0x10000, bytes(range(64)))
+    assert s.cont().kind is StopKind.EXITED
+    warned = [f"{w.event}" for w in s.take_warnings()]
+    assert warned == ["NeverWritten: B read DRAM channel 4 0x30000000..0x30000800: never written"]
+    assert s.read_memory(0x41000, 64) == bytes(range(64))
+    s = requests(entries, 0x5000, b"", 0x6000)
+    s.write_noc(17, 14, 0x10000, bytes(range(64)))
+    s.execute("handle NeverWritten stop")
+    stop = s.cont()
+    assert stop.kind is StopKind.EVENT and "B read DRAM channel 4 0x30000000..0x30000800: never written" in stop.describe()
+    assert s.cont().kind is StopKind.EXITED
+    assert len(s.tile.noc.log) == 2 and s.read_memory(0x41000, 64) == bytes(range(64))

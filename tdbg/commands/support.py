@@ -7,7 +7,7 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import fits, line_width, wrap, wrap_lines
 from tdbg.commands.registry import INFO, ROOT, CommandError, command, first_sentence, info_command
 from tdbg.session import Policy
-from tdbg.tensix.events import Category
+from tdbg.tensix.events import DEFAULT_POLICY_WARNS, Category
 
 
 @command("help", aliases=("h",), usage="help [COMMAND]", help="List the commands, or show one command's usage, description and an example, filled to the line (set width).", example="help x")
@@ -51,7 +51,7 @@ def help_cmd(interp: Interpreter, args: str) -> None:
         out(ROOT.lookup(words[0]).help_text())
 
 
-@command("handle", usage="handle CATEGORY stop|warn|ignore", help="Choose what an event of CATEGORY does: stop the run (default), print a warning and go on, or go on silently.  Categories: " + ", ".join(c.value for c in Category) + ".", example="handle UnimplementedFunctionality warn")
+@command("handle", usage="handle CATEGORY stop|warn|ignore", help="Choose what an event of CATEGORY does: stop the run, print a warning and go on, or go on silently; every category stops by default but " + ", ".join(c.value for c in DEFAULT_POLICY_WARNS) + ", which warns.  Categories: " + ", ".join(c.value for c in Category) + " (a NoC read of DRAM or another tile's L1 where nothing was written, e.g. 'NC read DRAM channel 4 0x30000000..0x30000800: never written').", example="handle UnimplementedFunctionality warn")
 def handle_cmd(interp: Interpreter, args: str) -> None:
     words = args.split()
     policies = interp.session.policy

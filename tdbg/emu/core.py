@@ -348,7 +348,7 @@ class Core:
             try:
                 store(address - base, size, value)
             except TensixEvent as event:
-                self._event(event, Access(address, size, True, value))
+                self._event(event, Access(address, size, True, value), completed=event.after_access)
 
         end = region.base + region.size - 1
         add_mem_hook(self.uc, UC_HOOK_MEM_READ, self._hook(on_read), region.base, end)

@@ -66,6 +66,10 @@ class SparseMemory:
             buf[offset:offset + take] = data[done:done + take]
             done += take
 
+    def written(self, address: int, n: int) -> bool:
+        """True if something was written in the pages ``n`` bytes at ``address`` touch."""
+        return any(page in self.pages for page in range(address // self.PAGE, (address + n - 1) // self.PAGE + 1))
+
     @property
     def nbytes(self) -> int:
         return len(self.pages) * self.PAGE

@@ -44,7 +44,7 @@ from tdbg.emu.stops import Access, Stop
 from tdbg.emu.translation import Trampolines
 from tdbg.state_description import StateDescription, obj, part, parts, value
 from tdbg.tensix.coprocessor import Coprocessor
-from tdbg.tensix.events import Category, TensixEvent
+from tdbg.tensix.events import DEFAULT_POLICY_WARNS, Category, TensixEvent
 from tdbg.tensix.state import TensixState
 
 NOC_WRITES_KEPT = 10_000     # NoC writes into L1 remembered for hang reports
@@ -144,7 +144,8 @@ class Tile:
         self.noc_l1_writes: list[tuple[int, int, Transfer]] = []   # NoC requests' writes into L1, newest last
         self.namers: list[Callable[[int], str | None]] = []   # a host's names for addresses (describe_address)
         self.window_observer: Callable[[Core, int, int, int, bool], None] | None = None
-        self.policy: dict[Category, Policy] = {c: Policy.STOP for c in Category}
+        self.policy: dict[Category, Policy] = {c: Policy.WARN if c in DEFAULT_POLICY_WARNS else Policy.STOP
+                                               for c in Category}
         self.warnings: list[Warning_] = []
         self.watches: list[Watch] = []
         self.alignment_check = False           # misaligned L1 / local-RAM accesses are caught

@@ -20,12 +20,21 @@ class Category(str, Enum):
     UnimplementedFunctionality = "UnimplementedFunctionality"
     UnsupportedFunctionality = "UnsupportedFunctionality"
     MissingSpecification = "MissingSpecification"
+    NeverWritten = "NeverWritten"     # a NoC read of memory nothing wrote (default: warn)
+
+
+#: What ``handle`` starts with: every category stops the run, but a read of memory nothing wrote,
+#: which a kernel may make on purpose (the padding of a page), warns.
+DEFAULT_POLICY_WARNS = frozenset({Category.NeverWritten})
 
 
 class TensixEvent(Exception):
-    """A categorized event; ``rule`` names the spec rule (page and case) that was hit."""
+    """A categorized event; ``rule`` names the spec rule (page and case) that was hit.
+    ``after_access``: raised once the access has had its effect (a stop leaves the core past
+    it), not before."""
 
     category: Category = Category.UndefinedBehavior
+    after_access = False
 
     def __init__(self, rule: str) -> None:
         super().__init__(rule)
@@ -57,3 +66,11 @@ class UnsupportedFunctionality(TensixEvent):
 
 class MissingSpecification(TensixEvent):
     category = Category.MissingSpecification
+
+
+class NeverWritten(TensixEvent):
+    """A NoC read of DRAM or another tile's L1 where nothing was written (issue 33 item 6): the
+    data moved (zeros: tdbg's memory there; on silicon, whatever DRAM held)."""
+
+    category = Category.NeverWritten
+    after_access = True

@@ -19,7 +19,7 @@ from tdbg.arch.profile import Coord
 from tdbg.emu.devices.device import Registers32
 from tdbg.emu.noc import Noc, Transfer
 from tdbg.state_description import StateDescription, obj
-from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
+from tdbg.tensix.events import NeverWritten, UndefinedBehavior, UnimplementedFunctionality
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core
@@ -230,11 +230,15 @@ class Niu(Registers32):
         self.noc.check_local(ret[0], length, "read's destination")
         transfer = self._transfer("read", self.noc.describe(source, targ[0]), f"this tile {ret[0]:#x}", length)
         data = self.noc.read(source, targ[0], length)
+        memory = self.noc.memory(source, targ[0], length)
         self.noc.write(self.noc_spec.tile, ret[0], data, transfer)
         flits = -(-length // self.noc_spec.word_bytes)
         for index in (0x4, 0xE, 0x5, 0x2):    # CMD_ACCEPTED, RD_REQ_STARTED, RD_REQ_SENT, RD_RESP_RECEIVED
             self._count(index, packets)
         self._count(0x3, flits)                # RD_DATA_WORD_RECEIVED
+        if memory is not None and not memory.written(targ[0], length):
+            raise NeverWritten(f"{transfer.core} read {self.noc.describe(source, targ[0])}..{targ[0] + length:#x}: "
+                               "never written")
 
     def _write(self, targ: tuple[int, int], ret: tuple[int, int], length: int, marked: int, multicast: int,
                tid: int, ctrl: int) -> None:
