@@ -182,3 +182,23 @@ def test_a_read_of_dram_nothing_wrote_warns_or_stops_as_handle_says() -> None:
     assert stop.kind is StopKind.EVENT and "B read DRAM channel 4 0x30000000..0x30000800: never written" in stop.describe()
     assert s.cont().kind is StopKind.EXITED
     assert len(s.tile.noc.log) == 2 and s.read_memory(0x41000, 64) == bytes(range(64))
+
+
+def test_a_run_of_large_transfers_stops_on_an_interrupt() -> None:
+    """Issue 30 T3 (the run's half): every request moves at most L1's size, checked before any
+    byte moves, so an interrupt during a long run of 256 KiB DRAM reads stops it (and a 1 GiB
+    one is refused at once, above)."""
+    import threading
+
+    s0 = Session({"B": noc_reads()})
+    me = s0.profile.noc.tile[0] | s0.profile.noc.tile[1] << 6
+    s = requests([(i & 1, 0, DRAM_XY, 0x140000, me, READ, 1 << 18) for i in range(20_000)], 0x5000, b"", 0x6000)
+    s.write_noc(17, 14, 0, bytes(1 << 18))
+    timer = threading.Timer(1.0, s.interrupt)
+    timer.start()
+    try:
+        stop = s.cont()
+    finally:
+        timer.cancel()
+    assert stop.kind is StopKind.INTERRUPTED, stop.describe()
+    assert 0 < len(s.tile.noc.log) < 20_000
