@@ -1226,8 +1226,9 @@ class Session(TensixAccess):
         the run (newest last)."""
         noc = self.tile.noc
         dropped = noc.log[0].seq - 1 if noc.log else 0
+        earlier = [f"... {dropped} earlier requests not kept"] if dropped else []
         return {**{f"NoC {niu.index}": niu.status() for niu in noc.nius},
-                "requests": [f"... {dropped} earlier requests not kept"] * bool(dropped) + [t.describe() for t in noc.log]}
+                "requests": earlier + [t.describe() for t in noc.log]}
 
     def read_noc(self, x: int, y: int, address: int, size: int) -> bytes:
         """Bytes at a NoC endpoint (DRAM, another tile's L1, or this tile), as a NoC read

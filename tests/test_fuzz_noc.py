@@ -1,5 +1,5 @@
 """Fuzz the NoC from firmware (issue 30's done-when): random tables of requests that BRISC makes
-(``tests/firmware/noc_reads.c``) between this tile's L1, DRAM and another tile's L1 over both NIUs,
+(``tests/firmware/noc_requests.c``) between this tile's L1, DRAM and another tile's L1 over both NIUs,
 
 * checked against a reference written here from ``NoC/MemoryMap.md`` (a request copies
   ``NOC_AT_LEN_BE`` bytes from its source to its destination, in the order made);
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from fuzzing import bounded, fuzz_settings
 from tdbg.emu.stops import StopKind
 from tdbg.session import Session
-from test_noc_l1_pages import READ, SOFT_RESET_0, WRITE, noc_reads
+from test_noc_requests import READ, SOFT_RESET_0, WRITE, noc_requests
 
 TABLE = 0x5000
 ZONE = (0x8000, 0x40000)            # this tile's L1 the requests use (not the firmware's, not the table)
@@ -60,7 +60,7 @@ programs = st.lists(st.one_of(request(), st.just(("reset",) * 7)), min_size=1, m
 
 
 def session(reqs: list[tuple]) -> tuple[Session, dict[str, tuple[int, int]]]:
-    s = Session({"B": noc_reads()})
+    s = Session({"B": noc_requests()})
     where = endpoints(s)
     xy = {name: x | y << 6 for name, (x, y) in where.items()}
     held = s.read_value(SOFT_RESET_0, 4)

@@ -50,7 +50,7 @@ class StepRecord:
     ram: tuple[int, bytes] | None = None        # (address, bytes a store overwrites)
     devices: dict[str, Any] | None = None
     l1: list[tuple[int, bytes]] | None = None   # (address, bytes) the coprocessor overwrote, in order
-    noc_writes: list[tuple[Coord, int, bytes]] | None = None   # (endpoint, address, bytes) NoC writes beyond the tile overwrote
+    noc_writes: list[tuple[Coord, int, bytes]] | None = None   # (endpoint, address, bytes) NoC writes overwrote
     tile: Checkpoint | None = None              # the other cores ran too
 
 

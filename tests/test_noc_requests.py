@@ -1,6 +1,9 @@
-"""NoC requests from firmware into every page of L1 (issue 30 N1: a read into L1 0x20000 over
-NoC 0, or 0x30000 over NoC 1, killed the process inside Unicorn: the L1 page whose TLB index is
-the issuing NIU's register page's).  Expected values: the bytes the host put at the source."""
+"""NoC requests BRISC makes from a table (``tests/firmware/noc_requests.c``), issue 30: reads
+into every page of L1 (N1: a read into L1 0x20000 over NoC 0, or 0x30000 over NoC 1, killed the
+process inside Unicorn: the L1 page whose TLB index is the issuing NIU's register page's),
+reverse-stepi over DRAM writes (R1), the host memory and the stops of large transfers (N2, T3), a
+read over the running code, and reads of memory nothing wrote (issue 33 item 6).  Expected
+values: the bytes the host put at the source, the states the same steps had going forward."""
 
 from __future__ import annotations
 
@@ -19,14 +22,14 @@ PAGE = 0x1000
 READ, WRITE = 0, 0x2          # NOC_CTRL: a read; a posted write (MemoryMap.md NOC_CTRL)
 
 
-def noc_reads() -> Path:
-    return build(HERE / "firmware" / "noc_reads.c", core="B")
+def noc_requests() -> Path:
+    return build(HERE / "firmware" / "noc_requests.c", core="B")
 
 
 def requests(entries: list[tuple[int, ...]], table: int, source: bytes, at: int) -> Session:
-    """A session whose BRISC will make ``entries`` (``tests/firmware/noc_reads.c``) from a table
+    """A session whose BRISC will make ``entries`` (``tests/firmware/noc_requests.c``) from a table
     at ``table``, with ``source`` at ``at``."""
-    s = Session({"B": noc_reads()})
+    s = Session({"B": noc_requests()})
     s.write_memory(s.address_of("&table_at"), struct.pack("<I", table))
     s.write_memory(table, struct.pack("<I", len(entries)) + b"".join(struct.pack("<7I", *e) for e in entries))
     s.write_memory(at, source)
@@ -46,7 +49,7 @@ def test_noc_requests_into_every_l1_page(noc: int, table: int) -> None:
     equals the NIU's register page modulo 64 (the smallest TLB Unicorn's can shrink to)."""
     source_at = table + 0x3000
     source = random.Random(noc * 7 + table).randbytes(PAGE)
-    s0 = Session({"B": noc_reads()})
+    s0 = Session({"B": noc_requests()})
     me = s0.profile.noc.tile[0] | s0.profile.noc.tile[1] << 6
     register_page = niu_pages(s0)[noc]
     skip = {1} | set(range(table // PAGE, table // PAGE + 4))
@@ -79,7 +82,7 @@ def test_reverse_stepi_over_noc_writes_to_dram_gives_back_each_state() -> None:
     history records whole) between them; every reverse-stepi gives back the DRAM the same
     step had going forward."""
     source = random.Random(30).randbytes(256)
-    s0 = Session({"B": noc_reads()})
+    s0 = Session({"B": noc_requests()})
     me = s0.profile.noc.tile[0] | s0.profile.noc.tile[1] << 6
     held = s0.read_value(SOFT_RESET_0, 4)
     dram = 17 | 14 << 6                             # DRAM channel 4 (translated), as tests/test_noc.py
@@ -104,7 +107,7 @@ def test_many_small_dram_writes_cost_what_they_write() -> None:
     """Issue 30 N2: 8000 posted 64-byte writes at 64 KiB strides cost a small page each (a
     64 KiB page each was +504 MB); each reads back."""
     source = random.Random(8).randbytes(64)
-    s0 = Session({"B": noc_reads()})
+    s0 = Session({"B": noc_requests()})
     me = s0.profile.noc.tile[0] | s0.profile.noc.tile[1] << 6
     entries = [(i & 1, 0x6000, me, i << 16, DRAM_XY, WRITE, 64) for i in range(8000)]
     s = requests(entries, 0x100000, source, 0x6000)
@@ -121,7 +124,7 @@ def test_a_read_past_l1s_end_stops_before_moving_data(noc: int) -> None:
     stop says the destination runs past L1's end (it said "an MMIO address")."""
     import tracemalloc
 
-    s0 = Session({"B": noc_reads()})
+    s0 = Session({"B": noc_requests()})
     me = s0.profile.noc.tile[0] | s0.profile.noc.tile[1] << 6
     s = requests([(noc, 0, DRAM_XY, 0x40000, me, READ, 1 << 30)], 0x5000, b"", 0x6000)
     tracemalloc.start()
@@ -142,7 +145,7 @@ def test_a_noc_read_over_the_running_code_stops_at_the_next_word(core: str) -> N
     instruction encodes; RISCV NC cannot push (the address is unmapped for it)."""
     import threading
 
-    s = Session({core: build(HERE / "firmware" / "noc_reads.c", core=core)})
+    s = Session({core: build(HERE / "firmware" / "noc_requests.c", core=core)})
     me = s.profile.noc.tile[0] | s.profile.noc.tile[1] << 6
     code = min(seg.vaddr for seg in s.tile.programs[core].segments)
     s.write_memory(s.address_of("&table_at"), struct.pack("<I", 0x5000))
@@ -159,14 +162,15 @@ def test_a_noc_read_over_the_running_code_stops_at_the_next_word(core: str) -> N
     if core == "B":
         assert "MissingSpecification" in stop.describe() and "encodes 0x00000000" in stop.describe()
     else:
-        assert "UndefinedBehavior" in stop.describe() and "INSTRN_BUF_BASE (0xffe40000), which NC has unmapped" in stop.describe()
+        assert "UndefinedBehavior" in stop.describe()
+        assert "INSTRN_BUF_BASE (0xffe40000), which NC has unmapped" in stop.describe()
 
 
 def test_a_read_of_dram_nothing_wrote_warns_or_stops_as_handle_says() -> None:
     """Issue 33 item 6: a NoC read of DRAM nothing wrote is named ("never written"); by default
     a warning and the run goes on (the read done), with ``handle NeverWritten stop`` a stop
     after the request (going on does not make it again)."""
-    s0 = Session({"B": noc_reads()})
+    s0 = Session({"B": noc_requests()})
     me = s0.profile.noc.tile[0] | s0.profile.noc.tile[1] << 6
     entries = [(1, 0x3000_0000, DRAM_XY, 0x40000, me, READ, 0x800), (0, 0x10000, DRAM_XY, 0x41000, me, READ, 64)]
     s = requests(entries, 0x5000, b"", 0x6000)
@@ -179,7 +183,8 @@ def test_a_read_of_dram_nothing_wrote_warns_or_stops_as_handle_says() -> None:
     s.write_noc(17, 14, 0x10000, bytes(range(64)))
     s.execute("handle NeverWritten stop")
     stop = s.cont()
-    assert stop.kind is StopKind.EVENT and "B read DRAM channel 4 0x30000000..0x30000800: never written" in stop.describe()
+    assert stop.kind is StopKind.EVENT
+    assert "B read DRAM channel 4 0x30000000..0x30000800: never written" in stop.describe()
     assert s.cont().kind is StopKind.EXITED
     assert len(s.tile.noc.log) == 2 and s.read_memory(0x41000, 64) == bytes(range(64))
 
@@ -190,7 +195,7 @@ def test_a_run_of_large_transfers_stops_on_an_interrupt() -> None:
     one is refused at once, above)."""
     import threading
 
-    s0 = Session({"B": noc_reads()})
+    s0 = Session({"B": noc_requests()})
     me = s0.profile.noc.tile[0] | s0.profile.noc.tile[1] << 6
     s = requests([(i & 1, 0, DRAM_XY, 0x140000, me, READ, 1 << 18) for i in range(20_000)], 0x5000, b"", 0x6000)
     s.write_noc(17, 14, 0, bytes(1 << 18))
