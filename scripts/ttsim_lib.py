@@ -13,8 +13,16 @@ process: run one ``Ttsim`` per child process.
 from __future__ import annotations
 
 import ctypes
+import hashlib
+import json
 import os
+import pickle
 import struct
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
@@ -115,3 +123,64 @@ class Ttsim:
             self.clock(step)
             clocks += step
         return clocks
+
+
+@dataclass
+class Kernel:
+    """What a host does to run a kernel: the bytes it writes (the ELFs' placements, the inputs),
+    the TRISCs it starts and where; the kernel is done when every word in ``done`` reads ``0xFF``
+    (tt-llk's KERNEL_COMPLETE in each TRISC's mailbox)."""
+
+    writes: list[tuple[int, bytes]]
+    pcs: dict[int, int]
+    done: list[int]
+    output: tuple[int, int]
+
+
+def _run_kernel(lib: Path, kernel: Kernel, clocks: int | None) -> dict:
+    """In this (child) process: load and run ``kernel``, to done (``clocks`` None: polled every
+    256 clocks) or for exactly ``clocks``; the CPU seconds from the first write to the end."""
+    sim = Ttsim(lib)
+    t0 = time.process_time()
+    for addr, data in kernel.writes:
+        sim.write(addr, data)
+    sim.release_triscs(kernel.pcs)
+    loaded = time.process_time()
+    if clocks is None:
+        clocks = 0
+        while any(sim.read32(a) != 0xFF for a in kernel.done):
+            sim.clock(256)
+            clocks += 256
+    else:
+        sim.clock(clocks)
+    cpu = time.process_time() - t0
+    return {"clocks": clocks, "cpu": cpu, "load": loaded - t0, "done": all(sim.read32(a) == 0xFF for a in kernel.done),
+            "output": hashlib.sha256(sim.read(*kernel.output)).hexdigest()}
+
+
+def kernel_time(lib: Path, kernel: Kernel, repeat: int = 9) -> tuple[float, float, int, str]:
+    """ttsim's CPU seconds for ``kernel``, load to done and its load alone (the best run of
+    ``repeat``, a child process each, clocked to the count at which a first run found it done),
+    that count, and the sha256 of its output."""
+    with tempfile.TemporaryDirectory() as d:
+        spec = Path(d, "kernel.pickle")
+        spec.write_bytes(pickle.dumps(kernel))
+
+        def child(clocks: int | None) -> dict:
+            r = subprocess.run([sys.executable, __file__, str(lib), str(spec), str(clocks or 0)],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError(f"ttsim: {(r.stdout + r.stderr).strip().splitlines()[-1:]}")
+            return json.loads(r.stdout.strip().splitlines()[-1])
+
+        first = child(None)
+        runs = [child(first["clocks"]) for _ in range(repeat)]
+    if not all(r["done"] and r["output"] == first["output"] for r in runs):
+        raise RuntimeError("ttsim: a timed run did not end done with the first run's output")
+    best = min(runs, key=lambda r: r["cpu"])
+    return best["cpu"], best["load"], first["clocks"], first["output"]
+
+
+if __name__ == "__main__":   # the child of kernel_time: LIB SPEC CLOCKS (0: poll to done)
+    _lib, _spec, _clocks = sys.argv[1:4]
+    print(json.dumps(_run_kernel(Path(_lib), pickle.loads(Path(_spec).read_bytes()), int(_clocks) or None)))
