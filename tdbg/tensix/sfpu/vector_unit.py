@@ -162,6 +162,8 @@ class VectorUnit:
     def write(self, reg: int, value: np.ndarray | int, lanes: np.ndarray, defined: np.ndarray | int = FULL) -> None:
         """``LReg[reg][lane] = value[lane]`` in ``lanes``; ``defined`` carries a moved value's flags."""
         np.copyto(self.lreg[reg], value, where=lanes, casting="unsafe")
+        if defined is FULL and self.full[reg] and (self.corrupts_4_to_7 is None or not 4 <= reg < 8):
+            return  # every lane was defined and stays so
         flags = self.defined[reg]
         np.copyto(flags, defined, where=lanes, casting="unsafe")
         if 4 <= reg < 8 and self.corrupts_4_to_7 is not None:
