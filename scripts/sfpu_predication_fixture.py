@@ -4,14 +4,18 @@
 
 Each case: ``LReg[0..7]`` seeded with per-lane values, then a random sequence of SFPPUSHC,
 SFPPOPC, SFPSETCC, SFPENCC, SFPCOMPC, SFPGT/SFPLE, SFPIADD, SFPEXEXP, SFPLZ (which set lane flags)
-with SFPLOADI, SFPLOAD, SFPSTORE, SFPMOV, SFPMAD and SFPXOR under them, in the modes ttsim v1.10.0
-implements and in states it accepts (SFPSETCC and SFPCOMPC only while lane flags are in use, no
-stack overflow or underflow).  ``tests/sfpu_predication.py`` wraps it into one word stream whose
-output is L1: the probe ``ttsim_probes/sfpu_push.c`` (built with the kit) pushes it on TRISC0 of
-ttsim's tile (1, 2), driven through ``libttsim.so``'s public API (``ttsim_lib.py``), and the 3 328
-bytes at ``OUT`` are recorded (their sha256 and the lane-enable marks).
+with SFPLOADI, SFPLOAD, SFPSTORE, SFPMOV, SFPMAD, SFPXOR and any other instruction of
+``sfpu_ttsim_fixture.random_op`` under them, in the modes ttsim v1.10.0 implements and in states it
+accepts (SFPSETCC and SFPCOMPC only while lane flags are in use, no stack overflow or underflow);
+two in three start with every lane enabled through the flags, one in three in VectorUnit.md's
+power-on state (``sfpu_predication.START``).  ``tests/sfpu_predication.py`` wraps a case into one
+word stream whose output is L1: the probe ``ttsim_probes/sfpu_push.c`` (built with the kit) pushes
+it on TRISC0 of ttsim's tile (1, 2), driven through ``libttsim.so``'s public API
+(``ttsim_lib.py``), and the 3 328 bytes at ``OUT`` are recorded (their sha256 and the lane-enable
+marks).  One more sequence runs bare on a ttsim of its own (a child process), to record ttsim's
+power-on predication state.
 
-    TTSIM_LIB=/path/to/libttsim.so python scripts/sfpu_predication_fixture.py [OUT.json] [--compare]
+    TTSIM_LIB=/path/to/libttsim.so python scripts/sfpu_predication_fixture.py [OUT.json] [--compare] [--cases N]
 
 ``--compare`` also runs every case on tdbg and prints how many agree (the figure the issue asks).
 """
@@ -22,8 +26,8 @@ import argparse
 import base64
 import hashlib
 import json
-import subprocess
 import struct
+import subprocess
 import sys
 from pathlib import Path
 
@@ -157,6 +161,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, nargs="?")
     parser.add_argument("--compare", action="store_true", help="run every case on tdbg too")
+    parser.add_argument("--cases", type=int, default=CASES, help=f"the first N cases only (default {CASES})")
     parser.add_argument("--power-on", action="store_true", help=argparse.SUPPRESS)  # the child's part
     args = parser.parse_args()
     lib = library()
@@ -171,7 +176,7 @@ def main() -> None:
     runner = TtsimRunner(lib)
     rng = np.random.default_rng(SEED)
     cases, agree = [], 0
-    for i in range(CASES):
+    for i in range(args.cases):
         start = "page" if i % 3 == 2 else "enabled"
         seed, body = random_seed(rng), random_body(rng, start == "enabled")
         out = runner.run(prog.program(seed, body, start, ttsim=True))
@@ -188,7 +193,7 @@ def main() -> None:
     if runner.run(prog.program(*(prog.unpack(cases[0][k]) for k in ("seed", "body")))) != first:
         sys.exit("ttsim gave case 0 another output when run again after the others")
     if args.compare:
-        print(f"{agree} of {CASES} cases agree")
+        print(f"{agree} of {args.cases} cases agree")
         bare = prog.run_tdbg(prog.program(POWER_ON_SEED, POWER_ON_BODY, "bare"))
         print(f"from power-on: tdbg {'=' if hashlib.sha256(bare).hexdigest() == power_on['sha256'] else '!='} ttsim")
     if args.out:

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -43,3 +46,16 @@ def test_power_on_flags_follow_the_page() -> None:
     bare = run(case, "bare")
     assert prog.enabled(bare, 0) == 0xFFFFFFFF
     assert hashlib.sha256(bare).hexdigest() != case["sha256"]
+
+
+def test_fixture_reproduces_on_ttsim(tmp_path: Path) -> None:
+    # the recorded bits are ttsim's: its first cases again, when TTSIM_LIB names the library
+    lib = os.environ.get("TTSIM_LIB")
+    if not lib or not Path(lib).is_file():
+        pytest.skip("TTSIM_LIB does not name a libttsim.so built for Blackhole")
+    out = tmp_path / "again.json"
+    script = Path(__file__).resolve().parents[1] / "scripts" / "sfpu_predication_fixture.py"
+    subprocess.run([sys.executable, str(script), str(out), "--cases", "6"], check=True, capture_output=True)
+    again = json.loads(out.read_text())
+    assert again["power_on"] == DATA["power_on"]
+    assert again["cases"] == DATA["cases"][:6]
