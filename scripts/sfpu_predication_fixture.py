@@ -12,7 +12,7 @@ power-on state (``sfpu_predication.START``).  ``tests/sfpu_predication.py`` wrap
 word stream whose output is L1: the probe ``ttsim_probes/sfpu_push.c`` (built with the kit) pushes
 it on TRISC0 of ttsim's tile (1, 2), driven through ``libttsim.so``'s public API
 (``ttsim_lib.py``), and the 3 328 bytes at ``OUT`` are recorded (their sha256 and the lane-enable
-marks).  One more sequence runs bare on a ttsim of its own (a child process), to record ttsim's
+marks).  24 more run bare, each on a ttsim of its own (a child process), to record ttsim's
 power-on predication state.
 
     TTSIM_LIB=/path/to/libttsim.so python scripts/sfpu_predication_fixture.py [OUT.json] [--compare] [--cases N]
@@ -44,10 +44,11 @@ from tdbg.toolchain.zig import build                      # noqa: E402
 ENC = prog.ENC
 PROBE = Path(__file__).parent / "ttsim_probes" / "sfpu_push.c"
 PROG = 0x40000                       # the probe's word list; its count at PROG-4, done at PROG-8
-CASES, SEED = 300, 30
+CASES, SEED, POWER_ON_CASES = 300, 30, 24
 # VectorUnit.md's power-on (UseLaneFlagsForLaneEnable false) against ttsim's (flags in use, all
 # true): SFPGT sets the flags of lanes 0-10 and 11-31 apart, the SFPLOAD under it shows which
-# lanes are enabled.  Run bare (no SFPENCC first) on a ttsim of its own, right after power-on.
+# lanes are enabled.  The first of the POWER_ON_CASES run bare (no SFPENCC first), each on a
+# ttsim of its own right after power-on; the others are random.
 POWER_ON_SEED = [ENC("SFPIADD", VD=j, VC=15, Mod1=5, Imm12=(-2 * (3 * j + 5)) & 0xFFF) for j in range(8)]
 POWER_ON_BODY = [ENC("SFPPUSHC"), ENC("SFPLOADI", VD=3, Imm16=59030), ENC("SFPGT", Mod1=1, VD=5, VC=9),
                  ENC("SFPLOAD", Imm10=prog.DATA[3], VD=5)]
@@ -162,17 +163,23 @@ def main() -> None:
     parser.add_argument("out", type=Path, nargs="?")
     parser.add_argument("--compare", action="store_true", help="run every case on tdbg too")
     parser.add_argument("--cases", type=int, default=CASES, help=f"the first N cases only (default {CASES})")
-    parser.add_argument("--power-on", action="store_true", help=argparse.SUPPRESS)  # the child's part
+    parser.add_argument("--power-on", nargs=2, help=argparse.SUPPRESS)  # the child's part: SEED BODY (base64)
     args = parser.parse_args()
     lib = library()
     if lib is None:
         sys.exit("TTSIM_LIB must name a libttsim.so built for Blackhole")
     if args.power_on:
-        out = TtsimRunner(lib).run(prog.program(POWER_ON_SEED, POWER_ON_BODY, "bare", ttsim=True))
-        print(hashlib.sha256(out).hexdigest())
+        seed, body = (prog.unpack(text) for text in args.power_on)
+        print(hashlib.sha256(TtsimRunner(lib).run(prog.program(seed, body, "bare", ttsim=True))).hexdigest())
         return
-    child = subprocess.run([sys.executable, __file__, "--power-on"], capture_output=True, text=True, check=True)
-    power_on = {"seed": b64(POWER_ON_SEED), "body": b64(POWER_ON_BODY), "sha256": child.stdout.strip()}
+    rng = np.random.default_rng(SEED + 1)
+    power_on = []
+    for i in range(POWER_ON_CASES):   # each on a ttsim of its own, right after power-on
+        # lane flags in use for the generator: ttsim's power-on, where its SFPSETCC is legal
+        seed, body = (POWER_ON_SEED, POWER_ON_BODY) if i == 0 else (random_seed(rng), random_body(rng, True))
+        child = subprocess.run([sys.executable, __file__, "--power-on", b64(seed), b64(body)],
+                               capture_output=True, text=True, check=True)
+        power_on.append({"seed": b64(seed), "body": b64(body), "sha256": child.stdout.strip()})
     runner = TtsimRunner(lib)
     rng = np.random.default_rng(SEED)
     cases, agree = [], 0
@@ -190,19 +197,25 @@ def main() -> None:
             agree += got == out
             if got != out:
                 print(f"case {i}: {prog.describe(body)}: {prog.difference(got, out)}")
-    if runner.run(prog.program(*(prog.unpack(cases[0][k]) for k in ("seed", "body")))) != first:
+    if runner.run(prog.program(*(prog.unpack(cases[0][k]) for k in ("seed", "body")), cases[0]["start"], ttsim=True)) != first:
         sys.exit("ttsim gave case 0 another output when run again after the others")
     if args.compare:
         print(f"{agree} of {args.cases} cases agree")
-        bare = prog.run_tdbg(prog.program(POWER_ON_SEED, POWER_ON_BODY, "bare"))
-        print(f"from power-on: tdbg {'=' if hashlib.sha256(bare).hexdigest() == power_on['sha256'] else '!='} ttsim")
+        def digest(case: dict, start: str) -> str:
+            words = prog.program(prog.unpack(case["seed"]), prog.unpack(case["body"]), start)
+            return hashlib.sha256(prog.run_tdbg(words)).hexdigest()
+        bare = sum(digest(c, "bare") == c["sha256"] for c in power_on)
+        enabled = sum(digest(c, "enabled") == c["sha256"] for c in power_on)
+        print(f"from power-on, {len(power_on)} cases: tdbg's power-on agrees with ttsim's on {bare}; "
+              f"tdbg after SFPENCC Mod1=10 Imm2=3 agrees on {enabled}")
     if args.out:
         args.out.write_text(json.dumps(
             {"source": f"ttsim v1.10.0 (tenstorrent/ttsim 56694c8, libttsim.so built for Blackhole), driven by "
                        f"scripts/sfpu_predication_fixture.py (numpy seed {SEED}): the probe pushes "
                        "tests/sfpu_predication.py's word stream on TRISC0 of tile (1, 2)",
              "encoding": "seed, body: base64 of little-endian uint32 words; sha256: of the 3328 bytes at OUT; "
-                         "marks: lane-enable masks at the body's end, then after each SFPPOPC",
+                         "marks: lane-enable masks at the body's end, then after each SFPPOPC; power_on: "
+                         "run bare, each on a ttsim just initialised",
              "power_on": power_on, "cases": cases}, indent=0, separators=(",", ":")) + "\n")
         print(f"{len(cases)} cases -> {args.out}")
 
