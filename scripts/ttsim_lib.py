@@ -74,11 +74,14 @@ class Ttsim:
 
     def write(self, addr: int, data: bytes) -> None:
         """Write ``data`` into the tile at ``addr`` (L1, or a register with a 4-byte ``data``)."""
-        for at in range(0, len(data), WINDOW):  # a chunk never crosses a window when addr is aligned
+        at = 0
+        while at < len(data):  # a chunk per window it falls in
             chunk = data[at:at + WINDOW - ((addr + at) & (WINDOW - 1))]
             self._pci_write(self._window(addr + at), chunk)
+            at += len(chunk)
 
     def read(self, addr: int, size: int) -> bytes:
+        """``size`` bytes of the tile from ``addr`` (within one 2 MiB window)."""
         buf = ctypes.create_string_buffer(size)
         self.lib.libttsim_pci_mem_rd_bytes(self._window(addr), buf, size)
         return buf.raw
