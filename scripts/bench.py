@@ -19,8 +19,10 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           or TDBG_LLK_KERNELS: a folder of KERNEL/unpack.elf, math.elf, pack.elf;
                           their inputs and ttsim's output in TDBG_LLK_INPUTS, default
                           ../shared/kernels) from load to every core
-                          parked, next to ttsim's time for the kernel when TTSIM_RUN names its
-                          ttsim-run harness;
+                          parked, next to ttsim's time for the kernel when TTSIM_LIB names a
+                          libttsim.so built by hand (a child process per run, load to every
+                          TRISC's KERNEL_COMPLETE, clocked to the count a first run found; CPU
+                          time, best of 9), the ratios and their geomean;
                       (h) a loop whose hot path is Zba/Zbb (sh2add, sh1add, minu, maxu, zext.h:
                           bench_zb.c built for the Blackhole ISA) against the same C built for
                           plain RV32IM;
@@ -38,7 +40,8 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                       (k) a real tt-llk kernel (matmul_test, 2x2x2 tiles, built from the ttnn
                           wheel) built at the Blackhole ISA (Zba/Zbb) and at plain RV32IM: each
                           from load to every core parked, the Zb* instructions in the first, and
-                          whether the two write the same output;
+                          whether the two write the same output; each beside ttsim's time for
+                          the same ELFs when TTSIM_LIB names its library (as in (g));
                       (l) a tt-metal program (ttnn's eltwise add, the ttnn wheel's kernels built by
                           the kit, tdbg booting the firmware and playing the host) over N and 2N
                           tiles: the time per extra tile; next to it ttsim's device clocks per
@@ -53,7 +56,9 @@ ratio (> 1: better now); (g)'s before figures are the issue's (its table, the le
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import math
 import os
 import resource
 import struct
@@ -68,8 +73,13 @@ import numpy as np
 from unicorn import UC_ARCH_RISCV, UC_HOOK_CODE, UC_MODE_RISCV32, Uc, UcError
 from unicorn.riscv_const import UC_RISCV_REG_A0, UC_RISCV_REG_A1
 
+from ttsim_lib import Kernel, kernel_time
+from ttsim_lib import library as ttsim_library
+
+from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.session import Session
 from tdbg.emu.elf import ElfImage
+from tdbg.emu.loader import placements
 from tdbg.emu.stops import StopKind
 from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.tensix.state import TensixState
@@ -89,6 +99,11 @@ BEFORE: dict[str, float] = {
     "j.sfpmad": 80.55, "j.sfpstore": 46.65, "j.incrwc": 0.9487, "j.zeroacc": 3.492,
     "g.datacopy": 174, "g.matmul_bf16": 262,  # issue 23's table (527530d cannot run these builds: their CSRs)
 }
+
+#: tt-llk's KERNEL_COMPLETE mailboxes of TRISC0-2 (../shared/kernels/README.md); ttsim's runs per kernel
+TTLLK_MAILBOX, TTSIM_REPEAT = 0x1FFB8, 9
+#: tdbg / ttsim load-to-parked ratios of the kernels shown since the last geomean
+RATIOS: list[float] = []
 
 #: (key, lower is better) of every figure, filled as figures are shown; ``--json`` writes them.
 MEASURED: dict[str, float] = {}
@@ -332,29 +347,51 @@ def llk_kernels() -> None:
 
         total, load, ok = min(once() for _ in range(REPEAT))
         detail = f"Session() {load * 1e3:.1f} ms, run {(total - load) * 1e3:.1f} ms; output {'= ttsim' if ok else 'DIFFERS from ttsim'}"
-        ttsim = os.environ.get("TTSIM_RUN")
-        if ttsim:
-            t = _ttsim_kernel_time(Path(ttsim), elfs, inputs, manifest)
-            detail += f"; ttsim {t * 1e3:.2f} ms: tdbg {total / t:.0f}x, its run alone {(total - load) / t:.0f}x"
+        out = manifest["output"]
+        loads = [(int(ld["addr"], 16), (inputs / ld["file"]).read_bytes()) for ld in manifest["loads"]]
+        detail += _ttsim_column(total, total - load, _ttsim_kernel(elfs, loads, (int(out["addr"], 16), out["len"])),
+                                (inputs / out["file"]).read_bytes(), "expected.bin")
         show(f"g.{name}", f"(g) tt-llk {name}, load to every core parked", total * 1e3, "ms", True, detail)
+    ttsim_geomean("(g)")
 
 
-def _ttsim_kernel_time(harness: Path, elfs: dict[str, Path], inputs: Path, manifest: dict) -> float:
-    """CPU seconds ttsim (the ``ttsim-run`` harness, /work/brief/TTSIM.md) spends on the kernel:
-    a run to the last TRISC's KERNEL_COMPLETE less the same load released not at all (best of 9)."""
-    args = [str(harness), *(f"{core}={elf}" for core, elf in elfs.items()), "--quiet", "--write32", "0x1FFB8=0,0,0"]
-    for load in manifest["loads"]:
-        args += ["--write", f"{load['addr']}={inputs / load['file']}"]
+def _ttsim_kernel(elfs: dict[str, Path], loads: list[tuple[int, bytes]], output: tuple[int, int]) -> Kernel:
+    """The kernel as a host runs it on ttsim: the ELFs placed as tdbg places them (tt-exalens'
+    rule, tdbg.emu.loader), then the inputs; each TRISC at its ELF's entry, done at KERNEL_COMPLETE
+    in every TRISC's mailbox (../shared/kernels/README.md)."""
+    writes, pcs = [], {}
+    for core, elf in elfs.items():
+        image = ElfImage.load(elf)
+        writes += [(seg.vaddr, seg.data) for seg in placements(image, BLACKHOLE, BLACKHOLE.core(core)) if seg.data]
+        pcs[int(core[1:])] = image.entry
+    mailboxes = [TTLLK_MAILBOX + 4 * n for n in sorted(pcs)]
+    return Kernel(writes + loads + [(a, bytes(4)) for a in mailboxes], pcs, mailboxes, output)
 
-    def cpu(extra: list[str]) -> float:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run(args + extra, check=True, capture_output=True)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
-    run = min(cpu(["--run-until", "l1:0x1FFC0==0xFF"]) for _ in range(9))
-    idle = min(cpu(["--release", "none", "--max-clocks", "1"]) for _ in range(9))
-    return max(run - idle, 1e-6)
+def _ttsim_column(tdbg_total: float, tdbg_run: float | None, kernel: Kernel, output: bytes, whose: str) -> str:
+    """ttsim's time for ``kernel`` when TTSIM_LIB names a library (else nothing), the ratios (of
+    the run phases too when ``tdbg_run`` is known), and whether its output is ``output``
+    (``whose``); ``RATIOS`` keeps the load-to-parked ratio."""
+    lib = ttsim_library()
+    if lib is None:
+        return ""
+    try:
+        t, load, clocks, digest = kernel_time(lib, kernel, TTSIM_REPEAT)
+    except RuntimeError as exc:
+        return f"; {str(exc)[:120]}"
+    RATIOS.append(tdbg_total / t)
+    same = "=" if hashlib.sha256(output).hexdigest() == digest else "DIFFERS from"
+    run = "" if tdbg_run is None else f", its run alone {tdbg_run / (t - load):.0f}x ttsim's"
+    return (f"; ttsim {t * 1e3:.2f} ms (load {load * 1e3:.2f} ms, {clocks:,} clocks; output {same} {whose}): "
+            f"tdbg {tdbg_total / t:.0f}x{run}")
+
+
+def ttsim_geomean(what: str) -> None:
+    """The geomean of the tdbg / ttsim ratios shown since the last call."""
+    if RATIOS:
+        print(f"    {what}: tdbg / ttsim geomean {math.exp(sum(map(math.log, RATIOS)) / len(RATIOS)):.1f}x "
+              f"over {len(RATIOS)} kernel(s) (ttsim: load to done, CPU time, best of {TTSIM_REPEAT})")
+        RATIOS.clear()
 
 
 BH_ISA = ["-mcpu=generic_rv32+m+zaamo+zba+zbb"]
@@ -530,6 +567,14 @@ def zb_kernel() -> None:
     print(f"(k) tt-llk {case.name}, load to every core parked: Blackhole ISA ({zb} Zb* instructions) "
           f"{t_zb:.3f} s{stop_zb}, RV32IM {t_im:.3f} s{stop_im}; ratio {t_zb / t_im:.2f}; "
           f"outputs {'identical' if out_zb == out_im else 'DIFFER'}")
+    loads = [(ttllk.RUNTIME_PARAMS, case.variant.params())]
+    loads += [(case.variant.buffers[name].address, data) for name, data in case.inputs.items()]
+    output = (case.variant.buffers["Res"].address, case.out_bytes)
+    for isa, (t, out, _) in runs.items():
+        column = _ttsim_column(t, None, _ttsim_kernel(builds[isa], loads, output), out, "tdbg's")
+        if column:
+            print(f"    {'Blackhole ISA' if isa == ttllk.BLACKHOLE_ISA else 'RV32IM'} build: tdbg {t * 1e3:.1f} ms{column}")
+    ttsim_geomean("(k)")
 
 
 # -- (l) a tt-metal program: time per extra tile ---------------------------------------------------

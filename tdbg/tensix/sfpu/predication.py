@@ -35,6 +35,10 @@ def _lanes(active: np.ndarray | None) -> np.ndarray:
     return ALL if active is None else active
 
 
+#: SFPSETCC's comparison of ``VC`` (two's complement) with zero, by ``Mod1``
+_SETCC_TESTS = {0: np.less, 2: np.not_equal, 4: np.greater_equal, 6: np.equal}
+
+
 @instruction("SFPSETCC", "SFPSETCC.md", ("Mod1", "VC", "Imm1"))
 def sfpsetcc(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarray | None) -> None:
     """``SFPSETCC`` (SFPSETCC.md): in enabled lanes, ``LaneFlags`` from ``VC < 0`` / ``!= 0`` /
@@ -49,7 +53,7 @@ def sfpsetcc(cop: Coprocessor, thread: int, f: dict[str, int], active: np.ndarra
         flags = np.full(32, f["Imm1"] != 0)
     else:
         c = vu.read(f["VC"], lanes & use, "SFPSETCC.md").view(np.int32)
-        flags = {0: c < 0, 2: c != 0, 4: c >= 0, 6: c == 0}[mod1]
+        flags = _SETCC_TESTS[mod1](c, 0)
     np.copyto(vu.lane_flags, flags & use, where=lanes)
 
 

@@ -13,8 +13,11 @@ writes, and an instruction that uses an undefined value raises ``UnpredictableVa
 (``SFPMOV``, ``SFPTRANSP``, ``SFPSWAP`` without comparison, ``SFPSHFT2`` lane moves) carry the flag
 along instead, as a copy of an unknown value is just as unknown.  ``LReg[8]`` (0.8373), ``LReg[9]``
 (0), ``LReg[10]`` (1.0) and ``LReg[15]`` (``2 * lane``) are the read-only constants.
-``LaneFlags``, ``UseLaneFlagsForLaneEnable`` (false, ``VectorUnit.md``) and ``LaneConfig`` (zero:
-``SFPCONFIG.md`` calls a false ``DISABLE_BACKDOOR_LOAD`` the default) start defined.
+``LaneFlags``, ``UseLaneFlagsForLaneEnable`` (false, BlackholeA0 ``VectorUnit.md``: "initially
+``false``") and ``LaneConfig`` (zero: ``SFPCONFIG.md`` calls a false ``DISABLE_BACKDOOR_LOAD`` the
+default) start defined.  ttsim v1.10.0 powers on with the flags in use and all true (tensix.cpp
+``tensix_init``), so a flag set before any ``SFPENCC`` predicates there and not here: the page
+rules (tests/test_sfpu_predication.py measures both; from the same start the two agree).
 
 Every instruction goes through ``instruction``: fields the page does not define must be zero
 (else ``MissingSpecification``); with ``VD >= 12`` a lane whose ``LaneConfig.DISABLE_BACKDOOR_LOAD``
@@ -159,6 +162,8 @@ class VectorUnit:
     def write(self, reg: int, value: np.ndarray | int, lanes: np.ndarray, defined: np.ndarray | int = FULL) -> None:
         """``LReg[reg][lane] = value[lane]`` in ``lanes``; ``defined`` carries a moved value's flags."""
         np.copyto(self.lreg[reg], value, where=lanes, casting="unsafe")
+        if defined is FULL and self.full[reg] and (self.corrupts_4_to_7 is None or not 4 <= reg < 8):
+            return  # every lane was defined and stays so
         flags = self.defined[reg]
         np.copyto(flags, defined, where=lanes, casting="unsafe")
         if 4 <= reg < 8 and self.corrupts_4_to_7 is not None:
