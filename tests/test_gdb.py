@@ -68,6 +68,23 @@ def test_gdb_over_tcp() -> None:
     assert not server.is_alive()
 
 
+@needs_gdb
+def test_a_tdbg_breakpoint_stops_gdb() -> None:
+    """``monitor break`` is tdbg's, not GDB's: its stop reply has no ``swbreak`` (GDB took the
+    stop for one of its own breakpoints just removed, resumed, and the demo ran to its end);
+    GDB stops with SIGTRAP at fill_row (demo.c: fill_row(0, 0.0f, 0.25f) first) and the
+    console names the breakpoint, as tdbg's shell does.  ``monitor tbreak`` likewise."""
+    build(DEMO)
+    out = gdb("monitor break fill_row", "continue", "bt 1", "monitor tbreak main", "monitor run", "continue",
+              target=f"| {sys.executable} -m tdbg --rsp-stdio {DEMO}")
+    assert "Breakpoint 1, fill_row (row=0, start=0, step=0.25) at " in out
+    assert "Program received signal SIGTRAP, Trace/breakpoint trap.\nfill_row (row=0, start=0, step=0.25) at " in out
+    assert "#0  fill_row (row=0, start=0, step=0.25) at " in out
+    assert "Temporary breakpoint 2, main () at " in out
+    assert out.count("Breakpoint 1, fill_row (row=0, start=0, step=0.25) at ") == 2   # after the restart too
+    assert "exited normally" not in out
+
+
 def start_server(session: Session) -> tuple[threading.Thread, int]:
     """Serve ``session`` on a free TCP port in a thread: (the thread, the port)."""
     ready = threading.Event()

@@ -45,6 +45,7 @@ import numpy as np
 from tdbg.commands import Interpreter
 from tdbg.commands.hang_report import report_text
 from tdbg.commands.registry import Command, CommandError
+from tdbg.commands.running import report_stop
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
 from tdbg.session import RunStatus, Session, SessionError
@@ -71,6 +72,10 @@ class MonitorInterpreter(Interpreter):
             raise CommandError(f'"{cmd.name}" reads or writes files on the host running tdbg: refused through the GDB '
                                f"stub (start tdbg with --allow-host-files to allow it)")
         super()._run(cmd, args)
+
+
+def escape_xml(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def _register_name(n: int) -> str:
@@ -130,6 +135,8 @@ class RspServer:
         self._detached: set[str] = set()         # cores GDB detached from or killed
         self._access_done: str | None = None     # a watchpoint hit reported on this core after its access
         self._hinted = False                     # said once how to run every core
+        self._announced: dict[str, list[str]] = {}   # core -> its symbol files GDB has been told of
+        self._loaded: str | None = None          # the core of the last ``library`` stop (GDB reads its list)
         self._files: dict[int, bytes] = {}   # vFile descriptors: the loaded ELFs GDB opened
         self._packet_table()
         # Shared with the reader thread, under ``_lock``: packets not yet handled, whether one
@@ -281,7 +288,8 @@ class RspServer:
         }
         prefixed: dict[str, Handler] = {
             "qSupported": self._supported, "qXfer:features:read:target.xml:": self._features,
-            "qXfer:exec-file:read:": self._exec_file, "vFile:": self._vfile,
+            "qXfer:exec-file:read:": self._exec_file, "qXfer:libraries:read:": self._libraries,
+            "qXfer:libraries-svr4:read:": self._libraries_svr4, "vFile:": self._vfile,
             "qRcmd,": lambda args: self._monitor(bytes.fromhex(args).decode("utf-8", "replace")),
             "qThreadExtraInfo,": self._thread_extra_info, "qAttached:": lambda _: "1",
             "qOffsets": lambda _: "Text=0;Data=0;Bss=0", "vCont;": lambda args: self._vcont(args.split(";")),
@@ -304,7 +312,8 @@ class RspServer:
         # a watchpoint is its process's, but any core (or Tensix unit) may make the access:
         # the stub completes it and reports the hit on the watchpoint's process (_watch_reply)
         self.session.watch_after = self.multiprocess
-        return (f"PacketSize={PACKET_SIZE:x};qXfer:features:read+;qXfer:exec-file:read+;QStartNoAckMode+;"
+        return (f"PacketSize={PACKET_SIZE:x};qXfer:features:read+;qXfer:exec-file:read+;qXfer:libraries:read+;qXfer:libraries-svr4:read+;"
+                "QStartNoAckMode+;"
                 "vContSupported+;swbreak+;hwbreak+" + (";multiprocess+" if self.multiprocess else ""))
 
     def _no_ack(self, args: str) -> None:
@@ -322,6 +331,53 @@ class RspServer:
             return "E01"
         return self._xfer(str(image.path).encode(), window)
 
+    def _library_cores(self) -> list[str]:
+        """The cores whose code beyond their firmware (a tt-metal kernel: ``add_symbol_file``)
+        GDB's current program holds: with processes the selected one's, else every core's."""
+        return [self.session.current] if self.multiprocess else self._threads()
+
+    def _libraries(self, args: str) -> bytes:
+        """``qXfer:libraries:read::OFFSET,LENGTH`` (GDB's ``solib-target``, a bare-metal OS
+        ABI): each symbol file a library whose allocated sections are given where they run,
+        one ``section`` address each in the file's order (a kernel's code moved, its data
+        where it was linked), so GDB has the kernels' symbols with no ``add-symbol-file``."""
+        entries = []
+        for added in self._symbol_files():
+            bases = "".join(f'<section address="{sec.addr:#x}"/>' for sec in added.image.sections if sec.alloc)
+            entries.append(f'<library name="{escape_xml(str(added.image.path))}">{bases}</library>')
+        xml = '<library-list version="1.0">' + "".join(entries) + "</library-list>"
+        return self._xfer(xml.encode(), args.rpartition(":")[2])
+
+    def _libraries_svr4(self, args: str) -> bytes:
+        """``qXfer:libraries-svr4:read::OFFSET,LENGTH`` (what gdb-multiarch asks when it takes
+        the firmware for GNU/Linux, its default OS ABI): the same symbol files, each one's load
+        bias 0, since GDB reads their bytes through ``vFile`` as tdbg moved them (``lm``: a
+        number of the stub's own, the list has no link map in memory)."""
+        entries = "".join(f'<library name="{escape_xml(str(added.image.path))}" lm="{n:#x}" l_addr="0x0" l_ld="0x0" lmid="0x0"/>'
+                          for n, added in enumerate(self._symbol_files(), 1))
+        xml = '<library-list-svr4 version="1.0">' + entries + "</library-list-svr4>"
+        return self._xfer(xml.encode(), args.rpartition(":")[2])
+
+    def _unannounced(self, only: str | None) -> str | None:
+        """A core (``only``, or any) whose symbol files changed since GDB last read its library
+        list (a tt-metal program prepared: its kernels), marked told; None when there is none.
+        Its stop reply carries ``library``, as a dynamic loader's event would."""
+        for core in [only] if only is not None else self._threads():
+            files = [str(f.image.path) for f in self.session.symbol_files.get(core, ())]
+            if files != self._announced.get(core, []):
+                self._announced[core] = files
+                return core
+        return None
+
+    def _symbol_files(self) -> list:
+        """The symbol files (code beyond the firmware: a tt-metal kernel) of the cores GDB's
+        current program holds: with processes the selected core's (after a ``library`` stop, the
+        core it named: GDB reads that process's list with no ``Hg`` first), else every core's."""
+        cores = [self._loaded or self.session.current] if self.multiprocess else self._threads()
+        for core in cores:   # GDB reads the list: it knows of these now
+            self._announced[core] = [str(f.image.path) for f in self.session.symbol_files.get(core, ())]
+        return [added for core in cores for added in self.session.symbol_files.get(core, ())]
+
     def _thread_extra_info(self, args: str) -> str:
         name = self._core(args)
         return f"{name} {self.session.core_state(name)}".encode().hex()
@@ -330,6 +386,7 @@ class RspServer:
         """``Hg``/``Hc`` + a thread: ``Hg`` selects whose registers and memory view count."""
         if args[1:] not in ("0", "-1"):
             core = self._core(args[1:])
+            self._loaded = None
             if args[:1] == "g":
                 self.session.select_core(core)
         return "OK"
@@ -415,6 +472,8 @@ class RspServer:
         if op == "open":
             path = bytes.fromhex(args.split(",")[0]).decode("utf-8", "replace")
             loaded = {str(image.path): image.raw for image in self.session.programs.values()}
+            # a symbol file's bytes as tdbg moved them: GDB relocates nothing (``_libraries``)
+            loaded.update((str(f.image.path), f.image.raw) for files in self.session.symbol_files.values() for f in files)
             if path not in loaded:
                 return "F-1,2"  # ENOENT
             if len(self._files) >= MAX_OPEN_FILES:
@@ -553,6 +612,10 @@ class RspServer:
         if self.exited:
             return self._exit_reply(None)
         s = self.session
+        loaded = None if step else self._unannounced(s.current if only else None)
+        self._loaded = loaded
+        if loaded is not None:   # a kernel came: GDB reads its symbols, sets its breakpoints, resumes
+            return f"T05thread:{self._thread_id(loaded)};library:;"
         done, self._access_done = self._access_done, None
         if done is not None and (step or only) and s.current == done:
             # GDB steps the thread over the access that hit its watchpoint (RISC-V triggers fire
@@ -562,10 +625,23 @@ class RspServer:
         try:
             if only:
                 s.scheduler_locking = "on"
-            stop = s.announce(s.run_breakable(s.stepi if step else s.cont, self._breaking, keyboard=False))
+            stop = s.run_breakable(s.stepi if step else s.cont, self._breaking, keyboard=False)
         finally:
             s.scheduler_locking = saved
+        if self._tdbg_breakpoint(stop):   # GDB did not insert it: the console says which one stopped
+            self._console(self.interp.output_of(lambda: report_stop(self.interp, stop)))
+        else:
+            s.announce(stop)
         return self._stop_reply(stop)  # type: ignore[arg-type]
+
+    def _tdbg_breakpoint(self, stop: Stop | None) -> bool:
+        """True when ``stop`` is a breakpoint GDB did not insert (``monitor break``, ``tbreak``,
+        a condition tdbg evaluates): its stop reply carries no ``swbreak``, which would make GDB
+        take it for one of its own just removed and resume silently (issue 30 G1)."""
+        if stop is None or stop.kind is not StopKind.BREAKPOINT:
+            return False
+        ours = set(self._breakpoints.values())
+        return not any(bp.number in ours for bp in self.session.last_hits)
 
     def _stop_reply(self, stop: Stop | None) -> str:
         s = self.session
@@ -580,7 +656,7 @@ class RspServer:
         if stop.kind is StopKind.WATCHPOINT and stop.watch is not None:
             return self._watch_reply(stop, thread)
         if stop.kind is StopKind.BREAKPOINT:
-            return f"T05{thread}swbreak:;"
+            return f"T05{thread}" if self._tdbg_breakpoint(stop) else f"T05{thread}swbreak:;"
         signal = STOP_SIGNALS.get(stop.kind, SIGTRAP)
         if stop.kind is StopKind.HOST:   # the host's account of the run, on GDB's console
             self._console("".join(f"{line}\n" for line in (stop.detail, *stop.report)))

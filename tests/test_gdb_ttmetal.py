@@ -1,0 +1,70 @@
+"""A tt-metal program through the GDB stub, driven by the real gdb-multiarch 13.1: the kernels a
+program puts on the cores are announced as libraries (``qXfer:libraries-svr4``, what GDB asks for
+its default GNU/Linux OS ABI; a ``library`` stop when they change), so ``break kernel_main`` takes
+every core's kernel and ``bt`` in a kernel names its function and FILE:LINE with no
+``add-symbol-file`` (before: GDB had the firmware ELFs only, a kernel's frames were ``?? ()``).
+
+The program is ttnn's eltwise add (tests/ttmetal_programs.py).  Expected places: kernel_main's
+first line in eltwise_binary_kernel.cpp (15: ``per_core_block_cnt = get_arg_val``), and NC's
+reader blocked in ``cb_reserve_back`` called at reader_binary_interleaved_start_id.cpp:96, its
+firmware's ``main`` calling the kernel at ncrisc.cc:186 (the wheel's sources; what gdb-multiarch
+shows with ``add-symbol-file`` of the same ELF).  Needs gdb-multiarch, the ttnn wheel and the kit."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+
+import pytest
+
+from tdbg.rsp.server import serve_tcp
+from tdbg.session import Session
+from tdbg.ttmetal import boot
+from tdbg.ttmetal.boot import TtMetalError
+from tdbg.ttmetal.program import prepare
+from ttmetal_programs import eltwise_add, operations
+
+GDB = shutil.which("gdb-multiarch")
+pytestmark = pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (Debian package gdb-multiarch)")
+
+
+def prepared() -> Session:
+    ops = operations()
+    try:
+        fw = boot.firmware_dir()
+    except TtMetalError as exc:
+        pytest.skip(f"the ttnn wheel's firmware is not available: {exc}")
+    s = Session({})
+    prepare(s, eltwise_add(ops), fw)
+    return s
+
+
+def gdb_on(session: Session, *commands: str) -> str:
+    """gdb-multiarch's output for ``commands`` against ``session`` served on a free TCP port."""
+    ready, port = threading.Event(), []
+    server = threading.Thread(target=serve_tcp, args=(session, 0),
+                              kwargs={"ready": lambda p: (port.append(p), ready.set())}, daemon=True)
+    server.start()
+    assert ready.wait(30)
+    args = [GDB, "-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set remotetimeout 120",
+            "-ex", f"target remote 127.0.0.1:{port[0]}"]
+    for c in commands:
+        args += ["-ex", c]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    server.join(30)
+    return done.stdout + done.stderr
+
+
+def test_kernels_have_symbols_through_the_stub() -> None:
+    out = gdb_on(prepared(), "info sharedlibrary", "break kernel_main", "set schedule-multiple on", "continue",
+                 "bt", "thread 5.1", "bt")
+    assert "eltwise_binary_kernel-" in out and "/kernel/trisc0/trisc0.elf" in out      # T0's kernel, a library
+    assert "Thread 1.1 hit Breakpoint 1." in out and ", kernel_main () at " in out
+    assert "eltwise_binary_kernel.cpp:15\n15\t    uint32_t per_core_block_cnt = get_arg_val<uint32_t>(0);" in out
+    assert "#1  0x" in out and " in run_kernel () at " in out
+    nc = out[out.index("[Switching to thread 5.1"):]
+    assert "cb_reserve_back (operand=0, num_pages=1) at " in nc
+    assert "kernel_main () at " in nc and "reader_binary_interleaved_start_id.cpp:96" in nc
+    assert " in main (" in nc and "ncrisc.cc:186" in nc
+    assert "?? ()" not in out
