@@ -1167,6 +1167,13 @@ class Session(TensixAccess):
             return f"blocked: {core.wait.reason}"
         return core.state.value
 
+    def core_status(self, name: str) -> str:
+        """A core's state in a word or two, for a list of threads: ``stopped`` for a core that
+        would run (all-stop: nothing runs while a front end asks), else blocked, parked, exited,
+        held in reset, no firmware (``core_state`` says on what a blocked core waits)."""
+        state = self.tile.cores[name].state
+        return "stopped" if state is CoreState.RUNNABLE else state.value
+
     def wait(self, name: str) -> Wait | None:
         """What core ``name`` waits for while blocked (None when it is not): the reason, and for
         a core polling memory or a device the addresses it reads and its loop's instructions."""

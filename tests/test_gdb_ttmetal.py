@@ -58,11 +58,14 @@ def gdb_on(session: Session, *commands: str) -> str:
 
 def test_kernels_have_symbols_through_the_stub() -> None:
     out = gdb_on(prepared(), "info sharedlibrary", "break kernel_main", "set schedule-multiple on", "continue",
-                 "bt", "thread 5.1", "bt")
+                 "bt", "info threads", "thread 5.1", "bt")
     assert "eltwise_binary_kernel-" in out and "/kernel/trisc0/trisc0.elf" in out      # T0's kernel, a library
     assert "Thread 1.1 hit Breakpoint 1." in out and ", kernel_main () at " in out
     assert "eltwise_binary_kernel.cpp:15\n15\t    uint32_t per_core_block_cnt = get_arg_val<uint32_t>(0);" in out
     assert "#1  0x" in out and " in run_kernel () at " in out
+    # thread names are the core and its state in a word (before: the whole wait, 200+ columns)
+    assert "* 1.1  Thread 1.1 (T0 stopped) kernel_main () at " in out and "  4.1  Thread 4.1 (B blocked)  reg_read (" in out
+    assert "  5.1  Thread 5.1 (NC blocked) reg_read (" in out and "polls" not in out
     nc = out[out.index("[Switching to thread 5.1"):]
     assert "cb_reserve_back (operand=0, num_pages=1) at " in nc
     assert "kernel_main () at " in nc and "reader_binary_interleaved_start_id.cpp:96" in nc

@@ -380,7 +380,7 @@ class RspServer:
 
     def _thread_extra_info(self, args: str) -> str:
         name = self._core(args)
-        return f"{name} {self.session.core_state(name)}".encode().hex()
+        return f"{name} {self.session.core_status(name)}".encode().hex()   # short: GDB's info threads fits 80 columns
 
     def _select_thread(self, args: str) -> str:
         """``Hg``/``Hc`` + a thread: ``Hg`` selects whose registers and memory view count."""
