@@ -23,7 +23,7 @@ from tdbg.session import Session
 from tdbg.ttmetal import boot
 from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.program import prepare
-from ttmetal_programs import eltwise_add, operations
+from ttmetal_programs import TTSIM, eltwise_add, operations
 
 GDB = shutil.which("gdb-multiarch")
 pytestmark = pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (Debian package gdb-multiarch)")
@@ -71,3 +71,19 @@ def test_kernels_have_symbols_through_the_stub() -> None:
     assert "kernel_main () at " in nc and "reader_binary_interleaved_start_id.cpp:96" in nc
     assert " in main (" in nc and "ncrisc.cc:186" in nc
     assert "?? ()" not in out
+
+
+def test_a_noc_read_hits_a_watchpoint_on_the_reading_cores_thread() -> None:
+    """NC's reader fills CB 0 (at the address tt-metal 0.81.1 gave it on ttsim) by NoC reads: with
+    the watchpoint set in NC's process too, the hit is NC's thread's, in the NoC read call
+    (before: always the thread of the process that set it first, T0).  Set in T0's process only,
+    it is T0's (GDB ignores a hit outside the watchpoint's program space) and the console names
+    NC, where NC is, and how to stop on its thread."""
+    cb0 = int(TTSIM["add"]["cb_addresses"]["0"], 16)
+    out = gdb_on(prepared(), "set schedule-multiple on", f"watch *(int*){cb0:#x}", "inferior 5",
+                 f"watch *(int*){cb0:#x}", "continue", "inferior 1", "delete 2", "continue")
+    assert f"\nThread 5.1 hit Hardware watchpoint 2: *(int*){cb0:#x}\n\nOld value = 0\n" in out
+    nc = out[out.index("Thread 5.1 hit"):]
+    assert nc[nc.index("New value = "):].splitlines()[1].startswith("ncrisc_noc_fast_read<")
+    assert f"\nThread 1.1 hit Hardware watchpoint 1: *(int*){cb0:#x}\n" in out
+    assert f"-> this tile {cb0:#x}; NC is at 0x" in out and "(set the watchpoint in inferior 5 too to stop on NC's thread)" in out

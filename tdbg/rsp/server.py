@@ -128,7 +128,7 @@ class RspServer:
         self.interp = MonitorInterpreter(session, allow_host_files)
         self._breakpoints: dict[tuple[str | None, int], int] = {}   # (core or None: all, address) -> number
         self._watches: dict[tuple[int, int, int], int] = {}  # (type, addr, len) -> number
-        self._watch_owner: dict[int, str] = {}               # watch number -> the core GDB set it on
+        self._watch_owners: dict[int, list[str]] = {}        # watch number -> the processes' cores that set it
         self.multiprocess = False    # GDB's multiprocess extensions: each core a process
         self.exited = False
         self._reported_exits: set[str] = set()   # cores whose process GDB has been told exited
@@ -549,10 +549,19 @@ class RspServer:
             key = (int(kind), addr, length)
             if insert:
                 watch_kind = {"2": "write", "3": "read", "4": "access"}[kind]
-                number = self._watches[key] = s.watch(addr, length, watch_kind).number
-                self._watch_owner[number] = s.current
+                if key not in self._watches:   # one tile-wide watch, however many processes set it
+                    self._watches[key] = s.watch(addr, length, watch_kind).number
+                owners = self._watch_owners.setdefault(self._watches[key], [])
+                if s.current not in owners:
+                    owners.append(s.current)
             elif key in self._watches:
-                s.delete(self._watches.pop(key))
+                owners = self._watch_owners.get(self._watches[key], [])
+                if s.current in owners:
+                    owners.remove(s.current)
+                if not owners or not self.multiprocess:
+                    number = self._watches.pop(key)
+                    self._watch_owners.pop(number, None)
+                    s.delete(number)
             return "OK"
         return ""
 
@@ -692,20 +701,25 @@ class RspServer:
         """``T05 watch:ADDR`` (``rwatch`` / ``awatch``) for a watchpoint hit by a core or by a
         Tensix unit (PACR, an unpacker, MOV*: the stop has no core access; the watched address is
         given).  A core's hit comes before its access (without processes: GDB steps over it); a
-        unit's access is done, and so is every access with processes, where the hit is reported
-        on the thread of the process GDB set the watchpoint in (GDB checks a watchpoint only in
-        its own program space) and the console says which core made it.  GDB's step over such
-        a done access leaves the thread where it is (``_resume``)."""
+        unit's access is done, and so is every access with processes.  With processes the hit is
+        reported on the thread of the core that made it (an NC NoC read: NC's) when that core's
+        process set the watchpoint too; else on the thread of a process that set it (GDB checks a
+        watchpoint only in its own program space, and ignores a hit elsewhere), the console
+        saying which core made it, where that core is, and how to stop on its thread.  GDB's step
+        over such a done access leaves the thread where it is (``_resume``)."""
         watch = stop.watch
         name = {"write": "watch", "read": "rwatch", "access": "awatch"}[watch.kind]  # type: ignore[union-attr]
         address = stop.access.address if stop.access is not None else watch.address  # type: ignore[union-attr]
         core = stop.core
         if self.multiprocess:
-            core = self._watch_owner.get(watch.number, stop.core)  # type: ignore[union-attr]
-            if core not in self._threads():
-                core = stop.core
+            owners = [c for c in self._watch_owners.get(watch.number, ()) if c in self._threads()]  # type: ignore[union-attr]
+            core = stop.core if stop.core in owners or not owners else owners[0]
         if core != stop.core or stop.access is None:
-            self._console(f"[{stop.detail or f'{stop.core}: {stop.access.describe()}'}]\n")  # type: ignore[union-attr]
+            made = stop.detail or f"{stop.core}: {stop.access.describe()}"  # type: ignore[union-attr]
+            where = f"; {stop.core} is at {self.session.describe_pc(stop.core, stop.pc)}" if core != stop.core else ""
+            hint = (f" (set the watchpoint in inferior {self.session.thread_id(stop.core)} too to stop on {stop.core}'s thread)"
+                    if core != stop.core and self.multiprocess else "")
+            self._console(f"[{made}{where}{hint}]\n")
         if self.multiprocess or stop.access is None:
             self._access_done = core
             self.session.select_core(core)
