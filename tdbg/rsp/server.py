@@ -47,7 +47,7 @@ from tdbg.commands.hang_report import report_text
 from tdbg.commands.registry import Command, CommandError
 from tdbg.commands.running import report_stop
 from tdbg.emu.stops import Stop, StopKind
-from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
+from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, memory_map_xml, target_xml
 from tdbg.session import RunStatus, Session, SessionError
 
 SIGTRAP, SIGINT, SIGILL, SIGSEGV = 5, 2, 4, 11
@@ -289,7 +289,7 @@ class RspServer:
         prefixed: dict[str, Handler] = {
             "qSupported": self._supported, "qXfer:features:read:target.xml:": self._features,
             "qXfer:exec-file:read:": self._exec_file, "qXfer:libraries:read:": self._libraries,
-            "qXfer:libraries-svr4:read:": self._libraries_svr4, "vFile:": self._vfile,
+            "qXfer:libraries-svr4:read:": self._libraries_svr4, "qXfer:memory-map:read:": self._memory_map, "vFile:": self._vfile,
             "qRcmd,": lambda args: self._monitor(bytes.fromhex(args).decode("utf-8", "replace")),
             "qThreadExtraInfo,": self._thread_extra_info, "qAttached:": lambda _: "1",
             "qOffsets": lambda _: "Text=0;Data=0;Bss=0", "vCont;": lambda args: self._vcont(args.split(";")),
@@ -312,9 +312,9 @@ class RspServer:
         # a watchpoint is its process's, but any core (or Tensix unit) may make the access:
         # the stub completes it and reports the hit on the watchpoint's process (_watch_reply)
         self.session.watch_after = self.multiprocess
-        return (f"PacketSize={PACKET_SIZE:x};qXfer:features:read+;qXfer:exec-file:read+;qXfer:libraries:read+;qXfer:libraries-svr4:read+;"
-                "QStartNoAckMode+;"
-                "vContSupported+;swbreak+;hwbreak+" + (";multiprocess+" if self.multiprocess else ""))
+        return (f"PacketSize={PACKET_SIZE:x};qXfer:features:read+;qXfer:exec-file:read+;qXfer:libraries:read+;"
+                "qXfer:libraries-svr4:read+;qXfer:memory-map:read+;QStartNoAckMode+;vContSupported+;swbreak+;hwbreak+"
+                + (";multiprocess+" if self.multiprocess else ""))
 
     def _no_ack(self, args: str) -> None:
         self.send("OK")
@@ -322,6 +322,11 @@ class RspServer:
 
     def _features(self, args: str) -> bytes:
         return self._xfer(target_xml().encode(), args.rsplit(":", 1)[1] if ":" in args else args)
+
+    def _memory_map(self, args: str) -> bytes:
+        """``qXfer:memory-map:read::OFFSET,LENGTH``: every core's map, from the profile."""
+        s = self.session
+        return self._xfer(memory_map_xml(s.profile.map, s.core_names).encode(), args.rpartition(":")[2])
 
     def _exec_file(self, args: str) -> str | bytes:
         annex, _, window = args.rpartition(":")
