@@ -8,8 +8,10 @@ access and compares values itself).  ``qRcmd`` runs a tdbg command (``monitor``)
 commands that read or write host files (their declaration says so: ``Command.host_files``) unless
 the user allowed them.
 
-The stub never dies of its input: a malformed packet gets an error reply (``E01``; ``E14`` for
-memory tdbg cannot access), a bad checksum a ``-``, an unsupported packet or ``vCont`` action
+Each packet declares the schema of its arguments in the packet table (``tdbg.rsp.packets``); its
+handler gets them typed.  The stub never dies of its input: a packet whose arguments do not fit
+its schema, or name what does not exist, gets an error reply (``E01``; ``E14`` for memory tdbg
+cannot access), a bad checksum a ``-``, an unsupported packet or ``vCont`` action
 the empty reply or ``E01``; a packet larger than ``MAX_PACKET`` is dropped; a retransmission
 of the packet being answered (GDB resends when tdbg starts slowly) is answered once; reads are
 cut to what fits a packet (GDB asks again for the rest).  A vanished client interrupts what
@@ -29,6 +31,12 @@ breakpoint (``Z0`` after ``Hg``: that core's) and every core's frames have symbo
 only that core runs and the others stay where GDB saw them (said once on the console); ``set
 schedule-multiple on`` runs the tile.  A process exits (``W..;process:N``) when its core ran alone
 and exited, or at the tile's end, one process a resume.  ``D;N`` / ``vKill;N`` let one process go.
+
+Code a host put on a core beyond its firmware (a tt-metal kernel: the session's symbol files) is
+a library of that core's process (``qXfer:libraries-svr4``, ``qXfer:libraries``), announced by a
+``library`` stop when it changes; ``qXfer:memory-map`` gives every core's map from the profile.
+A breakpoint tdbg set (``monitor break``) stops GDB with no ``swbreak`` (GDB would take it for
+one of its own and resume).
 """
 
 from __future__ import annotations
@@ -47,6 +55,7 @@ from tdbg.commands.hang_report import report_text
 from tdbg.commands.registry import Command, CommandError
 from tdbg.commands.running import report_stop
 from tdbg.emu.stops import Stop, StopKind
+from tdbg.rsp.packets import PacketError, PacketTable, packet
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, memory_map_xml, target_xml
 from tdbg.session import RunStatus, Session, SessionError
 
@@ -98,13 +107,6 @@ def escape(data: bytes) -> bytes:
     return bytes(out)
 
 
-def unescape(data: bytes) -> bytes:
-    out, it = bytearray(), iter(data)
-    for b in it:
-        out.append(next(it, 0) ^ 0x20 if b == 0x7D else b)
-    return bytes(out)
-
-
 class Transport:
     """A byte stream: ``read(n)`` returns b"" at end, ``write`` sends everything."""
 
@@ -138,7 +140,7 @@ class RspServer:
         self._announced: dict[str, list[str]] = {}   # core -> its symbol files GDB has been told of
         self._loaded: str | None = None          # the core of the last ``library`` stop (GDB reads its list)
         self._files: dict[int, bytes] = {}   # vFile descriptors: the loaded ELFs GDB opened
-        self._packet_table()
+        self._table = self._packet_table()
         # Shared with the reader thread, under ``_lock``: packets not yet handled, whether one
         # is being handled, the body of the newest one (a retransmission of it is dropped),
         # a 0x03 for it, the client gone.
@@ -260,55 +262,70 @@ class RspServer:
                 return
 
     def handle(self, packet: bytes) -> str | bytes | None:
-        """The reply to one packet (None: no reply), by the packet table: an exact name, else
-        the longest name prefix, else its first letter (pyOCD's gdbserver's command table);
-        an unknown packet gets the empty reply, as the protocol asks."""
+        """The reply to one packet (None: no reply), by the packet table (``tdbg.rsp.packets``):
+        an unknown packet gets the empty reply, as the protocol asks; one whose arguments do not
+        fit its schema, ``E01``."""
         text = packet.decode("latin-1")   # (latin-1: every byte a character, X's binary data too)
         if not text:
             return ""
-        handler = self._exact.get(text)
-        if handler is not None:
-            return handler("")
-        for prefix, handler in self._prefixed:
-            if text.startswith(prefix):
-                return handler(text[len(prefix):])
-        handler = self._letters.get(text[0])
-        return handler(text[1:]) if handler is not None else ""
+        try:
+            return self._table.dispatch(text)  # type: ignore[return-value]
+        except PacketError:
+            return "E01"
 
-    def _packet_table(self) -> None:
-        """The packets the stub answers: ``_exact`` by their whole text, ``_prefixed`` by a
-        name before their arguments (longest first), ``_letters`` by their first letter."""
-        Handler = Callable[[str], "str | bytes | None"]
-        self._exact: dict[str, Handler] = {
-            "QStartNoAckMode": self._no_ack, "qC": lambda _: f"QC{self._thread_id(self.session.current)}",
-            "qfThreadInfo": lambda _: "m" + ",".join(self._thread_id(n) for n in self._threads()),
-            "qsThreadInfo": lambda _: "l", "qAttached": lambda _: "1", "qSymbol::": lambda _: "OK",
-            "?": lambda _: self._stop_reply(self.session.last_stop), "vCont?": lambda _: "vCont;c;C;s;S",
-            "vMustReplyEmpty": lambda _: "",
-        }
-        prefixed: dict[str, Handler] = {
-            "qSupported": self._supported, "qXfer:features:read:target.xml:": self._features,
-            "qXfer:exec-file:read:": self._exec_file, "qXfer:libraries:read:": self._libraries,
-            "qXfer:libraries-svr4:read:": self._libraries_svr4, "qXfer:memory-map:read:": self._memory_map, "vFile:": self._vfile,
-            "qRcmd,": lambda args: self._monitor(bytes.fromhex(args).decode("utf-8", "replace")),
-            "qThreadExtraInfo,": self._thread_extra_info, "qAttached:": lambda _: "1",
-            "qOffsets": lambda _: "Text=0;Data=0;Bss=0", "vCont;": lambda args: self._vcont(args.split(";")),
-            "vKill;": self._detach,
-        }
-        self._prefixed = sorted(prefixed.items(), key=lambda item: -len(item[0]))
-        self._letters: dict[str, Handler] = {
-            "H": self._select_thread, "T": self._thread_alive, "g": self._read_registers,
-            "G": self._write_registers, "p": lambda args: self._reg_hex(int(args, 16)), "P": self._write_register,
-            "m": self._read_memory, "M": self._write_memory, "X": self._write_memory_binary,
-            "Z": lambda args: self._point(True, args), "z": lambda args: self._point(False, args),
-            "c": lambda args: self._continue(args, step=False), "s": lambda args: self._continue(args, step=True),
-            "C": lambda args: self._continue_signal(args, step=False), "S": lambda args: self._continue_signal(args, step=True),
-            "D": lambda args: self._detach(args.partition(";")[2]), "k": lambda _: None,
-        }
+    def _packet_table(self) -> PacketTable:
+        """Every packet the stub answers, with the schema of its arguments (``tdbg.rsp.packets``)."""
+        s = self.session
+        xfer = "S:L,L"   # qXfer:OBJECT:read:ANNEX:OFFSET,LENGTH
+        return PacketTable([
+            packet("QStartNoAckMode", "", self._no_ack, exact=True),
+            packet("qC", "", lambda: f"QC{self._thread_id(s.current)}", exact=True),
+            packet("qfThreadInfo", "", lambda: "m" + ",".join(self._thread_id(n) for n in self._threads()), exact=True),
+            packet("qsThreadInfo", "", lambda: "l", exact=True),
+            packet("qAttached", "[:L]", lambda pid: "1"),
+            packet("qSymbol::", "", lambda: "OK", exact=True),
+            packet("qOffsets", "", lambda: "Text=0;Data=0;Bss=0", exact=True),
+            packet("?", "", lambda: self._stop_reply(s.last_stop), exact=True),
+            packet("vCont?", "", lambda: "vCont;c;C;s;S", exact=True),
+            packet("vMustReplyEmpty", "", lambda: "", exact=True),
+            packet("qSupported", "[:S]", self._supported),
+            packet("qXfer:features:read:", xfer, self._features),
+            packet("qXfer:exec-file:read:", xfer, self._exec_file),
+            packet("qXfer:libraries:read:", xfer, self._libraries),
+            packet("qXfer:libraries-svr4:read:", xfer, self._libraries_svr4),
+            packet("qXfer:memory-map:read:", xfer, self._memory_map),
+            packet("vFile:setfs:", "L", lambda pid: "F0"),
+            packet("vFile:open:", "H,L,L", self._vfile_open),
+            packet("vFile:pread:", "L,L,L", self._vfile_pread),
+            packet("vFile:close:", "L", self._vfile_close),
+            packet("vFile:fstat:", "L", self._vfile_fstat),
+            packet("vFile:", "S", lambda request: "F-1,58"),   # ENOSYS: unlink, readlink ...
+            packet("qRcmd,", "H", lambda command: self._monitor(command.decode("utf-8", "replace"))),
+            packet("qThreadExtraInfo,", "T", self._thread_extra_info),
+            packet("vCont;", "S", lambda actions: self._vcont(actions.split(";"))),
+            packet("vKill;", "L", self._detach),
+            packet("H", "OT", self._select_thread),
+            packet("T", "T", self._thread_alive),
+            packet("g", "", self._read_registers),
+            packet("G", "H", self._write_registers),
+            packet("p", "L", self._reg_hex),
+            packet("P", "L=H", self._write_register),
+            packet("m", "L,L", self._read_memory),
+            packet("M", "L,L:H", self._store),
+            packet("X", "L,L:B", self._store),
+            packet("Z", "L,L,L[;S]", lambda kind, addr, length, conditions: self._point(True, kind, addr, length)),
+            packet("z", "L,L,L[;S]", lambda kind, addr, length, conditions: self._point(False, kind, addr, length)),
+            packet("c", "[L]", lambda addr: self._continue(addr, step=False)),
+            packet("s", "[L]", lambda addr: self._continue(addr, step=True)),
+            packet("C", "L[;L]", lambda signal, addr: self._continue(addr, step=False)),   # the signal is
+            packet("S", "L[;L]", lambda signal, addr: self._continue(addr, step=True)),    # not delivered
+            packet("D", "[;L]", self._detach),
+            packet("k", "", lambda: None),
+        ])
 
     # -- packets ----------------------------------------------------------------------------------
-    def _supported(self, args: str) -> str:
-        self.multiprocess = "multiprocess+" in args.partition(":")[2].split(";")
+    def _supported(self, features: str | None) -> str:
+        self.multiprocess = "multiprocess+" in (features or "").split(";")
         # a watchpoint is its process's, but any core (or Tensix unit) may make the access:
         # the stub completes it and reports the hit on the watchpoint's process (_watch_reply)
         self.session.watch_after = self.multiprocess
@@ -316,32 +333,28 @@ class RspServer:
                 "qXfer:libraries-svr4:read+;qXfer:memory-map:read+;QStartNoAckMode+;vContSupported+;swbreak+;hwbreak+"
                 + (";multiprocess+" if self.multiprocess else ""))
 
-    def _no_ack(self, args: str) -> None:
+    def _no_ack(self) -> None:
         self.send("OK")
         self.ack = False
 
-    def _features(self, args: str) -> bytes:
-        return self._xfer(target_xml().encode(), args.rsplit(":", 1)[1] if ":" in args else args)
+    def _features(self, annex: str, offset: int, length: int) -> str | bytes:
+        if annex != "target.xml":
+            return "E00"
+        return self._xfer(target_xml().encode(), offset, length)
 
-    def _memory_map(self, args: str) -> bytes:
+    def _memory_map(self, annex: str, offset: int, length: int) -> bytes:
         """``qXfer:memory-map:read::OFFSET,LENGTH``: every core's map, from the profile."""
         s = self.session
-        return self._xfer(memory_map_xml(s.profile.map, s.core_names).encode(), args.rpartition(":")[2])
+        return self._xfer(memory_map_xml(s.profile.map, s.core_names).encode(), offset, length)
 
-    def _exec_file(self, args: str) -> str | bytes:
-        annex, _, window = args.rpartition(":")
+    def _exec_file(self, annex: str, offset: int, length: int) -> str | bytes:
         core = self._core(f"p{annex}") if annex else self.session.current
         image = self.session.programs.get(core)
         if image is None:
             return "E01"
-        return self._xfer(str(image.path).encode(), window)
+        return self._xfer(str(image.path).encode(), offset, length)
 
-    def _library_cores(self) -> list[str]:
-        """The cores whose code beyond their firmware (a tt-metal kernel: ``add_symbol_file``)
-        GDB's current program holds: with processes the selected one's, else every core's."""
-        return [self.session.current] if self.multiprocess else self._threads()
-
-    def _libraries(self, args: str) -> bytes:
+    def _libraries(self, annex: str, offset: int, length: int) -> bytes:
         """``qXfer:libraries:read::OFFSET,LENGTH`` (GDB's ``solib-target``, a bare-metal OS
         ABI): each symbol file a library whose allocated sections are given where they run,
         one ``section`` address each in the file's order (a kernel's code moved, its data
@@ -351,9 +364,9 @@ class RspServer:
             bases = "".join(f'<section address="{sec.addr:#x}"/>' for sec in added.image.sections if sec.alloc)
             entries.append(f'<library name="{escape_xml(str(added.image.path))}">{bases}</library>')
         xml = '<library-list version="1.0">' + "".join(entries) + "</library-list>"
-        return self._xfer(xml.encode(), args.rpartition(":")[2])
+        return self._xfer(xml.encode(), offset, length)
 
-    def _libraries_svr4(self, args: str) -> bytes:
+    def _libraries_svr4(self, annex: str, offset: int, length: int) -> bytes:
         """``qXfer:libraries-svr4:read::OFFSET,LENGTH`` (what gdb-multiarch asks when it takes
         the firmware for GNU/Linux, its default OS ABI): the same symbol files, each one's load
         bias 0, since GDB reads their bytes through ``vFile`` as tdbg moved them (``lm``: a
@@ -361,7 +374,7 @@ class RspServer:
         entries = "".join(f'<library name="{escape_xml(str(added.image.path))}" lm="{n:#x}" l_addr="0x0" l_ld="0x0" lmid="0x0"/>'
                           for n, added in enumerate(self._symbol_files(), 1))
         xml = '<library-list-svr4 version="1.0">' + entries + "</library-list-svr4>"
-        return self._xfer(xml.encode(), args.rpartition(":")[2])
+        return self._xfer(xml.encode(), offset, length)
 
     def _unannounced(self, only: str | None) -> str | None:
         """A core (``only``, or any) whose symbol files changed since GDB last read its library
@@ -383,59 +396,47 @@ class RspServer:
             self._announced[core] = [str(f.image.path) for f in self.session.symbol_files.get(core, ())]
         return [added for core in cores for added in self.session.symbol_files.get(core, ())]
 
-    def _thread_extra_info(self, args: str) -> str:
-        name = self._core(args)
+    def _thread_extra_info(self, thread: str) -> str:
+        name = self._core(thread)
         return f"{name} {self.session.core_status(name)}".encode().hex()   # short: GDB's info threads fits 80 columns
 
-    def _select_thread(self, args: str) -> str:
+    def _select_thread(self, op: str, thread: str) -> str:
         """``Hg``/``Hc`` + a thread: ``Hg`` selects whose registers and memory view count."""
-        if args[1:] not in ("0", "-1"):
-            core = self._core(args[1:])
+        if thread not in ("0", "-1"):
+            core = self._core(thread)
             self._loaded = None
-            if args[:1] == "g":
+            if op == "g":
                 self.session.select_core(core)
         return "OK"
 
-    def _thread_alive(self, args: str) -> str:
-        self._core(args)
+    def _thread_alive(self, thread: str) -> str:
+        self._core(thread)
         return "OK"
 
-    def _read_registers(self, args: str) -> str:
+    def _read_registers(self) -> str:
         return "".join(self._reg_hex(i) for i in range(REGISTER_COUNT))
 
-    def _write_registers(self, args: str) -> str:
-        data = bytes.fromhex(args)
+    def _write_registers(self, data: bytes) -> str:
         if len(data) != 4 * REGISTER_COUNT:
             return "E01"
         for i in range(REGISTER_COUNT):
             self._set_reg(i, data[4 * i: 4 * i + 4])
         return "OK"
 
-    def _write_register(self, args: str) -> str:
-        n, value = args.split("=")
-        data = bytes.fromhex(value)
-        if len(data) != (32 if int(n, 16) >= REGISTER_COUNT else 4):
+    def _write_register(self, n: int, data: bytes) -> str:
+        if len(data) != (32 if n >= REGISTER_COUNT else 4):
             return "E01"
-        self._set_reg(int(n, 16), data)
+        self._set_reg(n, data)
         return "OK"
 
-    def _read_memory(self, args: str) -> str:
-        addr, length = (int(x, 16) for x in args.split(","))
+    def _read_memory(self, addr: int, length: int) -> str:
         try:
             return self.session.read_memory(addr, min(length, MAX_READ)).hex()
         except SessionError:
             return "E14"
 
-    def _write_memory(self, args: str) -> str:
-        head, _, data = args.partition(":")
-        return self._store(head, bytes.fromhex(data))
-
-    def _write_memory_binary(self, args: str) -> str:
-        head, _, data = args.partition(":")
-        return self._store(head, unescape(data.encode("latin-1")))
-
-    def _store(self, head: str, raw: bytes) -> str:
-        addr, length = (int(x, 16) for x in head.split(","))
+    def _store(self, addr: int, length: int, raw: bytes) -> str:
+        """``M`` (hex data) and ``X`` (binary data): write as the current core's stores would."""
         if len(raw) != length:
             return "E01"
         try:
@@ -444,64 +445,54 @@ class RspServer:
             return "E14"
         return "OK"
 
-    def _continue(self, args: str, step: bool) -> str:
-        """``c [ADDR]`` / ``s [ADDR]``: resume (at ADDR when given)."""
-        if args:
-            self.session.set_register("pc", int(args, 16))
+    def _continue(self, addr: int | None, step: bool) -> str:
+        """``c [ADDR]`` / ``s [ADDR]`` (and ``C``/``S`` with a signal, not delivered: the cores
+        take none): resume, at ADDR when given."""
+        if addr is not None:
+            self.session.set_register("pc", addr)
         return self._resume(step=step)
 
-    def _continue_signal(self, args: str, step: bool) -> str:
-        """``C SIG[;ADDR]`` / ``S SIG[;ADDR]``: the signal is checked, not delivered (the cores
-        take none)."""
-        int(args[:2], 16)
-        return self._continue(args.partition(";")[2], step)
-
-    def _detach(self, pid: str) -> str:
+    def _detach(self, pid: int | None) -> str:
         """``D[;PID]``, ``vKill;PID``: let one process go (the others go on), or every one."""
-        self._detached.update([self._core(f"p{pid}")] if pid else self._threads())
+        self._detached.update([self._core(f"p{pid:x}")] if pid is not None else self._threads())
         return "OK"
 
     # -- pieces ---------------------------------------------------------------------------------
     @staticmethod
-    def _xfer(data: bytes, window: str) -> bytes:
-        offset, length = (int(x, 16) for x in window.split(","))
+    def _xfer(data: bytes, offset: int, length: int) -> bytes:
         chunk = data[offset : offset + length]
         return (b"l" if offset + length >= len(data) else b"m") + chunk
 
-    def _vfile(self, request: str) -> str | bytes:
+    def _vfile_open(self, path: bytes, flags: int, mode: int) -> str:
         """Host I/O, so GDB can read the ELFs it is debugging with no ``file`` command: only the
-        loaded programs' own files can be opened, read-only."""
-        op, _, args = request.partition(":")
-        if op == "setfs":
-            return "F0"
-        if op == "open":
-            path = bytes.fromhex(args.split(",")[0]).decode("utf-8", "replace")
-            loaded = {str(image.path): image.raw for image in self.session.programs.values()}
-            # a symbol file's bytes as tdbg moved them: GDB relocates nothing (``_libraries``)
-            loaded.update((str(f.image.path), f.image.raw) for files in self.session.symbol_files.values() for f in files)
-            if path not in loaded:
-                return "F-1,2"  # ENOENT
-            if len(self._files) >= MAX_OPEN_FILES:
-                return "F-1,18"  # EMFILE
-            fd = next(n for n in range(3, 3 + MAX_OPEN_FILES + 1) if n not in self._files)
-            self._files[fd] = loaded[path]   # the bytes tdbg loaded (GDB reads one file per process)
-            return f"F{fd:x}"
-        if op in ("pread", "close", "fstat"):
-            fd = int(args.split(",")[0], 16)
-            if fd not in self._files:
-                return "F-1,9"  # EBADF
-            data = self._files[fd]
-            if op == "close":
-                del self._files[fd]
-                return "F0"
-            if op == "pread":
-                _, count, offset = (int(x, 16) for x in args.split(","))
-                chunk = data[offset: offset + min(count, MAX_READ)]
-                return b"F%x;" % len(chunk) + chunk
-            # GDB's struct stat: big-endian, 64 bytes
-            stat = struct.pack(">7I3Q3I", 0, 0, 0o100644, 1, 0, 0, 0, len(data), 4096, (len(data) + 511) // 512, 0, 0, 0)
-            return b"F%x;" % len(stat) + stat
-        return "F-1,58"  # ENOSYS: fstat, unlink, readlink ...
+        loaded programs' own files (and the symbol files) can be opened, read-only."""
+        name = path.decode("utf-8", "replace")
+        loaded = {str(image.path): image.raw for image in self.session.programs.values()}
+        # a symbol file's bytes as tdbg moved them: GDB relocates nothing (``_libraries``)
+        loaded.update((str(f.image.path), f.image.raw) for files in self.session.symbol_files.values() for f in files)
+        if name not in loaded:
+            return "F-1,2"  # ENOENT
+        if len(self._files) >= MAX_OPEN_FILES:
+            return "F-1,18"  # EMFILE
+        fd = next(n for n in range(3, 3 + MAX_OPEN_FILES + 1) if n not in self._files)
+        self._files[fd] = loaded[name]   # the bytes tdbg loaded (GDB reads one file per process)
+        return f"F{fd:x}"
+
+    def _vfile_pread(self, fd: int, count: int, offset: int) -> str | bytes:
+        if fd not in self._files:
+            return "F-1,9"  # EBADF
+        chunk = self._files[fd][offset: offset + min(count, MAX_READ)]
+        return b"F%x;" % len(chunk) + chunk
+
+    def _vfile_close(self, fd: int) -> str:
+        return "F0" if self._files.pop(fd, None) is not None else "F-1,9"
+
+    def _vfile_fstat(self, fd: int) -> str | bytes:
+        if fd not in self._files:
+            return "F-1,9"
+        size = len(self._files[fd])   # GDB's struct stat: big-endian, 64 bytes
+        stat = struct.pack(">7I3Q3I", 0, 0, 0o100644, 1, 0, 0, 0, size, 4096, (size + 511) // 512, 0, 0, 0)
+        return b"F%x;" % len(stat) + stat
 
     def _reg_hex(self, n: int) -> str:
         if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:   # $dstN: Dst16b row N, its raw bits
@@ -536,11 +527,9 @@ class RspServer:
         """A ``0x03`` came, or the client vanished: what runs is interrupted."""
         return self._break or self._gone
 
-    def _point(self, insert: bool, args: str) -> str:
-        kind, addr_text, length_text = args.split(",")[:3]
-        addr, length = int(addr_text, 16), int(length_text.split(";")[0], 16)
+    def _point(self, insert: bool, kind: int, addr: int, length: int) -> str:
         s = self.session
-        if kind in ("0", "1"):
+        if kind in (0, 1):
             # with processes a breakpoint is the selected process's (GDB selects it with Hg
             # before Z0); without, the one program GDB knows is every core's
             where = (s.current if self.multiprocess else None, addr)
@@ -550,10 +539,10 @@ class RspServer:
             elif where in self._breakpoints:
                 s.delete(self._breakpoints.pop(where))
             return "OK"
-        if kind in ("2", "3", "4"):
-            key = (int(kind), addr, length)
+        if kind in (2, 3, 4):
+            key = (kind, addr, length)
             if insert:
-                watch_kind = {"2": "write", "3": "read", "4": "access"}[kind]
+                watch_kind = {2: "write", 3: "read", 4: "access"}[kind]
                 if key not in self._watches:   # one tile-wide watch, however many processes set it
                     self._watches[key] = s.watch(addr, length, watch_kind).number
                 owners = self._watch_owners.setdefault(self._watches[key], [])
