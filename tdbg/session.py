@@ -1129,6 +1129,23 @@ class Session(TensixAccess):
         info = self.debug
         return names | info.completion_names() if info is not None else names
 
+    def location_names(self) -> tuple[set[str], set[str]]:
+        """What a breakpoint location may name on any core (GDB completes a linespec over every
+        program): (the symbols, the source files' names) of each core's firmware and symbol
+        files (a tt-metal kernel, before it runs)."""
+        symbols: set[str] = set()
+        files: set[str] = set()
+        for core in self.tile.programs:
+            for symbol_file in (None, *self.symbol_files.get(core, ())):
+                with self.on_core(core), self.symbols_from(core, symbol_file):
+                    symbols |= self.symbol_names()
+                    if symbol_file is not None:
+                        symbols |= {demangle(name) or name for name in symbol_file.image.symbols}
+                    info = self.debug
+                    if info is not None:
+                        files |= {path.name for path in info.files()}
+        return symbols, files
+
     def symbolize(self, address: int, demangled: bool | None = None) -> str:
         """``<main+4>`` for an address inside a known function or object, else ``""``.  A C++
         name is shown demangled when ``demangled`` (default: ``print_settings.asm_demangle``, as
