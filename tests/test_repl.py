@@ -139,6 +139,33 @@ def test_tab_offers_subcommands_then_files_and_locals(tdbg: Tdbg) -> None:
     tdbg.wait(r"\$1 = 0")
 
 
+PAGER = r"--Type <RET> for more, q to quit, c to continue without paging--"
+
+
+def test_long_output_pages_as_gdb(tdbg: Tdbg) -> None:
+    """A terminal of 40 rows: 'info cfg' (every config field: hundreds of lines) stops after 39
+    with GDB's prompt; Enter shows one more page, q ends the command with "Quit", c shows the
+    rest; 'set pagination off' and 'set height 0' never page (before: no pager at all)."""
+    tdbg.run("show height", r"Number of lines gdb thinks are in a page is 40\.")
+    tdbg.child.send("info cfg\r")
+    tdbg.expect(PAGER)
+    assert tdbg.child.before.count("\n") >= 38     # a page: the terminal's rows less the prompt's
+    tdbg.child.send("\r")
+    tdbg.expect(PAGER)
+    tdbg.child.send("q\r")
+    tdbg.wait(r"\r\nQuit\r\n")
+    tdbg.child.send("info cfg\r")
+    tdbg.expect(PAGER)
+    tdbg.child.send("c\r")
+    tdbg.wait(r"THCON_\w+")   # the last fields come with no prompt
+    for setting in ("set pagination off", "set height 0"):
+        tdbg.run(setting)
+        tdbg.child.send("info cfg\r")
+        assert tdbg.child.expect([PAGER, PROMPT]) == 1
+        tdbg.run("set pagination on")
+        tdbg.run("set height 40")
+
+
 def test_enter_repeats_stepi(tdbg: Tdbg) -> None:
     tdbg.run("break main", "Breakpoint 1 at")
     tdbg.run("run", "Breakpoint 1, ")
