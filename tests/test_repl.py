@@ -166,6 +166,20 @@ def test_long_output_pages_as_gdb(tdbg: Tdbg) -> None:
         tdbg.run("set height 40")
 
 
+def test_exalens_spellings_name_the_tdbg_command(tdbg: Tdbg) -> None:
+    """tt-exalens' brxy, gpr, dr, rv and wxy say in one line what tdbg's command is (before: only
+    "Undefined command"); its r and d keep GDB's meanings (run, delete)."""
+    tdbg.run("brxy 0,0 0x0 16", r'Undefined command: "brxy"\.  Try "help"\.  \(tt-exalens\' burst-read-xy; in tdbg: x/Nwx ADDR ')
+    tdbg.run("gpr", r"\(tt-exalens' dump-gpr; in tdbg: info registers ")
+    tdbg.run("dr 2", r"\(tt-exalens' dump-regfile; in tdbg: x/16h dst\[ROW\]")
+    tdbg.run("rv halt", r"\(tt-exalens' riscv; in tdbg: stepi, continue, ")
+    tdbg.run("wxy 0,0 0x0 0x1234", r"\(tt-exalens' write-xy; in tdbg: set \{uint32_t\}ADDR = VALUE\.\)")
+    tdbg.run("break main", "Breakpoint 1 at")
+    tdbg.run("r", r"Breakpoint 1, " + MAIN)              # GDB's run
+    tdbg.run("d")                                         # GDB's delete
+    tdbg.run("info breakpoints", "No breakpoints or watchpoints.")
+
+
 def test_enter_repeats_stepi(tdbg: Tdbg) -> None:
     tdbg.run("break main", "Breakpoint 1 at")
     tdbg.run("run", "Breakpoint 1, ")
