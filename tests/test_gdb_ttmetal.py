@@ -40,15 +40,17 @@ def prepared() -> Session:
     return s
 
 
-def gdb_on(session: Session, *commands: str) -> str:
+def gdb_on(session: Session, *commands: str, multiprocess: bool = True) -> str:
     """gdb-multiarch's output for ``commands`` against ``session`` served on a free TCP port."""
     ready, port = threading.Event(), []
     server = threading.Thread(target=serve_tcp, args=(session, 0),
                               kwargs={"ready": lambda p: (port.append(p), ready.set())}, daemon=True)
     server.start()
     assert ready.wait(30)
-    args = [GDB, "-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set remotetimeout 120",
-            "-ex", f"target remote 127.0.0.1:{port[0]}"]
+    args = [GDB, "-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set remotetimeout 120"]
+    if not multiprocess:
+        args += ["-ex", "set remote multiprocess-feature-packet off"]
+    args += ["-ex", f"target remote 127.0.0.1:{port[0]}"]
     for c in commands:
         args += ["-ex", c]
     done = subprocess.run(args, capture_output=True, text=True, timeout=300)
@@ -71,6 +73,15 @@ def test_kernels_have_symbols_through_the_stub() -> None:
     assert "kernel_main () at " in nc and "reader_binary_interleaved_start_id.cpp:96" in nc
     assert " in main (" in nc and "ncrisc.cc:186" in nc
     assert "?? ()" not in out
+
+
+def test_without_processes_every_kernel_is_a_library_of_the_one_program() -> None:
+    """Without GDB's multiprocess extensions the one program holds every core's kernel: five
+    libraries, five kernel_main locations (B, NC, T0, T1, T2), frames in the kernel's source."""
+    out = gdb_on(prepared(), "info sharedlibrary", "break kernel_main", "continue", "bt 1", multiprocess=False)
+    assert sum(line.startswith("0x") and "/kernel/" in line for line in out.splitlines()) == 5
+    assert "Breakpoint 1 at 0x" in out and ": kernel_main. (5 locations)" in out
+    assert " hit Breakpoint 1." in out and "#0  kernel_main () at " in out
 
 
 def test_a_noc_read_hits_a_watchpoint_on_the_reading_cores_thread() -> None:
