@@ -40,27 +40,28 @@ def prepared() -> Session:
     return s
 
 
-def gdb_on(session: Session, *commands: str, multiprocess: bool = True) -> str:
-    """gdb-multiarch's output for ``commands`` against ``session`` served on a free TCP port."""
+def gdb_on(session: Session, *commands: str, setup: tuple[str, ...] = ()) -> str:
+    """gdb-multiarch's output for ``commands`` against ``session`` served on a free TCP port
+    (``setup``: GDB commands before it connects)."""
     ready, port = threading.Event(), []
     server = threading.Thread(target=serve_tcp, args=(session, 0),
                               kwargs={"ready": lambda p: (port.append(p), ready.set())}, daemon=True)
     server.start()
     assert ready.wait(30)
-    args = [GDB, "-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set remotetimeout 120"]
-    if not multiprocess:
-        args += ["-ex", "set remote multiprocess-feature-packet off"]
-    args += ["-ex", f"target remote 127.0.0.1:{port[0]}"]
-    for c in commands:
+    args = [GDB, "-q", "-batch", "-nx"]
+    for c in ("set pagination off", "set remotetimeout 120", *setup, f"target remote 127.0.0.1:{port[0]}", *commands):
         args += ["-ex", c]
     done = subprocess.run(args, capture_output=True, text=True, timeout=300)
     server.join(30)
     return done.stdout + done.stderr
 
 
-def test_kernels_have_symbols_through_the_stub() -> None:
+@pytest.mark.parametrize("osabi", ["auto", "none"])
+def test_kernels_have_symbols_through_the_stub(osabi: str) -> None:
+    """OS ABI auto (GNU/Linux for gdb-multiarch: qXfer:libraries-svr4) and none (bare metal:
+    qXfer:libraries, each loadable segment's run address)."""
     out = gdb_on(prepared(), "info sharedlibrary", "break kernel_main", "set schedule-multiple on", "continue",
-                 "bt", "info threads", "thread 5.1", "bt")
+                 "bt", "info threads", "thread 5.1", "bt", setup=(f"set osabi {osabi}",))
     assert "eltwise_binary_kernel-" in out and "/kernel/trisc0/trisc0.elf" in out      # T0's kernel, a library
     assert "Thread 1.1 hit Breakpoint 1." in out and ", kernel_main () at " in out
     assert "eltwise_binary_kernel.cpp:15\n15\t    uint32_t per_core_block_cnt = get_arg_val<uint32_t>(0);" in out
@@ -78,7 +79,8 @@ def test_kernels_have_symbols_through_the_stub() -> None:
 def test_without_processes_every_kernel_is_a_library_of_the_one_program() -> None:
     """Without GDB's multiprocess extensions the one program holds every core's kernel: five
     libraries, five kernel_main locations (B, NC, T0, T1, T2), frames in the kernel's source."""
-    out = gdb_on(prepared(), "info sharedlibrary", "break kernel_main", "continue", "bt 1", multiprocess=False)
+    out = gdb_on(prepared(), "info sharedlibrary", "break kernel_main", "continue", "bt 1",
+                 setup=("set remote multiprocess-feature-packet off",))
     assert sum(line.startswith("0x") and "/kernel/" in line for line in out.splitlines()) == 5
     assert "Breakpoint 1 at 0x" in out and ": kernel_main. (5 locations)" in out
     assert " hit Breakpoint 1." in out and "#0  kernel_main () at " in out

@@ -47,6 +47,7 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable
+from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
@@ -57,7 +58,7 @@ from tdbg.commands.running import report_stop
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.rsp.packets import PacketError, PacketTable, packet
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, memory_map_xml, target_xml
-from tdbg.session import RunStatus, Session, SessionError
+from tdbg.session import RunStatus, Session, SessionError, SymbolFile
 
 SIGTRAP, SIGINT, SIGILL, SIGSEGV = 5, 2, 4, 11
 #: The signal a stop is reported with (any other kind: SIGTRAP); SIGILL's stops are described on
@@ -81,10 +82,6 @@ class MonitorInterpreter(Interpreter):
             raise CommandError(f'"{cmd.name}" reads or writes files on the host running tdbg: refused through the GDB '
                                f"stub (start tdbg with --allow-host-files to allow it)")
         super()._run(cmd, args)
-
-
-def escape_xml(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def _register_name(n: int) -> str:
@@ -356,13 +353,13 @@ class RspServer:
 
     def _libraries(self, annex: str, offset: int, length: int) -> bytes:
         """``qXfer:libraries:read::OFFSET,LENGTH`` (GDB's ``solib-target``, a bare-metal OS
-        ABI): each symbol file a library whose allocated sections are given where they run,
-        one ``section`` address each in the file's order (a kernel's code moved, its data
-        where it was linked), so GDB has the kernels' symbols with no ``add-symbol-file``."""
+        ABI): each symbol file a library whose loadable segments are given where they run, one
+        ``segment`` address each in the file's order (a kernel's code moved, its data where it
+        was linked), so GDB has the kernels' symbols with no ``add-symbol-file``."""
         entries = []
         for added in self._symbol_files():
-            bases = "".join(f'<section address="{sec.addr:#x}"/>' for sec in added.image.sections if sec.alloc)
-            entries.append(f'<library name="{escape_xml(str(added.image.path))}">{bases}</library>')
+            bases = "".join(f'<segment address="{seg.vaddr:#x}"/>' for seg in added.image.segments)
+            entries.append(f"<library name={quoteattr(str(added.image.path))}>{bases}</library>")
         xml = '<library-list version="1.0">' + "".join(entries) + "</library-list>"
         return self._xfer(xml.encode(), offset, length)
 
@@ -371,7 +368,7 @@ class RspServer:
         the firmware for GNU/Linux, its default OS ABI): the same symbol files, each one's load
         bias 0, since GDB reads their bytes through ``vFile`` as tdbg moved them (``lm``: a
         number of the stub's own, the list has no link map in memory)."""
-        entries = "".join(f'<library name="{escape_xml(str(added.image.path))}" lm="{n:#x}" l_addr="0x0" l_ld="0x0" lmid="0x0"/>'
+        entries = "".join(f'<library name={quoteattr(str(added.image.path))} lm="{n:#x}" l_addr="0x0" l_ld="0x0" lmid="0x0"/>'
                           for n, added in enumerate(self._symbol_files(), 1))
         xml = '<library-list-svr4 version="1.0">' + entries + "</library-list-svr4>"
         return self._xfer(xml.encode(), offset, length)
@@ -387,7 +384,7 @@ class RspServer:
                 return core
         return None
 
-    def _symbol_files(self) -> list:
+    def _symbol_files(self) -> list[SymbolFile]:
         """The symbol files (code beyond the firmware: a tt-metal kernel) of the cores GDB's
         current program holds: with processes the selected core's (after a ``library`` stop, the
         core it named: GDB reads that process's list with no ``Hg`` first), else every core's."""
