@@ -1137,6 +1137,23 @@ class Session(TensixAccess):
         info = self.debug
         return names | info.completion_names() if info is not None else names
 
+    def location_names(self) -> tuple[set[str], set[str]]:
+        """What a breakpoint location may name on any core (GDB completes a linespec over every
+        program): (the symbols, the source files' names) of each core's firmware and symbol
+        files (a tt-metal kernel, before it runs)."""
+        symbols: set[str] = set()
+        files: set[str] = set()
+        for core in self.tile.programs:
+            for symbol_file in (None, *self.symbol_files.get(core, ())):
+                with self.on_core(core), self.symbols_from(core, symbol_file):
+                    symbols |= self.symbol_names()
+                    if symbol_file is not None:
+                        symbols |= {demangle(name) or name for name in symbol_file.image.symbols}
+                    info = self.debug
+                    if info is not None:
+                        files |= {path.name for path in info.files()}
+        return symbols, files
+
     def symbolize(self, address: int, demangled: bool | None = None) -> str:
         """``<main+4>`` for an address inside a known function or object, else ``""``.  A C++
         name is shown demangled when ``demangled`` (default: ``print_settings.asm_demangle``, as
@@ -1174,6 +1191,13 @@ class Session(TensixAccess):
         if core.state is CoreState.BLOCKED and core.wait is not None:
             return f"blocked: {core.wait.reason}"
         return core.state.value
+
+    def core_status(self, name: str) -> str:
+        """A core's state in a word or two, for a list of threads: ``stopped`` for a core that
+        would run (all-stop: nothing runs while a front end asks), else blocked, parked, exited,
+        held in reset, no firmware (``core_state`` says on what a blocked core waits)."""
+        state = self.tile.cores[name].state
+        return "stopped" if state is CoreState.RUNNABLE else state.value
 
     def wait(self, name: str) -> Wait | None:
         """What core ``name`` waits for while blocked (None when it is not): the reason, and for

@@ -68,6 +68,39 @@ def test_gdb_over_tcp() -> None:
     assert not server.is_alive()
 
 
+@needs_gdb
+def test_a_tdbg_breakpoint_stops_gdb() -> None:
+    """``monitor break`` is tdbg's, not GDB's: its stop reply has no ``swbreak`` (GDB took the
+    stop for one of its own breakpoints just removed, resumed, and the demo ran to its end);
+    GDB stops with SIGTRAP at fill_row (demo.c: fill_row(0, 0.0f, 0.25f) first) and the
+    console names the breakpoint, as tdbg's shell does.  ``monitor tbreak`` likewise."""
+    build(DEMO)
+    out = gdb("monitor break fill_row", "continue", "bt 1", "monitor tbreak main", "monitor run", "continue",
+              target=f"| {sys.executable} -m tdbg --rsp-stdio {DEMO}")
+    assert "Breakpoint 1, fill_row (row=0, start=0, step=0.25) at " in out
+    assert "Program received signal SIGTRAP, Trace/breakpoint trap.\nfill_row (row=0, start=0, step=0.25) at " in out
+    assert "#0  fill_row (row=0, start=0, step=0.25) at " in out
+    assert "Temporary breakpoint 2, main () at " in out
+    assert out.count("Breakpoint 1, fill_row (row=0, start=0, step=0.25) at ") == 2   # after the restart too
+    assert "exited normally" not in out
+
+
+@needs_gdb
+def test_gdb_has_the_tiles_memory_map() -> None:
+    """``qXfer:memory-map:read`` from the profile's map: ``info mem`` lists the ranges any core has
+    something at, each once; GDB itself refuses an address outside them.  Expected ranges:
+    BlackholeA0 BabyRISCV/README.md "Memory map": L1 0x0000_0000..0x0017_FFFF (1536 KiB), the
+    local data RAM from 0xFFB0_0000 (B and NC: to 0xFFB0_1FFF), and Dst.md's window
+    0xFFBD_8000..0xFFBD_FFFF."""
+    build(DEMO)
+    out = gdb("info mem", "x/wx 0x200000", "x/2wx 0x6000", target=f"| {sys.executable} -m tdbg --rsp-stdio {DEMO}")
+    assert "Using memory regions provided by the target." in out
+    assert "0   y  \t0x00000000 0x00180000 rw nocache \n1   y  \t0xffb00000 0xffb02000 rw nocache \n" in out
+    assert "\t0xffbd8000 0xffbe0000 rw nocache \n" in out
+    assert "Cannot access memory at address 0x200000" in out
+    assert "0x6000 <_start>:\t0x" in out   # L1 still read through the stub
+
+
 def start_server(session: Session) -> tuple[threading.Thread, int]:
     """Serve ``session`` on a free TCP port in a thread: (the thread, the port)."""
     ready = threading.Event()

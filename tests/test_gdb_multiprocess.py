@@ -71,7 +71,7 @@ def test_break_on_another_cores_function_and_its_frames_without_file() -> None:
     out = gdb(trio("eltwise"), "info threads", "break packer_formats", "set schedule-multiple on", "continue", "bt",
               "thread 2.1", "frame")
     assert "[New inferior 2]" in out and "[New inferior 3]" in out
-    assert "* 1.1  Thread 1.1 (T0 running) _start () at " in out and "  3.1  Thread 3.1 (T2 running) _start () at " in out
+    assert "* 1.1  Thread 1.1 (T0 stopped) _start () at " in out and "  3.1  Thread 3.1 (T2 stopped) _start () at " in out
     assert "Breakpoint 1 at 0x" in out and ": packer_formats. (2 locations)" in out   # both in T2's ELF
     assert "Thread 3.1 hit Breakpoint 1.1, packer_formats (out_fmt=0, out_addr=327680, exp_sections=0) at " in out
     assert "#1  main () at " in out and "eltwise_t2.c:" in out   # T2's own frames
@@ -106,7 +106,8 @@ def test_a_core_spinning_on_l1_waits_for_it() -> None:
     sh = shell(Session(spin_pair("-DSPIN")))
     run(sh, "break marker")
     assert "Thread 2 (T1) hit Breakpoint 1.2, marker ()" in run(sh, "run")
-    assert "Thread 1 (T0) [blocked: spins at 0x" in run(sh, "info threads") and "reading L1 0x38000 (= 0x0)" in run(sh, "info threads")
+    threads = run(sh, "set width unlimited", "info threads")
+    assert "Thread 1 (T0) [blocked: spins at 0x" in threads and "reading L1 0x38000 (= 0x0)" in threads
     assert "Thread 1 (T0) hit Breakpoint 1.1, marker ()" in run(sh, "continue")
 
 

@@ -119,6 +119,67 @@ def test_tab_lists_candidates_like_readline(tdbg: Tdbg) -> None:
     tdbg.run("echo ok\\n", r"ok\r\n")
 
 
+def test_tab_offers_subcommands_then_files_and_locals(tdbg: Tdbg) -> None:
+    """``tt-metal <TAB>`` lists its subcommands (before: 459 symbols); ``break dem<TAB>`` is
+    demo.c's FILE: (GDB completes source files in a linespec); in fill_row's frame
+    ``p va<TAB>`` is its local ``value`` (demo.c)."""
+    tdbg.child.send("tt-metal \t\t")
+    tdbg.expect("boot")
+    tdbg.expect("program")
+    tdbg.child.send("\x15")
+    tdbg.run("echo ok\\n", r"ok\r\n")
+    tdbg.child.send("break dem\t")
+    tdbg.expect("demo.c:")
+    tdbg.child.send("27\r")
+    tdbg.wait(r"Breakpoint 1 at 0x[0-9a-f]+: file .*demo.c, line 27\.")
+    tdbg.run("run", r"Breakpoint 1, fill_row \(")
+    tdbg.child.send("p va\t")
+    tdbg.expect("value")
+    tdbg.child.send("\r")
+    tdbg.wait(r"\$1 = 0")
+
+
+PAGER = r"--Type <RET> for more, q to quit, c to continue without paging--"
+
+
+def test_long_output_pages_as_gdb(tdbg: Tdbg) -> None:
+    """A terminal of 40 rows: 'info cfg' (every config field: hundreds of lines) stops after 39
+    with GDB's prompt; Enter shows one more page, q ends the command with "Quit", c shows the
+    rest; 'set pagination off' and 'set height 0' never page (before: no pager at all)."""
+    tdbg.run("show height", r"Number of lines gdb thinks are in a page is 40\.")
+    tdbg.child.send("info cfg\r")
+    tdbg.expect(PAGER)
+    assert tdbg.child.before.count("\n") >= 38     # a page: the terminal's rows less the prompt's
+    tdbg.child.send("\r")
+    tdbg.expect(PAGER)
+    tdbg.child.send("q\r")
+    tdbg.wait(r"\r\nQuit\r\n")
+    tdbg.child.send("info cfg\r")
+    tdbg.expect(PAGER)
+    tdbg.child.send("c\r")
+    tdbg.wait(r"THCON_\w+")   # the last fields come with no prompt
+    for setting in ("set pagination off", "set height 0"):
+        tdbg.run(setting)
+        tdbg.child.send("info cfg\r")
+        assert tdbg.child.expect([PAGER, PROMPT]) == 1
+        tdbg.run("set pagination on")
+        tdbg.run("set height 40")
+
+
+def test_exalens_spellings_name_the_tdbg_command(tdbg: Tdbg) -> None:
+    """tt-exalens' brxy, gpr, dr, rv and wxy say in one line what tdbg's command is (before: only
+    "Undefined command"); its r and d keep GDB's meanings (run, delete)."""
+    tdbg.run("brxy 0,0 0x0 16", r'Undefined command: "brxy"\.  Try "help"\.  \(tt-exalens\' burst-read-xy; in tdbg: x/Nwx ADDR ')
+    tdbg.run("gpr", r"\(tt-exalens' dump-gpr; in tdbg: info registers ")
+    tdbg.run("dr 2", r"\(tt-exalens' dump-regfile; in tdbg: x/16h dst\[ROW\]")
+    tdbg.run("rv halt", r"\(tt-exalens' riscv; in tdbg: stepi, continue, ")
+    tdbg.run("wxy 0,0 0x0 0x1234", r"\(tt-exalens' write-xy; in tdbg: set \{uint32_t\}ADDR = VALUE\.\)")
+    tdbg.run("break main", "Breakpoint 1 at")
+    tdbg.run("r", r"Breakpoint 1, " + MAIN)              # GDB's run
+    tdbg.run("d")                                         # GDB's delete
+    tdbg.run("info breakpoints", "No breakpoints or watchpoints.")
+
+
 def test_enter_repeats_stepi(tdbg: Tdbg) -> None:
     tdbg.run("break main", "Breakpoint 1 at")
     tdbg.run("run", "Breakpoint 1, ")
@@ -242,6 +303,36 @@ def test_completer_delegates_to_the_command(completer: TdbgCompleter) -> None:
     assert complete(completer, "tensix MOVD2") == ["tensix MOVD2A", "tensix MOVD2B"]
     assert complete(completer, "tensix MOVD2B Src") == ["tensix MOVD2B SrcRow="]
     assert complete(completer, "info registers $t") == [f"info registers $t{i}" for i in range(7)] + ["info registers $tp"]
+
+
+def test_completer_subcommands_files_and_frame_locals(completer: TdbgCompleter) -> None:
+    assert complete(completer, "tt-metal ") == ["tt-metal boot", "tt-metal program"]
+    assert complete(completer, "break dem") == ["break demo.c:"] and complete(completer, "tbreak crt") == ["tbreak crt0.S:"]
+    assert complete(completer, "p st") == []                     # at _start: no frame with locals
+    completer.interp.execute("break fill_row")
+    completer.interp.execute("run")
+    assert complete(completer, "p st") == ["p start", "p step"]  # fill_row(int row, float start, float step)
+    assert complete(completer, "p va") == ["p value"]
+
+
+def test_completer_breaks_in_a_kernel_before_it_runs() -> None:
+    """A tt-metal program's kernels are symbol files until they run: ``break kernel_m<TAB>`` is
+    their kernel_main (C++: GDB completes ``kernel_main()``), and their sources complete as FILE:."""
+    from tdbg.ttmetal import boot
+    from tdbg.ttmetal.boot import TtMetalError
+    from tdbg.ttmetal.program import prepare
+    from ttmetal_programs import eltwise_add, operations
+
+    ops = operations()
+    try:
+        fw = boot.firmware_dir()
+    except TtMetalError as exc:
+        pytest.skip(f"the ttnn wheel's firmware is not available: {exc}")
+    s = Session({})
+    prepare(s, eltwise_add(ops), fw)
+    c = TdbgCompleter(Interpreter(s))
+    assert complete(c, "break kernel_m") == ["break kernel_main()"]
+    assert complete(c, "break eltwise_binary_k") == ["break eltwise_binary_kernel.cpp:"]
 
 
 def test_completer_defaults(completer: TdbgCompleter) -> None:

@@ -209,7 +209,7 @@ def test_python_over_the_session() -> None:
 def test_no_gdb_setting_is_silently_ignored() -> None:
     sh = shell(DEMO)
     assert run(sh, "set verbose on") == '"set verbose" is not supported by tdbg: tdbg has no informational messages to add.\n'
-    assert run(sh, "set pagination on") == 'tdbg never pages its output: only "set pagination off" is supported.\n'
+    assert run(sh, "set pagination on", "show pagination") == "State of pagination is on.\n"   # (tdbg.cli.pager)
     assert run(sh, "set pagination off", "set height 0", "set width unlimited", "show pagination") == "State of pagination is off.\n"
     assert run(sh, "set print pretty maybe") == '"on" or "off" expected.\n'
     assert run(sh, "show print demangle", "show print asm-demangle") == (

@@ -159,3 +159,16 @@ def test_breakpoint_commands_line_breakpoints_and_tbreak(tmp_path: Path) -> None
     # demo.c's loop runs fill_row four times, then rows++: the commands print 0, 1, 2, 3
     assert [l for l in out.splitlines() if l.startswith("$")] == ["$1 = 0", "$2 = 1", "$3 = 2", "$4 = 3"]
     assert out.rstrip().endswith("exited normally]")
+
+
+def test_info_threads_shows_the_stopped_core_stopped_one_line_each() -> None:
+    """All-stop: at a breakpoint every core is stopped, the current one too (before: "[running]");
+    at GDB's default width (80) each thread is one line of at most 80 columns (issue 33 item 9)."""
+    interp, out = shell()
+    run(interp, out, "break fill_row")
+    run(interp, out, "run")
+    lines = run(interp, out, "info threads").splitlines()
+    assert lines[1] == "* 1    Thread 1 (T0) [stopped]     fill_row (...) at demo.c:27"   # (the column: "[no firmware]")
+    assert len(lines) == 6 and max(map(len, lines)) <= 80
+    run(interp, out, "set width unlimited")
+    assert "* 1    Thread 1 (T0) [stopped]     fill_row (row=0, start=0, step=0.25) at " in run(interp, out, "info threads")

@@ -90,9 +90,12 @@ def test_deadlock_in_the_shell_lists_the_waits() -> None:
     text = run(interp, out, "run")
     assert "Program stopped: deadlock: no core can run." in text
     assert sum(line.startswith(("  T0: ", "  T1: ", "  T2: ")) for line in text.splitlines()) == 3   # one entry per core
-    threads = run(interp, out, "info threads")
+    threads = run(interp, out, "info threads")      # GDB's default width, 80: the state in a word
+    assert "\n  2    Thread 2 (T1) [blocked]     tdbg_wait_done_at (" in threads
+    assert "Thread 4 (B) [no firmware]" in threads and max(map(len, threads.splitlines())) <= 80
+    run(interp, out, "set width unlimited")
+    threads = run(interp, out, "info threads")   # room for each wait
     assert "Thread 2 (T1) [blocked: TTSync load" in threads
-    assert "Thread 4 (B) [no firmware]" in threads
 
 
 def test_scheduler_locking_on_runs_only_the_current_core() -> None:
@@ -322,7 +325,7 @@ def test_gdb_sees_each_core_as_a_thread() -> None:
     done = subprocess.run(args, capture_output=True, text=True, timeout=120)
     out = done.stdout + done.stderr
     # each core a process (GDB's multiprocess extensions), its thread N.1 (gdb-multiarch 13.1)
-    assert "Thread 2.1 (T1 running)" in out and "Thread 3.1 (T2 running)" in out
+    assert "Thread 2.1 (T1 stopped)" in out and "Thread 3.1 (T2 stopped)" in out
     assert "[Switching to thread 2.1 (Thread 2.1)]" in out
     assert "$1 = 0xb004" in out                   # one instruction of T1 from its entry 0xB000
     assert "Thread 3.1 hit Breakpoint 1, 0x00010060 in main () at " in out and "$2 = 0x10060" in out

@@ -162,8 +162,11 @@ def _main(argv: list[str] | None = None) -> int:
     interp = Interpreter(session, write=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
     interp.state.confirm = not args.batch            # GDB: -batch answers every query yes, unasked
     interp.state.terminal = sys.stdin.isatty()
-    if sys.stdout.isatty():  # GDB's width: the terminal's
+    interp.state.pagination = not args.batch         # GDB: -batch never pages
+    if sys.stdout.isatty():  # GDB's width and height: the terminal's
         interp.state.width = shutil.get_terminal_size().columns
+        if sys.stdin.isatty() and not args.batch:
+            interp.state.height = shutil.get_terminal_size().lines
     catch_sigint(session)
     if not args.quiet and not args.batch:
         loaded = ", ".join(f"{image.path.name} on {name}" for name, image in session.programs.items())

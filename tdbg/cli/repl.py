@@ -16,6 +16,7 @@ from prompt_toolkit.shortcuts import CompleteStyle
 
 from tdbg.cli.completion import TdbgCompleter
 from tdbg.cli.lexer import TdbgLexer, highlight_asm
+from tdbg.cli.pager import Pager
 from tdbg.commands import Interpreter
 
 PROMPT = "(tdbg) "
@@ -87,6 +88,15 @@ def open_history(path: Path) -> History:
     return SafeFileHistory(path)
 
 
+def _read_answer() -> str | None:
+    """The answer to the pager's prompt: a line from the terminal (None at its end)."""
+    try:
+        line = sys.stdin.readline()
+    except (OSError, ValueError):
+        return None
+    return line or None
+
+
 def repl(interp: Interpreter) -> None:
     """Read and run commands until ``quit`` (raised to the caller) or end of input (Ctrl-D).
 
@@ -111,7 +121,10 @@ def repl(interp: Interpreter) -> None:
     interp.read_line = read_line
     if sys.stdout.isatty():
         interp.state.highlight_asm = highlight_asm
+    pager = Pager(interp.write, _read_answer, interp.state)   # GDB's --Type <RET> for more--
+    interp.write = pager.write
     while True:
+        pager.reset()
         try:
             line = prompt.prompt(PROMPT)
         except KeyboardInterrupt:

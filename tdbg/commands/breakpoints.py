@@ -77,7 +77,10 @@ def set_bpnum(interp: Interpreter, number: int) -> None:
 
 
 def _complete_locations(interp: Interpreter, word: str) -> list[str]:
-    return [n for n in interp.session.symbol_names() if n.startswith(word)]
+    """Functions and variables of every core's programs (kernels too, before they run), and
+    source files as ``FILE:`` (GDB's linespec completion)."""
+    symbols, files = interp.session.location_names()
+    return [n for n in symbols if n.startswith(word)] + [f"{n}:" for n in files if n.startswith(word)]
 
 
 @command("break", aliases=("b", "br"), usage="break [LOCATION] [thread N] [if COND]", help="Set a breakpoint at LOCATION: *ADDRESS, FUNCTION, FILE:LINE or LINE (default: the current pc), in every core whose firmware has it (one location per core), or with 'thread N' only on that core (N: thread number or T0, T1, T2, B).  It costs nothing until hit.", example="break main", complete=_complete_locations)

@@ -41,7 +41,19 @@ def _complete_expr(interp: Interpreter, word: str) -> list[str]:
         from tdbg.session import REGISTERS
 
         return [f"${r}" for r in ["pc", *REGISTERS] if r.startswith(word[1:])]
-    return [n for n in s.symbol_names() if n.startswith(word)]
+    return [n for n in {*_frame_names(interp), *s.symbol_names()} if n.startswith(word)]
+
+
+def _frame_names(interp: Interpreter) -> list[str]:
+    """The selected frame's locals and arguments (none without a frame with debug information)."""
+    from tdbg.commands.location import frame_view
+
+    info = interp.session.debug
+    if info is None or not interp.session.has_firmware(interp.session.current):
+        return []
+    view = frame_view(interp)
+    frame = view.selected()
+    return [v.name for v in info.locals_at(frame, view.caller(frame))]
 
 
 @command("print", aliases=("p", "inspect", "call"), usage="print[/FMT] EXPR", help="Evaluate a C expression and print its value as $N (registers $pc $a0 $x5, variables, &symbol, casts, arithmetic, comparisons, assignments, $convenience variables, $ $$ $N history, dst[r][c], dst32[r][c], srca[b][r][c], srcb[b][r][c], cfg.NAME).  FMT: x d u o t a c f s z.  dst[r][c] (Dst16b), dst32[r][c] (Dst32b), srca[b][r][c] and srcb[b][r][c] are the numbers the data holds (float or int), in the format in force as x/f reads them (see help x): Dst by the current core's window fmt (RISC_DEST_ACCESS_CTRL_SEC<thread>_fmt), Src by its Unpacker data format; assigning one encodes the value back in that format, and reading an undefined Dst element (ZEROACC, or never written) is an error.  The raw bits are dstbits[r][c] (DstBits, the 16 stored bits, no row mapping), dst32bits[r][c], srcabits[b][r][c] and srcbbits[b][r][c].  One index fewer gives a whole row.", example="p/x results[1]", complete=_complete_expr)

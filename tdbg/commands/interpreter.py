@@ -13,6 +13,7 @@ import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from tdbg.commands.exalens import with_exalens_hint
 from tdbg.commands.registry import INIT_HOOKS, ROOT, Command, CommandError
 from tdbg.commands.state import ShellState
 from tdbg.emu.stops import Stop
@@ -164,7 +165,10 @@ class Interpreter:
         word, slash, rest = m.group(1), m.group(2) or "", m.group(3)
         if word in self.user_commands:
             return ROOT.commands["__user__"], text
-        cmd = ROOT.lookup(word)
+        try:
+            cmd = ROOT.lookup(word)
+        except CommandError as exc:
+            raise CommandError(with_exalens_hint(word, str(exc))) from None
         return cmd, (slash + (" " if slash and rest else "") + rest).strip()
 
     def _run(self, cmd: Command, args: str) -> None:

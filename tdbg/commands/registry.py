@@ -105,6 +105,13 @@ class Registry:
     def names(self) -> list[str]:
         return sorted([*self.commands, *self.aliases])
 
+    def complete_subcommand(self, interp: Interpreter, word: str) -> list[str]:
+        """A completer for the command this registry serves: its subcommands' names as the first
+        argument (GDB offers a prefix command's subcommands, not symbols)."""
+        line = interp.state.completion_line
+        words = line.split() + ([""] if line[-1:].isspace() else [])
+        return [n for n in self.names() if n.startswith(word)] if len(words) == 2 else []
+
     def dispatch(self, interp: Interpreter, args: str) -> None:
         """Run the subcommand the first word of ``args`` names with the rest of them; with no
         word, print ``listing`` (GDB's "must be followed by" and the subcommands)."""

@@ -1,9 +1,8 @@
 """GDB's settings: ``set NAME VALUE`` and ``show [NAME]``, each declared once with GDB's words.
 
 Every setting tdbg accepts does what GDB's does; a GDB setting tdbg does not have is refused
-with one line saying so (``UNSUPPORTED``), never accepted and ignored.  Settings whose GDB
-behaviour is already tdbg's (``set pagination off``, ``set height 0``) are accepted in that
-value only.  ``set`` of anything else is an assignment (``set var``, ``data``).
+with one line saying so (``UNSUPPORTED``), never accepted and ignored.  ``set`` of anything else
+is an assignment (``set var``, ``data``).
 """
 
 from __future__ import annotations
@@ -191,19 +190,17 @@ setting("confirm", help="Ask before a dangerous operation such as 'run' on a sta
         set=_set_confirm)
 
 
-def _only(value_ok: Callable[[str], bool], why: str) -> Setter:
-    def set_(interp: Interpreter, value: str) -> None:
-        if not value_ok(value):
-            raise CommandError(why)
-    return set_
+def _set_pagination(interp: Interpreter, value: str) -> None:
+    interp.state.pagination = parse_bool(value)
 
 
-setting("pagination", help="tdbg never pages its output: off is the only value.",
-        show=lambda interp: "State of pagination is off.",
-        set=_only(lambda v: not parse_bool(v), "tdbg never pages its output: only \"set pagination off\" is supported."))
-setting("height", help="tdbg never pages its output: unlimited (0) is the only value.",
-        show=lambda interp: "Number of lines gdb thinks are in a page is unlimited.",
-        set=_only(lambda v: parse_limit(v) == 0, "tdbg never pages its output: only \"set height unlimited\" (or 0) is supported."))
+setting("pagination", help="Stop after each page of a command's output ('set height' lines) with GDB's prompt: "
+                           "Enter shows one more page, c the rest, q ends the command.  On in the shell on a terminal; "
+                           "-batch, scripts and output that is not a terminal are never paged (height unlimited).",
+        show=lambda interp: f"State of pagination is {on_off(interp.state.pagination)}.",
+        set=_set_pagination)
+limit_setting("height", "The lines in a page (unlimited or 0: no paging; default: the terminal's rows when the shell runs on "
+              "a terminal, else unlimited).", "height", "Number of lines gdb thinks are in a page is {}.", lambda i: i.state)
 limit_setting("width", "The characters in a line (unlimited or 0: no limit; default 80, or the terminal's width): dst tile, "
               "tile, info pushes, info lregs and help fit it (tdbg.commands.layout).",
               "width", "Number of characters gdb thinks are in a line is {}.", lambda i: i.state)

@@ -58,6 +58,8 @@ class ShellState:
     interactive: bool = False
     batch: bool = False
     width: int = 80                    # GDB's ``set width``: characters in a line, 0 unlimited
+    height: int = 0                    # GDB's ``set height``: lines in a page, 0 unlimited (tdbg.cli.pager)
+    pagination: bool = True            # GDB's ``set pagination`` (-batch: off)
     user_depth: int = 0                # nesting of user-defined commands
     # escapes (tdbg.commands.escapes)
     logging: object | None = None      # set logging: its Logging, once set

@@ -3,6 +3,8 @@ is ``scripting``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import fits, line_width, wrap, wrap_lines
 from tdbg.commands.registry import INFO, ROOT, CommandError, command, first_sentence, info_command
@@ -93,22 +95,52 @@ def thread_cmd(interp: Interpreter, args: str) -> None:
         interp.out(describe_location(interp, s.pc).splitlines()[0])
 
 
-@info_command("threads", usage="info threads", help="List the cores (GDB threads) with their state (running, blocked and on what, parked, exited, held in reset, no firmware) and their own frame; * marks the current one.", example="info threads")
+@info_command("threads", usage="info threads",
+              help="List the cores (GDB threads), one line each: the core, its state (stopped: it would run; blocked "
+                   "and on what; parked; exited; held in reset; no firmware) and its own frame; * marks the current "
+                   "one.  Where 'set width' is too narrow for a line, the wait's text, the file's folders, then "
+                   "the frame's arguments (as '...') are left out, as far as needed.", example="info threads")
 def info_threads(interp: Interpreter, args: str) -> None:
-    from tdbg.commands.location import describe_location
+    from tdbg.commands.layout import first_fitting, line_width
+    from tdbg.commands.location import frame_args, frame_view, shows_address
 
     s = interp.session
-    interp.out("  Id   Target Id                    Frame")
-    last = interp.state.last_function
+    rows = []   # (core, its frame or None, the frame's arguments, whether GDB shows its pc)
     for name in s.core_names:
-        mark = "*" if name == s.current else " "
-        target = f"Thread {s.thread_id(name)} ({name}) [{s.core_state(name)}]"
-        where = ""
-        if s.has_firmware(name):
-            with s.on_core(name):
-                where = describe_location(interp, s.pc).splitlines()[0]
-        interp.out(f"{mark} {s.thread_id(name):<4} {target:<28} {where}".rstrip())
-    interp.state.last_function = last
+        if not s.has_firmware(name):
+            rows.append((name, None, "", False))
+            continue
+        with s.on_core(name):
+            frame = frame_view(interp).all()[0]
+            rows.append((name, frame, frame_args(interp, frame), shows_address(interp, frame)))
+
+    width = line_width(interp)
+
+    def layout(full_wait: bool, base: bool) -> list[str]:
+        """GDB's table, the Target Id column as wide as its widest entry (a line still too
+        wide without the folders: without the arguments)."""
+        states = [s.core_status(name) for name, *_ in rows]
+        targets = [f"Thread {s.thread_id(name)} ({name}) [{s.core_state(name) if full_wait and state == 'blocked' else state}]"
+                   for (name, *_), state in zip(rows, states)]
+        column = max(len("Target Id"), *map(len, targets))
+        lines = [f"  Id   {'Target Id':<{column}} Frame"]
+        for (name, frame, args_text, with_pc), target in zip(rows, targets):
+            head = f"{'*' if name == s.current else ' '} {s.thread_id(name):<4} {target:<{column}} "
+            if frame is None:
+                lines.append(head.rstrip())
+                continue
+            pc = f"{frame.pc:#010x} in " if with_pc or frame.line is None else ""
+            where = ""
+            if frame.file is not None and frame.line is not None:
+                where = f" at {Path(frame.file).name if base else frame.file}:{frame.line}"
+            line = f"{head}{pc}{frame.function or '??'} ({args_text}){where}"
+            if base and width is not None and len(line) > width:
+                line = f"{head}{pc}{frame.function or '??'} (...){where}"
+            lines.append(line)
+        return lines
+
+    for line in first_fitting(width, [lambda: layout(True, False), lambda: layout(False, False), lambda: layout(False, True)]):
+        interp.out(line)
 
 
 @command("info", aliases=("i", "inf"), usage="info SUBCOMMAND", help="Show things about the program and the tile; 'help info' lists the subcommands.", example="info registers pc")

@@ -186,6 +186,6 @@ def _words(args: str) -> list[str]:
     "tt-metal", usage="tt-metal SUBCOMMAND",
     help="Play tt-metal 0.81.1's host for this tile (slow dispatch).\n"
          + "\n".join(f"  {c.usage}: {c.help}" for c in TT_METAL.commands.values()),
-    example="tt-metal boot", host_files=TT_METAL.touches_host_files)
+    example="tt-metal boot", host_files=TT_METAL.touches_host_files, complete=TT_METAL.complete_subcommand)
 def tt_metal(interp: Interpreter, args: str) -> None:
     TT_METAL.dispatch(interp, args)

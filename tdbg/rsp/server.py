@@ -8,8 +8,10 @@ access and compares values itself).  ``qRcmd`` runs a tdbg command (``monitor``)
 commands that read or write host files (their declaration says so: ``Command.host_files``) unless
 the user allowed them.
 
-The stub never dies of its input: a malformed packet gets an error reply (``E01``; ``E14`` for
-memory tdbg cannot access), a bad checksum a ``-``, an unsupported packet or ``vCont`` action
+Each packet declares the schema of its arguments in the packet table (``tdbg.rsp.packets``); its
+handler gets them typed.  The stub never dies of its input: a packet whose arguments do not fit
+its schema, or name what does not exist, gets an error reply (``E01``; ``E14`` for memory tdbg
+cannot access), a bad checksum a ``-``, an unsupported packet or ``vCont`` action
 the empty reply or ``E01``; a packet larger than ``MAX_PACKET`` is dropped; a retransmission
 of the packet being answered (GDB resends when tdbg starts slowly) is answered once; reads are
 cut to what fits a packet (GDB asks again for the rest).  A vanished client interrupts what
@@ -29,6 +31,12 @@ breakpoint (``Z0`` after ``Hg``: that core's) and every core's frames have symbo
 only that core runs and the others stay where GDB saw them (said once on the console); ``set
 schedule-multiple on`` runs the tile.  A process exits (``W..;process:N``) when its core ran alone
 and exited, or at the tile's end, one process a resume.  ``D;N`` / ``vKill;N`` let one process go.
+
+Code a host put on a core beyond its firmware (a tt-metal kernel: the session's symbol files) is
+a library of that core's process (``qXfer:libraries-svr4``, ``qXfer:libraries``), announced by a
+``library`` stop when it changes; ``qXfer:memory-map`` gives every core's map from the profile.
+A breakpoint tdbg set (``monitor break``) stops GDB with no ``swbreak`` (GDB would take it for
+one of its own and resume).
 """
 
 from __future__ import annotations
@@ -39,15 +47,18 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable
+from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
 from tdbg.commands import Interpreter
 from tdbg.commands.hang_report import report_text
 from tdbg.commands.registry import Command, CommandError
+from tdbg.commands.running import report_stop
 from tdbg.emu.stops import Stop, StopKind
-from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
-from tdbg.session import RunStatus, Session, SessionError
+from tdbg.rsp.packets import PacketError, PacketTable, packet
+from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, memory_map_xml, target_xml
+from tdbg.session import RunStatus, Session, SessionError, SymbolFile
 
 SIGTRAP, SIGINT, SIGILL, SIGSEGV = 5, 2, 4, 11
 #: The signal a stop is reported with (any other kind: SIGTRAP); SIGILL's stops are described on
@@ -93,13 +104,6 @@ def escape(data: bytes) -> bytes:
     return bytes(out)
 
 
-def unescape(data: bytes) -> bytes:
-    out, it = bytearray(), iter(data)
-    for b in it:
-        out.append(next(it, 0) ^ 0x20 if b == 0x7D else b)
-    return bytes(out)
-
-
 class Transport:
     """A byte stream: ``read(n)`` returns b"" at end, ``write`` sends everything."""
 
@@ -123,15 +127,17 @@ class RspServer:
         self.interp = MonitorInterpreter(session, allow_host_files)
         self._breakpoints: dict[tuple[str | None, int], int] = {}   # (core or None: all, address) -> number
         self._watches: dict[tuple[int, int, int], int] = {}  # (type, addr, len) -> number
-        self._watch_owner: dict[int, str] = {}               # watch number -> the core GDB set it on
+        self._watch_owners: dict[int, list[str]] = {}        # watch number -> the processes' cores that set it
         self.multiprocess = False    # GDB's multiprocess extensions: each core a process
         self.exited = False
         self._reported_exits: set[str] = set()   # cores whose process GDB has been told exited
         self._detached: set[str] = set()         # cores GDB detached from or killed
         self._access_done: str | None = None     # a watchpoint hit reported on this core after its access
         self._hinted = False                     # said once how to run every core
+        self._announced: dict[str, list[str]] = {}   # core -> its symbol files GDB has been told of
+        self._loaded: str | None = None          # the core of the last ``library`` stop (GDB reads its list)
         self._files: dict[int, bytes] = {}   # vFile descriptors: the loaded ELFs GDB opened
-        self._packet_table()
+        self._table = self._packet_table()
         # Shared with the reader thread, under ``_lock``: packets not yet handled, whether one
         # is being handled, the body of the newest one (a retransmission of it is dropped),
         # a 0x03 for it, the client gone.
@@ -253,127 +259,181 @@ class RspServer:
                 return
 
     def handle(self, packet: bytes) -> str | bytes | None:
-        """The reply to one packet (None: no reply), by the packet table: an exact name, else
-        the longest name prefix, else its first letter (pyOCD's gdbserver's command table);
-        an unknown packet gets the empty reply, as the protocol asks."""
+        """The reply to one packet (None: no reply), by the packet table (``tdbg.rsp.packets``):
+        an unknown packet gets the empty reply, as the protocol asks; one whose arguments do not
+        fit its schema, ``E01``."""
         text = packet.decode("latin-1")   # (latin-1: every byte a character, X's binary data too)
         if not text:
             return ""
-        handler = self._exact.get(text)
-        if handler is not None:
-            return handler("")
-        for prefix, handler in self._prefixed:
-            if text.startswith(prefix):
-                return handler(text[len(prefix):])
-        handler = self._letters.get(text[0])
-        return handler(text[1:]) if handler is not None else ""
+        try:
+            return self._table.dispatch(text)  # type: ignore[return-value]
+        except PacketError:
+            return "E01"
 
-    def _packet_table(self) -> None:
-        """The packets the stub answers: ``_exact`` by their whole text, ``_prefixed`` by a
-        name before their arguments (longest first), ``_letters`` by their first letter."""
-        Handler = Callable[[str], "str | bytes | None"]
-        self._exact: dict[str, Handler] = {
-            "QStartNoAckMode": self._no_ack, "qC": lambda _: f"QC{self._thread_id(self.session.current)}",
-            "qfThreadInfo": lambda _: "m" + ",".join(self._thread_id(n) for n in self._threads()),
-            "qsThreadInfo": lambda _: "l", "qAttached": lambda _: "1", "qSymbol::": lambda _: "OK",
-            "?": lambda _: self._stop_reply(self.session.last_stop), "vCont?": lambda _: "vCont;c;C;s;S",
-            "vMustReplyEmpty": lambda _: "",
-        }
-        prefixed: dict[str, Handler] = {
-            "qSupported": self._supported, "qXfer:features:read:target.xml:": self._features,
-            "qXfer:exec-file:read:": self._exec_file, "vFile:": self._vfile,
-            "qRcmd,": lambda args: self._monitor(bytes.fromhex(args).decode("utf-8", "replace")),
-            "qThreadExtraInfo,": self._thread_extra_info, "qAttached:": lambda _: "1",
-            "qOffsets": lambda _: "Text=0;Data=0;Bss=0", "vCont;": lambda args: self._vcont(args.split(";")),
-            "vKill;": self._detach,
-        }
-        self._prefixed = sorted(prefixed.items(), key=lambda item: -len(item[0]))
-        self._letters: dict[str, Handler] = {
-            "H": self._select_thread, "T": self._thread_alive, "g": self._read_registers,
-            "G": self._write_registers, "p": lambda args: self._reg_hex(int(args, 16)), "P": self._write_register,
-            "m": self._read_memory, "M": self._write_memory, "X": self._write_memory_binary,
-            "Z": lambda args: self._point(True, args), "z": lambda args: self._point(False, args),
-            "c": lambda args: self._continue(args, step=False), "s": lambda args: self._continue(args, step=True),
-            "C": lambda args: self._continue_signal(args, step=False), "S": lambda args: self._continue_signal(args, step=True),
-            "D": lambda args: self._detach(args.partition(";")[2]), "k": lambda _: None,
-        }
+    def _packet_table(self) -> PacketTable:
+        """Every packet the stub answers, with the schema of its arguments (``tdbg.rsp.packets``)."""
+        s = self.session
+        xfer = "S:L,L"   # qXfer:OBJECT:read:ANNEX:OFFSET,LENGTH
+        return PacketTable([
+            packet("QStartNoAckMode", "", self._no_ack, exact=True),
+            packet("qC", "", lambda: f"QC{self._thread_id(s.current)}", exact=True),
+            packet("qfThreadInfo", "", lambda: "m" + ",".join(self._thread_id(n) for n in self._threads()), exact=True),
+            packet("qsThreadInfo", "", lambda: "l", exact=True),
+            packet("qAttached", "[:L]", lambda pid: "1"),
+            packet("qSymbol::", "", lambda: "OK", exact=True),
+            packet("qOffsets", "", lambda: "Text=0;Data=0;Bss=0", exact=True),
+            packet("?", "", lambda: self._stop_reply(s.last_stop), exact=True),
+            packet("vCont?", "", lambda: "vCont;c;C;s;S", exact=True),
+            packet("vMustReplyEmpty", "", lambda: "", exact=True),
+            packet("qSupported", "[:S]", self._supported),
+            packet("qXfer:features:read:", xfer, self._features),
+            packet("qXfer:exec-file:read:", xfer, self._exec_file),
+            packet("qXfer:libraries:read:", xfer, self._libraries),
+            packet("qXfer:libraries-svr4:read:", xfer, self._libraries_svr4),
+            packet("qXfer:memory-map:read:", xfer, self._memory_map),
+            packet("vFile:setfs:", "L", lambda pid: "F0"),
+            packet("vFile:open:", "H,L,L", self._vfile_open),
+            packet("vFile:pread:", "L,L,L", self._vfile_pread),
+            packet("vFile:close:", "L", self._vfile_close),
+            packet("vFile:fstat:", "L", self._vfile_fstat),
+            packet("vFile:", "S", lambda request: "F-1,58"),   # ENOSYS: unlink, readlink ...
+            packet("qRcmd,", "H", lambda command: self._monitor(command.decode("utf-8", "replace"))),
+            packet("qThreadExtraInfo,", "T", self._thread_extra_info),
+            packet("vCont;", "S", lambda actions: self._vcont(actions.split(";"))),
+            packet("vKill;", "L", self._detach),
+            packet("H", "OT", self._select_thread),
+            packet("T", "T", self._thread_alive),
+            packet("g", "", self._read_registers),
+            packet("G", "H", self._write_registers),
+            packet("p", "L", self._reg_hex),
+            packet("P", "L=H", self._write_register),
+            packet("m", "L,L", self._read_memory),
+            packet("M", "L,L:H", self._store),
+            packet("X", "L,L:B", self._store),
+            packet("Z", "L,L,L[;S]", lambda kind, addr, length, conditions: self._point(True, kind, addr, length)),
+            packet("z", "L,L,L[;S]", lambda kind, addr, length, conditions: self._point(False, kind, addr, length)),
+            packet("c", "[L]", lambda addr: self._continue(addr, step=False)),
+            packet("s", "[L]", lambda addr: self._continue(addr, step=True)),
+            packet("C", "L[;L]", lambda signal, addr: self._continue(addr, step=False)),   # the signal is
+            packet("S", "L[;L]", lambda signal, addr: self._continue(addr, step=True)),    # not delivered
+            packet("D", "[;L]", self._detach),
+            packet("k", "", lambda: None),
+        ])
 
     # -- packets ----------------------------------------------------------------------------------
-    def _supported(self, args: str) -> str:
-        self.multiprocess = "multiprocess+" in args.partition(":")[2].split(";")
+    def _supported(self, features: str | None) -> str:
+        self.multiprocess = "multiprocess+" in (features or "").split(";")
         # a watchpoint is its process's, but any core (or Tensix unit) may make the access:
         # the stub completes it and reports the hit on the watchpoint's process (_watch_reply)
         self.session.watch_after = self.multiprocess
-        return (f"PacketSize={PACKET_SIZE:x};qXfer:features:read+;qXfer:exec-file:read+;QStartNoAckMode+;"
-                "vContSupported+;swbreak+;hwbreak+" + (";multiprocess+" if self.multiprocess else ""))
+        return (f"PacketSize={PACKET_SIZE:x};qXfer:features:read+;qXfer:exec-file:read+;qXfer:libraries:read+;"
+                "qXfer:libraries-svr4:read+;qXfer:memory-map:read+;QStartNoAckMode+;vContSupported+;swbreak+;hwbreak+"
+                + (";multiprocess+" if self.multiprocess else ""))
 
-    def _no_ack(self, args: str) -> None:
+    def _no_ack(self) -> None:
         self.send("OK")
         self.ack = False
 
-    def _features(self, args: str) -> bytes:
-        return self._xfer(target_xml().encode(), args.rsplit(":", 1)[1] if ":" in args else args)
+    def _features(self, annex: str, offset: int, length: int) -> str | bytes:
+        if annex != "target.xml":
+            return "E00"
+        return self._xfer(target_xml().encode(), offset, length)
 
-    def _exec_file(self, args: str) -> str | bytes:
-        annex, _, window = args.rpartition(":")
+    def _memory_map(self, annex: str, offset: int, length: int) -> bytes:
+        """``qXfer:memory-map:read::OFFSET,LENGTH``: every core's map, from the profile."""
+        s = self.session
+        return self._xfer(memory_map_xml(s.profile.map, s.core_names).encode(), offset, length)
+
+    def _exec_file(self, annex: str, offset: int, length: int) -> str | bytes:
         core = self._core(f"p{annex}") if annex else self.session.current
         image = self.session.programs.get(core)
         if image is None:
             return "E01"
-        return self._xfer(str(image.path).encode(), window)
+        return self._xfer(str(image.path).encode(), offset, length)
 
-    def _thread_extra_info(self, args: str) -> str:
-        name = self._core(args)
-        return f"{name} {self.session.core_state(name)}".encode().hex()
+    def _libraries(self, annex: str, offset: int, length: int) -> bytes:
+        """``qXfer:libraries:read::OFFSET,LENGTH`` (GDB's ``solib-target``, a bare-metal OS
+        ABI): each symbol file a library whose loadable segments are given where they run, one
+        ``segment`` address each in the file's order (a kernel's code moved, its data where it
+        was linked), so GDB has the kernels' symbols with no ``add-symbol-file``."""
+        entries = []
+        for added in self._symbol_files():
+            bases = "".join(f'<segment address="{seg.vaddr:#x}"/>' for seg in added.image.segments)
+            entries.append(f"<library name={quoteattr(str(added.image.path))}>{bases}</library>")
+        xml = '<library-list version="1.0">' + "".join(entries) + "</library-list>"
+        return self._xfer(xml.encode(), offset, length)
 
-    def _select_thread(self, args: str) -> str:
+    def _libraries_svr4(self, annex: str, offset: int, length: int) -> bytes:
+        """``qXfer:libraries-svr4:read::OFFSET,LENGTH`` (what gdb-multiarch asks when it takes
+        the firmware for GNU/Linux, its default OS ABI): the same symbol files, each one's load
+        bias 0, since GDB reads their bytes through ``vFile`` as tdbg moved them (``lm``: a
+        number of the stub's own, the list has no link map in memory)."""
+        entries = "".join(f'<library name={quoteattr(str(added.image.path))} lm="{n:#x}" l_addr="0x0" l_ld="0x0" lmid="0x0"/>'
+                          for n, added in enumerate(self._symbol_files(), 1))
+        xml = '<library-list-svr4 version="1.0">' + entries + "</library-list-svr4>"
+        return self._xfer(xml.encode(), offset, length)
+
+    def _unannounced(self, only: str | None) -> str | None:
+        """A core (``only``, or any) whose symbol files changed since GDB last read its library
+        list (a tt-metal program prepared: its kernels), marked told; None when there is none.
+        Its stop reply carries ``library``, as a dynamic loader's event would."""
+        for core in [only] if only is not None else self._threads():
+            files = [str(f.image.path) for f in self.session.symbol_files.get(core, ())]
+            if files != self._announced.get(core, []):
+                self._announced[core] = files
+                return core
+        return None
+
+    def _symbol_files(self) -> list[SymbolFile]:
+        """The symbol files (code beyond the firmware: a tt-metal kernel) of the cores GDB's
+        current program holds: with processes the selected core's (after a ``library`` stop, the
+        core it named: GDB reads that process's list with no ``Hg`` first), else every core's."""
+        cores = [self._loaded or self.session.current] if self.multiprocess else self._threads()
+        for core in cores:   # GDB reads the list: it knows of these now
+            self._announced[core] = [str(f.image.path) for f in self.session.symbol_files.get(core, ())]
+        return [added for core in cores for added in self.session.symbol_files.get(core, ())]
+
+    def _thread_extra_info(self, thread: str) -> str:
+        name = self._core(thread)
+        return f"{name} {self.session.core_status(name)}".encode().hex()   # short: GDB's info threads fits 80 columns
+
+    def _select_thread(self, op: str, thread: str) -> str:
         """``Hg``/``Hc`` + a thread: ``Hg`` selects whose registers and memory view count."""
-        if args[1:] not in ("0", "-1"):
-            core = self._core(args[1:])
-            if args[:1] == "g":
+        if thread not in ("0", "-1"):
+            core = self._core(thread)
+            self._loaded = None
+            if op == "g":
                 self.session.select_core(core)
         return "OK"
 
-    def _thread_alive(self, args: str) -> str:
-        self._core(args)
+    def _thread_alive(self, thread: str) -> str:
+        self._core(thread)
         return "OK"
 
-    def _read_registers(self, args: str) -> str:
+    def _read_registers(self) -> str:
         return "".join(self._reg_hex(i) for i in range(REGISTER_COUNT))
 
-    def _write_registers(self, args: str) -> str:
-        data = bytes.fromhex(args)
+    def _write_registers(self, data: bytes) -> str:
         if len(data) != 4 * REGISTER_COUNT:
             return "E01"
         for i in range(REGISTER_COUNT):
             self._set_reg(i, data[4 * i: 4 * i + 4])
         return "OK"
 
-    def _write_register(self, args: str) -> str:
-        n, value = args.split("=")
-        data = bytes.fromhex(value)
-        if len(data) != (32 if int(n, 16) >= REGISTER_COUNT else 4):
+    def _write_register(self, n: int, data: bytes) -> str:
+        if len(data) != (32 if n >= REGISTER_COUNT else 4):
             return "E01"
-        self._set_reg(int(n, 16), data)
+        self._set_reg(n, data)
         return "OK"
 
-    def _read_memory(self, args: str) -> str:
-        addr, length = (int(x, 16) for x in args.split(","))
+    def _read_memory(self, addr: int, length: int) -> str:
         try:
             return self.session.read_memory(addr, min(length, MAX_READ)).hex()
         except SessionError:
             return "E14"
 
-    def _write_memory(self, args: str) -> str:
-        head, _, data = args.partition(":")
-        return self._store(head, bytes.fromhex(data))
-
-    def _write_memory_binary(self, args: str) -> str:
-        head, _, data = args.partition(":")
-        return self._store(head, unescape(data.encode("latin-1")))
-
-    def _store(self, head: str, raw: bytes) -> str:
-        addr, length = (int(x, 16) for x in head.split(","))
+    def _store(self, addr: int, length: int, raw: bytes) -> str:
+        """``M`` (hex data) and ``X`` (binary data): write as the current core's stores would."""
         if len(raw) != length:
             return "E01"
         try:
@@ -382,62 +442,54 @@ class RspServer:
             return "E14"
         return "OK"
 
-    def _continue(self, args: str, step: bool) -> str:
-        """``c [ADDR]`` / ``s [ADDR]``: resume (at ADDR when given)."""
-        if args:
-            self.session.set_register("pc", int(args, 16))
+    def _continue(self, addr: int | None, step: bool) -> str:
+        """``c [ADDR]`` / ``s [ADDR]`` (and ``C``/``S`` with a signal, not delivered: the cores
+        take none): resume, at ADDR when given."""
+        if addr is not None:
+            self.session.set_register("pc", addr)
         return self._resume(step=step)
 
-    def _continue_signal(self, args: str, step: bool) -> str:
-        """``C SIG[;ADDR]`` / ``S SIG[;ADDR]``: the signal is checked, not delivered (the cores
-        take none)."""
-        int(args[:2], 16)
-        return self._continue(args.partition(";")[2], step)
-
-    def _detach(self, pid: str) -> str:
+    def _detach(self, pid: int | None) -> str:
         """``D[;PID]``, ``vKill;PID``: let one process go (the others go on), or every one."""
-        self._detached.update([self._core(f"p{pid}")] if pid else self._threads())
+        self._detached.update([self._core(f"p{pid:x}")] if pid is not None else self._threads())
         return "OK"
 
     # -- pieces ---------------------------------------------------------------------------------
     @staticmethod
-    def _xfer(data: bytes, window: str) -> bytes:
-        offset, length = (int(x, 16) for x in window.split(","))
+    def _xfer(data: bytes, offset: int, length: int) -> bytes:
         chunk = data[offset : offset + length]
         return (b"l" if offset + length >= len(data) else b"m") + chunk
 
-    def _vfile(self, request: str) -> str | bytes:
+    def _vfile_open(self, path: bytes, flags: int, mode: int) -> str:
         """Host I/O, so GDB can read the ELFs it is debugging with no ``file`` command: only the
-        loaded programs' own files can be opened, read-only."""
-        op, _, args = request.partition(":")
-        if op == "setfs":
-            return "F0"
-        if op == "open":
-            path = bytes.fromhex(args.split(",")[0]).decode("utf-8", "replace")
-            loaded = {str(image.path): image.raw for image in self.session.programs.values()}
-            if path not in loaded:
-                return "F-1,2"  # ENOENT
-            if len(self._files) >= MAX_OPEN_FILES:
-                return "F-1,18"  # EMFILE
-            fd = next(n for n in range(3, 3 + MAX_OPEN_FILES + 1) if n not in self._files)
-            self._files[fd] = loaded[path]   # the bytes tdbg loaded (GDB reads one file per process)
-            return f"F{fd:x}"
-        if op in ("pread", "close", "fstat"):
-            fd = int(args.split(",")[0], 16)
-            if fd not in self._files:
-                return "F-1,9"  # EBADF
-            data = self._files[fd]
-            if op == "close":
-                del self._files[fd]
-                return "F0"
-            if op == "pread":
-                _, count, offset = (int(x, 16) for x in args.split(","))
-                chunk = data[offset: offset + min(count, MAX_READ)]
-                return b"F%x;" % len(chunk) + chunk
-            # GDB's struct stat: big-endian, 64 bytes
-            stat = struct.pack(">7I3Q3I", 0, 0, 0o100644, 1, 0, 0, 0, len(data), 4096, (len(data) + 511) // 512, 0, 0, 0)
-            return b"F%x;" % len(stat) + stat
-        return "F-1,58"  # ENOSYS: fstat, unlink, readlink ...
+        loaded programs' own files (and the symbol files) can be opened, read-only."""
+        name = path.decode("utf-8", "replace")
+        loaded = {str(image.path): image.raw for image in self.session.programs.values()}
+        # a symbol file's bytes as tdbg moved them: GDB relocates nothing (``_libraries``)
+        loaded.update((str(f.image.path), f.image.raw) for files in self.session.symbol_files.values() for f in files)
+        if name not in loaded:
+            return "F-1,2"  # ENOENT
+        if len(self._files) >= MAX_OPEN_FILES:
+            return "F-1,18"  # EMFILE
+        fd = next(n for n in range(3, 3 + MAX_OPEN_FILES + 1) if n not in self._files)
+        self._files[fd] = loaded[name]   # the bytes tdbg loaded (GDB reads one file per process)
+        return f"F{fd:x}"
+
+    def _vfile_pread(self, fd: int, count: int, offset: int) -> str | bytes:
+        if fd not in self._files:
+            return "F-1,9"  # EBADF
+        chunk = self._files[fd][offset: offset + min(count, MAX_READ)]
+        return b"F%x;" % len(chunk) + chunk
+
+    def _vfile_close(self, fd: int) -> str:
+        return "F0" if self._files.pop(fd, None) is not None else "F-1,9"
+
+    def _vfile_fstat(self, fd: int) -> str | bytes:
+        if fd not in self._files:
+            return "F-1,9"
+        size = len(self._files[fd])   # GDB's struct stat: big-endian, 64 bytes
+        stat = struct.pack(">7I3Q3I", 0, 0, 0o100644, 1, 0, 0, 0, size, 4096, (size + 511) // 512, 0, 0, 0)
+        return b"F%x;" % len(stat) + stat
 
     def _reg_hex(self, n: int) -> str:
         if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:   # $dstN: Dst16b row N, its raw bits
@@ -472,11 +524,9 @@ class RspServer:
         """A ``0x03`` came, or the client vanished: what runs is interrupted."""
         return self._break or self._gone
 
-    def _point(self, insert: bool, args: str) -> str:
-        kind, addr_text, length_text = args.split(",")[:3]
-        addr, length = int(addr_text, 16), int(length_text.split(";")[0], 16)
+    def _point(self, insert: bool, kind: int, addr: int, length: int) -> str:
         s = self.session
-        if kind in ("0", "1"):
+        if kind in (0, 1):
             # with processes a breakpoint is the selected process's (GDB selects it with Hg
             # before Z0); without, the one program GDB knows is every core's
             where = (s.current if self.multiprocess else None, addr)
@@ -486,14 +536,23 @@ class RspServer:
             elif where in self._breakpoints:
                 s.delete(self._breakpoints.pop(where))
             return "OK"
-        if kind in ("2", "3", "4"):
-            key = (int(kind), addr, length)
+        if kind in (2, 3, 4):
+            key = (kind, addr, length)
             if insert:
-                watch_kind = {"2": "write", "3": "read", "4": "access"}[kind]
-                number = self._watches[key] = s.watch(addr, length, watch_kind).number
-                self._watch_owner[number] = s.current
+                watch_kind = {2: "write", 3: "read", 4: "access"}[kind]
+                if key not in self._watches:   # one tile-wide watch, however many processes set it
+                    self._watches[key] = s.watch(addr, length, watch_kind).number
+                owners = self._watch_owners.setdefault(self._watches[key], [])
+                if s.current not in owners:
+                    owners.append(s.current)
             elif key in self._watches:
-                s.delete(self._watches.pop(key))
+                owners = self._watch_owners.get(self._watches[key], [])
+                if s.current in owners:
+                    owners.remove(s.current)
+                if not owners or not self.multiprocess:
+                    number = self._watches.pop(key)
+                    self._watch_owners.pop(number, None)
+                    s.delete(number)
             return "OK"
         return ""
 
@@ -553,6 +612,10 @@ class RspServer:
         if self.exited:
             return self._exit_reply(None)
         s = self.session
+        loaded = None if step else self._unannounced(s.current if only else None)
+        self._loaded = loaded
+        if loaded is not None:   # a kernel came: GDB reads its symbols, sets its breakpoints, resumes
+            return f"T05thread:{self._thread_id(loaded)};library:;"
         done, self._access_done = self._access_done, None
         if done is not None and (step or only) and s.current == done:
             # GDB steps the thread over the access that hit its watchpoint (RISC-V triggers fire
@@ -562,10 +625,23 @@ class RspServer:
         try:
             if only:
                 s.scheduler_locking = "on"
-            stop = s.announce(s.run_breakable(s.stepi if step else s.cont, self._breaking, keyboard=False))
+            stop = s.run_breakable(s.stepi if step else s.cont, self._breaking, keyboard=False)
         finally:
             s.scheduler_locking = saved
+        if self._tdbg_breakpoint(stop):   # GDB did not insert it: the console says which one stopped
+            self._console(self.interp.output_of(lambda: report_stop(self.interp, stop)))
+        else:
+            s.announce(stop)
         return self._stop_reply(stop)  # type: ignore[arg-type]
+
+    def _tdbg_breakpoint(self, stop: Stop | None) -> bool:
+        """True when ``stop`` is a breakpoint GDB did not insert (``monitor break``, ``tbreak``,
+        a condition tdbg evaluates): its stop reply carries no ``swbreak``, which would make GDB
+        take it for one of its own just removed and resume silently (issue 30 G1)."""
+        if stop is None or stop.kind is not StopKind.BREAKPOINT:
+            return False
+        ours = set(self._breakpoints.values())
+        return not any(bp.number in ours for bp in self.session.last_hits)
 
     def _stop_reply(self, stop: Stop | None) -> str:
         s = self.session
@@ -580,7 +656,7 @@ class RspServer:
         if stop.kind is StopKind.WATCHPOINT and stop.watch is not None:
             return self._watch_reply(stop, thread)
         if stop.kind is StopKind.BREAKPOINT:
-            return f"T05{thread}swbreak:;"
+            return f"T05{thread}" if self._tdbg_breakpoint(stop) else f"T05{thread}swbreak:;"
         signal = STOP_SIGNALS.get(stop.kind, SIGTRAP)
         if stop.kind is StopKind.HOST:   # the host's account of the run, on GDB's console
             self._console("".join(f"{line}\n" for line in (stop.detail, *stop.report)))
@@ -616,20 +692,25 @@ class RspServer:
         """``T05 watch:ADDR`` (``rwatch`` / ``awatch``) for a watchpoint hit by a core or by a
         Tensix unit (PACR, an unpacker, MOV*: the stop has no core access; the watched address is
         given).  A core's hit comes before its access (without processes: GDB steps over it); a
-        unit's access is done, and so is every access with processes, where the hit is reported
-        on the thread of the process GDB set the watchpoint in (GDB checks a watchpoint only in
-        its own program space) and the console says which core made it.  GDB's step over such
-        a done access leaves the thread where it is (``_resume``)."""
+        unit's access is done, and so is every access with processes.  With processes the hit is
+        reported on the thread of the core that made it (an NC NoC read: NC's) when that core's
+        process set the watchpoint too; else on the thread of a process that set it (GDB checks a
+        watchpoint only in its own program space, and ignores a hit elsewhere), the console
+        saying which core made it, where that core is, and how to stop on its thread.  GDB's step
+        over such a done access leaves the thread where it is (``_resume``)."""
         watch = stop.watch
         name = {"write": "watch", "read": "rwatch", "access": "awatch"}[watch.kind]  # type: ignore[union-attr]
         address = stop.access.address if stop.access is not None else watch.address  # type: ignore[union-attr]
         core = stop.core
         if self.multiprocess:
-            core = self._watch_owner.get(watch.number, stop.core)  # type: ignore[union-attr]
-            if core not in self._threads():
-                core = stop.core
+            owners = [c for c in self._watch_owners.get(watch.number, ()) if c in self._threads()]  # type: ignore[union-attr]
+            core = stop.core if stop.core in owners or not owners else owners[0]
         if core != stop.core or stop.access is None:
-            self._console(f"[{stop.detail or f'{stop.core}: {stop.access.describe()}'}]\n")  # type: ignore[union-attr]
+            made = stop.detail or f"{stop.core}: {stop.access.describe()}"  # type: ignore[union-attr]
+            where = f"; {stop.core} is at {self.session.describe_pc(stop.core, stop.pc)}" if core != stop.core else ""
+            hint = (f" (set the watchpoint in inferior {self.session.thread_id(stop.core)} too to stop on {stop.core}'s thread)"
+                    if core != stop.core and self.multiprocess else "")
+            self._console(f"[{made}{where}{hint}]\n")
         if self.multiprocess or stop.access is None:
             self._access_done = core
             self.session.select_core(core)
