@@ -128,17 +128,33 @@ class InlinedCall:
 
 
 @dataclass(frozen=True)
+class Piece:
+    """One part of a composite location (DWARF 5 section 2.6.1.2, ``DW_OP_piece`` /
+    ``DW_OP_bit_piece``): ``bits`` of the object, taken from bit ``offset`` of memory at ``addr``,
+    of register ``register``, or of ``value`` (a stack value's integer, an implicit value's
+    bytes); all three None: the part is optimized out (an empty piece)."""
+
+    bits: int
+    offset: int = 0
+    addr: int | None = None
+    register: int | None = None
+    value: int | bytes | None = None
+
+
+@dataclass(frozen=True)
 class Variable:
-    """Where a variable lives: ``addr`` (memory), ``register`` (x<n>), or ``value`` (a
-    constant); all three None means optimized out."""
+    """Where a variable lives: ``addr`` (memory), ``register`` (x<n>), ``value`` (a constant, a
+    DWARF stack value, an implicit value's bytes) or ``pieces`` (a composite location); all
+    None means optimized out."""
 
     name: str
     addr: int | None
     type: CType
     register: int | None = None
-    value: int | None = None
+    value: int | bytes | None = None
     param: bool = False
     entry: int | None = None   # a parameter's value at the function's entry, when the caller's call site says
+    pieces: tuple[Piece, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -213,6 +229,7 @@ class DebugInfo:
         self._by_name: dict[str, Function] = {}
         self._types: dict[int, CType] = {}
         self._globals: dict[str, Variable] | None = None
+        self._statics: dict[int, int] | None = None
         self._type_dies: dict[str, DIE] | None = None
         self._sources: dict[Path, list[str]] = {}
         self._inlined: dict[int, list[InlinedCall]] = {}
@@ -722,7 +739,7 @@ class DebugInfo:
                             and child.offset not in concrete and "DW_AT_artificial" not in child.attributes):
                         var = self._variable(child, pc, frame.regs, frame.cfa, function.die)
                         if var is not None:
-                            here.append(replace(var, addr=None, register=None, value=None, entry=None))
+                            here.append(replace(var, addr=None, register=None, value=None, entry=None, pieces=()))
             scopes.append(here)
 
         visit(scope)
@@ -737,8 +754,8 @@ class DebugInfo:
         ctype = self._type(declared.get_DIE_from_attribute("DW_AT_type"))
         param = die.tag == "DW_TAG_formal_parameter"
         name = _name(die) or ""
-        if "DW_AT_const_value" in attrs and isinstance(attrs["DW_AT_const_value"].value, int):
-            return Variable(name, None, ctype, value=attrs["DW_AT_const_value"].value, param=param)
+        if "DW_AT_const_value" in attrs:
+            return Variable(name, None, ctype, value=_const_value(attrs["DW_AT_const_value"]), param=param)
         if "DW_AT_location" not in attrs:
             return Variable(name, None, ctype, param=param)
         expr = self._location_expr(attrs["DW_AT_location"], die, pc)
@@ -750,9 +767,12 @@ class DebugInfo:
         if expr is not None and (reg := _entry_value_register(self._expr.parse_expr(expr))) is not None:
             value = entry(reg) if entry is not None else None       # DW_OP_entry_value(DW_OP_regN)
             return Variable(name, None, ctype, value=value, param=param, entry=value if param else None)
-        where = self._evaluate(expr, regs, cfa, function) if expr is not None else None
-        addr, register = where if where is not None else (None, None)
-        return Variable(name, addr, ctype, register=register, param=param, entry=at_entry)
+        where = self._locate(self._expr.parse_expr(expr), regs, cfa, function) if expr is not None else None
+        if where is None or (len(where) == 1 and where[0].bits == 0):   # not a composite: the whole object
+            found = where[0] if where else Piece(0)
+            return Variable(name, found.addr, ctype, register=found.register, value=found.value, param=param,
+                            entry=at_entry)
+        return Variable(name, None, ctype, param=param, entry=at_entry, pieces=where)
 
     def _entry_value(self, reg: int, caller: Frame) -> int | None:
         """The value register ``reg`` had when the function of a frame was entered, from the
@@ -808,31 +828,51 @@ class DebugInfo:
                 return entry.loc_expr
         return None
 
-    def _evaluate(self, expr: list[int], regs: Mapping[int, int], cfa: int | None,
-                  function: DIE | None) -> tuple[int | None, int | None] | None:
-        """(address, register) of a simple location: DW_OP_addr, DW_OP_fbreg, DW_OP_bregN,
-        DW_OP_regN, each optionally followed by DW_OP_plus_uconst (merged globals); None when
-        it cannot be computed here."""
-        ops = self._expr.parse_expr(expr)
-        if len(ops) == 2 and ops[1].op_name == "DW_OP_plus_uconst":
-            inner = self._evaluate(expr[: len(expr) - _uleb_length(ops[1].args[0]) - 1], regs, cfa, function)
-            if inner is None or inner[0] is None:
+    def _locate(self, ops: list, regs: Mapping[int, int], cfa: int | None,
+                function: DIE | None) -> tuple[Piece, ...] | None:
+        """The pieces of a location description (DWARF 5 section 2.6): one ``Piece`` of 0 bits for
+        a location that is not composite, one per ``DW_OP_piece`` / ``DW_OP_bit_piece`` for one
+        that is; None when it cannot be computed here."""
+        pieces: list[Piece] = []
+        part: list = []
+        for op in ops:
+            if op.op_name not in ("DW_OP_piece", "DW_OP_bit_piece"):
+                part.append(op)
+                continue
+            bits, offset = (8 * op.args[0], 0) if op.op_name == "DW_OP_piece" else (op.args[0], op.args[1])
+            found = self._simple_location(part, regs, cfa, function)
+            pieces.append(replace(found, bits=bits, offset=offset) if found is not None else Piece(bits))
+            part = []
+        if pieces:
+            return tuple(pieces) if not part else None
+        found = self._simple_location(part, regs, cfa, function)
+        return (found,) if found is not None else None
+
+    def _simple_location(self, ops: list, regs: Mapping[int, int], cfa: int | None,
+                         function: DIE | None) -> Piece | None:
+        """A location that is not composite (DWARF 5 section 2.6.1.1): empty (optimized out),
+        a register (``DW_OP_regN``), an implicit value (``DW_OP_implicit_value``, a DWARF
+        expression ending in ``DW_OP_stack_value``) or a memory address (``DW_OP_addr``,
+        ``DW_OP_fbreg``, ``DW_OP_bregN``, arithmetic); None when it needs what is not known here."""
+        if not ops:
+            return Piece(0)
+        if (reg := _register_location(ops)) is not None:
+            return Piece(0, register=reg)
+        if len(ops) == 1 and ops[0].op_name == "DW_OP_implicit_value":
+            return Piece(0, value=bytes(ops[0].args[-1]))
+        if ops[-1].op_name == "DW_OP_stack_value":
+            value = _value_expression(ops[:-1], regs, cfa)
+            return Piece(0, value=value) if value is not None else None
+        start = None
+        if ops[0].op_name == "DW_OP_fbreg":
+            if function is None or "DW_AT_frame_base" not in function.attributes:
                 return None
-            return (inner[0] + ops[1].args[0]) & 0xFFFFFFFF, None
-        if len(ops) != 1:
-            return None
-        op = ops[0]
-        if op.op_name == "DW_OP_addr":
-            return op.args[0], None
-        if op.op_name.startswith("DW_OP_reg"):
-            return None, _reg_number(op)
-        if op.op_name.startswith("DW_OP_breg"):
-            reg = _reg_number(op)
-            return ((regs[reg] + op.args[-1]) & 0xFFFFFFFF, None) if reg in regs else None
-        if op.op_name == "DW_OP_fbreg" and function is not None and "DW_AT_frame_base" in function.attributes:
             base = self._frame_base(function.attributes["DW_AT_frame_base"].value, regs, cfa)
-            return ((base + op.args[0]) & 0xFFFFFFFF, None) if base is not None else None
-        return None
+            if base is None:
+                return None
+            start, ops = base + ops[0].args[0], ops[1:]
+        addr = _value_expression(ops, regs, cfa, start)
+        return Piece(0, addr=addr & 0xFFFFFFFF) if addr is not None else None
 
     def _frame_base(self, expr: list[int], regs: Mapping[int, int], cfa: int | None) -> int | None:
         ops = self._expr.parse_expr(expr)
@@ -1013,9 +1053,8 @@ class DebugInfo:
         if tag in ("DW_TAG_structure_type", "DW_TAG_union_type", "DW_TAG_class_type"):
             shell = CType(_type_spelling(die) or f"{_TAGS[tag]} {{...}}", _size(die), Kind.STRUCT)
             self._types[die.offset] = shell  # while the members are read
-            fields = tuple(CField(_name(c) or "", _member_offset(c), self._type(c.get_DIE_from_attribute("DW_AT_type")),
-                                  _access(c))
-                           for c in die.iter_children() if c.tag == "DW_TAG_member" and "DW_AT_type" in c.attributes)
+            fields = tuple(self._field(c) for c in die.iter_children()
+                           if c.tag in _FIELD_TAGS and "DW_AT_type" in c.attributes)
             self._types[die.offset] = ctype = replace(shell, fields=fields, details=self._class_details(die))
             return ctype
         if tag == "DW_TAG_enumeration_type":
@@ -1034,6 +1073,33 @@ class DebugInfo:
         if tag == "DW_TAG_subroutine_type":
             return self._remember(die, function_type(inner or VOID, self._params(die)))
         return self._remember(die, CType(_name(die) or "?", _size(die)))
+
+    def _field(self, die: DIE) -> CField:
+        """A member of a struct, union or class: a data member, a base class
+        (``DW_TAG_inheritance``) or a static member (a ``DW_TAG_member`` declaration in DWARF 4,
+        a ``DW_TAG_variable`` in DWARF 5), whose value is its ``DW_AT_const_value`` or the object
+        its definition (a variable whose ``DW_AT_specification`` is the member) is at."""
+        ctype = self._type(die.get_DIE_from_attribute("DW_AT_type"))
+        if die.tag == "DW_TAG_inheritance":
+            return CField(type_name(ctype), _member_offset(die), ctype, _access(die), role="base")
+        if die.tag == "DW_TAG_variable" or "DW_AT_declaration" in die.attributes:
+            const = die.attributes.get("DW_AT_const_value")
+            return CField(_name(die) or "", 0, ctype, _access(die), role="static",
+                          value=_const_value(const) if const is not None else None,
+                          address=self._static_definitions().get(die.offset))
+        return CField(_name(die) or "", _member_offset(die), ctype, _access(die))
+
+    def _static_definitions(self) -> dict[int, int]:
+        """The addresses of static members' definitions, by the offset of their declaration."""
+        if self._statics is None:
+            self._statics = {}
+            for die in self._global_dies("DW_TAG_variable"):
+                if "DW_AT_specification" in die.attributes and "DW_AT_location" in die.attributes:
+                    expr = self._location_expr(die.attributes["DW_AT_location"], die, 0)
+                    where = self._locate(self._expr.parse_expr(expr), {}, None, None) if expr is not None else None
+                    if where is not None and len(where) == 1 and where[0].addr is not None:
+                        self._statics[die.get_DIE_from_attribute("DW_AT_specification").offset] = where[0].addr
+        return self._statics
 
     def _class_details(self, die: DIE) -> Details:
         """A struct's, union's or class's C++ side: its class key, member functions (not the
@@ -1170,6 +1236,7 @@ _SIGNED = {0x04, 0x05, 0x06, 0x0D}     # DW_ATE_float (as tdbg.expr's), signed, 
 _TAGS = {"DW_TAG_structure_type": "struct", "DW_TAG_class_type": "struct", "DW_TAG_union_type": "union",
          "DW_TAG_enumeration_type": "enum"}
 _TYPE_TAGS = (*_TAGS, "DW_TAG_typedef")
+_FIELD_TAGS = ("DW_TAG_member", "DW_TAG_inheritance", "DW_TAG_variable")
 
 
 def _scoped_name(die: DIE) -> str:
@@ -1352,12 +1419,13 @@ _BINARY_OPS: dict[str, Callable[[int, int], int]] = {
     "DW_OP_shl": lambda a, b: a << b, "DW_OP_shr": lambda a, b: (a & 0xFFFFFFFF) >> b}
 
 
-def _value_expression(ops: list, regs: Mapping[int, int], cfa: int | None) -> int | None:
-    """The value a DWARF expression computes (a call site's ``DW_AT_call_value``) in a frame
-    with registers ``regs`` (``x0`` is 0): literals, constants, registers (``DW_OP_regN``: its
-    value, ``DW_OP_bregN``: value plus offset), ``DW_OP_call_frame_cfa``, ``plus_uconst`` and
-    the arithmetic operators; None for anything that needs memory or is unknown here."""
-    stack: list[int] = []
+def _value_expression(ops: list, regs: Mapping[int, int], cfa: int | None, start: int | None = None) -> int | None:
+    """The value a DWARF expression computes (a call site's ``DW_AT_call_value``, a stack
+    value, an address) in a frame with registers ``regs`` (``x0`` is 0), on a stack holding
+    ``start`` if given: literals, constants, registers (``DW_OP_regN``: its value,
+    ``DW_OP_bregN``: value plus offset), ``DW_OP_call_frame_cfa``, ``plus_uconst`` and the
+    arithmetic operators; None for anything that needs memory or is unknown here."""
+    stack: list[int] = [] if start is None else [start]
     for op in ops:
         name = op.op_name
         if name.startswith("DW_OP_lit"):
@@ -1384,13 +1452,11 @@ def _value_expression(ops: list, regs: Mapping[int, int], cfa: int | None) -> in
     return stack[-1] & 0xFFFFFFFF if stack else None
 
 
-def _uleb_length(value: int) -> int:
-    """Bytes of ``value`` as an unsigned LEB128 (to split an expression after its first op)."""
-    n = 1
-    while value >= 0x80:
-        value >>= 7
-        n += 1
-    return n
+def _const_value(attr) -> int | bytes:
+    """``DW_AT_const_value``: an integer (its ``DW_FORM_data``/``sdata`` value) or the bytes of
+    a block form (DWARF 5 section 2.19)."""
+    value = attr.value
+    return value if isinstance(value, int) else value.encode() if isinstance(value, str) else bytes(value)
 
 
 def _reg_number(op) -> int:

@@ -13,7 +13,7 @@ from tdbg.commands.registry import CommandError
 from tdbg.debuginfo import DebugInfo, Frame, Variable
 from tdbg.frames import FrameView
 from tdbg.session import Location
-from tdbg.expr import UINT, ExprError, Kind, Literal, MemAt, Value, decode, evaluate, expand_typedefs, format_value
+from tdbg.expr import UINT, ExprError, Kind, Literal, MemAt, evaluate, expand_typedefs, format_value
 
 
 @dataclass
@@ -108,7 +108,7 @@ def frame_args(interp: Interpreter, frame: Frame) -> str:
             shown.append(f"{v.name}=...")
             continue
         value = variable_value(interp, frame, v)
-        if v.entry is not None and value == variable_value(interp, frame, replace(v, addr=None, register=None, value=v.entry)):
+        if v.entry is not None and value == variable_value(interp, frame, replace(v, addr=None, register=None, value=v.entry, pieces=())):
             value = f"{v.name}@entry={value}"
         shown.append(f"{v.name}={value}")
     return ", ".join(shown)
@@ -117,20 +117,12 @@ def frame_args(interp: Interpreter, frame: Frame) -> str:
 def variable_value(interp: Interpreter, frame: Frame, v: Variable) -> str:
     """A variable's value as GDB shows it in ``info locals`` and frame lines (a pointer without
     its ``(type *)``), ``<optimized out>`` or ``<error: ...>``."""
-    s = interp.session
-    ctx = s.expression_context()
+    ctx = interp.session.expression_context()
     try:
         if v.addr is not None:
             value = evaluate(MemAt(v.type, Literal(UINT, v.addr)), ctx)
-        elif v.value is not None or v.register is not None:
-            if v.value is not None:
-                raw = v.value
-            else:
-                raw = frame.regs.get(v.register, s.register(f"x{v.register}"))
-            size = v.type.size
-            value = Value(v.type, decode((raw & ((1 << 8 * size) - 1)).to_bytes(size, "little"), v.type))
         else:
-            return "<optimized out>"
+            value = ctx.variable_value(v, frame)
         return format_value(value, None, ctx, typed=False)
     except ExprError as exc:
         return f"<error: {exc}>"

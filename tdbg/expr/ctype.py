@@ -26,12 +26,18 @@ class Kind(StrEnum):
 @dataclass(frozen=True)
 class CField:
     """One member of a struct or union: its name, byte offset and type (and, in C++, its
-    access: "public", "private" or "protected")."""
+    access: "public", "private" or "protected").  In C++ a member may also be a base class
+    (``role`` "base", named by its type, DWARF's ``DW_TAG_inheritance``) or a static member
+    (``role`` "static": no storage in the object; its ``value`` from ``DW_AT_const_value`` or
+    its definition's ``address``, neither when the compiler left it out)."""
 
     name: str
     offset: int
     ctype: CType
     access: str = field(default="public", compare=False)
+    role: str = field(default="member", compare=False)
+    value: int | bytes | None = field(default=None, compare=False)
+    address: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -207,16 +213,19 @@ def _class_body(t: CType, d: Details) -> str:
     """``class ns::C [with T = int] {...}`` (GDB's ``c_type_print_base_struct_union``)."""
     rename = {type_name(arg): name for name, arg in d.template}
     default = "private" if d.keyword == "class" else "public"
-    labels = any(f.access != default for f in t.fields) or any(m.access != default for m in d.methods)
+    members = [f for f in t.fields if f.role != "base"]
+    labels = any(f.access != default for f in members) or any(m.access != default for m in d.methods)
     with_ = " [with " + ", ".join(f"{name} = {type_name(arg)}" for name, arg in d.template) + "]" if d.template else ""
-    lines = [f"{d.keyword} {t.name}{with_} {{"]
+    bases = ", ".join(f"{f.access} {f.name}" for f in t.fields if f.role == "base")
+    lines = [f"{d.keyword} {t.name}{' : ' + bases if bases else ''}{with_} {{"]
     section = ""
-    for f in t.fields:
+    for f in members:
         if labels and f.access != section:
             lines.append(f"  {f.access}:")
             section = f.access
-        lines.append(f"    {_declare(_renamed(f.ctype, rename), f.name)};")
-    if d.methods and t.fields and section:
+        static = "static " if f.role == "static" else ""
+        lines.append(f"    {static}{_declare(_renamed(f.ctype, rename), f.name)};")
+    if d.methods and members and section:
         lines.append("")
     for m in d.methods:
         if m.access != section:

@@ -1,0 +1,87 @@
+"""A kernel engineer's symbols on ttnn's own kernels (issue 33): the copy reader, the copy writer and
+``transpose_wh.cpp`` (``ttmetal_programs.transpose``), built by ``tdbg.ttmetal.kit`` with the
+wheel's clang, on the wheel's firmware.
+
+Expected texts are gdb-multiarch 13.1's on the same ELFs, attached to tdbg's stub serving this
+program (``target remote | python3 serve.py``, a script that prepares it and calls
+``tdbg.rsp.server.serve_stdio``), with ``set schedule-multiple on``, ``inferior 5``, ``file`` the
+wheel's ``ncrisc.elf`` and ``add-symbol-file`` the kernel's ELF ``-o`` the offset the kit loaded
+it at; then ``break reader_unary_start_id.cpp:33``, ``continue``, ``info locals``.  Needs the
+ttnn wheel and tdbg.ttmetal.kit (skips without them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tdbg.session import Session
+from tdbg.ttmetal import boot
+from tdbg.ttmetal.boot import TtMetalError
+from tdbg.ttmetal.program import prepare
+from captured import Shell, run, shell
+from ttmetal_programs import operations, transpose
+
+#: gdb-multiarch 13.1's ``info locals`` at reader_unary_start_id.cpp:33 (the first stop).  GDB 13.1
+#: fails on dfb_in0's last member (``local_dfb_interface_ = <error reading variable: invalid dwarf2
+#: offset 0x...>`` and no closing brace: a reference member of a value whose only piece is its
+#: first two bytes); tdbg prints it ``<optimized out>`` as GDB does any member no piece gives.
+GDB_LOCALS = """\
+src_addr = <optimized out>
+num_tiles = 2
+start_id = 0
+cb_id_in0 = 0
+noc = {static INVALID_TXN_ID = 4294967295, noc_id_ = 0 '\\000'}
+dfb_in0 = {static L1_UNCACHED_OFFSET = 0, logical_dfb_id_ = 0, local_dfb_interface_ = <optimized out>}
+onetile = 1
+tile_bytes = 2048
+src_args = {static args_config = <optimized out>, static is_sharded = false, static is_dram = true, \
+static rank_is_crta = false, static num_banks_is_crta = false, static tensor_shape_is_crta = false, \
+static shard_shape_is_crta = false, static bank_coords_is_crta = false, static page_size_is_crta = false, \
+static AlignedPageSizeCTAOffset = 1, static AlignedPageSize = 2048, static RankCTAOffset = 2, \
+static NumBanksCTAOffset = 3, static RankCT = 0, static NumBanksRawCT = 0, static NumBanksCT = 0, \
+static is_shard_contiguous = false, static PhysicalNumBanksCT = <optimized out>, static TensorShapeCTAOffset = 4, \
+static ShardShapeCTAOffset = 4, static BankCoordsCTAOffset = 4, static NumArgsCT = <optimized out>, crta_offset_rt_ = 0}
+s = {<InterleavedAddrGen<true>> = {static is_dram = <optimized out>, bank_base_address = <optimized out>, \
+page_size = 2048, aligned_page_size = 2048}, aligned_page_size = 2048}
+end_id = <optimized out>
+"""
+
+
+def firmware() -> Path:
+    try:
+        return boot.firmware_dir()
+    except TtMetalError as exc:
+        pytest.skip(f"the ttnn wheel's firmware is not available: {exc}")
+
+
+def started() -> Shell:
+    ops, fw = operations(), firmware()
+    s = Session({})
+    prepare(s, transpose(ops), fw)
+    return shell(s)
+
+
+@pytest.fixture(scope="module")
+def at_reader_line_33() -> Shell:
+    sh = started()
+    run(sh, "thread NC", "break reader_unary_start_id.cpp:33")
+    assert "hit Breakpoint 1, kernel_main () at " in run(sh, "continue")
+    return sh
+
+
+# -- item 2: constants and objects ----------------------------------------------------------------
+
+def test_info_locals_evaluates_constants_pieces_and_static_members(at_reader_line_33: Shell) -> None:
+    assert run(at_reader_line_33, "info locals") == GDB_LOCALS
+
+
+def test_print_a_stack_value_a_composite_and_their_members(at_reader_line_33: Shell) -> None:
+    sh = at_reader_line_33
+    assert run(sh, "print tile_bytes") == "$1 = 2048\n"               # DW_OP_constu 0x800, DW_OP_stack_value
+    assert run(sh, "print/x s") == ("$2 = {<InterleavedAddrGen<true>> = {static is_dram = <optimized out>, "
+                                     "bank_base_address = <optimized out>, page_size = 0x800, aligned_page_size = 0x800}, "
+                                     "aligned_page_size = 0x800}\n")   # GDB 13.1's, as above
+    assert run(sh, "print s.page_size") == "$3 = 2048\n"              # a member of the base class
+    assert run(sh, "print noc.INVALID_TXN_ID") == "$4 = 4294967295\n"  # a static member's DW_AT_const_value
+    assert run(sh, "print cb_id_in0 + onetile") == "$5 = 1\n"
