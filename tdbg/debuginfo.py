@@ -425,12 +425,20 @@ class DebugInfo:
         row of the line, the first one of each innermost block (an inlined call of a function
         twice in one function is two locations), moved past the prologue when it is a
         function's entry (``skip_prologue_sal``).  Each location names the innermost function
-        around it (an inlined callee's full name)."""
+        around it (an inlined callee's full name).
+
+        Beyond GDB: every inlined call made on that line (``DW_AT_call_file`` /
+        ``DW_AT_call_line``) is a location too, at the call's entry, naming the caller: clang
+        writes no line-table row for the call line of an inlined call, so a kernel line made
+        only of inlined calls (``tile_regs_acquire();``) has no row, and GDB moves such a
+        breakpoint to the next line that has one (often the function's closing brace)."""
         files = set(self.find_files(file))
         if not files:
             raise KeyError(f"No source file named {file}.")
         rows = [r for r in self._rows if r.file in files and r.is_stmt]
-        later = min((r.line for r in rows if r.line > line), default=None)
+        calls = self._inlined_calls_from(files)
+        later = min([r.line for r in rows if r.line > line] + [c.call_line for c, _ in calls if c.call_line > line],
+                    default=None)
         seen: set[int | None] = set()
         sites: list[Site] = []
         for row in rows:
@@ -446,7 +454,26 @@ class DebugInfo:
             chain = self.inline_chain(addr)
             name = chain[0].physname if chain else function.full_name if function else None
             sites.append(Site(addr, name, self.line_for(addr)))
+        taken = {site.address for site in sites}
+        for call, caller in calls:
+            if call.call_line == line and call.entry not in taken:
+                taken.add(call.entry)
+                assert call.call_file is not None
+                sites.append(Site(call.entry, caller, LineInfo(call.call_file, line, call.entry)))
         return sorted(sites, key=lambda site: site.address), later
+
+    def _inlined_calls_from(self, files: set[Path]) -> list[tuple[InlinedCall, str | None]]:
+        """The inlined calls whose call site is in one of ``files``, each with the full name of
+        its caller (the function, or the inlined call it is made in)."""
+        found = []
+        for function in self.functions():
+            calls = self.inlined_calls(function)
+            for call in calls:
+                if call.call_file in files and call.call_line:
+                    outer = [c for c in calls if c.depth < call.depth and c.covers(call.entry)]
+                    caller = max(outer, key=lambda c: c.depth).physname if outer else function.full_name
+                    found.append((call, caller))
+        return found
 
     def addresses_for(self, file: str, line: int) -> list[int]:
         """Breakpoint addresses of ``FILE:LINE``, or of the next line with code when it has none."""
@@ -644,6 +671,12 @@ class DebugInfo:
                 self._collect_inlined(child, depth + 1, out)
             elif child.tag == "DW_TAG_lexical_block":
                 self._collect_inlined(child, depth, out)
+
+    def calls_made_in(self, function: Function, block: InlinedCall | None) -> list[InlinedCall]:
+        """The inlined calls made directly by ``block``'s code (None: the function's own)."""
+        depth = 0 if block is None else block.depth + 1
+        return [c for c in self.inlined_calls(function)
+                if c.depth == depth and (block is None or block.covers(c.entry))]
 
     def inline_chain(self, pc: int) -> list[InlinedCall]:
         """The inlined calls whose code ``pc`` is in, innermost first."""

@@ -85,3 +85,64 @@ def test_print_a_stack_value_a_composite_and_their_members(at_reader_line_33: Sh
     assert run(sh, "print s.page_size") == "$3 = 2048\n"              # a member of the base class
     assert run(sh, "print noc.INVALID_TXN_ID") == "$4 = 4294967295\n"  # a static member's DW_AT_const_value
     assert run(sh, "print cb_id_in0 + onetile") == "$5 = 1\n"
+
+
+# -- item 3: kernel lines made of inlined calls take breakpoints -----------------------------------
+
+def _call_sites(elf: Path, line: int, bias: int) -> list[list[int]]:
+    """Where the code of each inlined call made on transpose_wh.cpp:``line`` starts (each part,
+    the first first), read from the kernel ELF's DWARF with pyelftools (a
+    DW_TAG_inlined_subroutine's DW_AT_low_pc or its DW_AT_ranges, plus the offset the kit loaded
+    the code at)."""
+    from elftools.elf.elffile import ELFFile
+
+    calls = []
+    with open(elf, "rb") as fh:
+        dwarf = ELFFile(fh).get_dwarf_info(relocate_dwarf_sections=False)
+        for cu in dwarf.iter_CUs():
+            entries = dwarf.line_program_for_CU(cu)["file_entry"]
+            names = {i + (cu.header.version < 5): Path(e.name.decode()).name for i, e in enumerate(entries)}
+            for die in cu.iter_DIEs():
+                a = die.attributes
+                if die.tag != "DW_TAG_inlined_subroutine" or a.get("DW_AT_call_line") is None:
+                    continue
+                if a["DW_AT_call_line"].value == line and names.get(a["DW_AT_call_file"].value) == "transpose_wh.cpp":
+                    if "DW_AT_low_pc" in a:
+                        calls.append([a["DW_AT_low_pc"].value + bias])
+                    else:
+                        ranges = dwarf.range_lists().get_range_list_at_offset(a["DW_AT_ranges"].value, cu=cu)
+                        calls.append(sorted(r.begin_offset + bias for r in ranges if hasattr(r, "begin_offset")))
+    return calls
+
+
+def _kernel(sh: Shell, core: str) -> tuple[Path, int]:
+    """The kernel ELF a core runs and the offset its code was moved by."""
+    from tdbg.emu.elf import ElfImage
+
+    s = sh[0].session
+    moved = s.symbol_files[core][0].image
+    linked = ElfImage.load(moved.path)
+    return moved.path, min(lo for lo, _ in moved.exec_ranges) - min(lo for lo, _ in linked.exec_ranges)
+
+
+def test_break_on_a_kernel_line_of_inlined_calls_and_until_next_stop_at_them() -> None:
+    sh = started()
+    elf, bias = _kernel(sh, "T1")
+    ((math_site,),) = _call_sites(elf, 29, bias)             # transpose_tile(...) on the math thread
+    unpack_elf, unpack_bias = _kernel(sh, "T0")
+    ((unpack_site, *_),) = _call_sites(unpack_elf, 29, unpack_bias)
+    run(sh, "thread T1")
+    assert run(sh, "break transpose_wh.cpp:29") == (
+        f"Breakpoint 1 at {math_site:#x}: transpose_wh.cpp:29. (2 locations)\n"
+        "Locations on T1, T0; none on T2, B, NC (no code for transpose_wh.cpp:29 there).\n")
+    assert {f"{unpack_site:#010x}", f"{math_site:#010x}"} <= set(run(sh, "info breakpoints").split())
+    run(sh, "delete", "break transpose_wh.cpp:29 thread 2")
+    stop = run(sh, "continue")
+    assert "hit Breakpoint 2, kernel_main () at " in stop and stop.endswith(
+        "transpose_wh.cpp:29\n29\t        transpose_tile(tt::CBIndex::c_0, 0, 0);\n")
+    assert sh[0].session.pc == math_site
+    ((first, *later),) = _call_sites(elf, 30, bias)          # tile_regs_commit(): its code in parts
+    assert run(sh, "until") == "30\t        tile_regs_commit();\n"
+    assert first < math_site and sh[0].session.pc in later   # the part after transpose_tile's code
+    run(sh, "continue")                                      # the second tile: line 29 again
+    assert run(sh, "next") == "30\t        tile_regs_commit();\n"

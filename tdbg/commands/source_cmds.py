@@ -42,7 +42,7 @@ def step_cmd(interp: Interpreter, args: str) -> None:
     _stepping(interp, args, stepping.step)
 
 
-@command("next", aliases=("n",), usage="next [N]", help="Run to the next source line in this function, stepping over calls (N times).", example="next 3", repeatable=True)
+@command("next", aliases=("n",), usage="next [N]", help="Run to the next source line in this function, stepping over calls (N times); the start of an inlined call made on another line is a line too (clang writes no line row for it; GDB runs past).", example="next 3", repeatable=True)
 def next_cmd(interp: Interpreter, args: str) -> None:
     _stepping(interp, args, stepping.next)
 
@@ -95,7 +95,7 @@ def report_returned(interp: Interpreter, returns: CType) -> None:
     interp.out(f"Value returned is ${ctx.record(value)} = {shown}")
 
 
-@command("until", aliases=("u",), usage="until [LOCATION]", help="Like next, but never stops at a line above the current one (runs loops to their end); with LOCATION, run until it is reached in this frame or the frame returns.", example="until 45", repeatable=True)
+@command("until", aliases=("u",), usage="until [LOCATION]", help="Like next, but never stops at a line above the current one (runs loops to their end); as next, it stops where an inlined call made on another line starts (clang writes no line row there; GDB runs past); with LOCATION, run until it is reached in this frame or the frame returns.", example="until 45", repeatable=True)
 def until_cmd(interp: Interpreter, args: str) -> None:
     require_running(interp)
     info = need_debug(interp)
