@@ -1164,13 +1164,14 @@ class DebugInfo:
     # -- unwinding ---------------------------------------------------------------------------------
     def frames(self, pc: int, regs: Sequence[int] | Mapping[int, int],
                read_u32: Callable[[int], int],
-               stack_ranges: Iterable[tuple[int, int]], inline: bool = True) -> list[Frame]:
+               stack_ranges: Iterable[tuple[int, int]], inline: bool = True, caller: bool = False) -> list[Frame]:
         """The backtrace from ``pc`` with registers ``regs`` (x0..x31): CFI where ``.eh_frame``
         covers the code, else the ``s0`` chain.  Stops at an undefined or zero return address,
         a frame outside ``stack_ranges``, a stack that does not grow, a saved value that cannot
         be read (GDB's "Backtrace stopped"), or 64 frames.  With ``inline``, each inlined call
         around a frame's pc is a frame of its own before it (same pc and registers; its caller's
-        file:line is the call site), as GDB shows them."""
+        file:line is the call site), as GDB shows them.  ``caller``: ``pc`` is a return address
+        (the backtrace goes on from another program's frame)."""
         ranges = list(stack_ranges)
         known = dict(enumerate(regs)) if isinstance(regs, Sequence) else dict(regs)
         out: list[Frame] = []
@@ -1180,17 +1181,18 @@ class DebugInfo:
                 step = self._unwind(pc, known, read_u32, level, ranges)
             except Exception:  # noqa: BLE001  (read_u32 failed: the frames found so far stand)
                 step = None
-            lookup = pc if level == 0 else pc - 1
+            returned = level > 0 or caller
+            lookup = pc - 1 if returned else pc
             function = self.symbol_function_at(lookup)
             line = self.line_for(lookup)
             cfa = step[0] if step else known.get(SP, 0)
             file, number = (line.file, line.line) if line else (None, None)
             for call in self.inline_chain(lookup) if inline else []:  # innermost first
                 out.append(Frame(len(out), pc, call.name, file, number, cfa, known.get(SP, 0), known.get(FP), known,
-                                 level > 0, call, calls_inline=file != (line.file if line else None) or number != (line.line if line else None)))
+                                 returned, call, calls_inline=file != (line.file if line else None) or number != (line.line if line else None)))
                 file, number = call.call_file, call.call_line
             out.append(Frame(len(out), pc, function.name if function else None, file, number, cfa, known.get(SP, 0),
-                             known.get(FP), known, level > 0, None, calls_inline=bool(inline and self.inline_chain(lookup))))
+                             known.get(FP), known, returned, None, calls_inline=bool(inline and self.inline_chain(lookup))))
             if step is None:
                 break
             cfa, ra, caller = step

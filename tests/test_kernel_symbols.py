@@ -146,3 +146,39 @@ def test_break_on_a_kernel_line_of_inlined_calls_and_until_next_stop_at_them() -
     assert first < math_site and sh[0].session.pc in later   # the part after transpose_tile's code
     run(sh, "continue")                                      # the second tile: line 29 again
     assert run(sh, "next") == "30\t        tile_regs_commit();\n"
+
+
+# -- item 9: frames below a kernel, firmware sources, thread-specific breakpoints ------------------
+
+#: gdb-multiarch 13.1's ``bt`` at the same stop ({ttnn}: the wheel's unpacked tree).
+GDB_BT = """\
+#0  kernel_main () at {ttnn}/ttnn/cpp/ttnn/operations/data_movement/copy/device/kernels/reader_unary_start_id.cpp:33
+#1  0x0000c2ac in _start () at {ttnn}/tt_metal/hw/firmware/src/tt-1xx/ncrisck.cc:73
+#2  0x0000609c in main (argc=<optimized out>, argv=<optimized out>) at /project/tt_metal/hw/firmware/src/tt-1xx/ncrisc.cc:186
+"""
+
+
+def test_bt_from_a_kernel_names_the_firmware_frames_from_the_firmwares_dwarf(at_reader_line_33: Shell) -> None:
+    from tdbg.toolchain import ttnn
+
+    tree = ttnn.tree()
+    assert run(at_reader_line_33, "bt") == GDB_BT.format(ttnn=tree.root / "ttnn")
+    assert run(at_reader_line_33, "show substitute-path") == (      # set by loading the wheel's firmware
+        f"List of all source path substitution rules:\n  `/project/tt_metal' -> `{tree.tt_metal}'.\n")
+    source = (tree.tt_metal / "hw/firmware/src/tt-1xx/ncrisc.cc").read_text().splitlines()[185]
+    assert run(at_reader_line_33, "up 2").endswith(f"ncrisc.cc:186\n186\t{source}\n")
+    assert run(at_reader_line_33, "info args") == "argc = <optimized out>\nargv = <optimized out>\n"
+    run(at_reader_line_33, "frame 0")
+
+
+def test_info_breakpoints_says_stop_only_in_thread_as_gdb() -> None:
+    # gdb-multiarch 13.1 (attached to tdbg's stub, demo.elf): 'break main thread 1', 'break fill_row
+    # thread 1 if row == 2' list as "... demo.c:36 thread 1\n\tstop only in thread 1" and
+    # "... demo.c:27 thread 1\n\tstop only if row == 2\n\tstop only in thread 1".
+    from tdbg.toolchain.zig import firmware_dir
+
+    sh = shell(firmware_dir() / "demo.c")
+    run(sh, "break main thread 1", "break fill_row thread 1 if row == 2")
+    listing = run(sh, "info breakpoints").splitlines()
+    assert listing[1].endswith("demo.c:36 thread 1") and listing[2] == "\tstop only in thread 1"
+    assert listing[3].endswith("demo.c:27 thread 1") and listing[4:] == ["\tstop only if row == 2", "\tstop only in thread 1"]

@@ -310,7 +310,7 @@ def _listing(interp: Interpreter, items: list, empty: str) -> None:
         if isinstance(item, Breakpoint):
             if len(item.locations) == 1:
                 loc = item.locations[0]
-                thread = f" thread {s.thread_id(loc.core)}" if item.thread else ""
+                thread = f" thread {s.thread_id(loc.core)}" if item.thread else ""   # GDB 13 says it here too
                 interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {enabled}   {loc.address:#010x} {breakpoint_what(interp, loc)}{thread}")
             else:
                 interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {enabled}   <MULTIPLE> ")
@@ -320,6 +320,8 @@ def _listing(interp: Interpreter, items: list, empty: str) -> None:
                     interp.out(f"{f'{item.number}.{i}':<7} {'':<14} {'':<4} {enabled}   {loc.address:#010x} {breakpoint_what(interp, loc)}{core}")
             if item.condition:
                 interp.out(f"\tstop only if {item.condition}")
+            if item.thread:   # GDB's print_one_breakpoint_location: after the condition
+                interp.out(f"\tstop only in thread {s.thread_id(item.thread)}")
         else:
             kind = {"write": "hw watchpoint", "read": "read watchpoint", "access": "acc watchpoint"}[item.kind]
             interp.out(f"{item.number:<7} {kind:<14} {disp} {enabled}              {exprs.get(item.number, hex(item.address))}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import (
-    frame_args, frame_header, frame_view, need_debug, show_source_line, source_text, variable_value,
+    frame_args, frame_debug, frame_header, frame_view, need_debug, show_source_line, source_text, variable_value,
 )
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_int
@@ -24,7 +24,8 @@ def _show_frame(interp: Interpreter, frame: Frame) -> None:
 
 
 def _variables(interp: Interpreter, frame: Frame, params: bool, indent: str = "") -> None:
-    info = need_debug(interp)
+    need_debug(interp)
+    info = frame_debug(interp, frame) or need_debug(interp)
     shown = [v for v in info.locals_at(frame, frame_view(interp).caller(frame)) if v.param == params]
     if not shown:
         interp.out("No arguments." if params else "No locals.")

@@ -69,6 +69,12 @@ def need_debug(interp: Interpreter) -> DebugInfo:
     return info
 
 
+def frame_debug(interp: Interpreter, frame: Frame) -> DebugInfo | None:
+    """The debug information of the code a frame is in (a kernel's, or the firmware's below it)."""
+    s = interp.session
+    return s.debug_info_at(s.current, frame.lookup_pc) if frame.level else s.debug
+
+
 def source_text(interp: Interpreter, file: Path, line: int) -> str:
     """``LINE<tab>TEXT`` as a stop shows it; for a file that cannot be read GDB says so the first
     time (``FILE: No such file or directory.``), then shows ``in FILE``."""
@@ -94,7 +100,7 @@ def frame_args(interp: Interpreter, frame: Frame) -> str:
     """A frame's arguments as GDB's frame lines show them (``print frame-arguments scalars``,
     ``print entry-values default``): a struct, array or reference to one as ``...``; a value
     that equals the one the caller passed, where its call site says, as ``b=b@entry=5``."""
-    info = interp.session.debug
+    info = frame_debug(interp, frame)
     if info is None:
         return ""
     try:
