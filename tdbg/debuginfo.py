@@ -704,6 +704,79 @@ class DebugInfo:
         instruction is not in it (GDB's ``block_starting_point_at``)?"""
         return call.covers(pc) and (pc == call.entry or call not in self.inline_chain(pc - 1))
 
+    # -- where symbols are (GDB's info scope, info address) -----------------------------------------
+    def scope_symbols(self, pc: int, scope: bool = True) -> list[tuple[str, str, int]]:
+        """The variables of the block around ``pc`` and of each block around it up to its
+        function (GDB's ``info scope``): (name, where it is as GDB's ``describe_location`` says
+        it, size in bytes); ``scope``: a constant in ``info scope``'s words."""
+        found: list[tuple[str, str, int]] = []
+        chain: list[DIE] = []
+        block = self.block_at(pc)
+        while block is not None:
+            chain.append(block)
+            if block.tag == "DW_TAG_subprogram":
+                break
+            block = block.get_parent()
+        for die in chain:
+            for child in die.iter_children():
+                if child.tag in ("DW_TAG_variable", "DW_TAG_formal_parameter") and _name(child):
+                    declared = _origin(child, "DW_AT_type")
+                    size = self._type(declared.get_DIE_from_attribute("DW_AT_type")).size if declared is not None else 0
+                    found.append((_name(child) or "", self.describe_location(child, scope), size))
+        return found
+
+    def describe_location(self, die: DIE, scope: bool = False) -> str:
+        """Where a variable is, in GDB 13's words (``info address``; ``scope``: ``info scope``'s
+        for a constant): ``a variable in $a0``, ``a variable at frame base reg $fp offset
+        0+-20``, ``static storage at address 0x...``, ``multi-location:`` and its ranges, ...
+        (GDB's ``locexpr_describe_location_1`` and ``loclist_describe_location``)."""
+        attrs = die.attributes
+        if "DW_AT_const_value" in attrs:
+            value = _const_value(attrs["DW_AT_const_value"])
+            if not isinstance(value, int):
+                return "constant bytes"
+            return f"a constant with value {value} ({value:#x})" if scope else "constant"
+        if "DW_AT_location" not in attrs:
+            return "optimized out"
+        frame_base = None
+        parent = die.get_parent()
+        while parent is not None and parent.tag != "DW_TAG_subprogram":
+            parent = parent.get_parent()
+        if parent is not None and "DW_AT_frame_base" in parent.attributes:
+            frame_base = self._expr.parse_expr(parent.attributes["DW_AT_frame_base"].value)
+        parsed = self._locations.parse_from_attribute(attrs["DW_AT_location"], die.cu.header.version, die)
+        if hasattr(parsed, "loc_expr"):
+            return self._describe_expr(self._expr.parse_expr(parsed.loc_expr), frame_base)
+        base = die.cu.get_top_DIE().attributes.get("DW_AT_low_pc")
+        base_addr = base.value if base is not None else 0
+        text = "multi-location:\n"
+        for entry in parsed:
+            if isinstance(entry, BaseAddressEntry):
+                base_addr = entry.base_address
+                continue
+            lo, hi = (entry.begin_offset, entry.end_offset) if entry.is_absolute else \
+                (base_addr + entry.begin_offset, base_addr + entry.end_offset)
+            text += f"  Range {lo:#x}-{hi:#x}: {self._describe_expr(self._expr.parse_expr(entry.loc_expr), frame_base)}\n"
+        return text
+
+    def _describe_expr(self, ops: list, frame_base: list | None) -> str:
+        """One location expression as GDB describes it, piece by piece."""
+        if not any(op.op_name == "DW_OP_piece" for op in ops):
+            return _describe_simple(ops, frame_base)
+        parts, part = [], []
+        for op in ops:
+            if op.op_name != "DW_OP_piece":
+                part.append(op)
+                continue
+            size = op.args[0]
+            if not part:
+                parts.append(f"an empty {size}-byte piece")
+            else:
+                text = _describe_simple(part, frame_base)
+                parts.append(f"{text}{'    ' if text.endswith(chr(10)) else ' '}[{size}-byte piece]")
+            part = []
+        return ", and ".join(parts)
+
     def function_type(self, function: Function) -> CType | None:
         """The C type of ``function`` (``void (int, float, float)``); None without DWARF."""
         if function.die is None:
@@ -1430,6 +1503,39 @@ def _die_covers(die: DIE, pc: int) -> bool:
     if "DW_AT_low_pc" not in attrs and "DW_AT_ranges" not in attrs:
         return True
     return any(lo <= pc < hi for lo, hi in _die_ranges(die))
+
+
+def _describe_simple(ops: list, frame_base: list | None) -> str:
+    """A location that is not composite in GDB 13's words (``locexpr_describe_location_1``),
+    else its disassembly (``disassemble_dwarf_expression``)."""
+    from tdbg.riscv import ABI_NAMES
+
+    if (reg := _register_location(ops)) is not None:
+        return f"a variable in ${ABI_NAMES[reg]}"
+    if len(ops) == 1 and ops[0].op_name == "DW_OP_addr":
+        return f"static storage at address {ops[0].args[0]:#x}"
+    if len(ops) == 1 and ops[0].op_name == "DW_OP_fbreg" and frame_base and len(frame_base) == 1 \
+            and frame_base[0].op_name.startswith(("DW_OP_reg", "DW_OP_breg")):
+        base = frame_base[0]
+        offset = base.args[-1] if base.op_name.startswith("DW_OP_breg") else 0
+        return f"a variable at frame base reg ${ABI_NAMES[_reg_number(base)]} offset {offset}+{ops[0].args[0]}"
+    if len(ops) == 1 and ops[0].op_name.startswith("DW_OP_breg"):
+        return f"a variable at offset {ops[0].args[-1]} from base reg ${ABI_NAMES[_reg_number(ops[0])]}"
+    if len(ops) == 2 and ops[0].op_name.startswith("DW_OP_lit") and ops[1].op_name == "DW_OP_stack_value":
+        return f"the constant {ops[0].op_name.removeprefix('DW_OP_lit')}"
+    lines = []
+    for op in ops:
+        name = op.op_name
+        if name.startswith("DW_OP_reg") and name != "DW_OP_regx":
+            arg = f" [${ABI_NAMES[_reg_number(op)]}]"
+        elif name.startswith("DW_OP_breg") and name != "DW_OP_bregx":
+            arg = f" {op.args[-1]} [${ABI_NAMES[_reg_number(op)]}]"
+        elif op.args and all(isinstance(a, int) for a in op.args):
+            arg = "".join(f" {a}" for a in op.args)
+        else:
+            arg = ""
+        lines.append(f"{op.offset:>6}: {name}{arg}\n")
+    return "a complex DWARF expression:\n" + "".join(lines)
 
 
 def _register_location(ops: list) -> int | None:

@@ -8,12 +8,13 @@ from collections.abc import Callable
 
 from tdbg import linespec
 from tdbg.commands.interpreter import Interpreter
-from tdbg.commands.location import breakpoint_what, qualify_line
-from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.commands.location import breakpoint_what, frame_view, qualify_line
+from tdbg.commands.registry import CommandError, Registry, command, info_command
 from tdbg.commands.ttmetal_cmds import cb_register
 from tdbg.commands.values import evaluate_address, evaluate_int, lvalue
 from tdbg.expr import INT, Value
-from tdbg.session import Breakpoint, Disposition
+from tdbg.hostfiles import HostFileError, write_host_file
+from tdbg.session import Breakpoint, Disposition, SessionError
 
 _DST_ROW = re.compile(r"^dst\[(.+)\]$")
 
@@ -334,3 +335,75 @@ def _listing(interp: Interpreter, items: list, empty: str) -> None:
             interp.out(f"\tdisable after {'additional' if ignore else 'next'} {item.enable_count} hits")
         for line in item.commands if isinstance(item, Breakpoint) else ():
             interp.out(f"        {line}")
+
+
+@command("clear", usage="clear [LOCATION]", help="Delete every breakpoint at LOCATION (FUNCTION, FILE:LINE, LINE or *ADDRESS; default: the line of the selected frame), on every core, as GDB's clear.", example="clear fill_row", complete=_complete_locations)
+def clear_cmd(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    text = args.strip()
+    if text.startswith("*"):
+        addresses = {evaluate_address(interp, text[1:])}
+    else:
+        if not text:
+            frame = frame_view(interp).selected()
+            if frame.file is None or frame.line is None:
+                raise CommandError("No source file specified.")
+            where: str | int = f"{frame.file}:{frame.line}"
+        else:
+            where = qualify_line(interp, text)
+        addresses = set()
+        for core in s.core_names:
+            if s.has_firmware(core):
+                with s.on_core(core):
+                    try:
+                        addresses |= {site.address for site in s.locate(where)}
+                    except SessionError:
+                        pass
+    found = sorted(n for n, bp in s.breakpoints.items() if any(loc.address in addresses for loc in bp.locations))
+    if not found:
+        raise CommandError(f"No breakpoint at {text}." if text else "No breakpoint at this line.")
+    for number in found:
+        s.delete(number)
+    if interp.from_tty:
+        interp.out(f"Deleted breakpoint{'s' if len(found) > 1 else ''} {' '.join(map(str, found))} ")
+
+
+SAVE = Registry("save")
+
+
+@command("save", usage="save breakpoints FILE", help="Save the breakpoints and watchpoints to FILE as the commands that set them again, with their conditions, ignore counts, commands and disabled state (GDB's save breakpoints; read them back with 'source FILE').", example="save breakpoints bps.gdb", host_files=True)
+def save_cmd(interp: Interpreter, args: str) -> None:
+    SAVE.dispatch(interp, args)
+
+
+@SAVE.command("breakpoints", usage="save breakpoints FILE", help="Save the breakpoints and watchpoints to FILE as the commands that set them again (GDB's text).", example="save breakpoints bps.gdb", host_files=True)
+def save_breakpoints(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    path = args.strip()
+    if not path:
+        raise CommandError("Argument required (file name in which to save)")
+    points = sorted([*s.breakpoints.values(), *s.watchpoints.values()], key=lambda p: p.number)
+    if not points:
+        raise CommandError("Nothing to save.")
+    lines: list[str] = []
+    for p in points:
+        if isinstance(p, Breakpoint):
+            thread = f" thread {s.thread_id(p.thread)}" if p.thread else ""
+            lines.append(f"{'tbreak' if p.temporary else 'break'} {p.location or f'*{p.address:#x}'}{thread}")
+        else:
+            verb = {"write": "watch", "read": "rwatch", "access": "awatch"}[p.kind]
+            lines.append(f"{verb} {interp.state.watch_expr.get(p.number, f'*{p.address:#x}')}")
+        if getattr(p, "condition", None):
+            lines.append(f"  condition $bpnum {p.condition}")
+        if getattr(p, "ignore_count", 0):
+            lines.append(f"  ignore $bpnum {p.ignore_count}")
+        if getattr(p, "commands", None):
+            lines += ["  commands", *(f"    {c}" for c in p.commands), "  end"]
+        if not p.enabled:
+            lines.append("disable $bpnum")
+    try:
+        write_host_file(path, ("\n".join(lines) + "\n").encode())
+    except HostFileError as exc:
+        raise CommandError(str(exc)) from None
+    if interp.from_tty:
+        interp.out(f"Saved to file '{path}'.")

@@ -60,12 +60,28 @@ def _select(interp: Interpreter, level: int) -> None:
     _show_frame(interp, frame)
 
 
-@command("frame", aliases=("f",), usage="frame [N]", help="Select frame N (0: the innermost; see bt) for expressions, info locals and finish, and show it; with no N, show the selected frame.", example="frame 1")
+@command("frame", aliases=("f",), usage="frame [N | level N | function NAME]", help="Select frame N (0: the innermost; see bt) for expressions, info locals and finish, and show it; 'frame function NAME' selects the innermost frame of function NAME; with no N, show the selected frame.", example="frame function main")
 def frame_cmd(interp: Interpreter, args: str) -> None:
-    if args.strip():
-        _select(interp, evaluate_int(interp, args))
+    word, _, rest = args.strip().partition(" ")
+    if word == "function":
+        _select(interp, _frame_of_function(interp, rest.strip()))
+    elif args.strip():
+        _select(interp, evaluate_int(interp, rest if word == "level" else args))
     else:
         _show_frame(interp, frame_view(interp).selected())
+
+
+def _frame_of_function(interp: Interpreter, name: str) -> int:
+    """The level of the innermost frame of function ``name`` (GDB's ``frame function``)."""
+    if not name:
+        raise CommandError("Missing function name argument")
+    info = need_debug(interp)
+    if info.function_named(name) is None and not any(c.name == name for f in info.functions() for c in info.inlined_calls(f)):
+        raise CommandError(f'Function "{name}" not defined.')
+    for frame in frame_view(interp).all():
+        if frame.function == name:
+            return frame.level
+    raise CommandError(f'No frame for function "{name}".')
 
 
 @command("up", usage="up [N]", help="Select the frame N levels further out (its caller; default 1) and show it.", example="up")

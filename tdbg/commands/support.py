@@ -1,11 +1,13 @@
-"""Support commands: ``help``, ``handle``, ``thread``, ``info threads``, ``info`` (scripting
-is ``scripting``)."""
+"""Support commands: ``help``, ``apropos``, ``handle``, ``thread``, ``info threads``, ``info``
+(scripting is ``scripting``)."""
 
 from __future__ import annotations
 
+import re
+
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import fits, line_width, wrap, wrap_lines
-from tdbg.commands.registry import INFO, ROOT, CommandError, command, first_sentence, info_command
+from tdbg.commands.registry import INFO, REGISTRIES, ROOT, CommandError, command, first_sentence, info_command
 from tdbg.session import Policy
 from tdbg.tensix.events import Category
 
@@ -114,3 +116,19 @@ def info_threads(interp: Interpreter, args: str) -> None:
 @command("info", aliases=("i", "inf"), usage="info SUBCOMMAND", help="Show things about the program and the tile; 'help info' lists the subcommands.", example="info registers pc")
 def info_cmd(interp: Interpreter, args: str) -> None:
     INFO.dispatch(interp, args)
+
+
+@command("apropos", usage="apropos REGEXP", help="List the commands whose name or help matches REGEXP (case-insensitive), each as 'NAME -- the first sentence of its help', as GDB's apropos.", example="apropos breakpoint")
+def apropos_cmd(interp: Interpreter, args: str) -> None:
+    if not args.strip():
+        raise CommandError("REGEXP string is empty")
+    try:
+        pattern = re.compile(args.strip(), re.IGNORECASE)
+    except re.error as exc:
+        raise CommandError(f"Invalid regexp: {exc}") from None
+    width = line_width(interp)
+    found = sorted((f"{r.prefix} {name}".strip(), cmd) for r in REGISTRIES for name, cmd in r.commands.items()
+                   if not name.startswith("__") and (pattern.search(f"{r.prefix} {name}") or pattern.search(cmd.help)))
+    for name, cmd in found:
+        for line in wrap_lines(f"{name} -- {first_sentence(cmd.help)}", width):
+            interp.out(line)
