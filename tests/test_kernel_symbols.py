@@ -182,3 +182,11 @@ def test_info_breakpoints_says_stop_only_in_thread_as_gdb() -> None:
     listing = run(sh, "info breakpoints").splitlines()
     assert listing[1].endswith("demo.c:36 thread 1") and listing[2] == "\tstop only in thread 1"
     assert listing[3].endswith("demo.c:27 thread 1") and listing[4:] == ["\tstop only if row == 2", "\tstop only in thread 1"]
+
+
+def test_a_code_label_inside_a_function_names_the_function_as_gdb() -> None:
+    # gdb-multiarch 13.1 -batch on the wheel's ncrisc.elf: 'info symbol 0x609c' and 'info symbol
+    # 0x6034' (where the zero-size NOTYPE label .NO_CB677 is, inside main's 1124 bytes).
+    s = Session({"NC": firmware() / "ncrisc" / "ncrisc.elf"})
+    assert s.execute("info symbol 0x609c") == "main + 900 in section .text\n"
+    assert s.execute("info symbol 0x6034") == "main + 796 in section .text\n"
