@@ -91,3 +91,10 @@ def test_apropos_lists_matching_commands() -> None:
     assert any(line.startswith("watch -- ") for line in lines)
     assert any(line.startswith("info watchpoints -- ") for line in lines)
     assert typed(sh, "apropos zzzqqq") == ""                                # GDB prints nothing either
+
+
+def test_info_line_prints_a_symbol_only_where_there_is_one() -> None:
+    sh = shell(DEMO)    # gdb-multiarch 13.1 -batch on demo.elf: 'info line *0x10', 'info line *0x6000'
+    assert typed(sh, "info line *0x10") == "No line number information available for address 0x10\n"
+    crt0 = firmware_dir() / "crt0.S"
+    assert typed(sh, "info line *0x6000") == f'Line 18 of "{crt0}" starts at address 0x6000 <_start> and ends at 0x6004 <_start+4>.\n'

@@ -123,10 +123,15 @@ def info_line(interp: Interpreter, args: str) -> None:
         if function is not None and info.inline_chain(address) == info.inline_chain(function.low):
             address = function.low
     row = info.row_at(address)
+
+    def at(addr: int) -> str:   # GDB's print_address: the symbol only where there is one
+        name = s.symbolize(addr)
+        return f"{addr:#x} {name}" if name else f"{addr:#x}"
+
     if row is None:
-        interp.out(f"No line number information available for address {address:#x} {s.symbolize(address)}")
+        interp.out(f"No line number information available for address {at(address)}")
         return
-    interp.out(f'Line {row.line} of "{row.file}" starts at address {row.addr:#x} {s.symbolize(row.addr)} and ends at {row.end:#x} {s.symbolize(row.end)}.')
+    interp.out(f'Line {row.line} of "{row.file}" starts at address {at(row.addr)} and ends at {at(row.end)}.')
 
 
 @command("list", aliases=("l",), usage="list [LINE | FUNCTION | FILE:LINE | FIRST,LAST | FIRST, | ,LAST | + | -]", help="Show source lines: ten around a location, the range FIRST,LAST (each a location), or, with no argument or +, the ten after the last lines shown (the first time: around the current line, or main before the program runs); - shows the ten before them.  A bare LINE is in the current source file.", example="list fill_row", repeatable=True)
