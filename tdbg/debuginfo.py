@@ -751,8 +751,9 @@ class DebugInfo:
         base_addr = base.value if base is not None else 0
         text = "multi-location:\n"
         for entry in parsed:
-            if isinstance(entry, BaseAddressEntry):
+            if isinstance(entry, BaseAddressEntry):   # GDB says it (of code moved by -o: before the move)
                 base_addr = entry.base_address
+                text += f"  Base address {base_addr:#x}"
                 continue
             lo, hi = (entry.begin_offset, entry.end_offset) if entry.is_absolute else \
                 (base_addr + entry.begin_offset, base_addr + entry.end_offset)
@@ -1534,7 +1535,7 @@ def _describe_simple(ops: list, frame_base: list | None) -> str:
             arg = "".join(f" {a}" for a in op.args)
         else:
             arg = ""
-        lines.append(f"{op.offset:>6}: {name}{arg}\n")
+        lines.append(f"{op.offset - ops[0].offset:>6}: {name}{arg}\n")   # from the piece's start
     return "a complex DWARF expression:\n" + "".join(lines)
 
 

@@ -190,3 +190,64 @@ def test_a_code_label_inside_a_function_names_the_function_as_gdb() -> None:
     s = Session({"NC": firmware() / "ncrisc" / "ncrisc.elf"})
     assert s.execute("info symbol 0x609c") == "main + 900 in section .text\n"
     assert s.execute("info symbol 0x6034") == "main + 796 in section .text\n"
+
+
+#: gdb-multiarch 13.1's ``info address`` of tile_bytes, s, num_tiles, src_addr, kernel_main at the
+#: same stop.  GDB prints a location list's base address as the file has it, before the move
+#: ``add-symbol-file -o`` makes (0x63a8); tdbg's symbol file is the moved code, so its base is
+#: that plus the offset.
+GDB_INFO_ADDRESS = """\
+Symbol "tile_bytes" is multi-location:
+  Base address 0x63a8  Range 0xc6f0-0xc7f8: a complex DWARF expression:
+     0: DW_OP_constu 2048
+     3: DW_OP_stack_value
+
+.
+Symbol "s" is multi-location:
+  Base address 0x63a8  Range 0xc6f0-0xc6fc: an empty 4-byte piece, and a complex DWARF expression:
+     0: DW_OP_constu 2048
+     3: DW_OP_stack_value
+    [4-byte piece], and a complex DWARF expression:
+     0: DW_OP_constu 2048
+     3: DW_OP_stack_value
+    [4-byte piece], and a complex DWARF expression:
+     0: DW_OP_constu 2048
+     3: DW_OP_stack_value
+    [4-byte piece]
+  Range 0xc6fc-0xc7e8: a variable in $a2 [4-byte piece], and a complex DWARF expression:
+     0: DW_OP_constu 2048
+     3: DW_OP_stack_value
+    [4-byte piece], and a complex DWARF expression:
+     0: DW_OP_constu 2048
+     3: DW_OP_stack_value
+    [4-byte piece], and a complex DWARF expression:
+     0: DW_OP_constu 2048
+     3: DW_OP_stack_value
+    [4-byte piece]
+  Range 0xc7e8-0xc7f8: an empty 4-byte piece, and a complex DWARF expression:
+     0: DW_OP_constu 2048
+     3: DW_OP_stack_value
+    [4-byte piece], and a complex DWARF expression:
+     0: DW_OP_constu 2048
+     3: DW_OP_stack_value
+    [4-byte piece], and a complex DWARF expression:
+     0: DW_OP_constu 2048
+     3: DW_OP_stack_value
+    [4-byte piece]
+.
+Symbol "num_tiles" is multi-location:
+  Base address 0x63a8  Range 0xc6ec-0xc6f4: a variable in $a1
+.
+Symbol "src_addr" is multi-location:
+  Base address 0x63a8  Range 0xc6fc-0xc7e8: a variable in $a2
+.
+Symbol "kernel_main()" is a function at address 0xc6d0.
+"""
+
+
+def test_info_address_of_constants_pieces_and_location_lists(at_reader_line_33: Shell) -> None:
+    sh = at_reader_line_33
+    _, bias = _kernel(sh, "NC")
+    names = ("tile_bytes", "s", "num_tiles", "src_addr", "kernel_main")
+    expected = GDB_INFO_ADDRESS.replace("Base address 0x63a8", f"Base address {0x63a8 + bias:#x}")
+    assert run(sh, *(f"info address {name}" for name in names)) == expected
