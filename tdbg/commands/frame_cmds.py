@@ -60,7 +60,13 @@ def _select(interp: Interpreter, level: int) -> None:
     _show_frame(interp, frame)
 
 
-@command("frame", aliases=("f",), usage="frame [N | level N | function NAME]", help="Select frame N (0: the innermost; see bt) for expressions, info locals and finish, and show it; 'frame function NAME' selects the innermost frame of function NAME; with no N, show the selected frame.", example="frame function main")
+def _complete_frame(interp: Interpreter, word: str) -> list[str]:
+    """``frame`` subcommands, then the functions of the current backtrace (``frame function NAME``)."""
+    names = {"function", "level"} | {f.function for f in frame_view(interp).all() if f.function}
+    return sorted(n for n in names if n.startswith(word))
+
+
+@command("frame", aliases=("f",), usage="frame [N | level N | function NAME]", help="Select frame N (0: the innermost; see bt) for expressions, info locals and finish, and show it; 'frame function NAME' selects the innermost frame of function NAME; with no N, show the selected frame.", example="frame function main", complete=_complete_frame)
 def frame_cmd(interp: Interpreter, args: str) -> None:
     word, _, rest = args.strip().partition(" ")
     if word == "function":

@@ -127,7 +127,11 @@ def rbreak_cmd(interp: Interpreter, args: str) -> None:
         interp.out(f"<function, no debug info> {name};")
 
 
-@info_command("scope", usage="info scope LOCATION", help="The local variables and arguments visible at LOCATION (FUNCTION, FILE:LINE, *ADDRESS) and where each is (a register, a frame offset, a constant, one place per range of addresses), as GDB's info scope.", example="info scope fill_row")
+def _complete_symbols(interp: Interpreter, word: str) -> list[str]:
+    return [n for n in interp.session.symbol_names() if n.startswith(word)]
+
+
+@info_command("scope", usage="info scope LOCATION", help="The local variables and arguments visible at LOCATION (FUNCTION, FILE:LINE, *ADDRESS) and where each is (a register, a frame offset, a constant, one place per range of addresses), as GDB's info scope.", example="info scope fill_row", complete=_complete_symbols)
 def info_scope(interp: Interpreter, args: str) -> None:
     s = interp.session
     text = args.strip()
@@ -150,7 +154,7 @@ def info_scope(interp: Interpreter, args: str) -> None:
         interp.out(f"Symbol {name} is {where}, length {size}.")
 
 
-@info_command("address", usage="info address SYMBOL", help="Where SYMBOL is (a local of the selected frame, a global, a function): a register, a frame offset, static storage, a constant, or one place per range of addresses, as GDB's info address.", example="info address results")
+@info_command("address", usage="info address SYMBOL", help="Where SYMBOL is (a local of the selected frame, a global, a function): a register, a frame offset, static storage, a constant, or one place per range of addresses, as GDB's info address.", example="info address results", complete=_complete_symbols)
 def info_address(interp: Interpreter, args: str) -> None:
     s = interp.session
     name = args.strip()
