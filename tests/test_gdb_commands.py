@@ -98,3 +98,13 @@ def test_info_line_prints_a_symbol_only_where_there_is_one() -> None:
     assert typed(sh, "info line *0x10") == "No line number information available for address 0x10\n"
     crt0 = firmware_dir() / "crt0.S"
     assert typed(sh, "info line *0x6000") == f'Line 18 of "{crt0}" starts at address 0x6000 <_start> and ends at 0x6004 <_start+4>.\n'
+
+
+def test_info_inferiors_as_gdb_before_the_program_runs() -> None:
+    # gdb-multiarch 13.1 -batch -ex 'info inferiors' demo.elf (no process yet)
+    sh = shell(DEMO)
+    elf = sh[0].session.image.path
+    assert typed(sh, "info inferiors") == (f"  Num  Description       Connection           Executable        \n"
+                                           f"* 1    <null>                                 {elf} \n")
+    typed(sh, "break main", "run")
+    assert typed(sh, "info inferiors").splitlines()[1].startswith("* 1    process 1         1 (tdbg)  ")

@@ -8,7 +8,7 @@ import re
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import fits, line_width, wrap, wrap_lines
 from tdbg.commands.registry import INFO, REGISTRIES, ROOT, CommandError, command, first_sentence, info_command
-from tdbg.session import Policy
+from tdbg.session import Policy, RunStatus
 from tdbg.tensix.events import Category
 
 
@@ -132,3 +132,16 @@ def apropos_cmd(interp: Interpreter, args: str) -> None:
     for name, cmd in found:
         for line in wrap_lines(f"{name} -- {first_sentence(cmd.help)}", width):
             interp.out(line)
+
+
+@info_command("inferiors", usage="info inferiors", help="GDB's table of inferiors: the tile is one (its cores are its threads, 'info threads'), 'process 1' once the program runs, with the current core's firmware as its executable.", example="info inferiors")
+def info_inferiors(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    running = s.status is RunStatus.STOPPED
+    image = s.programs.get(s.current)
+    rows = [("*", "1", "process 1" if running else "<null>", "1 (tdbg)" if running else "",
+             str(image.path) if image is not None else "")]
+    width = max(20, *(len(r[3]) for r in rows))   # GDB: columns of 1, 4, 17, at least 20 and 17
+    interp.out(f"  {'Num':<4} {'Description':<17} {'Connection':<{width}} {'Executable':<17} ")
+    for current, num, description, connection, executable in rows:
+        interp.out(f"{current} {num:<4} {description:<17} {connection:<{width}} {executable:<17} ")
