@@ -755,13 +755,13 @@ class Session(TensixAccess):
         return self.locate(location)[0].address
 
     def locate(self, location: str | int, line: int | None = None) -> list[Site]:
-        """Every location of ``location`` in the current core's program (``tdbg.linespec``), by
-        address; ``line`` replaces the line of a ``FILE:LINE``.  A ``FILE:LINE`` without code
-        here goes to the next line with code, as GDB does in one program (``break_at`` decides
-        that for the whole tile)."""
-        resolved = self._resolved(location, line)
+        """Every location of ``location`` in the current core's program and its symbol files
+        (``tdbg.linespec``; GDB looks in every objfile), by address; ``line`` replaces the line
+        of a ``FILE:LINE``.  A ``FILE:LINE`` without code here goes to the next line with code,
+        as GDB does in one program (``break_at`` decides that for the whole tile)."""
+        resolved = self._resolved_in_files(self.current, location, line)
         if not resolved.sites and resolved.next_line is not None:
-            resolved = self._resolved(location, resolved.next_line)
+            resolved = self._resolved_in_files(self.current, location, resolved.next_line)
         if not resolved.sites:
             spec = linespec.parse(str(location), None)
             raise SessionError(f'No line {spec.line} in file "{spec.file}".')

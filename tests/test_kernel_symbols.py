@@ -251,3 +251,14 @@ def test_info_address_of_constants_pieces_and_location_lists(at_reader_line_33: 
     names = ("tile_bytes", "s", "num_tiles", "src_addr", "kernel_main")
     expected = GDB_INFO_ADDRESS.replace("Base address 0x63a8", f"Base address {0x63a8 + bias:#x}")
     assert run(sh, *(f"info address {name}" for name in names)) == expected
+
+
+def test_info_line_finds_a_kernel_line_from_the_firmware() -> None:
+    # gdb-multiarch 13.1 looks FILE:LINE up in every objfile: its text at the stop above, the same
+    # before NC has left its firmware
+    from tdbg.toolchain import ttnn
+
+    sh = started()
+    reader = ttnn.tree().operations / "data_movement/copy/device/kernels/reader_unary_start_id.cpp"
+    assert run(sh, "thread NC", "info line reader_unary_start_id.cpp:33").splitlines()[-1] == (
+        f'Line 33 of "{reader}" starts at address 0xc6f0 <_Z11kernel_mainv+32> and ends at 0xc6f4 <_Z11kernel_mainv+36>.')

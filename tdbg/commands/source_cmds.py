@@ -117,6 +117,7 @@ def info_line(interp: Interpreter, args: str) -> None:
     s = interp.session
     info = need_debug(interp)
     address = s.resolve(qualify_line(interp, args)) if args.strip() else s.pc
+    info = s.debug_info_at(s.current, address) or info   # the code's own (a kernel's, the firmware's)
     if args.strip() and not args.strip().startswith("*") and linespec.parse(args, info).function is not None:
         # GDB: a function's own first line (not for a *ADDRESS)
         function = info.function_at(address)

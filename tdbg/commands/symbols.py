@@ -145,7 +145,7 @@ def info_scope(interp: Interpreter, args: str) -> None:
         if not sites:
             raise CommandError(f'No line {text} in the current file.')
         pc = sites[0].address
-    symbols = info.scope_symbols(pc)
+    symbols = (s.debug_info_at(s.current, pc) or info).scope_symbols(pc)
     if not symbols:
         interp.out(f"Scope for {text}:\ncontains no locals or arguments.")
         return
