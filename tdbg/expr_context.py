@@ -59,6 +59,8 @@ class SessionContext:
         info = s.debug
         if info is not None:
             frame = self.frames.selected()
+            if frame.level:   # a frame in other code (the firmware under a kernel): its own DWARF
+                info = s.debug_info_at(s.current, frame.lookup_pc) or info
             for v in info.locals_at(frame, self.frames.caller(frame)):
                 if v.name == name:
                     return self._variable(v)
@@ -90,8 +92,8 @@ class SessionContext:
         if v.pieces:
             data, missing = self.assemble(v, self.frames.selected())
             return SymbolInfo(0, ctype=v.type, value=data, unavailable=missing)
-        if v.addr is None:
-            raise KeyError(v.name)
+        if v.addr is None:   # optimized out: GDB's value is <optimized out>, not an unknown name
+            return SymbolInfo(0, ctype=v.type, value=b"", unavailable=((0, v.type.size),))
         return SymbolInfo(v.addr, ctype=v.type)
 
     def variable_value(self, v: debuginfo.Variable, frame: debuginfo.Frame) -> Value:

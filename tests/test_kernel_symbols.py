@@ -262,3 +262,18 @@ def test_info_line_finds_a_kernel_line_from_the_firmware() -> None:
     reader = ttnn.tree().operations / "data_movement/copy/device/kernels/reader_unary_start_id.cpp"
     assert run(sh, "thread NC", "info line reader_unary_start_id.cpp:33").splitlines()[-1] == (
         f'Line 33 of "{reader}" starts at address 0xc6f0 <_Z11kernel_mainv+32> and ends at 0xc6f4 <_Z11kernel_mainv+36>.')
+
+
+def test_optimized_out_values_print_so_and_refuse_arithmetic(at_reader_line_33: Shell) -> None:
+    # gdb-multiarch 13.1 at the same stop: p end_id, p s.bank_base_address, p s.page_size * 2, up 2,
+    # p argc, p index, down 2, x/x src_addr
+    sh = at_reader_line_33
+    assert run(sh, "output end_id") == "<optimized out>"
+    assert run(sh, "output s.bank_base_address") == "<optimized out>"
+    assert run(sh, "output s.page_size * 2") == "4096"
+    run(sh, "up 2")
+    assert run(sh, "output argc") == "<optimized out>"
+    assert run(sh, "output index") == "1"                   # a firmware local, from the firmware's DWARF
+    run(sh, "down 2")
+    assert run(sh, "x/x src_addr") == "value has been optimized out\n"
+    assert run(sh, "output src_addr + 1") == "value has been optimized out\n"

@@ -72,7 +72,11 @@ class _Evaluator:
         return self.fetch(v)
 
     def rvalue(self, node: Node) -> Value:
-        return self.decay(self.eval(node))
+        """An operand's value; one the debug information does not give cannot be used (GDB)."""
+        v = self.decay(self.eval(node))
+        if v.unavailable and v.ctype.kind not in (Kind.STRUCT, Kind.ARRAY):
+            raise ExprError("value has been optimized out")
+        return v
 
     def integer(self, node: Node) -> int:
         v = self.rvalue(node)

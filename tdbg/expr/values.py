@@ -124,6 +124,8 @@ def value_as_address(value: Value) -> int:
     """The address a value designates, as GDB's ``x`` takes it: an array's or function's own
     address, a pointer's or integer's value."""
     t = value.ctype
+    if value.unavailable and t.kind is not Kind.ARRAY:
+        raise ExprError("value has been optimized out")
     if t.kind is Kind.ARRAY:
         if value.address is None:
             raise ExprError("Attempt to take address of value not located in memory.")
