@@ -1121,13 +1121,32 @@ class Session(TensixAccess):
             raise SessionError(str(exc)) from None
 
     def symbol_names(self) -> set[str]:
-        """The names completion offers for the current core (GDB's symbol completion): its ELF
-        symbols as GDB names them (demangled) and the debug information's functions (C++: full
-        names), variables and types."""
-        image = self.tile.image(self.current)
-        names = {demangle(name) or name for name in image.symbols} if image is not None else set()
-        info = self.debug
-        return names | info.completion_names() if info is not None else names
+        """The names completion offers for the current core (GDB's symbol completion): the ELF
+        symbols of its firmware and of its symbol files (a kernel's) as GDB names them
+        (demangled), their debug information's functions (C++: full names), variables and types,
+        and the locals of the selected frame."""
+        names: set[str] = set()
+        for image, info in self._programs_of(self.current):
+            names |= {demangle(name) or name for name in image.symbols}
+            names |= info.completion_names() if info is not None else set()
+        try:
+            frame = self.expression_context().frames.selected()
+            info = self.debug_info_at(self.current, frame.lookup_pc)
+            names |= {v.name for v in info.locals_at(frame)} if info is not None else set()
+        except Exception:  # noqa: BLE001  (completion never fails: corrupt DWARF, no frame)
+            pass
+        return names
+
+    def source_file_names(self) -> set[str]:
+        """The base names of the source files of the current core's code (firmware and symbol
+        files), as ``break FILE:LINE`` completes them."""
+        return {path.name for _, info in self._programs_of(self.current) if info is not None for path in info.files()}
+
+    def _programs_of(self, core: str) -> list[tuple[ElfImage, DebugInfo | None]]:
+        """The firmware of ``core`` and each of its symbol files, with their (opened) DWARF."""
+        image = self.tile.image(core)
+        found = [(image, self._opened(core))] if image is not None else []
+        return found + [(f.image, self._opened_file(f)) for f in self.symbol_files.get(core, ())]
 
     def symbolize(self, address: int, demangled: bool | None = None) -> str:
         """``<main+4>`` for an address inside a known function or object, else ``""``.  A C++

@@ -277,3 +277,18 @@ def test_optimized_out_values_print_so_and_refuse_arithmetic(at_reader_line_33: 
     run(sh, "down 2")
     assert run(sh, "x/x src_addr") == "value has been optimized out\n"
     assert run(sh, "output src_addr + 1") == "value has been optimized out\n"
+
+
+def test_completion_offers_kernel_names_files_and_locals() -> None:
+    from tdbg.commands.registry import ROOT
+
+    sh = started()
+    interp = sh[0]
+    run(sh, "thread NC")                                    # still in its firmware: the kernel's names too
+    complete_break = ROOT.lookup("break").complete
+    assert complete_break is not None
+    assert "reader_unary_start_id.cpp" in complete_break(interp, "reader_un")
+    assert "kernel_main()" in complete_break(interp, "kernel_m")
+    run(sh, "break reader_unary_start_id.cpp:33", "continue")
+    complete_print = ROOT.lookup("print").complete
+    assert complete_print is not None and "tile_bytes" in complete_print(interp, "tile_b")   # a local

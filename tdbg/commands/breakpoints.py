@@ -78,7 +78,9 @@ def set_bpnum(interp: Interpreter, number: int) -> None:
 
 
 def _complete_locations(interp: Interpreter, word: str) -> list[str]:
-    return [n for n in interp.session.symbol_names() if n.startswith(word)]
+    """Functions and other symbols, and source file names (for FILE:LINE), as GDB's ``break``."""
+    s = interp.session
+    return [n for n in s.symbol_names() | s.source_file_names() if n.startswith(word)]
 
 
 @command("break", aliases=("b", "br"), usage="break [LOCATION] [thread N] [if COND]", help="Set a breakpoint at LOCATION: *ADDRESS, FUNCTION, FILE:LINE or LINE (default: the current pc), in every core whose firmware has it (one location per core), or with 'thread N' only on that core (N: thread number or T0, T1, T2, B, NC).  FILE:LINE also places a location on every inlined call made on that line (its entry; the stop shows the caller at that line): clang writes no line-table row for an inlined call's line, where GDB moves such a breakpoint to the next line that has one.  It costs nothing until hit.", example="break main", complete=_complete_locations)
