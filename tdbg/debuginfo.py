@@ -1214,8 +1214,10 @@ class DebugInfo:
         keyword = {"DW_TAG_class_type": "class", "DW_TAG_union_type": "union"}.get(die.tag, "struct")
         if not _is_cplus(die.cu):
             return Details(keyword)
-        methods, template = [], []
+        methods, template, typedefs = [], [], []
         for child in die.iter_children():
+            if child.tag == "DW_TAG_typedef" and "DW_AT_type" in child.attributes:
+                typedefs.append((_name(child) or "?", self._type(child.get_DIE_from_attribute("DW_AT_type")), _access(child)))
             if child.tag == "DW_TAG_subprogram" and _name(child) and "DW_AT_artificial" not in child.attributes:
                 params = [c for c in child.iter_children() if c.tag == "DW_TAG_formal_parameter" and "DW_AT_type" in c.attributes]
                 this = next((p for p in params if "DW_AT_artificial" in p.attributes), None)
@@ -1223,10 +1225,10 @@ class DebugInfo:
                 returns = self._type(child.get_DIE_from_attribute("DW_AT_type")) if "DW_AT_type" in child.attributes else VOID
                 methods.append(Method(_name(child) or "", returns,
                                       tuple(self._type(p.get_DIE_from_attribute("DW_AT_type")) for p in params if p is not this),
-                                      _access(child), const))
+                                      _access(child), const, static=this is None))
             elif child.tag == "DW_TAG_template_type_param" and "DW_AT_type" in child.attributes:
                 template.append((_name(child) or "?", self._type(child.get_DIE_from_attribute("DW_AT_type"))))
-        return Details(keyword, tuple(methods), tuple(template), cplus=True)
+        return Details(keyword, tuple(methods), tuple(template), cplus=True, typedefs=tuple(typedefs))
 
     def _remember(self, die: DIE, ctype: CType) -> CType:
         """Cache ``ctype`` unless it is an incomplete struct: a typedef or qualifier of a struct

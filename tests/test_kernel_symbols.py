@@ -292,3 +292,78 @@ def test_completion_offers_kernel_names_files_and_locals() -> None:
     run(sh, "break reader_unary_start_id.cpp:33", "continue")
     complete_print = ROOT.lookup("print").complete
     assert complete_print is not None and "tile_bytes" in complete_print(interp, "tile_b")   # a local
+
+
+#: gdb-multiarch 13.1's ``ptype dfb_in0`` at the same stop: a static member, a reference member,
+#: constructors (no return type), member functions, the class's own typedef after a blank line.
+GDB_PTYPE_DFB = """\
+type = class DataflowBuffer {
+  private:
+    static const uint32_t L1_UNCACHED_OFFSET;
+    uint16_t logical_dfb_id_;
+    DFBInterface &local_dfb_interface_;
+
+  public:
+    DataflowBuffer(RelayDFBBindingToken);
+    DataflowBuffer(uint16_t);
+    uint16_t get_id(void) const;
+    uint32_t get_entry_size(void) const;
+    uint32_t get_stride_size(void) const;
+    uint32_t get_total_num_entries(void) const;
+    uint32_t get_total_size_bytes(void) const;
+    uint32_t get_local_num_entries(void) const;
+    uint32_t get_local_size_bytes(void) const;
+    uint32_t get_ring_span_bytes(void) const;
+    uint32_t get_ring_span_num_entries(void) const;
+    uint16_t get_producer_share(void) const;
+    uint16_t get_consumer_share(void) const;
+    uint16_t get_producer_stride_tiles(void) const;
+    uint16_t get_consumer_stride_tiles(void) const;
+    void reserve_back(uint16_t);
+    void push_back(uint16_t);
+    void wait_front(uint16_t);
+    void pop_front(uint16_t);
+    bool pages_reservable_at_back(int32_t) const;
+    bool pages_available_at_front(int32_t) const;
+    uint32_t get_tile_size(void) const;
+    uint32_t get_tile_r_dim(void) const;
+    uint32_t get_tile_c_dim(void) const;
+    uint32_t get_tile_hw(void) const;
+    uint32_t get_tile_num_faces(void) const;
+    uint32_t get_face_r_dim(void) const;
+    uint32_t get_partial_face(void) const;
+    uint32_t get_narrow_tile(void) const;
+    uint32_t get_num_faces_r_dim(void) const;
+    uint32_t get_num_faces_c_dim(void) const;
+    DataFormat get_dataformat(void) const;
+    DataFormat get_unpack_dst_format(void) const;
+    DataFormat get_pack_src_format(void) const;
+    DataFormat get_pack_dst_format(void) const;
+    void finish(void);
+    void write_barrier(const Noc &) const;
+    uint32_t get_write_ptr(void) const;
+    uint32_t get_read_ptr(void) const;
+    void evil_set_write_ptr(uint32_t);
+    void evil_set_read_ptr(uint32_t);
+  private:
+    void reserve_back_impl(uint16_t);
+    void push_back_impl(uint16_t);
+    void wait_front_impl(uint16_t);
+    void pop_front_impl(uint16_t);
+    uint32_t get_write_ptr_impl(void) const;
+    uint32_t get_read_ptr_impl(void) const;
+    uint32_t get_noc_write_addr(void) const;
+    uint32_t get_noc_read_addr(void) const;
+    void write_barrier_impl(const Noc &) const;
+    uint32_t address_units_to_bytes(uint32_t) const;
+
+  public:
+    typedef LocalCBInterface DFBInterface;
+}
+"""
+
+
+def test_ptype_of_a_class_with_statics_constructors_and_typedefs(at_reader_line_33: Shell) -> None:
+    assert run(at_reader_line_33, "ptype dfb_in0") == GDB_PTYPE_DFB
+    text = run(at_reader_line_33, "ptype noc")      # GDB 13.1: a static member function says so
+    assert "\n    static uint32_t l1_cached_view(uint32_t);\n" in text and "\n    Noc(uint8_t);\n" in text

@@ -42,13 +42,15 @@ class CField:
 
 @dataclass(frozen=True)
 class Method:
-    """A C++ member function as its class declares it (for ``ptype``)."""
+    """A C++ member function as its class declares it (for ``ptype``); ``static``: it has no
+    ``this``."""
 
     name: str
     returns: CType
     params: tuple[CType, ...]
     access: str = "public"
     const: bool = False
+    static: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,7 @@ class Details:
     scoped: bool = False
     underlying: CType | None = None
     cplus: bool = False
+    typedefs: tuple[tuple[str, CType, str], ...] = ()   # a class's own typedefs: (name, type, access)
 
 
 @dataclass(frozen=True)
@@ -232,7 +235,19 @@ def _class_body(t: CType, d: Details) -> str:
             lines.append(f"  {m.access}:")
             section = m.access
         params = ", ".join(type_name(_renamed(p, rename)) for p in m.params) or "void"
-        lines.append(f"    {_declare(_renamed(m.returns, rename), m.name)}({params}){' const' if m.const else ''};")
+        base_name = t.name.split("<")[0].rsplit("::", 1)[-1]
+        if m.name in (base_name, f"~{base_name}"):   # GDB: a constructor or destructor has no return type
+            head = m.name
+        else:
+            head = f"{'static ' if m.static else ''}{_declare(_renamed(m.returns, rename), m.name)}"
+        lines.append(f"    {head}({params}){' const' if m.const else ''};")
+    if d.typedefs and (members or d.methods):   # GDB: after a blank line, with their access labels
+        lines.append("")
+    for name, target, access in d.typedefs:
+        if labels and access != section:
+            lines.append(f"  {access}:")
+            section = access
+        lines.append(f"    typedef {_declare(target, name)};")
     return "\n".join(lines) + "\n}"
 
 
