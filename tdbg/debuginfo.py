@@ -128,17 +128,33 @@ class InlinedCall:
 
 
 @dataclass(frozen=True)
+class Piece:
+    """One part of a composite location (DWARF 5 section 2.6.1.2, ``DW_OP_piece`` /
+    ``DW_OP_bit_piece``): ``bits`` of the object, taken from bit ``offset`` of memory at ``addr``,
+    of register ``register``, or of ``value`` (a stack value's integer, an implicit value's
+    bytes); all three None: the part is optimized out (an empty piece)."""
+
+    bits: int
+    offset: int = 0
+    addr: int | None = None
+    register: int | None = None
+    value: int | bytes | None = None
+
+
+@dataclass(frozen=True)
 class Variable:
-    """Where a variable lives: ``addr`` (memory), ``register`` (x<n>), or ``value`` (a
-    constant); all three None means optimized out."""
+    """Where a variable lives: ``addr`` (memory), ``register`` (x<n>), ``value`` (a constant, a
+    DWARF stack value, an implicit value's bytes) or ``pieces`` (a composite location); all
+    None means optimized out."""
 
     name: str
     addr: int | None
     type: CType
     register: int | None = None
-    value: int | None = None
+    value: int | bytes | None = None
     param: bool = False
     entry: int | None = None   # a parameter's value at the function's entry, when the caller's call site says
+    pieces: tuple[Piece, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -213,6 +229,7 @@ class DebugInfo:
         self._by_name: dict[str, Function] = {}
         self._types: dict[int, CType] = {}
         self._globals: dict[str, Variable] | None = None
+        self._statics: dict[int, int] | None = None
         self._type_dies: dict[str, DIE] | None = None
         self._sources: dict[Path, list[str]] = {}
         self._inlined: dict[int, list[InlinedCall]] = {}
@@ -408,12 +425,20 @@ class DebugInfo:
         row of the line, the first one of each innermost block (an inlined call of a function
         twice in one function is two locations), moved past the prologue when it is a
         function's entry (``skip_prologue_sal``).  Each location names the innermost function
-        around it (an inlined callee's full name)."""
+        around it (an inlined callee's full name).
+
+        Beyond GDB: every inlined call made on that line (``DW_AT_call_file`` /
+        ``DW_AT_call_line``) is a location too, at the call's entry, naming the caller: clang
+        writes no line-table row for the call line of an inlined call, so a kernel line made
+        only of inlined calls (``tile_regs_acquire();``) has no row, and GDB moves such a
+        breakpoint to the next line that has one (often the function's closing brace)."""
         files = set(self.find_files(file))
         if not files:
             raise KeyError(f"No source file named {file}.")
         rows = [r for r in self._rows if r.file in files and r.is_stmt]
-        later = min((r.line for r in rows if r.line > line), default=None)
+        calls = self._inlined_calls_from(files)
+        later = min([r.line for r in rows if r.line > line] + [c.call_line for c, _ in calls if c.call_line > line],
+                    default=None)
         seen: set[int | None] = set()
         sites: list[Site] = []
         for row in rows:
@@ -429,7 +454,26 @@ class DebugInfo:
             chain = self.inline_chain(addr)
             name = chain[0].physname if chain else function.full_name if function else None
             sites.append(Site(addr, name, self.line_for(addr)))
+        taken = {site.address for site in sites}
+        for call, caller in calls:
+            if call.call_line == line and call.entry not in taken:
+                taken.add(call.entry)
+                assert call.call_file is not None
+                sites.append(Site(call.entry, caller, LineInfo(call.call_file, line, call.entry)))
         return sorted(sites, key=lambda site: site.address), later
+
+    def _inlined_calls_from(self, files: set[Path]) -> list[tuple[InlinedCall, str | None]]:
+        """The inlined calls whose call site is in one of ``files``, each with the full name of
+        its caller (the function, or the inlined call it is made in)."""
+        found = []
+        for function in self.functions():
+            calls = self.inlined_calls(function)
+            for call in calls:
+                if call.call_file in files and call.call_line:
+                    outer = [c for c in calls if c.depth < call.depth and c.covers(call.entry)]
+                    caller = max(outer, key=lambda c: c.depth).physname if outer else function.full_name
+                    found.append((call, caller))
+        return found
 
     def addresses_for(self, file: str, line: int) -> list[int]:
         """Breakpoint addresses of ``FILE:LINE``, or of the next line with code when it has none."""
@@ -628,6 +672,12 @@ class DebugInfo:
             elif child.tag == "DW_TAG_lexical_block":
                 self._collect_inlined(child, depth, out)
 
+    def calls_made_in(self, function: Function, block: InlinedCall | None) -> list[InlinedCall]:
+        """The inlined calls made directly by ``block``'s code (None: the function's own)."""
+        depth = 0 if block is None else block.depth + 1
+        return [c for c in self.inlined_calls(function)
+                if c.depth == depth and (block is None or block.covers(c.entry))]
+
     def inline_chain(self, pc: int) -> list[InlinedCall]:
         """The inlined calls whose code ``pc`` is in, innermost first."""
         function = self.function_at(pc)
@@ -653,6 +703,80 @@ class DebugInfo:
         """Is ``pc`` where ``call`` is entered: its entry, or an address whose preceding
         instruction is not in it (GDB's ``block_starting_point_at``)?"""
         return call.covers(pc) and (pc == call.entry or call not in self.inline_chain(pc - 1))
+
+    # -- where symbols are (GDB's info scope, info address) -----------------------------------------
+    def scope_symbols(self, pc: int, scope: bool = True) -> list[tuple[str, str, int]]:
+        """The variables of the block around ``pc`` and of each block around it up to its
+        function (GDB's ``info scope``): (name, where it is as GDB's ``describe_location`` says
+        it, size in bytes); ``scope``: a constant in ``info scope``'s words."""
+        found: list[tuple[str, str, int]] = []
+        chain: list[DIE] = []
+        block = self.block_at(pc)
+        while block is not None:
+            chain.append(block)
+            if block.tag == "DW_TAG_subprogram":
+                break
+            block = block.get_parent()
+        for die in chain:
+            for child in die.iter_children():
+                if child.tag in ("DW_TAG_variable", "DW_TAG_formal_parameter") and _name(child):
+                    declared = _origin(child, "DW_AT_type")
+                    size = self._type(declared.get_DIE_from_attribute("DW_AT_type")).size if declared is not None else 0
+                    found.append((_name(child) or "", self.describe_location(child, scope), size))
+        return found
+
+    def describe_location(self, die: DIE, scope: bool = False) -> str:
+        """Where a variable is, in GDB 13's words (``info address``; ``scope``: ``info scope``'s
+        for a constant): ``a variable in $a0``, ``a variable at frame base reg $fp offset
+        0+-20``, ``static storage at address 0x...``, ``multi-location:`` and its ranges, ...
+        (GDB's ``locexpr_describe_location_1`` and ``loclist_describe_location``)."""
+        attrs = die.attributes
+        if "DW_AT_const_value" in attrs:
+            value = _const_value(attrs["DW_AT_const_value"])
+            if not isinstance(value, int):
+                return "constant bytes"
+            return f"a constant with value {value} ({value:#x})" if scope else "constant"
+        if "DW_AT_location" not in attrs:
+            return "optimized out"
+        frame_base = None
+        parent = die.get_parent()
+        while parent is not None and parent.tag != "DW_TAG_subprogram":
+            parent = parent.get_parent()
+        if parent is not None and "DW_AT_frame_base" in parent.attributes:
+            frame_base = self._expr.parse_expr(parent.attributes["DW_AT_frame_base"].value)
+        parsed = self._locations.parse_from_attribute(attrs["DW_AT_location"], die.cu.header.version, die)
+        if hasattr(parsed, "loc_expr"):
+            return self._describe_expr(self._expr.parse_expr(parsed.loc_expr), frame_base)
+        base = die.cu.get_top_DIE().attributes.get("DW_AT_low_pc")
+        base_addr = base.value if base is not None else 0
+        text = "multi-location:\n"
+        for entry in parsed:
+            if isinstance(entry, BaseAddressEntry):   # GDB says it (of code moved by -o: before the move)
+                base_addr = entry.base_address
+                text += f"  Base address {base_addr:#x}"
+                continue
+            lo, hi = (entry.begin_offset, entry.end_offset) if entry.is_absolute else \
+                (base_addr + entry.begin_offset, base_addr + entry.end_offset)
+            text += f"  Range {lo:#x}-{hi:#x}: {self._describe_expr(self._expr.parse_expr(entry.loc_expr), frame_base)}\n"
+        return text
+
+    def _describe_expr(self, ops: list, frame_base: list | None) -> str:
+        """One location expression as GDB describes it, piece by piece."""
+        if not any(op.op_name == "DW_OP_piece" for op in ops):
+            return _describe_simple(ops, frame_base)
+        parts, part = [], []
+        for op in ops:
+            if op.op_name != "DW_OP_piece":
+                part.append(op)
+                continue
+            size = op.args[0]
+            if not part:
+                parts.append(f"an empty {size}-byte piece")
+            else:
+                text = _describe_simple(part, frame_base)
+                parts.append(f"{text}{'    ' if text.endswith(chr(10)) else ' '}[{size}-byte piece]")
+            part = []
+        return ", and ".join(parts)
 
     def function_type(self, function: Function) -> CType | None:
         """The C type of ``function`` (``void (int, float, float)``); None without DWARF."""
@@ -722,7 +846,7 @@ class DebugInfo:
                             and child.offset not in concrete and "DW_AT_artificial" not in child.attributes):
                         var = self._variable(child, pc, frame.regs, frame.cfa, function.die)
                         if var is not None:
-                            here.append(replace(var, addr=None, register=None, value=None, entry=None))
+                            here.append(replace(var, addr=None, register=None, value=None, entry=None, pieces=()))
             scopes.append(here)
 
         visit(scope)
@@ -737,8 +861,8 @@ class DebugInfo:
         ctype = self._type(declared.get_DIE_from_attribute("DW_AT_type"))
         param = die.tag == "DW_TAG_formal_parameter"
         name = _name(die) or ""
-        if "DW_AT_const_value" in attrs and isinstance(attrs["DW_AT_const_value"].value, int):
-            return Variable(name, None, ctype, value=attrs["DW_AT_const_value"].value, param=param)
+        if "DW_AT_const_value" in attrs:
+            return Variable(name, None, ctype, value=_const_value(attrs["DW_AT_const_value"]), param=param)
         if "DW_AT_location" not in attrs:
             return Variable(name, None, ctype, param=param)
         expr = self._location_expr(attrs["DW_AT_location"], die, pc)
@@ -750,9 +874,12 @@ class DebugInfo:
         if expr is not None and (reg := _entry_value_register(self._expr.parse_expr(expr))) is not None:
             value = entry(reg) if entry is not None else None       # DW_OP_entry_value(DW_OP_regN)
             return Variable(name, None, ctype, value=value, param=param, entry=value if param else None)
-        where = self._evaluate(expr, regs, cfa, function) if expr is not None else None
-        addr, register = where if where is not None else (None, None)
-        return Variable(name, addr, ctype, register=register, param=param, entry=at_entry)
+        where = self._locate(self._expr.parse_expr(expr), regs, cfa, function) if expr is not None else None
+        if where is None or (len(where) == 1 and where[0].bits == 0):   # not a composite: the whole object
+            found = where[0] if where else Piece(0)
+            return Variable(name, found.addr, ctype, register=found.register, value=found.value, param=param,
+                            entry=at_entry)
+        return Variable(name, None, ctype, param=param, entry=at_entry, pieces=where)
 
     def _entry_value(self, reg: int, caller: Frame) -> int | None:
         """The value register ``reg`` had when the function of a frame was entered, from the
@@ -808,31 +935,51 @@ class DebugInfo:
                 return entry.loc_expr
         return None
 
-    def _evaluate(self, expr: list[int], regs: Mapping[int, int], cfa: int | None,
-                  function: DIE | None) -> tuple[int | None, int | None] | None:
-        """(address, register) of a simple location: DW_OP_addr, DW_OP_fbreg, DW_OP_bregN,
-        DW_OP_regN, each optionally followed by DW_OP_plus_uconst (merged globals); None when
-        it cannot be computed here."""
-        ops = self._expr.parse_expr(expr)
-        if len(ops) == 2 and ops[1].op_name == "DW_OP_plus_uconst":
-            inner = self._evaluate(expr[: len(expr) - _uleb_length(ops[1].args[0]) - 1], regs, cfa, function)
-            if inner is None or inner[0] is None:
+    def _locate(self, ops: list, regs: Mapping[int, int], cfa: int | None,
+                function: DIE | None) -> tuple[Piece, ...] | None:
+        """The pieces of a location description (DWARF 5 section 2.6): one ``Piece`` of 0 bits for
+        a location that is not composite, one per ``DW_OP_piece`` / ``DW_OP_bit_piece`` for one
+        that is; None when it cannot be computed here."""
+        pieces: list[Piece] = []
+        part: list = []
+        for op in ops:
+            if op.op_name not in ("DW_OP_piece", "DW_OP_bit_piece"):
+                part.append(op)
+                continue
+            bits, offset = (8 * op.args[0], 0) if op.op_name == "DW_OP_piece" else (op.args[0], op.args[1])
+            found = self._simple_location(part, regs, cfa, function)
+            pieces.append(replace(found, bits=bits, offset=offset) if found is not None else Piece(bits))
+            part = []
+        if pieces:
+            return tuple(pieces) if not part else None
+        found = self._simple_location(part, regs, cfa, function)
+        return (found,) if found is not None else None
+
+    def _simple_location(self, ops: list, regs: Mapping[int, int], cfa: int | None,
+                         function: DIE | None) -> Piece | None:
+        """A location that is not composite (DWARF 5 section 2.6.1.1): empty (optimized out),
+        a register (``DW_OP_regN``), an implicit value (``DW_OP_implicit_value``, a DWARF
+        expression ending in ``DW_OP_stack_value``) or a memory address (``DW_OP_addr``,
+        ``DW_OP_fbreg``, ``DW_OP_bregN``, arithmetic); None when it needs what is not known here."""
+        if not ops:
+            return Piece(0)
+        if (reg := _register_location(ops)) is not None:
+            return Piece(0, register=reg)
+        if len(ops) == 1 and ops[0].op_name == "DW_OP_implicit_value":
+            return Piece(0, value=bytes(ops[0].args[-1]))
+        if ops[-1].op_name == "DW_OP_stack_value":
+            value = _value_expression(ops[:-1], regs, cfa)
+            return Piece(0, value=value) if value is not None else None
+        start = None
+        if ops[0].op_name == "DW_OP_fbreg":
+            if function is None or "DW_AT_frame_base" not in function.attributes:
                 return None
-            return (inner[0] + ops[1].args[0]) & 0xFFFFFFFF, None
-        if len(ops) != 1:
-            return None
-        op = ops[0]
-        if op.op_name == "DW_OP_addr":
-            return op.args[0], None
-        if op.op_name.startswith("DW_OP_reg"):
-            return None, _reg_number(op)
-        if op.op_name.startswith("DW_OP_breg"):
-            reg = _reg_number(op)
-            return ((regs[reg] + op.args[-1]) & 0xFFFFFFFF, None) if reg in regs else None
-        if op.op_name == "DW_OP_fbreg" and function is not None and "DW_AT_frame_base" in function.attributes:
             base = self._frame_base(function.attributes["DW_AT_frame_base"].value, regs, cfa)
-            return ((base + op.args[0]) & 0xFFFFFFFF, None) if base is not None else None
-        return None
+            if base is None:
+                return None
+            start, ops = base + ops[0].args[0], ops[1:]
+        addr = _value_expression(ops, regs, cfa, start)
+        return Piece(0, addr=addr & 0xFFFFFFFF) if addr is not None else None
 
     def _frame_base(self, expr: list[int], regs: Mapping[int, int], cfa: int | None) -> int | None:
         ops = self._expr.parse_expr(expr)
@@ -1013,9 +1160,8 @@ class DebugInfo:
         if tag in ("DW_TAG_structure_type", "DW_TAG_union_type", "DW_TAG_class_type"):
             shell = CType(_type_spelling(die) or f"{_TAGS[tag]} {{...}}", _size(die), Kind.STRUCT)
             self._types[die.offset] = shell  # while the members are read
-            fields = tuple(CField(_name(c) or "", _member_offset(c), self._type(c.get_DIE_from_attribute("DW_AT_type")),
-                                  _access(c))
-                           for c in die.iter_children() if c.tag == "DW_TAG_member" and "DW_AT_type" in c.attributes)
+            fields = tuple(self._field(c) for c in die.iter_children()
+                           if c.tag in _FIELD_TAGS and "DW_AT_type" in c.attributes)
             self._types[die.offset] = ctype = replace(shell, fields=fields, details=self._class_details(die))
             return ctype
         if tag == "DW_TAG_enumeration_type":
@@ -1035,14 +1181,43 @@ class DebugInfo:
             return self._remember(die, function_type(inner or VOID, self._params(die)))
         return self._remember(die, CType(_name(die) or "?", _size(die)))
 
+    def _field(self, die: DIE) -> CField:
+        """A member of a struct, union or class: a data member, a base class
+        (``DW_TAG_inheritance``) or a static member (a ``DW_TAG_member`` declaration in DWARF 4,
+        a ``DW_TAG_variable`` in DWARF 5), whose value is its ``DW_AT_const_value`` or the object
+        its definition (a variable whose ``DW_AT_specification`` is the member) is at."""
+        ctype = self._type(die.get_DIE_from_attribute("DW_AT_type"))
+        if die.tag == "DW_TAG_inheritance":
+            return CField(type_name(ctype), _member_offset(die), ctype, _access(die), role="base")
+        if die.tag == "DW_TAG_variable" or "DW_AT_declaration" in die.attributes:
+            const = die.attributes.get("DW_AT_const_value")
+            return CField(_name(die) or "", 0, ctype, _access(die), role="static",
+                          value=_const_value(const) if const is not None else None,
+                          address=self._static_definitions().get(die.offset))
+        return CField(_name(die) or "", _member_offset(die), ctype, _access(die))
+
+    def _static_definitions(self) -> dict[int, int]:
+        """The addresses of static members' definitions, by the offset of their declaration."""
+        if self._statics is None:
+            self._statics = {}
+            for die in self._global_dies("DW_TAG_variable"):
+                if "DW_AT_specification" in die.attributes and "DW_AT_location" in die.attributes:
+                    expr = self._location_expr(die.attributes["DW_AT_location"], die, 0)
+                    where = self._locate(self._expr.parse_expr(expr), {}, None, None) if expr is not None else None
+                    if where is not None and len(where) == 1 and where[0].addr is not None:
+                        self._statics[die.get_DIE_from_attribute("DW_AT_specification").offset] = where[0].addr
+        return self._statics
+
     def _class_details(self, die: DIE) -> Details:
         """A struct's, union's or class's C++ side: its class key, member functions (not the
         compiler's), type template parameters."""
         keyword = {"DW_TAG_class_type": "class", "DW_TAG_union_type": "union"}.get(die.tag, "struct")
         if not _is_cplus(die.cu):
             return Details(keyword)
-        methods, template = [], []
+        methods, template, typedefs = [], [], []
         for child in die.iter_children():
+            if child.tag == "DW_TAG_typedef" and "DW_AT_type" in child.attributes:
+                typedefs.append((_name(child) or "?", self._type(child.get_DIE_from_attribute("DW_AT_type")), _access(child)))
             if child.tag == "DW_TAG_subprogram" and _name(child) and "DW_AT_artificial" not in child.attributes:
                 params = [c for c in child.iter_children() if c.tag == "DW_TAG_formal_parameter" and "DW_AT_type" in c.attributes]
                 this = next((p for p in params if "DW_AT_artificial" in p.attributes), None)
@@ -1050,10 +1225,10 @@ class DebugInfo:
                 returns = self._type(child.get_DIE_from_attribute("DW_AT_type")) if "DW_AT_type" in child.attributes else VOID
                 methods.append(Method(_name(child) or "", returns,
                                       tuple(self._type(p.get_DIE_from_attribute("DW_AT_type")) for p in params if p is not this),
-                                      _access(child), const))
+                                      _access(child), const, static=this is None))
             elif child.tag == "DW_TAG_template_type_param" and "DW_AT_type" in child.attributes:
                 template.append((_name(child) or "?", self._type(child.get_DIE_from_attribute("DW_AT_type"))))
-        return Details(keyword, tuple(methods), tuple(template), cplus=True)
+        return Details(keyword, tuple(methods), tuple(template), cplus=True, typedefs=tuple(typedefs))
 
     def _remember(self, die: DIE, ctype: CType) -> CType:
         """Cache ``ctype`` unless it is an incomplete struct: a typedef or qualifier of a struct
@@ -1065,13 +1240,14 @@ class DebugInfo:
     # -- unwinding ---------------------------------------------------------------------------------
     def frames(self, pc: int, regs: Sequence[int] | Mapping[int, int],
                read_u32: Callable[[int], int],
-               stack_ranges: Iterable[tuple[int, int]], inline: bool = True) -> list[Frame]:
+               stack_ranges: Iterable[tuple[int, int]], inline: bool = True, caller: bool = False) -> list[Frame]:
         """The backtrace from ``pc`` with registers ``regs`` (x0..x31): CFI where ``.eh_frame``
         covers the code, else the ``s0`` chain.  Stops at an undefined or zero return address,
         a frame outside ``stack_ranges``, a stack that does not grow, a saved value that cannot
         be read (GDB's "Backtrace stopped"), or 64 frames.  With ``inline``, each inlined call
         around a frame's pc is a frame of its own before it (same pc and registers; its caller's
-        file:line is the call site), as GDB shows them."""
+        file:line is the call site), as GDB shows them.  ``caller``: ``pc`` is a return address
+        (the backtrace goes on from another program's frame)."""
         ranges = list(stack_ranges)
         known = dict(enumerate(regs)) if isinstance(regs, Sequence) else dict(regs)
         out: list[Frame] = []
@@ -1081,17 +1257,18 @@ class DebugInfo:
                 step = self._unwind(pc, known, read_u32, level, ranges)
             except Exception:  # noqa: BLE001  (read_u32 failed: the frames found so far stand)
                 step = None
-            lookup = pc if level == 0 else pc - 1
+            returned = level > 0 or caller
+            lookup = pc - 1 if returned else pc
             function = self.symbol_function_at(lookup)
             line = self.line_for(lookup)
             cfa = step[0] if step else known.get(SP, 0)
             file, number = (line.file, line.line) if line else (None, None)
             for call in self.inline_chain(lookup) if inline else []:  # innermost first
                 out.append(Frame(len(out), pc, call.name, file, number, cfa, known.get(SP, 0), known.get(FP), known,
-                                 level > 0, call, calls_inline=file != (line.file if line else None) or number != (line.line if line else None)))
+                                 returned, call, calls_inline=file != (line.file if line else None) or number != (line.line if line else None)))
                 file, number = call.call_file, call.call_line
             out.append(Frame(len(out), pc, function.name if function else None, file, number, cfa, known.get(SP, 0),
-                             known.get(FP), known, level > 0, None, calls_inline=bool(inline and self.inline_chain(lookup))))
+                             known.get(FP), known, returned, None, calls_inline=bool(inline and self.inline_chain(lookup))))
             if step is None:
                 break
             cfa, ra, caller = step
@@ -1170,6 +1347,7 @@ _SIGNED = {0x04, 0x05, 0x06, 0x0D}     # DW_ATE_float (as tdbg.expr's), signed, 
 _TAGS = {"DW_TAG_structure_type": "struct", "DW_TAG_class_type": "struct", "DW_TAG_union_type": "union",
          "DW_TAG_enumeration_type": "enum"}
 _TYPE_TAGS = (*_TAGS, "DW_TAG_typedef")
+_FIELD_TAGS = ("DW_TAG_member", "DW_TAG_inheritance", "DW_TAG_variable")
 
 
 def _scoped_name(die: DIE) -> str:
@@ -1330,6 +1508,39 @@ def _die_covers(die: DIE, pc: int) -> bool:
     return any(lo <= pc < hi for lo, hi in _die_ranges(die))
 
 
+def _describe_simple(ops: list, frame_base: list | None) -> str:
+    """A location that is not composite in GDB 13's words (``locexpr_describe_location_1``),
+    else its disassembly (``disassemble_dwarf_expression``)."""
+    from tdbg.riscv import ABI_NAMES
+
+    if (reg := _register_location(ops)) is not None:
+        return f"a variable in ${ABI_NAMES[reg]}"
+    if len(ops) == 1 and ops[0].op_name == "DW_OP_addr":
+        return f"static storage at address {ops[0].args[0]:#x}"
+    if len(ops) == 1 and ops[0].op_name == "DW_OP_fbreg" and frame_base and len(frame_base) == 1 \
+            and frame_base[0].op_name.startswith(("DW_OP_reg", "DW_OP_breg")):
+        base = frame_base[0]
+        offset = base.args[-1] if base.op_name.startswith("DW_OP_breg") else 0
+        return f"a variable at frame base reg ${ABI_NAMES[_reg_number(base)]} offset {offset}+{ops[0].args[0]}"
+    if len(ops) == 1 and ops[0].op_name.startswith("DW_OP_breg"):
+        return f"a variable at offset {ops[0].args[-1]} from base reg ${ABI_NAMES[_reg_number(ops[0])]}"
+    if len(ops) == 2 and ops[0].op_name.startswith("DW_OP_lit") and ops[1].op_name == "DW_OP_stack_value":
+        return f"the constant {ops[0].op_name.removeprefix('DW_OP_lit')}"
+    lines = []
+    for op in ops:
+        name = op.op_name
+        if name.startswith("DW_OP_reg") and name != "DW_OP_regx":
+            arg = f" [${ABI_NAMES[_reg_number(op)]}]"
+        elif name.startswith("DW_OP_breg") and name != "DW_OP_bregx":
+            arg = f" {op.args[-1]} [${ABI_NAMES[_reg_number(op)]}]"
+        elif op.args and all(isinstance(a, int) for a in op.args):
+            arg = "".join(f" {a}" for a in op.args)
+        else:
+            arg = ""
+        lines.append(f"{op.offset - ops[0].offset:>6}: {name}{arg}\n")   # from the piece's start
+    return "a complex DWARF expression:\n" + "".join(lines)
+
+
 def _register_location(ops: list) -> int | None:
     """N of a location that is register N alone (``DW_OP_regN``), else None."""
     if len(ops) == 1 and ops[0].op_name.startswith("DW_OP_reg"):
@@ -1352,12 +1563,13 @@ _BINARY_OPS: dict[str, Callable[[int, int], int]] = {
     "DW_OP_shl": lambda a, b: a << b, "DW_OP_shr": lambda a, b: (a & 0xFFFFFFFF) >> b}
 
 
-def _value_expression(ops: list, regs: Mapping[int, int], cfa: int | None) -> int | None:
-    """The value a DWARF expression computes (a call site's ``DW_AT_call_value``) in a frame
-    with registers ``regs`` (``x0`` is 0): literals, constants, registers (``DW_OP_regN``: its
-    value, ``DW_OP_bregN``: value plus offset), ``DW_OP_call_frame_cfa``, ``plus_uconst`` and
-    the arithmetic operators; None for anything that needs memory or is unknown here."""
-    stack: list[int] = []
+def _value_expression(ops: list, regs: Mapping[int, int], cfa: int | None, start: int | None = None) -> int | None:
+    """The value a DWARF expression computes (a call site's ``DW_AT_call_value``, a stack
+    value, an address) in a frame with registers ``regs`` (``x0`` is 0), on a stack holding
+    ``start`` if given: literals, constants, registers (``DW_OP_regN``: its value,
+    ``DW_OP_bregN``: value plus offset), ``DW_OP_call_frame_cfa``, ``plus_uconst`` and the
+    arithmetic operators; None for anything that needs memory or is unknown here."""
+    stack: list[int] = [] if start is None else [start]
     for op in ops:
         name = op.op_name
         if name.startswith("DW_OP_lit"):
@@ -1384,13 +1596,11 @@ def _value_expression(ops: list, regs: Mapping[int, int], cfa: int | None) -> in
     return stack[-1] & 0xFFFFFFFF if stack else None
 
 
-def _uleb_length(value: int) -> int:
-    """Bytes of ``value`` as an unsigned LEB128 (to split an expression after its first op)."""
-    n = 1
-    while value >= 0x80:
-        value >>= 7
-        n += 1
-    return n
+def _const_value(attr) -> int | bytes:
+    """``DW_AT_const_value``: an integer (its ``DW_FORM_data``/``sdata`` value) or the bytes of
+    a block form (DWARF 5 section 2.19)."""
+    value = attr.value
+    return value if isinstance(value, int) else value.encode() if isinstance(value, str) else bytes(value)
 
 
 def _reg_number(op) -> int:

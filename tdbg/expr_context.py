@@ -12,6 +12,7 @@ import numpy as np
 from tdbg import debuginfo
 from tdbg.expr import FLOAT, INT, UINT16, UINT32, CType, ExprError, SymbolInfo, Value, array_of
 from tdbg.cxxnames import demangle, remove_params, scoped_names
+from tdbg.expr.evaluator import computed
 from tdbg.expr.values import PrintSettings
 from tdbg.frames import FrameView
 from tdbg.riscv import ABI_NAMES, NUMBERS as REGISTERS
@@ -58,6 +59,8 @@ class SessionContext:
         info = s.debug
         if info is not None:
             frame = self.frames.selected()
+            if frame.level:   # a frame in other code (the firmware under a kernel): its own DWARF
+                info = s.debug_info_at(s.current, frame.lookup_pc) or info
             for v in info.locals_at(frame, self.frames.caller(frame)):
                 if v.name == name:
                     return self._variable(v)
@@ -86,9 +89,57 @@ class SessionContext:
             return SymbolInfo(0, ctype=v.type, register=ABI_NAMES[v.register])
         if v.value is not None:
             return SymbolInfo(0, ctype=v.type, value=v.value)
-        if v.addr is None:
-            raise KeyError(v.name)
+        if v.pieces:
+            data, missing = self.assemble(v, self.frames.selected())
+            return SymbolInfo(0, ctype=v.type, value=data, unavailable=missing)
+        if v.addr is None:   # optimized out: GDB's value is <optimized out>, not an unknown name
+            return SymbolInfo(0, ctype=v.type, value=b"", unavailable=((0, v.type.size),))
         return SymbolInfo(v.addr, ctype=v.type)
+
+    def variable_value(self, v: debuginfo.Variable, frame: debuginfo.Frame) -> Value:
+        """The value of a variable the debug information computes, or holds in a register or
+        in pieces, in ``frame`` (not an lvalue); an optimized-out one is all unavailable."""
+        if v.register is not None:
+            return computed(v.type, frame.regs.get(v.register, self.s.register(f"x{v.register}")))
+        if v.value is not None:
+            return computed(v.type, v.value)
+        if v.pieces:
+            return computed(v.type, *self.assemble(v, frame))
+        return computed(v.type, b"", ((0, v.type.size),))
+
+    def assemble(self, v: debuginfo.Variable, frame: debuginfo.Frame) -> tuple[bytes, tuple[tuple[int, int], ...]]:
+        """The bytes of a variable with a composite location (DWARF 5 section 2.6.1.2: its pieces
+        laid end to end from the object's first bit, each ``bits`` long, from bit ``offset`` of
+        its source) and the byte ranges that an empty piece leaves out."""
+        bits = known = at = 0
+        for piece in v.pieces:
+            source = self._piece_source(piece, frame)
+            mask = (1 << piece.bits) - 1
+            if source is not None:
+                bits |= ((source >> piece.offset) & mask) << at
+                known |= mask << at
+            at += piece.bits
+        size = v.type.size
+        missing: list[tuple[int, int]] = []
+        for byte in range(size):
+            if (known >> (8 * byte)) & 0xFF != 0xFF:
+                if missing and missing[-1][1] == byte:
+                    missing[-1] = (missing[-1][0], byte + 1)
+                else:
+                    missing.append((byte, byte + 1))
+        return (bits & ((1 << 8 * size) - 1)).to_bytes(size, "little"), tuple(missing)
+
+    def _piece_source(self, piece: debuginfo.Piece, frame: debuginfo.Frame) -> int | None:
+        """The bits a piece is taken from, as an integer (None: an empty piece)."""
+        if piece.register is not None:
+            return frame.regs.get(piece.register, self.s.register(f"x{piece.register}"))
+        if isinstance(piece.value, bytes):
+            return int.from_bytes(piece.value, "little")
+        if piece.value is not None:
+            return piece.value
+        if piece.addr is not None:
+            return int.from_bytes(self.read_memory(piece.addr, (piece.offset + piece.bits + 7) // 8), "little")
+        return None
 
     @property
     def print_settings(self) -> PrintSettings:

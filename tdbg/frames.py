@@ -58,7 +58,7 @@ class FrameView:
 
     def all(self) -> list[Frame]:
         """Every visible frame, innermost first, numbered from 0."""
-        frames = self.s.frames()
+        frames = self._across_programs(self.s.frames())
         hidden = min(self.hidden(), len(frames) - 1)
         out = []
         for level, frame in enumerate(frames[hidden:]):
@@ -66,6 +66,23 @@ class FrameView:
             if frame.function == ENTRY_FUNCTION and frame.block is None:
                 break
         return out
+
+    def _across_programs(self, frames: list[Frame]) -> list[Frame]:
+        """The backtrace, each frame described by the debug information of the code it is in:
+        from the first frame in other code (a kernel's caller in the firmware), the rest is
+        unwound with that code's CFI and named from its DWARF (GDB: each frame's objfile)."""
+        s = self.s
+        first = s.debug_info_at(s.current, frames[0].lookup_pc) if frames else None
+        for i, frame in enumerate(frames[1:], 1):
+            other = s.debug_info_at(s.current, frame.lookup_pc)
+            if other is None or other is first:
+                continue
+            try:
+                rest = other.frames(frame.pc, frame.regs, s.read_u32, s.stack_ranges(), caller=True)
+            except Exception:  # noqa: BLE001  (corrupt DWARF read lazily: the frames found so far stand)
+                return frames
+            return frames[:i] + [replace(f, level=i + j) for j, f in enumerate(rest)]
+        return frames
 
     def caller(self, frame: Frame) -> Frame | None:
         """The frame that called ``frame`` (its call site knows entry values), or None."""

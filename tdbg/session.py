@@ -763,13 +763,13 @@ class Session(TensixAccess):
         return self.locate(location)[0].address
 
     def locate(self, location: str | int, line: int | None = None) -> list[Site]:
-        """Every location of ``location`` in the current core's program (``tdbg.linespec``), by
-        address; ``line`` replaces the line of a ``FILE:LINE``.  A ``FILE:LINE`` without code
-        here goes to the next line with code, as GDB does in one program (``break_at`` decides
-        that for the whole tile)."""
-        resolved = self._resolved(location, line)
+        """Every location of ``location`` in the current core's program and its symbol files
+        (``tdbg.linespec``; GDB looks in every objfile), by address; ``line`` replaces the line
+        of a ``FILE:LINE``.  A ``FILE:LINE`` without code here goes to the next line with code,
+        as GDB does in one program (``break_at`` decides that for the whole tile)."""
+        resolved = self._resolved_in_files(self.current, location, line)
         if not resolved.sites and resolved.next_line is not None:
-            resolved = self._resolved(location, resolved.next_line)
+            resolved = self._resolved_in_files(self.current, location, resolved.next_line)
         if not resolved.sites:
             spec = linespec.parse(str(location), None)
             raise SessionError(f'No line {spec.line} in file "{spec.file}".')
@@ -1129,13 +1129,27 @@ class Session(TensixAccess):
             raise SessionError(str(exc)) from None
 
     def symbol_names(self) -> set[str]:
-        """The names completion offers for the current core (GDB's symbol completion): its ELF
-        symbols as GDB names them (demangled) and the debug information's functions (C++: full
-        names), variables and types."""
-        image = self.tile.image(self.current)
-        names = {demangle(name) or name for name in image.symbols} if image is not None else set()
-        info = self.debug
-        return names | info.completion_names() if info is not None else names
+        """The names completion offers for the current core (GDB's symbol completion): the ELF
+        symbols of its firmware and of its symbol files (a kernel's) as GDB names them
+        (demangled), their debug information's functions (C++: full names), variables and types,
+        and the locals of the selected frame."""
+        names: set[str] = set()
+        for image, info in self._programs_of(self.current):
+            names |= {demangle(name) or name for name in image.symbols}
+            names |= info.completion_names() if info is not None else set()
+        try:
+            frame = self.expression_context().frames.selected()
+            info = self.debug_info_at(self.current, frame.lookup_pc)
+            names |= {v.name for v in info.locals_at(frame)} if info is not None else set()
+        except Exception:  # noqa: BLE001  (completion never fails: corrupt DWARF, no frame)
+            pass
+        return names
+
+    def _programs_of(self, core: str) -> list[tuple[ElfImage, DebugInfo | None]]:
+        """The firmware of ``core`` and each of its symbol files, with their (opened) DWARF."""
+        image = self.tile.image(core)
+        found = [(image, self._opened(core))] if image is not None else []
+        return found + [(f.image, self._opened_file(f)) for f in self.symbol_files.get(core, ())]
 
     def location_names(self) -> tuple[set[str], set[str]]:
         """What a breakpoint location may name on any core (GDB completes a linespec over every

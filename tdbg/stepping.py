@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tdbg.debuginfo import DebugInfo, InlinedCall
+from tdbg.debuginfo import DebugInfo, Function, InlinedCall
 from tdbg.session import Session, SessionError
 from tdbg.emu.stops import Stop, StopKind
 
@@ -88,19 +88,20 @@ def until(session: Session, info: DebugInfo, location: str | int | None = None) 
     if location is not None:
         return _run_to_location(session, info, location, anywhere=False)
     pc = session.pc
+    frame = session.expression_context().frames.all()[0]   # at an inlined call's entry: its call site
     row, function = info.row_at(pc), info.function_at(pc)
-    if row is None or row.line == 0 or function is None:
+    if row is None or row.line == 0 or function is None or frame.file is None or frame.line is None:
         return next(session, info)
-    end = row.end
-    for later in info.rows_in(row.end, function.high):   # the rest of the line's code
+    current = (frame.file, frame.line)
+    end = row.end if (row.file, row.line) == current else pc + 1
+    for later in info.rows_in(end, function.high):       # the rest of the line's code
         if later.addr != end or later.line not in (0, row.line):
             break
         end = later.end
     cfa = _cfa(session, info)
     same_frame = _same_frame(session, info, cfa)
-    targets = {r.addr: same_frame for r in info.rows_in(end, function.high)
-               if r.is_stmt and r.line and (r.file, r.line) != (row.file, row.line)}
-    return _run_or_return(session, info, targets, cfa)
+    targets = _line_starts(info, function, frame.block, current, same_frame)
+    return _run_or_return(session, info, {a: c for a, c in targets.items() if a >= end}, cfa)
 
 
 def advance(session: Session, info: DebugInfo, location: str | int) -> Stop:
@@ -217,13 +218,29 @@ def _lines_by_breakpoints(session: Session, info: DebugInfo, into: bool, current
     if function is None:
         raise SessionError("Cannot step: no function information at the current location.")
     same_frame = _same_frame(session, info, cfa)
-    targets = {r.addr: same_frame for r in info.rows_in(function.low, function.high)
-               if r.is_stmt and r.line and (r.file, r.line) != current}
+    block = session.expression_context().frames.all()[0].block
+    targets = _line_starts(info, function, block, current, same_frame)
     if into:
         callee = _called_from_frame(session, info, cfa)
         for other in info.functions():
             _add(targets, info.breakpoint_address(other.name), callee)
     return _run_or_return(session, info, targets, cfa, into)
+
+
+def _line_starts(info: DebugInfo, function: Function, block: InlinedCall | None, current: Line,
+                 condition: Condition) -> dict[int, Condition]:
+    """Where another line of ``block``'s code (None: the function's own) starts: its statement
+    rows outside the inlined calls it makes, and where each part of the code of an inlined call
+    it makes on another line starts (clang writes no row for an inlined call's line, and
+    schedules parts of one call among another's; GDB does not stop there)."""
+    targets = {r.addr: condition for r in info.rows_in(function.low, function.high)
+               if r.is_stmt and r.line and (r.file, r.line) != current
+               and (info.inline_chain(r.addr) or [None])[0] == block}
+    for call in info.calls_made_in(function, block):
+        if (call.call_file, call.call_line) != current:
+            for low, _ in call.ranges:
+                targets.setdefault(low, condition)
+    return targets
 
 
 def _run_or_return(session: Session, info: DebugInfo, targets: dict[int, Condition], cfa: int,

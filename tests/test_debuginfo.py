@@ -284,3 +284,40 @@ def test_members_of_anonymous_unions_and_structs(tmp_path: Path) -> None:
     assert s.execute("p m.all") == "$2 = 1073741824\n"
     assert s.execute("p (char*)&m.signal - (char*)&m") == "$3 = 3\n"
     assert s.execute("p m.nosuch", check=False).strip() == "There is no member named nosuch."
+    assert s.execute("p m") == "$4 = {{all = 1073741824, {a = 0 '\\000', b = 0 '\\000', c = 0 '\\000', signal = 64 '@'}}}\n"
+    s.execute("set print pretty on")
+    assert s.execute("p m") == ("$5 = {\n  {\n    all = 1073741824,\n    {\n      a = 0 '\\000',\n      b = 0 '\\000',\n"
+                                "      c = 0 '\\000',\n      signal = 64 '@'\n    }\n  }\n}\n")
+
+
+# -- composite and implicit locations (issue 33 item 2) -------------------------------------------
+# Expressions assembled by hand from DWARF 5's opcode table (section 7.7.1); the bytes each piece
+# gives worked by hand from section 2.6.1.2 (pieces laid end to end from the object's first bit).
+
+def _composite(s: Session, info: DebugInfo, expr: bytes, ctype) -> str:
+    from tdbg.debuginfo import Variable
+    from tdbg.expr import format_value
+
+    ctx = s.expression_context()
+    frame = ctx.frames.selected()
+    pieces = info._locate(info._expr.parse_expr(list(expr)), frame.regs, frame.cfa, None)
+    assert pieces is not None
+    v = Variable("v", None, ctype, pieces=pieces)
+    return format_value(ctx.variable_value(v, frame), None, ctx, typed=False)
+
+
+def test_composite_locations_in_registers_memory_values_and_bits(demo: tuple[Session, DebugInfo]) -> None:
+    from tdbg.expr import UINT8, UINT16, UINT32, array_of
+
+    s, info = demo
+    s.set_register("a0", 0xABCD5678)
+    results = s.image.symbols["results"].addr
+    s.write_memory(results, (0x11223344).to_bytes(4, "little"))
+    reg_empty_value = bytes([0x5A, 0x93, 2, 0x93, 2, 0x10, 0xB4, 0x24, 0x9F, 0x93, 2])   # reg10; empty; constu 0x1234 stack_value
+    assert _composite(s, info, reg_empty_value, array_of(UINT16, 3)) == "{22136, <optimized out>, 4660}"
+    memory_implicit = bytes([0x03, *results.to_bytes(4, "little"), 0x93, 4, 0x9E, 2, 0xEF, 0xBE, 0x93, 2])
+    assert _composite(s, info, memory_implicit, array_of(UINT16, 3)) == "{13124, 4386, 48879}"
+    bits = bytes([0x35, 0x9F, 0x9D, 3, 0, 0x5A, 0x9D, 5, 4])   # lit5 stack_value bit_piece(3, 0); reg10 bit_piece(5, 4)
+    assert 5 | ((0x5678 >> 4) & 31) << 3 == 61
+    assert _composite(s, info, bits, UINT8) == "61 '='"
+    assert _composite(s, info, bytes([0x93, 4]), UINT32) == "<optimized out>"   # one empty piece

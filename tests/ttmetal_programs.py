@@ -114,3 +114,21 @@ def printing_program(ops: Path, tiles: int = 2) -> Program:
              compile_args=[2, *C.accessor_args], args=[C, 0, 0])
     p.kernel("compute", COMPUTE_PRINT, args=[tiles])
     return p
+
+
+def transpose(ops: Path, tiles: int = 2) -> Program:
+    """C = transpose_wh(A) over ``tiles`` bfloat16 tiles (``exact_inputs``' A): ttnn's copy reader
+    and writer (``reader_unary_start_id.cpp``, ``writer_unary_start_id.cpp``) and its
+    ``transpose_wh.cpp`` compute kernel; CB 0 in, CB 16 out, 2 pages each."""
+    a, _ = exact_inputs(tiles)
+    p = Program()
+    A, C = p.buffer("a", a), p.buffer("c", pages=tiles)
+    for cb in (0, 16):
+        p.cb(cb, 2, 2048)
+    k = ops / "data_movement"
+    p.kernel("ncrisc", k / "copy/device/kernels/reader_unary_start_id.cpp", compile_args=[*A.accessor_args],
+             args=[A, tiles, 0])
+    p.kernel("brisc", k / "copy/device/kernels/writer_unary_start_id.cpp", compile_args=[16, *C.accessor_args],
+             args=[C, tiles, 0])
+    p.kernel("compute", k / "transpose/device/kernels/compute/transpose_wh.cpp", args=[tiles])
+    return p

@@ -8,12 +8,13 @@ from collections.abc import Callable
 
 from tdbg import linespec
 from tdbg.commands.interpreter import Interpreter
-from tdbg.commands.location import breakpoint_what, qualify_line
-from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.commands.location import breakpoint_what, frame_view, qualify_line
+from tdbg.commands.registry import CommandError, Registry, command, info_command
 from tdbg.commands.ttmetal_cmds import cb_register
 from tdbg.commands.values import evaluate_address, evaluate_int, lvalue
 from tdbg.expr import INT, Value
-from tdbg.session import Breakpoint, Disposition
+from tdbg.hostfiles import HostFileError, write_host_file
+from tdbg.session import Breakpoint, Disposition, SessionError
 
 _DST_ROW = re.compile(r"^dst\[(.+)\]$")
 
@@ -83,7 +84,7 @@ def _complete_locations(interp: Interpreter, word: str) -> list[str]:
     return [n for n in symbols if n.startswith(word)] + [f"{n}:" for n in files if n.startswith(word)]
 
 
-@command("break", aliases=("b", "br"), usage="break [LOCATION] [thread N] [if COND]", help="Set a breakpoint at LOCATION: *ADDRESS, FUNCTION, FILE:LINE or LINE (default: the current pc), in every core whose firmware has it (one location per core), or with 'thread N' only on that core (N: thread number or T0, T1, T2, B).  It costs nothing until hit.", example="break main", complete=_complete_locations)
+@command("break", aliases=("b", "br"), usage="break [LOCATION] [thread N] [if COND]", help="Set a breakpoint at LOCATION: *ADDRESS, FUNCTION, FILE:LINE or LINE (default: the current pc), in every core whose firmware has it (one location per core), or with 'thread N' only on that core (N: thread number or T0, T1, T2, B, NC).  FILE:LINE also places a location on every inlined call made on that line (its entry; the stop shows the caller at that line): clang writes no line-table row for an inlined call's line, where GDB moves such a breakpoint to the next line that has one.  It costs nothing until hit.", example="break main", complete=_complete_locations)
 def break_cmd(interp: Interpreter, args: str) -> None:
     _break(interp, args, temporary=False)
 
@@ -313,7 +314,7 @@ def _listing(interp: Interpreter, items: list, empty: str) -> None:
         if isinstance(item, Breakpoint):
             if len(item.locations) == 1:
                 loc = item.locations[0]
-                thread = f" thread {s.thread_id(loc.core)}" if item.thread else ""
+                thread = f" thread {s.thread_id(loc.core)}" if item.thread else ""   # GDB 13 says it here too
                 interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {enabled}   {loc.address:#010x} {breakpoint_what(interp, loc)}{thread}")
             else:
                 interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {enabled}   <MULTIPLE> ")
@@ -323,6 +324,8 @@ def _listing(interp: Interpreter, items: list, empty: str) -> None:
                     interp.out(f"{f'{item.number}.{i}':<7} {'':<14} {'':<4} {enabled}   {loc.address:#010x} {breakpoint_what(interp, loc)}{core}")
             if item.condition:
                 interp.out(f"\tstop only if {item.condition}")
+            if item.thread:   # GDB's print_one_breakpoint_location: after the condition
+                interp.out(f"\tstop only in thread {s.thread_id(item.thread)}")
         else:
             kind = {"write": "hw watchpoint", "read": "read watchpoint", "access": "acc watchpoint"}[item.kind]
             interp.out(f"{item.number:<7} {kind:<14} {disp} {enabled}              {exprs.get(item.number, hex(item.address))}")
@@ -335,3 +338,75 @@ def _listing(interp: Interpreter, items: list, empty: str) -> None:
             interp.out(f"\tdisable after {'additional' if ignore else 'next'} {item.enable_count} hits")
         for line in item.commands if isinstance(item, Breakpoint) else ():
             interp.out(f"        {line}")
+
+
+@command("clear", usage="clear [LOCATION]", help="Delete every breakpoint at LOCATION (FUNCTION, FILE:LINE, LINE or *ADDRESS; default: the line of the selected frame), on every core, as GDB's clear.", example="clear fill_row", complete=_complete_locations)
+def clear_cmd(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    text = args.strip()
+    if text.startswith("*"):
+        addresses = {evaluate_address(interp, text[1:])}
+    else:
+        if not text:
+            frame = frame_view(interp).selected()
+            if frame.file is None or frame.line is None:
+                raise CommandError("No source file specified.")
+            where: str | int = f"{frame.file}:{frame.line}"
+        else:
+            where = qualify_line(interp, text)
+        addresses = set()
+        for core in s.core_names:
+            if s.has_firmware(core):
+                with s.on_core(core):
+                    try:
+                        addresses |= {site.address for site in s.locate(where)}
+                    except SessionError:
+                        pass
+    found = sorted(n for n, bp in s.breakpoints.items() if any(loc.address in addresses for loc in bp.locations))
+    if not found:
+        raise CommandError(f"No breakpoint at {text}." if text else "No breakpoint at this line.")
+    for number in found:
+        s.delete(number)
+    if interp.from_tty:
+        interp.out(f"Deleted breakpoint{'s' if len(found) > 1 else ''} {' '.join(map(str, found))} ")
+
+
+SAVE = Registry("save")
+
+
+@command("save", usage="save breakpoints FILE", help="Save the breakpoints and watchpoints to FILE as the commands that set them again, with their conditions, ignore counts, commands and disabled state (GDB's save breakpoints; read them back with 'source FILE').", example="save breakpoints bps.gdb", host_files=True)
+def save_cmd(interp: Interpreter, args: str) -> None:
+    SAVE.dispatch(interp, args)
+
+
+@SAVE.command("breakpoints", usage="save breakpoints FILE", help="Save the breakpoints and watchpoints to FILE as the commands that set them again (GDB's text).", example="save breakpoints bps.gdb", host_files=True)
+def save_breakpoints(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    path = args.strip()
+    if not path:
+        raise CommandError("Argument required (file name in which to save)")
+    points = sorted([*s.breakpoints.values(), *s.watchpoints.values()], key=lambda p: p.number)
+    if not points:
+        raise CommandError("Nothing to save.")
+    lines: list[str] = []
+    for p in points:
+        if isinstance(p, Breakpoint):
+            thread = f" thread {s.thread_id(p.thread)}" if p.thread else ""
+            lines.append(f"{'tbreak' if p.temporary else 'break'} {p.location or f'*{p.address:#x}'}{thread}")
+        else:
+            verb = {"write": "watch", "read": "rwatch", "access": "awatch"}[p.kind]
+            lines.append(f"{verb} {interp.state.watch_expr.get(p.number, f'*{p.address:#x}')}")
+        if getattr(p, "condition", None):
+            lines.append(f"  condition $bpnum {p.condition}")
+        if getattr(p, "ignore_count", 0):
+            lines.append(f"  ignore $bpnum {p.ignore_count}")
+        if getattr(p, "commands", None):
+            lines += ["  commands", *(f"    {c}" for c in p.commands), "  end"]
+        if not p.enabled:
+            lines.append("disable $bpnum")
+    try:
+        write_host_file(path, ("\n".join(lines) + "\n").encode())
+    except HostFileError as exc:
+        raise CommandError(str(exc)) from None
+    if interp.from_tty:
+        interp.out(f"Saved to file '{path}'.")

@@ -13,7 +13,7 @@ import numpy as np
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command
 from tdbg.commands.remap_cmds import remap_order
-from tdbg.commands.values import evaluate_address, evaluate_int
+from tdbg.commands.values import evaluate, evaluate_address, evaluate_int
 from tdbg.expr import DOUBLE, FLOAT, INT8, INT16, INT32, INT64, Value, decode, pointer_to
 from tdbg.session import SessionError
 from tdbg.tensix import formats, l1_data
@@ -370,3 +370,83 @@ def format_view_value(value: object) -> str:
     if array.dtype.kind == "f":
         return format_float(float(array))
     return str(int(array))
+
+
+_FIND_SIZES = {"b": 1, "h": 2, "w": 4, "g": 8}
+
+
+def _split_top_level(text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses, brackets and quotes."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, c in enumerate(text):
+        if quote:
+            quote = "" if c == quote and text[i - 1] != "\\" else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts
+
+
+@command("find", usage="find [/SIZE-CHAR] [/MAX-COUNT] START, +LENGTH|END, EXPR1 [, EXPR2 ...]", help="Search memory from START (LENGTH bytes, or up to END inclusive) for the bytes of the values EXPR1, EXPR2 ... laid end to end (each the size of its type, or SIZE-CHAR b h w g; a string's characters without its NUL), as the current core reads memory; print each address found and how many; $_ is the last, $numfound the count (GDB's find).", example="find &results, +16, 0")
+def find_cmd(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    text = args.strip()
+    size, limit = None, None
+    while text.startswith("/"):
+        word, _, text = text[1:].partition(" ")
+        for c in re.findall(r"\d+|.", word):
+            if c.isdigit():
+                limit = int(c)
+            elif c in _FIND_SIZES:
+                size = _FIND_SIZES[c]
+            else:
+                raise CommandError("Invalid size granularity.")
+        text = text.strip()
+    parts = _split_top_level(text)
+    if len(parts) < 3 or not all(parts):
+        raise CommandError("Missing search parameters." if len(parts) < 2 else "Missing search pattern.")
+    start = evaluate_address(interp, parts[0])
+    if parts[1].startswith("+"):
+        length = evaluate_int(interp, parts[1][1:])
+    else:
+        end = evaluate_address(interp, parts[1])
+        if end < start:
+            raise CommandError("Invalid search space, end precedes start.")
+        length = end - start + 1
+    if length <= 0:
+        raise CommandError("Empty search range.")
+    pattern = b""
+    for expr in parts[2:]:
+        value = evaluate(interp, expr)
+        if isinstance(value.raw, bytes):
+            data = value.raw.rstrip(b"\0") if expr.startswith('"') else value.raw
+        else:
+            width = size or value.ctype.size
+            number = int(value.raw) if not isinstance(value.raw, float) else struct.unpack(
+                "<I" if width == 4 else "<Q", struct.pack("<f" if width == 4 else "<d", value.raw))[0]
+            data = (number & ((1 << 8 * width) - 1)).to_bytes(width, "little")
+        pattern += data
+    try:
+        memory = s.read_memory(start, length)
+    except SessionError as exc:
+        raise CommandError(str(exc)) from None
+    found: list[int] = []
+    at = memory.find(pattern)
+    while at >= 0 and (limit is None or len(found) < limit):
+        found.append(start + at)
+        at = memory.find(pattern, at + 1)
+    for address in found:
+        name = s.symbolize(address)
+        interp.out(f"{address:#x} {name}" if name else f"{address:#x}")
+    ctx = s.expression_context()
+    ctx.set_convenience("numfound", Value(INT32, len(found)))
+    if found:
+        ctx.set_convenience("_", Value(pointer_to(INT8), found[-1]))
+    interp.out(f"{len(found)} pattern{'s' if len(found) > 1 else ''} found." if found else "Pattern not found.")

@@ -121,7 +121,7 @@ def restore_cmd(interp: Interpreter, args: str) -> None:
 
 
 @command("file", usage="file [CORE] [FILE]",
-         help="Load FILE (an ELF, or a .c file to build) as the firmware of CORE (B, T0, T1, T2; default the "
+         help="Load FILE (an ELF, or a .c file to build) as the firmware of CORE (B, NC, T0, T1, T2; default the "
               "current core), replacing what it had, and reset the tile; without FILE, CORE has no firmware.",
          example="file T1 math.elf", host_files=True)
 def file_cmd(interp: Interpreter, args: str) -> None:

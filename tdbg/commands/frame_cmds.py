@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import (
-    frame_args, frame_header, frame_view, need_debug, show_source_line, source_text, variable_value,
+    frame_args, frame_debug, frame_header, frame_view, need_debug, show_source_line, source_text, variable_value,
 )
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_int
@@ -24,7 +24,8 @@ def _show_frame(interp: Interpreter, frame: Frame) -> None:
 
 
 def _variables(interp: Interpreter, frame: Frame, params: bool, indent: str = "") -> None:
-    info = need_debug(interp)
+    need_debug(interp)
+    info = frame_debug(interp, frame) or need_debug(interp)
     shown = [v for v in info.locals_at(frame, frame_view(interp).caller(frame)) if v.param == params]
     if not shown:
         interp.out("No arguments." if params else "No locals.")
@@ -59,12 +60,34 @@ def _select(interp: Interpreter, level: int) -> None:
     _show_frame(interp, frame)
 
 
-@command("frame", aliases=("f",), usage="frame [N]", help="Select frame N (0: the innermost; see bt) for expressions, info locals and finish, and show it; with no N, show the selected frame.", example="frame 1")
+def _complete_frame(interp: Interpreter, word: str) -> list[str]:
+    """``frame`` subcommands, then the functions of the current backtrace (``frame function NAME``)."""
+    names = {"function", "level"} | {f.function for f in frame_view(interp).all() if f.function}
+    return sorted(n for n in names if n.startswith(word))
+
+
+@command("frame", aliases=("f",), usage="frame [N | level N | function NAME]", help="Select frame N (0: the innermost; see bt) for expressions, info locals and finish, and show it; 'frame function NAME' selects the innermost frame of function NAME; with no N, show the selected frame.", example="frame function main", complete=_complete_frame)
 def frame_cmd(interp: Interpreter, args: str) -> None:
-    if args.strip():
-        _select(interp, evaluate_int(interp, args))
+    word, _, rest = args.strip().partition(" ")
+    if word == "function":
+        _select(interp, _frame_of_function(interp, rest.strip()))
+    elif args.strip():
+        _select(interp, evaluate_int(interp, rest if word == "level" else args))
     else:
         _show_frame(interp, frame_view(interp).selected())
+
+
+def _frame_of_function(interp: Interpreter, name: str) -> int:
+    """The level of the innermost frame of function ``name`` (GDB's ``frame function``)."""
+    if not name:
+        raise CommandError("Missing function name argument")
+    info = need_debug(interp)
+    if info.function_named(name) is None and not any(c.name == name for f in info.functions() for c in info.inlined_calls(f)):
+        raise CommandError(f'Function "{name}" not defined.')
+    for frame in frame_view(interp).all():
+        if frame.function == name:
+            return frame.level
+    raise CommandError(f'No frame for function "{name}".')
 
 
 @command("up", usage="up [N]", help="Select the frame N levels further out (its caller; default 1) and show it.", example="up")

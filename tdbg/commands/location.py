@@ -13,7 +13,7 @@ from tdbg.commands.registry import CommandError
 from tdbg.debuginfo import DebugInfo, Frame, Variable
 from tdbg.frames import FrameView
 from tdbg.session import Location
-from tdbg.expr import UINT, ExprError, Kind, Literal, MemAt, Value, decode, evaluate, expand_typedefs, format_value
+from tdbg.expr import UINT, ExprError, Kind, Literal, MemAt, evaluate, expand_typedefs, format_value
 
 
 @dataclass
@@ -69,6 +69,12 @@ def need_debug(interp: Interpreter) -> DebugInfo:
     return info
 
 
+def frame_debug(interp: Interpreter, frame: Frame) -> DebugInfo | None:
+    """The debug information of the code a frame is in (a kernel's, or the firmware's below it)."""
+    s = interp.session
+    return s.debug_info_at(s.current, frame.lookup_pc) if frame.level else s.debug
+
+
 def source_text(interp: Interpreter, file: Path, line: int) -> str:
     """``LINE<tab>TEXT`` as a stop shows it; for a file that cannot be read GDB says so the first
     time (``FILE: No such file or directory.``), then shows ``in FILE``."""
@@ -94,7 +100,7 @@ def frame_args(interp: Interpreter, frame: Frame) -> str:
     """A frame's arguments as GDB's frame lines show them (``print frame-arguments scalars``,
     ``print entry-values default``): a struct, array or reference to one as ``...``; a value
     that equals the one the caller passed, where its call site says, as ``b=b@entry=5``."""
-    info = interp.session.debug
+    info = frame_debug(interp, frame)
     if info is None:
         return ""
     try:
@@ -108,7 +114,7 @@ def frame_args(interp: Interpreter, frame: Frame) -> str:
             shown.append(f"{v.name}=...")
             continue
         value = variable_value(interp, frame, v)
-        if v.entry is not None and value == variable_value(interp, frame, replace(v, addr=None, register=None, value=v.entry)):
+        if v.entry is not None and value == variable_value(interp, frame, replace(v, addr=None, register=None, value=v.entry, pieces=())):
             value = f"{v.name}@entry={value}"
         shown.append(f"{v.name}={value}")
     return ", ".join(shown)
@@ -117,20 +123,12 @@ def frame_args(interp: Interpreter, frame: Frame) -> str:
 def variable_value(interp: Interpreter, frame: Frame, v: Variable) -> str:
     """A variable's value as GDB shows it in ``info locals`` and frame lines (a pointer without
     its ``(type *)``), ``<optimized out>`` or ``<error: ...>``."""
-    s = interp.session
-    ctx = s.expression_context()
+    ctx = interp.session.expression_context()
     try:
         if v.addr is not None:
             value = evaluate(MemAt(v.type, Literal(UINT, v.addr)), ctx)
-        elif v.value is not None or v.register is not None:
-            if v.value is not None:
-                raw = v.value
-            else:
-                raw = frame.regs.get(v.register, s.register(f"x{v.register}"))
-            size = v.type.size
-            value = Value(v.type, decode((raw & ((1 << 8 * size) - 1)).to_bytes(size, "little"), v.type))
         else:
-            return "<optimized out>"
+            value = ctx.variable_value(v, frame)
         return format_value(value, None, ctx, typed=False)
     except ExprError as exc:
         return f"<error: {exc}>"

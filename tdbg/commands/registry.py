@@ -54,6 +54,10 @@ def first_sentence(text: str) -> str:
     return re.split(r"(?<=\.)\s", text.strip(), maxsplit=1)[0]
 
 
+#: Every registry (the top level and each prefix command's), for ``apropos``.
+REGISTRIES: list[Registry] = []
+
+
 class Registry:
     """Commands by name, alias or unique prefix; a prefix command's subcommands (``prefix``:
     its name), listed by ``listing`` when it is given none."""
@@ -63,6 +67,7 @@ class Registry:
         self.commands: dict[str, Command] = {}
         self.aliases: dict[str, str] = {}
         self.listing = listing or _usages
+        REGISTRIES.append(self)
 
     def command(
         self,

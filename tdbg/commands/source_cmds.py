@@ -42,7 +42,7 @@ def step_cmd(interp: Interpreter, args: str) -> None:
     _stepping(interp, args, stepping.step)
 
 
-@command("next", aliases=("n",), usage="next [N]", help="Run to the next source line in this function, stepping over calls (N times).", example="next 3", repeatable=True)
+@command("next", aliases=("n",), usage="next [N]", help="Run to the next source line in this function, stepping over calls (N times); the start of an inlined call made on another line is a line too (clang writes no line row for it; GDB runs past).", example="next 3", repeatable=True)
 def next_cmd(interp: Interpreter, args: str) -> None:
     _stepping(interp, args, stepping.next)
 
@@ -95,7 +95,7 @@ def report_returned(interp: Interpreter, returns: CType) -> None:
     interp.out(f"Value returned is ${ctx.record(value)} = {shown}")
 
 
-@command("until", aliases=("u",), usage="until [LOCATION]", help="Like next, but never stops at a line above the current one (runs loops to their end); with LOCATION, run until it is reached in this frame or the frame returns.", example="until 45", repeatable=True)
+@command("until", aliases=("u",), usage="until [LOCATION]", help="Like next, but never stops at a line above the current one (runs loops to their end); as next, it stops where an inlined call made on another line starts (clang writes no line row there; GDB runs past); with LOCATION, run until it is reached in this frame or the frame returns.", example="until 45", repeatable=True)
 def until_cmd(interp: Interpreter, args: str) -> None:
     require_running(interp)
     info = need_debug(interp)
@@ -117,16 +117,22 @@ def info_line(interp: Interpreter, args: str) -> None:
     s = interp.session
     info = need_debug(interp)
     address = s.resolve(qualify_line(interp, args)) if args.strip() else s.pc
+    info = s.debug_info_at(s.current, address) or info   # the code's own (a kernel's, the firmware's)
     if args.strip() and not args.strip().startswith("*") and linespec.parse(args, info).function is not None:
         # GDB: a function's own first line (not for a *ADDRESS)
         function = info.function_at(address)
         if function is not None and info.inline_chain(address) == info.inline_chain(function.low):
             address = function.low
     row = info.row_at(address)
+
+    def at(addr: int) -> str:   # GDB's print_address: the symbol only where there is one
+        name = s.symbolize(addr)
+        return f"{addr:#x} {name}" if name else f"{addr:#x}"
+
     if row is None:
-        interp.out(f"No line number information available for address {address:#x} {s.symbolize(address)}")
+        interp.out(f"No line number information available for address {at(address)}")
         return
-    interp.out(f'Line {row.line} of "{row.file}" starts at address {row.addr:#x} {s.symbolize(row.addr)} and ends at {row.end:#x} {s.symbolize(row.end)}.')
+    interp.out(f'Line {row.line} of "{row.file}" starts at address {at(row.addr)} and ends at {at(row.end)}.')
 
 
 @command("list", aliases=("l",), usage="list [LINE | FUNCTION | FILE:LINE | FIRST,LAST | FIRST, | ,LAST | + | -]", help="Show source lines: ten around a location, the range FIRST,LAST (each a location), or, with no argument or +, the ten after the last lines shown (the first time: around the current line, or main before the program runs); - shows the ten before them.  A bare LINE is in the current source file.", example="list fill_row", repeatable=True)

@@ -1,14 +1,15 @@
-"""Support commands: ``help``, ``handle``, ``thread``, ``info threads``, ``info`` (scripting
-is ``scripting``)."""
+"""Support commands: ``help``, ``apropos``, ``handle``, ``thread``, ``info threads``, ``info``
+(scripting is ``scripting``)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import fits, line_width, wrap, wrap_lines
-from tdbg.commands.registry import INFO, ROOT, CommandError, command, first_sentence, info_command
-from tdbg.session import Policy
+from tdbg.commands.registry import INFO, REGISTRIES, ROOT, CommandError, command, first_sentence, info_command
+from tdbg.session import Policy, RunStatus
 from tdbg.tensix.events import DEFAULT_POLICY_WARNS, Category
 
 
@@ -146,3 +147,32 @@ def info_threads(interp: Interpreter, args: str) -> None:
 @command("info", aliases=("i", "inf"), usage="info SUBCOMMAND", help="Show things about the program and the tile; 'help info' lists the subcommands.", example="info registers pc")
 def info_cmd(interp: Interpreter, args: str) -> None:
     INFO.dispatch(interp, args)
+
+
+@command("apropos", usage="apropos REGEXP", help="List the commands whose name or help matches REGEXP (case-insensitive), each as 'NAME -- the first sentence of its help', as GDB's apropos.", example="apropos breakpoint")
+def apropos_cmd(interp: Interpreter, args: str) -> None:
+    if not args.strip():
+        raise CommandError("REGEXP string is empty")
+    try:
+        pattern = re.compile(args.strip(), re.IGNORECASE)
+    except re.error as exc:
+        raise CommandError(f"Invalid regexp: {exc}") from None
+    width = line_width(interp)
+    found = sorted((f"{r.prefix} {name}".strip(), cmd) for r in REGISTRIES for name, cmd in r.commands.items()
+                   if not name.startswith("__") and (pattern.search(f"{r.prefix} {name}") or pattern.search(cmd.help)))
+    for name, cmd in found:
+        for line in wrap_lines(f"{name} -- {first_sentence(cmd.help)}", width):
+            interp.out(line)
+
+
+@info_command("inferiors", usage="info inferiors", help="GDB's table of inferiors: the tile is one (its cores are its threads, 'info threads'), 'process 1' once the program runs, with the current core's firmware as its executable.", example="info inferiors")
+def info_inferiors(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    running = s.status is RunStatus.STOPPED
+    image = s.programs.get(s.current)
+    rows = [("*", "1", "process 1" if running else "<null>", "1 (tdbg)" if running else "",
+             str(image.path) if image is not None else "")]
+    width = max(20, *(len(r[3]) for r in rows))   # GDB: columns of 1, 4, 17, at least 20 and 17
+    interp.out(f"  {'Num':<4} {'Description':<17} {'Connection':<{width}} {'Executable':<17} ")
+    for current, num, description, connection, executable in rows:
+        interp.out(f"{current} {num:<4} {description:<17} {connection:<{width}} {executable:<17} ")

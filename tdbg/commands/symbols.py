@@ -1,5 +1,6 @@
 """The program's symbol tables as GDB lists them: ``info functions``, ``info variables``,
-``info types`` (each with an optional regular expression) and ``rbreak REGEX``.
+``info types`` (each with an optional regular expression), ``rbreak REGEX``, and where symbols
+are: ``info scope``, ``info address``.
 
 GDB matches a POSIX basic regular expression against each symbol's search name (a C++
 function's full name with its parameters, ``combine(unsigned int, unsigned int)``; a variable's
@@ -13,7 +14,9 @@ from __future__ import annotations
 import re
 
 from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.location import frame_view, need_debug, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.commands.values import evaluate_address
 from tdbg.cxxnames import demangle
 from tdbg.debuginfo import SymbolEntry
 
@@ -122,3 +125,60 @@ def rbreak_cmd(interp: Interpreter, args: str) -> None:
     for _, name in _minimal(interp, "functions", pattern):
         break_and_report(interp, f"'{name}'")
         interp.out(f"<function, no debug info> {name};")
+
+
+def _complete_symbols(interp: Interpreter, word: str) -> list[str]:
+    return [n for n in interp.session.symbol_names() if n.startswith(word)]
+
+
+@info_command("scope", usage="info scope LOCATION", help="The local variables and arguments visible at LOCATION (FUNCTION, FILE:LINE, *ADDRESS) and where each is (a register, a frame offset, a constant, one place per range of addresses), as GDB's info scope.", example="info scope fill_row", complete=_complete_symbols)
+def info_scope(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    text = args.strip()
+    if not text:
+        raise CommandError("requires an argument (function, line or *addr) to define a scope")
+    info = need_debug(interp)
+    if text.startswith("*"):
+        pc = evaluate_address(interp, text[1:])
+    else:
+        sites = s.locate(qualify_line(interp, text))
+        if not sites:
+            raise CommandError(f'No line {text} in the current file.')
+        pc = sites[0].address
+    symbols = (s.debug_info_at(s.current, pc) or info).scope_symbols(pc)
+    if not symbols:
+        interp.out(f"Scope for {text}:\ncontains no locals or arguments.")
+        return
+    interp.out(f"Scope for {text}:")
+    for name, where, size in symbols:
+        interp.out(f"Symbol {name} is {where}, length {size}.")
+
+
+@info_command("address", usage="info address SYMBOL", help="Where SYMBOL is (a local of the selected frame, a global, a function): a register, a frame offset, static storage, a constant, or one place per range of addresses, as GDB's info address.", example="info address results", complete=_complete_symbols)
+def info_address(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    name = args.strip()
+    if not name:
+        raise CommandError("Argument required.")
+    info = s.debug
+    if info is not None:
+        frame = frame_view(interp).selected()
+        for local, where, _ in info.scope_symbols(frame.lookup_pc, scope=False):
+            if local == name:
+                interp.out(f'Symbol "{name}" is {where}.')
+                return
+        try:
+            var = info.global_variable(name)
+        except KeyError:
+            var = None
+        if var is not None and var.addr is not None:
+            interp.out(f'Symbol "{name}" is static storage at address {var.addr:#x}.')
+            return
+        fn = info.function_named(name)
+        if fn is not None:
+            interp.out(f'Symbol "{fn.full_name}" is a function at address {fn.low:#x}.')
+            return
+    sym = s.image.symbols.get(name) if s.image is not None else None
+    if sym is None:
+        raise CommandError(f'No symbol "{name}" in current context.')
+    interp.out(f'Symbol "{name}" is at {sym.addr:#x} in a file compiled without debugging.')

@@ -172,6 +172,12 @@ class ElfImage:
             return None
         sym = self._by_addr[i]
         if sym.kind == "notype":   # a code label (GDB's minimal symbol): up to the next symbol
+            for j in range(i - 1, -1, -1):   # GDB's lookup_minimal_symbol_by_pc_section: a label of
+                outer = self._by_addr[j]     # no size inside a sized symbol gives way to that one
+                if outer.size and outer.kind != "notype":
+                    if outer.addr <= addr < outer.addr + outer.size:
+                        return outer, addr - outer.addr
+                    break
             later = bisect.bisect_right(self._starts, sym.addr)
             end = next(hi for lo, hi in self.exec_ranges if lo <= sym.addr < hi)
             if addr < (min(self._starts[later], end) if later < len(self._starts) else end):

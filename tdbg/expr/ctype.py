@@ -26,23 +26,31 @@ class Kind(StrEnum):
 @dataclass(frozen=True)
 class CField:
     """One member of a struct or union: its name, byte offset and type (and, in C++, its
-    access: "public", "private" or "protected")."""
+    access: "public", "private" or "protected").  In C++ a member may also be a base class
+    (``role`` "base", named by its type, DWARF's ``DW_TAG_inheritance``) or a static member
+    (``role`` "static": no storage in the object; its ``value`` from ``DW_AT_const_value`` or
+    its definition's ``address``, neither when the compiler left it out)."""
 
     name: str
     offset: int
     ctype: CType
     access: str = field(default="public", compare=False)
+    role: str = field(default="member", compare=False)
+    value: int | bytes | None = field(default=None, compare=False)
+    address: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
 class Method:
-    """A C++ member function as its class declares it (for ``ptype``)."""
+    """A C++ member function as its class declares it (for ``ptype``); ``static``: it has no
+    ``this``."""
 
     name: str
     returns: CType
     params: tuple[CType, ...]
     access: str = "public"
     const: bool = False
+    static: bool = False
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,7 @@ class Details:
     scoped: bool = False
     underlying: CType | None = None
     cplus: bool = False
+    typedefs: tuple[tuple[str, CType, str], ...] = ()   # a class's own typedefs: (name, type, access)
 
 
 @dataclass(frozen=True)
@@ -207,23 +216,38 @@ def _class_body(t: CType, d: Details) -> str:
     """``class ns::C [with T = int] {...}`` (GDB's ``c_type_print_base_struct_union``)."""
     rename = {type_name(arg): name for name, arg in d.template}
     default = "private" if d.keyword == "class" else "public"
-    labels = any(f.access != default for f in t.fields) or any(m.access != default for m in d.methods)
+    members = [f for f in t.fields if f.role != "base"]
+    labels = any(f.access != default for f in members) or any(m.access != default for m in d.methods)
     with_ = " [with " + ", ".join(f"{name} = {type_name(arg)}" for name, arg in d.template) + "]" if d.template else ""
-    lines = [f"{d.keyword} {t.name}{with_} {{"]
+    bases = ", ".join(f"{f.access} {f.name}" for f in t.fields if f.role == "base")
+    lines = [f"{d.keyword} {t.name}{' : ' + bases if bases else ''}{with_} {{"]
     section = ""
-    for f in t.fields:
+    for f in members:
         if labels and f.access != section:
             lines.append(f"  {f.access}:")
             section = f.access
-        lines.append(f"    {_declare(_renamed(f.ctype, rename), f.name)};")
-    if d.methods and t.fields and section:
+        static = "static " if f.role == "static" else ""
+        lines.append(f"    {static}{_declare(_renamed(f.ctype, rename), f.name)};")
+    if d.methods and members and section:
         lines.append("")
     for m in d.methods:
         if m.access != section:
             lines.append(f"  {m.access}:")
             section = m.access
         params = ", ".join(type_name(_renamed(p, rename)) for p in m.params) or "void"
-        lines.append(f"    {_declare(_renamed(m.returns, rename), m.name)}({params}){' const' if m.const else ''};")
+        base_name = t.name.split("<")[0].rsplit("::", 1)[-1]
+        if m.name in (base_name, f"~{base_name}"):   # GDB: a constructor or destructor has no return type
+            head = m.name
+        else:
+            head = f"{'static ' if m.static else ''}{_declare(_renamed(m.returns, rename), m.name)}"
+        lines.append(f"    {head}({params}){' const' if m.const else ''};")
+    if d.typedefs and (members or d.methods):   # GDB: after a blank line, with their access labels
+        lines.append("")
+    for name, target, access in d.typedefs:
+        if labels and access != section:
+            lines.append(f"  {access}:")
+            section = access
+        lines.append(f"    typedef {_declare(target, name)};")
     return "\n".join(lines) + "\n}"
 
 

@@ -21,7 +21,7 @@ from tdbg.expr.parser import (
 )
 from tdbg.expr.values import (
     MASK32, MAX_VALUE_SIZE, REGISTER_TYPES, ROW_WIDTH, TENSIX_ROW_WIDTH, EvalContext, ExprError, Lval, Value,
-    value_as_address,
+    unavailable_within, value_as_address,
 )
 
 
@@ -72,7 +72,11 @@ class _Evaluator:
         return self.fetch(v)
 
     def rvalue(self, node: Node) -> Value:
-        return self.decay(self.eval(node))
+        """An operand's value; one the debug information does not give cannot be used (GDB)."""
+        v = self.decay(self.eval(node))
+        if v.unavailable and v.ctype.kind not in (Kind.STRUCT, Kind.ARRAY):
+            raise ExprError("value has been optimized out")
+        return v
 
     def integer(self, node: Node) -> int:
         v = self.rvalue(node)
@@ -173,8 +177,7 @@ class _Evaluator:
         if sym.register is not None and sym.ctype is not None:
             return self.register(sym.register, sym.ctype)
         if sym.value is not None and sym.ctype is not None:   # computed by the debug information: not an lvalue
-            t = sym.ctype
-            return Value(t, decode((sym.value & ((1 << 8 * t.size) - 1)).to_bytes(t.size, "little"), t))
+            return computed(sym.ctype, sym.value, sym.unavailable)
         if sym.ctype is None:
             if not allow_unknown:
                 raise ExprError(f"'{name}' has unknown type; cast it to its declared type")
@@ -308,9 +311,21 @@ class _Evaluator:
         field = _find_member(base.ctype, name)
         if field is None:
             raise ExprError(f"There is no member named {name}.")
+        if field.role == "static":
+            return self.static_member(field)
         if base.address is not None:
             return self.at(field.ctype, base.address + field.offset)
-        return Value(field.ctype, member_raw(self.fetch(base).raw, field))  # type: ignore[arg-type]
+        whole = self.fetch(base)
+        return Value(field.ctype, member_raw(whole.raw, field),  # type: ignore[arg-type]
+                     unavailable=unavailable_within(whole.unavailable, field.offset, field.ctype.size))
+
+    def static_member(self, field: CField) -> Value:
+        """A C++ static member: its constant, or the object its definition names."""
+        if field.value is not None:
+            return computed(field.ctype, field.value)
+        if field.address is not None:
+            return self.at(field.ctype, field.address)
+        raise ExprError(f'field {field.name} is nonexistent or has been optimized out')
 
     def artificial_array(self, first: Value, count: int) -> Value:
         if first.lval is not Lval.MEMORY:
@@ -502,8 +517,18 @@ def _find_member(t: CType, name: str) -> CField | None:
         if f.name == name:
             return f
     for f in t.fields:
-        if not f.name and f.ctype.kind is Kind.STRUCT:
+        if (not f.name or f.role == "base") and f.ctype.kind is Kind.STRUCT:
             inner = _find_member(f.ctype, name)
             if inner is not None:
                 return replace(inner, offset=f.offset + inner.offset)
     return None
+
+
+def computed(t: CType, value: int | bytes, unavailable: tuple[tuple[int, int], ...] = ()) -> Value:
+    """The value of type ``t`` the debug information computes (not an lvalue): an integer (a
+    DWARF stack value, ``DW_AT_const_value``: its low bytes, zero-extended to the type's size) or
+    the object's bytes."""
+    data = value if isinstance(value, bytes) else (value & ((1 << 8 * min(t.size, 8)) - 1)).to_bytes(min(t.size, 8), "little")
+    data = data[:t.size].ljust(t.size, b"\0")
+    missing = unavailable + (((len(value), t.size),) if isinstance(value, bytes) and len(value) < t.size else ())
+    return Value(t, decode(data, t), unavailable=missing)

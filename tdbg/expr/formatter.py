@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from tdbg.expr.ctype import (
-    DOUBLE, FLOAT, UINT32, CType, Kind, decode, float_bits, float_to_int, is_char, member_raw, type_name, wrap,
+    DOUBLE, FLOAT, UINT32, CField, CType, Kind, decode, float_bits, float_to_int, is_char, member_raw, type_name, wrap,
 )
 from tdbg.expr.evaluator import read_memory
 from tdbg.expr.values import MASK32, EvalContext, ExprError, PrintSettings, Value
@@ -73,8 +73,9 @@ def float_text(x: float, size: int) -> str:
 
 
 class _Formatter:
-    def __init__(self, ctx: EvalContext, fmt: str | None) -> None:
+    def __init__(self, ctx: EvalContext, fmt: str | None, unavailable: tuple[tuple[int, int], ...] = ()) -> None:
         self.ctx = ctx
+        self.unavailable = unavailable   # byte ranges of the value printed that the debug info does not give
         self.fmt = None if fmt == "s" else fmt
         self.settings: PrintSettings = getattr(ctx, "print_settings", None) or PrintSettings()
         self.elements = self.settings.elements or 1 << 62   # 0: unlimited
@@ -86,6 +87,8 @@ class _Formatter:
 
     def top(self, v: Value, typed: bool = True) -> str:
         t = v.ctype
+        if t.kind not in (Kind.STRUCT, Kind.ARRAY) and self.gone(0, t.size):
+            return "<optimized out>"
         if t.kind is Kind.POINTER and self.fmt is None and not is_char(t.target) and typed:
             return f"({type_name(t)}) {self.symbolic(v.raw)}"  # type: ignore[arg-type]
         if t.kind is Kind.REFERENCE:   # GDB: (const T &) @0x...: <the object>
@@ -100,20 +103,27 @@ class _Formatter:
             return f"({type_name(t)}) @{v.raw:#x}: {shown}" if typed else f"@{v.raw:#x}: {shown}"
         return self.value(t, v.raw)  # type: ignore[arg-type]
 
-    def value(self, t: CType, raw: int | float | bytes, level: int = 0) -> str:
+    def gone(self, at: int, size: int) -> bool:
+        """Whether any byte of ``[at, at + size)`` is unavailable (GDB's ``value_bits_any_optimized_out``)."""
+        return any(lo < at + max(size, 1) and hi > at for lo, hi in self.unavailable)
+
+    def value(self, t: CType, raw: int | float | bytes, level: int = 0, at: int = 0) -> str:
+        """``raw`` of type ``t``, the part at byte ``at`` of the value printed."""
         if t.kind is Kind.ARRAY:
-            return self.array(t, raw, level)  # type: ignore[arg-type]
+            return self.array(t, raw, level, at)  # type: ignore[arg-type]
+        if t.kind is not Kind.STRUCT and self.gone(at, t.size):
+            return "<optimized out>"
         if t.kind is Kind.REFERENCE:   # a member that is a reference: GDB shows its address
             return f"@{raw:#x}"
         if t.kind is Kind.STRUCT:
             if not t.fields:
                 return "<incomplete type>"
-            if not self.settings.pretty:
-                members = (f"{f.name} = {self.value(f.ctype, member_raw(raw, f), level + 1)}" for f in t.fields)  # type: ignore[arg-type]
+            pretty = self.settings.pretty   # set print pretty: one member a line, two spaces a level
+            members = [self.member(f, raw, level + 1, at) for f in t.fields]  # type: ignore[arg-type]
+            if not pretty:
                 return "{" + ", ".join(members) + "}"
-            pad = "  " * (level + 1)   # set print pretty: one member a line, two spaces a level
-            members = (f"{pad}{f.name} = {self.value(f.ctype, member_raw(raw, f), level + 1)}" for f in t.fields)  # type: ignore[arg-type]
-            return "{\n" + ",\n".join(members) + "\n" + "  " * level + "}"
+            pad = "  " * (level + 1)
+            return "{\n" + ",\n".join(pad + m for m in members) + "\n" + "  " * level + "}"
         if t.kind in (Kind.VOID, Kind.UNKNOWN):
             return t.name
         if t.kind is Kind.FUNC:
@@ -122,19 +132,43 @@ class _Formatter:
             return self.scalar(UINT32, raw)
         return self.scalar(t, raw)
 
-    def array(self, t: CType, raw: bytes, level: int = 0) -> str:
+    def member(self, f: CField, raw: bytes, level: int, at: int) -> str:
+        """One member as GDB's ``cp_print_value_fields`` shows it: ``name = value``, a base class
+        ``<Base> = {...}``, a static member ``static name = value``, an anonymous struct or
+        union member its value alone."""
+        if f.role == "static":
+            return f"static {f.name} = {self.static(f, level)}"
+        text = self.value(f.ctype, member_raw(raw, f), level, at + f.offset)
+        if f.role == "base":
+            return f"<{f.name}> = {text}"
+        return f"{f.name} = {text}" if f.name else text
+
+    def static(self, f: CField, level: int) -> str:
+        """A static member's value: its constant or its definition in memory."""
+        if f.value is not None:
+            data = f.value if isinstance(f.value, bytes) else (f.value & ((1 << 8 * f.ctype.size) - 1)).to_bytes(f.ctype.size, "little")
+            return _Formatter(self.ctx, self.fmt).value(f.ctype, decode(data, f.ctype), level)
+        if f.address is None:
+            return "<optimized out>"
+        try:
+            return _Formatter(self.ctx, self.fmt).value(f.ctype, decode(read_memory(self.ctx, f.address, f.ctype.size), f.ctype), level)
+        except ExprError as exc:
+            return f"<error: {exc}>"
+
+    def array(self, t: CType, raw: bytes, level: int = 0, at: int = 0) -> str:
         elem = t.target
         assert elem is not None
-        if self.fmt is None and is_char(elem):
+        if self.fmt is None and is_char(elem) and not self.gone(at, t.size):
             return _string_text(raw, settings=self.settings)
         size, items = elem.size, []
         i = printed = 0
         while i < t.count and printed < self.elements:
             chunk = raw[i * size:(i + 1) * size]
             j = i + 1
-            while j < t.count and raw[j * size:(j + 1) * size] == chunk:
+            while (j < t.count and raw[j * size:(j + 1) * size] == chunk
+                   and self.gone(at + j * size, size) == self.gone(at + i * size, size)):
                 j += 1
-            text = self.value(elem, decode(chunk, elem), level + 1)
+            text = self.value(elem, decode(chunk, elem), level + 1, at + i * size)
             if j - i > self.repeats:
                 items.append(f"{text} <repeats {j - i} times>")
                 i, printed = j, printed + self.repeats
@@ -208,4 +242,4 @@ def format_value(value: Value, fmt: str | None, ctx: EvalContext, *, typed: bool
     if fmt is not None and fmt not in PRINT_FORMATS:
         raise ExprError(f'Format letter "{fmt}" is meaningless in "print" command.' if fmt == "i"
                         else f'Undefined output format "{fmt}".')
-    return _Formatter(ctx, fmt).top(value, typed)
+    return _Formatter(ctx, fmt, value.unavailable).top(value, typed)

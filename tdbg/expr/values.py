@@ -43,26 +43,38 @@ class Lval(StrEnum):
 class Value:
     """A typed value.  ``raw``: an int (integers, bools, pointers, function addresses), a float,
     or the bytes of an array or struct.  It is ``None`` only for memory not read yet, inside the
-    evaluator; :func:`evaluate` never returns such a value."""
+    evaluator; :func:`evaluate` never returns such a value.  ``unavailable``: the byte ranges
+    ``[lo, hi)`` of the object the debug information does not give (an empty ``DW_OP_piece``:
+    GDB's optimized-out parts, printed ``<optimized out>``)."""
 
     ctype: CType
     raw: int | float | bytes | None
     address: int | None = None
     lval: Lval | None = None
     location: tuple[str | int, ...] = ()
+    unavailable: tuple[tuple[int, int], ...] = ()
+
+
+def unavailable_within(ranges: Sequence[tuple[int, int]], offset: int, size: int) -> tuple[tuple[int, int], ...]:
+    """The parts of ``ranges`` inside ``[offset, offset + size)``, relative to ``offset``."""
+    return tuple((max(lo, offset) - offset, min(hi, offset + size) - offset)
+                 for lo, hi in ranges if lo < offset + size and hi > offset)
 
 
 @dataclass(frozen=True)
 class SymbolInfo:
     """A firmware symbol: its address, whether it is code, and its type if debug info has one.
     A variable the compiler keeps in a register names it (ABI name) in ``register`` instead;
-    one whose value the debug information computes (a constant, an entry value) has ``value``."""
+    one whose value the debug information computes (a constant, an entry value) has ``value``:
+    an integer, or the object's bytes (a composite location, an implicit value) with the byte
+    ranges it does not give in ``unavailable``."""
 
     address: int
     is_function: bool = False
     ctype: CType | None = None
     register: str | None = None
-    value: int | None = None
+    value: int | bytes | None = None
+    unavailable: tuple[tuple[int, int], ...] = ()
 
 
 class EvalContext(Protocol):
@@ -112,6 +124,8 @@ def value_as_address(value: Value) -> int:
     """The address a value designates, as GDB's ``x`` takes it: an array's or function's own
     address, a pointer's or integer's value."""
     t = value.ctype
+    if value.unavailable and t.kind is not Kind.ARRAY:
+        raise ExprError("value has been optimized out")
     if t.kind is Kind.ARRAY:
         if value.address is None:
             raise ExprError("Attempt to take address of value not located in memory.")

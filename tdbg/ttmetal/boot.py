@@ -92,10 +92,22 @@ def firmware_dir(path: str | Path | None = None) -> Path:
     return folder
 
 
+#: Where tt-metal's build of the wheel's firmware had its tt_metal tree: the source paths its DWARF
+#: records (``/project/tt_metal/hw/firmware/src/tt-1xx/ncrisc.cc``, measured in 0.81.1's ELFs).
+FIRMWARE_BUILD_TREE = "/project/tt_metal"
+
+
 def load_firmware(session: Session, folder: Path) -> None:
-    """The five firmware ELFs placed as tt-metal's loader places them."""
+    """The five firmware ELFs placed as tt-metal's loader places them.  Their sources are those of
+    the tt_metal tree the folder is in (``tt_metal/pre-compiled/<hash>``): a source path
+    substitution from ``FIRMWARE_BUILD_TREE`` to it, unless one is set already (``show
+    substitute-path``)."""
     for core, processor in PROCESSORS.items():
         session.load(core, folder / processor / f"{processor}.elf", local_init=INIT_LOCAL_L1_BASE_SCRATCH[core])
+    tree = folder.resolve().parent.parent
+    rules = session.source_path.substitutions
+    if (tree / "hw" / "firmware").is_dir() and not any(old == FIRMWARE_BUILD_TREE for old, _ in rules):
+        session.source_path.substitute(FIRMWARE_BUILD_TREE, str(tree))
 
 
 def soft_reset_held(session: Session, released: tuple[str, ...] = ()) -> int:
