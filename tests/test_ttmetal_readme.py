@@ -2,7 +2,8 @@
 file is ``PROGRAM_FORMAT`` (ttnn's eltwise add over 12 bfloat16 tiles), its inputs small integers
 (exact in bfloat16).  Expected values: the CB the file declares (2 pages of 2048 bytes, at the
 address tt-metal 0.81.1 gave it on ttsim), A's first tile as written, numpy's A + B for the tile
-Dst holds, the output buffer's size from the file.  Needs the ttnn wheel and the kit."""
+Dst holds, the output buffer's size from the file.  The session starts as plain ``tdbg`` starts
+(the bundled demo on T0), which ``tt-metal program`` replaces.  Needs the ttnn wheel and the kit."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def test_the_readme_session(tmp_path: Path) -> None:
     np.save(tmp_path / "a.npy", a)
     np.save(tmp_path / "b.npy", b)
     (tmp_path / "eltwise_add.toml").write_text(PROGRAM_FORMAT)
-    s = Session({})
+    s = Session()                      # plain `tdbg`: the demo on T0
     run = lambda line: s.execute(line)  # noqa: E731
 
     assert "eltwise_binary_kernel on T0/T1/T2" in run(f"tt-metal program {tmp_path / 'eltwise_add.toml'}")

@@ -21,7 +21,8 @@ CB_PAGE = re.compile(r"cb\s+(\d+)(?:\s+page\s+(\d+))?$")
          "ELF's private-memory bytes at MEM_*_INIT_LOCAL_L1_BASE_SCRATCH) and make its boot the set-up: "
          "every core held, the watcher's state, core_info, the bank and logical-to-virtual tables, "
          "the launch messages, go_messages[0] = RUN_MSG_INIT, a jal to the firmware at BRISC's reset PC, "
-         "BRISC released (earlier set-up is dropped).  Then 'run' boots the tile: when every core waits "
+         "BRISC released (the cores' earlier programs, the demo included, and the earlier set-up are dropped; "
+         "a firmware folder that does not load leaves them as they were).  Then 'run' boots the tile: when every core waits "
          "for the host and go_messages[0].signal reads RUN_MSG_DONE the run ends, naming each core's "
          "wait.  FIRMWARE-DIR is a pre-compiled/<hash> folder (default: the ttnn wheel's, "
          "pre-compiled/11660721212704224774).",

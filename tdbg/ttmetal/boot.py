@@ -93,9 +93,22 @@ def firmware_dir(path: str | Path | None = None) -> Path:
 
 
 def load_firmware(session: Session, folder: Path) -> None:
-    """The five firmware ELFs placed as tt-metal's loader places them."""
-    for core, processor in PROCESSORS.items():
-        session.load(core, folder / processor / f"{processor}.elf", local_init=INIT_LOCAL_L1_BASE_SCRATCH[core])
+    """The five firmware ELFs placed as tt-metal's loader places them, in place of whatever the
+    cores held (the bundled demo on T0 included): the earlier programs are taken away first, so
+    their L1 does not clash with the new firmware's.  If one of the five does not load, the
+    earlier programs are put back and the error raised."""
+    earlier = {core: image.path for core, image in session.programs.items()}
+    for core in earlier:
+        session.load(core, None)
+    try:
+        for core, processor in PROCESSORS.items():
+            session.load(core, folder / processor / f"{processor}.elf", local_init=INIT_LOCAL_L1_BASE_SCRATCH[core])
+    except SessionError:
+        for core in PROCESSORS:
+            session.load(core, None)
+        for core, path in earlier.items():
+            session.load(core, path)
+        raise
 
 
 def soft_reset_held(session: Session, released: tuple[str, ...] = ()) -> int:
