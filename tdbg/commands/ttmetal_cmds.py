@@ -64,9 +64,10 @@ def tt_metal_program(interp: Interpreter, args: str) -> None:
     interp.out(f"tt-metal program {words[0]}: {kernels}; 'run' boots the tile and runs it.")
 
 
-def _show_prints(interp: Interpreter) -> None:
-    """After each stop, the DPRINT lines the kernels printed since the last one, as tt-metal's print
-    server shows them (the buffer drained now, as the server drains it)."""
+def _show_prints(interp: Interpreter, stop: object) -> None:
+    """At each stop, before its report, the DPRINT lines the kernels printed since the last one, as
+    tt-metal's print server shows them in time order (the buffer drained now, as the server drains
+    it), and a warning for a message the host cannot read."""
     from tdbg.ttmetal.program import ProgramHost
 
     host = interp.session.host
@@ -80,7 +81,7 @@ def _show_prints(interp: Interpreter) -> None:
         interp.out(line.shown())
 
 
-INIT_HOOKS.append(lambda interp: interp.session.stop_listeners.append(lambda stop: _show_prints(interp)))
+INIT_HOOKS.append(lambda interp: interp.state.output_hooks.append(_show_prints))
 
 
 def program_host(interp: Interpreter):
