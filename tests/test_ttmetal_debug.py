@@ -2,9 +2,9 @@
 in ``info waypoints`` and in hang reports) and a device ``ASSERT`` as a named stop with its file and
 line.
 
-The kernel: ``tests/firmware/ttmetal/reader_two.cpp`` built with the watcher (``WATCHER_ENABLED``;
-``WATCHER_DISABLE_STACK_USAGE``, since the wheel's firmware is built without the watcher: its
-stack-usage painting needs the watcher firmware's ``__stack_base``).  Expected values come from the
+The kernel: ``tests/firmware/ttmetal/reader_two.cpp`` (no watcher code of its own) in a program built
+with the watcher (``Program(watcher=True)``, ``watcher = true`` in a file: the kit passes what
+tt-metal's JIT passes and defines ``rta_count``/``crta_count`` as watcher firmware does).  Expected values come from the
 sources: the waypoint ``cb_reserve_back`` writes while it waits (``WAYPOINT("CRBW")`` in the wheel's
 ``api/dataflow/dataflow_api.h``), the one ``ncrisck.cc`` writes when its kernel is done
 (``WAYPOINT("NKFD")``), 'X' where the host's boot left it (the watcher's reset value), and the line
@@ -25,8 +25,6 @@ from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.program import from_spec, prepare
 from ttmetal_programs import READER_TWO, operations, printing_program, reader_two_add
 
-WATCHER = {"WATCHER_ENABLED": "1", "WATCHER_DISABLE_STACK_USAGE": "1"}
-
 
 def firmware() -> Path:
     try:
@@ -38,7 +36,7 @@ def firmware() -> Path:
 def started(**defines: str) -> Session:
     ops, fw = operations(), firmware()
     s = Session({})
-    prepare(s, reader_two_add(ops, **WATCHER, **defines), fw)
+    prepare(s, reader_two_add(ops, watcher=True, **defines), fw)
     return s
 
 
@@ -56,13 +54,23 @@ def test_waypoints_in_a_hang_report_and_in_info_waypoints() -> None:
     s = started(PAGES_PER_PUSH="4")            # CBs of 2 pages: NC waits in cb_reserve_back forever
     waiting = waypoint_source("api/dataflow/dataflow_api.h", "cb_reserve_back")[0]
     assert waiting == "CRBW"
+    # every kernel is built with the watcher: the writer waits in cb_wait_front, the math thread has
+    # its Dst, unpack and pack are in their kernels (trisck.cc's waypoint before run_kernel)
+    writer = waypoint_source("api/dataflow/dataflow_api.h", "cb_wait_front")[0]
+    math = waypoint_source("../ckernels/blackhole/metal/llk_api/llk_math_common_api.h",
+                           "llk_math_wait_for_dest_available")[-1]
+    from tdbg.toolchain import ttnn
+
+    trisck = re.findall(r'WAYPOINT\("([^"]+)"\)', (ttnn.tree().tt_metal / "hw/firmware/src/tt-1xx/trisck.cc").read_text())
+    kernel = trisck[trisck.index("KD") - 1]
+    assert (writer, math, kernel) == ("CWFW", "MWDD", "K")
     stop = s.cont()
     assert stop.kind is StopKind.DEADLOCK
-    assert stop.report[-1] == f"  waypoints: B 'X', NC '{waiting}', T0 'X', T1 'X', T2 'X'"
+    assert stop.report[-1] == f"  waypoints: B '{writer}', NC '{waiting}', T0 '{kernel}', T1 '{math}', T2 '{kernel}'"
     lines = {line.split()[0]: line for line in s.execute("info waypoints").splitlines()}
     assert re.match(rf"NC\s+'{waiting}'\s+blocked: polls NoC overlay", lines["NC"])
     assert "reader_two.cpp:" in lines["NC"]
-    assert re.match(r"T1\s+'X'\s", lines["T1"])
+    assert re.match(rf"T1\s+'{math}'\s", lines["T1"])
 
 
 def test_a_kernel_that_returned_left_ncriscks_last_waypoint() -> None:
@@ -85,6 +93,26 @@ def test_a_device_assert_is_a_named_stop_with_its_file_and_line() -> None:
     shown = s.execute("info waypoints")
     assert re.match(r"NC\s+'K'\s", shown.splitlines()[1])      # ncrisck's waypoint before kernel_main
     assert stop.report == (f"  NC hangs in assert_and_hang, at {s.describe_pc('NC', stop.pc)}",)
+
+
+def test_a_kernel_reading_past_its_runtime_arguments_trips_the_watchers_bounds_assert() -> None:
+    """reader_two.cpp reads three runtime arguments; given two, get_arg_val<uint32_t>(2)'s ASSERT
+    (the wheel's dataflow_api.h, get_arg_addr: arg_idx < rta_count, DebugAssertRtaOutOfBounds) trips,
+    with rta_count the kit's: the kernel's argument count, as watcher firmware sets it."""
+    from tdbg.toolchain import ttnn
+    from tdbg.ttmetal.program import from_spec
+
+    ops, fw = operations(), firmware()
+    assert from_spec({"watcher": True}, Path(".")).watcher
+    api = (ttnn.tree().tt_metal / "hw/inc/api/dataflow/dataflow_api.h").read_text().splitlines()
+    line = next(i for i, text in enumerate(api, 1) if "arg_idx < rta_count, DebugAssertRtaOutOfBounds" in text)
+    program = reader_two_add(ops, watcher=True)
+    program.kernels[0].args = list(program.kernels[0].args)[:2]
+    s = Session({})
+    prepare(s, program, fw)
+    stop = s.cont()
+    assert stop.kind is StopKind.HOST and stop.core == "NC"
+    assert stop.detail == f"tt-metal device assert: NC tripped ASSERT at dataflow_api.h:{line} (DebugAssertRtaOutOfBounds)"
 
 
 def test_dprint_lines_show_as_the_print_server_shows_them_and_a_full_buffer_is_drained() -> None:

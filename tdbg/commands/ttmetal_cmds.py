@@ -114,12 +114,14 @@ def info_cb(interp: Interpreter, args: str) -> None:
 @info_command("waypoints", usage="info waypoints",
               help="Each core's watcher waypoint (mailboxes.watcher.debug_waypoint: up to four characters a kernel "
                    "built with the watcher writes with WAYPOINT(\"...\"); 'X', the boot's value, until one does), with "
-                   "the core's state and where it is; hang reports end with the same.  A kernel is built with the "
-                   "watcher by its defines WATCHER_ENABLED = 1 and WATCHER_DISABLE_STACK_USAGE = 1: the ttnn wheel's "
-                   "firmware is built without the watcher, so its own waypoints (between kernels) are never "
-                   "written and the stack-usage check, which needs the watcher firmware's __stack_base, cannot "
-                   "run.  A tripped ASSERT in such a kernel ends the run with a stop naming the core, FILE:LINE "
-                   "and the assert type.",
+                   "the core's state and where it is; hang reports end with the same.  'watcher = true' in the "
+                   "program file builds its kernels with the watcher as tt-metal's JIT build does (WATCHER_ENABLED; "
+                   "the kit defines rta_count and crta_count, which watcher firmware would: no kernel edit): the "
+                   "ttnn wheel's firmware is built without the watcher, so its own waypoints (between kernels) are "
+                   "never written and the stack-usage check, which needs the watcher firmware's stack base, is off "
+                   "(WATCHER_DISABLE_STACK_USAGE).  A tripped ASSERT in such a kernel (also get_arg_val past the "
+                   "kernel's runtime arguments: DebugAssertRtaOutOfBounds) ends the run with a stop naming the "
+                   "core, FILE:LINE and the assert type.",
               example="info waypoints")
 def info_waypoints(interp: Interpreter, args: str) -> None:
     from tdbg.ttmetal import hang

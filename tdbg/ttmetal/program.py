@@ -149,8 +149,9 @@ class Kernel:
 class Program:
     """Buffers, circular buffers and kernels, as a tt-metal host program creates them."""
 
-    def __init__(self, dprint: bool = False) -> None:
+    def __init__(self, dprint: bool = False, watcher: bool = False) -> None:
         self.dprint = dprint          # kernels built with DPRINT on (tdbg.ttmetal.dprint shows it)
+        self.watcher = watcher        # kernels built with the watcher (waypoints, ASSERTs; kit.Kernel.watcher)
         self.buffers: dict[str, Buffer] = {}
         self.cbs: dict[int, CircularBuffer] = {}
         self.kernels: list[Kernel] = []
@@ -252,7 +253,8 @@ class Program:
         spec = kit.Kernel(kernel.source, kernel.processor, {i: cb.format for i, cb in self.cbs.items()},
                           defines=tuple(sorted((k, str(v)) for k, v in kernel.defines.items())),
                           compile_args=tuple(kernel.compile_args), named_args=tuple(sorted(kernel.named_args.items())),
-                          noc=kernel.noc, compute=kit.ComputeConfig(**kernel.compute), debug_print=self.dprint)
+                          noc=kernel.noc, compute=kit.ComputeConfig(**kernel.compute), debug_print=self.dprint,
+                          watcher=self.watcher, runtime_args=len(kernel.args))
         try:
             kernel.binaries = kit.build(spec).binaries
         except (kit.KernelBuildError, TtnnUnavailable) as exc:
@@ -301,6 +303,7 @@ PROGRAM_FORMAT = """\
 # A tt-metal program on one tile (tdbg tt-metal program FILE): C = A + B, 12 bfloat16 tiles.
 # Paths are relative to this file; {ops} is the ttnn wheel's ttnn/cpp/ttnn/operations folder.
 # dprint = true                   # build the kernels with DPRINT on (their prints show at each stop)
+# watcher = true                  # build them with the watcher: waypoints, ASSERTs (a tripped one stops)
 
 [buffers.a]                       # DRAM, interleaved over the 8 banks in pages
 file = "a.npy"                    # .npy (a float array is written as bfloat16 tiles) or raw bytes
@@ -348,7 +351,7 @@ def from_spec(spec: Mapping[str, object], base: Path, sources: Path | None = Non
     type and range before anything is built: a wrong one is a ``TtMetalError`` naming the key
     (``buffers.a.pages``, ``kernels[1].args[0]``), what it must be and what it is."""
     _known(spec, ("buffers", "cbs", "kernels", "dprint", "watcher"), "the program", "table(s)")
-    program = Program(_boolean(spec, "dprint", "dprint"))
+    program = Program(_boolean(spec, "dprint", "dprint"), _boolean(spec, "watcher", "watcher"))
     for name, b in _table(spec, "buffers", "buffers").items():
         where = f"buffers.{name}"
         b = _as_table(b, where, "{ file, page_size, pages, dump, address }")
