@@ -16,6 +16,7 @@ import re
 import struct
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tdbg.emu.stops import StopKind
@@ -343,3 +344,66 @@ def test_random_print_buffers_drain_in_bounded_time_and_memory() -> None:
             assert len(server.prints) <= BUF_SIZE // 4 + 2
             if (wpos & 0x7FFF_FFFF) != rpos and wpos not in (0x98989898, 0xF8F8F8F8):
                 assert memory.read_value(4, 4) == wpos & 0x7FFF_FFFF
+
+
+# -- -batch's exit status (issue 33 item 9: CI wrappers had to grep) ------------------------------------
+
+def _batch(*args: str, cwd: Path | None = None):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    return subprocess.run([sys.executable, "-m", "tdbg", "-q", "-nx", "-batch", *args], capture_output=True, text=True,
+                          timeout=900, cwd=cwd, env=env)
+
+
+def test_batch_exits_2_on_a_deadlock_and_1_on_a_failed_command() -> None:
+    stall = Path(__file__).parent / "firmware" / "stall_two.c"
+    done = _batch("-ex", "run", str(stall))
+    assert "deadlock: no core can run" in done.stdout and done.returncode == 2, done.stdout + done.stderr
+    assert _batch("-ex", "nosuchcommand").returncode == 1          # GDB's
+    assert _batch("-ex", "run", "-ex", "nosuchcommand", str(stall)).returncode == 2    # the highest
+    assert _batch("-ex", "echo ok\\n").returncode == 0
+
+
+def test_batch_exits_3_on_a_device_assert(tmp_path: Path) -> None:
+    """The README's kind of program file, with the watcher and reader_two.cpp's ASSERT set to trip."""
+    from ttmetal_programs import exact_inputs
+
+    ops, _ = operations(), firmware()
+    a, b = exact_inputs(4)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    eltwise = ops / "eltwise"
+    (tmp_path / "p.toml").write_text(f"""watcher = true
+[buffers.a]
+file = "a.npy"
+[buffers.b]
+file = "b.npy"
+[buffers.c]
+pages = 4
+[cbs]
+0 = {{ pages = 2, page_size = 2048 }}
+1 = {{ pages = 2, page_size = 2048 }}
+2 = {{ pages = 2, page_size = 2048 }}
+[[kernels]]
+processor = "ncrisc"
+source = "{READER_TWO}"
+compile_args = ["a.accessor", "b.accessor"]
+args = ["a", "b", 4]
+defines = {{ MAX_TILES = "3" }}
+[[kernels]]
+processor = "brisc"
+source = "{eltwise}/unary/device/kernels/dataflow/writer_unary_interleaved_start_id.cpp"
+compile_args = [2, "c.accessor"]
+args = ["c", 4, 0]
+[[kernels]]
+processor = "compute"
+source = "{eltwise}/binary/device/kernels/compute/eltwise_binary_kernel.cpp"
+defines = {{ ELTWISE_OP = "add_tiles", ELTWISE_OP_TYPE = "EltwiseBinaryType::ELWADD" }}
+args = [4, 1]
+""")
+    done = _batch("-ex", "tt-metal program p.toml", "-ex", "run", cwd=tmp_path)
+    assert "tt-metal device assert: NC tripped ASSERT at reader_two.cpp:" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 3

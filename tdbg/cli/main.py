@@ -24,9 +24,13 @@ import tdbg
 from tdbg.hostfiles import read_script
 
 INIT_FILE = ".tdbginit"
+#: -batch's exit status beyond GDB's 1 (a command failed): what a run ended in
+BATCH_DEADLOCK = 2
+BATCH_DEVICE_ASSERT = 3
 
 if TYPE_CHECKING:
     from tdbg.commands import Interpreter
+    from tdbg.emu.stops import Stop
     from tdbg.session import Session
 
 
@@ -49,7 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "[B=brisc.elf]; a bare FIRMWARE is T0's (default: the bundled demo on T0)")
     parser.add_argument("-ex", dest="sequence", action=_InOrder, default=[], metavar="CMD", help="run CMD (repeatable; -ex and -x run in the order given, as in GDB)")
     parser.add_argument("-x", dest="sequence", action=_InOrder, default=[], metavar="FILE", help="run the commands in FILE (repeatable; a failing command ends that file)")
-    parser.add_argument("-batch", "--batch", action="store_true", help="run the commands and exit (status 1 if any failed)")
+    parser.add_argument("-batch", "--batch", action="store_true",
+                        help=f"run the commands and exit: status 1 if a command failed (as GDB), {BATCH_DEADLOCK} if a run "
+                             f"ended in a deadlock (a tt-metal hang too), {BATCH_DEVICE_ASSERT} if a tt-metal kernel's ASSERT "
+                             "tripped; the highest of these that happened")
     parser.add_argument("-q", "-quiet", "--quiet", action="store_true", help="no banner")
     parser.add_argument("-nx", "--nx", action="store_true", help=f"do not run the commands in ~/{INIT_FILE} (read before -ex and -x, as GDB reads ~/.gdbinit)")
     parser.add_argument("--rsp-stdio", action="store_true", help="serve the GDB remote protocol on stdin/stdout (target remote | tdbg --rsp-stdio FW)")
@@ -229,10 +236,24 @@ def init_file() -> Path:
     return Path.home() / INIT_FILE
 
 
+def batch_status(stop: Stop) -> int:
+    """What ``stop`` makes ``-batch``'s exit status at least: a deadlock, a device ASSERT, else 0."""
+    from tdbg.emu.stops import StopKind
+    from tdbg.ttmetal.program import device_assert
+
+    if stop.kind is StopKind.DEADLOCK:
+        return BATCH_DEADLOCK
+    return BATCH_DEVICE_ASSERT if device_assert(stop) else 0
+
+
 def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int:
     """The init file (unless ``-nx``), the ``-x`` scripts and ``-ex`` commands in command-line
-    order, then the REPL or the piped lines; the exit status."""
+    order, then the REPL or the piped lines; the exit status (``-batch``: ``batch_status`` of the
+    worst stop a run ended in, or 1 if a command failed)."""
     ok = True
+    worst = [0]
+    if args.batch:
+        session.stop_listeners.append(lambda stop: worst.__setitem__(0, max(worst[0], batch_status(stop))))
     init = init_file()
     if not args.nx and init.is_file():   # its failing command ends it, as GDB's; the session goes on
         try:
@@ -253,7 +274,7 @@ def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int
             continue
         ok = session.run_breakable(lambda n=value, l=lines: _source(session, interp, n, l)) and ok
     if args.batch:
-        return 0 if ok and not interp.failed else 1
+        return max(worst[0], 0 if ok and not interp.failed else 1)
     if sys.stdin.isatty():
         from tdbg.cli.repl import repl
 

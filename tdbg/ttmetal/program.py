@@ -638,6 +638,14 @@ def launch_message(mailboxes: Mailboxes, program: Program, layout: Layout, progr
 
 # -- the host -----------------------------------------------------------------------------------------
 
+DEVICE_ASSERT = "tt-metal device assert"    # how a tripped ASSERT's stop begins (ProgramHost.assertion)
+
+
+def device_assert(stop: Stop) -> bool:
+    """True when ``stop`` is a kernel's tripped ASSERT."""
+    return stop.kind is StopKind.HOST and stop.detail.startswith(DEVICE_ASSERT + ":")
+
+
 @dataclass
 class Result:
     """What the program left: each buffer's bytes after the run."""
@@ -716,7 +724,7 @@ class ProgramHost(BootHost):
         with session.on_core(core):
             pc = session.register("pc")
         return Stop(StopKind.HOST, core, pc,
-                    detail=f"tt-metal device assert: {core} tripped ASSERT at {self._assert_site(session, core, pc, line, kernel)} "
+                    detail=f"{DEVICE_ASSERT}: {core} tripped ASSERT at {self._assert_site(session, core, pc, line, kernel)} "
                            f"({DEBUG_ASSERT_TYPES[kind]})",
                     report=(f"  {core} hangs in assert_and_hang, at {session.describe_pc(core, pc)}",))
 
