@@ -359,6 +359,10 @@ def test_a_kernel_argument_that_is_a_float_is_refused_not_truncated(tmp_path: Pa
     spec["kernels"][0]["args"] = [12.7]
     with pytest.raises(TtMetalError, match="not a float"):
         _load(spec, tmp_path)
+    kernel = Program().kernel("ncrisc", tmp_path / "k.cpp", args=[12.7])          # from Python: not 12 either
+    with pytest.raises(TtMetalError, match="runtime argument 12.7 is not an integer or a buffer"):
+        kernel.arg_words()
+    assert Program().kernel("brisc", tmp_path / "k.cpp", args=[np.uint32(7), 2]).arg_words() == [7, 2]
 
 
 _WRONG = (5, -2048, 0, 2 ** 40, -(2 ** 70), 12.7, "2", "a", "a.accessor", True, [1, [2]], [], {"bogus": 1}, {},

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import operator
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -139,7 +140,10 @@ class Kernel:
     def arg_words(self) -> list[int]:
         words = []
         for arg in self.args:
-            value = arg.placement().address if isinstance(arg, Buffer) else int(arg)
+            try:
+                value = arg.placement().address if isinstance(arg, Buffer) else operator.index(arg)
+            except TypeError:
+                raise TtMetalError(f"{self.name}: runtime argument {arg!r} is not an integer or a buffer") from None
             if not 0 <= value < 1 << 32:
                 raise TtMetalError(f"{self.name}: runtime argument {value} is not a 32-bit word")
             words.append(value)
@@ -178,7 +182,7 @@ class Program:
         if raw is not None and len(raw) > pages * page_size:
             raise TtMetalError(f"buffer {name}: {len(raw)} bytes do not fit {pages} pages of {page_size}")
         found = Buffer(name, page_size, pages, raw, Path(dump) if dump else None, address)
-        _fits_banks(found, address or dram.DRAM_UNRESERVED_BASE)
+        _fits_banks(found, dram.DRAM_UNRESERVED_BASE if address is None else address)
         self.buffers[name] = found
         return found
 
