@@ -303,6 +303,38 @@ def test_a_write_position_off_a_message_boundary_is_named_and_the_drain_ends() -
     assert server.prints[-1].text.startswith("the write position 0x1388 is past the buffer's 1000 bytes")
 
 
+def test_a_kernel_that_scribbles_its_print_buffer_gets_a_warning_and_the_run_goes_on() -> None:
+    """Issue 30 P1 on the tile: after reader_two.cpp's first DPRINT, a header claiming 1000 bytes
+    (the whole buffer) is written where the next message goes and wpos put 8 bytes on (set
+    {uint32_t}, as a user would): the drain names the header, skips to wpos, the kernel's later
+    prints still show (those written before that drain are lost with it), the program ends."""
+    from fuzzing import bounded
+
+    ops, fw = operations(), firmware()
+    program = reader_two_add(ops, tiles=8, PRINT_EACH="8")
+    program.dprint = True
+    s = Session({})
+    host = prepare(s, program, fw)
+    s.execute("break kernel_main thread NC")
+    s.execute("run")
+    assert "0:(x=0,y=0):NC: reader: 8 tiles from" in s.execute("next 4")
+    wpos = s.read_value(host.prints.address("aux.wpos"), 4)
+    assert wpos == s.read_value(host.prints.address("aux.rpos"), 4) and wpos % 4 == 0
+    header = 1 | 1 << 1 | 1000 << 6                                   # NC, is_kernel, 1000 bytes, info 0
+    s.execute(f"set {{uint32_t}}{host.prints.address('data') + wpos:#x} = {header:#x}")
+    s.execute(f"set {{uint32_t}}{host.prints.address('aux.wpos'):#x} = {wpos + 8:#x}")
+    s.execute("delete")
+    with bounded(600):
+        out = s.execute("continue").splitlines()
+    warned = [i for i, line in enumerate(out)
+              if re.fullmatch(rf"warning: DPRINT: header {header:#010x} at {wpos:#x} says 1000 bytes follow: past the "
+                              r"(write position|buffer end) 0x[0-9a-f]+; read position moved to the write position "
+                              r"0x[0-9a-f]+", line)]
+    assert len(warned) == 1, out
+    assert out.index("0:(x=0,y=0):NC: reader: done") > warned[0]
+    assert any(line.startswith("tt-metal program done") for line in out)
+
+
 def test_a_message_shorter_than_its_formats_arguments_is_a_note() -> None:
     """Issue 30 P2: "internal error: error('unpack_from requires a buffer of at least 4 bytes')"."""
     memory = _Memory()
