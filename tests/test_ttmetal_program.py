@@ -444,3 +444,21 @@ def test_random_mutations_of_a_program_file_load_or_are_refused_in_one_line(fuzz
                     break
                 doc = _mutated(doc, rng.choice(paths), rng.choice(_WRONG), rng.random() < 0.2)
             _check_loads_or_refuses(doc, folder)
+
+
+def test_a_fifo_as_a_dump_file_is_refused_not_opened(tmp_path: Path) -> None:
+    """Opening a FIFO for writing waits for a reader: the result's dump is written as 'dump' writes
+    (tdbg.hostfiles), which refuses one; a non-ASCII digit is no CB index."""
+    from types import SimpleNamespace
+
+    from fuzzing import bounded
+    from tdbg.ttmetal.program import ProgramHost, from_spec
+
+    os.mkfifo(tmp_path / "fifo")
+    p = Program()
+    p.buffer("c", pages=1, dump=tmp_path / "fifo")
+    p.allocate()
+    with bounded(30), pytest.raises(TtMetalError, match=rf"^{tmp_path / 'fifo'}: not a regular file\.$"):
+        ProgramHost.collect(SimpleNamespace(program=p), Session({}))
+    with pytest.raises(TtMetalError, match="CB index '²' is not a number"):
+        from_spec({"cbs": {"²": {"pages": 1, "page_size": 16}}}, tmp_path)

@@ -30,7 +30,7 @@ import numpy as np
 
 from tdbg.emu.elf import ElfImage
 from tdbg.emu.stops import Stop, StopKind
-from tdbg.hostfiles import HostFileError, read_host_file
+from tdbg.hostfiles import HostFileError, read_host_file, write_host_file
 from tdbg.ttmetal import boot, dram, tensors
 from tdbg.ttmetal.boot import PROCESSORS, BootHost, TtMetalError
 from tdbg.ttmetal.dprint import Print, PrintServer
@@ -366,7 +366,7 @@ def from_spec(spec: Mapping[str, object], base: Path, sources: Path | None = Non
                        _integer(b, "address", where))
     for index, c in _table(spec, "cbs", "cbs").items():
         where = f"cbs.{index}"
-        if not index.isdigit():
+        if not (index.isascii() and index.isdigit()):
             raise TtMetalError(f"CB index {index!r} is not a number")
         c = _as_table(c, where, "{ pages, page_size, format }")
         _known(c, _CB_KEYS, where)
@@ -498,7 +498,7 @@ def _value(program: Program, arg: object, where: str) -> int | Buffer:
 def _words(program: Program, arg: object, where: str) -> list[int]:
     """A compile-time argument: a 32-bit word, or ``BUFFER.accessor`` (its TensorAccessorArgs)."""
     if isinstance(arg, str):
-        name, _, what = arg.partition(".")
+        name, _, what = arg.rpartition(".")
         if what != "accessor" or name not in program.buffers:
             raise TtMetalError(f"{where}: compile-time argument {arg!r}: a number, or BUFFER.accessor")
         return program.buffers[name].accessor_args
@@ -772,11 +772,11 @@ class ProgramHost(BootHost):
         for name, buffer in self.program.buffers.items():
             data = buffer.placement().read(session)
             out[name] = data
-            if buffer.dump is not None:
+            if buffer.dump is not None:   # as ``dump`` writes: a FIFO refused (opening one waits for a reader)
                 try:
-                    buffer.dump.write_bytes(data)
-                except OSError as exc:
-                    raise TtMetalError(f"{buffer.dump}: {exc.strerror or exc}") from None
+                    write_host_file(buffer.dump, data)
+                except HostFileError as exc:
+                    raise TtMetalError(str(exc)) from None
         return Result(out)
 
 
