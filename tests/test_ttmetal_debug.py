@@ -396,6 +396,8 @@ def test_batch_exits_2_on_a_deadlock_and_1_on_a_failed_command() -> None:
     assert "deadlock: no core can run" in done.stdout and done.returncode == 2, done.stdout + done.stderr
     assert _batch("-ex", "nosuchcommand").returncode == 1          # GDB's
     assert _batch("-ex", "run", "-ex", "nosuchcommand", str(stall)).returncode == 2    # the highest
+    assert _batch("-ex", "run", "-ex", "quit", str(stall)).returncode == 2             # quit as the end
+    assert _batch("-ex", "run", "-ex", "quit 5", str(stall)).returncode == 5           # quit's own code
     assert _batch("-ex", "echo ok\\n").returncode == 0
 
 

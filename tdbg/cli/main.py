@@ -167,10 +167,14 @@ def main(argv: list[str] | None = None) -> int:
         loaded = ", ".join(f"{image.path.name} on {name}" for name, image in session.programs.items())
         print(f"tdbg {tdbg.__version__}: {loaded} (a {session.profile.name.capitalize()} Tensix tile); "
               f"current core {session.current}.  Type \"help\".")
+    worst = [0]   # -batch: the highest batch_status of the stops the runs ended in
+    if args.batch:
+        session.stop_listeners.append(lambda stop: worst.__setitem__(0, max(worst[0], batch_status(stop))))
     try:
-        return _run(args, session, interp)
+        status = _run(args, session, interp)
+        return max(worst[0], status)
     except Quit as stop:
-        return (1 if interp.failed else 0) if stop.code is None else stop.code
+        return max(worst[0], 1 if interp.failed else 0) if stop.code is None else stop.code
     finally:
         _ignore_sigint()
 
@@ -248,12 +252,8 @@ def batch_status(stop: Stop) -> int:
 
 def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int:
     """The init file (unless ``-nx``), the ``-x`` scripts and ``-ex`` commands in command-line
-    order, then the REPL or the piped lines; the exit status (``-batch``: ``batch_status`` of the
-    worst stop a run ended in, or 1 if a command failed)."""
+    order, then the REPL or the piped lines; the exit status (1 if a command failed)."""
     ok = True
-    worst = [0]
-    if args.batch:
-        session.stop_listeners.append(lambda stop: worst.__setitem__(0, max(worst[0], batch_status(stop))))
     init = init_file()
     if not args.nx and init.is_file():   # its failing command ends it, as GDB's; the session goes on
         try:
@@ -274,7 +274,7 @@ def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int
             continue
         ok = session.run_breakable(lambda n=value, l=lines: _source(session, interp, n, l)) and ok
     if args.batch:
-        return max(worst[0], 0 if ok and not interp.failed else 1)
+        return 0 if ok and not interp.failed else 1
     if sys.stdin.isatty():
         from tdbg.cli.repl import repl
 
