@@ -390,18 +390,18 @@ def _batch(*args: str, cwd: Path | None = None):
                           timeout=900, cwd=cwd, env=env)
 
 
-def test_batch_exits_2_on_a_deadlock_and_1_on_a_failed_command() -> None:
+def test_batch_exits_3_on_a_deadlock_and_1_on_a_failed_command() -> None:
     stall = Path(__file__).parent / "firmware" / "stall_two.c"
     done = _batch("-ex", "run", str(stall))
-    assert "deadlock: no core can run" in done.stdout and done.returncode == 2, done.stdout + done.stderr
+    assert "deadlock: no core can run" in done.stdout and done.returncode == 3, done.stdout + done.stderr
     assert _batch("-ex", "nosuchcommand").returncode == 1          # GDB's
-    assert _batch("-ex", "run", "-ex", "nosuchcommand", str(stall)).returncode == 2    # the highest
-    assert _batch("-ex", "run", "-ex", "quit", str(stall)).returncode == 2             # quit as the end
+    assert _batch("-ex", "run", "-ex", "nosuchcommand", str(stall)).returncode == 3    # the highest
+    assert _batch("-ex", "run", "-ex", "quit", str(stall)).returncode == 3             # quit as the end
     assert _batch("-ex", "run", "-ex", "quit 5", str(stall)).returncode == 5           # quit's own code
     assert _batch("-ex", "echo ok\\n").returncode == 0
 
 
-def test_batch_exits_3_on_a_device_assert(tmp_path: Path) -> None:
+def test_batch_exits_4_on_a_device_assert(tmp_path: Path) -> None:
     """The README's kind of program file, with the watcher and reader_two.cpp's ASSERT set to trip."""
     from ttmetal_programs import exact_inputs
 
@@ -440,4 +440,4 @@ args = [4, 1]
 """)
     done = _batch("-ex", "tt-metal program p.toml", "-ex", "run", cwd=tmp_path)
     assert "tt-metal device assert: NC tripped ASSERT at reader_two.cpp:" in done.stdout, done.stdout + done.stderr
-    assert done.returncode == 3
+    assert done.returncode == 4

@@ -24,9 +24,9 @@ import tdbg
 from tdbg.hostfiles import read_script
 
 INIT_FILE = ".tdbginit"
-#: -batch's exit status beyond GDB's 1 (a command failed): what a run ended in
-BATCH_DEADLOCK = 2
-BATCH_DEVICE_ASSERT = 3
+#: -batch's exit status beyond GDB's 1 (a command failed), past 2 (a bad command line: argparse): what a run ended in
+BATCH_DEADLOCK = 3
+BATCH_DEVICE_ASSERT = 4
 
 if TYPE_CHECKING:
     from tdbg.commands import Interpreter
@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-batch", "--batch", action="store_true",
                         help=f"run the commands and exit: status 1 if a command failed (as GDB), {BATCH_DEADLOCK} if a run "
                              f"ended in a deadlock (a tt-metal hang too), {BATCH_DEVICE_ASSERT} if a tt-metal kernel's ASSERT "
-                             "tripped; the highest of these that happened")
+                             "tripped; the highest of these that happened (2: a bad command line)")
     parser.add_argument("-q", "-quiet", "--quiet", action="store_true", help="no banner")
     parser.add_argument("-nx", "--nx", action="store_true", help=f"do not run the commands in ~/{INIT_FILE} (read before -ex and -x, as GDB reads ~/.gdbinit)")
     parser.add_argument("--rsp-stdio", action="store_true", help="serve the GDB remote protocol on stdin/stdout (target remote | tdbg --rsp-stdio FW)")
