@@ -381,14 +381,20 @@ def _paths(value: object, at: tuple = ()) -> list[tuple]:
     return out
 
 
-def _mutated(spec: dict, path: tuple, value: object, delete: bool) -> dict:
+_KEYS = ("bogus", "²", "0", "64", "pages", "file", "", "a.accessor")
+
+
+def _mutated(spec: dict, path: tuple, value: object, delete: bool, rename: str | None = None) -> dict:
+    """``spec`` with the value at ``path`` replaced by ``value``, deleted, or (a table's) renamed."""
     import copy
 
     spec = copy.deepcopy(spec)
     holder = spec
     for key in path[:-1]:
         holder = holder[key]
-    if delete:
+    if rename is not None and isinstance(holder, dict):
+        holder[rename] = holder.pop(path[-1])
+    elif delete:
         del holder[path[-1]]
     else:
         holder[path[-1]] = value
@@ -417,15 +423,16 @@ def fuzz_folder(tmp_path: Path) -> tuple[dict, Path]:
 
 def test_every_single_mutation_of_a_program_file_loads_or_is_refused_in_one_line(fuzz_folder) -> None:
     """Each key of a valid program replaced by each wrong value (wrong types, sizes, FIFOs,
-    devices) or deleted: 700+ documents."""
+    devices), deleted, or renamed: 1300 documents."""
     from fuzzing import bounded
 
     spec, folder = fuzz_folder
-    cases = [(p, v, False) for p in _paths(spec) for v in _WRONG] + [(p, None, True) for p in _paths(spec)]
-    assert len(cases) > 700
+    cases = [(p, v, False, None) for p in _paths(spec) for v in _WRONG] + [(p, None, True, None) for p in _paths(spec)]
+    cases += [(p, None, False, k) for p in _paths(spec) for k in _KEYS]
+    assert len(cases) > 1000
     with bounded(120):
-        for path, value, delete in cases:
-            _check_loads_or_refuses(_mutated(spec, path, value, delete), folder)
+        for path, value, delete, rename in cases:
+            _check_loads_or_refuses(_mutated(spec, path, value, delete, rename), folder)
 
 
 def test_random_mutations_of_a_program_file_load_or_are_refused_in_one_line(fuzz_folder) -> None:
@@ -442,7 +449,8 @@ def test_random_mutations_of_a_program_file_load_or_are_refused_in_one_line(fuzz
                 paths = _paths(doc)
                 if not paths:
                     break
-                doc = _mutated(doc, rng.choice(paths), rng.choice(_WRONG), rng.random() < 0.2)
+                doc = _mutated(doc, rng.choice(paths), rng.choice(_WRONG), rng.random() < 0.2,
+                               rng.choice(_KEYS) if rng.random() < 0.15 else None)
             _check_loads_or_refuses(doc, folder)
 
 
