@@ -205,3 +205,25 @@ def test_a_tree_without_the_kernel_parts_is_named(tmp_path: Path, monkeypatch: p
     source.write_text("void kernel_main() {}\n")
     with pytest.raises(ttnn.TtnnUnavailable, match="has no ttnn/runtime/hw/toolchain/blackhole, which tt-metal kernels need"):
         kit.build(kit.Kernel(source, "brisc"))
+
+
+def test_the_watcher_gets_what_tt_metals_jit_build_passes(tmp_path: Path) -> None:
+    """Issue 33 item 7: tt-metal's JIT build passes -DWATCHER_ENABLED and -DWATCHER_DISABLE_<FEATURE>
+    (jit_build/build.cpp, with TT_METAL_WATCHER and TT_METAL_WATCHER_DISABLE_STACK_USAGE); without the
+    watcher neither, and the two builds are cached apart."""
+    source = tmp_path / "k.cpp"
+    source.write_text("void kernel_main() {}\n")
+    proc = kit.PROCESSORS["ncrisc"]
+
+    def defines(kernel: kit.Kernel) -> set[str]:
+        command = kit.compile_command(kernel, proc, tmp_path, tmp_path, tmp_path / "k.o", "k/0/")
+        return {arg for arg in command if arg.startswith("-DWATCHER")}
+
+    plain, watched = kit.Kernel(source, "ncrisc"), kit.Kernel(source, "ncrisc", watcher=True, runtime_args=3)
+    assert defines(plain) == set() and defines(watched) == {"-DWATCHER_ENABLED", "-DWATCHER_DISABLE_STACK_USAGE"}
+    try:
+        tree = ttnn.tree()
+    except ttnn.TtnnUnavailable as exc:
+        pytest.skip(f"the cache keys need the ttnn wheel: {exc}")
+    keys = {kit._key(k, source, tree) for k in (plain, watched, kit.Kernel(source, "ncrisc", watcher=True, runtime_args=2))}
+    assert len(keys) == 3

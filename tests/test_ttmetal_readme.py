@@ -2,7 +2,8 @@
 file is ``PROGRAM_FORMAT`` (ttnn's eltwise add over 12 bfloat16 tiles), its inputs small integers
 (exact in bfloat16).  Expected values: the CB the file declares (2 pages of 2048 bytes, at the
 address tt-metal 0.81.1 gave it on ttsim), A's first tile as written, numpy's A + B for the tile
-Dst holds, the output buffer's size from the file.  Needs the ttnn wheel and the kit."""
+Dst holds, the output buffer's size from the file.  The session starts as plain ``tdbg`` starts
+(the bundled demo on T0), which ``tt-metal program`` replaces.  Needs the ttnn wheel and the kit."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 from tdbg.session import Session
-from tdbg.ttmetal import boot
+from tdbg.ttmetal import boot, tensors
 from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.program import PROGRAM_FORMAT
 from ttmetal_programs import TTSIM, exact_inputs, operations
@@ -54,7 +55,7 @@ def test_the_readme_session(tmp_path: Path) -> None:
     np.save(tmp_path / "a.npy", a)
     np.save(tmp_path / "b.npy", b)
     (tmp_path / "eltwise_add.toml").write_text(PROGRAM_FORMAT)
-    s = Session({})
+    s = Session()                      # plain `tdbg`: the demo on T0
     run = lambda line: s.execute(line)  # noqa: E731
 
     assert "eltwise_binary_kernel on T0/T1/T2" in run(f"tt-metal program {tmp_path / 'eltwise_add.toml'}")
@@ -80,3 +81,34 @@ def test_the_readme_session(tmp_path: Path) -> None:
     assert f"buffer c: {12 * 2048} bytes at DRAM " in out
     c = np.frombuffer((tmp_path / "c.bin").read_bytes(), np.uint16)
     assert np.array_equal(s.host.result.tensor("c", a.shape), a + b) and c.size == 12 * 1024
+
+
+def test_the_readme_session_verbatim_from_plain_tdbg(tmp_path: Path) -> None:
+    """Issue 33 item 1: the same commands typed into `tdbg` with no arguments (the demo on T0), here
+    in -batch: every one succeeds (exit status 0) and the run ends with the program's result."""
+    import os
+    import subprocess
+    import sys
+
+    operations()
+    try:
+        boot.firmware_dir()
+    except TtMetalError as exc:
+        pytest.skip(f"the ttnn wheel's firmware is not available: {exc}")
+    a, b = exact_inputs(12)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    (tmp_path / "eltwise_add.toml").write_text(PROGRAM_FORMAT)
+    session = ["tt-metal program eltwise_add.toml", "break kernel_main thread T1", "run", "info cb 0", "tile cb 0",
+               "watch dst[0]", "continue", "dst tile 0 --view bf16", "delete", "continue"]
+    done = subprocess.run([sys.executable, "-m", "tdbg", "-q", "-nx", "-batch", *(w for c in session for w in ("-ex", c))],
+                          capture_output=True, text=True, timeout=900, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    out = done.stdout
+    marks = ["eltwise_binary_kernel on T0/T1/T2", "Thread 2 (T1) hit Breakpoint 1, kernel_main ()", "CB 0: 2 pages",
+             "Tile at", "hit Hardware watchpoint 2: dst[0]", "Tile 0 face 0 (Dst16b rows 0-15 as bf16)",
+             "tt-metal program done: go_messages[0].signal = RUN_MSG_DONE"]
+    at = [out.index(m) for m in marks]
+    assert at == sorted(at)
+    assert np.array_equal(tensors.from_bf16_tiles((tmp_path / "c.bin").read_bytes(), a.shape), a + b)

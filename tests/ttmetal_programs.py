@@ -79,12 +79,12 @@ def exact_inputs(tiles: int) -> tuple[np.ndarray, np.ndarray]:
     return ((r * 37 + c) % 101 - 50).astype(np.float32), ((r - 3 * c) % 7).astype(np.float32)
 
 
-def reader_two_add(ops: Path, tiles: int = 4, cb_pages: int = 2, **defines: str) -> Program:
+def reader_two_add(ops: Path, tiles: int = 4, cb_pages: int = 2, watcher: bool = False, **defines: str) -> Program:
     """C = A + B (``exact_inputs``) with our reader (``tests/firmware/ttmetal/reader_two.cpp``:
-    ``PAGES_PER_PUSH``, ``NEVER_PUSH``, ``MAX_TILES``, ``WATCHER_ENABLED``) and ttnn's compute kernel
-    and writer; CBs 0, 1, 2 of ``cb_pages`` bfloat16 tiles."""
+    ``PAGES_PER_PUSH``, ``NEVER_PUSH``, ``MAX_TILES``; its waypoints and ASSERT with the ``watcher``)
+    and ttnn's compute kernel and writer; CBs 0, 1, 2 of ``cb_pages`` bfloat16 tiles."""
     a, b = exact_inputs(tiles)
-    p = Program()
+    p = Program(watcher=watcher)
     A, B, C = p.buffer("a", a), p.buffer("b", b), p.buffer("c", pages=tiles)
     for cb in (0, 1, 2):
         p.cb(cb, cb_pages, 2048)

@@ -24,9 +24,13 @@ import tdbg
 from tdbg.hostfiles import read_script
 
 INIT_FILE = ".tdbginit"
+#: -batch's exit status beyond GDB's 1 (a command failed), past 2 (a bad command line: argparse): what a run ended in
+BATCH_DEADLOCK = 3
+BATCH_DEVICE_ASSERT = 4
 
 if TYPE_CHECKING:
     from tdbg.commands import Interpreter
+    from tdbg.emu.stops import Stop
     from tdbg.session import Session
 
 
@@ -49,7 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "[B=brisc.elf]; a bare FIRMWARE is T0's (default: the bundled demo on T0)")
     parser.add_argument("-ex", dest="sequence", action=_InOrder, default=[], metavar="CMD", help="run CMD (repeatable; -ex and -x run in the order given, as in GDB)")
     parser.add_argument("-x", dest="sequence", action=_InOrder, default=[], metavar="FILE", help="run the commands in FILE (repeatable; a failing command ends that file)")
-    parser.add_argument("-batch", "--batch", action="store_true", help="run the commands and exit (status 1 if any failed)")
+    parser.add_argument("-batch", "--batch", action="store_true",
+                        help=f"run the commands and exit: status 1 if a command failed (as GDB), {BATCH_DEADLOCK} if a run "
+                             f"ended in a deadlock (a tt-metal hang too), {BATCH_DEVICE_ASSERT} if a tt-metal kernel's ASSERT "
+                             "tripped; the highest of these that happened (2: a bad command line)")
     parser.add_argument("-q", "-quiet", "--quiet", action="store_true", help="no banner")
     parser.add_argument("-nx", "--nx", action="store_true", help=f"do not run the commands in ~/{INIT_FILE} (read before -ex and -x, as GDB reads ~/.gdbinit)")
     parser.add_argument("--rsp-stdio", action="store_true", help="serve the GDB remote protocol on stdin/stdout (target remote | tdbg --rsp-stdio FW)")
@@ -172,10 +179,14 @@ def _main(argv: list[str] | None = None) -> int:
         loaded = ", ".join(f"{image.path.name} on {name}" for name, image in session.programs.items())
         print(f"tdbg {tdbg.__version__}: {loaded} (a {session.profile.name.capitalize()} Tensix tile); "
               f"current core {session.current}.  Type \"help\".")
+    worst = [0]   # -batch: the highest batch_status of the stops the runs ended in
+    if args.batch:
+        session.stop_listeners.append(lambda stop: worst.__setitem__(0, max(worst[0], batch_status(stop))))
     try:
-        return _run(args, session, interp)
+        status = _run(args, session, interp)
+        return max(worst[0], status)
     except Quit as stop:
-        return (1 if interp.failed else 0) if stop.code is None else stop.code
+        return max(worst[0], 1 if interp.failed else 0) if stop.code is None else stop.code
     finally:
         _ignore_sigint()
 
@@ -241,9 +252,19 @@ def init_file() -> Path:
     return Path.home() / INIT_FILE
 
 
+def batch_status(stop: Stop) -> int:
+    """What ``stop`` makes ``-batch``'s exit status at least: a deadlock, a device ASSERT, else 0."""
+    from tdbg.emu.stops import StopKind
+    from tdbg.ttmetal.program import device_assert
+
+    if stop.kind is StopKind.DEADLOCK:
+        return BATCH_DEADLOCK
+    return BATCH_DEVICE_ASSERT if device_assert(stop) else 0
+
+
 def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int:
     """The init file (unless ``-nx``), the ``-x`` scripts and ``-ex`` commands in command-line
-    order, then the REPL or the piped lines; the exit status."""
+    order, then the REPL or the piped lines; the exit status (1 if a command failed)."""
     ok = True
     init = init_file()
     if not args.nx and init.is_file():   # its failing command ends it, as GDB's; the session goes on

@@ -38,17 +38,27 @@ def run_and_report(interp: Interpreter, action) -> Stop:
     before = interp.session.current
     interp.state.resumes += 1
     stop = action()
+    device_output(interp, stop)
     if stop.core != before and stop.core in interp.session.core_names and stop.kind is not StopKind.EXITED:
         interp.out(f"[Switching to {thread_label(interp, stop.core)}]")
     report_stop(interp, stop)
     return stop
 
 
+def device_output(interp: Interpreter, stop: Stop) -> None:
+    """What the device printed during the run (``output_hooks``: DPRINT), before anything about the
+    stop, as a program's output comes before GDB's report of its stop."""
+    for hook in interp.state.output_hooks:
+        hook(interp, stop)
+
+
 def report_stop(interp: Interpreter, stop: Stop) -> None:
-    """Print ``stop`` as GDB does (``STOP_REPORTS``: one report per kind of stop), after the
-    ``hook-stop`` and the warnings the run let pass; then tell the session's listeners and run
-    the commands of the breakpoints that made it (GDB's ``silent`` first: nothing printed)."""
+    """Print ``stop`` as GDB does (``STOP_REPORTS``: one report per kind of stop), after what the
+    device printed, the ``hook-stop`` and the warnings the run let pass; then tell the session's
+    listeners and run the commands of the breakpoints that made it (GDB's ``silent`` first:
+    nothing printed)."""
     s = interp.session
+    device_output(interp, stop)
     if stop.kind is not StopKind.EXITED:
         interp.run_hook("hook-stop")   # GDB runs it before the stop is shown
     for warning in s.take_warnings():

@@ -31,6 +31,7 @@ StopHook = Callable[["Interpreter", "Stop | None"], None]
 class ShellState:
     # run control and stop reports
     stop_hooks: list[StopHook] = field(default_factory=list)   # displays, context panel, traces
+    output_hooks: list[StopHook] = field(default_factory=list) # what the device printed (DPRINT): before the report
     silent_stop: bool = False          # ``silent`` breakpoint commands: no report, no displays
     resumes: int = 0                   # run-control commands so far (ends a breakpoint's commands)
     bp_pending: list[list[str]] = field(default_factory=list)  # breakpoint commands to run

@@ -21,7 +21,8 @@ CB_PAGE = re.compile(r"cb\s+(\d+)(?:\s+page\s+(\d+))?$")
          "ELF's private-memory bytes at MEM_*_INIT_LOCAL_L1_BASE_SCRATCH) and make its boot the set-up: "
          "every core held, the watcher's state, core_info, the bank and logical-to-virtual tables, "
          "the launch messages, go_messages[0] = RUN_MSG_INIT, a jal to the firmware at BRISC's reset PC, "
-         "BRISC released (earlier set-up is dropped).  Then 'run' boots the tile: when every core waits "
+         "BRISC released (the cores' earlier programs, the demo included, and the earlier set-up are dropped; "
+         "a firmware folder that does not load leaves them as they were).  Then 'run' boots the tile: when every core waits "
          "for the host and go_messages[0].signal reads RUN_MSG_DONE the run ends, naming each core's "
          "wait.  FIRMWARE-DIR is a pre-compiled/<hash> folder (default: the ttnn wheel's, "
          "pre-compiled/11660721212704224774).",
@@ -50,7 +51,10 @@ def tt_metal_boot(interp: Interpreter, args: str) -> None:
          "FILE the kernels are built with DPRINT on (clang needs C++23 for its format checks; tdbg's atomics for its "
          "lock) and each stop shows what they printed since the last, as tt-metal's print server shows it "
          "('0:(x=0,y=0):NC: ...'); the host drains the buffer whenever every core waits, so a kernel waiting for "
-         "room in it goes on.  Tile slices, typed arrays and call stacks in a DPRINT are named, not decoded.",
+         "room in it goes on; the lines come before the stop's report, in time order, and a message the host cannot "
+         "read (firmware scribbling the buffer) is a 'warning: DPRINT:' line naming its header.  Tile slices, typed "
+         "arrays and call stacks in a DPRINT are named, not decoded.  With 'watcher = true' the kernels are built "
+         "with the watcher ('help info waypoints').  A wrong key in FILE is one line naming it and what it must be.",
     example="tt-metal program eltwise_add.toml", host_files=True)
 def tt_metal_program(interp: Interpreter, args: str) -> None:
     from tdbg.ttmetal import program
@@ -63,9 +67,10 @@ def tt_metal_program(interp: Interpreter, args: str) -> None:
     interp.out(f"tt-metal program {words[0]}: {kernels}; 'run' boots the tile and runs it.")
 
 
-def _show_prints(interp: Interpreter) -> None:
-    """After each stop, the DPRINT lines the kernels printed since the last one, as tt-metal's print
-    server shows them (the buffer drained now, as the server drains it)."""
+def _show_prints(interp: Interpreter, stop: object) -> None:
+    """At each stop, before its report, the DPRINT lines the kernels printed since the last one, as
+    tt-metal's print server shows them in time order (the buffer drained now, as the server drains
+    it), and a warning for a message the host cannot read."""
     from tdbg.ttmetal.program import ProgramHost
 
     host = interp.session.host
@@ -79,7 +84,7 @@ def _show_prints(interp: Interpreter) -> None:
         interp.out(line.shown())
 
 
-INIT_HOOKS.append(lambda interp: interp.session.stop_listeners.append(lambda stop: _show_prints(interp)))
+INIT_HOOKS.append(lambda interp: interp.state.output_hooks.append(_show_prints))
 
 
 def program_host(interp: Interpreter):
@@ -112,12 +117,14 @@ def info_cb(interp: Interpreter, args: str) -> None:
 @info_command("waypoints", usage="info waypoints",
               help="Each core's watcher waypoint (mailboxes.watcher.debug_waypoint: up to four characters a kernel "
                    "built with the watcher writes with WAYPOINT(\"...\"); 'X', the boot's value, until one does), with "
-                   "the core's state and where it is; hang reports end with the same.  A kernel is built with the "
-                   "watcher by its defines WATCHER_ENABLED = 1 and WATCHER_DISABLE_STACK_USAGE = 1: the ttnn wheel's "
-                   "firmware is built without the watcher, so its own waypoints (between kernels) are never "
-                   "written and the stack-usage check, which needs the watcher firmware's __stack_base, cannot "
-                   "run.  A tripped ASSERT in such a kernel ends the run with a stop naming the core, FILE:LINE "
-                   "and the assert type.",
+                   "the core's state and where it is; hang reports end with the same.  'watcher = true' in the "
+                   "program file builds its kernels with the watcher as tt-metal's JIT build does (WATCHER_ENABLED; "
+                   "the kit defines rta_count and crta_count, which watcher firmware would: no kernel edit): the "
+                   "ttnn wheel's firmware is built without the watcher, so its own waypoints (between kernels) are "
+                   "never written and the stack-usage check, which needs the watcher firmware's stack base, is off "
+                   "(WATCHER_DISABLE_STACK_USAGE).  A tripped ASSERT in such a kernel (also get_arg_val past the "
+                   "kernel's runtime arguments: DebugAssertRtaOutOfBounds) ends the run with a stop naming the "
+                   "core, FILE:LINE and the assert type.",
               example="info waypoints")
 def info_waypoints(interp: Interpreter, args: str) -> None:
     from tdbg.ttmetal import hang

@@ -98,12 +98,24 @@ FIRMWARE_BUILD_TREE = "/project/tt_metal"
 
 
 def load_firmware(session: Session, folder: Path) -> None:
-    """The five firmware ELFs placed as tt-metal's loader places them.  Their sources are those of
-    the tt_metal tree the folder is in (``tt_metal/pre-compiled/<hash>``): a source path
-    substitution from ``FIRMWARE_BUILD_TREE`` to it, unless one is set already (``show
-    substitute-path``)."""
-    for core, processor in PROCESSORS.items():
-        session.load(core, folder / processor / f"{processor}.elf", local_init=INIT_LOCAL_L1_BASE_SCRATCH[core])
+    """The five firmware ELFs placed as tt-metal's loader places them, in place of whatever the
+    cores held (the bundled demo on T0 included): the earlier programs are taken away first, so
+    their L1 does not clash with the new firmware's.  If one of the five does not load, the
+    earlier programs are put back and the error raised.  Their sources are those of the tt_metal
+    tree the folder is in (``tt_metal/pre-compiled/<hash>``): a source path substitution from
+    ``FIRMWARE_BUILD_TREE`` to it, unless one is set already (``show substitute-path``)."""
+    earlier = {core: image.path for core, image in session.programs.items()}
+    for core in earlier:
+        session.load(core, None)
+    try:
+        for core, processor in PROCESSORS.items():
+            session.load(core, folder / processor / f"{processor}.elf", local_init=INIT_LOCAL_L1_BASE_SCRATCH[core])
+    except SessionError:
+        for core in PROCESSORS:
+            session.load(core, None)
+        for core, path in earlier.items():
+            session.load(core, path)
+        raise
     tree = folder.resolve().parent.parent
     rules = session.source_path.substitutions
     if (tree / "hw" / "firmware").is_dir() and not any(old == FIRMWARE_BUILD_TREE for old, _ in rules):

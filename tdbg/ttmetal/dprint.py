@@ -16,7 +16,13 @@ its watcher kernel id), ``info_id`` 65535 with no payload says the writer wrappe
 
 The host reads from ``rpos`` to ``wpos`` (less ``DEVICE_PRINT_WRITE_STALL_FLAG``, which a writer
 waiting for space sets) and moves ``rpos`` there, as the print server does: a kernel whose message
-does not fit waits until ``rpos`` moves (``locking::wait_for_space``).  Each line is shown with the
+does not fit waits until ``rpos`` moves (``locking::wait_for_space``).  A writer wraps only once the
+reader has read to the buffer's end, so the unread messages are ``[rpos, wpos)``, or ``[rpos, end)``
+(up to a wrap header, or to where no header fits) then ``[0, wpos)``.  Firmware that scribbles the
+buffer is named, never followed: a position past the buffer, a message that runs past ``wpos`` or the
+buffer's end, a RISC id no core has, a message shorter than its format's arguments each give a
+``warning:`` line (a ``Print`` with ``note``) naming the header, and the drain moves ``rpos`` to
+``wpos`` (the rest of that stretch is skipped).  Each line is shown with the
 server's prefix ``DEVICE:(x=X,y=Y):RISC: `` (logical core; BR, NC, TR0..TR2): the one tt-metal's
 documentation gives (``TT_METAL_DPRINT_PREPEND_DEVICE_CORE_RISC``) and its programming examples show
 as their expected output (``0:(x=0,y=0):TR1: Hello, I am the MATH core ...``); not run against
@@ -28,11 +34,13 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tdbg.session import SessionError
 from tdbg.ttmetal.boot import PROCESSORS
 
 if TYPE_CHECKING:
@@ -57,13 +65,21 @@ _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{(\d+),(/[eE]_(.)_[^:}]*|.)(?::([^}]*))?\
 
 @dataclass(frozen=True)
 class Print:
-    """One line a core printed (``text`` without its newline)."""
+    """One line a core printed (``text`` without its newline), or, with ``note``, what the host
+    says about a message it could not read (``core`` None when no core is named)."""
 
-    core: str
+    core: str | None
     text: str
+    note: bool = False
 
     def shown(self, device: int = 0, x: int = 0, y: int = 0) -> str:
+        if self.note:
+            return f"warning: DPRINT: {self.text}"
         return f"{device}:(x={x},y={y}):{RISC_NAMES[self.core]}: {self.text}"
+
+
+class _Corrupt(Exception):
+    """The print buffer's positions or a header do not hold together (the message says how)."""
 
 
 @dataclass
@@ -85,8 +101,8 @@ class PrintServer:
         return replace(self, prints=list(self.prints), _partial=dict(self._partial))
 
     def drain(self, session: Session) -> bool:
-        """Read every message written since the last drain into ``prints`` (the lines they end)
-        and move ``rpos`` past them; True when there were any."""
+        """Read every message written since the last drain into ``prints`` (the lines they end,
+        and a note for what cannot be read) and move ``rpos`` past them; True when there were any."""
         with session.on_core("B"):
             wpos = session.read_value(self.address("aux.wpos"), 4)
             rpos = session.read_value(self.address("aux.rpos"), 4)
@@ -98,29 +114,25 @@ class PrintServer:
             size = self.mailboxes.field("dprint_buf.buffer.data").size
             data = session.read_memory(self.address("data"), size)
             new: list[Print] = []
-            at = rpos
-            while at != wpos:
-                if at + 4 > size:           # no room for a header: the writer went back to 0
-                    at = 0
-                    continue
-                header = int.from_bytes(data[at:at + 4], "little")
-                is_kernel, risc, payload, info = header & 1, (header >> 1) & 0x1F, (header >> 6) & 0x3FF, header >> 16
-                if info == WRAP_INFO and payload == 0 and not is_kernel:
-                    at = 0
-                    continue
-                if payload == NEW_KERNEL_PAYLOAD:
-                    at += 4
-                    continue
-                core = CORES[risc] if risc < len(CORES) else None
-                message = data[at + 4:at + 4 + payload]
-                at += 4 + payload
-                if core is None:
-                    continue
-                text = self._format(session, core, bool(is_kernel), info, message)
-                new += self._lines(core, text)
+            try:
+                for at, header, message in _messages(data, rpos, wpos):
+                    new += self._message(session, at, header, message)
+            except _Corrupt as exc:
+                new.append(Print(None, f"{exc}; read position moved to the write position {wpos:#x}", note=True))
             session.write_memory(self.address("aux.rpos"), wpos.to_bytes(4, "little"))
         self.prints += new
         return True
+
+    def _message(self, session: Session, at: int, header: int, message: bytes) -> list[Print]:
+        is_kernel, risc, info = header & 1, (header >> 1) & 0x1F, header >> 16
+        if risc >= len(CORES):
+            return [Print(None, f"header {header:#010x} at {at:#x} names RISC {risc}; the tile has "
+                                f"{len(CORES)} (0..{len(CORES) - 1}): message skipped", note=True)]
+        core = CORES[risc]
+        notes: list[str] = []
+        text = self._format(session, core, bool(is_kernel), info, message, notes)
+        return [Print(core, f"header {header:#010x} at {at:#x} ({RISC_NAMES[core]}): {n}", note=True) for n in notes] \
+            + self._lines(core, text)
 
     def unshown(self) -> list[Print]:
         """The prints no front end has shown yet (and now counted as shown)."""
@@ -134,7 +146,8 @@ class PrintServer:
             self._partial[core] = rest
         return [Print(core, line) for line in lines]
 
-    def _format(self, session: Session, core: str, is_kernel: bool, info: int, message: bytes) -> str:
+    def _format(self, session: Session, core: str, is_kernel: bool, info: int, message: bytes,
+                notes: list[str]) -> str:
         elf = self.kernels.get(core) if is_kernel else None
         strings = elf.section(".device_print_strings") if elf is not None else None
         infos = elf.section(".device_print_strings_info") if elf is not None else None
@@ -147,14 +160,53 @@ class PrintServer:
         offsets, at = {}, 0
         for n, size in sizes.items():
             offsets[n], at = at, at + size
+        if at > len(message):
+            notes.append(f"{len(message)} bytes of arguments where its format ({fmt.strip()!r}) takes {at}; "
+                         "the missing ones are shown as <missing>")
 
         def value(m: re.Match[str]) -> str:
             if m.group(0) in ("{{", "}}"):
                 return m.group(0)[0]
             n, kind, spec = int(m.group(1)), m.group(3) or m.group(2), m.group(4) or ""
-            return _shown(session, core, kind, message, offsets[n], spec, strings)
+            if offsets[n] + sizes[n] > len(message):
+                return "<missing>"
+            try:
+                return _shown(session, core, kind, message, offsets[n], spec, strings)
+            except (ValueError, SessionError) as exc:   # a format spec for another type; a string pointer to nowhere
+                notes.append(f"argument {n} ({kind!r}) cannot be shown: {exc}")
+                return "<unreadable>"
 
         return _PLACEHOLDER.sub(value, fmt)
+
+
+def _messages(data: bytes, rpos: int, wpos: int) -> Iterator[tuple[int, int, bytes]]:
+    """The unread messages of the print buffer ``data`` in order: (offset, header, payload) each,
+    first-kernel markers and wrap headers left out; ``_Corrupt`` where the positions or a header
+    stop holding together (the messages before it are good)."""
+    size = len(data)
+    for name, position in (("write", wpos), ("read", rpos)):
+        if position > size:
+            raise _Corrupt(f"the {name} position {position:#x} is past the buffer's {size} bytes")
+    for start, end in ([(rpos, wpos)] if rpos <= wpos else [(rpos, size), (0, wpos)]):
+        at = start
+        while at < end:
+            if at + 4 > end:
+                if end == size:          # no room for a header: the writer went back to 0
+                    break
+                raise _Corrupt(f"the write position {wpos:#x} is {end - at} bytes into a header at {at:#x}")
+            header = int.from_bytes(data[at:at + 4], "little")
+            payload, info = (header >> 6) & 0x3FF, header >> 16
+            if info == WRAP_INFO and payload == 0 and not header & 1:
+                if end != size:
+                    raise _Corrupt(f"wrap header {header:#010x} at {at:#x}, before the write position {wpos:#x}")
+                break
+            length = 4 if payload == NEW_KERNEL_PAYLOAD else 4 + payload
+            if at + length > end:
+                raise _Corrupt(f"header {header:#010x} at {at:#x} says {length - 4} bytes follow: past the "
+                               f"{'write position' if end == wpos else 'buffer end'} {end:#x}")
+            if payload != NEW_KERNEL_PAYLOAD:
+                yield at, header, data[at + 4:at + length]
+            at += length
 
 
 def _c_string(data: bytes, at: int) -> str:

@@ -34,6 +34,15 @@ Measured: these ELFs, loaded by tt-metal 0.81.1, compute ttnn's eltwise binary a
 ttsim to the numpy result.  A kernel with SFPI vector code (``vFloat``, ``dst_reg``,
 ``__builtin_rvtt_*``) needs SFPI's compiler and is refused with ``NeedsSfpi``.
 
+With the **watcher** (``Kernel.watcher``) the compile gets what tt-metal's JIT build passes when
+``TT_METAL_WATCHER`` is set: ``-DWATCHER_ENABLED`` and a ``-DWATCHER_DISABLE_<FEATURE>`` per disabled
+feature, here ``STACK_USAGE`` (its check reads the stack-base symbols of firmware built with the watcher;
+the wheel's firmware is built without it).  That firmware also defines ``rta_count``/``crta_count`` (the
+bounds ``get_arg_val``/``get_common_arg_val``'s ASSERTs check, ``brisc.cc``/``trisc.cc``: set from the
+count word the watcher host writes before the arguments); the wheel's does not, so the kit links a
+definition of each, the kernel's runtime-argument count and 0 (tdbg has no common arguments): a
+kernel needs no edit, and reading past its arguments trips ``DebugAssertRtaOutOfBounds``.
+
 Builds are cached under the ttnn cache (``ttnn.cache_root() / "ttmetal"``), keyed by everything
 that decides them and re-checked against the digests of every header the compiler read.
 """
@@ -82,6 +91,8 @@ CXXFLAGS = ("-std=c++20", "-ffast-math", "-fno-finite-math-only", "-fsigned-zero
 #: DPRINT (tt-metal 0.81.1's DEVICE_PRINT) checks its format string in constant expressions that name
 #: the arguments of a generic lambda: GCC accepts them in C++17; clang 22 only in C++23 (P2280).
 DEBUG_PRINT_STD = "-std=c++23"
+#: what tt-metal's JIT build adds with the watcher on (see above)
+WATCHER_DEFINES = ("WATCHER_ENABLED", "WATCHER_DISABLE_STACK_USAGE")
 CLANG_ONLY = ("-w", "-Wno-missing-template-arg-list-after-template-kw", "-fno-finite-loops")
 #: tt-metal's precompiled header: the standard headers every kernel compile includes first.
 PCH_HEADERS = ("algorithm", "array", "atomic", "bit", "climits", "compare", "concepts", "cstddef", "cstdint",
@@ -185,6 +196,8 @@ class Kernel:
     noc_mode: int = 0
     compute: ComputeConfig = ComputeConfig()
     debug_print: bool = False
+    watcher: bool = False
+    runtime_args: int = 0      # with the watcher: the bound get_arg_val's ASSERT checks (rta_count)
 
     @property
     def processors(self) -> tuple[Processor, ...]:
@@ -369,6 +382,8 @@ def compile_command(kernel: Kernel, proc: Processor, metal: Path, gen: Path, obj
         defines += [f"{k}={v}" for k, v in sorted(kernel.defines)] + [f"NOC_INDEX={noc}", f"NOC_MODE={kernel.noc_mode}"]
     if kernel.debug_print:
         defines.append("DEBUG_PRINT_ENABLED")   # tt-metal's JIT build, with its print server on
+    if kernel.watcher:
+        defines += WATCHER_DEFINES
     defines.append(f'FULL_KERNEL_NAME="{name}"')
     if kernel.compile_args:
         defines.append("KERNEL_COMPILE_TIME_ARGS=" + ",".join(str(a) for a in kernel.compile_args))
@@ -400,6 +415,8 @@ def _build_processor(kernel: Kernel, proc: Processor, metal: Path, work: Path, w
     libc = pdir / "libc.o"
     _zig("cc", ["-target", "riscv32-freestanding-none", f"-mcpu={ISA}", "-O2", "-ffreestanding", "-fno-builtin", "-c",
                 str(shim_dir() / "libc.c"), "-o", str(libc)], pdir, "tdbg's libc shim")
+    if kernel.watcher:
+        objects.append(_watcher_counts(kernel, pdir))
     if kernel.debug_print:   # DPRINT's buffer lock is a std::atomic
         atomic = pdir / "atomic.o"
         _zig("cc", ["-target", "riscv32-freestanding-none", f"-mcpu={ISA}", "-O2", "-ffreestanding", "-c",
@@ -415,6 +432,16 @@ def _build_processor(kernel: Kernel, proc: Processor, metal: Path, work: Path, w
         (pdir / f"{proc.name}.image").write_bytes(elfpatch.xip_image(elf.read_bytes(), elf.name))
     except elfpatch.XipError as exc:
         raise KernelBuildError(f"{kernel.source.name} ({proc.name}): {exc}") from exc
+
+
+def _watcher_counts(kernel: Kernel, pdir: Path) -> Path:
+    """The object defining ``rta_count`` and ``crta_count``, which watcher firmware would (see above)."""
+    source, obj = pdir / "watcher_counts.c", pdir / "watcher_counts.o"
+    source.write_text(f"unsigned int rta_count __attribute__((used)) = {kernel.runtime_args};\n"
+                      "unsigned int crta_count __attribute__((used)) = 0;\n")
+    _zig("cc", ["-target", "riscv32-freestanding-none", f"-mcpu={ISA}", "-O2", "-ffreestanding", "-c", str(source),
+                "-o", str(obj)], pdir, "the watcher's argument counts")
+    return obj
 
 
 def _weakened_firmware(tree: ttnn.Tree, work: Path) -> Path:
@@ -458,6 +485,7 @@ def _key(kernel: Kernel, source: Path, tree: ttnn.Tree) -> str:
     parts = (str(source), repr(sorted(kernel.cbs.items())), repr(kernel.defines), repr(kernel.compile_args),
              repr(kernel.named_args), repr(kernel.noc), str(kernel.noc_mode), repr(kernel.compute), kernel.processor,
              *(("debug_print",) if kernel.debug_print else ()),
+             *((f"watcher={kernel.runtime_args}",) if kernel.watcher else ()),
              ISA, *CXXFLAGS, *CLANG_ONLY, *DEVICE_DEFINES, *BUILD_DEFINES, FIRMWARE, str(tree.root), ttnn.VERSION,
              "zig=" + metadata.version("ziglang"))
     h.update("\0".join(parts).encode())

@@ -17,9 +17,12 @@ run ends with a hang report (``hang.report``).
 
 from __future__ import annotations
 
+import datetime
+import io
+import operator
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -27,13 +30,15 @@ import numpy as np
 
 from tdbg.emu.elf import ElfImage
 from tdbg.emu.stops import Stop, StopKind
+from tdbg.hostfiles import HostFileError, read_host_file, write_host_file
 from tdbg.ttmetal import boot, dram, tensors
 from tdbg.ttmetal.boot import PROCESSORS, BootHost, TtMetalError
 from tdbg.ttmetal.dprint import Print, PrintServer
 from tdbg.ttmetal.mailboxes import (
     DEBUG_ASSERT_TYPES, DISPATCH_MODE_HOST, RUN_MSG_DONE, RUN_MSG_GO, RUN_MSG_NAMES, Mailboxes,
 )
-from tdbg.ttmetal.memmap import KERNEL_CONFIG_BASE, KERNEL_CONFIG_SIZE, L1_UNRESERVED_START
+from tdbg.ttmetal.device import DRAM_BANK_SIZE, NUM_DRAM_BANKS
+from tdbg.ttmetal.memmap import KERNEL_CONFIG_BASE, KERNEL_CONFIG_SIZE, L1_SIZE, L1_UNRESERVED_START
 
 if TYPE_CHECKING:
     from tdbg.session import Session
@@ -52,6 +57,8 @@ REMOTE_DFB_OFFSET_NONE = 0xFF            # dev_msgs.h: no CrossNodeDFBs / Prefet
 #: worker does not use (measured: what tt-metal 0.81.1 writes).
 OTHER_CONFIG_BASES = (0xF330, 0xFDB0, 0)
 DATA_FORMATS = ("Float16_b", "Float32", "Bfp8_b")
+MAX_PROGRAM_FILE_BYTES = 1 << 20          # a program file (TOML) tdbg reads
+MAX_BUFFER_FILE_BYTES = 1 << 30           # a buffer's data file
 
 
 class Binary(Protocol):
@@ -133,7 +140,10 @@ class Kernel:
     def arg_words(self) -> list[int]:
         words = []
         for arg in self.args:
-            value = arg.placement().address if isinstance(arg, Buffer) else int(arg)
+            try:
+                value = arg.placement().address if isinstance(arg, Buffer) else operator.index(arg)
+            except TypeError:
+                raise TtMetalError(f"{self.name}: runtime argument {arg!r} is not an integer or a buffer") from None
             if not 0 <= value < 1 << 32:
                 raise TtMetalError(f"{self.name}: runtime argument {value} is not a 32-bit word")
             words.append(value)
@@ -143,8 +153,9 @@ class Kernel:
 class Program:
     """Buffers, circular buffers and kernels, as a tt-metal host program creates them."""
 
-    def __init__(self, dprint: bool = False) -> None:
+    def __init__(self, dprint: bool = False, watcher: bool = False) -> None:
         self.dprint = dprint          # kernels built with DPRINT on (tdbg.ttmetal.dprint shows it)
+        self.watcher = watcher        # kernels built with the watcher (waypoints, ASSERTs; kit.Kernel.watcher)
         self.buffers: dict[str, Buffer] = {}
         self.cbs: dict[int, CircularBuffer] = {}
         self.kernels: list[Kernel] = []
@@ -155,16 +166,24 @@ class Program:
         """A DRAM buffer: ``data`` as bytes, a ``.npy`` or raw file, or a numpy array (a float
         array is written as bfloat16 tiles, ``tensors.bf16_tiles``; any other as its bytes);
         ``pages`` defaults to what the data fills."""
+        if page_size <= 0:
+            raise TtMetalError(f"buffer {name}: page_size {page_size}; a page is a positive number of bytes")
+        if pages is not None and pages <= 0:
+            raise TtMetalError(f"buffer {name}: {pages} pages; a buffer has at least one")
+        if address is not None and address < 0:
+            raise TtMetalError(f"buffer {name}: address {address} is negative")
+        if name in self.buffers:
+            raise TtMetalError(f"two buffers named {name}")
         raw = _bytes(data)
         if pages is None:
             if raw is None:
                 raise TtMetalError(f"buffer {name}: give its data or its number of pages")
-            pages = -(-len(raw) // page_size)
+            pages = max(1, -(-len(raw) // page_size))
         if raw is not None and len(raw) > pages * page_size:
             raise TtMetalError(f"buffer {name}: {len(raw)} bytes do not fit {pages} pages of {page_size}")
-        if name in self.buffers:
-            raise TtMetalError(f"two buffers named {name}")
-        found = self.buffers[name] = Buffer(name, page_size, pages, raw, Path(dump) if dump else None, address)
+        found = Buffer(name, page_size, pages, raw, Path(dump) if dump else None, address)
+        _fits_banks(found, dram.DRAM_UNRESERVED_BASE if address is None else address)
+        self.buffers[name] = found
         return found
 
     def cb(self, index: int, pages: int, page_size: int, format: str = "Float16_b") -> CircularBuffer:
@@ -175,8 +194,13 @@ class Program:
             raise TtMetalError(f"CB {index}: data format {format!r} is not one of {', '.join(DATA_FORMATS)}")
         if pages <= 0 or page_size <= 0 or page_size % L1_ALIGNMENT:
             raise TtMetalError(f"CB {index}: {pages} pages of {page_size} bytes (a page is a multiple of {L1_ALIGNMENT})")
-        self.cbs[index] = CircularBuffer(index, pages, page_size, format)
-        return self.cbs[index]
+        found = CircularBuffer(index, pages, page_size, format)
+        end = L1_UNRESERVED_START + sum(cb.size for i, cb in self.cbs.items() if i != index) + found.size
+        if end > L1_SIZE:
+            raise TtMetalError(f"CB {index}: {pages} pages of {page_size} bytes: the circular buffers grow to "
+                               f"{end:#x}, beyond max L1 size of {L1_SIZE} B (they start at {L1_UNRESERVED_START:#x})")
+        self.cbs[index] = found
+        return found
 
     def kernel(self, processor: str, source: str | Path | None = None, **options) -> Kernel:
         """A kernel (``Kernel``'s fields as keywords); one per processor."""
@@ -193,11 +217,14 @@ class Program:
 
     @classmethod
     def load(cls, path: str | Path, sources: Path | None = None) -> Program:
-        """A program from a TOML file (``PROGRAM_FORMAT``); relative paths are the file's."""
+        """A program from a TOML file (``PROGRAM_FORMAT``); relative paths are the file's.  Only
+        a regular file is read (``tdbg.hostfiles``: a FIFO or a device would block or never end)."""
         path = Path(path)
         try:
-            spec = tomllib.loads(path.read_text())
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            spec = tomllib.loads(read_host_file(path, MAX_PROGRAM_FILE_BYTES, "program file").decode())
+        except HostFileError as exc:
+            raise TtMetalError(str(exc)) from None
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise TtMetalError(f"{path}: {exc}") from None
         return from_spec(spec, path.parent, sources)
 
@@ -208,6 +235,7 @@ class Program:
         taken = [b.placement() for b in self.buffers.values() if b.address is not None]
         base = max([dram.DRAM_UNRESERVED_BASE] + [dram.aligned(t.address + t.bank_bytes) for t in taken])
         for buffer, placed in zip(free, dram.allocate([(b.page_size, b.pages) for b in free], base)):
+            _fits_banks(buffer, placed.address)
             buffer.address = placed.address
 
     def binaries(self) -> dict[str, Binary]:
@@ -229,7 +257,8 @@ class Program:
         spec = kit.Kernel(kernel.source, kernel.processor, {i: cb.format for i, cb in self.cbs.items()},
                           defines=tuple(sorted((k, str(v)) for k, v in kernel.defines.items())),
                           compile_args=tuple(kernel.compile_args), named_args=tuple(sorted(kernel.named_args.items())),
-                          noc=kernel.noc, compute=kit.ComputeConfig(**kernel.compute), debug_print=self.dprint)
+                          noc=kernel.noc, compute=kit.ComputeConfig(**kernel.compute), debug_print=self.dprint,
+                          watcher=self.watcher, runtime_args=len(kernel.args))
         try:
             kernel.binaries = kit.build(spec).binaries
         except (kit.KernelBuildError, TtnnUnavailable) as exc:
@@ -237,20 +266,38 @@ class Program:
         return kernel.binaries
 
 
+def _fits_banks(buffer: Buffer, address: int) -> None:
+    """Refuse ``buffer`` at bank address ``address`` when its pages do not fit a DRAM bank, as
+    tt-metal's allocator refuses it ("Out of Memory": the soc descriptor's ``dram_view_size``
+    per bank, ``device.DRAM_BANK_SIZE``)."""
+    per_bank = dram.Interleaved(address, buffer.page_size, buffer.pages).bank_bytes
+    if address + per_bank > DRAM_BANK_SIZE:
+        raise TtMetalError(f"buffer {buffer.name}: out of memory: {buffer.size} B across {NUM_DRAM_BANKS} DRAM banks "
+                           f"need {per_bank} B in each from {address:#x}, but a bank is {DRAM_BANK_SIZE} B")
+
+
 def _bytes(data: bytes | np.ndarray | str | Path | None) -> bytes | None:
+    """A buffer's data as bytes: a float array as bfloat16 tiles, a file read as ``restore``
+    reads one (a regular file of at most ``MAX_BUFFER_FILE_BYTES``; ``.npy`` without pickles)."""
     if data is None or isinstance(data, bytes):
         return data
     if isinstance(data, (str, Path)):
         path = Path(data)
         try:
-            data = np.load(path) if path.suffix == ".npy" else path.read_bytes()
-        except (OSError, ValueError) as exc:
-            raise TtMetalError(f"{path}: {exc}") from None
-        if isinstance(data, bytes):
-            return data
+            raw = read_host_file(path, MAX_BUFFER_FILE_BYTES, "buffer file")
+            if path.suffix != ".npy":
+                return raw
+            data = np.load(io.BytesIO(raw), allow_pickle=False)
+        except HostFileError as exc:
+            raise TtMetalError(str(exc)) from None
+        except (ValueError, EOFError) as exc:
+            raise TtMetalError(f"{path}: not a .npy array ({exc})") from None
     array = np.asarray(data)
     if array.dtype.kind == "f":
-        return tensors.bf16_tiles(array)
+        try:
+            return tensors.bf16_tiles(array)
+        except ValueError as exc:
+            raise TtMetalError(f"a float array of shape {array.shape} as bfloat16 tiles: {exc}") from None
     return array.tobytes()
 
 
@@ -260,6 +307,7 @@ PROGRAM_FORMAT = """\
 # A tt-metal program on one tile (tdbg tt-metal program FILE): C = A + B, 12 bfloat16 tiles.
 # Paths are relative to this file; {ops} is the ttnn wheel's ttnn/cpp/ttnn/operations folder.
 # dprint = true                   # build the kernels with DPRINT on (their prints show at each stop)
+# watcher = true                  # build them with the watcher: waypoints, ASSERTs (a tripped one stops)
 
 [buffers.a]                       # DRAM, interleaved over the 8 banks in pages
 file = "a.npy"                    # .npy (a float array is written as bfloat16 tiles) or raw bytes
@@ -296,36 +344,129 @@ args = [12, 1]
 # also: named_args = { cb_in0 = 0 }, noc = 1, compute = { math_fidelity = "HiFi4", fp32_dest_acc_en = false }
 """
 
-_KERNEL_KEYS = {"processor", "source", "args", "compile_args", "defines", "named_args", "noc", "compute"}
+_BUFFER_KEYS = ("file", "page_size", "pages", "dump", "address")
+_CB_KEYS = ("pages", "page_size", "format")
+_KERNEL_KEYS = ("processor", "source", "args", "compile_args", "defines", "named_args", "noc", "compute")
+WORD = 1 << 32
 
 
 def from_spec(spec: Mapping[str, object], base: Path, sources: Path | None = None) -> Program:
-    """A program from a parsed TOML document (``PROGRAM_FORMAT``)."""
-    program = Program(bool(spec.get("dprint", False)))
-    unknown = set(spec) - {"buffers", "cbs", "kernels", "dprint"}
-    if unknown:
-        raise TtMetalError(f"unknown table(s) {', '.join(sorted(unknown))}; a program has buffers, cbs and kernels "
-                           "(and dprint = true)")
-    for name, b in dict(spec.get("buffers", {})).items():
-        extra = set(b) - {"file", "page_size", "pages", "dump", "address"}
-        if extra:
-            raise TtMetalError(f"buffer {name}: unknown key(s) {', '.join(sorted(extra))}")
-        program.buffer(name, base / b["file"] if "file" in b else None, b.get("page_size", 2048), b.get("pages"),
-                       base / b["dump"] if "dump" in b else None, b.get("address"))
-    for index, c in dict(spec.get("cbs", {})).items():
-        if not str(index).isdigit():
+    """A program from a parsed TOML document (``PROGRAM_FORMAT``).  Every key is checked for its
+    type and range before anything is built: a wrong one is a ``TtMetalError`` naming the key
+    (``buffers.a.pages``, ``kernels[1].args[0]``), what it must be and what it is."""
+    _known(spec, ("buffers", "cbs", "kernels", "dprint", "watcher"), "the program", "table(s)")
+    program = Program(_boolean(spec, "dprint", "dprint"), _boolean(spec, "watcher", "watcher"))
+    for name, b in _table(spec, "buffers", "buffers").items():
+        where = f"buffers.{name}"
+        b = _as_table(b, where, "{ file, page_size, pages, dump, address }")
+        _known(b, _BUFFER_KEYS, where)
+        file, dump = _string(b, "file", where), _string(b, "dump", where)
+        program.buffer(name, base / file if file is not None else None, _integer(b, "page_size", where, 2048),
+                       _integer(b, "pages", where), base / dump if dump is not None else None,
+                       _integer(b, "address", where))
+    for index, c in _table(spec, "cbs", "cbs").items():
+        where = f"cbs.{index}"
+        if not (index.isascii() and index.isdigit()):
             raise TtMetalError(f"CB index {index!r} is not a number")
-        program.cb(int(index), c["pages"], c["page_size"], c.get("format", "Float16_b"))
-    for k in spec.get("kernels", []):
-        extra = set(k) - _KERNEL_KEYS
-        if extra:
-            raise TtMetalError(f"kernel: unknown key(s) {', '.join(sorted(extra))}")
-        source = _source(k.get("source"), base, sources)
-        program.kernel(k["processor"], source, args=[_value(program, a) for a in k.get("args", [])],
-                       compile_args=[w for a in k.get("compile_args", []) for w in _words(program, a)],
-                       defines=dict(k.get("defines", {})), named_args=dict(k.get("named_args", {})),
-                       noc=k.get("noc"), compute=dict(k.get("compute", {})))
+        c = _as_table(c, where, "{ pages, page_size, format }")
+        _known(c, _CB_KEYS, where)
+        program.cb(int(index), _integer(c, "pages", where, required="{ pages, page_size, format }"),
+                   _integer(c, "page_size", where, required="{ pages, page_size, format }"),
+                   _string(c, "format", where, "Float16_b"))
+    kernels = spec.get("kernels", [])
+    if not isinstance(kernels, list):
+        raise TtMetalError(f"kernels: an array of tables ([[kernels]] before each kernel), not {_kind(kernels)}")
+    for i, k in enumerate(kernels):
+        where = f"kernels[{i}]"
+        k = _as_table(k, where, "a [[kernels]] table")
+        _known(k, _KERNEL_KEYS, where)
+        processor = _string(k, "processor", where, required="brisc | ncrisc | compute")
+        source = _source(_string(k, "source", where), base, sources)
+        program.kernel(processor, source, args=[_value(program, a, f"{where}.args[{j}]")
+                                                for j, a in enumerate(_array(k, "args", where))],
+                       compile_args=[w for j, a in enumerate(_array(k, "compile_args", where))
+                                     for w in _words(program, a, f"{where}.compile_args[{j}]")],
+                       defines=_defines(k, where), named_args=_named_args(k, where), noc=_noc(k, where),
+                       compute=_compute(k, where))
     return program
+
+
+def _kind(value: object) -> str:
+    """What a TOML value is, for a message: its type and the value."""
+    for types, name in ((bool, "a boolean"), (int, "an integer"), (float, "a float"), (str, "a string"),
+                        (list, "an array"), (dict, "a table"),
+                        ((datetime.date, datetime.time), "a date or time")):
+        if isinstance(value, types):
+            break
+    else:
+        name = type(value).__name__
+    shown = repr(value)
+    return f"{name} ({shown if len(shown) <= 40 else shown[:37] + '...'})"
+
+
+def _known(table: Mapping[str, object], keys: Sequence[str], where: str, what: str = "key(s)") -> None:
+    extra = sorted(set(table) - set(keys))
+    if extra:
+        raise TtMetalError(f"{where}: unknown {what} {', '.join(extra)}; it has {', '.join(keys)}")
+
+
+def _as_table(value: object, where: str, shape: str) -> Mapping[str, object]:
+    if not isinstance(value, dict):
+        raise TtMetalError(f"{where}: a table {shape}, not {_kind(value)}")
+    return value
+
+
+def _missing(table: Mapping[str, object], key: str, where: str, required: str | None) -> bool:
+    """True when ``key`` is absent and may be; an error naming it and its table when it is required."""
+    if key in table:
+        return False
+    if required is not None:
+        raise TtMetalError(f"{where}: no {key} (the table is {required})" if required.startswith("{")
+                           else f"{where}: no {key} ({required})")
+    return True
+
+
+def _table(table: Mapping[str, object], key: str, where: str) -> Mapping[str, object]:
+    return {} if key not in table else _as_table(table[key], where, f"[{key}]")
+
+
+def _array(table: Mapping[str, object], key: str, where: str) -> list[object]:
+    value = table.get(key, [])
+    if not isinstance(value, list):
+        raise TtMetalError(f"{where}.{key}: an array, not {_kind(value)}")
+    return value
+
+
+def _boolean(table: Mapping[str, object], key: str, where: str) -> bool:
+    value = table.get(key, False)
+    if not isinstance(value, bool):
+        raise TtMetalError(f"{where}: true or false, not {_kind(value)}")
+    return value
+
+
+def _string(table: Mapping[str, object], key: str, where: str, default: str | None = None,
+            required: str | None = None) -> str | None:
+    if _missing(table, key, where, required):
+        return default
+    value = table[key]
+    if not isinstance(value, str):
+        raise TtMetalError(f"{where}.{key}: a string, not {_kind(value)}")
+    return value
+
+
+def _integer(table: Mapping[str, object], key: str, where: str, default: int | None = None,
+             required: str | None = None) -> int | None:
+    if _missing(table, key, where, required):
+        return default
+    return _int(table[key], f"{where}.{key}")
+
+
+def _int(value: object, where: str, low: int = -(1 << 63), high: int = 1 << 63) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TtMetalError(f"{where}: an integer, not {_kind(value)}")
+    if not low <= value < high:
+        raise TtMetalError(f"{where}: {value} is outside {low}..{high - 1}")
+    return value
 
 
 def _source(text: str | None, base: Path, sources: Path | None) -> Path | None:
@@ -343,21 +484,66 @@ def _source(text: str | None, base: Path, sources: Path | None) -> Path | None:
     return base / text
 
 
-def _value(program: Program, arg: object) -> int | Buffer:
+def _value(program: Program, arg: object, where: str) -> int | Buffer:
+    """A runtime argument: a 32-bit word, or a buffer's name (its address)."""
     if isinstance(arg, str):
         if arg not in program.buffers:
-            raise TtMetalError(f"runtime argument {arg!r} names no buffer")
+            raise TtMetalError(f"{where}: runtime argument {arg!r} names no buffer")
         return program.buffers[arg]
-    return int(arg)   # type: ignore[arg-type]
+    if isinstance(arg, bool) or not isinstance(arg, int):
+        raise TtMetalError(f"{where}: a 32-bit word or a buffer name, not {_kind(arg)}")
+    return _int(arg, where, 0, WORD)
 
 
-def _words(program: Program, arg: object) -> list[int]:
+def _words(program: Program, arg: object, where: str) -> list[int]:
+    """A compile-time argument: a 32-bit word, or ``BUFFER.accessor`` (its TensorAccessorArgs)."""
     if isinstance(arg, str):
-        name, _, what = arg.partition(".")
+        name, _, what = arg.rpartition(".")
         if what != "accessor" or name not in program.buffers:
-            raise TtMetalError(f"compile-time argument {arg!r}: a number, or BUFFER.accessor")
+            raise TtMetalError(f"{where}: compile-time argument {arg!r}: a number, or BUFFER.accessor")
         return program.buffers[name].accessor_args
-    return [int(arg)]   # type: ignore[call-overload]
+    if isinstance(arg, bool) or not isinstance(arg, int):
+        raise TtMetalError(f"{where}: a 32-bit word or BUFFER.accessor, not {_kind(arg)}")
+    return [_int(arg, where, 0, WORD)]
+
+
+def _defines(kernel: Mapping[str, object], where: str) -> dict[str, str]:
+    """``defines``: a table of macro -> string or integer (tt-metal's ``std::map<string, string>``)."""
+    out = {}
+    for name, value in _table(kernel, "defines", f"{where}.defines").items():
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise TtMetalError(f"{where}.defines.{name}: a string or an integer, not {_kind(value)}")
+        out[name] = str(value)
+    return out
+
+
+def _named_args(kernel: Mapping[str, object], where: str) -> dict[str, int]:
+    return {name: _int(value, f"{where}.named_args.{name}", 0, WORD)
+            for name, value in _table(kernel, "named_args", f"{where}.named_args").items()}
+
+
+def _noc(kernel: Mapping[str, object], where: str) -> int | None:
+    noc = _integer(kernel, "noc", where)
+    if noc not in (None, 0, 1):
+        raise TtMetalError(f"{where}.noc: 0 or 1, not {noc}")
+    return noc
+
+
+def _compute(kernel: Mapping[str, object], where: str) -> dict[str, object]:
+    """``compute``: ``tdbg.ttmetal.kit.ComputeConfig``'s fields (the math fidelity a string, the
+    rest true or false)."""
+    from tdbg.ttmetal.kit import MATH_FIDELITY, ComputeConfig
+
+    table = _table(kernel, "compute", f"{where}.compute")
+    keys = [f.name for f in fields(ComputeConfig)]
+    _known(table, keys, f"{where}.compute")
+    for key, value in table.items():
+        if key == "math_fidelity":
+            if not isinstance(value, str) or value not in MATH_FIDELITY:
+                raise TtMetalError(f"{where}.compute.math_fidelity: one of {', '.join(MATH_FIDELITY)}, not {_kind(value)}")
+        elif not isinstance(value, bool):
+            raise TtMetalError(f"{where}.compute.{key}: true or false, not {_kind(value)}")
+    return dict(table)
 
 
 # -- the kernel configuration buffer and the launch message -------------------------------------------
@@ -456,6 +642,14 @@ def launch_message(mailboxes: Mailboxes, program: Program, layout: Layout, progr
 
 # -- the host -----------------------------------------------------------------------------------------
 
+DEVICE_ASSERT = "tt-metal device assert"    # how a tripped ASSERT's stop begins (ProgramHost.assertion)
+
+
+def device_assert(stop: Stop) -> bool:
+    """True when ``stop`` is a kernel's tripped ASSERT."""
+    return stop.kind is StopKind.HOST and stop.detail.startswith(DEVICE_ASSERT + ":")
+
+
 @dataclass
 class Result:
     """What the program left: each buffer's bytes after the run."""
@@ -542,7 +736,7 @@ class ProgramHost(BootHost):
         with session.on_core(core):
             pc = session.register("pc")
         return Stop(StopKind.HOST, core, pc,
-                    detail=f"tt-metal device assert: {core} tripped ASSERT at {self._assert_site(session, core, pc, line, kernel)} "
+                    detail=f"{DEVICE_ASSERT}: {core} tripped ASSERT at {self._assert_site(session, core, pc, line, kernel)} "
                            f"({DEBUG_ASSERT_TYPES[kind]})",
                     report=(f"  {core} hangs in assert_and_hang, at {session.describe_pc(core, pc)}",))
 
@@ -586,11 +780,11 @@ class ProgramHost(BootHost):
         for name, buffer in self.program.buffers.items():
             data = buffer.placement().read(session)
             out[name] = data
-            if buffer.dump is not None:
+            if buffer.dump is not None:   # as ``dump`` writes: a FIFO refused (opening one waits for a reader)
                 try:
-                    buffer.dump.write_bytes(data)
-                except OSError as exc:
-                    raise TtMetalError(f"{buffer.dump}: {exc.strerror or exc}") from None
+                    write_host_file(buffer.dump, data)
+                except HostFileError as exc:
+                    raise TtMetalError(str(exc)) from None
         return Result(out)
 
 

@@ -13,13 +13,6 @@
 #define PAGES_PER_PUSH 1
 #endif
 
-#if defined(WATCHER_ENABLED)
-// get_arg_val's bounds check reads these from firmware built with the watcher; the ttnn wheel's
-// pre-compiled firmware is built without it, so this kernel keeps its own (no bound).
-uint32_t rta_count = 0xFFFFFFFF;
-uint32_t crta_count = 0xFFFFFFFF;
-#endif
-
 void kernel_main() {
     uint32_t src0 = get_arg_val<uint32_t>(0);
     uint32_t src1 = get_arg_val<uint32_t>(1);
