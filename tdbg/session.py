@@ -528,9 +528,10 @@ class Session(TensixAccess):
 
     def _unchanged_write(self, stop: Stop) -> bool:
         """GDB reports a write watchpoint only when the value changed: a store of the same value
-        (seen after the access) does not stop the run."""
+        (seen after the access) does not stop the run; for a ``Dst`` row, a store that left the
+        watched rows' bits as they were."""
         return (stop.kind is StopKind.WATCHPOINT and self.watch_after and stop.access is not None
-                and stop.access.write and stop.old == stop.new and not stop.watch.dst_rows)
+                and stop.access.write and (stop.unchanged if stop.watch.dst_rows else stop.old == stop.new))
 
     def _scope_exit(self, stop: Stop) -> Stop:
         """A watched local's frame returned: its watchpoint is deleted and the run stops
