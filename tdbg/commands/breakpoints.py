@@ -9,7 +9,7 @@ from collections.abc import Callable
 from tdbg import linespec
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import breakpoint_what, qualify_line
-from tdbg.commands.registry import CommandError, command, info_command
+from tdbg.commands.registry import CORE_NAMES, CommandError, command, info_command
 from tdbg.commands.ttmetal_cmds import cb_register
 from tdbg.commands.values import evaluate_address, evaluate_int, lvalue
 from tdbg.expr import INT, Value
@@ -80,7 +80,7 @@ def _complete_locations(interp: Interpreter, word: str) -> list[str]:
     return [n for n in interp.session.symbol_names() if n.startswith(word)]
 
 
-@command("break", aliases=("b", "br"), usage="break [LOCATION] [thread N] [if COND]", help="Set a breakpoint at LOCATION: *ADDRESS, FUNCTION, FILE:LINE or LINE (default: the current pc), in every core whose firmware has it (one location per core), or with 'thread N' only on that core (N: thread number or T0, T1, T2, B).  It costs nothing until hit.", example="break main", complete=_complete_locations)
+@command("break", aliases=("b", "br"), usage="break [LOCATION] [thread N] [if COND]", help="Set a breakpoint at LOCATION: *ADDRESS, FUNCTION, FILE:LINE or LINE (default: the current pc), in every core whose firmware has it (one location per core), or with 'thread N' only on that core (N: thread number or " + CORE_NAMES + ").  It costs nothing until hit.", example="break main", complete=_complete_locations)
 def break_cmd(interp: Interpreter, args: str) -> None:
     _break(interp, args, temporary=False)
 
