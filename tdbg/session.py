@@ -1249,8 +1249,10 @@ class Session(TensixAccess):
 
     def explain_waits(self, stop: Stop) -> list[WaitReport]:
         """For each core a hang stop (``DEADLOCK``, or ``BLOCKED`` under scheduler-locking)
-        names: what holds it and what would release it (``tdbg.hang``)."""
-        return explain(self.tile, stop.waits)
+        names: what holds it and what would release it (``tdbg.hang``), searching the
+        firmware and the code of the symbol files added beside it (a host's kernels)."""
+        kernels = {core: [f.image for f in files] for core, files in self.symbol_files.items()}
+        return explain(self.tile, stop.waits, kernels)
 
     def execute(self, line: str, check: bool = True) -> str:
         """Run one shell command and return what the shell would print.  A command that
