@@ -109,6 +109,40 @@ def info_cb(interp: Interpreter, args: str) -> None:
             interp.out(line)
 
 
+@info_command("kernels", usage="info kernels",
+              help="The tt-metal program's kernels: for each, the cores it runs on, its source, the compile-time "
+                   "arguments, defines and named arguments it was built with and its NoC, where its code is in L1, and "
+                   "its runtime arguments as the host launched them (a buffer's address named; an argument L1 no "
+                   "longer holds shows what it holds now); then the program's CBs.  Most wrong-argument bugs show "
+                   "here before any stepping.",
+              example="info kernels")
+def info_kernels(interp: Interpreter, args: str) -> None:
+    from tdbg.ttmetal import cbs, kernels
+
+    if args.strip():
+        raise CommandError("info kernels takes no argument.")
+    host = program_host(interp)
+    for k in kernels.launched(interp.session, host):
+        cores = "-".join((k.cores[0], k.cores[-1])) if len(k.cores) > 1 else k.cores[0]
+        interp.out(f"{cores:<5} {k.name} ({k.processor}{f', NoC {k.noc}' if k.noc is not None else ''})")
+        if k.source is not None:
+            interp.out(f"      source: {k.source}")
+        for core, (at, size) in k.code.items():
+            interp.out(f"      {core} code at {at:#x} ({size} bytes)")
+        interp.out(f"      compile args: [{', '.join(map(str, k.compile_args))}]")
+        if k.defines:
+            interp.out("      defines: " + ", ".join(f"{name}={value}" for name, value in k.defines))
+        if k.named_args:
+            interp.out("      named args: " + ", ".join(f"{name}={value}" for name, value in k.named_args))
+        shown = [f"{a.value:#x} ({a.buffer})" if a.buffer else str(a.value) for a in k.args]
+        shown = [f"{text} [now {a.now}]" if a.now is not None and a.now != a.value else text for text, a in zip(shown, k.args)]
+        state = "" if not k.args or k.args[0].now is not None else ", not launched yet"
+        interp.out(f"      runtime args at {k.args_at:#x}{state}: [{', '.join(shown)}]")
+    for index, cb in sorted(host.program.cbs.items()):
+        interp.out(f"CB {index}: {cbs.pages(cb.pages)} of {cb.page_size} bytes at {host.layout.cb_addresses[index]:#x} "
+                   f"({cb.format})")
+
+
 @info_command("waypoints", usage="info waypoints",
               help="Each core's watcher waypoint (mailboxes.watcher.debug_waypoint: up to four characters a kernel "
                    "built with the watcher writes with WAYPOINT(\"...\"); 'X', the boot's value, until one does), with "
