@@ -55,6 +55,7 @@ from tdbg.arch.profile import Profile
 
 if TYPE_CHECKING:
     from tdbg.disasm import Disassembler
+    from tdbg.emu.noc import Transfer
 
 Programs = Mapping[str, "str | Path | None"]   # core name -> ELF or C file
 
@@ -1230,6 +1231,12 @@ class Session(TensixAccess):
             return noc.read(noc.physical(x | y << 6), address, size)
         except TensixEvent as exc:
             raise SessionError(str(exc)) from None
+
+    def noc_l1_writer(self, address: int) -> tuple[Transfer, int] | None:
+        """The newest NoC request (still in the log) that wrote this tile's L1 ``address``, and
+        how many Tensix instructions had been pushed before it (an ``L1Access`` of a later push
+        wrote after it); None when none did."""
+        return next(((t, pushes) for lo, hi, t, pushes in reversed(self.tile.noc_l1_writes) if lo <= address < hi), None)
 
     def write_noc(self, x: int, y: int, address: int, data: bytes) -> None:
         """Write bytes at a NoC endpoint, as the host writes a DRAM buffer."""

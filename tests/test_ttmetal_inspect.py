@@ -1,5 +1,6 @@
 """``info kernels`` (issue 33 item 10): each kernel of a tt-metal program, where it runs, its
-source, what it was built with and its runtime arguments as launched, then the program's CBs.
+source, what it was built with and its runtime arguments as launched, then the program's CBs;
+``info l1-writer`` naming a NoC request, ``tile BUFFER page P`` and ``x/NFU noc(X,Y):ADDR`` (item 9).
 
 The program is the suite's eltwise add (``tests/ttmetal_programs.py``); the expected buffer
 addresses, the kernel configuration base, B's code offset and the CB addresses are what tt-metal
@@ -8,6 +9,8 @@ the launch message's first word, ``kernel_text_offset``, ``cb_addresses``); the 
 program's own.  Needs the ttnn wheel and tdbg.ttmetal.kit (skips, saying so, without them)."""
 
 from __future__ import annotations
+
+import struct
 
 import pytest
 
@@ -63,3 +66,37 @@ def test_info_kernels_before_and_after_the_launch(session: Session) -> None:
 def test_info_kernels_without_a_program_says_so() -> None:
     s = Session({})
     assert s.execute("info kernels", check=False).strip() == "No tt-metal program is loaded ('tt-metal program FILE')."
+
+
+def test_who_wrote_a_cb_page_and_dram_read_by_name_and_endpoint() -> None:
+    """At the compute kernel's start the reader has read A's first tile into CB 0 by a NoC read
+    (issue 33 item 9): ``info l1-writer`` names that request and the reader's line; ``tile a
+    page 3`` reads A's page 3 in DRAM (bank 3, as tt-metal interleaves pages over 8 banks);
+    ``x/4wx noc(X,Y):ADDR`` reads bank 0's first words (A's tile 0, face 0, row 0: bfloat16 pairs)."""
+    from tdbg.ttmetal.device import dram_bank_xy
+
+    ops = operations()
+    try:
+        fw = boot.firmware_dir()
+    except TtMetalError as exc:
+        pytest.skip(f"the ttnn wheel's firmware is not available: {exc}")
+    s = Session({})
+    prepare(s, eltwise_add(ops), fw)
+    s.execute("break kernel_main thread T1")
+    s.execute("continue")
+    cb0 = int(ADD["cb_addresses"]["0"], 16)
+    wrote = s.execute(f"info l1-writer {cb0 + 100:#x}").strip()
+    assert wrote.startswith(f"L1 {cb0 + 100:#x}: the NoC request NoC 0 read of 2048 bytes by NC at 0x")
+    assert f" {A:#x} -> this tile {cb0:#x} (#1), issued at 0x" in wrote and "reader_binary_interleaved_start_id.cpp:" in wrote
+
+    written = s.host.program.buffers["a"].data            # the bytes the host wrote: tiles of bfloat16, in pages
+    page3 = struct.unpack_from("<16H", written, 3 * 2048)  # face 0, row 0 of tile 3
+    s.execute("set width unlimited")
+    shown = s.execute("tile/x a page 3").splitlines()
+    assert shown[0] == f"Tile at DRAM buffer a page 3 (bank 3 {A:#x}) as bf16"
+    assert tuple(int(w, 16) for w in shown[2].split(":")[1].split()) == page3
+    x, y = dram_bank_xy(0)[0]
+    words = s.execute(f"x/4wx noc({x},{y}):{A:#x}").split()
+    assert words[0] == f"noc({x},{y}):{A:#x}:"
+    assert tuple(int(w, 16) for w in words[1:]) == struct.unpack_from("<4I", written, 0)
+    assert s.execute("tile a page 12", check=False).strip() == "Buffer a has pages 0..11, not 12."
