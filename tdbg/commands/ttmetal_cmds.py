@@ -111,8 +111,9 @@ def info_cb(interp: Interpreter, args: str) -> None:
 
 @info_command("kernels", usage="info kernels",
               help="The tt-metal program's kernels: for each, the cores it runs on, its source, the compile-time "
-                   "arguments, defines and named arguments it was built with and its NoC, where its code is in L1, and "
-                   "its runtime arguments as the host launched them (a buffer's address named; an argument L1 no "
+                   "arguments, defines and named arguments it was built with and its NoC, where its code is in L1, a "
+                   "Metal 2.0 kernel's dfb:: and tensor:: bindings, and its runtime (and common runtime) arguments as "
+                   "the host launched them (NAME= for a named one, a buffer's address named; an argument L1 no "
                    "longer holds shows what it holds now); then the program's CBs.  Most wrong-argument bugs show "
                    "here before any stepping.",
               example="info kernels")
@@ -134,13 +135,31 @@ def info_kernels(interp: Interpreter, args: str) -> None:
             interp.out("      defines: " + ", ".join(f"{name}={value}" for name, value in k.defines))
         if k.named_args:
             interp.out("      named args: " + ", ".join(f"{name}={value}" for name, value in k.named_args))
-        shown = [f"{a.value:#x} ({a.buffer})" if a.buffer else str(a.value) for a in k.args]
-        shown = [f"{text} [now {a.now}]" if a.now is not None and a.now != a.value else text for text, a in zip(shown, k.args)]
-        state = "" if not k.args or k.args[0].now is not None else ", not launched yet"
-        interp.out(f"      runtime args at {k.args_at:#x}{state}: [{', '.join(shown)}]")
+        if k.dfbs:
+            interp.out("      dfbs: " + ", ".join(f"{name}=CB {cb}" for name, cb in k.dfbs))
+        if k.tensors:
+            interp.out("      tensors: " + ", ".join(f"{name}=buffer {buffer}" for name, buffer in k.tensors))
+        interp.out(f"      runtime args at {k.args_at:#x}{_launched(k.args)}: [{_shown(k.args)}]")
+        if k.common_args:
+            interp.out(f"      common runtime args at {k.common_at:#x}{_launched(k.common_args)}: [{_shown(k.common_args)}]")
     for index, cb in sorted(host.program.cbs.items()):
         interp.out(f"CB {index}: {cbs.pages(cb.pages)} of {cb.page_size} bytes at {host.layout.cb_addresses[index]:#x} "
                    f"({cb.format})")
+
+
+def _shown(args) -> str:
+    """Runtime args as ``info kernels`` shows them: ``name=`` for a named one, a buffer's address
+    with its name, ``[now N]`` where L1 no longer holds the word launched."""
+    out = []
+    for a in args:
+        text = f"{a.value:#x} ({a.buffer})" if a.buffer else str(a.value)
+        text = f"{a.name}={text}" if a.name else text
+        out.append(f"{text} [now {a.now}]" if a.now is not None and a.now != a.value else text)
+    return ", ".join(out)
+
+
+def _launched(args) -> str:
+    return "" if not args or args[0].now is not None else ", not launched yet"
 
 
 @info_command("waypoints", usage="info waypoints",
