@@ -112,12 +112,6 @@ def explain(tile: Tile, waits: tuple[CoreWait, ...], kernels: Kernels | None = N
     return [_explain(tile, scan, w) for w in waits]
 
 
-def semaphore_name(tile: Tile, index: int, core: str | None = None, kernels: Kernels | None = None) -> str:
-    """``semaphore 1 (MATH_PACK)`` where some core's code (``core``'s first, its kernels before
-    its firmware) names it, else ``semaphore 1``."""
-    return _named(tile, kernels or {}, "semaphore", index, core)
-
-
 def _images(tile: Tile, kernels: Kernels, core: str | None) -> list[ElfImage]:
     """Every core's code (``core``'s first): its kernels, then its firmware."""
     cores = list(dict.fromkeys([*tile.programs, *kernels]))

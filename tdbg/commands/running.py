@@ -104,9 +104,9 @@ def _deadlock(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint
 
 def _host(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
     interp.out("")
-    interp.out(stop.detail)
+    out_fitted(interp, stop.detail)
     for line in stop.report:
-        interp.out(line)
+        out_fitted(interp, line)
 
 
 def _blocked(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:

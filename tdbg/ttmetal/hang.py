@@ -100,13 +100,7 @@ def partner(session: Session, host: ProgramHost, state: cbs.State, wait: cbs.Wai
 
 def _returned(session: Session, host: ProgramHost) -> list[str]:
     """The cores whose kernel has returned (back in their firmware)."""
-    out = []
-    for core in (c for c in PROCESSORS if c in host.binaries):
-        with session.on_core(core):
-            pc = session.register("pc")
-        if not host.runs_kernel(core, pc):
-            out.append(core)
-    return out
+    return [core for core in PROCESSORS if core in host.binaries and not _in_kernel(session, host, core)]
 
 
 def cb_wait(state: cbs.State, wait: cbs.Wait) -> str:
