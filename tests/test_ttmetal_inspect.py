@@ -99,4 +99,5 @@ def test_who_wrote_a_cb_page_and_dram_read_by_name_and_endpoint() -> None:
     words = s.execute(f"x/4wx noc({x},{y}):{A:#x}").split()
     assert words[0] == f"noc({x},{y}):{A:#x}:"
     assert tuple(int(w, 16) for w in words[1:]) == struct.unpack_from("<4I", written, 0)
+    assert s.execute("x/4wx a page 9").split()[1:] == [f"{w:#010x}" for w in struct.unpack_from("<4I", written, 9 * 2048)]
     assert s.execute("tile a page 12", check=False).strip() == "Buffer a has pages 0..11, not 12."

@@ -13,6 +13,7 @@ import numpy as np
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command
 from tdbg.commands.remap_cmds import remap_order
+from tdbg.commands.ttmetal_cmds import buffer_page
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.expr import DOUBLE, FLOAT, INT8, INT16, INT32, INT64, Value, decode, pointer_to
 from tdbg.session import SessionError
@@ -103,8 +104,9 @@ def parse_regloc(interp: Interpreter, text: str) -> RegLoc | None:
         "(x d u o t a c f s i z); F and U are sticky and a bare x continues after the last "
         "unit shown.  ADDR is an expression, or dst[ROW] (Dst16b for h, Dst32b for w), "
         "dstbits[ROW] (raw storage, h), srca[B][ROW] / srcb[B][ROW] (19-bit values, w), "
-        "lreg[N] or lreg[N][LANE] (an LReg's 32 lanes, w), or noc(X,Y):ADDR (what a NoC read at "
-        "endpoint X,Y returns: DRAM, another tile's L1; tt-exalens' brxy).  "
+        "lreg[N] or lreg[N][LANE] (an LReg's 32 lanes, w), noc(X,Y):ADDR (what a NoC read at "
+        "endpoint X,Y returns: DRAM, another tile's L1; tt-exalens' brxy), or a tt-metal program's "
+        "BUFFER page P (that page where it is in DRAM).  "
         "Device memory (the Dst window, config) reads as the current core's load would.  "
         "Format f shows dst, srca and srcb data as the numbers it holds, in the format in force: "
         "Dst32b (w) as FP32, or Integer \"32\" while the current core's window fmt "
@@ -214,7 +216,11 @@ def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size
 
 
 def parse_nocloc(interp: Interpreter, text: str) -> NocLoc | None:
-    """``noc(X,Y):ADDR`` (each an expression), or None for anything else."""
+    """``noc(X,Y):ADDR`` (each an expression), a tt-metal program's ``BUFFER page P`` (where that
+    page is in DRAM), or None for anything else."""
+    page = buffer_page(interp, text)
+    if page is not None:
+        return NocLoc(*page[1:])
     m = _NOC_LOC.match(text.strip())
     if m is None:
         return None

@@ -128,7 +128,8 @@ def tile_cmd(interp: Interpreter, args: str) -> None:
     dram = buffer_page(interp, expr) if page is None else None
     try:
         if dram is not None:
-            where, data = dram
+            where, x, y, at = dram
+            data = s.read_noc(x, y, at, l1_data.size(fmt, l1_data.TILE_DATUMS))
         else:
             if page is not None:
                 address, fmt = page
@@ -137,9 +138,6 @@ def tile_cmd(interp: Interpreter, args: str) -> None:
             else:
                 address = evaluate_address(interp, expr)
             where, data = f"{address:#x}", s.read_memory(address, l1_data.size(fmt, l1_data.TILE_DATUMS))
-        data = data[:l1_data.size(fmt, l1_data.TILE_DATUMS)]
-        if len(data) < l1_data.size(fmt, l1_data.TILE_DATUMS):
-            raise CommandError(f"{where} holds {len(data)} bytes: less than a {fmt} tile.")
     except SessionError as exc:
         raise CommandError(str(exc)) from None
     bits, exps = l1_data.raw_datums(data, fmt, l1_data.TILE_DATUMS)

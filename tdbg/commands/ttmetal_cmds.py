@@ -198,21 +198,23 @@ def _cb_number(text: str) -> int:
     return int(text)
 
 
-def buffer_page(interp: Interpreter, args: str) -> tuple[str, bytes] | None:
-    """``NAME page P`` (``tile``): page P of the program's DRAM buffer NAME, where it is (its
-    bank and bank address) and its bytes; None when ``args`` is not that form."""
+def buffer_page(interp: Interpreter, args: str) -> tuple[str, int, int, int] | None:
+    """``NAME page P`` (``tile``, ``x``): page P of the program's DRAM buffer NAME: where it is in
+    words (its bank and bank address) and the NoC endpoint and address that reach it; None when
+    ``args`` is not that form."""
+    from tdbg.ttmetal.device import dram_bank_xy
+
     words = args.split()
-    host = interp.session.host
-    program = getattr(host, "program", None)
+    program = getattr(interp.session.host, "program", None)
     if len(words) != 3 or words[1] != "page" or program is None or words[0] not in program.buffers:
         return None
     buffer = program.buffers[words[0]]
     if not words[2].isdigit() or int(words[2]) >= buffer.pages:
         raise CommandError(f"Buffer {buffer.name} has pages 0..{buffer.pages - 1}, not {words[2]}.")
     page = int(words[2])
-    placement = buffer.placement()
-    bank, at = placement.page(page)
-    return (f"DRAM buffer {buffer.name} page {page} (bank {bank} {at:#x})", placement.read_page(interp.session, page))
+    bank, at = buffer.placement().page(page)
+    x, y = dram_bank_xy(0)[bank]
+    return f"DRAM buffer {buffer.name} page {page} (bank {bank} {at:#x})", x, y, at
 
 
 def cb_page(interp: Interpreter, args: str) -> tuple[int, str] | None:

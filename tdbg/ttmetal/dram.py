@@ -59,11 +59,6 @@ class Interleaved:
             bank, at = self.page(p)
             session.write_noc(*banks[bank], at, data[p * self.page_size:(p + 1) * self.page_size])
 
-    def read_page(self, session: Session, p: int) -> bytes:
-        """Page ``p``'s bytes, read at its bank's NoC endpoint."""
-        bank, at = self.page(p)
-        return session.read_noc(*dram_bank_xy(0)[bank], at, self.page_size)
-
     def read(self, session: Session) -> bytes:
         banks = dram_bank_xy(0)
         return b"".join(session.read_noc(*banks[bank], at, self.page_size)
