@@ -10,11 +10,15 @@ a mutex held by thread T with T's ``ATRELM``.  The posts and gets each firmware 
 in its code: its ``.ttinsn`` words, and its stores to a semaphore (or of a constant instruction
 word to ``INSTRN_BUF_BASE``) whose address is a constant of the straight-line code before them
 (``lui`` / ``auipc`` / ``addi`` / ``li``; what is known is forgotten at every branch target and
-call).  A release computed at run time is not found: the report then says no firmware makes it.
+call).  The code searched is every core's firmware and the code a host loaded beside it (a
+tt-metal kernel, given by its ELF at the address it runs at); a semaphore's name comes from the
+first of their DWARFs that names it.  A release computed at run time is not found: the report then
+says no core's code makes it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -27,8 +31,12 @@ from tdbg.tensix import sync
 from tdbg.tensix.isa import IsaError
 
 if TYPE_CHECKING:
+    from tdbg.emu.elf import ElfImage
     from tdbg.emu.pushlog import PushRecord
     from tdbg.emu.tile import Tile
+
+#: the code a host loaded beside each core's firmware (its ELFs, moved to where they run)
+Kernels = Mapping[str, Sequence["ElfImage"]]
 
 
 @dataclass(frozen=True)
@@ -42,7 +50,7 @@ class Push:
 
 @dataclass(frozen=True)
 class Release:
-    """An instruction in a core's firmware that would end a wait."""
+    """An instruction in a core's code (its firmware or a kernel) that would end a wait."""
 
     core: str
     pc: int
@@ -71,22 +79,50 @@ class WaitReport:
     needs: list[Need] = field(default_factory=list)
 
 
-def explain(tile: Tile, waits: tuple[CoreWait, ...]) -> list[WaitReport]:
-    """A report for each blocked core of a deadlock (or a scheduler-locked wait)."""
-    scan = _Scanner(tile)
+def detail_lines(report: WaitReport, site: Callable[[str, int], str], searched: str = "firmware") -> list[str]:
+    """A report's lines after its wait's: where the held instruction and the wait latched before
+    it were pushed, and what would release it, each release by its core and state (``site``
+    names a core's pc; a core's further releases of the same kind folded into its line);
+    ``searched``: what code the releases were looked for in, for "no core's ... makes one"."""
+    lines = []
+    if report.held is not None:
+        lines.append(f"    {report.held.text.split()[0]} was pushed by {report.held.core} at "
+                     f"{site(report.held.core, report.held.pc)}")
+    if report.latch is not None:
+        lines.append(f"    the {report.latch.text} holding it was pushed by {report.latch.core} at "
+                     f"{site(report.latch.core, report.latch.pc)}")
+    for need in report.needs:
+        if not need.releases:
+            lines.append(f"    it needs {need.what}: no core's {searched} makes one")
+            continue
+        lines.append(f"    it needs {need.what}, made by:")
+        folded: dict[tuple[str, str], list[Release]] = {}
+        for release in need.releases:
+            folded.setdefault((release.core, release.what), []).append(release)
+        for (core, what), same in folded.items():
+            also = f"; also at {', '.join(f'{r.pc:#010x}' for r in same[1:])}" if len(same) > 1 else ""
+            lines.append(f"      {core} ({same[0].state}): {what} at {site(core, same[0].pc)}{also}")
+    return lines
+
+
+def explain(tile: Tile, waits: tuple[CoreWait, ...], kernels: Kernels | None = None) -> list[WaitReport]:
+    """A report for each blocked core of a deadlock (or a scheduler-locked wait); ``kernels``:
+    the code hosts loaded beside the firmware, searched for releases and names too."""
+    scan = _Scanner(tile, kernels or {})
     return [_explain(tile, scan, w) for w in waits]
 
 
-def semaphore_name(tile: Tile, index: int, core: str | None = None) -> str:
-    """``semaphore 1 (MATH_PACK)`` where a firmware (``core``'s first) names it, else ``semaphore 1``."""
-    return _named(tile, "semaphore", index, core)
+def _images(tile: Tile, kernels: Kernels, core: str | None) -> list[ElfImage]:
+    """Every core's code (``core``'s first): its kernels, then its firmware."""
+    cores = list(dict.fromkeys([*tile.programs, *kernels]))
+    order = ([core] if core in cores else []) + [c for c in cores if c != core]
+    return [image for c in order
+            for image in [*kernels.get(c, ()), *([tile.programs[c].image] if c in tile.programs else [])]]
 
 
-def _named(tile: Tile, kind: str, index: int, core: str | None) -> str:
-    programs = {name: program.image for name, program in tile.programs.items()}
-    order = ([core] if core in programs else []) + [n for n in programs if n != core]
-    for name in order:
-        names = llk_names(programs[name])
+def _named(tile: Tile, kernels: Kernels, kind: str, index: int, core: str | None) -> str:
+    for image in _images(tile, kernels, core):
+        names = llk_names(image)
         found = (names.semaphores if kind == "semaphore" else names.mutexes).get(index)
         if found:
             return f"{kind} {index} ({found})"
@@ -101,7 +137,8 @@ def _explain(tile: Tile, scan: _Scanner, cw: CoreWait) -> WaitReport:
         index = profile.semaphore_at(wait.address)
         if index is not None:
             device = profile.device_at(wait.address)
-            reason = cw.reason.replace(device.name, semaphore_name(tile, index, cw.core)) if device else cw.reason
+            name = _named(tile, scan.kernels, "semaphore", index, cw.core)
+            reason = cw.reason.replace(device.name, name) if device else cw.reason
             value = cop.semaphores[index].Value
             return WaitReport(cw, reason, needs=[_semaphore_need(tile, scan, index, cw.core, post=value < 15, get=value > 0)])
         return WaitReport(cw, cw.reason)
@@ -131,7 +168,7 @@ def _explain(tile: Tile, scan: _Scanner, cw: CoreWait) -> WaitReport:
         index = b.fields.get("Index", 0)
         mutexes = tile.tensix.mutexes
         holder = mutexes[index] if index < len(mutexes) else None
-        name = _named(tile, "mutex", index, cw.core)
+        name = _named(tile, scan.kernels, "mutex", index, cw.core)
         releases = [r for r in scan.releases(("ATRELM", index)) if holder is not None and tile.cores[r.core].thread == holder]
         need = Need(f"{name} released by T{holder}'s thread (ATRELM)" if holder is not None else f"{name}", releases)
         return WaitReport(cw, cw.reason, held, None, [need])
@@ -139,7 +176,7 @@ def _explain(tile: Tile, scan: _Scanner, cw: CoreWait) -> WaitReport:
 
 
 def _semaphore_need(tile: Tile, scan: _Scanner, index: int, core: str, post: bool, get: bool) -> Need:
-    name = semaphore_name(tile, index, core)
+    name = _named(tile, scan.kernels, "semaphore", index, core)
     kinds = [k for k, wanted in (("post", post), ("get", get)) if wanted]
     what = f"a {' or a '.join(kinds)} of {name}"
     releases = [r for k in kinds for r in scan.releases((k, index))]
@@ -168,18 +205,18 @@ def _push_before(tile: Tile, thread: int, opcode: str, seq: int | None) -> PushR
 # -- what each firmware can release ------------------------------------------------------------
 
 class _Scanner:
-    """The posts, gets and mutex releases in each core's firmware (computed once per report)."""
+    """The posts, gets and mutex releases in each core's code (computed once per report)."""
 
-    def __init__(self, tile: Tile) -> None:
-        self.tile = tile
+    def __init__(self, tile: Tile, kernels: Kernels) -> None:
+        self.tile, self.kernels = tile, kernels
         self._found: dict[tuple[str, int], list[Release]] | None = None
 
     def releases(self, key: tuple[str, int]) -> list[Release]:
         if self._found is None:
             self._found = {}
-            for core, program in self.tile.programs.items():
+            for core in dict.fromkeys([*self.tile.programs, *self.kernels]):
                 state = _state(self.tile, core)
-                for pc, kind, index, what in _sync_actions(self.tile, core, program):
+                for pc, kind, index, what in _sync_actions(self.tile, self.kernels, core):
                     self._found.setdefault((kind, index), []).append(Release(core, pc, what, state))
         return self._found.get(key, [])
 
@@ -189,8 +226,10 @@ def _state(tile: Tile, core: str) -> str:
     return "blocked" if state is CoreState.BLOCKED else state.value
 
 
-def _sync_actions(tile: Tile, core: str, program: object) -> list[tuple[int, str, int, str]]:
-    """(pc, "post" | "get" | "ATRELM", index, how) for each release in ``core``'s code."""
+def _sync_actions(tile: Tile, kernels: Kernels, core: str) -> list[tuple[int, str, int, str]]:
+    """(pc, "post" | "get" | "ATRELM", index, how) for each release in ``core``'s code: its
+    kernels' (searched where they run: the ``.ttinsn`` words the tile found in the loaded code)
+    and its firmware's."""
     isa = tile.profile.isa
     out: list[tuple[int, str, int, str]] = []
 
@@ -207,19 +246,25 @@ def _sync_actions(tile: Tile, core: str, program: object) -> list[tuple[int, str
         elif name == "ATRELM":
             out.append((pc, "ATRELM", fields.get("Index", 0), f"ATRELM {fields.get('Index', 0)}{how}"))
 
-    for pc in sorted(program.replaced):  # type: ignore[attr-defined]
-        patch = tile.code.at.get(pc)
-        if patch is not None and patch.kind is PatchKind.TTINSN:
-            tensix(pc, patch.insn, "")  # type: ignore[arg-type]
+    codes = [(image.segments, sorted(image.replaced)) for image in kernels.get(core, ())]
+    program = tile.programs.get(core)
+    if program is not None:
+        codes.append((program.segments, sorted(program.replaced)))
     profile = tile.profile
-    for pc, address, value in _constant_stores(program.segments):  # type: ignore[attr-defined]
-        index = profile.semaphore_at(address & ~3)
-        if index is not None:
-            kinds = ["post", "get"] if value is None else ["get" if value & 1 else "post"]
-            for kind in kinds:
-                out.append((pc, kind, index, f"a store to {semaphore_name(tile, index, core)}"))
-        elif address == profile.instrn_buf_base and value is not None:
-            tensix(pc, value, " (stored to INSTRN_BUF_BASE)")
+    for segments, words in codes:
+        for pc in words:
+            patch = tile.code.at.get(pc)
+            if patch is not None and patch.kind is PatchKind.TTINSN:
+                tensix(pc, patch.insn, "")  # type: ignore[arg-type]
+        for pc, address, value in _constant_stores(segments):
+            index = profile.semaphore_at(address & ~3)
+            if index is not None:
+                kinds = ["post", "get"] if value is None else ["get" if value & 1 else "post"]
+                name = _named(tile, kernels, "semaphore", index, core)
+                for kind in kinds:
+                    out.append((pc, kind, index, f"a store to {name}"))
+            elif address == profile.instrn_buf_base and value is not None:
+                tensix(pc, value, " (stored to INSTRN_BUF_BASE)")
     return out
 
 

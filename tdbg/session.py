@@ -55,6 +55,7 @@ from tdbg.arch.profile import Profile
 
 if TYPE_CHECKING:
     from tdbg.disasm import Disassembler
+    from tdbg.emu.noc import Transfer
 
 Programs = Mapping[str, "str | Path | None"]   # core name -> ELF or C file
 
@@ -536,9 +537,10 @@ class Session(TensixAccess):
 
     def _unchanged_write(self, stop: Stop) -> bool:
         """GDB reports a write watchpoint only when the value changed: a store of the same value
-        (seen after the access) does not stop the run."""
+        (seen after the access) does not stop the run; for a ``Dst`` row, a store that left the
+        watched rows' bits as they were."""
         return (stop.kind is StopKind.WATCHPOINT and self.watch_after and stop.access is not None
-                and stop.access.write and stop.old == stop.new and not stop.watch.dst_rows)
+                and stop.access.write and (stop.unchanged if stop.watch.dst_rows else stop.old == stop.new))
 
     def _scope_exit(self, stop: Stop) -> Stop:
         """A watched local's frame returned: its watchpoint is deleted and the run stops
@@ -1278,6 +1280,12 @@ class Session(TensixAccess):
         except TensixEvent as exc:
             raise SessionError(str(exc)) from None
 
+    def noc_l1_writer(self, address: int) -> tuple[Transfer, int] | None:
+        """The newest NoC request (still in the log) that wrote this tile's L1 ``address``, and
+        how many Tensix instructions had been pushed before it (an ``L1Access`` of a later push
+        wrote after it); None when none did."""
+        return next(((t, pushes) for lo, hi, t, pushes in reversed(self.tile.noc_l1_writes) if lo <= address < hi), None)
+
     def write_noc(self, x: int, y: int, address: int, data: bytes) -> None:
         """Write bytes at a NoC endpoint, as the host writes a DRAM buffer."""
         _check_range(address, len(data))
@@ -1296,8 +1304,10 @@ class Session(TensixAccess):
 
     def explain_waits(self, stop: Stop) -> list[WaitReport]:
         """For each core a hang stop (``DEADLOCK``, or ``BLOCKED`` under scheduler-locking)
-        names: what holds it and what would release it (``tdbg.hang``)."""
-        return explain(self.tile, stop.waits)
+        names: what holds it and what would release it (``tdbg.hang``), searching the
+        firmware and the code of the symbol files added beside it (a host's kernels)."""
+        kernels = {core: [f.image for f in files] for core, files in self.symbol_files.items()}
+        return explain(self.tile, stop.waits, kernels)
 
     def execute(self, line: str, check: bool = True) -> str:
         """Run one shell command and return what the shell would print.  A command that

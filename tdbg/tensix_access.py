@@ -159,25 +159,42 @@ class TensixAccess:
     def cfg(self, name: str) -> int:
         """A config field by its ``cfg_defines.h`` name, as the current core's thread sees it."""
         try:
-            return self.tile.tensix.config.get(name, thread=self._tensix_core.thread)
+            return self.tile.tensix.config.get(name, thread=self._cfg_thread())
         except KeyError as exc:
             raise SessionError(str(exc.args[0])) from None
 
     def set_cfg(self, name: str, value: int) -> None:
         try:
-            self.tile.tensix.config.set(name, value, thread=self._tensix_core.thread)
+            self.tile.tensix.config.set(name, value, thread=self._cfg_thread())
         except (KeyError, ValueError) as exc:
             raise SessionError(str(exc.args[0])) from None
 
+    def _cfg_thread(self) -> int:
+        """The current core's Tensix thread, whose bank a config field name means."""
+        thread = self._tensix_core.thread
+        if thread is None:
+            raise SessionError(f"{self.current} has no Tensix thread, so no Config bank of its own (info cfg on it "
+                               "shows both banks): select T0, T1 or T2")
+        return thread
+
     def cfg_fields(self, pattern: str | None = None) -> list[ConfigFieldValue]:
         """Config fields whose ``cfg_defines.h`` name matches ``pattern`` (a glob or prefix;
-        None: all), as the current core's thread sees them."""
+        None: all), as the current core's thread sees them; on a core without a thread (B, NC)
+        each field in both Config banks and each thread's ThreadConfig, as B's loads at
+        ``TENSIX_CFG_BASE`` see them (BackendConfiguration.md; NC has no such window, and is
+        shown the same state)."""
         cfg, thread = self.tile.tensix.config, self._tensix_core.thread
         fields = list(cfg.fields(pattern))
         if not fields:
             return []
-        bank = cfg.state_id(thread)  # type: ignore[arg-type]
-        return [ConfigFieldValue(f.name, cfg.get(f.name, thread=thread),  # type: ignore[arg-type]
+        if thread is None:
+            return [ConfigFieldValue(f.name, cfg.get(f.name, thread=t, bank=b),
+                                     f"ThreadConfig[{t}][{f.addr32}]" if f.thread else f"Config[{b}][{f.addr32}]",
+                                     f.shamt, f.width)
+                    for f in fields
+                    for t, b in ([(t, 0) for t in self._tensix_threads()] if f.thread else [(0, 0), (0, 1)])]
+        bank = cfg.state_id(thread)
+        return [ConfigFieldValue(f.name, cfg.get(f.name, thread=thread),
                                  f"ThreadConfig[{thread}][{f.addr32}]" if f.thread else f"Config[{bank}][{f.addr32}]",
                                  f.shamt, f.width) for f in fields]
 

@@ -47,7 +47,7 @@ def test_a_wait_whose_words_hold_a_semicolon_is_one_entry() -> None:
     assert stop.kind is StopKind.DEADLOCK and [w.core for w in stop.waits] == ["T0"]
     assert "; C8: " in stop.waits[0].reason
     sh[0].session.restart()
-    text = run(sh, "run")
+    text = run(sh, "set width unlimited", "run")
     lines = text.splitlines()
     assert [line for line in lines if line.startswith("  T")] == [next(line for line in lines if line.startswith("  T0: "))]
     assert not any(line.lstrip().startswith("C8:") for line in lines)
@@ -61,7 +61,7 @@ def test_the_three_core_hang_closes_the_loop() -> None:
     stop = s.cont()
     assert stop.kind is StopKind.DEADLOCK and [w.core for w in stop.waits] == ["T0", "T1", "T2"]
     s.restart()
-    text = run(shell(s), "run")
+    text = run(shell(s), "set width unlimited", "run")
     t1, t2 = "hang_t1.cpp", "hang_t2.cpp"
     pc = r"0x[0-9a-f]{8}"
     expected = [
@@ -101,10 +101,27 @@ def test_the_three_core_hang_closes_the_loop() -> None:
 def test_the_deadlock_trio_names_who_would_post() -> None:
     """tdbg's C example: T0 and T2 each poll the semaphore the other posts after its loop."""
     fw = firmware_dir()
-    text = run(shell(Session({f"T{i}": fw / f"deadlock_t{i}.c" for i in range(3)})), "run")
+    text = run(shell(Session({f"T{i}": fw / f"deadlock_t{i}.c" for i in range(3)})), "set width unlimited", "run")
     assert "    it needs a post of semaphore 2, made by:\n      T2 (blocked): a store to semaphore 2 at 0x" in text
     assert "    it needs a post of semaphore 0, made by:\n      T0 (blocked): a store to semaphore 0 at 0x" in text
     assert "    it needs a post of semaphore 1: no core's firmware makes one\n" in text   # T1's SEMWAIT
+
+
+def test_at_80_columns_the_report_wraps_and_says_the_same() -> None:
+    """``set width 80`` (the default): no line of the hang report, backtraces and stop line is
+    longer; a wrapped line's continuations are indented four more, and the words are the
+    unlimited layout's."""
+    s = Session(hang_elfs())
+    sh = shell(s)
+    wide = run(sh, "set width unlimited", "run")
+    s.restart()
+    narrow = run(sh, "set width 80", "run")
+    assert max(len(line) for line in wide.splitlines()) > 80
+    assert all(len(line) <= 80 for line in narrow.splitlines())
+    assert "".join(narrow.split()) == "".join(wide.split())
+    lines = narrow.splitlines()
+    t0 = next(i for i, line in enumerate(lines) if line.startswith("  T0: polls semaphore 7 (MATH_DONE) at 0xffe8003c"))
+    assert lines[t0 + 1].startswith("      ") and not lines[t0 + 1].startswith("       ")   # four more than its line
 
 
 @pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (Debian package gdb-multiarch)")

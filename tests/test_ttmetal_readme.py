@@ -2,8 +2,10 @@
 file is ``PROGRAM_FORMAT`` (ttnn's eltwise add over 12 bfloat16 tiles), its inputs small integers
 (exact in bfloat16).  Expected values: the CB the file declares (2 pages of 2048 bytes, at the
 address tt-metal 0.81.1 gave it on ttsim), A's first tile as written, numpy's A + B for the tile
-Dst holds, the output buffer's size from the file.  The session starts as plain ``tdbg`` starts
-(the bundled demo on T0), which ``tt-metal program`` replaces.  Needs the ttnn wheel and the kit."""
+Dst holds, the output buffer's size from the file; and the README's own example lines (the CB,
+the tile's address, the output buffer's address) are what the run prints.  The session starts as
+plain ``tdbg`` starts (the bundled demo on T0), which ``tt-metal program`` replaces.  Needs the
+ttnn wheel and the kit."""
 
 from __future__ import annotations
 
@@ -66,8 +68,10 @@ def test_the_readme_session(tmp_path: Path) -> None:
     received, acked = map(int, re.match(rf"CB 0: 2 pages of 2048 bytes at {CB0:#x} \(Float16_b\): (\d+) pages? "
                                         r"received, (\d+) acknowledged", info[0]).groups())
     assert received > acked            # the reader has pushed a page the compute kernel has not popped
+    assert info[0].startswith(readme_line("CB 0: ").split("):")[0] + "):")      # the README's CB is the run's
     shown = run("tile cb 0")
     assert shown.startswith(f"Tile at {CB0 + (acked % 2) * 2048:#x} as bf16")
+    assert shown.splitlines()[0] == readme_line("Tile at ")
     assert np.array_equal(shown_values(shown, "Tile at"), a[:, 32 * acked:32 * acked + 32])
     run("watch dst[0]")
     out = run("continue")
@@ -81,6 +85,8 @@ def test_the_readme_session(tmp_path: Path) -> None:
     assert f"buffer c: {12 * 2048} bytes at DRAM " in out
     c = np.frombuffer((tmp_path / "c.bin").read_bytes(), np.uint16)
     assert np.array_equal(s.host.result.tensor("c", a.shape), a + b) and c.size == 12 * 1024
+    buffer = next(line for line in out.splitlines() if line.startswith("  buffer c: "))
+    assert buffer.split(";")[0] == readme_line("  buffer c: ").split(";")[0]   # the README's values are the run's
 
 
 def test_the_readme_session_verbatim_from_plain_tdbg(tmp_path: Path) -> None:
@@ -112,3 +118,11 @@ def test_the_readme_session_verbatim_from_plain_tdbg(tmp_path: Path) -> None:
     at = [out.index(m) for m in marks]
     assert at == sorted(at)
     assert np.array_equal(tensors.from_bf16_tiles((tmp_path / "c.bin").read_bytes(), a.shape), a + b)
+
+
+
+def readme_line(start: str) -> str:
+    """The README's tt-metal walk-through line that starts with ``start`` (its 4-space indent off)."""
+    text = (Path(__file__).parents[1] / "README.md").read_text()
+    session = text[text.index("    (tdbg) tt-metal program eltwise_add.toml"):]
+    return next(line[4:] for line in session.splitlines() if line[4:].startswith(start))

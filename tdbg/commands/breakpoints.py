@@ -9,7 +9,7 @@ from collections.abc import Callable
 from tdbg import linespec
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import breakpoint_what, frame_view, qualify_line
-from tdbg.commands.registry import CommandError, Registry, command, info_command
+from tdbg.commands.registry import CORE_NAMES, CommandError, Registry, command, info_command
 from tdbg.commands.ttmetal_cmds import cb_register
 from tdbg.commands.values import evaluate_address, evaluate_int, lvalue
 from tdbg.expr import INT, Value
@@ -84,7 +84,7 @@ def _complete_locations(interp: Interpreter, word: str) -> list[str]:
     return [n for n in symbols if n.startswith(word)] + [f"{n}:" for n in files if n.startswith(word)]
 
 
-@command("break", aliases=("b", "br"), usage="break [LOCATION] [thread N] [if COND]", help="Set a breakpoint at LOCATION: *ADDRESS, FUNCTION, FILE:LINE or LINE (default: the current pc), in every core whose firmware has it (one location per core), or with 'thread N' only on that core (N: thread number or T0, T1, T2, B, NC).  FILE:LINE also places a location on every inlined call made on that line (its entry; the stop shows the caller at that line): clang writes no line-table row for an inlined call's line, where GDB moves such a breakpoint to the next line that has one.  It costs nothing until hit.", example="break main", complete=_complete_locations)
+@command("break", aliases=("b", "br"), usage="break [LOCATION] [thread N] [if COND]", help="Set a breakpoint at LOCATION: *ADDRESS, FUNCTION, FILE:LINE or LINE (default: the current pc), in every core whose firmware has it (one location per core), or with 'thread N' only on that core (N: thread number or " + CORE_NAMES + ").  FILE:LINE also places a location on every inlined call made on that line (its entry; the stop shows the caller at that line): clang writes no line-table row for an inlined call's line, where GDB moves such a breakpoint to the next line that has one.  It costs nothing until hit.", example="break main", complete=_complete_locations)
 def break_cmd(interp: Interpreter, args: str) -> None:
     _break(interp, args, temporary=False)
 

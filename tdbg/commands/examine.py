@@ -13,6 +13,7 @@ import numpy as np
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command
 from tdbg.commands.remap_cmds import remap_order
+from tdbg.commands.ttmetal_cmds import buffer_page
 from tdbg.commands.values import evaluate, evaluate_address, evaluate_int
 from tdbg.expr import DOUBLE, FLOAT, INT8, INT16, INT32, INT64, Value, decode, pointer_to
 from tdbg.session import SessionError
@@ -25,6 +26,17 @@ _INT_UNITS = {1: INT8, 2: INT16, 4: INT32, 8: INT64}
 _FMT = re.compile(r"^/(\d*)([a-z]*)$")
 RAW_VIEWS = {"raw": "raw", "raw16": "raw", "raw32": "raw", "raw19": "raw"}  # raw bits, any storage
 _REG_LOC = re.compile(r"^(dst|dstbits|srca|srcb)((?:\[[^\]]+\])+)$")
+_NOC_LOC = re.compile(r"^noc\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*\)\s*:\s*(.+)$")
+
+
+@dataclass(frozen=True)
+class NocLoc:
+    """An address at a NoC endpoint, ``noc(X,Y):ADDR`` (tt-exalens' ``brxy X,Y ADDR``): DRAM, another
+    tile's L1, this tile; (X, Y) as software writes them."""
+
+    x: int
+    y: int
+    address: int
 
 
 @dataclass(frozen=True)
@@ -92,7 +104,9 @@ def parse_regloc(interp: Interpreter, text: str) -> RegLoc | None:
         "(x d u o t a c f s i z); F and U are sticky and a bare x continues after the last "
         "unit shown.  ADDR is an expression, or dst[ROW] (Dst16b for h, Dst32b for w), "
         "dstbits[ROW] (raw storage, h), srca[B][ROW] / srcb[B][ROW] (19-bit values, w), "
-        "lreg[N] or lreg[N][LANE] (an LReg's 32 lanes, w).  "
+        "lreg[N] or lreg[N][LANE] (an LReg's 32 lanes, w), noc(X,Y):ADDR (what a NoC read at "
+        "endpoint X,Y returns: DRAM, another tile's L1; tt-exalens' brxy), or a tt-metal program's "
+        "BUFFER page P (that page where it is in DRAM).  "
         "Device memory (the Dst window, config) reads as the current core's load would.  "
         "Format f shows dst, srca and srcb data as the numbers it holds, in the format in force: "
         "Dst32b (w) as FP32, or Integer \"32\" while the current core's window fmt "
@@ -137,7 +151,9 @@ def x_command(interp: Interpreter, args: str) -> None:
             raise CommandError("Argument required (starting display address).")
         where = state.next
     else:
-        where = parse_regloc(interp, args)
+        where = parse_nocloc(interp, args)
+        if where is None:
+            where = parse_regloc(interp, args)
         if where is None:
             where = sfpu_cmds.parse_lreg(interp, args)  # lreg[N] (an LReg's 32 lanes)
         if where is None:
@@ -145,6 +161,10 @@ def x_command(interp: Interpreter, args: str) -> None:
     state.fmt, state.size = fmt, size
     if isinstance(where, RegLoc):
         state.next = examine_register(interp, where, count, fmt, size, view, order)
+    elif isinstance(where, NocLoc):
+        if view or order is not None or fmt in ("i", "s"):
+            raise CommandError("x/i, x/s, 'as VIEW' and 'remap SHAPE' read this tile's memory, not noc(X,Y):ADDR")
+        state.next = examine_noc(interp, where, count, fmt, SIZES[size])
     elif isinstance(where, sfpu_cmds.LRegLoc):
         if view or order is not None:
             raise CommandError("'as VIEW' and 'remap SHAPE' apply to dst, dstbits, srca and srcb")
@@ -193,6 +213,34 @@ def examine_memory(interp: Interpreter, address: int, count: int, fmt: str, size
         interp.out(f"{label(interp, base)}" + "".join("\t" + format_int(interp, v, fmt, size) for v in values))
         set_last_examined(interp, base + (n - 1) * size, values[-1], size, fmt)
     return address + count * size
+
+
+def parse_nocloc(interp: Interpreter, text: str) -> NocLoc | None:
+    """``noc(X,Y):ADDR`` (each an expression), a tt-metal program's ``BUFFER page P`` (where that
+    page is in DRAM), or None for anything else."""
+    page = buffer_page(interp, text)
+    if page is not None:
+        return NocLoc(*page[1:])
+    m = _NOC_LOC.match(text.strip())
+    if m is None:
+        return None
+    x, y = (evaluate_int(interp, part) for part in m.group(1, 2))
+    return NocLoc(x, y, evaluate_address(interp, m.group(3)))
+
+
+def examine_noc(interp: Interpreter, where: NocLoc, count: int, fmt: str, size: int) -> NocLoc:
+    """``x/NFU noc(X,Y):ADDR``: the units as a NoC read from that endpoint returns them
+    (``Session.read_noc``), GDB's layout, each line labelled ``noc(X,Y):ADDR:``."""
+    try:
+        data = interp.session.read_noc(where.x, where.y, where.address, count * size)
+    except SessionError as exc:
+        raise CommandError(str(exc)) from None
+    per_line = PER_LINE[size]
+    for start in range(0, count, per_line):
+        values = [int.from_bytes(data[i * size:(i + 1) * size], "little") for i in range(start, min(count, start + per_line))]
+        base = where.address + start * size
+        interp.out(f"noc({where.x},{where.y}):{base:#x}:" + "".join("\t" + format_int(interp, v, fmt, size) for v in values))
+    return NocLoc(where.x, where.y, where.address + count * size)
 
 
 def examine_memory_view(interp: Interpreter, address: int, count: int, size: str, view: str) -> int:

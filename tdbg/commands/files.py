@@ -7,7 +7,7 @@ from __future__ import annotations
 import struct
 
 from tdbg.commands.interpreter import Interpreter
-from tdbg.commands.registry import CommandError, Registry, command
+from tdbg.commands.registry import CORE_NAMES, CommandError, Registry, command
 from tdbg.commands.values import evaluate, evaluate_int
 from tdbg.hostfiles import MAX_RESTORE_BYTES, read_host_file, write_host_file
 from tdbg.session import SessionError
@@ -121,7 +121,7 @@ def restore_cmd(interp: Interpreter, args: str) -> None:
 
 
 @command("file", usage="file [CORE] [FILE]",
-         help="Load FILE (an ELF, or a .c file to build) as the firmware of CORE (B, NC, T0, T1, T2; default the "
+         help=f"Load FILE (an ELF, or a .c file to build) as the firmware of CORE ({CORE_NAMES}; default the "
               "current core), replacing what it had, and reset the tile; without FILE, CORE has no firmware.",
          example="file T1 math.elf", host_files=True)
 def file_cmd(interp: Interpreter, args: str) -> None:

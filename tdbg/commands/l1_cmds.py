@@ -10,7 +10,7 @@ from tdbg.commands.examine import format_float
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import SHORT_DIGITS, blocks, first_fitting, line_width
 from tdbg.commands.registry import CommandError, command, info_command
-from tdbg.commands.ttmetal_cmds import cb_page
+from tdbg.commands.ttmetal_cmds import buffer_page, cb_page
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.session import SessionError
 from tdbg.tensix import l1_data
@@ -58,17 +58,30 @@ def info_pack(interp: Interpreter, args: str) -> None:
 
 
 @info_command("l1-writer", usage="info l1-writer ADDR",
-              help="The last Tensix instruction (packer, Scalar Unit) that wrote L1 address ADDR: its thread, the "
-                   "instruction, the bytes it wrote and the push during which it ran.",
+              help="Who last wrote L1 address ADDR: a Tensix instruction (packer, Scalar Unit: its thread, the "
+                   "instruction, the bytes it wrote and the push during which it ran) or a NoC request (a read "
+                   "into this tile, a write from another: its NoC, the core and pc that issued it, where it is in "
+                   "the source, and the bytes it moved), the newer first and the other after it.",
               example="info l1-writer 0x50000")
 def info_l1_writer(interp: Interpreter, args: str) -> None:
+    s = interp.session
     address = evaluate_address(interp, args.strip())
-    access = interp.session.l1_writer(address)
-    if access is None:
-        interp.out(f"No logged Tensix instruction wrote L1 {address:#x}.")
+    access, noc = s.l1_writer(address), s.noc_l1_writer(address)
+    if access is None and noc is None:
+        interp.out(f"No logged Tensix instruction or NoC request wrote L1 {address:#x}.")
         return
-    desc = interp.session.describe_word(access.word)
-    interp.out(f"L1 {address:#x}: T{access.thread} {desc} wrote {access.start:#x}..{access.end:#x} (push #{access.seq})")
+    lines = []
+    if access is not None:
+        lines.append((access.seq, f"T{access.thread} {s.describe_word(access.word)} wrote "
+                                  f"{access.start:#x}..{access.end:#x} (push #{access.seq})"))
+    if noc is not None:
+        transfer, pushes = noc
+        lines.append((pushes + 0.5, f"the NoC request {transfer.describe()} (#{transfer.seq}), issued at "
+                                    f"{s.describe_pc(transfer.core, transfer.pc)}"))
+    lines.sort(reverse=True)
+    interp.out(f"L1 {address:#x}: {lines[0][1]}")
+    if len(lines) > 1:
+        interp.out(f"  before it: {lines[1][1]}")
 
 
 def _format_of(interp: Interpreter, args: str, default: str) -> tuple[str, str]:
@@ -94,13 +107,14 @@ def _number(v: object, fmt: str, short: bool = False) -> str:
     return f"{float(v):.6g}"  # type: ignore[arg-type]
 
 
-@command("tile", usage="tile[/x] ADDR [as FORMAT] | tile[/x] cb N [page P]",
+@command("tile", usage="tile[/x] ADDR [as FORMAT] | tile[/x] cb N [page P] | tile[/x] BUFFER page P [as FORMAT]",
          help="Show the 32x32 tile at L1 ADDR (four 16x16 faces, one after the other, as tt-llk lays them "
               "out) face by face, decoded from FORMAT (default bf16): " + FORMATS + ".  A BFP tile starts "
               "with its exponent section (one per 16 datums: each face row); each row shows its exponent.  "
               "/x shows the datums' bits.  A face wider than the line (set width; 80 columns by default) "
               "shows floats with the digits that tell the format's values apart, then its columns in "
-              "blocks; 'set width unlimited' gives one line per face row.",
+              "blocks; 'set width unlimited' gives one line per face row.  'cb N' is a tt-metal program's CB "
+              "(page P after its front), 'BUFFER page P' page P of its DRAM buffer BUFFER, read at its bank.",
          example="tile 0x30000 as bf16")
 def tile_cmd(interp: Interpreter, args: str) -> None:
     raw = args.startswith("/x")
@@ -108,24 +122,29 @@ def tile_cmd(interp: Interpreter, args: str) -> None:
         opt, _, args = args.partition(" ")
         if opt != "/x":
             raise CommandError(f"Unknown option {opt}; tile takes /x.")
-    page = cb_page(interp, args)
-    if page is not None:
-        address, fmt = page
-    else:
-        expr, fmt = _format_of(interp, args, "bf16")
-        if not expr:
-            raise CommandError("Argument required (an L1 address).")
-        address = evaluate_address(interp, expr)
     s = interp.session
+    page = cb_page(interp, args)
+    expr, fmt = _format_of(interp, args, "bf16")
+    dram = buffer_page(interp, expr) if page is None else None
     try:
-        data = s.read_memory(address, l1_data.size(fmt, l1_data.TILE_DATUMS))
+        if dram is not None:
+            where, x, y, at = dram
+            data = s.read_noc(x, y, at, l1_data.size(fmt, l1_data.TILE_DATUMS))
+        else:
+            if page is not None:
+                address, fmt = page
+            elif not expr:
+                raise CommandError("Argument required (an L1 address).")
+            else:
+                address = evaluate_address(interp, expr)
+            where, data = f"{address:#x}", s.read_memory(address, l1_data.size(fmt, l1_data.TILE_DATUMS))
     except SessionError as exc:
         raise CommandError(str(exc)) from None
     bits, exps = l1_data.raw_datums(data, fmt, l1_data.TILE_DATUMS)
     shown = bits if raw else l1_data.values(data, fmt, l1_data.TILE_DATUMS)
     digits = -(-l1_data.datum_bits(fmt) // 4)
     width = line_width(interp)
-    interp.out(f"Tile at {address:#x} as {fmt}" + (f" ({l1_data.exponent_section(fmt, 1024)} bytes of exponents first)" if exps is not None else ""))
+    interp.out(f"Tile at {where} as {fmt}" + (f" ({l1_data.exponent_section(fmt, 1024)} bytes of exponents first)" if exps is not None else ""))
     for face in range(4):
         r0, c0 = 16 * (face // 2), 16 * (face % 2)
 

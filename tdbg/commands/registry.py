@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tdbg.arch.blackhole import BLACKHOLE
+
 if TYPE_CHECKING:
     from tdbg.commands.interpreter import Interpreter
 
@@ -151,6 +153,8 @@ def _info_listing(registry: Registry) -> list[str]:
 INIT_HOOKS: list[Callable[["Interpreter"], None]] = []
 
 ROOT = Registry()
+#: the cores help texts name (the default profile's, ``tdbg.arch``)
+CORE_NAMES = ", ".join(core.name for core in BLACKHOLE.cores)
 INFO = Registry("info", _info_listing)
 command = ROOT.command
 info_command = INFO.command

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from tdbg.asserts import llk_assert
 from tdbg.commands import settings
-from tdbg.commands.hang_report import all_backtraces, report_waits
+from tdbg.commands.hang_report import all_backtraces, out_fitted, report_waits
 from tdbg.commands.interpreter import Interpreter, ScriptAborted, error_message
 from tdbg.commands.location import describe_location, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
@@ -106,19 +106,17 @@ def _scope(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) 
 def _deadlock(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
     interp.out("")
     interp.out("Program stopped: deadlock: no core can run.")
-    for line in stop.report:
-        interp.out(line)
     report_waits(interp, stop)
-    all_backtraces(interp)
+    all_backtraces(interp, stop)
     interp.out("")
-    interp.out(where)
+    out_fitted(interp, where)
 
 
 def _host(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
     interp.out("")
-    interp.out(stop.detail)
+    out_fitted(interp, stop.detail)
     for line in stop.report:
-        interp.out(line)
+        out_fitted(interp, line)
 
 
 def _blocked(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:

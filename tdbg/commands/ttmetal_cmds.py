@@ -114,6 +114,59 @@ def info_cb(interp: Interpreter, args: str) -> None:
             interp.out(line)
 
 
+@info_command("kernels", usage="info kernels",
+              help="The tt-metal program's kernels: for each, the cores it runs on, its source, the compile-time "
+                   "arguments, defines and named arguments it was built with and its NoC, where its code is in L1, a "
+                   "Metal 2.0 kernel's dfb:: and tensor:: bindings, and its runtime (and common runtime) arguments as "
+                   "the host launched them (NAME= for a named one, a buffer's address named; an argument L1 no "
+                   "longer holds shows what it holds now); then the program's CBs.  Most wrong-argument bugs show "
+                   "here before any stepping.",
+              example="info kernels")
+def info_kernels(interp: Interpreter, args: str) -> None:
+    from tdbg.ttmetal import cbs, kernels
+
+    if args.strip():
+        raise CommandError("info kernels takes no argument.")
+    host = program_host(interp)
+    for k in kernels.launched(interp.session, host):
+        cores = "-".join((k.cores[0], k.cores[-1])) if len(k.cores) > 1 else k.cores[0]
+        interp.out(f"{cores:<5} {k.name} ({k.processor}{f', NoC {k.noc}' if k.noc is not None else ''})")
+        if k.source is not None:
+            interp.out(f"      source: {k.source}")
+        for core, (at, size) in k.code.items():
+            interp.out(f"      {core} code at {at:#x} ({size} bytes)")
+        interp.out(f"      compile args: [{', '.join(map(str, k.compile_args))}]")
+        if k.defines:
+            interp.out("      defines: " + ", ".join(f"{name}={value}" for name, value in k.defines))
+        if k.named_args:
+            interp.out("      named args: " + ", ".join(f"{name}={value}" for name, value in k.named_args))
+        if k.dfbs:
+            interp.out("      dfbs: " + ", ".join(f"{name}=CB {cb}" for name, cb in k.dfbs))
+        if k.tensors:
+            interp.out("      tensors: " + ", ".join(f"{name}=buffer {buffer}" for name, buffer in k.tensors))
+        interp.out(f"      runtime args at {k.args_at:#x}{_launched(k.args)}: [{_shown(k.args)}]")
+        if k.common_args:
+            interp.out(f"      common runtime args at {k.common_at:#x}{_launched(k.common_args)}: [{_shown(k.common_args)}]")
+    for index, cb in sorted(host.program.cbs.items()):
+        interp.out(f"CB {index}: {cbs.pages(cb.pages)} of {cb.page_size} bytes at {host.layout.cb_addresses[index]:#x} "
+                   f"({cb.format})")
+
+
+def _shown(args) -> str:
+    """Runtime args as ``info kernels`` shows them: ``name=`` for a named one, a buffer's address
+    with its name, ``[now N]`` where L1 no longer holds the word launched."""
+    out = []
+    for a in args:
+        text = f"{a.value:#x} ({a.buffer})" if a.buffer else str(a.value)
+        text = f"{a.name}={text}" if a.name else text
+        out.append(f"{text} [now {a.now}]" if a.now is not None and a.now != a.value else text)
+    return ", ".join(out)
+
+
+def _launched(args) -> str:
+    return "" if not args or args[0].now is not None else ", not launched yet"
+
+
 @info_command("waypoints", usage="info waypoints",
               help="Each core's watcher waypoint (mailboxes.watcher.debug_waypoint: up to four characters a kernel "
                    "built with the watcher writes with WAYPOINT(\"...\"); 'X', the boot's value, until one does), with "
@@ -150,6 +203,25 @@ def _cb_number(text: str) -> int:
     if not text.strip().isdigit():
         raise CommandError(f"A CB number, not {text.strip()!r}.")
     return int(text)
+
+
+def buffer_page(interp: Interpreter, args: str) -> tuple[str, int, int, int] | None:
+    """``NAME page P`` (``tile``, ``x``): page P of the program's DRAM buffer NAME: where it is in
+    words (its bank and bank address) and the NoC endpoint and address that reach it; None when
+    ``args`` is not that form."""
+    from tdbg.ttmetal.device import dram_bank_xy
+
+    words = args.split()
+    program = getattr(interp.session.host, "program", None)
+    if len(words) != 3 or words[1] != "page" or program is None or words[0] not in program.buffers:
+        return None
+    buffer = program.buffers[words[0]]
+    if not words[2].isdigit() or int(words[2]) >= buffer.pages:
+        raise CommandError(f"Buffer {buffer.name} has pages 0..{buffer.pages - 1}, not {words[2]}.")
+    page = int(words[2])
+    bank, at = buffer.placement().page(page)
+    x, y = dram_bank_xy(0)[bank]
+    return f"DRAM buffer {buffer.name} page {page} (bank {bank} {at:#x})", x, y, at
 
 
 def cb_page(interp: Interpreter, args: str) -> tuple[int, str] | None:

@@ -746,12 +746,17 @@ class Core:
         (watches muted) and report the stop after it, with the value memory holds now, as GDB
         reports a watchpoint.  A stop the instruction causes itself (an event) wins."""
         assert stop.access is not None
+        rows = getattr(stop.watch, "bits_rows", None) if getattr(stop.watch, "dst_rows", None) else None
+        dst = self.tile.tensix.dst
+        before = (dst.bits[rows].copy(), dst.rows_state(rows)) if rows else None
         after = self._step_muted(watches=True)
         if after is not None:
             return self._record(after)
         access = stop.access
         value = self.tile.peek(self, access.address, access.size)
-        stop = self._record(replace(stop, pc=self.pc, **{"new" if access.write else "old": value}))
+        unchanged = before is not None and bool(np.array_equal(before[0], dst.bits[rows])
+                                                and np.array_equal(before[1], dst.rows_state(rows)))
+        stop = self._record(replace(stop, pc=self.pc, unchanged=unchanged, **{"new" if access.write else "old": value}))
         self._before_access = False
         return stop
 

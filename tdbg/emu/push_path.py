@@ -181,8 +181,10 @@ class _Watched:
         tile = path.tile
         self.tile, self.core, self.describe = tile, core, path.describe_word
         self.mnemonic: Callable[[int], str | None] = tile.coprocessor.mnemonic
-        self.dst: list[tuple[Watch, np.ndarray]] = [(w, tile.tensix.dst.bits[w.bits_rows].copy())
-                                                    for w in tile.watches if w.dst_rows and w.kind != "read"]
+        dst = tile.tensix.dst
+        self.dst: list[tuple[Watch, np.ndarray, np.ndarray]] = [
+            (w, dst.bits[w.bits_rows].copy(), dst.rows_state(w.bits_rows))
+            for w in tile.watches if w.dst_rows and w.kind != "read"]
         self.l1: list[tuple[Watch, bytes]] = [
             (w, bytes(tile.l1[w.address:w.address + w.length])) for w in tile.watches
             if not w.dst_rows and w.kind != "read" and w.core is None and w.address + w.length <= tile.profile.l1_size]
@@ -204,13 +206,14 @@ class _Watched:
                 detail = f"T{hit.thread} {self.describe(hit.word)} wrote L1 {hit.start:#x}..{hit.end:#x}"
                 self.core.push_watch(watch, int.from_bytes(old, "little"), new, detail)
                 return
-        for watch, before in self.dst:
-            written = sorted(watch.dst_rows & self.rows)
-            if written:
-                i = watch.bits_rows.index(written[0])
-                now = self.tile.tensix.dst.bits[written[0]]
-                changed = np.flatnonzero(now != before[i])
-                col = int(changed[0]) if len(changed) else 0
-                detail = f"{self.mnemonic(word) or hex(word)} wrote DstBits row {written[0]}"
-                self.core.push_watch(watch, int(before[i, col]), int(now[col]), detail)
-                return
+        dst = self.tile.tensix.dst
+        for watch, before, unknown in self.dst:   # GDB's watch: a write that changes nothing does not stop
+            for row in sorted(watch.dst_rows & self.rows):
+                i = watch.bits_rows.index(row)
+                now = dst.bits[row]
+                changed = np.flatnonzero((now != before[i]) | (dst.rows_state([row])[0] != unknown[i]).any(axis=-1))
+                if len(changed):
+                    col = int(changed[0])
+                    detail = f"{self.mnemonic(word) or hex(word)} wrote DstBits row {row}"
+                    self.core.push_watch(watch, int(before[i, col]), int(now[col]), detail)
+                    return

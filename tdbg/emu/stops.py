@@ -65,6 +65,7 @@ class Stop:
     new: int | None = None           # watchpoint: value the store would write
     waits: tuple[CoreWait, ...] = ()  # DEADLOCK / BLOCKED: each blocked core
     report: tuple[str, ...] = ()     # what the session's host adds to it (HOST, DEADLOCK): lines
+    unchanged: bool = False          # a Dst-row watchpoint's store left the watched rows' bits as they were
 
     @property
     def category(self) -> Category | None:

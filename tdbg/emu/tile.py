@@ -141,7 +141,8 @@ class Tile:
             lambda address, n: bytes(self.l1[address:address + n]), self._noc_wrote_l1,
             lambda address: self.coprocessor.mmio.load(0, address),
             lambda address, value: self.coprocessor.mmio.store(0, address, value)))
-        self.noc_l1_writes: list[tuple[int, int, Transfer]] = []   # NoC requests' writes into L1, newest last
+        #: NoC requests' writes into L1, newest last: (start, end, request, pushes made before it)
+        self.noc_l1_writes: list[tuple[int, int, Transfer, int]] = []
         self.namers: list[Callable[[int], str | None]] = []   # a host's names for addresses (describe_address)
         self.window_observer: Callable[[Core, int, int, int, bool], None] | None = None
         self.policy: dict[Category, Policy] = {c: Policy.WARN if c in DEFAULT_POLICY_WARNS else Policy.STOP
@@ -354,7 +355,7 @@ class Tile:
         if value is not None:
             text += f" (= {value:#x})"
         if where == "L1":
-            last = next((t for lo, hi, t in reversed(self.noc_l1_writes) if lo <= address < hi), None)
+            last = next((t for lo, hi, t, _ in reversed(self.noc_l1_writes) if lo <= address < hi), None)
             text += f" [last written by {last.describe()}]" if last else " [no NoC request has written it]"
         return text
 
@@ -396,7 +397,7 @@ class Tile:
         request (after its store), naming the transfer."""
         end = address + len(data)
         if transfer.seq:
-            self.noc_l1_writes.append((address, end, transfer))
+            self.noc_l1_writes.append((address, end, transfer, self.push_path.seq))
             del self.noc_l1_writes[:-NOC_WRITES_KEPT]
         journal = self.coprocessor.l1_journal
         if journal is not None:

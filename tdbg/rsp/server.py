@@ -664,7 +664,7 @@ class RspServer:
             text = f"{stop.describe()}\n"
             if stop.waits:   # one entry per blocked core, as the shell reports a hang
                 head = "deadlock: no core can run" if stop.kind is StopKind.DEADLOCK else f"{stop.core} waits"
-                text = f"Program stopped: {head}.\n" + "".join(f"{line}\n" for line in stop.report) + report_text(self.interp, stop)
+                text = f"Program stopped: {head}.\n" + report_text(self.interp, stop)
             self._console(text)
             if stop.kind is StopKind.EVENT and stop.access:
                 signal = SIGSEGV     # an event of a load or store

@@ -87,6 +87,13 @@ class Dst:
         self.alias16 = bool(self._feature_disable & FEATURE_DISABLE_DST16_ALIAS)
         self._refresh()
 
+    def rows_state(self, rows: list[int]) -> np.ndarray:
+        """``(len(rows), cols, 2)`` bool: per datum of ``DstBits`` ``rows``, what its value is
+        besides its bits: its row defined (``ever_written``: ZEROACC undefines a row, which then
+        reads as 0) and the datum unpredictable."""
+        return np.stack([np.repeat(self.ever_written[rows][:, None], self.cols, axis=1),
+                         self.unpredictable[rows]], axis=-1)
+
     def _refresh(self) -> None:
         cfg = self.config
         key = (bool(cfg.get("DEST_ACCESS_CFG_remap_addrs")), bool(cfg.get("DEST_ACCESS_CFG_swizzle_32b")), self.alias16)

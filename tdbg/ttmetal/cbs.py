@@ -13,6 +13,13 @@ interface.h: eight words, a TRISC's addresses in 16-byte units, ``CIRCULAR_BUFFE
 read and write pointers, and on a TRISC its own counts: the packer's TRISC counts the pages it
 pushed before the packer's instruction that adds them to pages received has run
 (``llk_wait_for_free_tiles`` uses that count, ``llk_io_pack.h``), the unpacker's the pages it popped.
+
+How many pages a waiting core asked for is read from its polling loop (``asked_pages``): the
+loop computes pages in the CB (or free) from the count it polls and branches back while that is
+less than ``num_pages`` (``bltu``: the loop-invariant operand's register holds the count) or
+while it is zero (``beqz``: one page), as the bundled clang compiles ``cb_wait_front`` /
+``cb_reserve_back`` / ``llk_wait_tiles`` / ``llk_wait_for_free_tiles`` (measured on ttnn 0.81.1's
+kernels); any other loop shape leaves the count unknown.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tdbg.riscv import ABI_NAMES
 from tdbg.session import SessionError
 
 if TYPE_CHECKING:
@@ -69,6 +77,7 @@ class Wait:
     core: str
     side: str
     where: str
+    asked: int | None = None     # the pages (or free pages) it waits for; None: not known
 
 
 @dataclass(frozen=True)
@@ -173,9 +182,66 @@ def _cb_waits(session: Session) -> dict[int, list[Wait]]:
                 cb, side = registers[address]
                 with session.on_core(core):
                     pc = session.register("pc")
-                out.setdefault(cb, []).append(Wait(core, side, session.describe_pc(core, pc)))
+                out.setdefault(cb, []).append(Wait(core, side, session.describe_pc(core, pc), asked_pages(session, core, pc)))
                 break
     return out
+
+
+_LOOP_WORDS = 16     # how far after the polling load the loop's branch back is looked for
+
+
+def asked_pages(session: Session, core: str, pc: int) -> int | None:
+    """The count ``core``'s polling loop at ``pc`` waits for (module docstring): from the branch
+    back to the loop's head at or before ``pc``, in the ``_LOOP_WORDS`` words after it."""
+    with session.on_core(core):
+        try:
+            raw = session.read_memory(pc, 4 * _LOOP_WORDS)
+        except SessionError:
+            return None
+        words = [int.from_bytes(raw[i:i + 4], "little") for i in range(0, len(raw), 4)]
+        for n, w in enumerate(words):
+            if w & 0x7F != 0x63:
+                continue
+            target = pc + 4 * n + _branch_offset(w)
+            if target > pc or pc - target > 4 * _LOOP_WORDS:
+                return None                    # the first branch is not the loop's way back
+            try:
+                head = session.read_memory(target, pc - target)
+            except SessionError:
+                return None
+            body = [int.from_bytes(head[i:i + 4], "little") for i in range(0, len(head), 4)] + words[:n]
+            written = {x >> 7 & 31 for x in body if x & 0x7F not in (0x63, 0x23)}
+            funct3, rs1, rs2 = w >> 12 & 7, w >> 15 & 31, w >> 20 & 31
+            if funct3 == 0 and rs2 == 0 and rs1 in written:        # beqz: while none (of a mask)
+                return _beqz_pages(session, body, rs1, written)
+            if funct3 in (4, 6) and rs1 in written and rs2 not in written and rs2:   # blt(u): while fewer
+                return session.register(ABI_NAMES[rs2])
+            return None
+    return None
+
+
+def _beqz_pages(session: Session, body: list[int], reg: int, written: set[int]) -> int | None:
+    """What a loop branching back while ``reg`` is zero waits for: one page, or where ``reg`` is
+    last an ``and`` / ``andi`` of the count with a mask (clang's ``count & 0xfffe`` for
+    ``count < 2``), the lowest page count the mask's 16 bits let through: 2**k for ``~(2**k-1)``."""
+    last = next((w for w in reversed(body) if w >> 7 & 31 == reg and w & 0x7F not in (0x63, 0x23)), None)
+    if last is None or last >> 12 & 7 != 7 or last & 0x7F not in (0x13, 0x33):
+        return 1
+    if last & 0x7F == 0x13:                                   # andi
+        mask = last >> 20 if not last >> 31 else (last >> 20) - (1 << 12)
+    elif last >> 25 == 0 and last >> 20 & 31 not in written:   # and with a loop-invariant mask
+        mask = session.register(ABI_NAMES[last >> 20 & 31])
+    else:
+        return None
+    mask &= COUNT_MASK
+    low = mask & -mask
+    return low if mask and mask == (COUNT_MASK + 1 - low) else None
+
+
+def _branch_offset(w: int) -> int:
+    """A B-type instruction's offset (RISC-V unprivileged ISA, 2.5)."""
+    value = ((w >> 31) << 12) | (((w >> 7) & 1) << 11) | (((w >> 25) & 63) << 5) | (((w >> 8) & 15) << 1)
+    return value - (1 << 13) if value >> 12 else value
 
 
 def _views(session: Session, host: ProgramHost, index: int) -> dict[str, Interface]:

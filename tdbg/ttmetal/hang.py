@@ -1,16 +1,19 @@
 """A tt-metal program that hangs: the deadlock stop with the host's account of it, in tt-metal's
 terms: the go message; each core waiting on a circular buffer (``cb_wait_front`` for pages,
-``cb_reserve_back`` for free space), with the CB's counts and who last pushed into it or popped from
-it and what that core does now; each other core's state (in its kernel, or back in its firmware
-once its kernel returned); the watcher's waypoints.  The deadlock's own report (every wait, what
-would release it, the backtraces) follows it."""
+``cb_reserve_back`` for free space), with the count it asked for, the CB's counts and who last
+pushed into it or popped from it and what that core does now; each other core blocked in its
+kernel, with what holds it and who would release it; the cores idle in their firmware (no kernel,
+or back once their kernel returned) on one line; the watcher's waypoints.  It takes the place of
+the deadlock's own report (``tdbg.hang``), whose facts it includes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tdbg.emu.stops import Stop
+from tdbg.hang import detail_lines
 from tdbg.ttmetal import cbs
 from tdbg.ttmetal.boot import PROCESSORS
 from tdbg.ttmetal.mailboxes import RUN_MSG_NAMES
@@ -21,33 +24,69 @@ if TYPE_CHECKING:
 
 
 def report(session: Session, host: ProgramHost, stop: Stop) -> Stop:
-    """``stop`` (a deadlock) with the host's report."""
+    """``stop`` (a deadlock) with the host's report: the cores blocked in their kernels first
+    (CB waits with their counts and the other side; any other wait with what holds it and who
+    would release it, ``tdbg.hang``), then the cores idle in their firmware on one line, then the
+    waypoints.  It replaces the deadlock's own report (the shell prints either)."""
     signal = host.signal(session)
     lines = [f"tt-metal program hangs: go_messages[0].signal = {RUN_MSG_NAMES.get(signal, hex(signal))}; "
              "no core can run:"]
     states = cbs.states(session, host)
-    waiting = {w.core: (state, w) for state in states for w in state.waits}
+    found = {w.core: (state, w) for state in states for w in state.waits}
+    waiting = {core: found[core] for core in session.core_names if core in found}
+    explained = {r.wait.core: r for r in session.explain_waits(stop)}
+    idle: dict[str, list[str]] = {}
+    blocked: list[str] = []
+    for core in waiting:
+        state, wait = waiting[core]
+        lines.append(f"  {cb_wait(state, wait)}")
+        lines.append(f"    {partner(session, host, state, wait, waiting)}")
     for core in session.core_names:
-        if core in waiting:
-            state, wait = waiting[core]
-            lines.append(f"  {cb_wait(state, wait)}")
-            lines.append(f"    {partner(session, host, state, wait)}")
-        elif session.has_firmware(core):
+        if core in waiting or not session.has_firmware(core):
+            continue
+        if core in host.binaries and _in_kernel(session, host, core):
+            blocked.append(core)
             lines.append(f"  {core} {state_of(session, host, core)}")
+            if core in explained:
+                lines.extend(detail_lines(explained[core], session.describe_pc, "firmware or kernel"))
+        else:
+            place = "kernel returned" if core in host.binaries else "no kernel"
+            idle.setdefault(place, []).append(core)
+    if idle:
+        lines.append("  idle in their firmware: " + "; ".join(f"{', '.join(cores)} ({place})" for place, cores in idle.items()))
     lines.append("  waypoints: " + ", ".join(f"{core} {text!r}" for core, text in waypoints(session, host).items()))
-    return replace(stop, report=tuple(lines))
+    first = next(iter([*waiting, *blocked]), None)     # the stop is the first blocked kernel's
+    if first is None:
+        return replace(stop, report=tuple(lines))
+    with session.on_core(first):
+        return replace(stop, core=first, pc=session.register("pc"), report=tuple(lines))
 
 
-def partner(session: Session, host: ProgramHost, state: cbs.State, wait: cbs.Wait) -> str:
+def _in_kernel(session: Session, host: ProgramHost, core: str) -> bool:
+    with session.on_core(core):
+        return host.runs_kernel(core, session.register("pc"))
+
+
+def partner(session: Session, host: ProgramHost, state: cbs.State, wait: cbs.Wait,
+            waiting: Mapping[str, tuple[cbs.State, cbs.Wait]]) -> str:
     """The other side of a CB wait and what it does: for a wait for pages the producer (the core
     that last pushed into the CB, else one waiting in ``cb_reserve_back`` on it), for a wait for
-    space the consumer (who last popped, else one waiting in ``cb_wait_front``)."""
+    space the consumer (who last popped, else one waiting in ``cb_wait_front``); a partner that
+    waits on a CB itself is named by that wait (its own entry in ``waiting`` says more)."""
     role, verb, other = (("producer", "pushed into", "back") if wait.side == "front"
                          else ("consumer", "popped from", "front"))
     cb = state.cb.index
     last = state.pushed_by if wait.side == "front" else state.popped_by
     if last is not None and last[0] != wait.core:
-        return f"{last[0]}, the {role} (last at {session.describe_pc(*last)}), {state_of(session, host, last[0])}"
+        head = f"{last[0]}, the {role} (last {verb.split()[0]} at {session.describe_pc(*last)}),"
+        if last[0] in waiting:
+            theirs, their_wait = waiting[last[0]]
+            call = "cb_wait_front" if their_wait.side == "front" else "cb_reserve_back"
+            return f"{head} waits in {call} on CB {theirs.cb.index}"
+        if not _in_kernel(session, host, last[0]):
+            more = "pages come" if wait.side == "front" else "pages are popped"
+            return f"{head} has returned from its kernel: no more {more}"
+        return f"{head} {state_of(session, host, last[0])}"
     opposite = next((w for w in state.waits if w.side == other and w.core != wait.core), None)
     if opposite is not None:
         what = "cb_reserve_back for space" if other == "back" else "cb_wait_front for pages"
@@ -61,20 +100,16 @@ def partner(session: Session, host: ProgramHost, state: cbs.State, wait: cbs.Wai
 
 def _returned(session: Session, host: ProgramHost) -> list[str]:
     """The cores whose kernel has returned (back in their firmware)."""
-    out = []
-    for core in (c for c in PROCESSORS if c in host.binaries):
-        with session.on_core(core):
-            pc = session.register("pc")
-        if not host.runs_kernel(core, pc):
-            out.append(core)
-    return out
+    return [core for core in PROCESSORS if core in host.binaries and not _in_kernel(session, host, core)]
 
 
 def cb_wait(state: cbs.State, wait: cbs.Wait) -> str:
-    """One CB wait, and what the counts prove: a producer that waits for space in an empty CB (or
-    a consumer for pages in a full one) asks for more pages than the CB holds."""
+    """One CB wait, with the count the kernel asked for (``cbs.asked_pages``), and what the
+    counts prove: a kernel that asks for more pages than the CB holds waits for ever (the CB is
+    too small); when the count is not known, a producer waiting for space in an empty CB (or a
+    consumer for pages in a full one) proves the same."""
     cb = state.cb
-    size = f"{cb.pages} page{'s' if cb.pages != 1 else ''}"
+    size = cbs.pages(cb.pages)
     received, acked = state.counts(wait)
     in_cb = (received - acked) & cbs.COUNT_MASK
     own = ""
@@ -82,15 +117,19 @@ def cb_wait(state: cbs.State, wait: cbs.Wait) -> str:
         own = (f" (its own count: {received} pushed; the packer's instructions counting them have not run: "
                f"{state.received} received)" if wait.side == "back" else
                f" (its own count: {acked} popped; {state.acked} acknowledged)")
+    asked = "" if wait.asked is None else f" for {cbs.pages(wait.asked)}{' of space' if wait.side == 'back' else ''}"
     if wait.side == "front":
-        text = (f"{wait.core} waits in cb_wait_front on CB {cb.index} ({size}): {cbs.pages(received)} received, "
+        text = (f"{wait.core} waits in cb_wait_front{asked} on CB {cb.index} ({size}): {cbs.pages(received)} received, "
                 f"{acked} acknowledged, {in_cb} in the CB{own}")
         too_small = in_cb == cb.pages
     else:
-        text = (f"{wait.core} waits in cb_reserve_back on CB {cb.index} ({size}): {in_cb} in use "
+        text = (f"{wait.core} waits in cb_reserve_back{asked} on CB {cb.index} ({size}): {in_cb} in use "
                 f"({received} received, {acked} acknowledged){own}")
         too_small = in_cb == 0
-    if too_small:
+    if wait.asked is not None:
+        if wait.asked > cb.pages:
+            text += f"; it asks for more than the CB's {size}: the CB is too small"
+    elif too_small:
         text += (f"; the CB is {'full' if wait.side == 'front' else 'empty'}, so the kernel asks for more than its "
                  f"{size}: the CB is too small")
     return f"{text}; at {wait.where}"

@@ -13,7 +13,9 @@ every call (its JIT command lines, the files it generates, the ELFs it loads, th
   (``#define TRISC_UNPACK``..., ``#include "defines_generated.h"``, the source).  Every kernel gets
   ``chlkc_descriptors.h`` (math fidelity, approx mode, each CB's unpack/pack data formats and tile
   shape, ``DST_ACCUM_MODE``, ``DST_SYNC_MODE``); named compile-time args add
-  ``named_ct_arg_map_generated.h`` (``-include``d) and ``named_args_generated.h``.
+  ``named_ct_arg_map_generated.h`` (``-include``d) and ``named_args_generated.h``; a Metal 2.0
+  kernel (``args::``, ``dfb::``, ``tensor::``) ``kernel_bindings_generated.h`` and
+  ``kernel_args_generated.h``, included before its source (``tdbg.ttmetal.metal2``).
 - It links with ``runtime/hw/toolchain/blackhole/kernel_<proc>.ld`` against the firmware's symbols
   (``--just-symbols`` of the firmware ELF weakened, ``tdbg.toolchain.elfpatch.weaken``) with
   ``--emit-relocs``: ``.text`` at the firmware's ``__fw_export_text_end``, ``.data`` in the core's
@@ -67,6 +69,8 @@ from elftools.elf.elffile import ELFFile
 
 from tdbg.toolchain.zig import ToolchainError
 from tdbg.toolchain import elfpatch, ttnn
+from tdbg.ttmetal import metal2
+from tdbg.ttmetal.metal2 import Metal2, includes, kernel_args_header, kernel_bindings_header
 
 __all__ = ["DATA_FORMATS", "FIRMWARE", "MATH_FIDELITY", "PROCESSORS", "Binary", "Build", "ComputeConfig",
            "Kernel", "KernelBuildError", "NeedsSfpi", "Processor", "build"]
@@ -198,6 +202,7 @@ class Kernel:
     debug_print: bool = False
     watcher: bool = False
     runtime_args: int = 0      # with the watcher: the bound get_arg_val's ASSERT checks (rta_count)
+    metal2: Metal2 | None = None       # a Metal 2.0 kernel's named args and bindings (tdbg.ttmetal.metal2)
 
     @property
     def processors(self) -> tuple[Processor, ...]:
@@ -284,6 +289,11 @@ def _check(kernel: Kernel) -> None:
     for name, _ in kernel.named_args:
         if not re.fullmatch(r"[A-Za-z_]\w*", name):
             raise KernelBuildError(f"bad named compile-time arg {name!r}")
+    if kernel.metal2 is not None:
+        try:
+            kernel.metal2.check()
+        except ValueError as exc:
+            raise KernelBuildError(str(exc)) from None
 
 
 # ---- generated files (as tt-metal 0.81.1 writes them; compared with its own in the tests) -----------
@@ -293,13 +303,17 @@ def _generate(kernel: Kernel, source: Path, gen: Path, key: str) -> None:
     gen.mkdir(parents=True)
     include = f'void kernel_main();\n#include "{source}"\n'
     named = '#include "named_args_generated.h"\n' if kernel.named_args else ""
+    metal2 = includes(kernel.metal2)
+    if kernel.metal2 is not None:
+        (gen / "kernel_args_generated.h").write_text(kernel_args_header(kernel.metal2))
+        (gen / "kernel_bindings_generated.h").write_text(kernel_bindings_header(kernel.metal2))
     if kernel.processor == "compute":
         for name, define in (*_CHLKC.values(), ("chlkc_isolate_sfpu.cpp", "TRISC_ISOLATE_SFPU")):
-            (gen / name).write_text(f'#define {define}\n#include "defines_generated.h"\n{named}{include}')
+            (gen / name).write_text(f'#define {define}\n{metal2}#include "defines_generated.h"\n{named}{include}')
         defines = [*sorted(kernel.defines), ("NOC_MODE", str(kernel.noc_mode))]
         (gen / "defines_generated.h").write_text("#pragma once\n" + "".join(f"#define {k} {v}\n" for k, v in defines))
     else:
-        (gen / "kernel_includes.hpp").write_text(named + include)
+        (gen / "kernel_includes.hpp").write_text(metal2 + named + include)
     if kernel.named_args:
         args = sorted(kernel.named_args)
         (gen / "named_ct_arg_map_generated.h").write_text(
@@ -484,13 +498,14 @@ def _key(kernel: Kernel, source: Path, tree: ttnn.Tree) -> str:
     h = hashlib.sha256()
     parts = (str(source), repr(sorted(kernel.cbs.items())), repr(kernel.defines), repr(kernel.compile_args),
              repr(kernel.named_args), repr(kernel.noc), str(kernel.noc_mode), repr(kernel.compute), kernel.processor,
+             repr(kernel.metal2),
              *(("debug_print",) if kernel.debug_print else ()),
              *((f"watcher={kernel.runtime_args}",) if kernel.watcher else ()),
              ISA, *CXXFLAGS, *CLANG_ONLY, *DEVICE_DEFINES, *BUILD_DEFINES, FIRMWARE, str(tree.root), ttnn.VERSION,
              "zig=" + metadata.version("ziglang"))
     h.update("\0".join(parts).encode())
     for path in sorted(p for p in shim_dir().rglob("*") if p.is_file()) + [source, Path(elfpatch.__file__),
-                                                                         Path(__file__)]:
+                                                                         Path(__file__), Path(metal2.__file__)]:
         h.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:20]
 

@@ -31,7 +31,7 @@ import numpy as np
 from tdbg.emu.elf import ElfImage
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.hostfiles import HostFileError, read_host_file, write_host_file
-from tdbg.ttmetal import boot, dram, tensors
+from tdbg.ttmetal import boot, dram, metal2, tensors
 from tdbg.ttmetal.boot import PROCESSORS, BootHost, TtMetalError
 from tdbg.ttmetal.dprint import Print, PrintServer
 from tdbg.ttmetal.mailboxes import (
@@ -39,6 +39,7 @@ from tdbg.ttmetal.mailboxes import (
 )
 from tdbg.ttmetal.device import DRAM_BANK_SIZE, NUM_DRAM_BANKS
 from tdbg.ttmetal.memmap import KERNEL_CONFIG_BASE, KERNEL_CONFIG_SIZE, L1_SIZE, L1_UNRESERVED_START
+from tdbg.ttmetal.metal2 import Metal2
 
 if TYPE_CHECKING:
     from tdbg.session import Session
@@ -128,18 +129,47 @@ class Kernel:
     noc: int | None = None
     compute: Mapping[str, object] = field(default_factory=dict)
     binaries: Sequence[Binary] = ()
+    #: Metal 2.0 (``tdbg.ttmetal.metal2``): named runtime and common runtime args (in order), the
+    #: CBs it binds as ``dfb::`` names and the buffers as ``tensor::`` names
+    rt_args: Mapping[str, int | Buffer] = field(default_factory=dict)
+    common_args: Mapping[str, int | Buffer] = field(default_factory=dict)
+    dfbs: Mapping[str, int] = field(default_factory=dict)
+    tensors: Mapping[str, Buffer] = field(default_factory=dict)
 
     @property
     def cores(self) -> tuple[str, ...]:
         return KINDS[self.processor]
 
     @property
+    def metal2(self) -> Metal2 | None:
+        """The kernel's Metal 2.0 schema (None: a legacy kernel)."""
+        if not (self.rt_args or self.common_args or self.dfbs or self.tensors):
+            return None
+        tensors = metal2.tensor_offsets(len(self.compile_args), len(self.common_args),
+                                        [(name, len(b.accessor_args)) for name, b in self.tensors.items()])
+        return Metal2(tuple(self.rt_args), tuple(self.common_args), tuple(sorted(self.named_args.items())),
+                      tuple(self.dfbs.items()), tensors)
+
+    @property
+    def all_compile_args(self) -> list[int]:
+        """The positional compile-time args, then each tensor binding's accessor args."""
+        return [*self.compile_args, *(w for b in self.tensors.values() for w in b.accessor_args)]
+
+    def common_words(self) -> list[int]:
+        """The common runtime args: the named ones, then each tensor binding's address."""
+        return self._words([*self.common_args.values(), *self.tensors.values()])
+
+    @property
     def name(self) -> str:
         return self.source.stem if self.source is not None else f"{self.processor} kernel"
 
     def arg_words(self) -> list[int]:
+        """The runtime args: the named ones (Metal 2.0), then the positional ones."""
+        return self._words([*self.rt_args.values(), *self.args])
+
+    def _words(self, args: Sequence[int | Buffer]) -> list[int]:
         words = []
-        for arg in self.args:
+        for arg in args:
             try:
                 value = arg.placement().address if isinstance(arg, Buffer) else operator.index(arg)
             except TypeError:
@@ -256,9 +286,10 @@ class Program:
 
         spec = kit.Kernel(kernel.source, kernel.processor, {i: cb.format for i, cb in self.cbs.items()},
                           defines=tuple(sorted((k, str(v)) for k, v in kernel.defines.items())),
-                          compile_args=tuple(kernel.compile_args), named_args=tuple(sorted(kernel.named_args.items())),
+                          compile_args=tuple(kernel.all_compile_args), named_args=tuple(sorted(kernel.named_args.items())),
                           noc=kernel.noc, compute=kit.ComputeConfig(**kernel.compute), debug_print=self.dprint,
-                          watcher=self.watcher, runtime_args=len(kernel.args))
+                          watcher=self.watcher, runtime_args=len(kernel.rt_args) + len(kernel.args),
+                          metal2=kernel.metal2)
         try:
             kernel.binaries = kit.build(spec).binaries
         except (kit.KernelBuildError, TtnnUnavailable) as exc:
@@ -342,11 +373,14 @@ source = "{ops}/eltwise/binary/device/kernels/compute/eltwise_binary_kernel.cpp"
 defines = { ELTWISE_OP = "add_tiles", ELTWISE_OP_TYPE = "EltwiseBinaryType::ELWADD" }
 args = [12, 1]
 # also: named_args = { cb_in0 = 0 }, noc = 1, compute = { math_fidelity = "HiFi4", fp32_dest_acc_en = false }
+# Metal 2.0 kernels (args::, dfb::, tensor::): rt_args = { num_tiles = 12 }, common_args = { ... },
+# dfbs = { in0 = 0 } (the CB each dfb:: name binds), tensors = { src = "a" } (the buffer each tensor:: name binds)
 """
 
 _BUFFER_KEYS = ("file", "page_size", "pages", "dump", "address")
 _CB_KEYS = ("pages", "page_size", "format")
-_KERNEL_KEYS = ("processor", "source", "args", "compile_args", "defines", "named_args", "noc", "compute")
+_KERNEL_KEYS = ("processor", "source", "args", "compile_args", "defines", "named_args", "noc", "compute",
+                "rt_args", "common_args", "dfbs", "tensors")
 WORD = 1 << 32
 
 
@@ -387,7 +421,15 @@ def from_spec(spec: Mapping[str, object], base: Path, sources: Path | None = Non
                        compile_args=[w for j, a in enumerate(_array(k, "compile_args", where))
                                      for w in _words(program, a, f"{where}.compile_args[{j}]")],
                        defines=_defines(k, where), named_args=_named_args(k, where), noc=_noc(k, where),
-                       compute=_compute(k, where))
+                       compute=_compute(k, where),
+                       rt_args={n: _value(program, a, f"{where}.rt_args.{n}")
+                                for n, a in _table(k, "rt_args", f"{where}.rt_args").items()},
+                       common_args={n: _value(program, a, f"{where}.common_args.{n}")
+                                    for n, a in _table(k, "common_args", f"{where}.common_args").items()},
+                       dfbs={n: _int(i, f"{where}.dfbs.{n}", 0, NUM_CIRCULAR_BUFFERS)
+                             for n, i in _table(k, "dfbs", f"{where}.dfbs").items()},
+                       tensors={n: _buffer(program, b, f"{where}.tensors.{n}")
+                                for n, b in _table(k, "tensors", f"{where}.tensors").items()})
     return program
 
 
@@ -484,6 +526,13 @@ def _source(text: str | None, base: Path, sources: Path | None) -> Path | None:
     return base / text
 
 
+def _buffer(program: Program, name: object, where: str) -> Buffer:
+    """A Metal 2.0 tensor binding: the name of one of the program's buffers."""
+    if not isinstance(name, str) or name not in program.buffers:
+        raise TtMetalError(f"{where}: tensor binding {name!r} names no buffer")
+    return program.buffers[name]
+
+
 def _value(program: Program, arg: object, where: str) -> int | Buffer:
     """A runtime argument: a 32-bit word, or a buffer's name (its address)."""
     if isinstance(arg, str):
@@ -560,12 +609,13 @@ class Layout:
 
     base: int
     rta_offset: dict[str, int]
-    rta_words: dict[int, list[int]]          # offset -> words written there
+    rta_words: dict[int, list[int]]          # offset -> words written there (runtime and common runtime args)
     local_cb_offset: int
     remote_cb_offset: int
     cb_addresses: dict[int, int]
     text_offset: dict[str, int]
     images: dict[str, bytes]
+    crta_offset: dict[str, int] = field(default_factory=dict)   # common runtime args: after every kernel's own
 
     @classmethod
     def of(cls, program: Program, binaries: Mapping[str, Binary], base: int = KERNEL_CONFIG_BASE) -> Layout:
@@ -578,6 +628,14 @@ class Layout:
                 rta_words[at] = words
                 for core in kernel.cores:
                     rta_offset[core] = at
+                at += 4 * len(words)
+        crta_offset = {core: 0 for core in CORES}
+        for kernel in sorted(program.kernels, key=lambda k: CORES.index(k.cores[0])):
+            words = kernel.common_words()
+            if words:
+                rta_words[at] = words
+                for core in kernel.cores:
+                    crta_offset[core] = at
                 at += 4 * len(words)
         local_cb = _align(at)
         remote_cb = local_cb + CB_CONFIG_BYTES * (max(program.cbs, default=-1) + 1)
@@ -594,7 +652,7 @@ class Layout:
         if at > KERNEL_CONFIG_SIZE:
             raise TtMetalError(f"the kernels and their configuration take {at} bytes; the kernel configuration "
                                f"buffer holds {KERNEL_CONFIG_SIZE}")
-        return cls(base, rta_offset, rta_words, local_cb, remote_cb, cb_addresses, text_offset, images)
+        return cls(base, rta_offset, rta_words, local_cb, remote_cb, cb_addresses, text_offset, images, crta_offset)
 
     def cb_config(self, program: Program) -> bytes:
         """The local CB configuration: per index, fifo_addr, fifo_size, fifo_num_pages, fifo_page_size."""
@@ -622,6 +680,7 @@ def launch_message(mailboxes: Mailboxes, program: Program, layout: Layout, progr
     enables = 0
     for index, core in enumerate(CORES):
         r.set(f"{k}.rta_offset[{index}].rta_offset", layout.rta_offset[core])
+        r.set(f"{k}.rta_offset[{index}].crta_offset", layout.crta_offset.get(core, 0))
         if core in layout.text_offset:
             r.set(f"{k}.kernel_text_offset[{index}]", layout.text_offset[core])
             r.set(f"{k}.kernel_text_size[{index}]", len(layout.images[core]))
