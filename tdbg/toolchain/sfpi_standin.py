@@ -146,7 +146,8 @@ def _compile(argv: Sequence[str]) -> None:
         args.append(a)
     shim = kit.shim_dir()
     flags = ["-target", "riscv32-linux-musl", f"-mcpu={kit.ISA}", "-fno-jump-tables", *kit.CLANG_ONLY,
-             "-include", str(shim / "ttinsn.h"), f"-I{shim}", *(["-flto"] if firmware else [])]
+             "-include", str(shim / "ttinsn.h"), f"-I{shim}",
+             *(["-flto", "-include", str(shim / "word_aligned_tables.h")] if firmware else [])]
     _zig("c++", [*flags, *args], _what(argv))
 
 
