@@ -54,6 +54,10 @@ class StandinError(Exception):
     """A line the stand-in does not map, or a build that failed; one line for tt-metal's log."""
 
 
+class NeedsSfpi(StandinError):
+    """The code uses SFPI's vector extension, which only SFPI's compiler builds."""
+
+
 def install(ttnn_dir: Path) -> Path:
     """Write the wrapper at ``ttnn_dir / COMPILER`` (``ttnn_dir``: the installed ``ttnn``
     package folder, the one holding ``tt_metal/`` and ``runtime/``); returns its path."""
@@ -148,7 +152,15 @@ def _compile(argv: Sequence[str]) -> None:
     flags = ["-target", "riscv32-linux-musl", f"-mcpu={kit.ISA}", "-fno-jump-tables", *kit.CLANG_ONLY,
              "-include", str(shim / "ttinsn.h"), f"-I{shim}",
              *(["-flto", "-include", str(shim / "word_aligned_tables.h")] if firmware else [])]
-    _zig("c++", [*flags, *args], _what(argv))
+    try:
+        _zig("c++", [*flags, *args], _what(argv))
+    except NeedsSfpi:
+        if firmware:
+            raise
+        # SFPU code in headers the kernel includes but never instantiates (ttnn's reduce kernel):
+        # GCC accepts it unparsed (-ftt-*), clang parses template bodies when it reads them.
+        # Parsed when instantiated instead, only code the kernel uses is refused.
+        _zig("c++", [*flags, "-fdelayed-template-parsing", *args], _what(argv))
 
 
 def _is_precompiled_set(defines: list[str]) -> bool:
@@ -278,7 +290,7 @@ def _zig(mode: str, args: Sequence[str], what: str, cwd: Path | None = None) -> 
         m = _ERROR_AT.match(line)
         sfpi = kit.SFPI_CODE.search(line)
         if m and sfpi:
-            raise StandinError(f"{what}: {m['file']}:{m['line']} uses SFPI vector code ({sfpi.group(1)}), "
+            raise NeedsSfpi(f"{what}: {m['file']}:{m['line']} uses SFPI vector code ({sfpi.group(1)}), "
                                "which needs SFPI's compiler (this is tdbg's stand-in for machines without it)")
     errors = [line for line in lines if "error" in line] or lines
     raise StandinError(f"building {what} failed:\n" + "\n".join(errors[:12]))
