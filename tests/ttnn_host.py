@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import fcntl
 import os
-import shutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -136,6 +136,25 @@ def require() -> Path:
         return venv()
     except HostUnavailable as exc:
         pytest.skip(f"no ttnn host: {exc}")
+
+
+def package() -> Path:
+    """The ttnn package folder installed in the venv (holds ``tt_metal/`` and ``runtime/``)."""
+    found = sorted((venv().parent.parent / "lib").glob("python3*/site-packages/ttnn"))
+    if not found:
+        raise HostUnavailable(f"no ttnn package in {venv().parent.parent}")
+    return found[0]
+
+
+def soc_descriptor(workers: str | None = None) -> str:
+    """The wheel's Blackhole descriptor (140 Tensix tiles), or, with ``workers`` ("1-2, 2-2"), the
+    same chip presenting only those: ``y_size: 2``, which makes tt-metal 0.81.1 take its
+    ``blackhole_simulation_1x2_arch.yaml`` core descriptor (two compute cores, measured)."""
+    text = (package() / "tt_metal" / "soc_descriptors" / "blackhole_140_arch.yaml").read_text()
+    if workers is None:
+        return text
+    text = re.sub(r"(grid:\s*\n\s*x_size: \d+\s*\n\s*)y_size: \d+", r"\1y_size: 2", text)
+    return re.sub(r"functional_workers:\s*\n\s*\[[^\]]*\]", f"functional_workers:\n  [ {workers} ]", text)
 
 
 def run(script: str, env: dict[str, str] | None = None, timeout: float = 600,

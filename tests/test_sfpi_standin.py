@@ -1,0 +1,151 @@
+"""tdbg's stand-in for SFPI's compiler (tdbg.toolchain.sfpi_standin): where it goes, what it
+refuses, and, on Tenstorrent's simulator (``TTSIM_LIB``), a user's ttnn script whose firmware and
+kernels it built, to numpy's answer.
+
+The ttsim tests need the ttnn host (tests/ttnn_host.py: pyenv's Python 3.10 or 3.12 and the ttnn
+wheel) and a ttsim build named by ``TTSIM_LIB``; they skip visibly without either.  About 2-3 min
+each (tt-metal's first JIT build of firmware and kernels, then ttsim)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ttnn_host
+from tdbg.toolchain import sfpi_standin
+from tdbg.ttmetal import kit
+
+OPS = Path(__file__).with_name("ttnn_ops.py")
+
+
+# ---- without ttsim ------------------------------------------------------------------------------
+
+
+def fake_ttnn(root: Path) -> Path:
+    (root / "tt_metal" / "hw").mkdir(parents=True)
+    (root / "runtime").mkdir()
+    return root
+
+
+def test_install_writes_the_compiler_where_tt_metal_looks(tmp_path: Path) -> None:
+    wrapper = sfpi_standin.install(fake_ttnn(tmp_path / "ttnn"))
+    assert wrapper == tmp_path / "ttnn" / "runtime/sfpi/compiler/bin/riscv-tt-elf-g++"
+    done = subprocess.run([wrapper, "--version"], capture_output=True, text=True, timeout=120,
+                          env=ttnn_host.clean_env())
+    assert done.returncode == 0 and "tdbg SFPI stand-in" in done.stdout
+
+
+def test_install_refuses_a_folder_that_is_not_ttnn(tmp_path: Path) -> None:
+    with pytest.raises(sfpi_standin.StandinError, match=r"is not an installed ttnn package"):
+        sfpi_standin.install(tmp_path)
+
+
+def standin(tmp_path: Path, source: str, capfd: pytest.CaptureFixture) -> tuple[int, str]:
+    """Compile ``source`` as tt-metal's JIT compiles a kernel (the GCC-only flags included)."""
+    (tmp_path / "k.cpp").write_text(source)
+    rc = sfpi_standin.main(["-O3", "-std=c++17", "-ftt-nttp", "-flto=1", "-mcpu=tt-bh-tensix", "--param=min-pagesize=0",
+                            '-DFULL_KERNEL_NAME="eltwise_mine/1234/"', "-c", "-o", str(tmp_path / "k.o"),
+                            str(tmp_path / "k.cpp")])
+    return rc, capfd.readouterr().err
+
+
+SFPI_TEMPLATE = """#include <cstdint>
+#include "sfpi.h"
+template <int N> void square() {
+    sfpi::vFloat x = sfpi::dst_reg[0];
+    sfpi::dst_reg[0] = x * x;
+}
+"""
+
+
+def test_sfpi_vector_code_is_refused_in_one_line_naming_the_kernel_and_the_line(tmp_path: Path,
+                                                                                 capfd: pytest.CaptureFixture) -> None:
+    rc, err = standin(tmp_path, SFPI_TEMPLATE + "void kernel_main() { square<1>(); }\n", capfd)
+    assert rc == 1
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"tdbg sfpi-standin: eltwise_mine: {tmp_path / 'k.cpp'}:4 uses SFPI vector code (")
+    assert "needs SFPI's compiler" in err
+
+
+def test_sfpi_code_a_kernel_never_instantiates_still_compiles(tmp_path: Path, capfd: pytest.CaptureFixture) -> None:
+    rc, err = standin(tmp_path, SFPI_TEMPLATE + "int kernel_main() { return 3; }\n", capfd)
+    assert (rc, err) == (0, "")
+    assert (tmp_path / "k.o").stat().st_size > 0
+
+
+# ---- a user's ttnn script on ttsim --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def host() -> Path:
+    """The ttnn host venv's ttnn package, with the stand-in installed."""
+    ttnn_host.require()
+    try:
+        package = ttnn_host.package()
+    except ttnn_host.HostUnavailable as exc:
+        pytest.skip(f"no ttnn host: {exc}")
+    sfpi_standin.install(package)
+    return package
+
+
+@pytest.fixture
+def ttsim() -> Path:
+    lib = os.environ.get("TTSIM_LIB")
+    if not lib or not Path(lib).is_file():
+        pytest.skip("TTSIM_LIB does not name a build of Tenstorrent's simulator (libttsim.so)")
+    return Path(lib)
+
+
+def run_ops(ttsim: Path, tmp_path: Path, descriptor: str, *ops: str) -> tuple[dict, Path]:
+    """Run tests/ttnn_ops.py on ttsim (its library beside ``descriptor``); (results by op, the
+    JIT output folder)."""
+    sim = tmp_path / "sim"
+    sim.mkdir()
+    shutil.copy(ttsim, sim / "libttsim.so")
+    (sim / "soc_descriptor.yaml").write_text(descriptor)
+    cache = tmp_path / "cache"
+    done = subprocess.run([str(ttnn_host.venv()), str(OPS), *ops], capture_output=True, text=True, timeout=1800,
+                          cwd=tmp_path, env=ttnn_host.clean_env(TT_METAL_SIMULATOR=str(sim / "libttsim.so"),
+                                                                TT_METAL_SLOW_DISPATCH_MODE="1",
+                                                                TT_METAL_CACHE=str(cache)))
+    results = {r["op"]: r for r in map(json.loads, (line for line in done.stdout.splitlines() if line.startswith("{")))}
+    assert done.returncode == 0 and set(ops) <= set(results), done.stderr[-3000:]
+    jit = [d for d in cache.iterdir() if d.name.startswith("tt-metal-cache") and (d / "firmware").is_dir()]
+    assert len(jit) == 1, list(cache.iterdir())
+    return results, jit[0]
+
+
+def test_a_ttnn_script_on_ttsim_with_two_cores(host: Path, ttsim: Path, tmp_path: Path) -> None:
+    """The 1x2 grid tdbg's server presents: firmware built by the stand-in (LTO, -Oz) boots, and
+    add, tilize/untilize, a matmul multicast between the two cores give numpy's answer."""
+    ops = ("add", "add_64_tiles", "add_random", "tilize_untilize", "matmul", "relu")
+    results, jit = run_ops(ttsim, tmp_path, ttnn_host.soc_descriptor("1-2, 2-2"), *ops)
+    assert (results["grid"]["x"], results["grid"]["y"]) == (2, 1)
+    for op in ops[:-1]:
+        assert results[op]["mismatches"] == 0, results[op]
+    assert results["add_64_tiles"]["values"] == 64 * 1024
+    assert "tdbg sfpi-standin: eltwise_sfpu" in results["relu"]["error"]
+    assert "ckernel_sfpu_relu.h:" in results["relu"]["error"] and "uses SFPI vector code" in results["relu"]["error"]
+    kernels = {d.name for d in (jit / "kernels").iterdir()}
+    assert {"reader_bmm_tile_layout_in0_sender_padding_metal2", "reader_bmm_tile_layout_in0_receiver_metal2"} <= kernels
+    for name in ("brisc", "ncrisc", "trisc0", "trisc1", "trisc2"):
+        elf = jit / "firmware" / name / f"{name}.elf"
+        assert elf.read_bytes()[:4] == b"\x7fELF"
+        assert elf.read_bytes() != (host / "tt_metal/pre-compiled" / kit.FIRMWARE / name / f"{name}.elf").read_bytes()
+
+
+def test_the_140_core_descriptor_boots_the_wheels_precompiled_firmware(host: Path, ttsim: Path, tmp_path: Path) -> None:
+    results, jit = run_ops(ttsim, tmp_path, ttnn_host.soc_descriptor(), "add")
+    assert results["add"]["mismatches"] == 0
+    for name in ("brisc", "ncrisc", "trisc0", "trisc1", "trisc2", "active_erisc", "idle_erisc"):
+        precompiled = host / "tt_metal/pre-compiled" / kit.FIRMWARE / name
+        assert (jit / "firmware" / name / f"{name}.elf").read_bytes() == (precompiled / f"{name}.elf").read_bytes()
+        # tt-metal weakens the firmware itself: the same bytes as the set's own
+        assert ((jit / "firmware" / name / f"{name}_weakened.elf").read_bytes()
+                == (precompiled / f"{name}_weakened.elf").read_bytes())
