@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -46,12 +47,18 @@ def test_install_refuses_a_folder_that_is_not_ttnn(tmp_path: Path) -> None:
         sfpi_standin.install(tmp_path)
 
 
-def standin(tmp_path: Path, source: str, capfd: pytest.CaptureFixture) -> tuple[int, str]:
-    """Compile ``source`` as tt-metal's JIT compiles a kernel (the GCC-only flags included)."""
-    (tmp_path / "k.cpp").write_text(source)
-    rc = sfpi_standin.main(["-O3", "-std=c++17", "-ftt-nttp", "-flto=1", "-mcpu=tt-bh-tensix", "--param=min-pagesize=0",
-                            '-DFULL_KERNEL_NAME="eltwise_mine/1234/"', "-c", "-o", str(tmp_path / "k.o"),
-                            str(tmp_path / "k.cpp")])
+def standin(work: Path, source: str, capfd: pytest.CaptureFixture, link: bool = False) -> tuple[int, str]:
+    """Compile ``source`` as tt-metal's JIT compiles a kernel (the GCC-only flags included) in
+    ``work`` (laid out as tt-metal's output, ``kernels/<name>/<hash>/<proc>``), and link it."""
+    work.mkdir(parents=True)
+    (work / "k.cpp").write_text(source)
+    gcc_only = ["-O3", "-std=c++17", "-ftt-nttp", "-flto=1", "-mcpu=tt-bh-tensix", "--param=min-pagesize=0"]
+    rc = sfpi_standin.main([*gcc_only, '-DFULL_KERNEL_NAME="eltwise_mine/1234/"', "-c", "-o", str(work / "k.o"),
+                            str(work / "k.cpp")])
+    if rc == 0 and link:
+        (work / "k.ld").write_text("SECTIONS { .text : { *(.text*) } }\n")
+        rc = sfpi_standin.main([*gcc_only, "-nostartfiles", "-Wl,-z,max-page-size=16", f"-T{work / 'k.ld'}",
+                                str(work / "k.o"), "-o", str(work / "trisc1.elf")])
     return rc, capfd.readouterr().err
 
 
@@ -66,17 +73,22 @@ template <int N> void square() {
 
 def test_sfpi_vector_code_is_refused_in_one_line_naming_the_kernel_and_the_line(tmp_path: Path,
                                                                                  capfd: pytest.CaptureFixture) -> None:
-    rc, err = standin(tmp_path, SFPI_TEMPLATE + "void kernel_main() { square<1>(); }\n", capfd)
+    work = tmp_path / "kernels/eltwise_mine/1234/trisc1"
+    rc, err = standin(work, SFPI_TEMPLATE + "void kernel_main() { square<1>(); }\n", capfd, link=True)
     assert rc == 1
     assert err.count("\n") == 1, err
-    assert err.startswith(f"tdbg sfpi-standin: eltwise_mine: {tmp_path / 'k.cpp'}:4 uses SFPI vector code (")
+    assert re.match(rf"tdbg sfpi-standin: eltwise_mine: {re.escape(str(work / 'k.cpp'))}:[45] uses SFPI vector code "
+                    r"\(sfpi::", err), err
     assert "needs SFPI's compiler" in err
 
 
-def test_sfpi_code_a_kernel_never_instantiates_still_compiles(tmp_path: Path, capfd: pytest.CaptureFixture) -> None:
-    rc, err = standin(tmp_path, SFPI_TEMPLATE + "int kernel_main() { return 3; }\n", capfd)
+def test_sfpi_code_a_kernel_does_not_run_still_builds(tmp_path: Path, capfd: pytest.CaptureFixture) -> None:
+    """A template never instantiated, and a function never called (what ttnn's reduce kernel
+    includes: the SFPU library)."""
+    unused = "inline void unused() { sfpi::vFloat y = sfpi::dst_reg[1]; sfpi::dst_reg[1] = -y; }\n"
+    rc, err = standin(tmp_path / "k", SFPI_TEMPLATE + unused + "int kernel_main() { return 3; }\n", capfd, link=True)
     assert (rc, err) == (0, "")
-    assert (tmp_path / "k.o").stat().st_size > 0
+    assert (tmp_path / "k" / "trisc1.elf").read_bytes()[:4] == b"\x7fELF"
 
 
 # ---- a user's ttnn script on ttsim --------------------------------------------------------------------
@@ -123,14 +135,15 @@ def run_ops(ttsim: Path, tmp_path: Path, descriptor: str, *ops: str) -> tuple[di
 
 def test_a_ttnn_script_on_ttsim_with_two_cores(host: Path, ttsim: Path, tmp_path: Path) -> None:
     """The 1x2 grid tdbg's server presents: firmware built by the stand-in (LTO, -Oz) boots, and
-    add, tilize/untilize, a matmul multicast between the two cores give numpy's answer."""
-    ops = ("add", "add_64_tiles", "add_random", "tilize_untilize", "matmul", "relu")
+    add, tilize/untilize, a matmul multicast between the two cores, a sum (the reduce kernel, which
+    includes the SFPU library) give numpy's answer; relu (SFPI code) is refused."""
+    ops = ("add", "add_64_tiles", "add_random", "tilize_untilize", "matmul", "reduce_sum", "relu")
     results, jit = run_ops(ttsim, tmp_path, ttnn_host.soc_descriptor("1-2, 2-2"), *ops)
     assert (results["grid"]["x"], results["grid"]["y"]) == (2, 1)
     for op in ops[:-1]:
         assert results[op]["mismatches"] == 0, results[op]
     assert results["add_64_tiles"]["values"] == 64 * 1024
-    assert "tdbg sfpi-standin: eltwise_sfpu" in results["relu"]["error"]
+    assert "tdbg sfpi-standin: eltwise_sfpu_metal2: " in results["relu"]["error"]
     assert "ckernel_sfpu_relu.h:" in results["relu"]["error"] and "uses SFPI vector code" in results["relu"]["error"]
     kernels = {d.name for d in (jit / "kernels").iterdir()}
     assert {"reader_bmm_tile_layout_in0_sender_padding_metal2", "reader_bmm_tile_layout_in0_receiver_metal2"} <= kernels

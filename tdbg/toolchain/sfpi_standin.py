@@ -154,13 +154,19 @@ def _compile(argv: Sequence[str]) -> None:
              *(["-flto", "-include", str(shim / "word_aligned_tables.h")] if firmware else [])]
     try:
         _zig("c++", [*flags, *args], _what(argv))
-    except NeedsSfpi:
+    except NeedsSfpi as first:
         if firmware:
             raise
-        # SFPU code in headers the kernel includes but never instantiates (ttnn's reduce kernel):
-        # GCC accepts it unparsed (-ftt-*), clang parses template bodies when it reads them.
-        # Parsed when instantiated instead, only code the kernel uses is refused.
-        _zig("c++", [*flags, "-fdelayed-template-parsing", *args], _what(argv))
+        refusal = first
+        # SFPU code in headers the kernel includes but does not run (ttnn's reduce kernel): read
+        # against SFPI's interface declared without bodies (shim/sfpi_declarations.h), template
+        # bodies only where instantiated; code the kernel does run fails at its link.
+        try:
+            _zig("c++", [*flags, "-DTDBG_SFPI_DECLARATIONS", "-fdelayed-template-parsing", *args], _what(argv))
+        except NeedsSfpi:
+            raise
+        except StandinError:
+            raise refusal from None
 
 
 def _is_precompiled_set(defines: list[str]) -> bool:
@@ -221,7 +227,7 @@ def _link(argv: Sequence[str]) -> None:
     if any("DEBUG_PRINT" in _defines_of(o) for o in main_objects):
         inputs.append(str(_shim_object("atomic.c")))
     lto = ["--lto-O2"] if firmware else []
-    _zig("ld.lld", [*options, *lto, "-T", script, *inputs, "-o", str(out)], f"{_elf_name(out)} (link)")
+    _zig("ld.lld", [*options, *lto, "-T", script, *inputs, "-o", str(out)], _kernel_of(out))
     elfpatch.drop_null_relocations(out)
 
 
@@ -229,8 +235,10 @@ def _link(argv: Sequence[str]) -> None:
 _WHEEL_LTO = {"noc.o": kit.LIBS["noc"], "substitutes.o": kit.LIBS["substitutes"]}
 
 
-def _elf_name(out: Path) -> str:
-    return out.name.split(".")[0]
+def _kernel_of(elf: Path) -> str:
+    """The kernel an ELF is for, from tt-metal's JIT output path (``kernels/<name>/<hash>/<proc>/``)."""
+    parts = elf.resolve().parts
+    return parts[-4] if len(parts) >= 5 and parts[-5] == "kernels" else elf.name.split(".")[0]
 
 
 def _ttnn_dir() -> Path:
@@ -274,7 +282,21 @@ def _cached(stem: str, flags: list[str], sources: list[Path], mode: str) -> Path
 
 
 #: what an error names when the kernel uses SFPI's vector extension (kit's list)
+#: lld's ">>> referenced by ckernel_sfpu_relu.h:54 (/path/ckernel_sfpu_relu.h:54)"
+_REFERENCED_AT = re.compile(r">>> referenced by \S+ \((?P<at>[^)]+:\d+)\)")
 _ERROR_AT = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):\d+: error: (?P<what>.*)$")
+
+
+def _sfpi_references(lines: list[str]) -> list[tuple[str, str]]:
+    """(symbol, file:line) of each reference lld names to an SFPI declaration without a body."""
+    uses, symbol = [], None
+    for line in lines:
+        if "undefined symbol: " in line:
+            name = line.split("undefined symbol: ", 1)[1]
+            symbol = name if name.startswith(("sfpi::", "__builtin_rvtt")) or "sfpi::" in name.split("(")[0] else None
+        elif symbol and (m := _REFERENCED_AT.search(line)):
+            uses.append((symbol[:60], m["at"]))
+    return uses
 
 
 def _zig(mode: str, args: Sequence[str], what: str, cwd: Path | None = None) -> None:
@@ -286,6 +308,12 @@ def _zig(mode: str, args: Sequence[str], what: str, cwd: Path | None = None) -> 
     if done.returncode == 0:
         return
     lines = done.stderr.splitlines()
+    uses = _sfpi_references(lines)
+    if uses:
+        # the line of an SFPU header if one is named (an inlined use may carry its caller's line)
+        symbol, where = next((u for u in uses if "sfpu" in Path(u[1]).name), uses[0])
+        raise NeedsSfpi(f"{what}: {where} uses SFPI vector code ({symbol}), which needs SFPI's compiler "
+                        "(this is tdbg's stand-in for machines without it)")
     for line in lines:
         m = _ERROR_AT.match(line)
         sfpi = kit.SFPI_CODE.search(line)
