@@ -89,6 +89,75 @@ def op_relu(dev, rng) -> dict:
     return {"mismatches": int((got != np.maximum(x, 0)).sum()), "values": x.size}
 
 
+def _ints(rng, shape, lo=-4, hi=5) -> np.ndarray:
+    return rng.integers(lo, hi, shape).astype(np.float32)
+
+
+def _unary(dev, rng, fn, want, shape=(64, 64)) -> dict:
+    x = _ints(rng, shape)
+    out = fn(device(x, dev))
+    expect = want(x)
+    got = host(out, expect.shape)
+    return {"mismatches": int((got != expect).sum()), "values": expect.size}
+
+
+def _binary(dev, rng, fn, want, shape=(64, 64)) -> dict:
+    a, b = _ints(rng, shape), _ints(rng, shape)
+    got = host(fn(device(a, dev), device(b, dev)), shape)
+    return {"mismatches": int((got != want(a, b)).sum()), "values": a.size}
+
+
+def op_subtract(dev, rng) -> dict:
+    return _binary(dev, rng, ttnn.subtract, np.subtract)
+
+
+def op_multiply(dev, rng) -> dict:
+    return _binary(dev, rng, ttnn.multiply, np.multiply)
+
+
+def op_transpose(dev, rng) -> dict:
+    return _unary(dev, rng, lambda t: ttnn.transpose(t, 0, 1), lambda x: x.T, (64, 96))
+
+
+def op_permute(dev, rng) -> dict:
+    return _unary(dev, rng, lambda t: ttnn.permute(t, (0, 2, 1)), lambda x: x.transpose(0, 2, 1), (2, 64, 32))
+
+
+def op_concat(dev, rng) -> dict:
+    return _binary(dev, rng, lambda a, b: ttnn.concat([a, b], dim=1), lambda a, b: np.concatenate([a, b], 1))
+
+
+def op_slice(dev, rng) -> dict:
+    return _unary(dev, rng, lambda t: ttnn.slice(t, [32, 0], [64, 64]), lambda x: x[32:64, 0:64], (64, 64))
+
+
+def op_reshape(dev, rng) -> dict:
+    return _unary(dev, rng, lambda t: ttnn.reshape(t, (32, 128)), lambda x: x.reshape(32, 128), (64, 64))
+
+
+def op_pad(dev, rng) -> dict:
+    return _unary(dev, rng, lambda t: ttnn.pad(t, [(0, 32), (0, 32)], 0.0), lambda x: np.pad(x, ((0, 32), (0, 32))),
+                  (32, 32))
+
+
+def op_repeat(dev, rng) -> dict:
+    return _unary(dev, rng, lambda t: ttnn.repeat(t, (2, 1)), lambda x: np.tile(x, (2, 1)), (32, 64))
+
+
+def op_clone(dev, rng) -> dict:
+    return _unary(dev, rng, ttnn.clone, lambda x: x)
+
+
+def op_linear(dev, rng) -> dict:
+    a, w, bias = _ints(rng, (64, 64), -2, 3), _ints(rng, (64, 32), -2, 3), _ints(rng, (1, 32), -2, 3)
+    got = host(ttnn.linear(device(a, dev), device(w, dev), bias=device(bias, dev)), (64, 32))
+    return {"mismatches": int((got != a @ w + bias).sum()), "values": got.size}
+
+
+def op_exp(dev, rng) -> dict:
+    return _unary(dev, rng, ttnn.exp, lambda x: bf16(np.exp(x)))
+
+
 def main(ops: list[str]) -> None:
     dev = ttnn.open_device(device_id=0)
     try:
