@@ -165,8 +165,9 @@ def _compile(argv: Sequence[str]) -> None:
             _zig("c++", [*flags, "-DTDBG_SFPI_DECLARATIONS", "-fdelayed-template-parsing", *args], _what(argv))
         except NeedsSfpi:
             raise
-        except StandinError:
-            raise refusal from None
+        except StandinError as again:
+            # what still does not build against the declared interface is SFPU code put to use
+            raise _sfpi_at(str(again), _what(argv)) or refusal from None
 
 
 def _is_precompiled_set(defines: list[str]) -> bool:
@@ -285,6 +286,16 @@ def _cached(stem: str, flags: list[str], sources: list[Path], mode: str) -> Path
 #: lld's ">>> referenced by ckernel_sfpu_relu.h:54 (/path/ckernel_sfpu_relu.h:54)"
 _REFERENCED_AT = re.compile(r">>> referenced by \S+ \((?P<at>[^)]+:\d+)\)")
 _ERROR_AT = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):\d+: error: (?P<what>.*)$")
+
+
+def _sfpi_at(errors: str, what: str) -> NeedsSfpi | None:
+    """The refusal naming the first error's line in ``errors`` (a compile's), if it names one."""
+    for line in errors.splitlines():
+        m = _ERROR_AT.match(line.strip())
+        if m:
+            return NeedsSfpi(f"{what}: {m['file']}:{m['line']} uses SFPI vector code ({m['what'][:60]}), which needs "
+                             "SFPI's compiler (this is tdbg's stand-in for machines without it)")
+    return None
 
 
 def _sfpi_references(lines: list[str]) -> list[tuple[str, str]]:

@@ -109,6 +109,7 @@ constexpr unsigned SFPSTOCHRND_MOD1_FP32_TO_UINT8 = 2, SFPSTOCHRND_MOD1_FP32_TO_
     SFPSTOCHRND_MOD1_FP32_TO_UINT16 = 6, SFPSTOCHRND_MOD1_FP32_TO_INT16 = 7;     // SFPSTOCHRND_FloatInt.md
 constexpr unsigned SFPEXEXP_MOD1_SET_CC_SGN_EXP = 2, SFPEXEXP_MOD1_SET_CC_COMP_EXP = 8;  // SFPEXEXP.md
 constexpr unsigned SFPEXMAN_MOD1_PAD9 = 1;                                    // SFPEXMAN.md
+constexpr unsigned SFPLZ_MOD1_CC_NE0 = 2, SFPLZ_MOD1_NOSGN_MASK = 4, SFPLZ_MOD1_CC_COMP = 8;  // SFPLZ.md
 // no page gives these: usable as values, never as constants (a use that needs one does not build)
 extern const unsigned SFPARECIP_MOD1_RECIP, SFPMAD_MOD1_OFFSET_NONE, SFPSTOCHRND_RND_EVEN, SFPABS_MOD1_INT,
     SFPCAST_MOD1_INT32_TO_FP32_RNE, SFPCAST_MOD1_SM32_TO_FP32_RNE, SFPENCC_IMM12_BOTH, SFPENCC_MOD1_EI_RI,
