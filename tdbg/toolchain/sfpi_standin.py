@@ -224,7 +224,7 @@ def _link(argv: Sequence[str]) -> None:
         if a.startswith("-Wl,"):
             options += a[4:].split(",")
     inputs = [str(_rebuilt(o, firmware)) if o.name in _WHEEL_LTO else str(o) for o in objects]
-    inputs.append(str(_shim_object("libc.c")))
+    inputs += [str(_shim_object("libc.c")), str(_shim_archive("memmove.c"))]
     if any("DEBUG_PRINT" in _defines_of(o) for o in main_objects):
         inputs.append(str(_shim_object("atomic.c")))
     lto = ["--lto-O2"] if firmware else []
@@ -266,6 +266,18 @@ def _shim_object(name: str) -> Path:
     flags = ["-target", "riscv32-freestanding-none", f"-mcpu={kit.ISA}", "-O2", "-ffreestanding", "-fno-builtin",
              "-c", str(source)]
     return _cached(Path(name).stem, flags, [source], "cc")
+
+
+def _shim_archive(name: str) -> Path:
+    """A shim object in an archive: the linker takes it only where something calls it."""
+    obj = _shim_object(name)
+    archive = obj.with_suffix(".a")
+    if not archive.is_file():
+        with tempfile.TemporaryDirectory(dir=archive.parent) as tmp:
+            made = Path(tmp) / archive.name
+            _zig("ar", ["rcs", str(made), str(obj)], name)
+            os.replace(made, archive)
+    return archive
 
 
 def _cached(stem: str, flags: list[str], sources: list[Path], mode: str) -> Path:
