@@ -151,7 +151,7 @@ def _compile(argv: Sequence[str]) -> None:
     shim = kit.shim_dir()
     flags = ["-target", "riscv32-linux-musl", f"-mcpu={kit.ISA}", "-fno-jump-tables", *kit.CLANG_ONLY,
              "-include", str(shim / "ttinsn.h"), f"-I{shim}",
-             *(["-flto", "-include", str(shim / "word_aligned_tables.h")] if firmware else [])]
+             *(["-flto", *_STANDARD_HEADERS, "-include", str(shim / "word_aligned_tables.h")] if firmware else [])]
     try:
         _zig("c++", [*flags, *args], _what(argv))
     except NeedsSfpi as first:
@@ -168,6 +168,12 @@ def _compile(argv: Sequence[str]) -> None:
         except StandinError as again:
             # what still does not build against the declared interface is SFPU code put to use
             raise _sfpi_at(str(again), _what(argv)) or refusal from None
+
+
+#: the firmware compiles get the standard headers tt-metal's precompiled header gives every kernel
+#: (``kit.PCH_HEADERS``): GCC's libstdc++ brings ``std::max`` in through the headers the firmware
+#: includes, clang's libc++ does not (DPRINT's device_print.h, measured)
+_STANDARD_HEADERS = tuple(f for h in kit.PCH_HEADERS for f in ("-include", h))
 
 
 def _is_precompiled_set(defines: list[str]) -> bool:
