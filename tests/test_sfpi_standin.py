@@ -42,6 +42,16 @@ def test_install_writes_the_compiler_where_tt_metal_looks(tmp_path: Path) -> Non
     assert done.returncode == 0 and "tdbg SFPI stand-in" in done.stdout
 
 
+def test_the_command_installs_into_a_venvs_ttnn(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from tdbg.cli.main import main
+
+    package = fake_ttnn(tmp_path / "venv/lib/python3.10/site-packages/ttnn")
+    assert main(["toolchain", "sfpi-standin", str(tmp_path / "venv")]) == 0
+    assert capsys.readouterr().out == f"{package / sfpi_standin.COMPILER}\n"
+    assert main(["toolchain", "sfpi-standin", str(tmp_path / "nothing")]) == 1
+    assert capsys.readouterr().err == f"tdbg: {tmp_path / 'nothing'} is not an installed ttnn package (no tt_metal/hw, runtime/)\n"
+
+
 def test_install_refuses_a_folder_that_is_not_ttnn(tmp_path: Path) -> None:
     with pytest.raises(sfpi_standin.StandinError, match=r"is not an installed ttnn package"):
         sfpi_standin.install(tmp_path)

@@ -66,11 +66,13 @@ def install(ttnn_dir: Path) -> Path:
     wrapper = ttnn_dir / COMPILER
     wrapper.parent.mkdir(parents=True, exist_ok=True)
     package_root = Path(__file__).resolve().parents[2]
-    wrapper.write_text("#!/bin/sh\n# tdbg's stand-in for SFPI's riscv-tt-elf-g++ (tdbg toolchain sfpi-standin)\n"
+    staged = wrapper.with_name(f".{wrapper.name}.{os.getpid()}")     # replaced whole: a running build never reads half
+    staged.write_text("#!/bin/sh\n# tdbg's stand-in for SFPI's riscv-tt-elf-g++ (tdbg toolchain sfpi-standin)\n"
                        f"PYTHONPATH={shlex.quote(str(package_root))} "
                        f"TDBG_SFPI_STANDIN_TTNN={shlex.quote(str(ttnn_dir.resolve()))} exec {shlex.quote(sys.executable)} "
                        '-m tdbg.toolchain.sfpi_standin "$@"\n')
-    wrapper.chmod(0o755)
+    staged.chmod(0o755)
+    os.replace(staged, wrapper)
     return wrapper
 
 
