@@ -172,3 +172,22 @@ def test_the_140_core_descriptor_boots_the_wheels_precompiled_firmware(host: Pat
         # tt-metal weakens the firmware itself: the same bytes as the set's own
         assert ((jit / "firmware" / name / f"{name}_weakened.elf").read_bytes()
                 == (precompiled / f"{name}_weakened.elf").read_bytes())
+
+
+def test_the_c_library_shim_uses_no_stack(tmp_path: Path) -> None:
+    """The watcher paints the free stack below sp with a loop clang makes a memset call: memset
+    must not keep anything there (its return address was painted, measured on ttsim)."""
+    from elftools.elf.elffile import ELFFile
+
+    for name in ("libc.c", "memmove.c"):
+        with sfpi_standin._shim_object(name).open("rb") as f:
+            text = ELFFile(f).get_section_by_name(".text").data()
+        words, at = [], 0
+        while at < len(text):           # 32-bit instructions; a 16-bit parcel is alignment padding
+            size = 4 if text[at] & 3 == 3 else 2
+            if size == 4:
+                words.append(int.from_bytes(text[at:at + 4], "little"))
+            at += size
+        assert len(words) > 8, name
+        # rd (bits 11:7) and rs1 (bits 19:15) of every instruction: never x2, the stack pointer
+        assert [hex(w) for w in words if (w >> 7) & 31 == 2 or (w >> 15) & 31 == 2] == [], name

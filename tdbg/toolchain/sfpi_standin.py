@@ -270,9 +270,13 @@ def _rebuilt(wheel_object: Path, firmware: bool) -> Path:
 
 
 def _shim_object(name: str) -> Path:
+    """tdbg's C library shim, its functions leaves without a stack frame: the watcher's
+    ``mark_stack_usage`` paints the free stack below ``sp``, a loop clang turns into a call to
+    ``memset``, whose own frame would be painted over (measured: its return address read
+    0xbabababa, TT_METAL_WATCHER=1 on ttsim).  Newlib's memset, which SFPI's GCC links, has none."""
     source = kit.shim_dir() / name
     flags = ["-target", "riscv32-freestanding-none", f"-mcpu={kit.ISA}", "-O2", "-ffreestanding", "-fno-builtin",
-             "-c", str(source)]
+             "-fomit-frame-pointer", "-c", str(source)]
     return _cached(Path(name).stem, flags, [source], "cc")
 
 
