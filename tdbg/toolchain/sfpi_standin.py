@@ -43,9 +43,10 @@ __all__ = ["COMPILER", "StandinError", "install", "main"]
 
 #: where tt-metal 0.81.1 looks for SFPI's compiler, under the ttnn package folder
 COMPILER = Path("runtime/sfpi/compiler/bin/riscv-tt-elf-g++")
-#: GCC-only flags (exact or by prefix) that clang does not take
-_DROPPED_PREFIXES = ("-ftt-", "-flto", "--param", "-mcpu=", "-march=", "-fno-tree-", "-Werror", "-Wno-error=",
-                     "-Wall", "-Wno-", "-W", "-fno-lto")
+#: flags of tt-metal's lines the stand-in drops (by prefix): GCC's own (SFPI's ``-ftt-*``, GCC's LTO
+#: partitioning, ``--param``, ``-fno-tree-*``, SFPI's ``-mcpu``/``-march`` names) and the warnings
+#: (clang runs with ``-w``; ``-Wl,`` linker options are kept)
+_DROPPED_PREFIXES = ("-ftt-", "-flto", "-fno-lto", "--param", "-mcpu=", "-march=", "-fno-tree-", "-W")
 _DROPPED = {"-fno-use-cxa-atexit"}
 TIMEOUT = 900
 
@@ -334,10 +335,10 @@ def _sfpi_references(lines: list[str]) -> list[tuple[str, str]]:
     return uses
 
 
-def _zig(mode: str, args: Sequence[str], what: str, cwd: Path | None = None) -> None:
+def _zig(mode: str, args: Sequence[str], what: str) -> None:
     try:
         done = subprocess.run([sys.executable, "-m", "ziglang", mode, *args], capture_output=True, text=True,
-                              timeout=TIMEOUT, cwd=cwd)
+                              timeout=TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise StandinError(f"could not run zig for {what}: {exc}") from exc
     if done.returncode == 0:
