@@ -30,3 +30,7 @@ constexpr unsigned SFPSHFT2_MOD1_SHFT_IMM = 6;
 constexpr unsigned SFPMUL24_MOD1_LOWER = 0;
 constexpr unsigned SFPMUL24_MOD1_UPPER = 1;
 } // namespace sfpi
+
+#ifdef TDBG_SFPI_DECLARATIONS
+#include "sfpi_declarations.h"
+#endif
