@@ -51,9 +51,12 @@ from tdbg.tensix import l1_data
 from tdbg.tensix_access import TensixAccess
 from tdbg.tensix.events import Category, TensixEvent
 from tdbg.arch.blackhole import BLACKHOLE
-from tdbg.arch.profile import Profile
+from tdbg.arch import chips
+from tdbg.arch.profile import Coord, Profile
 
 if TYPE_CHECKING:
+    from tdbg.emu.grid import Grid
+    from tdbg.hostport import HostPort
     from tdbg.disasm import Disassembler
 
 Programs = Mapping[str, "str | Path | None"]   # core name -> ELF or C file
@@ -206,6 +209,48 @@ class Session(TensixAccess):
                 self.load(name, path, reset=False)
         self.current = next(iter(self.tile.programs), "T0")
         self.tile.reset()
+        self.grid: Grid | None = None       # a chip's tiles (``on_chip``); else the one tile
+        self.host_port: HostPort | None = None
+        self._views: dict[Coord, tuple[Tile, BreakpointManager, Checkpoints, History]] = {}
+
+    # -- a chip's grid of tiles (``tdbg.emu.grid``) --------------------------------------------------
+    @classmethod
+    def on_chip(cls, chip: str, profile: Profile = BLACKHOLE) -> Session:
+        """A session over chip ``chip``'s grid (``tdbg.arch.chips``: "1x2", "full"), as the
+        simulator server presents it to a host; its first worker selected, every core held."""
+        from tdbg.emu.grid import Grid
+        from tdbg.hostport import HostPort
+
+        try:
+            layout = chips.chip(chip, profile)
+        except ValueError as exc:
+            raise SessionError(str(exc)) from None
+        session = cls({}, profile)
+        session.grid = Grid(profile, layout)
+        session.host_port = HostPort(session, session.grid)
+        session.select_tile(layout.workers[0])
+        return session
+
+    @property
+    def tile_coord(self) -> Coord | None:
+        """The selected tile's NoC coordinate on a chip (None: the session's one tile)."""
+        return self.tile.profile.noc.tile if self.grid is not None else None
+
+    def select_tile(self, where: Coord) -> None:
+        """Make the chip's tile at ``where`` the one the session's commands see (its cores,
+        breakpoints, checkpoints and history are its own); the tile is modelled from now on."""
+        if self.grid is None:
+            raise SessionError("this session has one tile: start tdbg as a simulator (tdbg simulator) for a grid")
+        if where not in self.grid.chip.noc.tensix:
+            raise SessionError(f"no Tensix tile at {where[0]},{where[1]} on the {self.grid.chip.name} chip")
+        if self._views:   # the selected tile is one of the grid's
+            self._views[self.tile.profile.noc.tile] = (self.tile, self.points, self.checkpoints, self.history)
+        view = self._views.get(where)
+        if view is None:
+            tile = self.grid.wake(where)
+            view = (tile, BreakpointManager(tile), Checkpoints(tile), History())
+            self._views[where] = view
+        self.tile, self.points, self.checkpoints, self.history = view
 
     # -- programs -----------------------------------------------------------------------------------
     def load(self, core: str, program: str | Path | None, reset: bool = True, local_init: int | None = None) -> None:

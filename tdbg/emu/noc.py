@@ -7,11 +7,14 @@ data has moved and every counter ``Counters.md`` lists for the request type show
 request, so ``NOC_CMD_CTRL`` always reads 0 and nothing is outstanding.  Endpoints: this tile
 (L1 and the devices the map's "NoC" column gives, through the tile), every other Tensix tile's
 L1 and the DRAM channels as memory that costs what is written (``SparseMemory``); the PCIe,
-ARC and Ethernet tiles, and a coordinate where nothing is, stop the request by name.
+ARC and Ethernet tiles, and a coordinate where nothing is, stop the request by name.  In a grid
+(``tdbg.emu.grid``) the other Tensix tiles are the grid's: ``fabric`` gives each one's L1 and
+devices as it gives this tile's, or its memory while it holds no running core.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -119,6 +122,8 @@ class Noc:
         #: While a step is recorded for reverse-stepi: (memory, address, bytes before) of every
         #: write to memory beyond this tile (this tile's L1 is journalled with the coprocessor's).
         self.journal: list[tuple[SparseMemory, int, bytes]] | None = None
+        #: In a grid: another Tensix tile by NoC 0 coordinate (its ``LocalTile``, or its memory).
+        self.fabric: Callable[[Coord], LocalTile | SparseMemory] | None = None
 
     def attach(self, niu: Niu) -> Niu:
         """Connect NIU ``niu`` (the tile builds it with its devices)."""
@@ -150,11 +155,13 @@ class Noc:
             return f"DRAM channel {self.spec.dram[where]} {address:#x}"
         return f"tile {where[0]},{where[1]} {address:#x}"
 
-    def memory(self, where: Coord, address: int, n: int) -> SparseMemory | None:
-        """The memory a request at ``where`` reaches (None: this tile); a stop for any other
-        endpoint."""
+    def memory(self, where: Coord, address: int, n: int) -> SparseMemory | LocalTile | None:
+        """The memory a request at ``where`` reaches (None: this tile; a ``LocalTile``: another
+        tile of the grid); a stop for any other endpoint."""
         if where == self.spec.tile:
             return None
+        if self.fabric is not None and where in self.spec.tensix:
+            return self.fabric(where)
         if where in self.spec.dram:
             channel = self.spec.dram[where]
             return self.dram.setdefault(channel, SparseMemory(self.spec.dram_channel_size))
@@ -172,24 +179,30 @@ class Noc:
 
     def read(self, where: Coord, address: int, n: int) -> bytes:
         memory = self.memory(where, address, n)
-        if memory is not None:
+        if isinstance(memory, SparseMemory):
             return memory.read(address, n)
+        tile = memory or self.local
         if address + n <= self.l1_size:
-            return self.local.read_l1(address, n)
+            return tile.read_l1(address, n)
         if n > 4 or address & 3:
             raise UndefinedBehavior(f"{_MAP}: only a 4-byte aligned access reaches an MMIO address ({n} bytes at {address:#x})")
-        return self.local.load_mmio(address).to_bytes(4, "little")[:n]
+        return tile.load_mmio(address).to_bytes(4, "little")[:n]
 
     def write(self, where: Coord, address: int, data: bytes, transfer: Transfer) -> None:
         memory = self.memory(where, address, len(data))
-        if memory is not None:
+        if isinstance(memory, SparseMemory):
             if self.journal is not None:
                 self.journal.append((memory, address, memory.read(address, len(data))))
             memory.write(address, data)
-        elif address + len(data) <= self.l1_size:
-            self.local.write_l1(address, data, transfer)
+            return
+        tile = memory or self.local
+        if memory is not None and transfer.seq:   # another tile's cores are not this one's
+            x, y = self.spec.tile
+            transfer = dataclasses.replace(transfer, core=f"{x},{y}:{transfer.core}")
+        if address + len(data) <= self.l1_size:
+            tile.write_l1(address, data, transfer)
         elif len(data) == 4 and not address & 3:
-            self.local.store_mmio(address, int.from_bytes(data, "little"))
+            tile.store_mmio(address, int.from_bytes(data, "little"))
         else:
             raise UndefinedBehavior(f"{_MAP}: only a 4-byte aligned write reaches an MMIO address "
                                     f"({len(data)} bytes at {address:#x})")
