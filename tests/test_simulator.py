@@ -82,10 +82,10 @@ def _by_hand(command: int, words: list[int], core: tuple[int, int], address: int
 
 
 def test_decode_reads_a_message_built_by_hand():
-    message = decode(_by_hand(1, [5, 6], (1, 1), 0x1234_5678_9A, 4))
-    assert (message.command, message.core, message.address, message.size) == (Command.READ, (1, 1), 0x1234_5678_9A, 4)
+    message = decode(_by_hand(1, [5, 6], (2, 2), 0x1234_5678_9A, 4))
+    assert (message.command, message.core, message.address, message.size) == (Command.READ, (2, 2), 0x1234_5678_9A, 4)
     assert list(message.data) == [5, 6]
-    assert decode(_by_hand(0, [0x04030201, 0x08070605], (0, 1), 0x100, 6)).payload == bytes(range(1, 7))
+    assert decode(_by_hand(0, [0x04030201, 0x08070605], (1, 2), 0x100, 6)).payload == bytes(range(1, 7))
 
 
 def test_simulator_folder(tmp_path):
@@ -97,11 +97,13 @@ def test_simulator_folder(tmp_path):
     script = folder / "run.sh"
     assert os.access(script, os.X_OK) and sys.executable in script.read_text()
     soc = yaml.safe_load((folder / "soc_descriptor.yaml").read_text())
-    # tt-umd's blackhole_simulation_1x2.yaml: the grid, the workers, DRAM at 1-0, a router at 0-0
-    assert soc["grid"] == {"x_size": 2, "y_size": 2}
-    assert soc["functional_workers"] == ["0-1", "1-1"] and soc["router_only"] == ["0-0"]
-    assert soc["dram"] == [["1-0"]] and soc["arch_name"] == "BLACKHOLE"
-    assert soc["dram_views"][0]["worker_endpoint"] == [0, 0] and soc["worker_l1_size"] == 1536 * 1024
+    # tt-metal's blackhole_140_arch.yaml, with y_size 2 and two workers
+    assert soc["grid"] == {"x_size": 17, "y_size": 2}
+    assert soc["functional_workers"] == ["1-2", "2-2"] and soc["arc"] == ["8-0"] and soc["pcie"] == ["2-0", "11-0"]
+    assert soc["dram"][0] == ["0-0", "0-1", "0-11"] and soc["dram"][7] == ["9-5", "9-7", "9-6"]
+    assert soc["eth"][:4] == ["1-1", "16-1", "2-1", "15-1"] and soc["arch_name"] == "BLACKHOLE"
+    assert [v["worker_endpoint"] for v in soc["dram_views"]] == [[2, 1]] + [[0, 1]] * 3 + [[2, 1]] * 4
+    assert soc["dram_view_size"] == 4278190080 and soc["worker_l1_size"] == 1536 * 1024
 
 
 def test_refuses_a_host_that_is_not_loopback():
@@ -118,16 +120,16 @@ def test_grid_tiles_reach_each_other_over_the_noc():
     """A NoC write from one tile lands in the other's L1 (woken or not) and in shared DRAM."""
     session = Session.on_chip("1x2")
     grid = session.grid
-    a = grid.wake((0, 1))
+    a = grid.wake((1, 2))
     transfer = Transfer(1, 0, "B", 0, "write", "", "", 4)
-    a.noc.write((1, 1), 0x40, b"\x11\x22\x33\x44", transfer)      # (1,1) still dormant
-    assert (1, 1) not in grid.tiles and grid.read((1, 1), 0x40, 4) == b"\x11\x22\x33\x44"
-    b = grid.wake((1, 1))
+    a.noc.write((2, 2), 0x40, b"\x11\x22\x33\x44", transfer)      # (2,2) still dormant
+    assert (2, 2) not in grid.tiles and grid.read((2, 2), 0x40, 4) == b"\x11\x22\x33\x44"
+    b = grid.wake((2, 2))
     assert bytes(b.l1[0x40:0x44]) == b"\x11\x22\x33\x44"            # copied in when it woke
-    a.noc.write((1, 1), 0x80, b"\x55" * 8, transfer)
+    a.noc.write((2, 2), 0x80, b"\x55" * 8, transfer)
     assert bytes(b.l1[0x80:0x88]) == b"\x55" * 8
-    a.noc.write((1, 0), 0x1000, b"dram", transfer)
-    assert b.noc.read((1, 0), 0x1000, 4) == b"dram"                  # one DRAM for every tile
+    a.noc.write((0, 0), 0x1000, b"dram", transfer)
+    assert b.noc.read((0, 0), 0x1000, 4) == b"dram"                  # one DRAM for every tile
 
 
 class Umd:
@@ -177,33 +179,33 @@ def folder(tmp_path):
 def test_server_under_a_umd_client(folder):
     umd = Umd(folder)
     try:
-        for tile in ((0, 1), (1, 1)):
+        for tile in ((1, 2), (2, 2)):
             umd.send(Command.ALL_TENSIX_RESET_ASSERT, tile)
-        umd.send(Command.WRITE, (1, 1), 0x3000, b"\x01\x02\x03\x04\x05\x06\x07\x08")
-        assert umd.read((1, 1), 0x3000, 8) == bytes(range(1, 9))
-        umd.send(Command.WRITE, (1, 0), 0x2_0000, b"\xAA" * 64)                      # DRAM
-        assert umd.read((1, 0), 0x2_0010, 4) == b"\xAA" * 4
-        umd.send(Command.WRITE, (0, 0), 0x10, b"kept")                               # a router: kept
-        assert umd.read((0, 0), 0x10, 4) == b"kept"
-        assert umd.read((5, 5), 0, 4) == b""                                         # nothing there
-        # firmware for BRISC of tile 0,1 (it starts at 0): store a marker, spin on 0x200, park
-        umd.send(Command.WRITE, (0, 1), 0, FIRMWARE)
-        umd.send(Command.WRITE, (0, 1), SOFT_RESET_0, struct.pack("<I", B_RELEASED))
-        umd.send(Command.START, (0, 1))
-        assert umd.read((0, 1), 0x100, 4) == struct.pack("<I", 0x12345678)          # the core ran
-        assert umd.read((0, 1), SOFT_RESET_0, 4) == struct.pack("<I", B_RELEASED)
+        umd.send(Command.WRITE, (2, 2), 0x3000, b"\x01\x02\x03\x04\x05\x06\x07\x08")
+        assert umd.read((2, 2), 0x3000, 8) == bytes(range(1, 9))
+        umd.send(Command.WRITE, (0, 0), 0x2_0000, b"\xAA" * 64)                      # DRAM channel 0
+        assert umd.read((0, 1), 0x2_0010, 4) == b"\xAA" * 4                          # ... its other port
+        umd.send(Command.WRITE, (2, 0), 0x10, b"kept")                               # PCIe: kept
+        assert umd.read((2, 0), 0x10, 4) == b"kept"
+        assert umd.read((5, 5), 0, 4) == b""                           # a Tensix tile the chip lacks
+        # firmware for BRISC of tile 1,2 (it starts at 0): store a marker, spin on 0x200, park
+        umd.send(Command.WRITE, (1, 2), 0, FIRMWARE)
+        umd.send(Command.WRITE, (1, 2), SOFT_RESET_0, struct.pack("<I", B_RELEASED))
+        umd.send(Command.START, (1, 2))
+        assert umd.read((1, 2), 0x100, 4) == struct.pack("<I", 0x12345678)          # the core ran
+        assert umd.read((1, 2), SOFT_RESET_0, 4) == struct.pack("<I", B_RELEASED)
         started = time.monotonic()
         for _ in range(5000):                     # poll for something no core makes: a hang
-            got = umd.read((0, 1), 0x104, 4)
+            got = umd.read((1, 2), 0x104, 4)
             if got == b"":
                 break
         assert got == b"", "the server never gave up on a poll no core can satisfy"
         assert time.monotonic() - started < 30
-        umd.send(Command.WRITE, (0, 1), 0x200, struct.pack("<I", 1))                # release the spin
-        assert umd.read((0, 1), 0x100, 4) == struct.pack("<I", 0x12345678)
+        umd.send(Command.WRITE, (1, 2), 0x200, struct.pack("<I", 1))                # release the spin
+        assert umd.read((1, 2), 0x100, 4) == struct.pack("<I", 0x12345678)
     finally:
         code, err = umd.close()
     assert code == 0, err
-    assert "no endpoint at NoC coordinate 5,5" in err
+    assert "no endpoint at NoC coordinate 5,5" in err or "no Tensix tile at 5,5" in err
     print(err)
-    assert "no core can run" in err and "tile 0,1" in err, err
+    assert "no core can run" in err and "tile 1,2" in err, err

@@ -2,11 +2,11 @@
 endpoints, as a soc descriptor describes them to tt-umd and tt-metal.
 
 ``full`` is the profile's own chip (its ``NocSpec``: Blackhole's 17 x 12 NoC, 140 Tensix tiles,
-eight DRAM channels; tt-metal then takes its 140-core descriptor).  ``1x2`` is the small chip
-tt-umd describes in ``tests/soc_descs/blackhole_simulation_1x2.yaml``: a 2 x 2 NoC, Tensix tiles
-at (0, 1) and (1, 1), DRAM channel 0 at (1, 0), a router at (0, 0), 1 GiB of DRAM; its grid
-(``y_size`` <= 2) makes tt-metal 0.81.1 take ``core_descriptors/blackhole_simulation_1x2_arch.yaml``
-(two compute cores, logical (0, 0)-(1, 0); measured with the ttnn wheel's host).
+eight DRAM channels; tt-metal then takes its 140-core descriptor).  ``1x2`` is that chip with two
+Tensix tiles, (1, 2) and (2, 2), described with a grid of ``y_size`` 2: that makes tt-metal 0.81.1
+take ``core_descriptors/blackhole_simulation_1x2_arch.yaml`` (two compute cores, logical (0, 0)-(1, 0))
+while every coordinate stays Blackhole's (measured with the ttnn wheel's host, on Tenstorrent's
+simulator too: its firmware, built for that descriptor, runs ``ttnn.add``).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ class Chip:
 
     name: str
     noc: NocSpec
+    described_grid: Coord                # the descriptor's grid (x_size, y_size)
     workers: tuple[Coord, ...]
     dram_ports: tuple[tuple[Coord, ...], ...]
     dram_endpoint: tuple[tuple[int, int], ...]   # per channel: the port workers use on NoC 0, NoC 1
@@ -58,17 +59,17 @@ def full(profile: Profile) -> Chip:
     workers = tuple(sorted(noc.tensix, key=lambda c: (c[1], c[0])))
     channels = max(noc.dram.values()) + 1
     ports = tuple(tuple(c for c in noc.dram if noc.dram[c] == ch) for ch in range(channels))
-    return Chip("full", dataclasses.replace(noc, tile=workers[0]), workers, ports,
+    return Chip("full", dataclasses.replace(noc, tile=workers[0]), noc.size, workers, ports,
                 DRAM_WORKER_ENDPOINT)
 
 
 def small(profile: Profile) -> Chip:
-    """tt-umd's ``blackhole_simulation_1x2`` chip (the module's docstring)."""
-    workers = ((0, 1), (1, 1))
-    noc = dataclasses.replace(profile.noc, size=(2, 2), tile=workers[0], tensix=frozenset(workers),
-                              dram={(1, 0): 0}, dram_channel_size=1 << 30, others={(0, 0): "router"},
-                              translated={})
-    return Chip("1x2", noc, workers, (((1, 0),),), ((0, 0),))
+    """The ``1x2`` chip (the module's docstring)."""
+    chip = full(profile)
+    workers = ((1, 2), (2, 2))
+    return dataclasses.replace(chip, name="1x2", noc=dataclasses.replace(chip.noc, tile=workers[0],
+                                                                        tensix=frozenset(workers)),
+                               described_grid=(chip.noc.size[0], 2), workers=workers)
 
 
 CHIPS = {"1x2": small, "full": full}

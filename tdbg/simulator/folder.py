@@ -40,8 +40,8 @@ def soc_descriptor(chip: Chip, profile: Profile) -> str:
     dram = ",\n".join(f"    {_coords(list(ports))}" for ports in chip.dram_ports)
     return f"""# Written by tdbg {tdbg.__version__} (tdbg simulator): the {chip.name} Blackhole chip tdbg serves.
 grid:
-  x_size: {noc.size[0]}
-  y_size: {noc.size[1]}
+  x_size: {chip.described_grid[0]}
+  y_size: {chip.described_grid[1]}
 arc: {_coords(of("ARC"))}
 pcie: {_coords(of("PCIe"))}
 dram:
