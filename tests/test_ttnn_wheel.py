@@ -87,3 +87,20 @@ def test_no_network_is_one_line(cache: Path, monkeypatch: pytest.MonkeyPatch, ca
     assert message.startswith(f"cannot download ttnn=={ttnn.VERSION} from PyPI (no network?): ") and "\n" not in message
     assert "downloading ttnn==0.81.1 (about 100 MB) from PyPI" in capfd.readouterr().err
     assert not (cache / ttnn.VERSION).exists() and not list(cache.glob(".download-*"))
+
+
+def test_the_wheel_file_itself_for_a_host_venv(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    given = fake_wheel(tmp_path / "ttnn.whl")
+    monkeypatch.setenv("TDBG_TTNN_WHEEL", str(given))
+    assert ttnn.wheel() == given
+    monkeypatch.delenv("TDBG_TTNN_WHEEL")
+    cached = fake_wheel(cache / ttnn.WHEEL)          # a download done before: never fetched again
+    assert ttnn.wheel() == cached
+
+
+def test_no_host_python_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ttnn_host
+
+    monkeypatch.setenv("TDBG_HOST_PYTHON", str(tmp_path / "python3.10"))
+    with pytest.raises(ttnn_host.HostUnavailable, match=r"no Python 3\.10 or 3\.12 .*python3\.10\)$"):
+        ttnn_host.venv()

@@ -1,7 +1,8 @@
 """``tdbg`` command line: open firmware, run ``-ex``/``-x`` commands, then the REPL (or exit
 with ``-batch``); ``--rsp-stdio`` / ``--gdb-port`` serve the GDB remote protocol instead;
-``tdbg build ...`` builds firmware (tdbg/cli/build.py); ``tdbg simulator DIR`` makes tdbg
-tt-metal's simulator (tdbg/cli/simulator.py).
+``tdbg build ...`` builds firmware (tdbg/cli/build.py); ``tdbg toolchain sfpi-standin TTNN_DIR``
+installs the SFPI stand-in (tdbg/cli/toolchain.py); ``tdbg simulator DIR`` makes tdbg tt-metal's
+simulator (tdbg/cli/simulator.py).
 
 Ctrl-C (SIGINT) interrupts the running command and nothing else: it never raises between
 commands, so a script goes on after it however many arrive.  Bad arguments (a port out of
@@ -125,6 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         from tdbg.cli import simulator
 
         return simulator.main(argv[1:])
+    if argv[:1] == ["toolchain"]:
+        from tdbg.cli import toolchain
+
+        return toolchain.main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if (args.rsp_stdio or args.gdb_port is not None) and (args.sequence or args.batch):

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from tdbg.toolchain.zig import cache_dir
 
-__all__ = ["PARTS", "VERSION", "Tree", "TtnnUnavailable", "cache_root", "tree"]
+__all__ = ["PARTS", "VERSION", "Tree", "TtnnUnavailable", "cache_root", "tree", "wheel"]
 
 VERSION = "0.81.1"
 WHEEL = f"ttnn-{VERSION}-cp310-cp310-manylinux_2_34_x86_64.whl"
@@ -104,6 +104,18 @@ def tree() -> Tree:
         if not _complete(unpacked):
             _unpack(_wheel(root), unpacked.root)
     return unpacked
+
+
+def wheel() -> Path:
+    """The wheel file itself (cp310), obtained (once) if it is not there yet: what a host venv
+    installs (``tests/ttnn_host.py``)."""
+    root = cache_root()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TtnnUnavailable(f"cannot create the ttnn cache {root}: {exc.strerror}") from exc
+    with _locked(root):
+        return _wheel(root)
 
 
 def _complete(unpacked: Tree) -> bool:

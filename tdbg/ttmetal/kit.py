@@ -69,7 +69,8 @@ FIRMWARE = "11660721212704224774"
 DEVICE_DEFINES = ("IS_NOT_POW2_NUM_L1_BANKS=1", "LOG_BASE_2_OF_NUM_DRAM_BANKS=3", "NUM_DRAM_BANKS=8",
                   "NUM_L1_BANKS=130", "PCIE_NOC_X=19", "PCIE_NOC_Y=24", "TENSIX_FIRMWARE", "LOCAL_MEM_EN=0")
 #: ... and after the processor's own (DISPATCH_MESSAGE_ADDR = 0xFFB70438).
-BUILD_DEFINES = ("PROGRAMMABLE_CORE_TYPE=0", "ARCH_BLACKHOLE", "DISPATCH_MESSAGE_ADDR=4290184248", "KERNEL_BUILD")
+DISPATCH_MESSAGE_ADDR = "DISPATCH_MESSAGE_ADDR=4290184248"
+BUILD_DEFINES = ("PROGRAMMABLE_CORE_TYPE=0", "ARCH_BLACKHOLE", DISPATCH_MESSAGE_ADDR, "KERNEL_BUILD")
 #: LLVM's spelling of the cores' ISA (SFPI's ``-mcpu=tt-bh``, less ``xttzbkb``), with linker relaxation.
 ISA = "generic_rv32+m+zaamo+zba+zbb+relax"
 #: tt-metal's compiler flags that clang shares (its GCC-only ones dropped, C++17 -> C++20, see above).
@@ -100,11 +101,11 @@ _INCLUDES = ("", "ttnn", "ttnn/cpp", "tt_metal/hw/inc", "tt_metal/tt-llk/common"
 _TRISC_ONLY = {"runtime/sfpi/include", "tt_metal/hw/ckernels/blackhole/metal/llk_api",
                "tt_metal/hw/ckernels/blackhole/metal/llk_api/llk_sfpu"}
 #: what the wrapper compiles noc.c / substitutes.cpp against (their own headers)
-_LIB_INCLUDES = ("tt_metal/hw/inc", "tt_metal/hw/inc/internal/tt-1xx", "tt_metal/hw/inc/internal/tt-1xx/blackhole",
+LIB_INCLUDES = ("tt_metal/hw/inc", "tt_metal/hw/inc/internal/tt-1xx", "tt_metal/hw/inc/internal/tt-1xx/blackhole",
                  "tt_metal/hw/inc/internal/tt-1xx/blackhole/noc",
                  "tt_metal/hw/inc/internal/tt-1xx/blackhole/blackhole_defines", "tt_metal/hostdevcommon/api",
                  "tt_metal/tt-llk/tt_llk_blackhole/common/inc")
-_LIBS = {"noc": "tt_metal/hw/firmware/src/tt-1xx/blackhole/noc.c", "substitutes": "tt_metal/hw/toolchain/substitutes.cpp"}
+LIBS = {"noc": "tt_metal/hw/firmware/src/tt-1xx/blackhole/noc.c", "substitutes": "tt_metal/hw/toolchain/substitutes.cpp"}
 
 #: tt-metal's DataFormat codes (tensix_types.h) for the formats the kit generates descriptors for, and
 #: a tile's bytes in L1 (BFP: 64 exponents, then the datums).
@@ -137,7 +138,7 @@ class Processor:
     entry_source: str         # the firmware's kernel entry, under tt_metal/hw/firmware/src/tt-1xx
     defines: tuple[str, ...]
     opt: str                  # tt-metal's default optimisation (KernelBuildOptLevel)
-    libs: tuple[str, ...]     # the wheel objects its link adds, as sources (``_LIBS``)
+    libs: tuple[str, ...]     # the wheel objects its link adds, as sources (``LIBS``)
 
     @property
     def trisc(self) -> bool:
@@ -393,9 +394,9 @@ def _build_processor(kernel: Kernel, proc: Processor, metal: Path, work: Path, w
     for lib in proc.libs:
         lib_obj = pdir / f"{lib}.o"
         _zig("c++", ["-target", "riscv32-linux-musl", f"-mcpu={ISA}", proc.opt, *CXXFLAGS, "-x", "c++",
-                     *(f"-I{metal / i}" for i in _LIB_INCLUDES), f"-I{shim_dir()}", *CLANG_ONLY,
-                     "-DARCH_BLACKHOLE", "-DTENSIX_FIRMWARE", "-c", str(metal / _LIBS[lib]), "-o", str(lib_obj)],
-             pdir, f"{_LIBS[lib]} ({proc.name})")
+                     *(f"-I{metal / i}" for i in LIB_INCLUDES), f"-I{shim_dir()}", *CLANG_ONLY,
+                     "-DARCH_BLACKHOLE", "-DTENSIX_FIRMWARE", "-c", str(metal / LIBS[lib]), "-o", str(lib_obj)],
+             pdir, f"{LIBS[lib]} ({proc.name})")
         objects.append(lib_obj)
     libc = pdir / "libc.o"
     _zig("cc", ["-target", "riscv32-freestanding-none", f"-mcpu={ISA}", "-O2", "-ffreestanding", "-fno-builtin", "-c",
@@ -430,7 +431,7 @@ def _weakened_firmware(tree: ttnn.Tree, work: Path) -> Path:
 
 
 #: what an error names when the kernel uses SFPI's vector extension
-_SFPI = re.compile(r"\b(vFloat|vInt|vUInt|vConst\w*|dst_reg|l_reg|v_if|v_elseif|v_else|v_endif|"
+SFPI_CODE = re.compile(r"\b(vFloat|vInt|vUInt|vConst\w*|dst_reg|l_reg|v_if|v_elseif|v_else|v_endif|"
                    r"sfpi::\w+|__builtin_rvtt_\w+|__rvtt_\w+)\b")
 
 
@@ -443,7 +444,7 @@ def _zig(mode: str, args: Sequence[str], cwd: Path, what: str) -> None:
     if done.returncode == 0:
         return
     errors = [line for line in done.stderr.splitlines() if "error" in line] or done.stderr.splitlines()
-    sfpi = sorted({m.group(1) for line in errors for m in [_SFPI.search(line)] if m})
+    sfpi = sorted({m.group(1) for line in errors for m in [SFPI_CODE.search(line)] if m})
     if sfpi:
         raise NeedsSfpi(f"{what} uses SFPI vector code ({', '.join(sfpi[:3])}): it needs SFPI's compiler "
                         "(riscv-tt-elf-g++), which tdbg does not have")
