@@ -8,7 +8,8 @@ event) selects that tile and goes to ``on_stop`` (the front end shows it; by def
 session's ``announce``).
 A hang: the host keeps reading while no core can run and nothing it reads changes; after
 ``HANG_READS`` such reads ``read`` raises ``Hang`` with the waits (``Session.explain_waits``
-explains them) and the front end answers the host so that it fails.
+explains them) and the front end answers the host so that it fails.  A stop the front end does
+not resume halts the device: every read after it raises ``Halted``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from tdbg.tensix.events import TensixEvent
 
 if TYPE_CHECKING:
     from tdbg.emu.grid import Grid
+    from tdbg.ttmetal.jit_output import Binary, JitOutput
     from tdbg.session import Session
 
 #: Reads of a quiet grid, with no write between them, after which the host is polling for
@@ -39,6 +41,14 @@ class Hang(SessionError):
         self.stops = stops
 
 
+class Halted(SessionError):
+    """A core stopped and the front end did not resume it: the device answers no more reads."""
+
+    def __init__(self, where: Coord, stop: Stop) -> None:
+        super().__init__(f"the device stopped: tile {where[0]},{where[1]}: {stop.describe()}")
+        self.where, self.stop = where, stop
+
+
 class HostPort:
     """tt-umd's reads, writes and resets, on ``session``'s grid."""
 
@@ -47,7 +57,11 @@ class HostPort:
         self.requests = 0
         self.quiet_reads = 0
         self.waits: dict[Coord, Stop] = {}    # each tile's deadlock in the last round that ran
-        self.on_stop: Callable[[Stop], object] = session.announce
+        #: Told of a stop on a tile (selected): True resumes the run, False halts the device.
+        self.on_stop: Callable[[Stop], bool] = lambda stop: bool(session.announce(stop)) and False
+        self.halted: Halted | None = None
+        self.jit: JitOutput | None = None      # the host's builds, to know its binaries by
+        self.loaded: dict[tuple[Coord, str], dict[int, Binary]] = {}   # (tile, core) -> address -> binary
 
     def _checked(self, where: Coord) -> Coord:
         if self.grid.chip.kind(where) == "nothing":
@@ -55,16 +69,47 @@ class HostPort:
         return where
 
     def write(self, where: Coord, address: int, data: bytes) -> None:
+        """A host write; a firmware or kernel binary the host built (``jit``) is loaded as code,
+        with its symbols on its core of that tile."""
         self.requests += 1
         self.quiet_reads = 0
         try:
-            self.grid.write(self._checked(where), address, data)
+            binary = None
+            if self.jit is not None and where in self.grid.chip.noc.tensix and address < self.grid.profile.l1_size:
+                binary = self.jit.match(data)
+            if binary is None:
+                self.grid.write(self._checked(where), address, data)
+                return
+            self.grid.write_code(where, address, data, len(binary.text))
         except TensixEvent as exc:
             raise SessionError(str(exc)) from None
+        self._symbols(where, address, binary)
+
+    def _symbols(self, where: Coord, address: int, binary: Binary) -> None:
+        """``binary`` now at ``address`` on its core of tile ``where``: the core's symbol files
+        are its firmware and the kernels loaded since, less those this one overwrote."""
+        on_core = self.loaded.setdefault((where, binary.core), {})
+        end = address + len(binary.text)
+        for at in [a for a, b in on_core.items() if a < end and address < a + len(b.text)]:
+            del on_core[at]
+        on_core[address] = binary
+        selected = self.session.tile_coord
+        self.session.select_tile(where)
+        try:
+            self.session.remove_symbol_files(binary.core)
+            for at, loaded in sorted(on_core.items()):
+                self.session.add_symbol_file(binary.core, loaded.elf, None if loaded.kind == "firmware" else at)
+        except SessionError as exc:
+            self.session.warn(f"no symbols for {binary.name} on {where[0]},{where[1]}:{binary.core}: {exc}")
+        finally:
+            if selected is not None:
+                self.session.select_tile(selected)
 
     def read(self, where: Coord, address: int, n: int) -> bytes:
         """What the host reads once the tiles have run (``Hang`` when it can never change)."""
         self.requests += 1
+        if self.halted is not None:
+            raise self.halted
         ran = self.settle()
         try:
             data = self.grid.read(self._checked(where), address, n)
@@ -100,5 +145,6 @@ class HostPort:
                     self.waits[where] = stop
                 elif stop.kind is not StopKind.EXITED:
                     self.session.select_tile(where)
-                    self.on_stop(stop)
-                    return True
+                    if not self.on_stop(stop):
+                        self.halted = Halted(where, stop)
+                        raise self.halted

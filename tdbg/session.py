@@ -211,7 +211,7 @@ class Session(TensixAccess):
         self.tile.reset()
         self.grid: Grid | None = None       # a chip's tiles (``on_chip``); else the one tile
         self.host_port: HostPort | None = None
-        self._views: dict[Coord, tuple[Tile, BreakpointManager, Checkpoints, History]] = {}
+        self._views: dict[Coord, tuple] = {}   # each tile's own: tile, points, checkpoints, history, symbols
 
     # -- a chip's grid of tiles (``tdbg.emu.grid``) --------------------------------------------------
     @classmethod
@@ -244,13 +244,16 @@ class Session(TensixAccess):
         if where not in self.grid.chip.noc.tensix:
             raise SessionError(f"no Tensix tile at {where[0]},{where[1]} on the {self.grid.chip.name} chip")
         if self._views:   # the selected tile is one of the grid's
-            self._views[self.tile.profile.noc.tile] = (self.tile, self.points, self.checkpoints, self.history)
+            self._views[self.tile.profile.noc.tile] = (self.tile, self.points, self.checkpoints, self.history,
+                                                        self.debug_infos, self.symbol_files, self._opened_cores)
         view = self._views.get(where)
         if view is None:
             tile = self.grid.wake(where)
-            view = (tile, BreakpointManager(tile), Checkpoints(tile), History())
+            view = (tile, BreakpointManager(tile), Checkpoints(tile), History(), {}, {}, set())
             self._views[where] = view
-        self.tile, self.points, self.checkpoints, self.history = view
+        (self.tile, self.points, self.checkpoints, self.history, self.debug_infos, self.symbol_files,
+         self._opened_cores) = view
+        self._expr_context = None
 
     # -- programs -----------------------------------------------------------------------------------
     def load(self, core: str, program: str | Path | None, reset: bool = True, local_init: int | None = None) -> None:

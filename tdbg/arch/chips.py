@@ -6,7 +6,10 @@ eight DRAM channels; tt-metal then takes its 140-core descriptor).  ``1x2`` is t
 Tensix tiles, (1, 2) and (2, 2), described with a grid of ``y_size`` 2: that makes tt-metal 0.81.1
 take ``core_descriptors/blackhole_simulation_1x2_arch.yaml`` (two compute cores, logical (0, 0)-(1, 0))
 while every coordinate stays Blackhole's (measured with the ttnn wheel's host, on Tenstorrent's
-simulator too: its firmware, built for that descriptor, runs ``ttnn.add``).
+simulator too: its firmware, built for that descriptor, runs ``ttnn.add``).  It has no Ethernet
+tiles (tdbg models none; with them the host waits for their firmware), and no coordinate
+translation: the host addresses it by NoC 0 coordinate (measured: its DRAM writes go to 0,11, not
+to the translated 17,14), so the firmware's NoC 1 tables hold NoC 1's own coordinates.
 """
 
 from __future__ import annotations
@@ -67,8 +70,9 @@ def small(profile: Profile) -> Chip:
     """The ``1x2`` chip (the module's docstring)."""
     chip = full(profile)
     workers = ((1, 2), (2, 2))
-    return dataclasses.replace(chip, name="1x2", noc=dataclasses.replace(chip.noc, tile=workers[0],
-                                                                        tensix=frozenset(workers)),
+    others = {c: kind for c, kind in chip.noc.others.items() if kind != "Ethernet"}
+    return dataclasses.replace(chip, name="1x2", noc=dataclasses.replace(chip.noc, tile=workers[0], translated={},
+                                                                        tensix=frozenset(workers), others=others),
                                described_grid=(chip.noc.size[0], 2), workers=workers)
 
 

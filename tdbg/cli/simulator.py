@@ -1,13 +1,16 @@
 """``tdbg simulator DIR [--grid CHIP]``: write the folder ``TT_METAL_SIMULATOR`` names and print
 the exports; ``--serve`` (what the folder's ``run.sh`` runs, under tt-umd) serves the host
 dialled at ``NNG_SOCKET_ADDR`` on a session over the chip, with the tdbg options
-``TDBG_SIMULATOR_ARGS`` carries (``-x FILE``, ``-ex CMD``, ``-q``, ``-nx``) run first."""
+``TDBG_SIMULATOR_ARGS`` carries (``-x FILE``, ``-ex CMD``, ``-q``, ``-nx``) run first
+(``--trace-requests FILE``: one line per request received).  At the end it says how many
+requests it answered, and how fast."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 
 from tdbg.arch.chips import CHIPS
@@ -40,6 +43,7 @@ def _session_options(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("-nx", "--nx", action="store_true")
     parser.add_argument("-batch", "--batch", action="store_true")
     parser.add_argument("--simulator-remote", action="store_true")
+    parser.add_argument("--trace-requests", metavar="FILE")
     return parser.parse_args(argv)
 
 
@@ -65,6 +69,7 @@ def serve(args: argparse.Namespace) -> int:
     """The server under tt-umd: stdin is not the user's; stdout and stderr are the script's."""
     from tdbg.commands import Interpreter
     from tdbg.commands.running import report_stop
+    from tdbg.emu.stops import StopKind
     from tdbg.errors import SessionError
     from tdbg.simulator import folder
     from tdbg.simulator.server import Server
@@ -89,9 +94,17 @@ def serve(args: argparse.Namespace) -> int:
     except SessionError as exc:
         print(f"tdbg simulator: {exc}", file=sys.stderr)
         return 1
+    from tdbg.ttmetal.jit_output import JitOutput
+
+    session.host_port.jit = JitOutput(session.profile)
     interp = Interpreter(session, write=out)
     interp.state.confirm = False
-    session.host_port.on_stop = lambda stop: report_stop(interp, stop)
+    def on_stop(stop) -> bool:
+        """A breakpoint is reported and the run goes on (its commands ran); any other stop halts."""
+        report_stop(interp, stop)
+        return stop.kind is StopKind.BREAKPOINT
+
+    session.host_port.on_stop = on_stop
     from tdbg.cli.main import _run_sequence
 
     _run_sequence(options, session, interp)
@@ -103,8 +116,26 @@ def serve(args: argparse.Namespace) -> int:
             report_stop(interp, stop)
 
     server = Server(session, on_hang=on_hang)
+    trace = open(options.trace_requests, "w", buffering=1) if options.trace_requests else None
+    if trace is not None:
+        from tdbg.simulator.protocol import decode
+
+        def line(raw: bytes) -> None:
+            m = decode(raw)
+            trace.write(f"{m.name} {m.core[0]},{m.core[1]} {m.address:#x} {m.size}"
+                        f"{' ' + m.payload[:16].hex() if m.command == 0 else ''}\n")
+        server.trace = line
+    started = time.monotonic()
     try:
         return server.serve(address, args.simulator_remote or options.simulator_remote)
     except SessionError as exc:
         print(f"tdbg simulator: {exc}", file=sys.stderr)
         return 1
+    finally:
+        if trace is not None:
+            trace.close()
+        took = time.monotonic() - started
+        requests = sum(server.counts.values())
+        if not options.quiet:
+            print(f"tdbg simulator: {requests} requests in {took:.1f} s ({requests / max(took, 1e-9):.0f}/s): "
+                  + ", ".join(f"{n} {name}" for name, n in sorted(server.counts.items())), file=sys.stderr)

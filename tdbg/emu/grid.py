@@ -91,6 +91,14 @@ class Grid:
             return
         self._dormant_write(where, address, data)
 
+    def write_code(self, where: Coord, address: int, data: bytes, text: int) -> None:
+        """The host writes a binary at ``where``: its first ``text`` bytes code (the tile is
+        modelled from now on: code needs the tile's classification of its words), the rest data."""
+        tile = self.wake(where)
+        tile.load_code(address, data[:text])
+        if len(data) > text:
+            self.write(where, address + text, data[text:])
+
     def _dormant_write(self, where: Coord, address: int, data: bytes) -> None:
         local = self.local(where)
         if address + len(data) <= self.profile.l1_size:
@@ -117,9 +125,10 @@ class Grid:
 
     # -- reset ------------------------------------------------------------------------------------
     def hold(self, where: Coord, held: bool) -> None:
-        """tt-umd's ALL_TENSIX_RESET_ASSERT / _DEASSERT: every core of the tile held, or all
-        released, as a ``SOFT_RESET_0`` store of all bits set or clear would."""
-        value = self.soft_reset.reset if held else self.soft_reset.reset & ~self.all_cores
+        """tt-umd's ALL_TENSIX_RESET_ASSERT (every core held) / _DEASSERT (BRISC released, the
+        others as they were: ``tdbg.simulator.server`` says why), as ``SOFT_RESET_0`` stores."""
+        brisc = 1 << self.profile.core("B").soft_reset_bit
+        value = self.soft_reset.reset if held else int.from_bytes(self.read(where, self.soft_reset_address, 4), "little") & ~brisc
         self.write(where, self.soft_reset_address, value.to_bytes(4, "little"))
 
     def wake(self, where: Coord) -> Tile:

@@ -12,7 +12,11 @@ EXIT when the host closes the device.  What each is answered with:
   (padded to whole words).  A read that cannot be made (nothing at that coordinate, a device that
   refuses it), and a read while the grid hangs (``hostport.Hang``), are answered with no data: the
   host then fails on its own check ("read response size 0 is smaller than requested size").
-- ALL_TENSIX_RESET_ASSERT / _DEASSERT: every core of the tile held / released.
+  So is every read after a stop the front end did not resume (``hostport.Halted``).
+- ALL_TENSIX_RESET_ASSERT: every core of the tile held.  ALL_TENSIX_RESET_DEASSERT: BRISC
+  released.  tt-umd sends it for whichever cores tt-metal names (for Blackhole it does not say
+  which: ``rtl_simulation_tt_device.cpp``); tt-metal releases only BRISC, whose firmware releases
+  the others, and tt-umd's libttsim path clears only the named cores' ``SOFT_RESET_0`` bits.
 - START: nothing to do (tdbg runs the tiles when the host reads).
 - Any other command (Quasar's NEO data-movement resets, SMN, AXI notifications): an
   ``UnimplementedFunctionality`` line on stderr; one that expects an answer gets one with no data.
@@ -23,6 +27,7 @@ EXIT when the host closes the device.  What each is answered with:
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -60,10 +65,12 @@ class Server:
         self.note = note or (lambda line: print(f"tdbg: {line}", file=sys.stderr, flush=True))
         self.on_hang = on_hang or (lambda hang: None)
         self.counts: dict[str, int] = {}
+        self.trace: Callable[[bytes], None] | None = None   # told of each message received
+        self.halt_told = False
 
     def answer(self, message: Message) -> Message | None:
         """The reply to ``message`` (None: none is sent); EXIT raises ``StopIteration``."""
-        from tdbg.hostport import Hang
+        from tdbg.hostport import Halted, Hang
 
         self.counts[message.name] = self.counts.get(message.name, 0) + 1
         where = message.core
@@ -86,6 +93,11 @@ class Server:
         except Hang as hang:
             self.on_hang(hang)
             return Message(message.command, core=where, address=message.address)
+        except Halted as halted:
+            if not self.halt_told:
+                self.note(f"{halted}; the host's reads get no data from now on")
+                self.halt_told = True
+            return Message(message.command, core=where, address=message.address)
         except SessionError as exc:
             self.note(f"{message.name} of {message.size} bytes at {message.address:#x} in {where[0]},{where[1]}: {exc}")
             if message.command in _ANSWERED:
@@ -93,18 +105,28 @@ class Server:
         return None
 
     def serve(self, address: str, allow_remote: bool = False) -> int:
-        """Dial the host at ``address``, acknowledge, answer until it sends EXIT or goes away."""
+        """Dial the host at ``address``, acknowledge, answer until it sends EXIT or goes away
+        (its connection closed: a host that died leaves no server behind)."""
         import pynng
 
         dial_host(address, allow_remote)
-        with pynng.Pair1(recv_timeout=-1) as sock:
+        gone = threading.Event()
+        with pynng.Pair1(recv_timeout=500) as sock:
+            sock.add_post_pipe_remove_cb(lambda pipe: gone.set())
             sock.dial(address, block=False)        # tt-umd starts listening after it spawned us
             sock.send(encode(Message(Command.EXIT)))
             while True:
                 try:
                     raw = sock.recv()
+                except pynng.exceptions.Timeout:
+                    if gone.is_set():
+                        self.note("the host closed the connection")
+                        return 0
+                    continue
                 except pynng.exceptions.Closed:
                     return 0
+                if self.trace is not None:
+                    self.trace(raw)
                 try:
                     message = decode(raw)
                 except BadMessage as exc:
