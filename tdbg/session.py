@@ -1011,7 +1011,15 @@ class Session(TensixAccess):
         return list(self.tile.cores).index(name) + 1
 
     def core_by_thread(self, text: str) -> str:
-        """A core from a GDB thread number or a core name."""
+        """A core from a GDB thread number or a core name; on a chip ``X,Y:CORE`` selects tile
+        X,Y first."""
+        tile, sep, rest = text.partition(":")
+        if sep and "," in tile:
+            try:
+                self.select_tile(chips.parse_coord(tile))
+            except ValueError as exc:
+                raise SessionError(str(exc)) from None
+            text = rest
         names = list(self.tile.cores)
         if text.isdigit():
             if not 1 <= int(text) <= len(names):
@@ -1227,7 +1235,26 @@ class Session(TensixAccess):
         self.tile.namers.append(namer)
 
     def has_firmware(self, name: str) -> bool:
+        """The core has code to run: loaded firmware, or (a chip's tile) it has been released."""
+        if self.tile.hosted:
+            return self.tile.core_named(name).state is not CoreState.IDLE
         return name in self.tile.programs
+
+    def core_label(self, name: str) -> str:
+        """A core as the user names it: ``X,Y:NAME`` on a chip (tt-exalens' ``-l X,Y``), else NAME."""
+        where = self.tile_coord
+        return name if where is None else f"{where[0]},{where[1]}:{name}"
+
+    def tiles(self) -> list[tuple[Coord, str]]:
+        """A chip's Tensix tiles and what each is: modelled (with its cores' states) or dormant."""
+        if self.grid is None:
+            return []
+        out = []
+        for where in self.grid.chip.workers:
+            tile = self.grid.tiles.get(where)
+            out.append((where, "dormant (no core released)" if tile is None else
+                        ", ".join(f"{n} {c.state.value}" for n, c in tile.cores.items())))
+        return out
 
     @property
     def pushes(self) -> PushLog:

@@ -72,6 +72,7 @@ def small(profile: Profile) -> Chip:
     workers = ((1, 2), (2, 2))
     others = {c: kind for c, kind in chip.noc.others.items() if kind != "Ethernet"}
     return dataclasses.replace(chip, name="1x2", noc=dataclasses.replace(chip.noc, tile=workers[0], translated={},
+                                                                        noc1_grid=(chip.noc.size[0], 2),
                                                                         tensix=frozenset(workers), others=others),
                                described_grid=(chip.noc.size[0], 2), workers=workers)
 

@@ -148,14 +148,15 @@ class Noc:
         """The NoC 0 coordinate a coordinate field (x | y << 6) of a request on NoC ``noc``
         names: a translated one through the table (the same on both NoCs).  On a chip that
         translates nothing (an empty table) a NoC 1 coordinate is NoC 1's own, which runs the other
-        way (NoC/Coordinates.md: (x, y) on NoC 1 is (W - 1 - x, H - 1 - y) on NoC 0), except a
-        Tensix tile's NoC 0 coordinate: firmware names its own tile by ``NOC_ID_LOGICAL`` on both
-        NoCs (ttsim tile.cpp:1421-1424), while the host's tables give NoC 1's coordinates of DRAM
-        (measured on the ``1x2`` chip: a kernel's NoC 1 write to DRAM 0,11 names 16,0)."""
+        way (NoC/Coordinates.md: (x, y) on NoC 1 is (W - 1 - x, H - 1 - y) on NoC 0, in the grid
+        the host was given: ``noc1_grid``, 6 bits each), except a Tensix tile's NoC 0 coordinate:
+        firmware names its own tile by ``NOC_ID_LOGICAL`` on both NoCs (ttsim tile.cpp:1421-1424),
+        while the host's tables give NoC 1's coordinates of DRAM (measured on the ``1x2`` chip,
+        described as 17 x 2: its NoC 1 writes to DRAM ports 0,1 and 0,10 name 16,0 and 16,55)."""
         xy = (coord & 63, (coord >> 6) & 63)
         if noc and not self.spec.translated and xy not in self.spec.tensix:
-            w, h = self.spec.size
-            return w - 1 - xy[0], h - 1 - xy[1]
+            w, h = self.spec.noc1_grid or self.spec.size
+            return (w - 1 - xy[0]) & 63, (h - 1 - xy[1]) & 63
         return self.spec.physical(xy)
 
     def describe(self, where: Coord, address: int) -> str:
