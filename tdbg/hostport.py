@@ -60,6 +60,7 @@ class HostPort:
         #: Told of a stop on a tile (selected): True resumes the run, False halts the device.
         self.on_stop: Callable[[Stop], bool] = lambda stop: bool(session.announce(stop)) and False
         self.halted: Halted | None = None
+        self.before_kernels: Callable[[], object] | None = None
         self.jit: JitOutput | None = None      # the host's builds, to know its binaries by
         self.loaded: dict[tuple[Coord, str], dict[int, Binary]] = {}   # (tile, core) -> address -> binary
 
@@ -119,9 +120,11 @@ class HostPort:
             self.quiet_reads = 0
         else:
             self.quiet_reads += 1
-            if self.quiet_reads >= HANG_READS:
-                self.quiet_reads = 0
-                raise Hang(self.waits)
+            if self.quiet_reads >= HANG_READS:   # reported once: the device answers no more reads
+                hang = Hang(dict(self.waits))
+                where, stop = next(iter(hang.stops.items()))
+                self.halted = Halted(where, stop)
+                raise hang
         return data
 
     def hold(self, where: Coord, held: bool) -> None:
@@ -130,21 +133,32 @@ class HostPort:
         self.grid.hold(self._checked(where), held)
 
     def settle(self) -> bool:
-        """Run the tiles until every core waits or is done; True if any ran.  A stop on a tile
-        selects it and is announced (the session's ``stop_listeners``)."""
+        """Run the tiles until every core waits or is done; True if any ran.  Each tile runs as
+        the session's ``cont`` runs it (breakpoint conditions and ignore counts hold); a stop
+        selects its tile and goes to ``on_stop``.  The first run after the host wrote a kernel
+        first calls ``before_kernels`` (the front end's commands: breakpoints in kernels)."""
+        if self.before_kernels is not None and any(b.kind == "kernel" for d in self.loaded.values() for b in d.values()):
+            before, self.before_kernels = self.before_kernels, None
+            before()
         ran = False
-        while True:
-            active = self.grid.runnable()
-            if not active:
-                return ran
-            ran = True
-            for where in active:
-                stop = self.grid.tiles[where].run()
-                self.waits.pop(where, None)
-                if stop.kind is StopKind.DEADLOCK:
-                    self.waits[where] = stop
-                elif stop.kind is not StopKind.EXITED:
+        selected = self.session.tile_coord
+        try:
+            while True:
+                active = self.grid.runnable()
+                if not active:
+                    return ran
+                ran = True
+                for where in active:
                     self.session.select_tile(where)
-                    if not self.on_stop(stop):
-                        self.halted = Halted(where, stop)
-                        raise self.halted
+                    stop = self.session.cont()
+                    self.waits.pop(where, None)
+                    if stop.kind is StopKind.DEADLOCK:
+                        self.waits[where] = stop
+                    elif stop.kind is not StopKind.EXITED:
+                        selected = where
+                        if not self.on_stop(stop):
+                            self.halted = Halted(where, stop)
+                            raise self.halted
+        finally:
+            if selected is not None:
+                self.session.select_tile(selected)

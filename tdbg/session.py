@@ -877,10 +877,11 @@ class Session(TensixAccess):
         firmware.  A ``FILE:LINE`` gets the cores that have code for exactly that line; only
         when none has, every core's code for the next line that has code in one of them
         (GDB's rule over its program spaces); ``Breakpoint.line`` says which line that was."""
-        cores = [thread] if thread else [self.current] + [n for n in self.tile.programs if n != self.current]
+        with_code = [n for n in self.tile.cores if self.tile.image(n) is not None or self.symbol_files.get(n)]
+        cores = [thread] if thread else [self.current] + [n for n in with_code if n != self.current]
         if thread and thread not in self.tile.cores:
             raise SessionError(f"Unknown thread {thread}.")
-        cores = [n for n in cores if self.tile.image(n) is not None or isinstance(location, int)]
+        cores = [n for n in cores if n in with_code or isinstance(location, int)]
         found: dict[str, linespec.Resolved] = {}
         error: SessionError | None = None
         for name in cores:
@@ -911,7 +912,9 @@ class Session(TensixAccess):
         """``_resolved`` in the firmware of ``core`` and in each of its symbol files (as GDB
         looks a location up in every objfile): every site, the nearest next line."""
         files: list[SymbolFile | None] = [None, *self.symbol_files.get(core, ())]
-        if len(files) == 1 or isinstance(location, int):
+        if self.tile.image(core) is None:   # a host's code only (a chip's tile): its symbol files
+            files = files[1:]
+        if len(files) == 1 and files[0] is None or isinstance(location, int):
             return self._resolved(location, line)
         sites: list[Site] = []
         later: list[int] = []

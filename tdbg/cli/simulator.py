@@ -1,7 +1,8 @@
 """``tdbg simulator DIR [--grid CHIP]``: write the folder ``TT_METAL_SIMULATOR`` names and print
 the exports; ``--serve`` (what the folder's ``run.sh`` runs, under tt-umd) serves the host
 dialled at ``NNG_SOCKET_ADDR`` on a session over the chip, with the tdbg options
-``TDBG_SIMULATOR_ARGS`` carries (``-x FILE``, ``-ex CMD``, ``-q``, ``-nx``) run first
+``TDBG_SIMULATOR_ARGS`` carries (``-x FILE``, ``-ex CMD``, ``-q``, ``-nx``) run once the host has
+written its first kernel, before it runs (so ``break kernel_main thread T1`` finds the kernel)
 (``--trace-requests FILE``: one line per request received).  At the end it says how many
 requests it answered, and how fast."""
 
@@ -101,18 +102,22 @@ def serve(args: argparse.Namespace) -> int:
     interp.state.confirm = False
     def on_stop(stop) -> bool:
         """A breakpoint is reported and the run goes on (its commands ran); any other stop halts."""
+        x, y = session.tile_coord
+        out(f"\n[Tile {x},{y}]")
         report_stop(interp, stop)
         return stop.kind is StopKind.BREAKPOINT
 
     session.host_port.on_stop = on_stop
     from tdbg.cli.main import _run_sequence
 
-    _run_sequence(options, session, interp)
+    # the commands run when the host has written its first kernel: its symbols are known then
+    session.host_port.before_kernels = lambda: _run_sequence(options, session, interp)
 
     def on_hang(hang) -> None:
         out(f"tdbg: {hang}\n")
         for where, stop in hang.stops.items():
             session.select_tile(where)
+            out(f"\n[Tile {where[0]},{where[1]}]")
             report_stop(interp, stop)
 
     server = Server(session, on_hang=on_hang)
