@@ -51,9 +51,12 @@ from tdbg.tensix import l1_data
 from tdbg.tensix_access import TensixAccess
 from tdbg.tensix.events import Category, TensixEvent
 from tdbg.arch.blackhole import BLACKHOLE
-from tdbg.arch.profile import Profile
+from tdbg.arch import chips
+from tdbg.arch.profile import Coord, Profile
 
 if TYPE_CHECKING:
+    from tdbg.emu.grid import Grid
+    from tdbg.hostport import HostPort
     from tdbg.disasm import Disassembler
     from tdbg.emu.noc import Transfer
 
@@ -213,6 +216,51 @@ class Session(TensixAccess):
                 self.load(name, path, reset=False)
         self.current = next(iter(self.tile.programs), "T0")
         self.tile.reset()
+        self.grid: Grid | None = None       # a chip's tiles (``on_chip``); else the one tile
+        self.host_port: HostPort | None = None
+        self._views: dict[Coord, tuple] = {}   # each tile's own: tile, points, checkpoints, history, symbols
+
+    # -- a chip's grid of tiles (``tdbg.emu.grid``) --------------------------------------------------
+    @classmethod
+    def on_chip(cls, chip: str, profile: Profile = BLACKHOLE) -> Session:
+        """A session over chip ``chip``'s grid (``tdbg.arch.chips``: "1x2", "full"), as the
+        simulator server presents it to a host; its first worker selected, every core held."""
+        from tdbg.emu.grid import Grid
+        from tdbg.hostport import HostPort
+
+        try:
+            layout = chips.chip(chip, profile)
+        except ValueError as exc:
+            raise SessionError(str(exc)) from None
+        session = cls({}, profile)
+        session.grid = Grid(profile, layout)
+        session.host_port = HostPort(session, session.grid)
+        session.select_tile(layout.workers[0])
+        return session
+
+    @property
+    def tile_coord(self) -> Coord | None:
+        """The selected tile's NoC coordinate on a chip (None: the session's one tile)."""
+        return self.tile.profile.noc.tile if self.grid is not None else None
+
+    def select_tile(self, where: Coord) -> None:
+        """Make the chip's tile at ``where`` the one the session's commands see (its cores,
+        breakpoints, checkpoints and history are its own); the tile is modelled from now on."""
+        if self.grid is None:
+            raise SessionError("this session has one tile: start tdbg as a simulator (tdbg simulator) for a grid")
+        if where not in self.grid.chip.noc.tensix:
+            raise SessionError(f"no Tensix tile at {where[0]},{where[1]} on the {self.grid.chip.name} chip")
+        if self._views:   # the selected tile is one of the grid's
+            self._views[self.tile.profile.noc.tile] = (self.tile, self.points, self.checkpoints, self.history,
+                                                        self.debug_infos, self.symbol_files, self._opened_cores)
+        view = self._views.get(where)
+        if view is None:
+            tile = self.grid.wake(where)
+            view = (tile, BreakpointManager(tile), Checkpoints(tile), History(), {}, {}, set())
+            self._views[where] = view
+        (self.tile, self.points, self.checkpoints, self.history, self.debug_infos, self.symbol_files,
+         self._opened_cores) = view
+        self._expr_context = None
 
     # -- programs -----------------------------------------------------------------------------------
     def load(self, core: str, program: str | Path | None, reset: bool = True, local_init: int | None = None) -> None:
@@ -839,10 +887,11 @@ class Session(TensixAccess):
         firmware.  A ``FILE:LINE`` gets the cores that have code for exactly that line; only
         when none has, every core's code for the next line that has code in one of them
         (GDB's rule over its program spaces); ``Breakpoint.line`` says which line that was."""
-        cores = [thread] if thread else [self.current] + [n for n in self.tile.programs if n != self.current]
+        with_code = [n for n in self.tile.cores if self.tile.image(n) is not None or self.symbol_files.get(n)]
+        cores = [thread] if thread else [self.current] + [n for n in with_code if n != self.current]
         if thread and thread not in self.tile.cores:
             raise SessionError(f"Unknown thread {thread}.")
-        cores = [n for n in cores if self.tile.image(n) is not None or isinstance(location, int)]
+        cores = [n for n in cores if n in with_code or isinstance(location, int)]
         found: dict[str, linespec.Resolved] = {}
         error: SessionError | None = None
         for name in cores:
@@ -873,7 +922,9 @@ class Session(TensixAccess):
         """``_resolved`` in the firmware of ``core`` and in each of its symbol files (as GDB
         looks a location up in every objfile): every site, the nearest next line."""
         files: list[SymbolFile | None] = [None, *self.symbol_files.get(core, ())]
-        if len(files) == 1 or isinstance(location, int):
+        if self.tile.image(core) is None:   # a host's code only (a chip's tile): its symbol files
+            files = files[1:]
+        if len(files) == 1 and files[0] is None or isinstance(location, int):
             return self._resolved(location, line)
         sites: list[Site] = []
         later: list[int] = []
@@ -973,7 +1024,15 @@ class Session(TensixAccess):
         return list(self.tile.cores).index(name) + 1
 
     def core_by_thread(self, text: str) -> str:
-        """A core from a GDB thread number or a core name."""
+        """A core from a GDB thread number or a core name; on a chip ``X,Y:CORE`` selects tile
+        X,Y first."""
+        tile, sep, rest = text.partition(":")
+        if sep and "," in tile:
+            try:
+                self.select_tile(chips.parse_coord(tile))
+            except ValueError as exc:
+                raise SessionError(str(exc)) from None
+            text = rest
         names = list(self.tile.cores)
         if text.isdigit():
             if not 1 <= int(text) <= len(names):
@@ -1227,7 +1286,26 @@ class Session(TensixAccess):
         self.tile.namers.append(namer)
 
     def has_firmware(self, name: str) -> bool:
+        """The core has code to run: loaded firmware, or (a chip's tile) it has been released."""
+        if self.tile.hosted:
+            return self.tile.core_named(name).state is not CoreState.IDLE
         return name in self.tile.programs
+
+    def core_label(self, name: str) -> str:
+        """A core as the user names it: ``X,Y:NAME`` on a chip (tt-exalens' ``-l X,Y``), else NAME."""
+        where = self.tile_coord
+        return name if where is None else f"{where[0]},{where[1]}:{name}"
+
+    def tiles(self) -> list[tuple[Coord, str]]:
+        """A chip's Tensix tiles and what each is: modelled (with its cores' states) or dormant."""
+        if self.grid is None:
+            return []
+        out = []
+        for where in self.grid.chip.workers:
+            tile = self.grid.tiles.get(where)
+            out.append((where, "dormant (no core released)" if tile is None else
+                        ", ".join(f"{n} {c.state.value}" for n, c in tile.cores.items())))
+        return out
 
     @property
     def pushes(self) -> PushLog:

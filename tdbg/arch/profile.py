@@ -106,6 +106,7 @@ class NocSpec:
     dram_channel_size: int
     others: dict[Coord, str]             # the other endpoints (PCIe, ARC, Ethernet, router-only)
     translated: dict[Coord, Coord]       # translated coordinate -> NoC 0 coordinate (identity where absent)
+    noc1_grid: Coord | None = None       # untranslated: the grid NoC 1 coordinates run back in (None: size)
 
     def physical(self, coord: Coord) -> Coord:
         return self.translated.get(coord, coord)

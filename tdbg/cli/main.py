@@ -1,7 +1,8 @@
 """``tdbg`` command line: open firmware, run ``-ex``/``-x`` commands, then the REPL (or exit
 with ``-batch``); ``--rsp-stdio`` / ``--gdb-port`` serve the GDB remote protocol instead;
 ``tdbg build ...`` builds firmware (tdbg/cli/build.py); ``tdbg toolchain sfpi-standin TTNN_DIR``
-installs the SFPI stand-in (tdbg/cli/toolchain.py).
+installs the SFPI stand-in (tdbg/cli/toolchain.py); ``tdbg simulator DIR`` makes tdbg tt-metal's
+simulator (tdbg/cli/simulator.py).
 
 Ctrl-C (SIGINT) interrupts the running command and nothing else: it never raises between
 commands, so a script goes on after it however many arrive.  Bad arguments (a port out of
@@ -47,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tdbg",
         description="A GDB-like debugger for Tensix tile firmware (Blackhole T cores, Dst window, Tensix instructions).",
         epilog="tdbg build FILE.c [-o FILE.elf] [-- FLAG ...] builds firmware; tdbg build --print-flags prints "
-               "the compiler flags for a Makefile (tdbg build --help).",
+               "the compiler flags for a Makefile (tdbg build --help).  tdbg simulator DIR writes a folder for "
+               "tt-metal's TT_METAL_SIMULATOR: your ttnn script then runs on tdbg (tdbg simulator --help).",
     )
     parser.add_argument("programs", nargs="*", metavar="[CORE=]FIRMWARE",
                         help="firmware ELF, or a .c file to build, for a core: T0=unpack.elf T1=math.elf T2=pack.elf "
@@ -91,7 +93,7 @@ def _port(text: str) -> int:
     return port
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
     """True when every address ``host`` names is a loopback address (unresolvable: False)."""
     try:
         infos = socket.getaddrinfo(host, None)
@@ -138,6 +140,10 @@ def _main(argv: list[str] | None = None) -> int:
         from tdbg.cli import build
 
         return build.main(argv[1:])
+    if argv[:1] == ["simulator"]:
+        from tdbg.cli import simulator
+
+        return simulator.main(argv[1:])
     if argv[:1] == ["toolchain"]:
         from tdbg.cli import toolchain
 
@@ -215,7 +221,7 @@ def _serve(args: argparse.Namespace, session: Session) -> int:
             _ignore_sigint()
         return 0
     host = args.gdb_host
-    if not _is_loopback(host):
+    if not is_loopback(host):
         print(f"tdbg: warning: listening on {host}, not loopback: anyone who can reach port {args.gdb_port} there "
               f"controls the tile, with no authentication (host-file commands stay refused"
               f"{'' if not args.allow_host_files else ', except that --allow-host-files allows them'}).",
@@ -267,9 +273,9 @@ def batch_status(stop: Stop) -> int:
     return BATCH_DEVICE_ASSERT if device_assert(stop) else 0
 
 
-def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int:
-    """The init file (unless ``-nx``), the ``-x`` scripts and ``-ex`` commands in command-line
-    order, then the REPL or the piped lines; the exit status (1 if a command failed)."""
+def _run_sequence(args: argparse.Namespace, session: Session, interp: Interpreter) -> bool:
+    """The init file (unless ``-nx``), then the ``-x`` scripts and ``-ex`` commands in
+    command-line order; False if any failed."""
     ok = True
     init = init_file()
     if not args.nx and init.is_file():   # its failing command ends it, as GDB's; the session goes on
@@ -290,6 +296,13 @@ def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int
             interp.failed = ok = False
             continue
         ok = session.run_breakable(lambda n=value, l=lines: _source(session, interp, n, l)) and ok
+    return ok
+
+
+def _run(args: argparse.Namespace, session: Session, interp: Interpreter) -> int:
+    """The init file (unless ``-nx``), the ``-x`` scripts and ``-ex`` commands in command-line
+    order, then the REPL or the piped lines; the exit status."""
+    ok = _run_sequence(args, session, interp)
     if args.batch:
         return 0 if ok and not interp.failed else 1
     if sys.stdin.isatty():

@@ -224,7 +224,8 @@ def who_hit(interp: Interpreter, stop: Stop, title: str) -> str:
 def thread_label(interp: Interpreter, core: str) -> str:
     """GDB's ``Thread N (NAME)`` for a core (threads are numbered in the profile's order)."""
     names = interp.session.core_names
-    return f"Thread {names.index(core) + 1} ({core})" if core in names else core
+    label = interp.session.core_label(core)
+    return f"Thread {names.index(core) + 1} ({label})" if core in names else core
 
 
 def exit_line(interp: Interpreter) -> str:

@@ -89,11 +89,37 @@ def thread_cmd(interp: Interpreter, args: str) -> None:
         s.select_core(s.core_by_thread(arg))
         interp.state.plain_step = False
     core = s.current
-    interp.out(f"[Current thread is {s.thread_id(core)} ({core})]")
+    interp.out(f"[Current thread is {s.thread_id(core)} ({s.core_label(core)})]")
     if arg and s.has_firmware(core):
         from tdbg.commands.location import describe_location
 
         interp.out(describe_location(interp, s.pc).splitlines()[0])
+
+
+@command("tile", usage="tile [X,Y]", help="On a chip (tdbg as tt-metal's simulator): select the Tensix tile at NoC coordinate X,Y, whose cores the other commands then act on (a core is also named X,Y:CORE, as in 'thread 2,2:NC'); without an argument, name the current one.", example="tile 2,2")
+def tile_cmd(interp: Interpreter, args: str) -> None:
+    from tdbg.arch.chips import parse_coord
+    from tdbg.errors import SessionError
+
+    s = interp.session
+    if s.tile_coord is None:
+        raise CommandError("This session has one tile (start tdbg as a simulator for a chip: tdbg simulator --help).")
+    if args.strip():
+        try:
+            s.select_tile(parse_coord(args))
+        except (ValueError, SessionError) as exc:
+            raise CommandError(str(exc)) from None
+    x, y = s.tile_coord
+    interp.out(f"[Current tile is {x},{y}]")
+
+
+@info_command("tiles", usage="info tiles", help="On a chip: each Tensix tile by NoC coordinate, dormant (nothing released yet: it costs its written bytes) or modelled with its cores' states; * marks the current one.", example="info tiles")
+def info_tiles(interp: Interpreter, args: str) -> None:
+    s = interp.session
+    if s.tile_coord is None:
+        raise CommandError("This session has one tile.")
+    for where, state in s.tiles():
+        interp.out(f"{'*' if where == s.tile_coord else ' '} {where[0]},{where[1]}  {state}")
 
 
 @info_command("threads", usage="info threads",
@@ -121,7 +147,7 @@ def info_threads(interp: Interpreter, args: str) -> None:
         """GDB's table, the Target Id column as wide as its widest entry (a line still too
         wide without the folders: without the arguments)."""
         states = [s.core_status(name) for name, *_ in rows]
-        targets = [f"Thread {s.thread_id(name)} ({name}) [{s.core_state(name) if full_wait and state == 'blocked' else state}]"
+        targets = [f"Thread {s.thread_id(name)} ({s.core_label(name)}) [{s.core_state(name) if full_wait and state == 'blocked' else state}]"
                    for (name, *_), state in zip(rows, states)]
         column = max(len("Target Id"), *map(len, targets))
         lines = [f"  Id   {'Target Id':<{column}} Frame"]

@@ -7,11 +7,14 @@ data has moved and every counter ``Counters.md`` lists for the request type show
 request, so ``NOC_CMD_CTRL`` always reads 0 and nothing is outstanding.  Endpoints: this tile
 (L1 and the devices the map's "NoC" column gives, through the tile), every other Tensix tile's
 L1 and the DRAM channels as memory that costs what is written (``SparseMemory``); the PCIe,
-ARC and Ethernet tiles, and a coordinate where nothing is, stop the request by name.
+ARC and Ethernet tiles, and a coordinate where nothing is, stop the request by name.  In a grid
+(``tdbg.emu.grid``) the other Tensix tiles are the grid's: ``fabric`` gives each one's L1 and
+devices as it gives this tile's, or its memory while it holds no running core.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -132,6 +135,8 @@ class Noc:
         #: write to memory beyond this tile (this tile's L1 is journalled with the coprocessor's).
         #: By endpoint, not by memory: undoing a whole-tile record replaces the memories.
         self.journal: list[tuple[Coord, int, bytes]] | None = None
+        #: In a grid: another Tensix tile by NoC 0 coordinate (its ``LocalTile``, or its memory).
+        self.fabric: Callable[[Coord], LocalTile | SparseMemory] | None = None
 
     def attach(self, niu: Niu) -> Niu:
         """Connect NIU ``niu`` (the tile builds it with its devices)."""
@@ -152,9 +157,20 @@ class Noc:
     ))
 
     # -- endpoints ---------------------------------------------------------------------------
-    def physical(self, coord: int) -> Coord:
-        """The NoC 0 coordinate a coordinate field (x | y << 6) names."""
-        return self.spec.physical((coord & 63, (coord >> 6) & 63))
+    def physical(self, coord: int, noc: int = 0) -> Coord:
+        """The NoC 0 coordinate a coordinate field (x | y << 6) of a request on NoC ``noc``
+        names: a translated one through the table (the same on both NoCs).  On a chip that
+        translates nothing (an empty table) a NoC 1 coordinate is NoC 1's own, which runs the other
+        way (NoC/Coordinates.md: (x, y) on NoC 1 is (W - 1 - x, H - 1 - y) on NoC 0, in the grid
+        the host was given: ``noc1_grid``, 6 bits each), except a Tensix tile's NoC 0 coordinate:
+        firmware names its own tile by ``NOC_ID_LOGICAL`` on both NoCs (ttsim tile.cpp:1421-1424),
+        while the host's tables give NoC 1's coordinates of DRAM (measured on the ``1x2`` chip,
+        described as 17 x 2: its NoC 1 writes to DRAM ports 0,1 and 0,10 name 16,0 and 16,55)."""
+        xy = (coord & 63, (coord >> 6) & 63)
+        if noc and not self.spec.translated and xy not in self.spec.tensix:
+            w, h = self.spec.noc1_grid or self.spec.size
+            return (w - 1 - xy[0]) & 63, (h - 1 - xy[1]) & 63
+        return self.spec.physical(xy)
 
     def describe(self, where: Coord, address: int) -> str:
         if where == self.spec.tile:
@@ -163,11 +179,13 @@ class Noc:
             return f"DRAM channel {self.spec.dram[where]} {address:#x}"
         return f"tile {where[0]},{where[1]} {address:#x}"
 
-    def memory(self, where: Coord, address: int, n: int) -> SparseMemory | None:
-        """The memory a request at ``where`` reaches (None: this tile); a stop for any other
-        endpoint."""
+    def memory(self, where: Coord, address: int, n: int) -> SparseMemory | LocalTile | None:
+        """The memory a request at ``where`` reaches (None: this tile; a ``LocalTile``: another
+        tile of the grid); a stop for any other endpoint."""
         if where == self.spec.tile:
             return None
+        if self.fabric is not None and where in self.spec.tensix:
+            return self.fabric(where)
         if where in self.spec.dram:
             channel = self.spec.dram[where]
             return self.dram.setdefault(channel, SparseMemory(self.spec.dram_channel_size))
@@ -198,31 +216,38 @@ class Noc:
 
     def read(self, where: Coord, address: int, n: int) -> bytes:
         memory = self.memory(where, address, n)
-        if memory is not None:
+        if isinstance(memory, SparseMemory):
             return memory.read(address, n)
+        tile = memory or self.local
         self.check_local(address, n, "read")
         if address + n <= self.l1_size:
-            return self.local.read_l1(address, n)
-        return self.local.load_mmio(address).to_bytes(4, "little")[:n]
+            return tile.read_l1(address, n)
+        return tile.load_mmio(address).to_bytes(4, "little")[:n]
 
     def write(self, where: Coord, address: int, data: bytes, transfer: Transfer) -> None:
         memory = self.memory(where, address, len(data))
-        if memory is not None:
+        if isinstance(memory, SparseMemory):
             if self.journal is not None:
                 self.journal.append((where, address, memory.read(address, len(data))))
             memory.write(address, data)
             return
+        tile = memory or self.local
+        if memory is not None and transfer.seq:   # another tile's cores are not this one's
+            x, y = self.spec.tile
+            transfer = dataclasses.replace(transfer, core=f"{x},{y}:{transfer.core}")
         self.check_local(address, len(data), "write")
         if address + len(data) <= self.l1_size:
-            self.local.write_l1(address, data, transfer)
+            tile.write_l1(address, data, transfer)
         else:
-            self.local.store_mmio(address, int.from_bytes(data, "little"))
+            tile.store_mmio(address, int.from_bytes(data, "little"))
 
     def put_back(self, where: Coord, address: int, old: bytes) -> None:
         """Undo a journalled write beyond this tile: ``old`` at ``address`` of ``where``."""
         memory = self.memory(where, address, len(old))
-        assert memory is not None
-        memory.write(address, old)
+        if isinstance(memory, SparseMemory):
+            memory.write(address, old)
+        else:   # a tile of the grid modelled since the write: its L1, as a write that is no request
+            (memory or self.local).write_l1(address, old, Transfer(0, 0, "", 0, "undo", "", "", len(old)))
 
     def record(self, transfer: Transfer) -> None:
         self.log.append(transfer)

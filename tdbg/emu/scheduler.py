@@ -137,8 +137,16 @@ class Scheduler:
 
     # -- the end of a core's firmware ---------------------------------------------------------
     def finished(self) -> bool:
-        """True when every core with firmware has exited or parked."""
+        """True when every core with firmware has exited or parked (a hosted tile's: every core
+        is held, exited or parked, or was never released)."""
+        if self.tile.hosted:
+            return all(c.state in (CoreState.EXITED, CoreState.PARKED, CoreState.RESET, CoreState.IDLE)
+                       for c in self.cores.values())
         return all(self.cores[n].state in (CoreState.EXITED, CoreState.PARKED) for n in self.tile.programs)
+
+    def runnable(self) -> list[str]:
+        """The cores that can run now."""
+        return self._runnable(list(self.cores))
 
     def classify_step(self, core: Core, stop: Stop) -> Stop:
         """A single step of ``core`` that reached its firmware's end: the core has exited (an

@@ -11,7 +11,9 @@ that memory show the loaded word; a debugger write there replaces the loaded wor
 
 Releasing cores follows ``SOFT_RESET_0``: loading writes what a host writes (each TRISC's reset
 PC = its ELF's entry, the override on; ``shared/kernels/README.md``); with a B firmware only B is
-released and it releases the TRISCs, otherwise every loaded core starts at once.
+released and it releases the TRISCs, otherwise every loaded core starts at once.  A *hosted*
+tile (a grid's, ``tdbg.emu.grid``) runs what a host wrote: a core released with no firmware
+starts at its reset PC in the L1 the host filled.
 """
 
 from __future__ import annotations
@@ -124,8 +126,9 @@ class Warning_:
 class Tile:
     """One Tensix tile: L1, the cores of the profile, the coprocessor model, the run model."""
 
-    def __init__(self, profile: Profile = BLACKHOLE) -> None:
+    def __init__(self, profile: Profile = BLACKHOLE, hosted: bool = False) -> None:
         self.profile = profile
+        self.hosted = hosted
         self.tensix = TensixState(profile)
         self.coprocessor = Coprocessor(self.tensix)
         self.l1 = ctypes.create_string_buffer(profile.l1_size)
@@ -137,10 +140,11 @@ class Tile:
         self.programs: dict[str, Program] = {}
         self.trampolines = Trampolines(profile.trampoline_spaces)
         self.code = CodePatches(self.trampolines)                 # replaced words of loaded code
-        self.noc = Noc(profile.noc, profile.l1_size, LocalTile(
+        self.local = LocalTile(          # this tile as the NoC reaches it
             lambda address, n: bytes(self.l1[address:address + n]), self._noc_wrote_l1,
             lambda address: self.coprocessor.mmio.load(0, address),
-            lambda address, value: self.coprocessor.mmio.store(0, address, value)))
+            lambda address, value: self.coprocessor.mmio.store(0, address, value))
+        self.noc = Noc(profile.noc, profile.l1_size, self.local)
         #: NoC requests' writes into L1, newest last: (start, end, request, pushes made before it)
         self.noc_l1_writes: list[tuple[int, int, Transfer, int]] = []
         self.namers: list[Callable[[int], str | None]] = []   # a host's names for addresses (describe_address)
@@ -287,7 +291,7 @@ class Tile:
                     core.uc.emu_stop()
             elif old & bit and not new & bit:
                 program = self.programs.get(core.name)
-                if program is None:
+                if program is None and not self.hosted:
                     continue  # released with no firmware: tdbg has nothing for it to run
                 pc = self.registers.reset_pc(core.spec)
                 core.reset(core.spec.reset_pc if pc is None else pc, CoreState.RUNNABLE)
@@ -321,6 +325,10 @@ class Tile:
 
     def finished(self) -> bool:
         return self.scheduler.finished()
+
+    def runnable(self) -> list[str]:
+        """The cores that can run now (blocked ones whose wait is over woken)."""
+        return self.scheduler.runnable()
 
     def classify_step(self, core: Core, stop: Stop) -> Stop:
         return self.scheduler.classify_step(core, stop)
@@ -540,6 +548,18 @@ class Tile:
         parks = {address + i for i in range((-address) & 3, len(data) - 3, 4)
                  if int.from_bytes(data[i:i + 4], "little") == JUMP_TO_SELF}
         if parks:   # a j . in it parks whichever core reaches it, as in loaded firmware
+            self._host_parks |= parks
+            for core in self.cores.values():
+                core.set_parks(core.parks | parks)
+
+    def host_wrote(self, address: int, data: bytes) -> None:
+        """A host wrote ``data`` into this hosted tile's L1 (firmware and kernels arrive so):
+        each aligned ``j .`` word in it parks the core that reaches it, as in loaded firmware
+        (a data word that equals one is never fetched, so it costs nothing)."""
+        words = np.frombuffer(data[(-address) & 3:][:(len(data) - ((-address) & 3)) & ~3], dtype="<u4")
+        found = np.flatnonzero(words == JUMP_TO_SELF)
+        if found.size:
+            parks = {address + ((-address) & 3) + 4 * int(i) for i in found}
             self._host_parks |= parks
             for core in self.cores.values():
                 core.set_parks(core.parks | parks)

@@ -13,12 +13,11 @@ takes an order from a hash set or a shuffle, from what it wrote on ttsim (``L1_B
 from __future__ import annotations
 
 from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch.chips import DRAM_WORKER_ENDPOINT
 from tdbg.arch.profile import Coord, Profile
 
 NUM_DRAM_BANKS = 8                       # one per DRAM view (soc descriptor dram_views)
 DRAM_BANK_SIZE = 4_278_190_080           # soc descriptor dram_view_size
-#: dram_views[channel].worker_endpoint: the DRAM port a worker uses on NoC 0 and on NoC 1.
-DRAM_WORKER_ENDPOINT = ((2, 1), (0, 1), (0, 1), (0, 1), (2, 1), (2, 1), (2, 1), (2, 1))
 #: The NoC address range of PCIe that tt-metal gives the firmware (core_info; measured).
 PCIE_ADDR_RANGE = (0, 0x13FF_FFFF_FFFF_FFFF)
 PCIE_VIRTUAL = (19, 24)                  # UMD's translated PCIe coordinate (ttsim tile.cpp:1262)

@@ -210,8 +210,8 @@ class Niu(Registers32):
         return transfer
 
     def _here(self, coord: int, what: str) -> None:
-        if self.noc.physical(coord) != self.noc_spec.tile:
-            x, y = self.noc.physical(coord)
+        if self.noc.physical(coord, self.index) != self.noc_spec.tile:
+            x, y = self.noc.physical(coord, self.index)
             raise UnimplementedFunctionality(f"{_MAP}: {what} at tile {x},{y}: tdbg models requests whose data comes "
                                              "from (or returns to) the initiating tile")
 
@@ -225,7 +225,7 @@ class Niu(Registers32):
         splitting")."""
         packets = self._packets(length)
         self._here(ret[1], "the destination of a read")
-        source = self.noc.physical(targ[1])
+        source = self.noc.physical(targ[1], self.index)
         _aligned(targ[0], ret[0], 64 if source in self.noc_spec.dram else 16, "read")
         self.noc.check_local(ret[0], length, "read's destination")
         transfer = self._transfer("read", self.noc.describe(source, targ[0]), f"this tile {ret[0]:#x}", length)
@@ -252,7 +252,7 @@ class Niu(Registers32):
         if multicast:
             dests = self._rectangle(ret[1], bool(ctrl >> 17 & 1))
         else:
-            dests = [self.noc.physical(ret[1])]
+            dests = [self.noc.physical(ret[1], self.index)]
         kind = "multicast write" if multicast else "write" if marked else "posted write"
         where = ", ".join(self.noc.describe(d, ret[0]) for d in dests) or "no tile"
         transfer = self._transfer(kind, f"this tile {targ[0]:#x}", where, length)
@@ -270,7 +270,7 @@ class Niu(Registers32):
         """An inline write: ``NOC_AT_DATA`` to ``NOC_TARG_ADDR`` (MemoryMap.md).  To L1 on
         Blackhole it is unsafe (ttsim v1.10.0 tile.cpp:1632: UndefinedBehavior); to MMIO, a
         32-bit store."""
-        dest = self.noc.physical(targ[1])
+        dest = self.noc.physical(targ[1], self.index)
         address = targ[0]
         if address < self.noc.l1_size:
             raise UndefinedBehavior("ttsim v1.10.0 (tile.cpp:1632): an inline write to an L1 address is unsafe on "
@@ -290,7 +290,7 @@ class Niu(Registers32):
         to ``NOC_RET_ADDR`` when ``NOC_CMD_RESP_MARKED``."""
         if multicast:
             raise UnimplementedFunctionality(f"{_MAP}: multicast atomics are not modelled by tdbg")
-        where, address = self.noc.physical(targ[1]), targ[0]
+        where, address = self.noc.physical(targ[1], self.index), targ[0]
         if where in self.noc_spec.dram or address + 16 > self.noc.l1_size:
             raise UndefinedBehavior(f"Atomics.md: atomic operations cannot be performed against MMIO or DRAM "
                                     f"addresses ({self.noc.describe(where, address)})")
@@ -341,8 +341,8 @@ class Niu(Registers32):
         bits 11:0 of ``NOC_RET_ADDR_HI``; a span wraps when start > end), less the columns and
         rows opted out in ``ROUTER_CFG_1``/``ROUTER_CFG_3``.  NoC 1 runs the other way, so its
         rectangle goes from end to start (ttsim v1.10.0 tile.cpp:1561-1566)."""
-        sx, sy = self.noc.physical(coords >> 12)
-        ex, ey = self.noc.physical(coords & 0xFFF)
+        sx, sy = self.noc.physical(coords >> 12, self.index)
+        ex, ey = self.noc.physical(coords & 0xFFF, self.index)
         if self.index:
             (sx, sy), (ex, ey) = (ex, ey), (sx, sy)
         w, h = self.noc_spec.size

@@ -1,0 +1,146 @@
+"""``tdbg simulator DIR [--grid CHIP]``: write the folder ``TT_METAL_SIMULATOR`` names and print
+the exports; ``--serve`` (what the folder's ``run.sh`` runs, under tt-umd) serves the host
+dialled at ``NNG_SOCKET_ADDR`` on a session over the chip, with the tdbg options
+``TDBG_SIMULATOR_ARGS`` carries (``-x FILE``, ``-ex CMD``, ``-q``, ``-nx``) run once the host has
+written its first kernel, before it runs (so ``break kernel_main thread T1`` finds the kernel)
+(``--trace-requests FILE``: one line per request received).  At the end it says how many
+requests it answered, and how fast."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from tdbg.arch.chips import CHIPS
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tdbg simulator",
+        description="Write a folder for tt-metal's TT_METAL_SIMULATOR: the user's ttnn or tt-metal script then "
+                    "runs its device work on tdbg (eval \"$(tdbg simulator DIR)\"; python script.py).",
+        epilog="TDBG_SIMULATOR_ARGS='-ex \"break kernel_main thread T1\" -x checks.gdb' passes tdbg options to the "
+               "serving session.")
+    parser.add_argument("folder", metavar="DIR", type=Path, help="the folder to write (made if missing)")
+    parser.add_argument("--grid", default="1x2", choices=sorted(CHIPS),
+                        help="the chip shown to the host: 1x2 (two Tensix tiles, tt-metal's small simulation "
+                             "descriptor; the default) or full (Blackhole's 140)")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--simulator-remote", action="store_true",
+                        help="with --serve: dial an NNG_SOCKET_ADDR that is not loopback (refused by default)")
+    return parser
+
+
+def _session_options(argv: list[str]) -> argparse.Namespace:
+    from tdbg.cli.main import _InOrder
+
+    parser = argparse.ArgumentParser(prog="TDBG_SIMULATOR_ARGS", add_help=False)
+    parser.add_argument("-ex", dest="sequence", action=_InOrder, default=[])
+    parser.add_argument("-x", dest="sequence", action=_InOrder, default=[])
+    parser.add_argument("-q", "-quiet", "--quiet", action="store_true")
+    parser.add_argument("-nx", "--nx", action="store_true")
+    parser.add_argument("-batch", "--batch", action="store_true")
+    parser.add_argument("--simulator-remote", action="store_true")
+    parser.add_argument("--trace-requests", metavar="FILE")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    from tdbg.arch.blackhole import BLACKHOLE
+    from tdbg.arch.chips import chip
+
+    if not args.serve:
+        from tdbg.simulator import folder
+
+        try:
+            exports = folder.write(args.folder, chip(args.grid, BLACKHOLE), BLACKHOLE)
+        except OSError as exc:
+            print(f"tdbg simulator: cannot write {args.folder}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
+        print("\n".join(exports))
+        return 0
+    return serve(args)
+
+
+def serve(args: argparse.Namespace) -> int:
+    """The server under tt-umd: stdin is not the user's; stdout and stderr are the script's."""
+    from tdbg.commands import Interpreter
+    from tdbg.commands.running import report_stop
+    from tdbg.emu.stops import StopKind
+    from tdbg.errors import SessionError
+    from tdbg.simulator import folder
+    from tdbg.simulator.server import Server
+    from tdbg.session import Session
+
+    def out(text: str) -> None:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+
+    try:
+        options = _session_options(folder.options())
+    except SystemExit:
+        print("tdbg simulator: TDBG_SIMULATOR_ARGS takes -ex CMD, -x FILE, -q, -nx, -batch, --simulator-remote",
+              file=sys.stderr)
+        return 2
+    address = os.environ.get("NNG_SOCKET_ADDR")
+    if not address:
+        print("tdbg simulator: NNG_SOCKET_ADDR is not set (tt-umd sets it when it runs run.sh)", file=sys.stderr)
+        return 2
+    try:
+        session = Session.on_chip(args.grid)
+    except SessionError as exc:
+        print(f"tdbg simulator: {exc}", file=sys.stderr)
+        return 1
+    from tdbg.ttmetal.jit_output import JitOutput
+
+    session.host_port.jit = JitOutput(session.profile)
+    interp = Interpreter(session, write=out)
+    interp.state.confirm = False
+    def on_stop(stop) -> bool:
+        """A breakpoint is reported and the run goes on (its commands ran); any other stop halts."""
+        x, y = session.tile_coord
+        out(f"\n[Tile {x},{y}]")
+        report_stop(interp, stop)
+        return stop.kind is StopKind.BREAKPOINT
+
+    session.host_port.on_stop = on_stop
+    from tdbg.cli.main import _run_sequence
+
+    # the commands run when the host has written its first kernel: its symbols are known then
+    session.host_port.before_kernels = lambda: _run_sequence(options, session, interp)
+
+    def on_hang(hang) -> None:
+        out(f"tdbg: {hang}\n")
+        for where, stop in hang.stops.items():
+            session.select_tile(where)
+            out(f"\n[Tile {where[0]},{where[1]}]")
+            report_stop(interp, stop)
+
+    server = Server(session, on_hang=on_hang)
+    trace = open(options.trace_requests, "w", buffering=1) if options.trace_requests else None
+    if trace is not None:
+        from tdbg.simulator.protocol import decode
+
+        def line(raw: bytes) -> None:
+            m = decode(raw)
+            trace.write(f"{m.name} {m.core[0]},{m.core[1]} {m.address:#x} {m.size}"
+                        f"{' ' + m.payload[:16].hex() if m.command == 0 else ''}\n")
+        server.trace = line
+    started = time.monotonic()
+    try:
+        return server.serve(address, args.simulator_remote or options.simulator_remote)
+    except SessionError as exc:
+        print(f"tdbg simulator: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if trace is not None:
+            trace.close()
+        took = time.monotonic() - started
+        requests = sum(server.counts.values())
+        if not options.quiet:
+            print(f"tdbg simulator: {requests} requests in {took:.1f} s ({requests / max(took, 1e-9):.0f}/s): "
+                  + ", ".join(f"{n} {name}" for name, n in sorted(server.counts.items())), file=sys.stderr)

@@ -1,0 +1,164 @@
+"""The chip as a host reaches it (the simulator server's service): writes, reads and resets by
+NoC coordinate, over the session's grid of tiles (``tdbg.emu.grid``), with the tiles run between
+the host's requests.
+
+Time: the tiles run when the host reads (``read`` settles the grid first), so what the host reads
+is what its writes led to once every core waits or is done.  A stop on a tile (a breakpoint, an
+event) selects that tile and goes to ``on_stop`` (the front end shows it; by default the
+session's ``announce``).
+A hang: the host keeps reading while no core can run and nothing it reads changes; after
+``HANG_READS`` such reads ``read`` raises ``Hang`` with the waits (``Session.explain_waits``
+explains them) and the front end answers the host so that it fails.  A stop the front end does
+not resume halts the device: every read after it raises ``Halted``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from tdbg.arch.profile import Coord
+from tdbg.emu.stops import Stop, StopKind
+from tdbg.errors import SessionError
+from tdbg.tensix.events import TensixEvent
+
+if TYPE_CHECKING:
+    from tdbg.emu.grid import Grid
+    from tdbg.ttmetal.jit_output import Binary, JitOutput
+    from tdbg.session import Session
+
+#: Reads of a quiet grid, with no write between them, after which the host is polling for
+#: something no core can produce (a poll loop reads a few words per round: this is many rounds).
+HANG_READS = 2000
+
+
+class Hang(SessionError):
+    """The host polls a grid where no core can run: ``stops``, each waiting tile's deadlock."""
+
+    def __init__(self, stops: dict[Coord, Stop]) -> None:
+        super().__init__("the host waits for the device, and no core can run: " + "; ".join(
+            f"tile {x},{y}: {stop.detail}" for (x, y), stop in stops.items()))
+        self.stops = stops
+
+
+class Halted(SessionError):
+    """A core stopped and the front end did not resume it: the device answers no more reads."""
+
+    def __init__(self, where: Coord, stop: Stop) -> None:
+        super().__init__(f"the device stopped: tile {where[0]},{where[1]}: {stop.describe()}")
+        self.where, self.stop = where, stop
+
+
+class HostPort:
+    """tt-umd's reads, writes and resets, on ``session``'s grid."""
+
+    def __init__(self, session: Session, grid: Grid) -> None:
+        self.session, self.grid = session, grid
+        self.requests = 0
+        self.quiet_reads = 0
+        self.waits: dict[Coord, Stop] = {}    # each tile's deadlock in the last round that ran
+        #: Told of a stop on a tile (selected): True resumes the run, False halts the device.
+        self.on_stop: Callable[[Stop], bool] = lambda stop: bool(session.announce(stop)) and False
+        self.halted: Halted | None = None
+        self.before_kernels: Callable[[], object] | None = None
+        self.jit: JitOutput | None = None      # the host's builds, to know its binaries by
+        self.loaded: dict[tuple[Coord, str], dict[int, Binary]] = {}   # (tile, core) -> address -> binary
+
+    def _checked(self, where: Coord) -> Coord:
+        if self.grid.chip.kind(where) == "nothing":
+            raise SessionError(f"no endpoint at NoC coordinate {where[0]},{where[1]} on the {self.grid.chip.name} chip")
+        return where
+
+    def write(self, where: Coord, address: int, data: bytes) -> None:
+        """A host write; a firmware or kernel binary the host built (``jit``) is loaded as code,
+        with its symbols on its core of that tile."""
+        self.requests += 1
+        self.quiet_reads = 0
+        try:
+            binary = None
+            if self.jit is not None and where in self.grid.chip.noc.tensix and address < self.grid.profile.l1_size:
+                binary = self.jit.match(data)
+            if binary is None:
+                self.grid.write(self._checked(where), address, data)
+                return
+            self.grid.write_code(where, address, data, len(binary.text))
+        except TensixEvent as exc:
+            raise SessionError(str(exc)) from None
+        self._symbols(where, address, binary)
+
+    def _symbols(self, where: Coord, address: int, binary: Binary) -> None:
+        """``binary`` now at ``address`` on its core of tile ``where``: the core's symbol files
+        are its firmware and the kernels loaded since, less those this one overwrote."""
+        on_core = self.loaded.setdefault((where, binary.core), {})
+        end = address + len(binary.text)
+        for at in [a for a, b in on_core.items() if a < end and address < a + len(b.text)]:
+            del on_core[at]
+        on_core[address] = binary
+        selected = self.session.tile_coord
+        self.session.select_tile(where)
+        try:
+            self.session.remove_symbol_files(binary.core)
+            for at, loaded in sorted(on_core.items()):
+                self.session.add_symbol_file(binary.core, loaded.elf, None if loaded.kind == "firmware" else at)
+        except SessionError as exc:
+            self.session.warn(f"no symbols for {binary.name} on {where[0]},{where[1]}:{binary.core}: {exc}")
+        finally:
+            if selected is not None:
+                self.session.select_tile(selected)
+
+    def read(self, where: Coord, address: int, n: int) -> bytes:
+        """What the host reads once the tiles have run (``Hang`` when it can never change)."""
+        self.requests += 1
+        if self.halted is not None:
+            raise self.halted
+        ran = self.settle()
+        try:
+            data = self.grid.read(self._checked(where), address, n)
+        except TensixEvent as exc:
+            raise SessionError(str(exc)) from None
+        if ran or not self.waits:
+            self.quiet_reads = 0
+        else:
+            self.quiet_reads += 1
+            if self.quiet_reads >= HANG_READS:   # reported once: the device answers no more reads
+                hang = Hang(dict(self.waits))
+                where, stop = next(iter(hang.stops.items()))
+                self.halted = Halted(where, stop)
+                raise hang
+        return data
+
+    def hold(self, where: Coord, held: bool) -> None:
+        self.requests += 1
+        self.quiet_reads = 0
+        self.grid.hold(self._checked(where), held)
+
+    def settle(self) -> bool:
+        """Run the tiles until every core waits or is done; True if any ran.  Each tile runs as
+        the session's ``cont`` runs it (breakpoint conditions and ignore counts hold); a stop
+        selects its tile and goes to ``on_stop``.  The first run after the host wrote a kernel
+        first calls ``before_kernels`` (the front end's commands: breakpoints in kernels)."""
+        if self.before_kernels is not None and any(b.kind == "kernel" for d in self.loaded.values() for b in d.values()):
+            before, self.before_kernels = self.before_kernels, None
+            before()
+        ran = False
+        selected = self.session.tile_coord
+        try:
+            while True:
+                active = self.grid.runnable()
+                if not active:
+                    return ran
+                ran = True
+                for where in active:
+                    self.session.select_tile(where)
+                    stop = self.session.cont()
+                    self.waits.pop(where, None)
+                    if stop.kind is StopKind.DEADLOCK:
+                        self.waits[where] = stop
+                    elif stop.kind is not StopKind.EXITED:
+                        selected = where
+                        if not self.on_stop(stop):
+                            self.halted = Halted(where, stop)
+                            raise self.halted
+        finally:
+            if selected is not None:
+                self.session.select_tile(selected)

@@ -1,0 +1,91 @@
+"""The tt-metal host's JIT output, as the simulator server meets it: which firmware or kernel a
+block of bytes the host writes into L1 is.
+
+tt-metal 0.81.1 builds into ``$TT_METAL_CACHE/tt-metal-cache/<build key>/`` (default
+``~/.cache``; measured): ``firmware/<proc>/<proc>.elf`` and
+``kernels/<kernel>/<hash>/<proc>/<proc>.elf`` with the execute-in-place ``<proc>.elf.xip.elf`` it
+writes (``<proc>``: brisc, ncrisc, trisc0-2, tt-exalens' names of B, NC, T0-T2).  The host writes
+each binary's text in one piece (measured with tt-umd's simulation protocol): a write whose bytes
+begin with a known binary's text is that binary, its text code from there on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from tdbg.arch.profile import Profile
+from tdbg.emu.elf import ElfImage, ElfLoadError
+
+_KEY_BYTES = 64            # the text prefix a binary is known by
+
+
+@dataclass(frozen=True)
+class Binary:
+    """One firmware or kernel: its name (``firmware`` or the kernel's folder), the core it runs
+    on, the ELF with its symbols and the length of the text the host writes first."""
+
+    name: str
+    core: str
+    elf: Path
+    text: bytes
+
+    @property
+    def kind(self) -> str:
+        return "firmware" if self.name == "firmware" else "kernel"
+
+
+def cache_root() -> Path:
+    """Where tt-metal puts its JIT builds (``TT_METAL_CACHE``, else ``~/.cache``)."""
+    return Path(os.environ.get("TT_METAL_CACHE") or Path.home() / ".cache") / "tt-metal-cache"
+
+
+class JitOutput:
+    """The binaries under ``root``, by the first bytes of their text; read again when a write
+    is not one of them (the host builds a kernel before it writes it)."""
+
+    def __init__(self, profile: Profile, root: Path | None = None) -> None:
+        self.root = root or cache_root()
+        self.cores = {spec.alias: spec.name for spec in profile.cores}
+        self.seen: dict[Path, float] = {}
+        self.by_prefix: dict[bytes, list[Binary]] = {}
+
+    def _scan(self) -> None:
+        if not self.root.is_dir():
+            return
+        for path in self.root.glob("*/firmware/*/*.elf"):
+            self._add(path, "firmware", path)
+        for path in self.root.glob("*/kernels/*/*/*/*.elf.xip.elf"):
+            self._add(path, path.parent.parent.parent.name, path.with_name(path.name[:-len(".xip.elf")]))
+
+    def _add(self, written: Path, name: str, symbols: Path) -> None:
+        core = self.cores.get(written.parent.name)
+        if core is None or written.name.endswith("_weakened.elf"):
+            return
+        try:
+            mtime = written.stat().st_mtime
+            if self.seen.get(written) == mtime:
+                return
+            self.seen[written] = mtime
+            image = ElfImage.load(written)
+        except (OSError, ElfLoadError):
+            return
+        text = next((s.data for s in image.segments if s.executable and s.data), None)
+        if text is None or len(text) < _KEY_BYTES:
+            return
+        key = hashlib.blake2b(text[:_KEY_BYTES], digest_size=16).digest()
+        self.by_prefix.setdefault(key, []).append(Binary(name, core, symbols if symbols.exists() else written, text))
+
+    def match(self, data: bytes) -> Binary | None:
+        """The binary whose text ``data`` begins with, if any."""
+        if len(data) < _KEY_BYTES:
+            return None
+        key = hashlib.blake2b(data[:_KEY_BYTES], digest_size=16).digest()
+        if key not in self.by_prefix:
+            self._scan()
+        for binary in self.by_prefix.get(key, ()):
+            if data[:len(binary.text)] == binary.text:
+                return binary
+        return None

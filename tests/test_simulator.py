@@ -1,0 +1,214 @@
+"""tdbg as tt-metal's simulator: the folder, the messages of tt-umd's simulation protocol, and the
+server under a test client that plays tt-umd (``rtl_sim_communicator.cpp``: listen on a pair1
+socket, export NNG_SOCKET_ADDR, spawn run.sh, wait for the EXIT ack, then send requests).
+
+Expected bytes come from the schema (``simulation_device.fbs``) laid out by hand as the
+FlatBuffers format defines a table (root offset, vtable of 16-bit offsets, fields), the
+instruction words from the RISC-V base ISA encodings, and the descriptor's facts from tt-umd's
+``tests/soc_descs/blackhole_simulation_1x2.yaml``.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pynng = pytest.importorskip("pynng", reason="pynng is a dependency of tdbg's simulator server")
+pytest.importorskip("flatbuffers", reason="flatbuffers is a dependency of tdbg's simulator server")
+yaml = pytest.importorskip("yaml", reason="the soc descriptor is read back with PyYAML")
+
+from tdbg.arch.blackhole import BLACKHOLE  # noqa: E402
+from tdbg.emu.noc import Transfer  # noqa: E402
+from tdbg.session import Session  # noqa: E402
+from tdbg.simulator.protocol import Command, Message, decode, encode  # noqa: E402
+from tdbg.simulator.server import dial_host  # noqa: E402
+from tdbg.errors import SessionError  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+SOFT_RESET_0 = 0xFFB121B0
+HELD = 0x47800                       # TileControlDebugStatus.md: every core held
+B_RELEASED = HELD & ~(1 << 11)       # BRISC's bit 11 clear
+
+# RV32I words (the base ISA's encodings, worked by hand):
+LUI_T0 = 0x123452B7        # lui  t0, 0x12345
+ADDI_T0 = 0x67828293       # addi t0, t0, 0x678
+SW_T0_100 = 0x10502023     # sw   t0, 0x100(zero)
+LW_T1_200 = 0x20002303     # lw   t1, 0x200(zero)
+BEQZ_T1_BACK = 0xFE030EE3  # beq  t1, zero, -4
+J_SELF = 0x0000006F        # jal  zero, 0
+FIRMWARE = struct.pack("<6I", LUI_T0, ADDI_T0, SW_T0_100, LW_T1_200, BEQZ_T1_BACK, J_SELF)
+
+
+def _table(buf: bytes) -> dict[int, int]:
+    """A FlatBuffers table's field offsets by slot, read by hand (root uoffset, soffset to the
+    vtable, vtable: its size, the table's size, then one uint16 per field)."""
+    root = struct.unpack_from("<I", buf, 0)[0]
+    vtable = root - struct.unpack_from("<i", buf, root)[0]
+    vsize = struct.unpack_from("<H", buf, vtable)[0]
+    offsets = struct.unpack_from(f"<{(vsize - 4) // 2}H", buf, vtable + 4)
+    return {slot: root + off for slot, off in enumerate(offsets) if off}
+
+
+def test_encode_lays_out_the_schema_fields():
+    buf = encode(Message(Command.WRITE, np.array([7, 0xFFFFFFFF], np.uint32), (3, 9), 0xFFB121B0, 8))
+    at = _table(buf)
+    assert 0 not in at                  # command WRITE = 0, the default: FlatBuffers leaves it out
+    buf_read = encode(Message(Command.READ, size=4))
+    assert struct.unpack_from("<b", buf_read, _table(buf_read)[0])[0] == 1   # command: READ
+    vector = at[1] + struct.unpack_from("<I", buf, at[1])[0]
+    assert struct.unpack_from("<3I", buf, vector) == (2, 7, 0xFFFFFFFF)      # [uint32]: length, items
+    assert struct.unpack_from("<2Q", buf, at[2]) == (3, 9)                  # tt_vcs_core inline
+    assert struct.unpack_from("<Q", buf, at[3])[0] == 0xFFB121B0            # address: uint64
+    assert struct.unpack_from("<I", buf, at[4])[0] == 8                     # size: uint32
+
+
+def _by_hand(command: int, words: list[int], core: tuple[int, int], address: int, size: int) -> bytes:
+    """A DeviceRequestResponse built by hand: the root offset, the vtable, padding so that the
+    struct's uint64s are 8-aligned, the table (soffset, command, data's uoffset, core, address,
+    size), then the vector (length, items)."""
+    vtable = struct.pack("<7H", 14, 44, 4, 8, 16, 32, 40)     # vtable size, table size, 5 offsets
+    table_at, vector_at = 24, 24 + 44
+    table = struct.pack("<ib3xI4x2QQI", table_at - 4, command, vector_at - (table_at + 8), *core, address, size)
+    assert len(table) == 44
+    return (struct.pack("<I", table_at) + vtable + bytes(table_at - 4 - len(vtable)) + table
+            + struct.pack(f"<I{len(words)}I", len(words), *words))
+
+
+def test_decode_reads_a_message_built_by_hand():
+    message = decode(_by_hand(1, [5, 6], (2, 2), 0x1234_5678_9A, 4))
+    assert (message.command, message.core, message.address, message.size) == (Command.READ, (2, 2), 0x1234_5678_9A, 4)
+    assert list(message.data) == [5, 6]
+    assert decode(_by_hand(0, [0x04030201, 0x08070605], (1, 2), 0x100, 6)).payload == bytes(range(1, 7))
+
+
+def test_simulator_folder(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "tdbg", "simulator", str(tmp_path / "sim")], capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, check=True).stdout
+    folder = (tmp_path / "sim").resolve()
+    assert out.splitlines() == [f"export TT_METAL_SIMULATOR={folder}", "export TT_SIMULATOR_LOCALHOST=1",
+                                "export TT_METAL_SLOW_DISPATCH_MODE=1"]
+    script = folder / "run.sh"
+    assert os.access(script, os.X_OK) and sys.executable in script.read_text()
+    soc = yaml.safe_load((folder / "soc_descriptor.yaml").read_text())
+    # tt-metal's blackhole_140_arch.yaml, with y_size 2 and two workers
+    assert soc["grid"] == {"x_size": 17, "y_size": 2}
+    assert soc["functional_workers"] == ["1-2", "2-2"] and soc["arc"] == ["8-0"] and soc["pcie"] == ["2-0", "11-0"]
+    assert soc["dram"][0] == ["0-0", "0-1", "0-11"] and soc["dram"][7] == ["9-5", "9-7", "9-6"]
+    assert soc["eth"] == [] and soc["arch_name"] == "BLACKHOLE"
+    assert [v["worker_endpoint"] for v in soc["dram_views"]] == [[2, 1]] + [[0, 1]] * 3 + [[2, 1]] * 4
+    assert soc["dram_view_size"] == 4278190080 and soc["worker_l1_size"] == 1536 * 1024
+
+
+def test_refuses_a_host_that_is_not_loopback():
+    assert dial_host("tcp://localhost:51234", False) == "localhost"
+    assert dial_host("tcp://127.0.0.1:51234", False) == "127.0.0.1"
+    with pytest.raises(SessionError, match="not a loopback address"):
+        dial_host("tcp://192.0.2.1:51234", False)
+    assert dial_host("tcp://192.0.2.1:51234", True) == "192.0.2.1"
+    with pytest.raises(SessionError, match="not tcp://HOST:PORT"):
+        dial_host("ipc:///tmp/x", False)
+
+
+def test_grid_tiles_reach_each_other_over_the_noc():
+    """A NoC write from one tile lands in the other's L1 (woken or not) and in shared DRAM."""
+    session = Session.on_chip("1x2")
+    grid = session.grid
+    a = grid.wake((1, 2))
+    transfer = Transfer(1, 0, "B", 0, "write", "", "", 4)
+    a.noc.write((2, 2), 0x40, b"\x11\x22\x33\x44", transfer)      # (2,2) still dormant
+    assert (2, 2) not in grid.tiles and grid.read((2, 2), 0x40, 4) == b"\x11\x22\x33\x44"
+    b = grid.wake((2, 2))
+    assert bytes(b.l1[0x40:0x44]) == b"\x11\x22\x33\x44"            # copied in when it woke
+    a.noc.write((2, 2), 0x80, b"\x55" * 8, transfer)
+    assert bytes(b.l1[0x80:0x88]) == b"\x55" * 8
+    a.noc.write((0, 0), 0x1000, b"dram", transfer)
+    assert b.noc.read((0, 0), 0x1000, 4) == b"dram"                  # one DRAM for every tile
+
+
+class Umd:
+    """The test's tt-umd: a pair1 listener on loopback, run.sh spawned, the ack awaited."""
+
+    def __init__(self, folder: Path, env: dict[str, str] | None = None) -> None:
+        self.sock = pynng.Pair1(recv_timeout=60_000)
+        port = 50000 + os.getpid() % 9000
+        for attempt in range(20):
+            try:
+                self.address = f"tcp://127.0.0.1:{port + attempt}"
+                self.sock.listen(self.address)
+                break
+            except pynng.exceptions.AddressInUse:
+                continue
+        self.proc = subprocess.Popen([str(folder / "run.sh")], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True,
+                                     env={**os.environ, "NNG_SOCKET_ADDR": self.address, **(env or {})})
+        ack = decode(self.sock.recv())
+        assert ack.command == Command.EXIT
+
+    def send(self, command: Command, core: tuple[int, int], address: int = 0, data: bytes = b"", size: int = 0) -> None:
+        words = np.frombuffer(data + bytes(-len(data) % 4), dtype="<u4") if data else np.zeros(1, np.uint32)
+        self.sock.send(encode(Message(command, words, core, address, size or len(data))))
+
+    def read(self, core: tuple[int, int], address: int, size: int) -> bytes:
+        self.send(Command.READ, core, address, size=size)
+        reply = decode(self.sock.recv())
+        return reply.data.astype("<u4").tobytes()[:size] if len(reply.data) * 4 >= size else b""
+
+    def close(self) -> tuple[int, str]:
+        self.send(Command.EXIT, (0, 0))
+        try:
+            _, err = self.proc.communicate(timeout=60)
+        finally:
+            self.proc.kill()
+            self.sock.close()
+        return self.proc.returncode, err
+
+
+@pytest.fixture
+def folder(tmp_path):
+    from tdbg.arch.chips import chip
+    from tdbg.simulator import folder as sim_folder
+
+    sim_folder.write(tmp_path / "sim", chip("1x2", BLACKHOLE), BLACKHOLE)
+    return tmp_path / "sim"
+
+
+def test_server_under_a_umd_client(folder):
+    umd = Umd(folder)
+    try:
+        for tile in ((1, 2), (2, 2)):
+            umd.send(Command.ALL_TENSIX_RESET_ASSERT, tile)
+        umd.send(Command.WRITE, (2, 2), 0x3000, b"\x01\x02\x03\x04\x05\x06\x07\x08")
+        assert umd.read((2, 2), 0x3000, 8) == bytes(range(1, 9))
+        umd.send(Command.WRITE, (0, 0), 0x2_0000, b"\xAA" * 64)                      # DRAM channel 0
+        assert umd.read((0, 1), 0x2_0010, 4) == b"\xAA" * 4                          # ... its other port
+        umd.send(Command.WRITE, (2, 0), 0x10, b"kept")                               # PCIe: kept
+        assert umd.read((2, 0), 0x10, 4) == b"kept"
+        assert umd.read((5, 5), 0, 4) == b""                           # a Tensix tile the chip lacks
+        # firmware for BRISC of tile 1,2 (it starts at 0): store a marker, spin on 0x200, park
+        umd.send(Command.WRITE, (1, 2), 0, FIRMWARE)
+        umd.send(Command.WRITE, (1, 2), SOFT_RESET_0, struct.pack("<I", B_RELEASED))
+        umd.send(Command.START, (1, 2))
+        assert umd.read((1, 2), 0x100, 4) == struct.pack("<I", 0x12345678)          # the core ran
+        assert umd.read((1, 2), SOFT_RESET_0, 4) == struct.pack("<I", B_RELEASED)
+        started = time.monotonic()
+        for _ in range(5000):                     # poll for something no core makes: a hang
+            got = umd.read((1, 2), 0x104, 4)
+            if got == b"":
+                break
+        assert got == b"", "the server never gave up on a poll no core can satisfy"
+        assert time.monotonic() - started < 30
+        umd.send(Command.WRITE, (1, 2), 0x200, struct.pack("<I", 1))                # release the spin
+        assert umd.read((1, 2), 0x100, 4) == struct.pack("<I", 0x12345678)
+    finally:
+        code, err = umd.close()
+    assert code == 0, err
+    assert "no endpoint at NoC coordinate 5,5" in err or "no Tensix tile at 5,5" in err
+    print(err)
+    assert "no core can run" in err and "tile 1,2" in err, err

@@ -1,0 +1,76 @@
+"""A user's ttnn script (``tests/ttnn_ops.py``, nothing in it written for tdbg) run by the ttnn
+wheel's own host on ``TT_METAL_SIMULATOR`` = tdbg's folder: numpy's answer, a breakpoint set
+through ``TDBG_SIMULATOR_ARGS``, a hang.  Skips visibly without the host venv (``ttnn_host``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import ttnn_host
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch.chips import chip
+
+OPS = Path(__file__).with_name("ttnn_ops.py")
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory):
+    python = ttnn_host.require()
+    pytest.importorskip("pynng", reason="pynng is a dependency of tdbg's simulator server")
+    from tdbg.simulator import folder
+    from tdbg.toolchain import sfpi_standin
+
+    ttnn_dir = next(python.parent.parent.glob("lib/python3.*/site-packages/ttnn"), None)
+    if ttnn_dir is None:
+        pytest.skip(f"no ttnn package beside {python}")
+    sfpi_standin.install(ttnn_dir)
+    sim = tmp_path_factory.mktemp("sim")
+    exports = folder.write(sim, chip("1x2", BLACKHOLE), BLACKHOLE)
+    env = dict(line[len("export "):].split("=", 1) for line in exports)
+    return python, env
+
+
+def run_ops(host, ops: list[str], args: str = "", timeout: float = 900) -> tuple[dict[str, dict], str]:
+    python, env = host
+    done = subprocess.run([str(python), str(OPS), *ops], capture_output=True, text=True, timeout=timeout,
+                          env=ttnn_host.clean_env(**env, TDBG_SIMULATOR_ARGS=args))
+    results = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("{"):
+            result = json.loads(line)
+            results[result.pop("op")] = result
+    return results, done.stderr
+
+
+def test_add_one_and_64_tiles(host):
+    results, err = run_ops(host, ["add", "add_64_tiles"])
+    assert results["grid"] == {"x": 2, "y": 1}, err[-3000:]      # the two-core simulation grid
+    assert results["add"] == {"mismatches": 0, "values": 1024}, err[-3000:]
+    assert results["add_64_tiles"] == {"mismatches": 0, "values": 65536}, err[-3000:]
+    assert "tdbg simulator:" in err and " WRITE" in err
+
+
+def test_breakpoint_through_simulator_args(host, tmp_path):
+    script = tmp_path / "checks.gdb"
+    script.write_text("break eltwise_binary_no_bcast.cpp:70 thread T1\ncommands\n  print num_tiles\n  bt 1\nend\n")
+    results, err = run_ops(host, ["add"], f"-x {script}")
+    assert "Breakpoint 1, kernel_main () at " in err and "eltwise_binary_no_bcast.cpp:70" in err, err[-3000:]
+    assert "$1 = 1" in err, err[-3000:]                                        # one tile for one core
+    assert results["add"] == {"mismatches": 0, "values": 1024}, err[-3000:]    # and it went on
+
+
+def test_a_hang_is_reported_and_ends_the_script(host, tmp_path):
+    """T1 sent back to its firmware's start from the kernel: it waits for a go message that never
+    comes, the host polls for a done message no core can produce."""
+    script = tmp_path / "hang.gdb"
+    script.write_text("break kernel_main thread T1\ncommands\n  set var $pc = main\nend\n")
+    results, err = run_ops(host, ["add"], f"-x {script}")
+    assert "the host waits for the device, and no core can run" in err, err[-3000:]
+    assert "Program stopped: deadlock: no core can run." in err
+    assert "in _llk_packer_wait_for_math_done_ at llk_pack_common.h" in err      # T2 waits for T1's math
+    assert "empty read response" in results["add"]["error"]
