@@ -45,6 +45,7 @@ import numpy as np
 from tdbg.commands import Interpreter
 from tdbg.commands.hang_report import report_text
 from tdbg.commands.registry import Command, CommandError
+from tdbg.commands.running import device_output
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, target_xml
 from tdbg.session import RunStatus, Session, SessionError
@@ -565,6 +566,7 @@ class RspServer:
             stop = s.announce(s.run_breakable(s.stepi if step else s.cont, self._breaking, keyboard=False))
         finally:
             s.scheduler_locking = saved
+        self._console(self.interp.output_of(lambda: device_output(self.interp, stop)))   # DPRINT, before the stop
         return self._stop_reply(stop)  # type: ignore[arg-type]
 
     def _stop_reply(self, stop: Stop | None) -> str:
