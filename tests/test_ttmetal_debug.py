@@ -441,3 +441,23 @@ args = [4, 1]
     done = _batch("-ex", "tt-metal program p.toml", "-ex", "run", cwd=tmp_path)
     assert "tt-metal device assert: NC tripped ASSERT at reader_two.cpp:" in done.stdout, done.stdout + done.stderr
     assert done.returncode == 4
+
+
+def test_dprint_lines_reach_gdbs_console_through_the_stub_before_the_stop_reply() -> None:
+    """Through the GDB stub the kernels' prints come as console output (O packets) before the
+    reply to 'c', in time order, as the shell shows them."""
+    from rsp_client import served
+
+    ops, fw = operations(), firmware()
+    s = Session({})
+    program = printing_program(ops, tiles=2)
+    prepare(s, program, fw)
+    out: list[bytes] = []
+    with served(s) as gdb:
+        gdb.raw(b"$c#63")
+        reply = gdb.reply(timeout=600, keep_output=out)
+    console = b"".join(out).decode()
+    assert reply.startswith(b"T") and "tt-metal program done" in console
+    a, b = (program.buffers[n].address for n in "ab")
+    assert f"0:(x=0,y=0):NC: reader: 2 tiles from {a:#x} and {b:#x}\n" in console
+    assert console.index("0:(x=0,y=0):NC: reader: done") < console.index("tt-metal program done")

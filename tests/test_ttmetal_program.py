@@ -279,7 +279,7 @@ def _load(spec: dict, folder: Path):
     (("cbs", "0", "pages"), 2.5, "cbs.0.pages: an integer, not a float (2.5)"),
     (("cbs", "0", "format"), 5, "cbs.0.format: a string, not an integer (5)"),
     (("kernels",), {"c": 1}, "kernels: an array of tables ([[kernels]] before each kernel), not a table ({'c': 1})"),
-    (("kernels", 0), "x", "kernels[0]: a table a [[kernels]] table, not a string ('x')"),
+    (("kernels", 0), "x", "kernels[0]: a table ([[kernels]]), not a string ('x')"),
     (("kernels", 0, "source"), 5, "kernels[0].source: a string, not an integer (5)"),
     (("kernels", 0, "processor"), 5, "kernels[0].processor: a string, not an integer (5)"),
     (("kernels", 0, "args"), [[1]], "kernels[0].args[0]: a 32-bit word or a buffer name, not an array ([1])"),

@@ -54,7 +54,7 @@ import numpy as np
 from tdbg.commands import Interpreter
 from tdbg.commands.hang_report import report_text
 from tdbg.commands.registry import Command, CommandError
-from tdbg.commands.running import report_stop
+from tdbg.commands.running import device_output, report_stop
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.rsp.packets import PacketError, PacketTable, packet
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, memory_map_xml, target_xml
@@ -631,6 +631,7 @@ class RspServer:
         if self._tdbg_breakpoint(stop):   # GDB did not insert it: the console says which one stopped
             self._console(self.interp.output_of(lambda: report_stop(self.interp, stop)))
         else:
+            self._console(self.interp.output_of(lambda: device_output(self.interp, stop)))   # DPRINT, before the stop
             s.announce(stop)
         return self._stop_reply(stop)  # type: ignore[arg-type]
 

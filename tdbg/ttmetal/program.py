@@ -412,7 +412,7 @@ def from_spec(spec: Mapping[str, object], base: Path, sources: Path | None = Non
         raise TtMetalError(f"kernels: an array of tables ([[kernels]] before each kernel), not {_kind(kernels)}")
     for i, k in enumerate(kernels):
         where = f"kernels[{i}]"
-        k = _as_table(k, where, "a [[kernels]] table")
+        k = _as_table(k, where, "([[kernels]])")
         _known(k, _KERNEL_KEYS, where)
         processor = _string(k, "processor", where, required="brisc | ncrisc | compute")
         source = _source(_string(k, "source", where), base, sources)
