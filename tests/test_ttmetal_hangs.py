@@ -101,8 +101,9 @@ def test_a_reader_that_never_pushes(tmp_path: Path) -> None:
     assert lines[head + 1].startswith("  B waits in cb_wait_front for 1 page on CB 0 (2 pages): 0 pages received, "
                                       "0 acknowledged, 0 in the CB; at ")
     assert "writer_unary_start_id.cpp:" in lines[head + 1]
-    assert lines[head + 2] == ("    no core has pushed into CB 0, and none waits in cb_reserve_back on it; "
-                               "kernels that have returned: NC")
+    assert lines[head + 2].startswith("    no core has pushed into CB 0, and none waits in cb_reserve_back on it; "
+                                      "kernels that have returned: NC; NC filled the page it waits for (read at 0x")
+    assert lines[head + 2].endswith(") and did not push it")       # the reader's NoC read into CB 0's first page
     assert lines[head + 3] == "  idle in their firmware: T0, T1, T2 (no kernel); NC (kernel returned)"
     assert lines[head + 4].startswith("  waypoints: ")
     assert s.current == "B"          # the stop is the blocked kernel's, not an idle firmware's

@@ -72,7 +72,9 @@ def partner(session: Session, host: ProgramHost, state: cbs.State, wait: cbs.Wai
     """The other side of a CB wait and what it does: for a wait for pages the producer (the core
     that last pushed into the CB, else one waiting in ``cb_reserve_back`` on it), for a wait for
     space the consumer (who last popped, else one waiting in ``cb_wait_front``); a partner that
-    waits on a CB itself is named by that wait (its own entry in ``waiting`` says more)."""
+    waits on a CB itself is named by that wait (its own entry in ``waiting`` says more).  With
+    neither, the core whose NoC request last wrote the page a consumer waits for (a reader that
+    filled it and never pushed it) is named."""
     role, verb, other = (("producer", "pushed into", "back") if wait.side == "front"
                          else ("consumer", "popped from", "front"))
     cb = state.cb.index
@@ -94,8 +96,13 @@ def partner(session: Session, host: ProgramHost, state: cbs.State, wait: cbs.Wai
     returned = _returned(session, host)
     done = ", ".join(returned) if returned else "none"
     waiter = "cb_reserve_back" if other == "back" else "cb_wait_front"
-    return (f"no core has {verb} CB {cb}, and none waits in {waiter} on it; "
-            f"kernels that have returned: {done}")
+    text = f"no core has {verb} CB {cb}, and none waits in {waiter} on it; kernels that have returned: {done}"
+    wrote = session.noc_l1_writer(state.front) if wait.side == "front" else None
+    if wrote is not None:      # the page it waits for was filled, and never pushed
+        transfer = wrote[0]
+        text += (f"; {transfer.core} filled the page it waits for ({transfer.kind} at "
+                 f"{session.describe_pc(transfer.core, transfer.pc)}) and did not push it")
+    return text
 
 
 def _returned(session: Session, host: ProgramHost) -> list[str]:
