@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -212,3 +213,18 @@ def test_a_checkpoint_restarted_many_times_runs_the_same_each_time() -> None:
         assert hashlib.sha256(host.result.buffers["c"]).hexdigest() == TTSIM["add"]["output_sha256"]
         s.restart(number)
     assert where[0] == where[1] == where[2]
+
+
+def test_a_reader_given_an_address_no_buffer_covers_is_warned() -> None:
+    """Issue 33 item 6: a reader given DRAM 0x30000000 for A (no buffer there, never written)
+    ended "program done" in silence; each page it reads is now named, and the run goes on."""
+    ops, fw = operations(), firmware()
+    program = eltwise_add(ops)
+    reader = next(k for k in program.kernels if k.processor == "ncrisc")
+    reader.args = [0x3000_0000, *reader.args[1:]]
+    s = Session({})
+    run(s, program, fw)
+    warned = [str(w.event) for w in s.take_warnings()]
+    assert len(warned) == 12 and all(w.endswith(": no buffer there, never written") for w in warned), warned
+    assert re.fullmatch(r"NeverWritten: NC read DRAM channel \d 0x30000000\.\.0x30000800: no buffer there, never written",
+                        warned[0])
