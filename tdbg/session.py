@@ -1285,6 +1285,16 @@ class Session(TensixAccess):
         what it put where, e.g. tt-metal's mailbox fields); ELF symbols name the rest."""
         self.tile.namers.append(namer)
 
+    def name_noc(self, namer: Callable[[tuple[int, int], int, int], str | None] | None) -> None:
+        """Let ``namer`` say what a host put at a NoC endpoint, for the ``NeverWritten`` event:
+        (the endpoint, as ``noc_endpoint`` gives it; address; length) -> a name ("buffer a",
+        "no buffer there"), None where the host knows nothing; None: no host names them."""
+        self.tile.noc.namer = namer
+
+    def noc_endpoint(self, x: int, y: int) -> tuple[int, int]:
+        """The endpoint a NoC request to (x, y), as software writes it, reaches."""
+        return self.tile.noc.physical(x | y << 6)
+
     def has_firmware(self, name: str) -> bool:
         """The core has code to run: loaded firmware, or (a chip's tile) it has been released."""
         if self.tile.hosted:

@@ -13,6 +13,7 @@ import datetime
 import hashlib
 import math
 import os
+import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -508,3 +509,18 @@ def test_a_fifo_as_a_dump_file_is_refused_not_opened(tmp_path: Path) -> None:
         ProgramHost.collect(SimpleNamespace(program=p), Session({}))
     with pytest.raises(TtMetalError, match="CB index '²' is not a number"):
         from_spec({"cbs": {"²": {"pages": 1, "page_size": 16}}}, tmp_path)
+
+
+def test_a_reader_given_an_address_no_buffer_covers_is_warned() -> None:
+    """Issue 33 item 6: a reader given DRAM 0x30000000 for A (no buffer there, never written)
+    ended "program done" in silence; each page it reads is now named, and the run goes on."""
+    ops, fw = operations(), firmware()
+    program = eltwise_add(ops)
+    reader = next(k for k in program.kernels if k.processor == "ncrisc")
+    reader.args = [0x3000_0000, *reader.args[1:]]
+    s = Session({})
+    run(s, program, fw)
+    warned = [str(w.event) for w in s.take_warnings()]
+    assert len(warned) == 12 and all(w.endswith(": no buffer there, never written") for w in warned), warned
+    assert re.fullmatch(r"NeverWritten: NC read DRAM channel \d 0x30000000\.\.0x30000800: no buffer there, never written",
+                        warned[0])

@@ -54,7 +54,7 @@ def help_cmd(interp: Interpreter, args: str) -> None:
         out(ROOT.lookup(words[0]).help_text())
 
 
-@command("handle", usage="handle CATEGORY stop|warn|ignore", help="Choose what an event of CATEGORY does: stop the run, print a warning and go on, or go on silently; every category stops by default but " + ", ".join(c.value for c in DEFAULT_POLICY_WARNS) + ", which warns.  Categories: " + ", ".join(c.value for c in Category) + " (a NoC read of DRAM or another tile's L1 where nothing was written, e.g. 'NC read DRAM channel 4 0x30000000..0x30000800: never written').", example="handle UnimplementedFunctionality warn")
+@command("handle", usage="handle CATEGORY stop|warn|ignore", help="Choose what an event of CATEGORY does: stop the run, print a warning and go on, or go on silently; every category stops by default but " + ", ".join(c.value for c in DEFAULT_POLICY_WARNS) + ", which warns.  Categories: " + ", ".join(c.value for c in Category) + " (NeverWritten: a NoC read of DRAM or another tile's L1 where nothing was written, e.g. 'NC read DRAM channel 4 0x30000000..0x30000800: no buffer there, never written', the buffer named when a tt-metal program's host knows it).", example="handle UnimplementedFunctionality warn")
 def handle_cmd(interp: Interpreter, args: str) -> None:
     words = args.split()
     policies = interp.session.policy

@@ -131,6 +131,9 @@ class Noc:
         self.log: list[Transfer] = []
         self.seq = 0
         self.issuer: tuple[str, int] = ("", 0)    # the core and pc storing to NOC_CMD_CTRL
+        #: A host's name for what it put at an endpoint (``Session.name_noc``): (endpoint,
+        #: address, length) -> e.g. "buffer a", or "no buffer there"; None where it knows nothing.
+        self.namer: Callable[[Coord, int, int], str | None] | None = None
         #: While a step is recorded for reverse-stepi: (endpoint, address, bytes before) of every
         #: write to memory beyond this tile (this tile's L1 is journalled with the coprocessor's).
         #: By endpoint, not by memory: undoing a whole-tile record replaces the memories.
@@ -240,6 +243,10 @@ class Noc:
             tile.write_l1(address, data, transfer)
         else:
             tile.store_mmio(address, int.from_bytes(data, "little"))
+
+    def named(self, where: Coord, address: int, n: int) -> str | None:
+        """What the host put at ``n`` bytes of ``where`` from ``address`` (``namer``)."""
+        return self.namer(where, address, n) if self.namer is not None else None
 
     def put_back(self, where: Coord, address: int, old: bytes) -> None:
         """Undo a journalled write beyond this tile: ``old`` at ``address`` of ``where``."""

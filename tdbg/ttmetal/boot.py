@@ -327,6 +327,7 @@ def prepare(session: Session, folder: str | Path | None = None) -> BootHost:
     session.name_memory(mailboxes.name)
     host = BootHost(mailboxes)
     session.host = host
+    session.name_noc(None)      # no buffers yet (a program's host names them)
     return host
 
 

@@ -9,6 +9,7 @@ bank.  The bytes move through the session's NoC endpoints (``Session.write_noc``
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -63,6 +64,20 @@ class Interleaved:
         banks = dram_bank_xy(0)
         return b"".join(session.read_noc(*banks[bank], at, self.page_size)
                         for bank, at in (self.page(p) for p in range(self.pages)))
+
+
+def namer(session: Session, buffers: Mapping[str, Interleaved]) -> Callable[[tuple[int, int], int, int], str | None]:
+    """What names DRAM for ``Session.name_noc``: the buffer a range of a bank falls in (every
+    buffer takes the same addresses in each bank), or "no buffer there"."""
+    banks = {session.noc_endpoint(*xy) for xy in dram_bank_xy(0)}
+
+    def name(where: tuple[int, int], address: int, n: int) -> str | None:
+        if where not in banks:
+            return None
+        hit = next((b for b, at in buffers.items() if at.address < address + n and address < at.address + at.bank_bytes),
+                   None)
+        return f"buffer {hit}" if hit else "no buffer there"
+    return name
 
 
 def allocate(sizes: list[tuple[int, int]], base: int = DRAM_UNRESERVED_BASE) -> list[Interleaved]:

@@ -856,6 +856,7 @@ def prepare(session: Session, program: Program, folder: str | Path | None = None
     for core, binary in binaries.items():   # the kernels' symbols where they will run
         session.add_symbol_file(core, binary.elf, host.layout.base + host.layout.text_offset[core])
     session.host = host
+    session.name_noc(dram.namer(session, {name: b.placement() for name, b in program.buffers.items()}))
     return host
 
 

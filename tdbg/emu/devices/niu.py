@@ -237,8 +237,9 @@ class Niu(Registers32):
             self._count(index, packets)
         self._count(0x3, flits)                # RD_DATA_WORD_RECEIVED
         if memory is not None and not memory.written(targ[0], length):
+            named = self.noc.named(source, targ[0], length)
             raise NeverWritten(f"{transfer.core} read {self.noc.describe(source, targ[0])}..{targ[0] + length:#x}: "
-                               "never written")
+                               f"{named + ', ' if named else ''}never written")
 
     def _write(self, targ: tuple[int, int], ret: tuple[int, int], length: int, marked: int, multicast: int,
                tid: int, ctrl: int) -> None:
