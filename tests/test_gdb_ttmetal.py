@@ -15,15 +15,17 @@ from __future__ import annotations
 import shutil
 import subprocess
 import threading
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tdbg.rsp.server import serve_tcp
 from tdbg.session import Session
 from tdbg.ttmetal import boot
 from tdbg.ttmetal.boot import TtMetalError
-from tdbg.ttmetal.program import prepare
-from ttmetal_programs import TTSIM, eltwise_add, operations
+from tdbg.ttmetal.program import PROGRAM_FORMAT, prepare
+from ttmetal_programs import TTSIM, eltwise_add, exact_inputs, operations
 
 GDB = shutil.which("gdb-multiarch")
 pytestmark = pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (Debian package gdb-multiarch)")
@@ -40,12 +42,13 @@ def prepared() -> Session:
     return s
 
 
-def gdb_on(session: Session, *commands: str, setup: tuple[str, ...] = ()) -> str:
+def gdb_on(session: Session, *commands: str, setup: tuple[str, ...] = (), allow_host_files: bool = False) -> str:
     """gdb-multiarch's output for ``commands`` against ``session`` served on a free TCP port
     (``setup``: GDB commands before it connects)."""
     ready, port = threading.Event(), []
     server = threading.Thread(target=serve_tcp, args=(session, 0),
-                              kwargs={"ready": lambda p: (port.append(p), ready.set())}, daemon=True)
+                              kwargs={"ready": lambda p: (port.append(p), ready.set()),
+                                      "allow_host_files": allow_host_files}, daemon=True)
     server.start()
     assert ready.wait(30)
     args = [GDB, "-q", "-batch", "-nx"]
@@ -74,6 +77,28 @@ def test_kernels_have_symbols_through_the_stub(osabi: str) -> None:
     assert "kernel_main () at " in nc and "reader_binary_interleaved_start_id.cpp:96" in nc
     assert " in main (" in nc and "ncrisc.cc:186" in nc
     assert "?? ()" not in out
+
+
+def test_a_program_loaded_through_monitor_announces_its_kernels(tmp_path: Path) -> None:
+    """The tile booted bare; ``monitor tt-metal program`` puts the kernels on the cores after GDB
+    connected: the next resume is a ``library`` stop per core (GDB reads the kernels, resolves
+    its pending breakpoint, and goes on) and the run stops in a kernel_main."""
+    operations()
+    try:
+        fw = boot.firmware_dir()
+    except TtMetalError as exc:
+        pytest.skip(f"the ttnn wheel's firmware is not available: {exc}")
+    a, b = exact_inputs(12)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    (tmp_path / "eltwise_add.toml").write_text(PROGRAM_FORMAT)
+    s = Session({})
+    boot.prepare(s, fw)
+    out = gdb_on(s, f"monitor tt-metal program {tmp_path / 'eltwise_add.toml'}", "set breakpoint pending on",
+                 "break kernel_main", "set schedule-multiple on", "continue", "bt 1", allow_host_files=True)
+    assert "Function \"kernel_main\" not defined." in out                 # before the kernels are known
+    assert "Breakpoint 1 (kernel_main) pending." in out
+    assert " hit Breakpoint 1." in out and ", kernel_main () at " in out and "\n#0  kernel_main () at " in out
 
 
 def test_without_processes_every_kernel_is_a_library_of_the_one_program() -> None:
