@@ -13,6 +13,8 @@ from tdbg import native
 from tdbg.tensix.state import TensixState
 from tdbg.toolchain import ttnn
 
+import ttnn_host
+
 _BUILD_CACHE = pytest.StashKey[Path]()
 
 
@@ -34,8 +36,10 @@ def _build_cache(config: pytest.Config) -> None:
     keeps its own cache where it was: like tdbg's it lives under ``$XDG_CACHE_HOME`` (else
     ``~/.cache``), and it holds the C runtime, seconds to rebuild.  So does the ttnn cache (the
     100 MB wheel, downloaded at most once, and the tt-llk kernels built from it, keyed by
-    content)."""
+    content), and the ttnn host's venvs (tests/ttnn_host.py: a pip install of ttnn, a minute or two).
+    """
     os.environ.setdefault("TDBG_TTNN_CACHE", str(ttnn.cache_root()))
+    os.environ.setdefault("TDBG_HOST_CACHE", str(ttnn_host.cache_root()))      # the ttnn host venvs
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     zig_cache = (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "zig"
     os.environ.setdefault("ZIG_GLOBAL_CACHE_DIR", str(zig_cache))

@@ -103,9 +103,17 @@ def test_sfpi_code_a_kernel_does_not_run_still_builds(tmp_path: Path, capfd: pyt
 # ---- a user's ttnn script on ttsim --------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def host() -> Path:
-    """The ttnn host venv's ttnn package, with the stand-in installed."""
+@pytest.fixture
+def ttsim() -> Path:
+    lib = os.environ.get("TTSIM_LIB")
+    if not lib or not Path(lib).is_file():
+        pytest.skip("TTSIM_LIB does not name a build of Tenstorrent's simulator (libttsim.so)")
+    return Path(lib)
+
+
+@pytest.fixture
+def host(ttsim: Path) -> Path:
+    """The ttnn host venv's ttnn package, with the stand-in installed (only where ttsim is)."""
     ttnn_host.require()
     try:
         package = ttnn_host.package()
@@ -113,14 +121,6 @@ def host() -> Path:
         pytest.skip(f"no ttnn host: {exc}")
     sfpi_standin.install(package)
     return package
-
-
-@pytest.fixture
-def ttsim() -> Path:
-    lib = os.environ.get("TTSIM_LIB")
-    if not lib or not Path(lib).is_file():
-        pytest.skip("TTSIM_LIB does not name a build of Tenstorrent's simulator (libttsim.so)")
-    return Path(lib)
 
 
 def run_ops(ttsim: Path, tmp_path: Path, descriptor: str, *ops: str) -> tuple[dict, Path]:

@@ -2,7 +2,7 @@
 
 The ``ttnn`` 0.81.1 wheels are cp310 and cp312 only, so the host runs in pyenv's Python 3.10
 (``~/.pyenv/versions/3.10.13``, else 3.12.1; ``TDBG_HOST_PYTHON`` names another), never in the
-Python that runs tdbg.  The venv is made once, at ``<tdbg's cache>/ttnn-host/py3.X``, with the wheel
+Python that runs tdbg.  The venv is made once, at ``<tdbg's cache>/ttnn-host/py3.X`` (``TDBG_HOST_CACHE`` moves it), with the wheel
 of ``tdbg.toolchain.ttnn`` (3.10; 3.12's comes from PyPI) and its dependencies from the package
 index; ``.complete`` in it marks a venv whose ``import ttnn`` worked.  ``venv()`` raises
 ``HostUnavailable`` (one line) where it cannot be had; ``require()`` turns that into a visible skip.
@@ -60,9 +60,16 @@ def _minor(python: Path) -> str:
     return done.stdout.strip()
 
 
+def cache_root() -> Path:
+    """Where the host venvs live: ``TDBG_HOST_CACHE``, else ``ttnn-host`` in tdbg's cache (the
+    test run's conftest keeps it there while it moves tdbg's build cache to a temporary one)."""
+    given = os.environ.get("TDBG_HOST_CACHE", "")
+    return Path(given) if os.path.isabs(given) else cache_dir() / "ttnn-host"
+
+
 def venv_dir(minor: str) -> Path:
     """Where the host venv for Python ``minor`` ("3.10") lives."""
-    return cache_dir() / "ttnn-host" / f"py{minor}"
+    return cache_root() / f"py{minor}"
 
 
 def venv() -> Path:
