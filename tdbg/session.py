@@ -189,6 +189,8 @@ class Session(TensixAccess):
         self.checkpoints = Checkpoints(self.tile)
         self.debug_infos: dict[str, DebugInfo | None] = {}
         self.symbol_files: dict[str, list[SymbolFile]] = {}   # a core's code beyond its firmware
+        #: Symbol files read (and moved) once: (path, its mtime, text address) -> image, DWARF.
+        self._symbol_images: dict[tuple, tuple[ElfImage, DebugInfo | None]] = {}
         self._in_file: tuple[str, SymbolFile | None] | None = None   # (core, file) symbols come from
         self.scheduler_locking = "off"
         self.started = False          # the tile has run since it was loaded or reset
@@ -293,13 +295,17 @@ class Session(TensixAccess):
         try:
             name = self.tile.core_named(core).name
             path = host_path(program)
-            image = ElfImage.load(path)
-            if text_address is not None and image.exec_ranges:
-                bias = text_address - min(lo for lo, _ in image.exec_ranges)
-                image = ElfImage.parse(move_code(image.raw, bias), path)
+            key = (path, path.stat().st_mtime_ns, text_address)
+            known = self._symbol_images.get(key)
+            if known is None:
+                image = ElfImage.load(path)
+                if text_address is not None and image.exec_ranges:
+                    bias = text_address - min(lo for lo, _ in image.exec_ranges)
+                    image = ElfImage.parse(move_code(image.raw, bias), path)
+                known = self._symbol_images[key] = (image, self._debug_info(image))
         except (ElfLoadError, OSError, HostFileError, ValueError) as exc:
             raise SessionError(str(exc)) from None
-        added = SymbolFile(image, self._debug_info(image))
+        added = SymbolFile(*known)
         self.symbol_files.setdefault(name, []).append(added)
         return added
 

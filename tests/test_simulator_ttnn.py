@@ -7,13 +7,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import ttnn_host
-from tdbg.arch.blackhole import BLACKHOLE
-from tdbg.arch.chips import chip
 
 OPS = Path(__file__).with_name("ttnn_ops.py")
 
@@ -22,17 +21,29 @@ OPS = Path(__file__).with_name("ttnn_ops.py")
 def host(tmp_path_factory):
     python = ttnn_host.require()
     pytest.importorskip("pynng", reason="pynng is a dependency of tdbg's simulator server")
-    from tdbg.simulator import folder
     from tdbg.toolchain import sfpi_standin
 
     ttnn_dir = next(python.parent.parent.glob("lib/python3.*/site-packages/ttnn"), None)
     if ttnn_dir is None:
         pytest.skip(f"no ttnn package beside {python}")
     sfpi_standin.install(ttnn_dir)
-    sim = tmp_path_factory.mktemp("sim")
-    exports = folder.write(sim, chip("1x2", BLACKHOLE), BLACKHOLE)
-    env = dict(line[len("export "):].split("=", 1) for line in exports)
-    return python, env
+    return python, readme_environment(tmp_path_factory.mktemp("sim"))
+
+
+def readme_environment(sim: Path) -> dict[str, str]:
+    """The README's two lines ("Your ttnn program on tdbg"): the first run in bash (this tdbg,
+    the folder in ``sim``), the environment it leaves; the second is how the tests run scripts."""
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = text.split("## Your ttnn program on tdbg", 1)[1].split("\n\n    ", 1)[1].split("\n\n", 1)[0]
+    first, second = [line.strip() for line in block.splitlines()]
+    assert second == "python your_script.py"
+    line = first.replace("tdbg simulator", f"{sys.executable} -m tdbg simulator").replace("~/tdbg-sim", str(sim))
+    done = subprocess.run(["bash", "-c", f"{line} && env"], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    env = dict(l.split("=", 1) for l in done.stdout.splitlines() if "=" in l)
+    wanted = ("TT_METAL_SIMULATOR", "TT_SIMULATOR_LOCALHOST", "TT_METAL_SLOW_DISPATCH_MODE")
+    assert env["TT_METAL_SIMULATOR"] == str(sim.resolve()) and (sim / "run.sh").is_file()
+    return {name: env[name] for name in wanted}
 
 
 def run_ops(host, ops: list[str], args: str = "", timeout: float = 900) -> tuple[dict[str, dict], str]:
