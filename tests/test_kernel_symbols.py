@@ -287,7 +287,7 @@ def test_completion_offers_kernel_names_files_and_locals() -> None:
     run(sh, "thread NC")                                    # still in its firmware: the kernel's names too
     complete_break = ROOT.lookup("break").complete
     assert complete_break is not None
-    assert "reader_unary_start_id.cpp" in complete_break(interp, "reader_un")
+    assert "reader_unary_start_id.cpp:" in complete_break(interp, "reader_un")   # GDB completes FILE:
     assert "kernel_main()" in complete_break(interp, "kernel_m")
     run(sh, "break reader_unary_start_id.cpp:33", "continue")
     complete_print = ROOT.lookup("print").complete

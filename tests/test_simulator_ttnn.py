@@ -83,5 +83,7 @@ def test_a_hang_is_reported_and_ends_the_script(host, tmp_path):
     results, err = run_ops(host, ["add"], f"-x {script}")
     assert "the host waits for the device, and no core can run" in err, err[-3000:]
     assert "Program stopped: deadlock: no core can run." in err
-    assert "in _llk_packer_wait_for_math_done_ at llk_pack_common.h" in err      # T2 waits for T1's math
+    report = " ".join(err.split())                                               # the report wraps at the width
+    assert "in _llk_packer_wait_for_math_done_ at llk_pack_common.h" in report   # T2 waits for T1's math
+    assert "it needs a post of semaphore 1 (MATH_PACK), made by: T1" in report
     assert "empty read response" in results["add"]["error"]

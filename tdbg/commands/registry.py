@@ -86,6 +86,9 @@ class Registry:
         """Declare a command; the decorated function runs it with the argument text."""
 
         def register(handler: Handler) -> Handler:
+            taken = [n for n in (name, *aliases) if n in self.commands or n in self.aliases]
+            if taken:   # a second declaration would silently replace the first
+                raise ValueError(f"command {self.prefix + ' ' if self.prefix else ''}{taken[0]!r} is declared twice")
             self.commands[name] = Command(name, usage, help, example, handler, aliases, complete, repeatable, host_files)
             for alias in aliases:
                 self.aliases[alias] = name

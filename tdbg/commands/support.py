@@ -96,8 +96,8 @@ def thread_cmd(interp: Interpreter, args: str) -> None:
         interp.out(describe_location(interp, s.pc).splitlines()[0])
 
 
-@command("tile", usage="tile [X,Y]", help="On a chip (tdbg as tt-metal's simulator): select the Tensix tile at NoC coordinate X,Y, whose cores the other commands then act on (a core is also named X,Y:CORE, as in 'thread 2,2:NC'); without an argument, name the current one.", example="tile 2,2")
-def tile_cmd(interp: Interpreter, args: str) -> None:
+@command("select-tile", usage="select-tile [X,Y]", help="On a chip (tdbg as tt-metal's simulator): select the Tensix tile at NoC coordinate X,Y, whose cores the other commands then act on (a core is also named X,Y:CORE, as in 'thread 2,2:NC'); without an argument, name the current one.", example="select-tile 2,2")
+def select_tile_cmd(interp: Interpreter, args: str) -> None:
     from tdbg.arch.chips import parse_coord
     from tdbg.errors import SessionError
 
