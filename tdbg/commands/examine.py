@@ -13,6 +13,7 @@ import numpy as np
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command
 from tdbg.commands.remap_cmds import remap_order
+from tdbg.commands.scripting import split_args
 from tdbg.commands.ttmetal_cmds import buffer_page
 from tdbg.commands.values import evaluate, evaluate_address, evaluate_int
 from tdbg.expr import DOUBLE, FLOAT, INT8, INT16, INT32, INT64, Value, decode, pointer_to
@@ -423,25 +424,6 @@ def format_view_value(value: object) -> str:
 _FIND_SIZES = {"b": 1, "h": 2, "w": 4, "g": 8}
 
 
-def _split_top_level(text: str) -> list[str]:
-    """``text`` split at the commas outside parentheses, brackets and quotes."""
-    parts, depth, quote, start = [], 0, "", 0
-    for i, c in enumerate(text):
-        if quote:
-            quote = "" if c == quote and text[i - 1] != "\\" else quote
-        elif c in "\"'":
-            quote = c
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
-    return parts
-
-
 @command("find", usage="find [/SIZE-CHAR] [/MAX-COUNT] START, +LENGTH|END, EXPR1 [, EXPR2 ...]", help="Search memory from START (LENGTH bytes, or up to END inclusive) for the bytes of the values EXPR1, EXPR2 ... laid end to end (each the size of its type, or SIZE-CHAR b h w g; a string's characters without its NUL), as the current core reads memory; print each address found and how many; $_ is the last, $numfound the count (GDB's find).", example="find &results, +16, 0")
 def find_cmd(interp: Interpreter, args: str) -> None:
     s = interp.session
@@ -457,7 +439,7 @@ def find_cmd(interp: Interpreter, args: str) -> None:
             else:
                 raise CommandError("Invalid size granularity.")
         text = text.strip()
-    parts = _split_top_level(text)
+    parts = [part.strip() for part in split_args(text, keep_last=True)]
     if len(parts) < 3 or not all(parts):
         raise CommandError("Missing search parameters." if len(parts) < 2 else "Missing search pattern.")
     start = evaluate_address(interp, parts[0])

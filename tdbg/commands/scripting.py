@@ -277,8 +277,9 @@ def _string(interp: Interpreter, value: Value) -> str:
     return bytes(data).decode("latin-1")
 
 
-def split_args(text: str) -> list[str]:
-    """Split on commas that are not inside brackets or quotes."""
+def split_args(text: str, keep_last: bool = False) -> list[str]:
+    """Split on commas that are not inside brackets or quotes; a blank last part is dropped
+    unless ``keep_last``."""
     parts, depth, current, quote, escaped = [], 0, [], "", False
     for ch in text:
         if quote:
@@ -301,7 +302,7 @@ def split_args(text: str) -> list[str]:
             current = []
             continue
         current.append(ch)
-    if "".join(current).strip():
+    if keep_last or "".join(current).strip():
         parts.append("".join(current))
     return parts
 
