@@ -21,10 +21,11 @@ frames, ``info symbol``; ``set print asm-demangle``, off: ``x/i``, ``disassemble
 
 from __future__ import annotations
 
+import re
 import sys
 from functools import cache
 
-__all__ = ["demangle", "drop_return_type", "name_matches", "remove_params", "scoped_names", "split_params"]
+__all__ = ["canonical_literals", "canonical_param", "demangle", "drop_return_type", "name_matches", "remove_params", "scoped_names", "split_params"]
 
 _LIBRARIES = ("libc++abi.dylib", "libc++.1.dylib") if sys.platform == "darwin" else ("libstdc++.so.6",)
 
@@ -94,6 +95,21 @@ def _params_start(text: str) -> int | None:
     return None
 
 
+#: An integer literal with a suffix in a name the compiler spelled (clang's ``DW_AT_name``:
+#: ``noc_async_write_impl<16385U, true, false>``).
+_LITERAL = re.compile(r"(?<![\w.])(\d+)([uU]?)([lL]{0,2})([uU]?)(?![\w.])")
+
+
+def canonical_literals(name: str) -> str:
+    """``name`` with its integer literals' suffixes as GDB's C++ name canonicalization writes
+    them (``cp_canonicalize_string``, printed by libiberty as the demangler prints a literal of
+    that type: ``u``, ``l``, ``ul``, ``ll``, ``ull``): ``f<16385U, 1UL>`` -> ``f<16385u, 1ul>``
+    (gdb-multiarch 13.1's ``info types`` on a clang-built kernel)."""
+    if "<" not in name:
+        return name
+    return _LITERAL.sub(lambda m: m[1] + ("u" if m[2] or m[4] else "") + m[3].lower(), name)
+
+
 def remove_params(name: str) -> str:
     """GDB's ``cp_remove_params``: ``ns::f<int>(unsigned int) const`` -> ``ns::f<int>`` (what a
     frame line shows)."""
@@ -152,7 +168,7 @@ def _split_top(text: str, sep: str = ",") -> list[str]:
     return parts
 
 
-def _canonical_param(param: str) -> str:
+def canonical_param(param: str) -> str:
     """A parameter type in the demangler's spelling: ``const T &`` -> ``T const&``."""
     param = _squeeze(param)
     if param.startswith("const "):
@@ -193,8 +209,8 @@ def name_matches(wanted: str, physname: str) -> bool:
     if want_params is not None:
         if params is None:
             return False
-        canon = [_canonical_param(p) for p in _split_top(want_params) if p.strip() not in ("", "void")]
-        if canon != [_canonical_param(p) for p in _split_top(params) if p.strip()]:
+        canon = [canonical_param(p) for p in _split_top(want_params) if p.strip() not in ("", "void")]
+        if canon != [canonical_param(p) for p in _split_top(params) if p.strip()]:
             return False
     if "<" not in want_name:
         name = _without_templates(name)

@@ -30,7 +30,7 @@ from elftools.dwarf.dwarf_expr import DWARFExprParser
 from elftools.dwarf.locationlists import BaseAddressEntry, LocationParser
 from elftools.elf.elffile import ELFFile
 
-from tdbg.cxxnames import demangle, drop_return_type, name_matches, remove_params
+from tdbg.cxxnames import canonical_literals, canonical_param, demangle, drop_return_type, name_matches, remove_params
 from tdbg.emu.elf import ElfImage
 from tdbg.expr.ctype import (
     VOID, CField, CType, Details, Kind, Method, array_of, declaration, function_type, pointer_to, qualified,
@@ -237,6 +237,7 @@ class DebugInfo:
         self._sites: dict[int, dict[int, DIE]] = {}    # function -> its call sites by return address
         self._comp_dirs: dict[Path, str] = {}          # source file -> its unit's compilation directory
         self.source_path: SourcePath | None = None     # the session's (set substitute-path, directory)
+        self.moved_by = 0                              # how far the code was moved from its link address
 
     @classmethod
     def load(cls, program: str | Path | ElfImage) -> DebugInfo | None:
@@ -363,7 +364,7 @@ class DebugInfo:
         if demangled is not None:
             return drop_return_type(demangled)
         params = self._params(_origin(die, "DW_AT_name") or die) or ()
-        return f"{_qualified(die)}({', '.join(type_name(t) for t in params)})"
+        return f"{_qualified(die)}({', '.join(canonical_param(type_name(t)) for t in params)})"
 
     def _file_names(self, cu) -> dict[int, Path]:
         """The file names of ``cu``'s line program (cached)."""
@@ -560,6 +561,17 @@ class DebugInfo:
         self._read_at(addr)
         return _containing(self._functions, self._function_starts, addr)
 
+    def label_at(self, addr: int, demangled: bool) -> tuple[str, int] | None:
+        """The name and entry of the function containing ``addr`` as GDB's ``<NAME+OFFSET>``
+        names it (``build_address_symbolic``, from the function's symbol): its linkage name,
+        or with ``demangled`` its full name; a C++ function without one (``main``) by its full
+        name with the parameter types (``main(int, char**)``), a C function by its name."""
+        function = self.function_at(addr)
+        if function is None or function.die is None:
+            return None
+        linkage = _linkage_name(function.die) if not demangled else None
+        return linkage or function.full_name, function.low
+
     def symbol_function_at(self, addr: int) -> Function | None:
         """The DWARF function containing ``addr``, else the ELF code symbol there (a function or
         a label, ``ElfImage.symbol_at``; for a frame's name, its extent is not kept)."""
@@ -751,9 +763,9 @@ class DebugInfo:
         base_addr = base.value if base is not None else 0
         text = "multi-location:\n"
         for entry in parsed:
-            if isinstance(entry, BaseAddressEntry):   # GDB says it (of code moved by -o: before the move)
+            if isinstance(entry, BaseAddressEntry):   # GDB says it as the file has it (before a move, -o)
                 base_addr = entry.base_address
-                text += f"  Base address {base_addr:#x}"
+                text += f"  Base address {base_addr - (self.moved_by if self._executable(base_addr) else 0):#x}"
                 continue
             lo, hi = (entry.begin_offset, entry.end_offset) if entry.is_absolute else \
                 (base_addr + entry.begin_offset, base_addr + entry.end_offset)
@@ -785,18 +797,21 @@ class DebugInfo:
         return function_type(self.return_type(function) or VOID, self._params(function.die))
 
     def _params(self, die: DIE) -> tuple[CType, ...] | None:
-        """Parameter types of a subprogram or subroutine type; None when unprototyped."""
+        """Parameter types of a subprogram or subroutine type (a concrete subprogram's from the
+        DIE it stands for); None when unprototyped (never in C++: GDB prints ``void (void)``)."""
+        die = _origin(die, "DW_AT_name") or die
         types = tuple(self._type(c.get_DIE_from_attribute("DW_AT_type")) for c in die.iter_children()
                       if c.tag == "DW_TAG_formal_parameter" and "DW_AT_type" in c.attributes)
         prototyped = "DW_AT_prototyped" in die.attributes or (
             "DW_AT_specification" in die.attributes and "DW_AT_prototyped" in die.get_DIE_from_attribute("DW_AT_specification").attributes)
-        return types if types or prototyped else None
+        return types if types or prototyped or _is_cplus(die.cu) else None
 
     def return_type(self, function: Function) -> CType | None:
         """What ``function`` returns; None for void (or without DWARF)."""
-        if function.die is None or "DW_AT_type" not in function.die.attributes:
+        die = None if function.die is None else _origin(function.die, "DW_AT_type")
+        if die is None:
             return None
-        return self._type(function.die.get_DIE_from_attribute("DW_AT_type"))
+        return self._type(die.get_DIE_from_attribute("DW_AT_type"))
 
     # -- variables ------------------------------------------------------------------------------------
     def global_variable(self, name: str) -> Variable:
@@ -1419,9 +1434,14 @@ def _qualified(die: DIE) -> str:
 
 
 def _name(die: DIE) -> str | None:
+    """A DIE's name; in C++ as GDB canonicalizes it (``dwarf2_canonicalize_name``: clang's
+    ``f<16385U>`` is ``f<16385u>``)."""
     attr = die.attributes.get("DW_AT_name")
     if attr is not None:
-        return attr.value.decode(errors="replace") if isinstance(attr.value, bytes) else None
+        if not isinstance(attr.value, bytes):
+            return None
+        text = attr.value.decode(errors="replace")
+        return canonical_literals(text) if "<" in text and _is_cplus(die.cu) else text
     for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
         if ref in die.attributes:
             return _name(die.get_DIE_from_attribute(ref))

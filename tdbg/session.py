@@ -298,11 +298,13 @@ class Session(TensixAccess):
             key = (path, path.stat().st_mtime_ns, text_address)
             known = self._symbol_images.get(key)
             if known is None:
-                image = ElfImage.load(path)
+                image, bias = ElfImage.load(path), 0
                 if text_address is not None and image.exec_ranges:
                     bias = text_address - min(lo for lo, _ in image.exec_ranges)
                     image = ElfImage.parse(move_code(image.raw, bias), path)
                 known = self._symbol_images[key] = (image, self._debug_info(image))
+                if known[1] is not None:
+                    known[1].moved_by = bias
         except (ElfLoadError, OSError, HostFileError, ValueError) as exc:
             raise SessionError(str(exc)) from None
         added = SymbolFile(*known)
@@ -1242,12 +1244,16 @@ class Session(TensixAccess):
         found = self._symbol_file(self.current, address) if self.symbol_files else None
         image = found.image if found is not None else self.tile.image(self.current)
         hit = image.symbol_at(address) if image else None
-        if hit is None:
+        demangled = self.print_settings.asm_demangle if demangled is None else demangled
+        info = self._opened_file(found) if found is not None else self._opened(self.current)
+        function = info.label_at(address, demangled) if info is not None else None
+        if function is not None and (hit is None or address - hit[1] <= function[1]):   # GDB: the nearer one
+            name, offset = function[0], address - function[1]
+        elif hit is None:
             return ""
-        sym, offset = hit
-        name = sym.name
-        if self.print_settings.asm_demangle if demangled is None else demangled:
-            name = demangle(name) or name
+        else:
+            name, offset = hit[0].name, hit[1]
+            name = (demangle(name) or name) if demangled else name
         return f"<{name}+{offset}>" if offset else f"<{name}>"
 
     # -- the tile as front ends see it (read these; change the tile through the methods) ------------
