@@ -19,7 +19,8 @@ from tdbg.session import Session
 from tdbg.ttmetal import boot
 from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.metal2 import Metal2, kernel_args_header, kernel_bindings_header
-from tdbg.ttmetal.program import Program, run
+from tdbg.ttmetal.memmap import KERNEL_CONFIG_BASE
+from tdbg.ttmetal.program import Program, prepare, run
 from ttmetal_programs import exact_inputs, operations
 
 
@@ -43,6 +44,48 @@ def test_generated_headers_text() -> None:
     assert ("namespace tensor {\nusing src_t = ::tensor_accessor::TensorBindingToken<1u, 4u>;\n"
             "constexpr src_t src{binding_details::LLKMetadata{}};\n}  // namespace tensor\n") in bindings
     assert kernel_bindings_header(Metal2()).endswith("// No bindings for this kernel.\n")
+
+
+def test_generated_semaphore_tokens_text() -> None:
+    """The 0.81.1 wheel's libtt_metal.so writes ``namespace sem {``, then per binding (by name)
+    ``constexpr ::SemaphoreBindingToken NAME{IDu, ::SemScope::SCOPE};`` between the dfb and tensor
+    namespaces (its emit_semaphore_binding_tokens' strings, in the order its code writes them)."""
+    m = Metal2(dfbs=(("in0", 0),), tensors=(("src", 1, 4),),
+               sems=(("ready", 1, "LOCAL_NONATOMIC"), ("go", 0, "LOCAL_NONATOMIC")))
+    bindings = kernel_bindings_header(m)
+    sem = ("namespace sem {\nconstexpr ::SemaphoreBindingToken go{0u, ::SemScope::LOCAL_NONATOMIC};\n"
+           "constexpr ::SemaphoreBindingToken ready{1u, ::SemScope::LOCAL_NONATOMIC};\n}  // namespace sem\n")
+    assert sem in bindings and '#include "api/dataflow/semaphore_binding_token.h"\n' in bindings
+    assert bindings.index("namespace dfb") < bindings.index(sem) < bindings.index("namespace tensor")
+    assert "namespace sem" in kernel_bindings_header(Metal2(sems=(("s", 0, "COMPUTE_ATOMIC"),)))
+
+
+def test_ttnn_layernorm_receiver_binds_its_semaphore_by_sem_name() -> None:
+    """ttnn's layernorm mcast receiver (``Semaphore reduce_sender_sem(sem::reduce_sender)``, its CTA
+    ``args::block_h``, ``dfb::ex_global``) on one tile: the host puts semaphore 0's initial value at
+    ``kernel_config_base + sem_offset`` (tt-metal: the semaphores follow the runtime arguments, 16
+    bytes each; here no arguments, so at the base), the kernel sets it INVALID (0) there and waits
+    for VALID (1), which no core sends: a hang naming the semaphore; the debugger's VALID ends it."""
+    ops = operations()
+    try:
+        fw = boot.firmware_dir()
+    except TtMetalError as exc:
+        pytest.skip(f"the ttnn wheel's firmware is not available: {exc}")
+    p = Program()
+    sem = p.semaphore(7)
+    p.cb(8, 2, 2048)                                   # stats_tiles (2) * block_h pages
+    p.kernel("ncrisc", ops / "normalization/layernorm/device/kernels/dataflow/"
+             "reader_mcast_receiver_unary_sharded_ln_post_allgather.cpp",
+             named_args={"block_h": 1}, dfbs={"ex_global": 8}, sems={"reduce_sender": sem})
+    s = Session({})
+    prepare(s, p, fw)
+    address = KERNEL_CONFIG_BASE
+    assert s.execute("info kernels").splitlines()[6] == f"      sems: reduce_sender=semaphore 0 at {address:#x}"
+    stop = " ".join(s.execute("continue").split())
+    assert "deadlock" in stop and f"reading L1 {address:#x} <semaphore 0 (sem::reduce_sender)> (= 0x0)" in stop
+    assert "reduce_sender_sem.wait(VALID);" in stop
+    s.execute(f"set {{uint32_t}}{address:#x} = 1")
+    assert "tt-metal program done" in s.execute("continue")
 
 
 def test_ttnn_transpose_reader_with_named_args_transposes() -> None:
@@ -77,6 +120,7 @@ def test_ttnn_transpose_reader_with_named_args_transposes() -> None:
 
 def test_the_program_format_declares_a_metal2_kernel(tmp_path: Path) -> None:
     (tmp_path / "p.toml").write_text('''
+semaphores = [0, 3]
 [buffers.a]
 pages = 4
 [cbs]
@@ -91,13 +135,23 @@ common_args = { scale = 3 }
 named_args = { block = 2 }
 dfbs = { in0 = 0 }
 tensors = { src = "a" }
+sems = { ready = 1 }
 ''')
     p = Program.load(tmp_path / "p.toml")
     k = p.kernels[0]
     p.allocate()
     a = p.buffers["a"]
     # the tensor's accessor args follow the positional CTA; its address follows the named CRTA
-    assert k.metal2 == Metal2(("num_tiles", "base"), ("scale",), (("block", 2),), (("in0", 0),), (("src", 1, 4),))
+    assert p.semaphores == [0, 3]
+    assert k.metal2 == Metal2(("num_tiles", "base"), ("scale",), (("block", 2),), (("in0", 0),), (("src", 1, 4),),
+                              (("ready", 1, "LOCAL_NONATOMIC"),))
     assert k.all_compile_args == [7, *a.accessor_args]
     assert k.arg_words() == [4, a.address, 9]
     assert k.common_words() == [3, a.address]
+
+
+def test_a_sem_binding_names_a_semaphore_the_program_has(tmp_path: Path) -> None:
+    (tmp_path / "p.toml").write_text('semaphores = [0]\n[[kernels]]\nprocessor = "brisc"\nsource = "w.cpp"\n'
+                                     'sems = { ready = 1 }\n')
+    with pytest.raises(TtMetalError, match=r"sem::ready: semaphore 1; the program has 1"):
+        Program.load(tmp_path / "p.toml")

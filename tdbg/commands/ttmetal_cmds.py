@@ -142,6 +142,8 @@ def info_kernels(interp: Interpreter, args: str) -> None:
             interp.out("      named args: " + ", ".join(f"{name}={value}" for name, value in k.named_args))
         if k.dfbs:
             interp.out("      dfbs: " + ", ".join(f"{name}=CB {cb}" for name, cb in k.dfbs))
+        if k.sems:
+            interp.out("      sems: " + ", ".join(f"{name}=semaphore {i} at {at:#x}" for name, i, at in k.sems))
         if k.tensors:
             interp.out("      tensors: " + ", ".join(f"{name}=buffer {buffer}" for name, buffer in k.tensors))
         interp.out(f"      runtime args at {k.args_at:#x}{_launched(k.args)}: [{_shown(k.args)}]")

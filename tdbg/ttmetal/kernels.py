@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tdbg.ttmetal.program import CORES, DEFAULT_NOC, Buffer
+from tdbg.ttmetal.program import CORES, DEFAULT_NOC, L1_ALIGNMENT, Buffer
 
 if TYPE_CHECKING:
     from tdbg.session import Session
@@ -46,6 +46,7 @@ class Launched:
     common_args: tuple[Argument, ...]       # Metal 2.0: named, then each tensor binding's address
     dfbs: tuple[tuple[str, int], ...]       # Metal 2.0: dfb:: name -> CB
     tensors: tuple[tuple[str, str], ...]    # Metal 2.0: tensor:: name -> buffer
+    sems: tuple[tuple[str, int, int], ...] = ()   # Metal 2.0: sem:: name -> (semaphore id, its L1 address)
 
 
 def launched(session: Session, host: ProgramHost) -> list[Launched]:
@@ -65,7 +66,8 @@ def launched(session: Session, host: ProgramHost) -> list[Launched]:
                             str(kernel.source) if kernel.source is not None else None, tuple(kernel.all_compile_args),
                             tuple(sorted((k, str(v)) for k, v in kernel.defines.items())),
                             tuple(sorted(kernel.named_args.items())), noc, code, at, args, common_at, common,
-                            tuple(kernel.dfbs.items()), tuple((n, b.name) for n, b in kernel.tensors.items())))
+                            tuple(kernel.dfbs.items()), tuple((n, b.name) for n, b in kernel.tensors.items()),
+                            tuple((n, i, layout.base + layout.sem_offset + L1_ALIGNMENT * i) for n, i in kernel.sems.items())))
     return out
 
 

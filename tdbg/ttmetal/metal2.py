@@ -4,15 +4,22 @@ kernel them: ``kernel_args_generated.h`` (namespace ``args``: each named runtime
 ``CrtaArg<uint32_t>``, each named compile-time argument a ``CtaVal<uint32_t>{value}``; then
 ``get_vararg`` / ``get_common_vararg``, whose index 0 is the first word after the named ones) and
 ``kernel_bindings_generated.h`` (namespace ``dfb``: a ``DFBBindingToken`` per CB the kernel binds,
-its id; namespace ``tensor``: per tensor binding a ``TensorBindingToken<CTA_OFFSET,
-ADDR_CRTA_OFFSET>`` type and token, the offset of its ``TensorAccessorArgs`` in the positional
-compile-time arguments and the byte offset of its base address in the common runtime arguments).
+its id; namespace ``sem``: a ``SemaphoreBindingToken{ID, SemScope}`` per semaphore the kernel binds,
+its id and the access mechanism the host resolved; namespace ``tensor``: per tensor binding a
+``TensorBindingToken<CTA_OFFSET, ADDR_CRTA_OFFSET>`` type and token, the offset of its
+``TensorAccessorArgs`` in the positional compile-time arguments and the byte offset of its base
+address in the common runtime arguments).
 Both are included before the kernel's source (``kernel_includes.hpp``, the TRISCs' ``chlkc_*.cpp``
 prologs).  Facts: tt-metal's ``jit_build/genfiles.cpp`` (``write_kernel_args_generated_header``,
 ``write_kernel_bindings_generated_header``: RTAs and CRTAs in the host's order, CTAs sorted by
 name, DFB entries sorted by name, tensors in binding order) and the 0.81.1 wheel's headers
 (``api/dataflow/dfb_binding_token.h``; ``api/tensor/tensor_binding_token.h``, whose token is built
-from an ``LLKMetadata``: its defaults, no format, here).
+from an ``LLKMetadata``: its defaults, no format, here).  The semaphore lines as the 0.81.1 wheel's
+``libtt_metal.so`` writes them (``emit_semaphore_binding_tokens``: ``namespace sem {``, per entry
+``constexpr ::SemaphoreBindingToken NAME{IDu, ::SemScope::SCOPE};``, between the ``dfb`` and
+``tensor`` namespaces) and ``api/dataflow/semaphore_binding_token.h`` (on Blackhole a data
+movement binding is ``LOCAL_NONATOMIC``, a compute one ``COMPUTE_ATOMIC``, the Sync Unit's
+semaphore).
 
 Where the words go (tdbg's layout, tt-metal's rule): a kernel's runtime arguments are its named
 ones in order, then its positional ones (the varargs); its common runtime arguments its named ones,
@@ -38,11 +45,13 @@ class Metal2:
     ctas: tuple[tuple[str, int], ...] = ()              # named compile-time args and their values
     dfbs: tuple[tuple[str, int], ...] = ()              # DFB accessor name -> CB (logical DFB) id
     tensors: tuple[tuple[str, int, int], ...] = ()      # (name, CTA offset, address CRTA byte offset)
+    sems: tuple[tuple[str, int, str], ...] = ()         # sem accessor name -> (semaphore id, SemScope)
 
     def check(self) -> None:
         """Every name a C++ identifier, none twice in a namespace (a ``ValueError`` names it)."""
         for space, names in (("args", [*self.rtas, *self.crtas, *(n for n, _ in self.ctas)]),
-                             ("dfb", [n for n, _ in self.dfbs]), ("tensor", [n for n, _, _ in self.tensors])):
+                             ("dfb", [n for n, _ in self.dfbs]), ("tensor", [n for n, _, _ in self.tensors]),
+                             ("sem", [n for n, _, _ in self.sems])):
             for name in names:
                 if not _NAME.fullmatch(name):
                     raise ValueError(f"{space}::{name}: not a C++ identifier")
@@ -68,17 +77,24 @@ def kernel_args_header(m: Metal2) -> str:
 
 def kernel_bindings_header(m: Metal2) -> str:
     """``kernel_bindings_generated.h``."""
-    if not m.dfbs and not m.tensors:
+    if not m.dfbs and not m.tensors and not m.sems:
         return GENERATED + "// No bindings for this kernel.\n"
     out = [GENERATED]
     if m.dfbs:
         out.append('#include "api/dataflow/dfb_binding_token.h"\n')
+    if m.sems:
+        out.append('#include "api/dataflow/semaphore_binding_token.h"\n')
     if m.tensors:
         out.append('#include "api/tensor/tensor_binding_token.h"\n')
     out.append("\n")
     if m.dfbs:
         out += ["namespace dfb {\n", *(f"constexpr DFBBindingToken {name}{{{id_}}};\n" for name, id_ in sorted(m.dfbs)),
                 "}  // namespace dfb\n"]
+    if m.sems:
+        out += ["namespace sem {\n",
+                *(f"constexpr ::SemaphoreBindingToken {name}{{{id_}u, ::SemScope::{scope}}};\n"
+                  for name, id_, scope in sorted(m.sems)),
+                "}  // namespace sem\n"]
     if m.tensors:
         out.append("namespace tensor {\n")
         for name, cta, crta in m.tensors:

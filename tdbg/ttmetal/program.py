@@ -130,11 +130,13 @@ class Kernel:
     compute: Mapping[str, object] = field(default_factory=dict)
     binaries: Sequence[Binary] = ()
     #: Metal 2.0 (``tdbg.ttmetal.metal2``): named runtime and common runtime args (in order), the
-    #: CBs it binds as ``dfb::`` names and the buffers as ``tensor::`` names
+    #: CBs it binds as ``dfb::`` names, the semaphores (by id) as ``sem::`` names and the buffers
+    #: as ``tensor::`` names
     rt_args: Mapping[str, int | Buffer] = field(default_factory=dict)
     common_args: Mapping[str, int | Buffer] = field(default_factory=dict)
     dfbs: Mapping[str, int] = field(default_factory=dict)
     tensors: Mapping[str, Buffer] = field(default_factory=dict)
+    sems: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def cores(self) -> tuple[str, ...]:
@@ -143,12 +145,13 @@ class Kernel:
     @property
     def metal2(self) -> Metal2 | None:
         """The kernel's Metal 2.0 schema (None: a legacy kernel)."""
-        if not (self.rt_args or self.common_args or self.dfbs or self.tensors):
+        if not (self.rt_args or self.common_args or self.dfbs or self.tensors or self.sems):
             return None
         tensors = metal2.tensor_offsets(len(self.compile_args), len(self.common_args),
                                         [(name, len(b.accessor_args)) for name, b in self.tensors.items()])
+        scope = "COMPUTE_ATOMIC" if self.processor == "compute" else "LOCAL_NONATOMIC"   # Blackhole's
         return Metal2(tuple(self.rt_args), tuple(self.common_args), tuple(sorted(self.named_args.items())),
-                      tuple(self.dfbs.items()), tensors)
+                      tuple(self.dfbs.items()), tensors, tuple((n, i, scope) for n, i in self.sems.items()))
 
     @property
     def all_compile_args(self) -> list[int]:
@@ -189,6 +192,7 @@ class Program:
         self.buffers: dict[str, Buffer] = {}
         self.cbs: dict[int, CircularBuffer] = {}
         self.kernels: list[Kernel] = []
+        self.semaphores: list[int] = []   # each semaphore's initial value, by id
 
     # -- describing it -----------------------------------------------------------------------------
     def buffer(self, name: str, data: bytes | np.ndarray | str | Path | None = None, page_size: int = 2048,
@@ -232,6 +236,13 @@ class Program:
         self.cbs[index] = found
         return found
 
+    def semaphore(self, initial: int = 0) -> int:
+        """A semaphore on the tile (``CreateSemaphore``): its id."""
+        if not 0 <= initial < 1 << 32:
+            raise TtMetalError(f"semaphore {len(self.semaphores)}: initial value {initial} is not a 32-bit word")
+        self.semaphores.append(initial)
+        return len(self.semaphores) - 1
+
     def kernel(self, processor: str, source: str | Path | None = None, **options) -> Kernel:
         """A kernel (``Kernel``'s fields as keywords); one per processor."""
         if processor not in KINDS:
@@ -242,6 +253,10 @@ class Program:
         found = Kernel(processor, Path(source) if source is not None else None, **options)
         if found.source is None and not found.binaries:
             raise TtMetalError(f"the {processor} kernel needs a source or binaries")
+        for name, id_ in found.sems.items():
+            if not 0 <= id_ < len(self.semaphores):
+                raise TtMetalError(f"the {processor} kernel's sem::{name}: semaphore {id_}; the program has "
+                                   f"{len(self.semaphores)} (semaphores = [initial values])")
         self.kernels.append(found)
         return found
 
@@ -374,13 +389,15 @@ defines = { ELTWISE_OP = "add_tiles", ELTWISE_OP_TYPE = "EltwiseBinaryType::ELWA
 args = [12, 1]
 # also: named_args = { cb_in0 = 0 }, noc = 1, compute = { math_fidelity = "HiFi4", fp32_dest_acc_en = false }
 # Metal 2.0 kernels (args::, dfb::, tensor::): rt_args = { num_tiles = 12 }, common_args = { ... },
-# dfbs = { in0 = 0 } (the CB each dfb:: name binds), tensors = { src = "a" } (the buffer each tensor:: name binds)
+# dfbs = { in0 = 0 } (the CB each dfb:: name binds), tensors = { src = "a" } (the buffer each tensor:: name binds),
+# sems = { ready = 0 } (the semaphore each sem:: name binds: its index in the program's semaphores = [0, ...],
+# each one's initial value)
 """
 
 _BUFFER_KEYS = ("file", "page_size", "pages", "dump", "address")
 _CB_KEYS = ("pages", "page_size", "format")
 _KERNEL_KEYS = ("processor", "source", "args", "compile_args", "defines", "named_args", "noc", "compute",
-                "rt_args", "common_args", "dfbs", "tensors")
+                "rt_args", "common_args", "dfbs", "tensors", "sems")
 WORD = 1 << 32
 
 
@@ -388,8 +405,10 @@ def from_spec(spec: Mapping[str, object], base: Path, sources: Path | None = Non
     """A program from a parsed TOML document (``PROGRAM_FORMAT``).  Every key is checked for its
     type and range before anything is built: a wrong one is a ``TtMetalError`` naming the key
     (``buffers.a.pages``, ``kernels[1].args[0]``), what it must be and what it is."""
-    _known(spec, ("buffers", "cbs", "kernels", "dprint", "watcher"), "the program", "table(s)")
+    _known(spec, ("buffers", "cbs", "kernels", "dprint", "watcher", "semaphores"), "the program", "table(s)")
     program = Program(_boolean(spec, "dprint", "dprint"), _boolean(spec, "watcher", "watcher"))
+    for j, initial in enumerate(_array(spec, "semaphores", "the program")):
+        program.semaphore(_int(initial, f"semaphores[{j}]", 0, WORD))
     for name, b in _table(spec, "buffers", "buffers").items():
         where = f"buffers.{name}"
         b = _as_table(b, where, "{ file, page_size, pages, dump, address }")
@@ -429,7 +448,9 @@ def from_spec(spec: Mapping[str, object], base: Path, sources: Path | None = Non
                        dfbs={n: _int(i, f"{where}.dfbs.{n}", 0, NUM_CIRCULAR_BUFFERS)
                              for n, i in _table(k, "dfbs", f"{where}.dfbs").items()},
                        tensors={n: _buffer(program, b, f"{where}.tensors.{n}")
-                                for n, b in _table(k, "tensors", f"{where}.tensors").items()})
+                                for n, b in _table(k, "tensors", f"{where}.tensors").items()},
+                       sems={n: _int(i, f"{where}.sems.{n}", 0, WORD)
+                             for n, i in _table(k, "sems", f"{where}.sems").items()})
     return program
 
 
@@ -601,10 +622,10 @@ def _compute(kernel: Mapping[str, object], where: str) -> dict[str, object]:
 class Layout:
     """Where the host puts the program in the kernel configuration buffer (offsets from
     ``kernel_config_base``), as tt-metal 0.81.1 lays it out: each processor's runtime arguments
-    in processor order (a compute kernel's once, for T0..T2; none: offset 0), the CB
-    configuration (16 bytes per index up to the highest used, at ``local_cb_offset`` =
-    the arguments' end rounded to 16; ``sem_offset`` there too: no semaphores), then the kernel
-    images in processor order, each at a multiple of 16.  CBs take L1 from
+    in processor order (a compute kernel's once, for T0..T2; none: offset 0), the semaphores (16
+    bytes each, its word first, at ``sem_offset`` = the arguments' end rounded to 16; the firmware's
+    ``get_semaphore(id)``), the CB configuration (16 bytes per index up to the highest used, at
+    ``local_cb_offset``), then the kernel images in processor order, each at a multiple of 16.  CBs take L1 from
     ``l1_unreserved_start`` in index order."""
 
     base: int
@@ -616,6 +637,7 @@ class Layout:
     text_offset: dict[str, int]
     images: dict[str, bytes]
     crta_offset: dict[str, int] = field(default_factory=dict)   # common runtime args: after every kernel's own
+    sem_offset: int = 0
 
     @classmethod
     def of(cls, program: Program, binaries: Mapping[str, Binary], base: int = KERNEL_CONFIG_BASE) -> Layout:
@@ -637,7 +659,8 @@ class Layout:
                 for core in kernel.cores:
                     crta_offset[core] = at
                 at += 4 * len(words)
-        local_cb = _align(at)
+        sem_offset = _align(at)
+        local_cb = sem_offset + L1_ALIGNMENT * len(program.semaphores)
         remote_cb = local_cb + CB_CONFIG_BYTES * (max(program.cbs, default=-1) + 1)
         cb_addresses, address = {}, L1_UNRESERVED_START
         for index in sorted(program.cbs):
@@ -652,7 +675,8 @@ class Layout:
         if at > KERNEL_CONFIG_SIZE:
             raise TtMetalError(f"the kernels and their configuration take {at} bytes; the kernel configuration "
                                f"buffer holds {KERNEL_CONFIG_SIZE}")
-        return cls(base, rta_offset, rta_words, local_cb, remote_cb, cb_addresses, text_offset, images, crta_offset)
+        return cls(base, rta_offset, rta_words, local_cb, remote_cb, cb_addresses, text_offset, images, crta_offset,
+                   sem_offset)
 
     def cb_config(self, program: Program) -> bytes:
         """The local CB configuration: per index, fifo_addr, fifo_size, fifo_num_pages, fifo_page_size."""
@@ -673,7 +697,7 @@ def launch_message(mailboxes: Mailboxes, program: Program, layout: Layout, progr
     k = ".kernel_config"
     for i, base in enumerate((layout.base, *OTHER_CONFIG_BASES)):
         r.set(f"{k}.kernel_config_base[{i}]", base)
-    r.set(f"{k}.sem_offset[0]", layout.local_cb_offset)
+    r.set(f"{k}.sem_offset[0]", layout.sem_offset)
     r.set(f"{k}.local_cb_offset", layout.local_cb_offset)
     r.set(f"{k}.remote_cb_offset", layout.remote_cb_offset)
     cores = {core: kernel for kernel in program.kernels for core in kernel.cores}
@@ -734,6 +758,15 @@ class ProgramHost(BootHost):
         self.sent = False
         self.result: Result | None = None
         self.prints = PrintServer(mailboxes, self.elves) if program.dprint else None   # DPRINT's server
+
+    def semaphore_at(self, address: int) -> str | None:
+        """A semaphore's name for a wait that reads it: ``semaphore 0 (sem::ready)`` (the sem::
+        names kernels bind it by), None elsewhere."""
+        index, offset = divmod(address - self.layout.base - self.layout.sem_offset, L1_ALIGNMENT)
+        if not 0 <= index < len(self.program.semaphores) or offset >= 4:
+            return None
+        names = sorted({f"sem::{n}" for k in self.program.kernels for n, i in k.sems.items() if i == index})
+        return f"semaphore {index}" + (f" ({', '.join(names)})" if names else "")
 
     def restarted(self, session: Session) -> None:
         self.sent, self.result = False, None
@@ -824,6 +857,9 @@ class ProgramHost(BootHost):
                     at, image, text = layout.base + layout.text_offset[core], layout.images[core], self.text[core]
                     session.load_code(at, image[:text])
                     session.write_memory(at + text, image[text:])
+            for id_, initial in enumerate(program.semaphores):
+                session.write_memory(layout.base + layout.sem_offset + L1_ALIGNMENT * id_,
+                                     initial.to_bytes(4, "little") + bytes(L1_ALIGNMENT - 4))
             session.write_memory(layout.base + layout.local_cb_offset, layout.cb_config(program))
             for offset, words in layout.rta_words.items():
                 session.write_memory(layout.base + offset, b"".join(w.to_bytes(4, "little") for w in words))
@@ -856,6 +892,7 @@ def prepare(session: Session, program: Program, folder: str | Path | None = None
     for core, binary in binaries.items():   # the kernels' symbols where they will run
         session.add_symbol_file(core, binary.elf, host.layout.base + host.layout.text_offset[core])
     session.host = host
+    session.name_memory(lambda address: host.semaphore_at(address) if session.host is host else None)
     session.name_noc(dram.namer(session, {name: b.placement() for name, b in program.buffers.items()}))
     return host
 
