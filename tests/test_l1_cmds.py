@@ -109,3 +109,24 @@ def test_x_decodes_l1_in_a_format(shell) -> None:
     out.clear()
     assert not interp.execute("x/4w 0x30000 as bf16")
     assert "units of h" in "".join(out)
+
+
+def test_unpacking_l1_nothing_wrote_warns_or_stops_as_handle_says(shell) -> None:
+    """Issue 33 item 6, this tile's L1: the same three cores with B's tile never restored: each
+    face T0's unpacker 1 reads at 0x40000 is named (the restored A is not); ``handle
+    NeverWritten stop`` stops T0 after the push that read it (the fixture's run, A and B both
+    written, warned nothing)."""
+    interp, _ = shell
+    assert not interp.session.take_warnings()
+    s = Session({f"T{i}": FW / f"eltwise_t{i}.c" for i in range(3)})
+    s.write_memory(0x30000, bytes(range(256)) * 8)
+    assert s.cont().kind.name == "EXITED"
+    warned = [str(w.event) for w in s.take_warnings()]
+    assert warned == [f"NeverWritten: T0's UNPACR read this tile {0x40000 + 16 * f:#x}..{0x40010 + 16 * f:#x}: never written"
+                      for f in range(4)]
+    s = Session({f"T{i}": FW / f"eltwise_t{i}.c" for i in range(3)})
+    s.write_memory(0x30000, bytes(range(256)) * 8)
+    s.execute("handle NeverWritten stop")
+    stop = s.cont()
+    assert stop.kind.name == "EVENT" and stop.core == "T0"
+    assert "T0's UNPACR read this tile 0x40000..0x40010: never written" in stop.describe()

@@ -207,3 +207,42 @@ def test_a_run_of_large_transfers_stops_on_an_interrupt() -> None:
         timer.cancel()
     assert stop.kind is StopKind.INTERRUPTED, stop.describe()
     assert 0 < len(s.tile.noc.log) < 20_000
+
+
+def test_a_noc_write_of_l1_nothing_wrote_warns_or_stops_as_handle_says() -> None:
+    """Issue 33 item 6, this tile's L1: a NoC write whose source no one wrote is named with its
+    range; sources the host wrote (the table's page), the core stored (a store entry) or a NoC
+    read filled are not.  ``handle NeverWritten stop`` stops after the request."""
+    s0 = Session({"B": noc_requests()})
+    me = s0.profile.noc.tile[0] | s0.profile.noc.tile[1] << 6
+    entries = [(2, 0x42000, 0, 0, 0, 0x1234, 0),                      # B stores a word at 0x42000
+               (0, 0x42000, me, 0x100, DRAM_XY, WRITE, 0x40),        # its granules: written
+               (0, 0x6000, me, 0x200, DRAM_XY, WRITE, 0x40),         # the host's bytes
+               (0, 0x10000, DRAM_XY, 0x43000, me, READ, 0x40),       # a read fills 0x43000
+               (0, 0x43000, me, 0x300, DRAM_XY, WRITE, 0x40),
+               (1, 0x40000, me, 0x400, DRAM_XY, WRITE, 0x800)]       # nothing wrote 0x40000
+    for policy in ("warn", "stop"):
+        s = requests(entries, 0x5000, bytes(range(64)), 0x6000)
+        s.write_noc(17, 14, 0x10000, bytes(64))
+        s.execute(f"handle NeverWritten {policy}")
+        stop = s.cont()
+        text = "B read this tile 0x40000..0x40800 for a NoC posted write to DRAM channel 4 0x400: never written"
+        if policy == "warn":
+            assert stop.kind is StopKind.EXITED
+            assert [f"{w.event}" for w in s.take_warnings()] == [f"NeverWritten: {text}"]
+        else:
+            assert stop.kind is StopKind.EVENT and text in stop.describe()
+            assert s.cont().kind is StopKind.EXITED and not s.take_warnings()
+        assert len(s.tile.noc.log) == 5
+
+
+def test_l1_is_not_checked_without_the_native_store_hook() -> None:
+    """Without the C store hook a core's stores are unseen, so no L1 read is named (module
+    docstring of tdbg.emu.l1_written)."""
+    from tdbg import native
+
+    with native.disabled():
+        s0 = Session({"B": noc_requests()})
+        me = s0.profile.noc.tile[0] | s0.profile.noc.tile[1] << 6
+        s = requests([(1, 0x40000, me, 0x400, DRAM_XY, WRITE, 0x800)], 0x5000, b"", 0x6000)
+        assert s.cont().kind is StopKind.EXITED and not s.take_warnings()

@@ -182,6 +182,7 @@ class Core:
             for base in range(region.base, region.end, step):
                 uc.mem_map_ptr(base, step, UC_PROT_ALL if region.executable else DATA_ONLY, memory)
                 self._plain.append((base, base + step))
+        tile.l1_written.track_stores(uc)
         for space in tile.trampolines.spaces:   # execute-only: a load or store there is unmapped
             uc.mem_map_ptr(space.base, space.size, UC_PROT_EXEC, space.buffer)
         uc.hook_add(UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED

@@ -111,6 +111,8 @@ class LocalTile:
     write_l1: Callable[[int, bytes, Transfer], None]
     load_mmio: Callable[[int], int]
     store_mmio: Callable[[int, int], None]
+    #: nothing wrote any of L1 ``start .. end`` since the reset (``tdbg.emu.l1_written``)
+    never_written: Callable[[int, int], bool] = lambda start, end: False
 
 
 def _back_to(noc: Noc, seq: int) -> None:

@@ -21,7 +21,7 @@ from tdbg.emu.devices.device import Stall, Wait
 from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog, WindowAccess, WindowTrace
 from tdbg.state_description import StateDescription, obj, value
 from tdbg.tensix.coprocessor import QueueFull
-from tdbg.tensix.events import TensixEvent
+from tdbg.tensix.events import NeverWritten, TensixEvent
 from tdbg.tensix.isa import IsaError
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ class PushPath:
         self.window_trace: WindowTrace | None = None
         self._rows_written: set[int] | None = None         # DstBits rows the current push wrote (when watched)
         self._l1_written: list[L1Access] | None = None     # L1 it wrote (when watched)
+        self._unwritten: list[L1Access] = []               # L1 nothing wrote that instructions read
         self.coprocessor.on_dst_write = self._dst_written
         self.coprocessor.on_l1_access = self._l1_accessed
 
@@ -81,6 +82,11 @@ class PushPath:
         finally:
             if watched is not None:
                 watched.written(self)
+            unwritten, self._unwritten = self._unwritten, []
+        if unwritten and running:   # the first of them (tdbg.emu.l1_written)
+            a = unwritten[0]
+            what = self.coprocessor.mnemonic(a.word) or f"{a.word:#010x}"
+            core.push_event(NeverWritten(f"T{a.thread}'s {what} read this tile {a.start:#x}..{a.end:#x}: never written"))
         if watched is not None:
             watched.report(word)
 
@@ -134,6 +140,8 @@ class PushPath:
                 if self._l1_written is not None:
                     self._l1_written.append(access)
                 self.tile.l1_written_by_tensix(start, end)
+            elif self.tile.l1_written.never_written(start, end):
+                self._unwritten.append(access)
 
     def dst_writer(self, row: int) -> DstWriter | None:
         """The last writer of ``DstBits`` row ``row``, if known."""

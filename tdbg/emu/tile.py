@@ -38,6 +38,7 @@ from tdbg.emu.devices.mailboxes import Mailboxes
 from tdbg.emu.devices.overlay import Overlay
 from tdbg.emu.devices.tile_registers import TileRegisters
 from tdbg.emu.elf import JUMP_TO_SELF, ElfImage, ElfLoadError, Segment
+from tdbg.emu.l1_written import L1Written
 from tdbg.emu.noc import LocalTile, Noc, Transfer
 from tdbg.emu.push_path import PushPath
 from tdbg.emu.pushlog import DstWriter, L1Log, PushLog, WindowTrace
@@ -140,10 +141,11 @@ class Tile:
         self.programs: dict[str, Program] = {}
         self.trampolines = Trampolines(profile.trampoline_spaces)
         self.code = CodePatches(self.trampolines)                 # replaced words of loaded code
+        self.l1_written = L1Written(profile.l1_size)   # for NeverWritten on L1 (tdbg.emu.l1_written)
         self.local = LocalTile(          # this tile as the NoC reaches it
             lambda address, n: bytes(self.l1[address:address + n]), self._noc_wrote_l1,
             lambda address: self.coprocessor.mmio.load(0, address),
-            lambda address, value: self.coprocessor.mmio.store(0, address, value))
+            lambda address, value: self.coprocessor.mmio.store(0, address, value), self.l1_written.never_written)
         self.noc = Noc(profile.noc, profile.l1_size, self.local)
         #: NoC requests' writes into L1, newest last: (start, end, request, pushes made before it)
         self.noc_l1_writes: list[tuple[int, int, Transfer, int]] = []
@@ -182,6 +184,8 @@ class Tile:
     STATE = StateDescription("tile", (
         value("l1", get=lambda t: bytes(t.l1), put=_put_l1, reset=lambda t: bytes(len(t.l1)), in_steps=False),
         value("code", get=lambda t: t.code.shared(), put=_put_code, in_steps=False),
+        value("l1_written", get=lambda t: t.l1_written.saved(), put=lambda t, v: t.l1_written.put(v),
+              reset=lambda t: bytes(len(t.l1_written.map)), in_steps=False),
         part("coprocessor"),
         parts("devices"),
         part("noc"),
@@ -258,6 +262,7 @@ class Tile:
             for seg in program.segments:
                 if seg.vaddr < self.profile.l1_size:
                     _copy_into(self.l1, seg.vaddr, seg.data)
+                    self.l1_written.mark(seg.vaddr, seg.vaddr + seg.memsz)
                 else:
                     _copy_into(core.local_ram, seg.vaddr - self.profile.local_ram_base, seg.data)
         for address, patch in self.code.at.items():
@@ -414,6 +419,7 @@ class Tile:
                    if not w.dst_rows and w.kind != "read" and w.core is None and w.address < end
                    and address < w.address + w.length and w.address + w.length <= self.profile.l1_size]
         _copy_into(self.l1, address, data)
+        self.l1_written.mark(address, end)
         if any(address < hi and lo < end for lo, hi in self._code):
             self._code_overwritten(address, end)
         else:
@@ -427,6 +433,7 @@ class Tile:
 
     def l1_written_by_tensix(self, start: int, end: int) -> None:
         """A Tensix instruction wrote L1 ``start .. end``: code it overwrote is replaced again."""
+        self.l1_written.mark(start, end)
         if any(start < hi and lo < end for lo, hi in self._code):
             self._code_overwritten(start, end)
 
@@ -529,6 +536,7 @@ class Tile:
         words = {at: bytearray(self.code.original(at, int.from_bytes(bytes(self.l1[at:at + 4]), "little")).to_bytes(4, "little"))
                  for at in range(address & ~3, end, 4) if self._in_code(at)}
         _copy_into(self.l1, address, data)
+        self.l1_written.mark(address, end)
         for at, word in words.items():
             for i in range(4):
                 if address <= at + i < end:

@@ -11,6 +11,7 @@ What is here (each C file names the Python function it mirrors, step for step, a
   (``tdbg.tensix.sfpu.loadstore``: every LaneConfig zero, no lane held back);
 * ``pack.c``: the packer's float and BFP format conversion (``tdbg.tensix.pack_conversion.pack`` when
   nothing is staged between its early and late conversions) and its ``Dst`` gather.
+* ``l1track.c``: the Unicorn store hook that marks the L1 a core writes (``tdbg.emu.l1_written``).
 
 Why C built at first use by zig (measured on this project's benchmarks, ``scripts/bench.py``):
 the numpy model spends its time in per-call overhead on arrays of 16 to 2048 elements (an MVMUL
@@ -43,7 +44,7 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
-SOURCES = ("fpu.c", "sfpu.c", "pack.c")
+SOURCES = ("fpu.c", "sfpu.c", "pack.c", "l1track.c")
 #: ``python -m ziglang cc`` flags: a shared library for the host, no libc (the code calls nothing;
 #: ``-z defs`` fails the build, visibly, should the compiler ever call memset or memcpy).
 FLAGS = ("-shared", "-O2", "-nostdlib", "-fno-builtin", "-Wl,-z,defs")

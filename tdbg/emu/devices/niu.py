@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from tdbg.arch.memory_map import DeviceSpec
 from tdbg.arch.profile import Coord
 from tdbg.emu.devices.device import Registers32
-from tdbg.emu.noc import Noc, Transfer
+from tdbg.emu.noc import LocalTile, Noc, SparseMemory, Transfer
 from tdbg.state_description import StateDescription, obj
 from tdbg.tensix.events import NeverWritten, UndefinedBehavior, UnimplementedFunctionality
 
@@ -236,10 +236,17 @@ class Niu(Registers32):
         for index in (0x4, 0xE, 0x5, 0x2):    # CMD_ACCEPTED, RD_REQ_STARTED, RD_REQ_SENT, RD_RESP_RECEIVED
             self._count(index, packets)
         self._count(0x3, flits)                # RD_DATA_WORD_RECEIVED
-        if memory is not None and not memory.written(targ[0], length):
+        if self._never_written(memory, targ[0], length):
             named = self.noc.named(source, targ[0], length)
             raise NeverWritten(f"{transfer.core} read {self.noc.describe(source, targ[0])}..{targ[0] + length:#x}: "
                                f"{named + ', ' if named else ''}never written")
+
+    def _never_written(self, memory: SparseMemory | LocalTile | None, address: int, length: int) -> bool:
+        """Nothing wrote the ``length`` bytes at ``address`` of ``memory`` (None: this tile;
+        a tile's L1 by ``tdbg.emu.l1_written``, its MMIO never)."""
+        if isinstance(memory, SparseMemory):
+            return not memory.written(address, length)
+        return address + length <= self.noc.l1_size and (memory or self.noc.local).never_written(address, address + length)
 
     def _write(self, targ: tuple[int, int], ret: tuple[int, int], length: int, marked: int, multicast: int,
                tid: int, ctrl: int) -> None:
@@ -266,6 +273,9 @@ class Niu(Registers32):
         self._count(0x8 if marked else 0x9, flits)                          # WR_DATA_WORD_SENT
         if marked:
             self._count(0x1, packets * len(dests))                          # WR_ACK_RECEIVED
+        if self._never_written(None, targ[0], length):
+            raise NeverWritten(f"{transfer.core} read {self.noc.describe(self.noc_spec.tile, targ[0])}..{targ[0] + length:#x} "
+                               f"for a NoC {kind} to {where}: never written")
 
     def _inline(self, targ: tuple[int, int], value: int, marked: int) -> None:
         """An inline write: ``NOC_AT_DATA`` to ``NOC_TARG_ADDR`` (MemoryMap.md).  To L1 on
