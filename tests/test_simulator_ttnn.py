@@ -66,24 +66,26 @@ def test_add_one_and_64_tiles(host):
     assert "tdbg simulator:" in err and " WRITE" in err
 
 
-def test_breakpoint_through_simulator_args(host, tmp_path):
+def test_a_breakpoint_then_a_hang_through_simulator_args(host, tmp_path):
+    """One host process, two adds, one script through ``TDBG_SIMULATOR_ARGS``: the first add stops
+    at a breakpoint in T1's compute kernel, prints, and goes on to numpy's answer; in the second,
+    T1 is sent back to its firmware's start from the kernel (its kernel_main breakpoint ignores the
+    first add's hit): it waits for a go message that never comes, the host polls for a done
+    message no core can produce, and the script ends with the hang."""
     script = tmp_path / "checks.gdb"
-    script.write_text("break eltwise_binary_no_bcast.cpp:70 thread T1\ncommands\n  print num_tiles\n  bt 1\nend\n")
-    results, err = run_ops(host, ["add"], f"-x {script}")
+    script.write_text("break eltwise_binary_no_bcast.cpp:70 thread T1\ncommands\n  print num_tiles\n  bt 1\nend\n"
+                      "break kernel_main thread T1\nignore 2 1\ncommands\n  set var $pc = main\nend\n")
+    python, env = host
+    done = subprocess.run([str(python), str(OPS), "add", "add"], capture_output=True, text=True, timeout=900,
+                          env=ttnn_host.clean_env(**env, TDBG_SIMULATOR_ARGS=f"-x {script}"))
+    err = done.stderr
+    results = [r for r in map(json.loads, (l for l in done.stdout.splitlines() if l.startswith("{"))) if r["op"] != "grid"]
     assert "Breakpoint 1, kernel_main () at " in err and "eltwise_binary_no_bcast.cpp:70" in err, err[-3000:]
     assert "$1 = 1" in err, err[-3000:]                                        # one tile for one core
-    assert results["add"] == {"mismatches": 0, "values": 1024}, err[-3000:]    # and it went on
-
-
-def test_a_hang_is_reported_and_ends_the_script(host, tmp_path):
-    """T1 sent back to its firmware's start from the kernel: it waits for a go message that never
-    comes, the host polls for a done message no core can produce."""
-    script = tmp_path / "hang.gdb"
-    script.write_text("break kernel_main thread T1\ncommands\n  set var $pc = main\nend\n")
-    results, err = run_ops(host, ["add"], f"-x {script}")
+    assert results[0] == {"op": "add", "mismatches": 0, "values": 1024}, err[-3000:]    # and it went on
     assert "the host waits for the device, and no core can run" in err, err[-3000:]
     assert "Program stopped: deadlock: no core can run." in err
     report = " ".join(err.split())                                               # the report wraps at the width
     assert "in _llk_packer_wait_for_math_done_ at llk_pack_common.h" in report   # T2 waits for T1's math
     assert "it needs a post of semaphore 1 (MATH_PACK), made by: T1" in report
-    assert "empty read response" in results["add"]["error"]
+    assert "empty read response" in results[1]["error"]
