@@ -382,7 +382,8 @@ def test_template_literals_and_cxx_function_types_as_gdb_prints_them(at_reader_l
     """clang writes ``DistributionSpec<0U, ...>``; GDB canonicalizes C++ names (``0u``) and prints a
     C++ function without parameters as ``void (void)``: gdb-multiarch on the same kernel ELF."""
     elf, _ = _kernel(at_reader_line_33, "NC")
-    commands = ("info types DistributionSpec", "whatis kernel_main", "ptype kernel_main", "p &kernel_main")
+    commands = ("info types DistributionSpec", "whatis kernel_main", "ptype kernel_main", "p &kernel_main",
+                "info line kernel_main")
     s = Session({"NC": elf})
     ours = "".join(s.execute(c) for c in commands)
     assert "0u, 0u" in ours and "4294967295u>" in ours and "U>" not in ours

@@ -121,7 +121,7 @@ def info_line(interp: Interpreter, args: str) -> None:
     if args.strip() and not args.strip().startswith("*") and linespec.parse(args, info).function is not None:
         # GDB: a function's own first line (not for a *ADDRESS)
         function = info.function_at(address)
-        if function is not None and info.inline_chain(address) == info.inline_chain(function.low):
+        if function is not None:
             address = function.low
     row = info.row_at(address)
 
