@@ -63,6 +63,7 @@ class PushPath:
               reset=lambda p: (0, (0,) * len(p.log.per_thread))),
         obj("provenance", saved=False, reset=lambda p: DstProvenance(p.profile.tensix.dst_rows)),
         value("window_trace", saved=False, reset=lambda p: WindowTrace() if p.window_trace is not None else None),
+        obj("unwritten", "_unwritten", saved=False, reset=lambda p: []),
     ))
 
     # -- pushes -----------------------------------------------------------------------------------
