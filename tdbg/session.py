@@ -3,8 +3,8 @@
 The shell, the GDB stub and the expression bridge are thin layers over ``Session``, the only
 door to the tile: they ask its typed queries and give it their writes, which go through the
 device model as a core's would.  Its parts live in modules named for what they hold: the
-Tensix side (``tdbg.tensix_access``, whose typed copies are ``tdbg.snapshots``), breakpoints
-and watchpoints (``tdbg.breakpoints``), checkpoints (``tdbg.checkpoints``).  Example::
+Tensix side (``tdbg.debug.tensix_access``, whose typed copies are ``tdbg.debug.snapshots``), breakpoints
+and watchpoints (``tdbg.debug.breakpoints``), checkpoints (``tdbg.debug.checkpoints``).  Example::
 
     s = Session("kernel.c")               # a .c file is built with the bundled toolchain
     s.break_at("main")
@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 import numpy as np
 
 import tdbg
-from tdbg import linespec
-from tdbg.breakpoints import Breakpoint, BreakpointManager, Location, NoSuchBreakpoint, WatchScope
-from tdbg.checkpoints import CheckpointError, Checkpoints
-from tdbg.cxxnames import demangle
-from tdbg.debuginfo import DebugInfo, Frame, Site
+from tdbg.symbols import linespec
+from tdbg.debug.breakpoints import Breakpoint, BreakpointManager, Location, NoSuchBreakpoint, WatchScope
+from tdbg.debug.checkpoints import CheckpointError, Checkpoints
+from tdbg.symbols.cxxnames import demangle
+from tdbg.symbols.debuginfo import DebugInfo, Frame, Site
 from tdbg.emu.core import Core, CoreState, Disposition, Watch
 from tdbg.emu.elf import ElfImage, ElfLoadError, one_line
 from tdbg.emu.history import History
@@ -40,15 +40,15 @@ from tdbg.emu.stops import Stop, StopKind
 from tdbg.emu.pushlog import PushLog
 from tdbg.emu.tile import Policy, Tile, Unreadable
 from tdbg.toolchain.zig import SOURCE_SUFFIXES, ToolchainError, build, demo_source
-from tdbg.hang import WaitReport, explain
-from tdbg.sourcepath import SourcePath
-from tdbg.hostfiles import MAX_RESTORE_BYTES, HostFileError, host_path, read_host_file, write_host_file
-from tdbg.riscv import NUMBERS as REGISTERS
-from tdbg.riscv_ext import arch_extensions
+from tdbg.debug.hang import WaitReport, explain
+from tdbg.symbols.sourcepath import SourcePath
+from tdbg.debug.hostfiles import MAX_RESTORE_BYTES, HostFileError, host_path, read_host_file, write_host_file
+from tdbg.riscv.registers import NUMBERS as REGISTERS
+from tdbg.riscv.extensions import arch_extensions
 from tdbg.errors import SessionError
-from tdbg.snapshots import DstContents
+from tdbg.debug.snapshots import DstContents
 from tdbg.tensix import l1_data
-from tdbg.tensix_access import TensixAccess
+from tdbg.debug.tensix_access import TensixAccess
 from tdbg.tensix.events import Category, TensixEvent
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.arch import chips
@@ -56,8 +56,8 @@ from tdbg.arch.profile import Coord, Profile
 
 if TYPE_CHECKING:
     from tdbg.emu.grid import Grid
-    from tdbg.hostport import HostPort
-    from tdbg.disasm import Disassembler
+    from tdbg.debug.hostport import HostPort
+    from tdbg.riscv.disasm import Disassembler
     from tdbg.emu.noc import Transfer
 
 Programs = Mapping[str, "str | Path | None"]   # core name -> ELF or C file
@@ -228,7 +228,7 @@ class Session(TensixAccess):
         """A session over chip ``chip``'s grid (``tdbg.arch.chips``: "1x2", "full"), as the
         simulator server presents it to a host; its first worker selected, every core held."""
         from tdbg.emu.grid import Grid
-        from tdbg.hostport import HostPort
+        from tdbg.debug.hostport import HostPort
 
         try:
             layout = chips.chip(chip, profile)
@@ -503,7 +503,7 @@ class Session(TensixAccess):
         self.started = True
         return Stop(StopKind.STEP, self.current, self._core.pc, detail="entry")
 
-    # -- checkpoints (``tdbg.checkpoints``) ----------------------------------------------------------
+    # -- checkpoints (``tdbg.debug.checkpoints``) ----------------------------------------------------------
     def checkpoint(self) -> int:
         """Save the whole tile (L1 compressed); returns the checkpoint's number.  Refused when
         the checkpoints would hold more than ``checkpoint_budget`` bytes."""
@@ -800,7 +800,7 @@ class Session(TensixAccess):
     def expression_context(self):
         """The context ``tdbg.expr`` evaluates in (one per session: it keeps the history)."""
         if self._expr_context is None:
-            from tdbg.expr_context import SessionContext
+            from tdbg.debug.expr_context import SessionContext
 
             self._expr_context = SessionContext(self)
         return self._expr_context
@@ -820,7 +820,7 @@ class Session(TensixAccess):
 
     def locate(self, location: str | int, line: int | None = None) -> list[Site]:
         """Every location of ``location`` in the current core's program and its symbol files
-        (``tdbg.linespec``; GDB looks in every objfile), by address; ``line`` replaces the line
+        (``tdbg.symbols.linespec``; GDB looks in every objfile), by address; ``line`` replaces the line
         of a ``FILE:LINE``.  A ``FILE:LINE`` without code here goes to the next line with code,
         as GDB does in one program (``break_at`` decides that for the whole tile)."""
         resolved = self._resolved_in_files(self.current, location, line)
@@ -1392,13 +1392,13 @@ class Session(TensixAccess):
     def disassembler(self) -> Disassembler:
         """A fresh disassembler for the current core's code: ``.ttinsn`` words by the profile's
         encodings, RISC-V as GDB decodes it for the architecture its ELF names."""
-        from tdbg.disasm import Disassembler   # capstone: loaded when first needed
+        from tdbg.riscv.disasm import Disassembler   # capstone: loaded when first needed
         image = self.tile.image(self._core.name)
         return Disassembler(self.profile.isa, arch_extensions(image.arch if image else None))
 
     def explain_waits(self, stop: Stop) -> list[WaitReport]:
         """For each core a hang stop (``DEADLOCK``, or ``BLOCKED`` under scheduler-locking)
-        names: what holds it and what would release it (``tdbg.hang``), searching the
+        names: what holds it and what would release it (``tdbg.debug.hang``), searching the
         firmware and the code of the symbol files added beside it (a host's kernels)."""
         kernels = {core: [f.image for f in files] for core, files in self.symbol_files.items()}
         return explain(self.tile, stop.waits, kernels)

@@ -10,7 +10,7 @@ import pytest
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.state import TensixState
-from tdbg import state_description
+from tdbg.tensix import state_description
 
 encode = BLACKHOLE.isa.encode
 

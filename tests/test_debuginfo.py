@@ -14,7 +14,7 @@ import capstone
 import pytest
 
 from tdbg.commands import Interpreter
-from tdbg.debuginfo import DebugInfo
+from tdbg.symbols.debuginfo import DebugInfo
 from tdbg.expr import Kind, type_name
 from tdbg.session import Session
 from tdbg.toolchain.zig import compile_command, firmware_dir
@@ -295,7 +295,7 @@ def test_members_of_anonymous_unions_and_structs(tmp_path: Path) -> None:
 # gives worked by hand from section 2.6.1.2 (pieces laid end to end from the object's first bit).
 
 def _composite(s: Session, info: DebugInfo, expr: bytes, ctype) -> str:
-    from tdbg.debuginfo import Variable
+    from tdbg.symbols.debuginfo import Variable
     from tdbg.expr import format_value
 
     ctx = s.expression_context()

@@ -18,7 +18,7 @@ import capstone
 import pytest
 
 from tdbg.commands import Interpreter
-from tdbg.disasm import _NOT_IN_CAPSTONE, Disassembler, disassemble
+from tdbg.riscv.disasm import _NOT_IN_CAPSTONE, Disassembler, disassemble
 from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.session import Session
 from tdbg.arch.blackhole import BLACKHOLE

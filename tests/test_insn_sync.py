@@ -11,7 +11,7 @@ from tdbg.tensix.events import MissingSpecification, UnimplementedFunctionality
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.state import TensixState
-from tdbg import state_description
+from tdbg.tensix import state_description
 
 encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
 

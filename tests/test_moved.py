@@ -16,7 +16,7 @@ import pytest
 from tdbg.emu.elf import ElfImage
 from tdbg.emu.moved import move_code
 from tdbg.toolchain.zig import build
-from tdbg.debuginfo import DebugInfo
+from tdbg.symbols.debuginfo import DebugInfo
 from tdbg.session import Session
 
 SOURCE = """int table[4] = {1, 2, 3, 4};

@@ -22,7 +22,7 @@ from unicorn.riscv_const import UC_RISCV_REG_PC
 from tdbg.emu.stops import StopKind
 from tdbg.emu.tile import Policy
 from tdbg.emu.translation import sequence
-from tdbg.riscv_ext import decode_bitmanip
+from tdbg.riscv.extensions import decode_bitmanip
 from tdbg.session import Session, SessionError
 from tdbg.tensix.events import Category
 

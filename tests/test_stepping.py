@@ -11,8 +11,8 @@ from pathlib import Path
 import capstone
 import pytest
 
-from tdbg import stepping
-from tdbg.debuginfo import DebugInfo
+from tdbg.debug import stepping
+from tdbg.symbols.debuginfo import DebugInfo
 from tdbg.session import Session, SessionError
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.toolchain.zig import firmware_dir

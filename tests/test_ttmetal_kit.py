@@ -27,9 +27,9 @@ from pathlib import Path
 
 import pytest
 
-from tdbg.disasm import Disassembler
+from tdbg.riscv.disasm import Disassembler
 from tdbg.emu.elf import ElfImage
-from tdbg.riscv_ext import arch_extensions
+from tdbg.riscv.extensions import arch_extensions
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.toolchain import elfpatch, ttnn
 from tdbg.ttmetal import kit

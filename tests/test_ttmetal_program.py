@@ -369,7 +369,7 @@ def test_a_buffer_larger_than_a_dram_bank_is_refused_as_tt_metals_allocator_refu
 
 
 def test_fifos_and_devices_are_refused_not_read(tmp_path: Path) -> None:
-    """restore/source refuse them (tdbg.hostfiles); so does the program loader, as the program
+    """restore/source refuse them (tdbg.debug.hostfiles); so does the program loader, as the program
     file and as a buffer's file (a FIFO would block for ever, /dev/zero never end)."""
     from fuzzing import bounded
 
@@ -501,7 +501,7 @@ def test_random_mutations_of_a_program_file_load_or_are_refused_in_one_line(fuzz
 
 def test_a_fifo_as_a_dump_file_is_refused_not_opened(tmp_path: Path) -> None:
     """Opening a FIFO for writing waits for a reader: the result's dump is written as 'dump' writes
-    (tdbg.hostfiles), which refuses one; a non-ASCII digit is no CB index."""
+    (tdbg.debug.hostfiles), which refuses one; a non-ASCII digit is no CB index."""
     from types import SimpleNamespace
 
     from fuzzing import bounded

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import tdbg
-from tdbg.hostfiles import read_script
+from tdbg.debug.hostfiles import read_script
 
 INIT_FILE = ".tdbginit"
 #: -batch's exit status beyond GDB's 1 (a command failed), past 2 (a bad command line: argparse): what a run ended in

@@ -17,7 +17,7 @@ from tdbg.commands.exalens import with_exalens_hint
 from tdbg.commands.registry import INIT_HOOKS, ROOT, Command, CommandError
 from tdbg.commands.state import ShellState
 from tdbg.emu.stops import Stop
-from tdbg.hostfiles import BadLine
+from tdbg.debug.hostfiles import BadLine
 from tdbg.session import Session, SessionError
 from tdbg.tensix.events import TensixEvent
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tdbg.asserts import llk_assert
+from tdbg.debug.asserts import llk_assert
 from tdbg.commands import settings
 from tdbg.commands.hang_report import all_backtraces, out_fitted, report_waits
 from tdbg.commands.interpreter import Interpreter, ScriptAborted, error_message

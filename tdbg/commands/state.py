@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from tdbg.commands.interpreter import Interpreter
     from tdbg.commands.location import SourcePosition
     from tdbg.emu.stops import Stop
-    from tdbg.snapshots import DstContents, VectorUnitState
+    from tdbg.debug.snapshots import DstContents, VectorUnitState
 
 @dataclass
 class Display:

@@ -12,8 +12,8 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import line_width, wrap
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
-from tdbg.snapshots import CoprocessorState
-from tdbg.state_description import ranges
+from tdbg.debug.snapshots import CoprocessorState
+from tdbg.tensix.state_description import ranges
 from tdbg.tensix import formats, pack_conversion as packer
 from tdbg.tensix.isa import IsaError
 

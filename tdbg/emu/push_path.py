@@ -19,7 +19,7 @@ import numpy as np
 
 from tdbg.emu.devices.device import Stall, Wait
 from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog, WindowAccess, WindowTrace
-from tdbg.state_description import StateDescription, obj, value
+from tdbg.tensix.state_description import StateDescription, obj, value
 from tdbg.tensix.coprocessor import QueueFull
 from tdbg.tensix.events import TensixEvent
 from tdbg.tensix.isa import IsaError

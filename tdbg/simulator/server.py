@@ -6,7 +6,7 @@ it and acknowledges with an EXIT message; then every message is a request (``pro
 WRITE and READ by NoC coordinate, ALL_TENSIX_RESET_ASSERT / _DEASSERT for one tile, START, and
 EXIT when the host closes the device.  What each is answered with:
 
-- WRITE: the bytes go where a NoC write from the host would (``tdbg.hostport``): a Tensix tile's
+- WRITE: the bytes go where a NoC write from the host would (``tdbg.debug.hostport``): a Tensix tile's
   L1 or devices, DRAM, or memory kept for an endpoint tdbg does not model.
 - READ: the tiles run until every core waits or is done, then one message carries ``size`` bytes
   (padded to whole words).  A read that cannot be made (nothing at that coordinate, a device that
@@ -70,7 +70,7 @@ class Server:
 
     def answer(self, message: Message) -> Message | None:
         """The reply to ``message`` (None: none is sent); EXIT raises ``StopIteration``."""
-        from tdbg.hostport import Halted, Hang
+        from tdbg.debug.hostport import Halted, Hang
 
         self.counts[message.name] = self.counts.get(message.name, 0) + 1
         where = message.core

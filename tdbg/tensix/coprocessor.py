@@ -49,7 +49,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tdbg.state_description import StateDescription, obj, part, value
+from tdbg.tensix.state_description import StateDescription, obj, part, value
 from tdbg.tensix import adcs, cfg_insns, matrix_unit as mu, packers, scalar_unit as su, sfpu, sync, unpackers
 from tdbg.tensix.dst_access import DstPort
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality

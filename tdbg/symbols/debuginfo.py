@@ -30,14 +30,14 @@ from elftools.dwarf.dwarf_expr import DWARFExprParser
 from elftools.dwarf.locationlists import BaseAddressEntry, LocationParser
 from elftools.elf.elffile import ELFFile
 
-from tdbg.cxxnames import demangle, drop_return_type, name_matches, remove_params
+from tdbg.symbols.cxxnames import demangle, drop_return_type, name_matches, remove_params
 from tdbg.emu.elf import ElfImage
 from tdbg.expr.ctype import (
     VOID, CField, CType, Details, Kind, Method, array_of, declaration, function_type, pointer_to, qualified,
     reference_to, type_name, typedef,
 )
-from tdbg.riscv import FP, RA, SP
-from tdbg.sourcepath import SourcePath
+from tdbg.riscv.registers import FP, RA, SP
+from tdbg.symbols.sourcepath import SourcePath
 
 RUNTIME_CU = "compiler_rt"
 MAX_FRAMES = 64
@@ -501,7 +501,7 @@ class DebugInfo:
 
     def function_sites(self, wanted: str) -> list[Site]:
         """The breakpoint locations of ``break FUNCTION``: every function with code whose full
-        name ``wanted`` names (``tdbg.cxxnames.name_matches``: scopes, template arguments and
+        name ``wanted`` names (``tdbg.symbols.cxxnames.name_matches``: scopes, template arguments and
         parameters may be left out), past its prologue, and every inlined call of one, at its
         entry, as GDB places them."""
         self._read_all()
@@ -1511,7 +1511,7 @@ def _die_covers(die: DIE, pc: int) -> bool:
 def _describe_simple(ops: list, frame_base: list | None) -> str:
     """A location that is not composite in GDB 13's words (``locexpr_describe_location_1``),
     else its disassembly (``disassemble_dwarf_expression``)."""
-    from tdbg.riscv import ABI_NAMES
+    from tdbg.riscv.registers import ABI_NAMES
 
     if (reg := _register_location(ops)) is not None:
         return f"a variable in ${ABI_NAMES[reg]}"

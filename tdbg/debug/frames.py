@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from tdbg.debuginfo import Frame
+from tdbg.symbols.debuginfo import Frame
 from tdbg.emu.stops import StopKind
 
 if TYPE_CHECKING:

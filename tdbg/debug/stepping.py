@@ -13,7 +13,7 @@ of an inlined call, ``step`` stops, showing the call site, or, when the call is 
 being stepped, inside the callee; ``next`` steps over it unless its call site is another line;
 an inlined call entered elsewhere than its start is stepped through by ``next`` and stops
 ``step``; leaving the inlined call being stepped is a return.  Which inline frames a stop hides
-is kept in the session's ``tdbg.frames.FrameView``.
+is kept in the session's ``tdbg.debug.frames.FrameView``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tdbg.debuginfo import DebugInfo, Function, InlinedCall
+from tdbg.symbols.debuginfo import DebugInfo, Function, InlinedCall
 from tdbg.session import Session, SessionError
 from tdbg.emu.stops import Stop, StopKind
 

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tdbg import debuginfo
+from tdbg.symbols import debuginfo
 from tdbg.expr import FLOAT, INT, UINT16, UINT32, CType, ExprError, SymbolInfo, Value, array_of
-from tdbg.cxxnames import demangle, remove_params, scoped_names
+from tdbg.symbols.cxxnames import demangle, remove_params, scoped_names
 from tdbg.expr.evaluator import computed
 from tdbg.expr.values import PrintSettings
-from tdbg.frames import FrameView
-from tdbg.riscv import ABI_NAMES, NUMBERS as REGISTERS
+from tdbg.debug.frames import FrameView
+from tdbg.riscv.registers import ABI_NAMES, NUMBERS as REGISTERS
 from tdbg.session import SessionError
 from tdbg.tensix import formats
 from tdbg.tensix.sfpu.vector_unit import FULL

@@ -1,6 +1,6 @@
 """The Tensix side of the session API (``Session`` is a ``TensixAccess``): ``Dst``, ``SrcA`` /
 ``SrcB``, the Vector Unit, config and the coprocessor's state, read as numpy arrays or typed
-copies (``tdbg.snapshots``) and written as the debugger's stores, on the current core's Tensix
+copies (``tdbg.debug.snapshots``) and written as the debugger's stores, on the current core's Tensix
 thread; Tensix instructions issued by hand; the window trace and who wrote what."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tdbg import state_description
+from tdbg.tensix import state_description
 from tdbg.emu.pushlog import WindowTrace
 from tdbg.errors import SessionError
-from tdbg.snapshots import ConfigFieldValue, CoprocessorState, DstContents, ThreadState, VectorUnitState
+from tdbg.debug.snapshots import ConfigFieldValue, CoprocessorState, DstContents, ThreadState, VectorUnitState
 from tdbg.tensix import formats, packers, unpackers, view_in_force
 from tdbg.tensix.coprocessor import QueueFull
 
