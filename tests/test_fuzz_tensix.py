@@ -27,6 +27,7 @@ from tdbg.session import Session, SessionError
 from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.events import TensixEvent
 from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.commands import execute
 
 ISA = BLACKHOLE.isa
 ENCODINGS = sorted(ISA.encodings.values(), key=lambda e: e.name)
@@ -120,7 +121,7 @@ def _recorded(s: Session, name: str, action) -> None:  # type: ignore[no-untyped
 
 
 def _sane(s: Session) -> None:
-    assert s.execute("p 1 + 2").strip().endswith("= 3")
+    assert execute(s, "p 1 + 2").strip().endswith("= 3")
     assert len(s.read_memory(0x6000, 4)) == 4
 
 
@@ -147,7 +148,7 @@ def test_api_and_shell(demo: Session, case: tuple[str, int, list[tuple[str, int]
         _recorded(s, name, push)
         _reset(s)
         _configure(s, writes)
-        out = s.execute(f"tensix {word:#010x}", check=False)
+        out = execute(s, f"tensix {word:#010x}", check=False)
         assert not any(b in out for b in BAD), out
         _sane(s)
 

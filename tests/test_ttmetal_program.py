@@ -29,6 +29,7 @@ from tdbg.session import Session, SessionError
 from tdbg.ttmetal import boot, dram, tensors
 from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.program import Layout, Program, run
+from tdbg.commands import execute
 from ttmetal_programs import TTSIM, eltwise_add, inputs, matmul, operations
 
 
@@ -171,7 +172,7 @@ def test_break_in_the_compute_kernel_then_run_to_the_end() -> None:
     bp = s.break_at("kernel_main", thread="T1")
     stop = s.cont()
     assert stop.kind is StopKind.BREAKPOINT and stop.core == "T1" and stop.pc == bp.address
-    frame = s.execute("frame")
+    frame = execute(s, "frame")
     assert frame.startswith("#0  kernel_main () at ") and "/eltwise_binary_kernel.cpp:15" in frame
     s.delete(bp.number)
     stop = s.cont()
@@ -237,9 +238,9 @@ def test_tt_metal_boot_replaces_the_demo_and_a_folder_that_does_not_load_leaves_
     shutil.copytree(fw, bad)
     (bad / "trisc2" / "trisc2.elf").write_bytes(b"not an ELF")
     with pytest.raises(SessionError, match="trisc2.elf"):
-        s.execute(f"tt-metal boot {bad}")
+        execute(s, f"tt-metal boot {bad}")
     assert {core: image.path for core, image in s.programs.items()} == demo and s.host is None
-    assert "tt-metal 0.81.1's firmware loaded on B, NC, T0, T1, T2" in s.execute(f"tt-metal boot {fw}")
+    assert "tt-metal 0.81.1's firmware loaded on B, NC, T0, T1, T2" in execute(s, f"tt-metal boot {fw}")
     assert sorted(s.programs) == sorted(["B", "NC", "T0", "T1", "T2"])
     assert s.programs["T0"].path == fw / "trisc0" / "trisc0.elf"
     stop = s.cont()

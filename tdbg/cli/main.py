@@ -32,7 +32,7 @@ BATCH_DEVICE_ASSERT = 4
 
 if TYPE_CHECKING:
     from tdbg.commands import Interpreter
-    from tdbg.emu.stops import Stop
+    from tdbg.debug import Stop
     from tdbg.session import Session
 
 
@@ -265,7 +265,7 @@ def init_file() -> Path:
 
 def batch_status(stop: Stop) -> int:
     """What ``stop`` makes ``-batch``'s exit status at least: a deadlock, a device ASSERT, else 0."""
-    from tdbg.emu.stops import StopKind
+    from tdbg.debug import StopKind
     from tdbg.ttmetal.program import device_assert
 
     if stop.kind is StopKind.DEADLOCK:

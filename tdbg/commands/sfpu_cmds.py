@@ -14,7 +14,7 @@ from tdbg.commands.layout import first_fitting, line_width
 from tdbg.commands.registry import INIT_HOOKS, CommandError, info_command
 from tdbg.commands.tensix_cmds import ranges
 from tdbg.commands.values import evaluate_int
-from tdbg.emu.stops import StopKind
+from tdbg.debug import StopKind
 from tdbg.tensix.isa import IsaError
 from tdbg.tensix.sfpu.vector_unit import FULL, LANES
 

@@ -13,7 +13,7 @@ from tdbg.commands.location import SourcePosition, frame_header, frame_view, nee
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.running import count_arg, require_running, run_and_report
 from tdbg.commands.values import evaluate_address
-from tdbg.emu.stops import Stop, StopKind
+from tdbg.debug import Stop, StopKind
 from tdbg.expr import CType, Value, decode, format_value, type_name
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tdbg.commands.interpreter import Interpreter
     from tdbg.commands.location import SourcePosition
-    from tdbg.emu.stops import Stop
+    from tdbg.debug import Stop
     from tdbg.debug.snapshots import DstContents, VectorUnitState
 
 @dataclass

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tdbg.emu.stops import Stop
+from tdbg.debug import Stop
 from tdbg.debug.hang import detail_lines
 from tdbg.ttmetal import cbs
 from tdbg.ttmetal.boot import PROCESSORS

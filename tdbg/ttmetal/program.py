@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from tdbg.emu.elf import ElfImage
-from tdbg.emu.stops import Stop, StopKind
+from tdbg.debug import Stop, StopKind
 from tdbg.debug.hostfiles import HostFileError, read_host_file, write_host_file
 from tdbg.ttmetal import boot, dram, metal2, tensors
 from tdbg.ttmetal.boot import PROCESSORS, BootHost, TtMetalError
