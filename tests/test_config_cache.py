@@ -11,8 +11,9 @@ from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.state import TensixState
 from tdbg.tensix import state_description
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode
+encode = isa_of(BLACKHOLE).encode
 
 
 @pytest.fixture

@@ -28,8 +28,9 @@ from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.events import TensixEvent
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.commands import execute
+from tdbg.tensix.isa import isa_of
 
-ISA = BLACKHOLE.isa
+ISA = isa_of(BLACKHOLE)
 ENCODINGS = sorted(ISA.encodings.values(), key=lambda e: e.name)
 INSTRN_BUF_BASE = BLACKHOLE.instrn_buf_base
 BAD = ("internal error", "Traceback", "KeyError", "IndexError")

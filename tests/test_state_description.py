@@ -16,8 +16,9 @@ from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.emu.tile import Tile
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.state import TensixState
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode
+encode = isa_of(BLACKHOLE).encode
 
 # What a component holds that is not state: tables, caches derived from state, wiring.
 NOT_STATE = {"isa", "_bound", "_frontend_ops", "profile", "config", "table", "window", "dst_port", "mmio",

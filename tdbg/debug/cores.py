@@ -18,6 +18,7 @@ from tdbg.emu.stops import Stop
 from tdbg.emu.tile import Policy
 from tdbg.riscv.extensions import arch_extensions
 from tdbg.tensix.events import Category
+from tdbg.tensix.isa import isa_of
 
 if TYPE_CHECKING:
     from tdbg.riscv.disasm import Disassembler
@@ -133,4 +134,4 @@ class Cores:
         encodings, RISC-V as GDB decodes it for the architecture its ELF names."""
         from tdbg.riscv.disasm import Disassembler   # capstone: loaded when first needed
         image = self.t.tile.image(self.t.current)
-        return Disassembler(self.profile.isa, arch_extensions(image.arch if image else None))
+        return Disassembler(isa_of(self.profile), arch_extensions(image.arch if image else None))

@@ -28,7 +28,7 @@ from tdbg.emu.devices.device import Wait
 from tdbg.emu.stops import CoreWait
 from tdbg.symbols.llk_names import llk_names
 from tdbg.tensix import sync
-from tdbg.tensix.isa import IsaError
+from tdbg.tensix.isa import IsaError, isa_of
 
 if TYPE_CHECKING:
     from tdbg.emu.elf import ElfImage
@@ -230,7 +230,7 @@ def _sync_actions(tile: Tile, kernels: Kernels, core: str) -> list[tuple[int, st
     """(pc, "post" | "get" | "ATRELM", index, how) for each release in ``core``'s code: its
     kernels' (searched where they run: the ``.ttinsn`` words the tile found in the loaded code)
     and its firmware's."""
-    isa = tile.profile.isa
+    isa = isa_of(tile.profile)
     out: list[tuple[int, str, int, str]] = []
 
     def tensix(pc: int, word: int, how: str) -> None:

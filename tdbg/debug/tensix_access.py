@@ -18,6 +18,7 @@ from tdbg.tensix import state_description
 from tdbg.debug.snapshots import ConfigFieldValue, CoprocessorState, DstContents, ThreadState, VectorUnitState
 from tdbg.tensix import formats, packers, unpackers, view_in_force
 from tdbg.tensix.coprocessor import QueueFull
+from tdbg.tensix.isa import isa_of
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core
@@ -237,7 +238,7 @@ class TensixAccess:
         from tdbg.tensix.isa import IsaError
 
         try:
-            word = instruction if isinstance(instruction, int) else self.tile.profile.isa.parse(instruction).word
+            word = instruction if isinstance(instruction, int) else isa_of(self.tile.profile).parse(instruction).word
         except IsaError as exc:
             raise SessionError(str(exc)) from None
         core = self._tensix_core
