@@ -30,7 +30,8 @@ from tdbg.debug.locations import Locations
 from tdbg.debug.memory import MAX_TRANSFER, Memory, SetupWrite
 from tdbg.debug.noc import NocAccess
 from tdbg.debug.points import Points
-from tdbg.debug.programs import Programs, SymbolFile, load_program
+from tdbg.debug.programs import Programs, load_program
+from tdbg.symbols.symbol_file import SymbolFile
 from tdbg.debug.rewind import Rewind
 from tdbg.debug.run_control import Host, RunControl, RunStatus
 from tdbg.debug.target import Target

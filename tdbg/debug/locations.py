@@ -7,7 +7,8 @@ from dataclasses import replace
 
 from tdbg.debug.expressions import Expressions
 from tdbg.debug.memory import check_range
-from tdbg.debug.programs import Programs, SymbolFile
+from tdbg.debug.programs import Programs
+from tdbg.symbols.symbol_file import SymbolFile
 from tdbg.debug.target import Target
 from tdbg.errors import SessionError
 from tdbg.symbols import linespec

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from tdbg.debug.hostfiles import HostFileError, host_path
@@ -17,21 +16,8 @@ from tdbg.expr.values import PrintSettings
 from tdbg.symbols.cxxnames import demangle
 from tdbg.symbols.debuginfo import DebugInfo
 from tdbg.symbols.sourcepath import SourcePath
+from tdbg.symbols.symbol_file import SymbolFile
 from tdbg.toolchain.zig import SOURCE_SUFFIXES, ToolchainError, build
-
-
-@dataclass
-class SymbolFile:
-    """An ELF whose code a host put on a core at another address than it was linked at (GDB's
-    ``add-symbol-file``): its symbols and DWARF moved to where the code runs (``tdbg.emu.moved``),
-    the DWARF opened when first needed."""
-
-    image: ElfImage
-    info: DebugInfo | None
-    opened: bool = False
-
-    def holds(self, address: int) -> bool:
-        return any(lo <= address < hi for lo, hi in self.image.exec_ranges)
 
 
 class CheckedDebugInfo:

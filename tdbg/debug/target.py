@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from tdbg.emu.core import Core
     from tdbg.emu.grid import Grid
     from tdbg.emu.stops import Stop
-    from tdbg.debug.programs import SymbolFile
     from tdbg.symbols.debuginfo import DebugInfo
+    from tdbg.symbols.symbol_file import SymbolFile
 
 
 @dataclass
