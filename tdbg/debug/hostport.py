@@ -15,7 +15,8 @@ not resume halts the device: every read after it raises ``Halted``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from tdbg.arch.profile import Coord
 from tdbg.emu.stops import Stop, StopKind
@@ -27,11 +28,28 @@ if TYPE_CHECKING:
     from tdbg.debug.run_control import RunControl
     from tdbg.debug.target import Target
     from tdbg.emu.grid import Grid
-    from tdbg.ttmetal.jit_output import Binary, JitOutput
 
 #: Reads of a quiet grid, with no write between them, after which the host is polling for
 #: something no core can produce (a poll loop reads a few words per round: this is many rounds).
 HANG_READS = 2000
+
+
+class Binary(Protocol):
+    """A binary the host built (tt-metal's: ``tdbg.ttmetal.jit_output.Binary``)."""
+
+    name: str
+    core: str              # the core it runs on
+    elf: Path
+    text: bytes            # what the host writes
+
+    @property
+    def kind(self) -> str: ...   # "firmware" or "kernel"
+
+
+class Builds(Protocol):
+    """The host's builds, which know a binary by the bytes the host writes."""
+
+    def match(self, data: bytes) -> Binary | None: ...
 
 
 class Hang(SessionError):
@@ -63,7 +81,7 @@ class HostPort:
         self.on_stop: Callable[[Stop], bool] = lambda stop: bool(target.announce(stop)) and False
         self.halted: Halted | None = None
         self.before_kernels: Callable[[], object] | None = None
-        self.jit: JitOutput | None = None      # the host's builds, to know its binaries by
+        self.jit: Builds | None = None      # the host's builds, to know its binaries by
         self.loaded: dict[tuple[Coord, str], dict[int, Binary]] = {}   # (tile, core) -> address -> binary
 
     def _checked(self, where: Coord) -> Coord:
