@@ -26,6 +26,8 @@ EXIT when the host closes the device.  What each is answered with:
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 import sys
 import threading
 from collections.abc import Callable
@@ -39,11 +41,18 @@ from tdbg.simulator.protocol import BadMessage, Command, Message, decode, encode
 _ANSWERED = {Command.READ, Command.SMN_READ}
 
 
+def is_loopback(host: str) -> bool:
+    """True when every address ``host`` names is a loopback address (unresolvable: False)."""
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    return all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
+
+
 def dial_host(address: str, allow_remote: bool) -> str:
     """The host part of ``NNG_SOCKET_ADDR`` (``tcp://HOST:PORT``), checked: a host that is not
     loopback is refused unless ``allow_remote``."""
-    from tdbg.cli.main import is_loopback
-
     parts = urlsplit(address)
     if parts.scheme != "tcp" or not parts.hostname or parts.port is None:
         raise SessionError(f"NNG_SOCKET_ADDR {address!r} is not tcp://HOST:PORT")
