@@ -1,4 +1,4 @@
-"""tdbg's stand-in for SFPI's compiler (tdbg.ttmetal.sfpi_standin): where it goes, what it
+"""tdbg's stand-in for SFPI's compiler (tdbg.toolchain.sfpi_standin): where it goes, what it
 refuses, and, on Tenstorrent's simulator (``TTSIM_LIB``), a user's ttnn script whose firmware and
 kernels it built, to numpy's answer.
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import ttnn_host
-from tdbg.ttmetal import sfpi_standin
+from tdbg.toolchain import sfpi_standin
 from tdbg.ttmetal import kit
 
 OPS = Path(__file__).with_name("ttnn_ops.py")

@@ -21,7 +21,7 @@ OPS = Path(__file__).with_name("ttnn_ops.py")
 def host(tmp_path_factory):
     python = ttnn_host.require()
     pytest.importorskip("pynng", reason="pynng is a dependency of tdbg's simulator server")
-    from tdbg.ttmetal import sfpi_standin
+    from tdbg.toolchain import sfpi_standin
 
     ttnn_dir = next(python.parent.parent.glob("lib/python3.*/site-packages/ttnn"), None)
     if ttnn_dir is None:

@@ -1,5 +1,5 @@
 """``tdbg toolchain sfpi-standin TTNN_DIR``: install tdbg's stand-in for SFPI's compiler where
-tt-metal looks for it, for machines without SFPI (``tdbg.ttmetal.sfpi_standin``)."""
+tt-metal looks for it, for machines without SFPI (``tdbg.toolchain.sfpi_standin``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from tdbg.ttmetal.sfpi_standin import COMPILER, StandinError, install
+from tdbg.toolchain.sfpi_standin import COMPILER, StandinError, install
 
 EPILOG = f"""\
 TTNN_DIR is the installed ttnn package (the folder holding tt_metal/ and runtime/), or a

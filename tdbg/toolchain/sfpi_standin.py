@@ -71,7 +71,7 @@ def install(ttnn_dir: Path) -> Path:
     staged.write_text("#!/bin/sh\n# tdbg's stand-in for SFPI's riscv-tt-elf-g++ (tdbg toolchain sfpi-standin)\n"
                        f"PYTHONPATH={shlex.quote(str(package_root))} "
                        f"TDBG_SFPI_STANDIN_TTNN={shlex.quote(str(ttnn_dir.resolve()))} exec {shlex.quote(sys.executable)} "
-                       '-m tdbg.ttmetal.sfpi_standin "$@"\n')
+                       '-m tdbg.toolchain.sfpi_standin "$@"\n')
     staged.chmod(0o755)
     os.replace(staged, wrapper)
     return wrapper
