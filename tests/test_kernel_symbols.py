@@ -21,6 +21,7 @@ from tdbg.session import Session
 from tdbg.ttmetal import boot
 from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.program import prepare
+from tdbg.commands import execute
 from captured import Shell, run, shell
 from ttmetal_programs import operations, transpose
 
@@ -190,8 +191,8 @@ def test_a_code_label_inside_a_function_names_the_function_as_gdb() -> None:
     # gdb-multiarch 13.1 -batch on the wheel's ncrisc.elf: 'info symbol 0x609c' and 'info symbol
     # 0x6034' (where the zero-size NOTYPE label .NO_CB677 is, inside main's 1124 bytes).
     s = Session({"NC": firmware() / "ncrisc" / "ncrisc.elf"})
-    assert s.execute("info symbol 0x609c") == "main + 900 in section .text\n"
-    assert s.execute("info symbol 0x6034") == "main + 796 in section .text\n"
+    assert execute(s, "info symbol 0x609c") == "main + 900 in section .text\n"
+    assert execute(s, "info symbol 0x6034") == "main + 796 in section .text\n"
 
 
 #: gdb-multiarch 13.1's ``info address`` of tile_bytes, s, num_tiles, src_addr, kernel_main at the
@@ -385,7 +386,7 @@ def test_template_literals_and_cxx_function_types_as_gdb_prints_them(at_reader_l
     commands = ("info types DistributionSpec", "whatis kernel_main", "ptype kernel_main", "p &kernel_main",
                 "info line kernel_main")
     s = Session({"NC": elf})
-    ours = "".join(s.execute(c) for c in commands)
+    ours = "".join(execute(s, c) for c in commands)
     assert "0u, 0u" in ours and "4294967295u>" in ours and "U>" not in ours
     assert ours == _gdb_batch(elf, *commands)
 
@@ -398,6 +399,6 @@ def test_an_address_in_a_cxx_function_without_a_linkage_name_is_named_with_its_p
     elf = firmware() / "ncrisc" / "ncrisc.elf"
     commands = ("info line *0x609c", "x/2i 0x609c", "p &main", "p main", "whatis main", "info symbol 0x609c")
     s = Session({"NC": elf})
-    ours = "".join(s.execute(c) for c in commands)
+    ours = "".join(execute(s, c) for c in commands)
     assert "<main(int, char**)+900>" in ours
     assert ours == _gdb_batch(elf, *commands)

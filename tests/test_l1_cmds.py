@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tdbg.commands import Interpreter
+from tdbg.commands import Interpreter, execute
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 from tdbg.tensix import l1_data
@@ -126,7 +126,7 @@ def test_unpacking_l1_nothing_wrote_warns_or_stops_as_handle_says(shell) -> None
                       for f in range(4)]
     s = Session({f"T{i}": FW / f"eltwise_t{i}.c" for i in range(3)})
     s.write_memory(0x30000, bytes(range(256)) * 8)
-    s.execute("handle NeverWritten stop")
+    execute(s, "handle NeverWritten stop")
     stop = s.cont()
     assert stop.kind.name == "EVENT" and stop.core == "T0"
     assert "T0's UNPACR read this tile 0x40000..0x40010: never written" in stop.describe()

@@ -21,6 +21,7 @@ from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.metal2 import Metal2, kernel_args_header, kernel_bindings_header
 from tdbg.ttmetal.memmap import KERNEL_CONFIG_BASE
 from tdbg.ttmetal.program import Program, prepare, run
+from tdbg.commands import execute
 from ttmetal_programs import exact_inputs, operations
 
 
@@ -80,12 +81,12 @@ def test_ttnn_layernorm_receiver_binds_its_semaphore_by_sem_name() -> None:
     s = Session({})
     prepare(s, p, fw)
     address = KERNEL_CONFIG_BASE
-    assert s.execute("info kernels").splitlines()[6] == f"      sems: reduce_sender=semaphore 0 at {address:#x}"
-    stop = " ".join(s.execute("continue").split())
+    assert execute(s, "info kernels").splitlines()[6] == f"      sems: reduce_sender=semaphore 0 at {address:#x}"
+    stop = " ".join(execute(s, "continue").split())
     assert "deadlock" in stop and f"reading L1 {address:#x} <semaphore 0 (sem::reduce_sender)> (= 0x0)" in stop
     assert "reduce_sender_sem.wait(VALID);" in stop
-    s.execute(f"set {{uint32_t}}{address:#x} = 1")
-    assert "tt-metal program done" in s.execute("continue")
+    execute(s, f"set {{uint32_t}}{address:#x} = 1")
+    assert "tt-metal program done" in execute(s, "continue")
 
 
 def test_ttnn_transpose_reader_with_named_args_transposes() -> None:
@@ -112,7 +113,7 @@ def test_ttnn_transpose_reader_with_named_args_transposes() -> None:
     s = Session({})
     result = run(s, p, fw)
     assert np.array_equal(result.tensor("c", a.shape), a.T)
-    shown = s.execute("info kernels")
+    shown = execute(s, "info kernels")
     assert "      dfbs: in0=CB 0\n      tensors: src=buffer a\n" in shown
     assert f": [num_tiles=4, start_id=0, start_ht=0, start_wt=0, Ht=2, Wt=2, HtWt=4]\n" in shown
     assert f"      common runtime args at 0x" in shown and f": [tensor src={A.address:#x} (a)]" in shown
