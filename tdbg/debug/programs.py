@@ -238,7 +238,10 @@ class Programs:
         hit = image.symbol_at(address) if image else None
         demangled = self.print_settings.asm_demangle if demangled is None else demangled
         info = self.opened_file(found) if found is not None else self.opened(current)
-        function = info.label_at(address, demangled) if info is not None else None
+        try:
+            function = info.label_at(address, demangled) if info is not None else None
+        except Exception:  # noqa: BLE001  (corrupt DWARF: the ELF symbols name it, as without DWARF)
+            function = None
         if function is not None and (hit is None or address - hit[1] <= function[1]):   # GDB: the nearer one
             name, offset = function[0], address - function[1]
         elif hit is None:

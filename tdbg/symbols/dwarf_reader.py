@@ -112,9 +112,12 @@ class DwarfReader:
         new = [unit for unit in units if unit.rows is None]
         if not new:
             return
+        failed: Exception | None = None
         for unit in new:
-            unit.rows = self._unit_rows(unit.cu)
-            unit.functions = self._unit_functions(unit.cu)
+            try:
+                unit.rows, unit.functions = self._unit_rows(unit.cu), self._unit_functions(unit.cu)
+            except Exception as exc:  # noqa: BLE001  (corrupt DWARF: said once, the unit then has nothing)
+                unit.rows, unit.functions, failed = [], [], failed or exc
             self._rows.extend(unit.rows)
             self._functions.extend(unit.functions)
         self._rows.sort(key=lambda r: r.addr)
@@ -122,6 +125,8 @@ class DwarfReader:
         self._functions.sort(key=lambda f: f.low)
         self._function_starts = [f.low for f in self._functions]
         self._by_name = {f.name: f for f in reversed(self._functions)}
+        if failed is not None:
+            raise failed
 
     def _read_at(self, low: int, high: int | None = None) -> None:
         """Read the units that may hold code in ``[low, high)`` (default: the byte at ``low``)."""
