@@ -25,6 +25,7 @@ from tdbg.tensix.events import TensixEvent
 if TYPE_CHECKING:
     from tdbg.emu.grid import Grid
     from tdbg.ttmetal.jit_output import Binary, JitOutput
+    from tdbg.ttmetal.launches import Launches
     from tdbg.session import Session
 
 #: Reads of a quiet grid, with no write between them, after which the host is polling for
@@ -63,6 +64,8 @@ class HostPort:
         self.before_kernels: Callable[[], object] | None = None
         self.jit: JitOutput | None = None      # the host's builds, to know its binaries by
         self.loaded: dict[tuple[Coord, str], dict[int, Binary]] = {}   # (tile, core) -> address -> binary
+        self.write_listeners: list[Callable[[Coord, int, bytes], None]] = []   # told of each host write, after it
+        self.launches: Launches | None = None  # what the host launched where (tdbg.ttmetal.launches)
 
     def _checked(self, where: Coord) -> Coord:
         if self.grid.chip.kind(where) == "nothing":
@@ -80,11 +83,14 @@ class HostPort:
                 binary = self.jit.match(data)
             if binary is None:
                 self.grid.write(self._checked(where), address, data)
-                return
-            self.grid.write_code(where, address, data, len(binary.text))
+            else:
+                self.grid.write_code(where, address, data, len(binary.text))
         except TensixEvent as exc:
             raise SessionError(str(exc)) from None
-        self._symbols(where, address, binary)
+        if binary is not None:
+            self._symbols(where, address, binary)
+        for listener in self.write_listeners:
+            listener(where, address, data)
 
     def _symbols(self, where: Coord, address: int, binary: Binary) -> None:
         """``binary`` now at ``address`` on its core of tile ``where``: the core's symbol files

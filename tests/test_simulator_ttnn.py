@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -67,12 +68,42 @@ def test_add_one_and_64_tiles(host):
 
 
 def test_breakpoint_through_simulator_args(host, tmp_path):
-    script = tmp_path / "checks.gdb"
-    script.write_text("break eltwise_binary_no_bcast.cpp:70 thread T1\ncommands\n  print num_tiles\n  bt 1\nend\n")
-    results, err = run_ops(host, ["add"], f"-x {script}")
+    """One host run: a compute breakpoint (a local), a reader breakpoint set by FILE:LINE on NC
+    (bt, locals, info cb, info kernels there); the run goes on to numpy's answer.  The oracle for
+    the addresses is the host's own requests (--trace-requests): A and B are its first two DRAM
+    writes, the result its DRAM read; the argument counts are the kernels' get_arg_val indices."""
+    script, trace = tmp_path / "checks.gdb", tmp_path / "requests.txt"
+    script.write_text("break eltwise_binary_no_bcast.cpp:70 thread T1\ncommands\n  print num_tiles\n  bt 1\nend\n"
+                      "break reader_interleaved_no_bcast.cpp:68 thread NC\ncommands\n  bt\n  p/x src_addr\n"
+                      "  p/x src_addr_b\n  info cb\n  info kernels\nend\n")
+    results, err = run_ops(host, ["add"], f"-x {script} --trace-requests {trace}")
     assert "Breakpoint 1, kernel_main () at " in err and "eltwise_binary_no_bcast.cpp:70" in err, err[-3000:]
-    assert "$1 = 1" in err, err[-3000:]                                        # one tile for one core
+    t1 = err[err.index("Breakpoint 1, kernel_main () at "):]
+    assert re.search(r"^\$\d+ = 1$", t1, re.M), t1[:3000]                        # one tile for one core
     assert results["add"] == {"mismatches": 0, "values": 1024}, err[-3000:]    # and it went on
+    dram = [line.split() for line in trace.read_text().splitlines() if line.split()[1] == "0,11"]
+    a, b = (int(w[2], 16) for w in dram if w[0] == "WRITE")
+    result = next(int(w[2], 16) for w in dram if w[0] == "READ")
+    nc = err[err.index("Breakpoint 2, kernel_main () at "):]
+    assert "reader_interleaved_no_bcast.cpp:68" in nc.splitlines()[0]
+    assert re.search(r"#1 .* in _start \(\) at .*ncrisck\.cc:\d+", nc), nc[:3000]        # bt: kernel, firmware
+    assert re.search(rf"^\$\d+ = {a:#x}\n\$\d+ = {b:#x}$", nc, re.M), nc[:3000]
+    for cb in range(3):                        # binary_ng's CBs: two bf16 tiles (2048 bytes) each
+        assert re.search(rf"^CB {cb}: 2 pages of 2048 bytes at 0x[0-9a-f]+ \(Float16_b\): ", nc, re.M), nc[:3000]
+    assert re.search(r"^  B waits in cb_wait_front for pages, at .*writer_interleaved_no_bcast\.cpp", nc, re.M)
+    kernels = nc[nc.index("Launch 1 on tile 1,2"):]
+    launch = kernels[:kernels.index("Launch 2 on tile")]
+    assert re.search(r"^  B   writer_interleaved_no_bcast\n      source: .*/writer_interleaved_no_bcast\.cpp$",
+                     launch, re.M), launch
+    reader = re.search(r"^  NC  reader_interleaved_no_bcast\n.*\n.*\n      runtime args at 0x[0-9a-f]+: \[(.*)\]$",
+                       launch, re.M)
+    assert reader is not None, launch
+    args = reader.group(1).split(", ")
+    assert len(args) == 23 and int(args[0], 16) == a and int(args[15], 16) == b, args   # get_arg_val 0..22
+    writer = re.search(r"^  B .*\n.*\n.*\n      runtime args at 0x[0-9a-f]+: \[(0x[0-9a-f]+),", launch, re.M)
+    assert writer is not None and int(writer.group(1), 16) == result, launch
+    for core in ("T0", "T1", "T2"):
+        assert re.search(rf"^  {core}  eltwise_binary_no_bcast$", launch, re.M), launch
 
 
 def test_a_hang_is_reported_and_ends_the_script(host, tmp_path):

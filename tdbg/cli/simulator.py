@@ -95,9 +95,11 @@ def serve(args: argparse.Namespace) -> int:
     except SessionError as exc:
         print(f"tdbg simulator: {exc}", file=sys.stderr)
         return 1
+    from tdbg.ttmetal import launches
     from tdbg.ttmetal.jit_output import JitOutput
 
     session.host_port.jit = JitOutput(session.profile)
+    launches.attach(session)
     interp = Interpreter(session, write=out)
     interp.state.confirm = False
     def on_stop(stop) -> bool:
