@@ -14,6 +14,7 @@ not resume halts the device: every read after it raises ``Halted``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,12 @@ if TYPE_CHECKING:
 #: Reads of a quiet grid, with no write between them, after which the host is polling for
 #: something no core can produce (a poll loop reads a few words per round: this is many rounds).
 HANG_READS = 2000
+#: Requests a stop's report waits at most for ``HostPort.defer_stop`` (the host's print server
+#: polls a few words per round and drains a buffer in a few requests), and the seconds it waits
+#: after that for the host to show what it read (measured: tt-metal's print server moves its read
+#: position before it prints; a report sent at once came before the line in one run of four).
+DEFER_REQUESTS = 5000
+DEFER_GRACE = 0.05
 
 
 class Hang(SessionError):
@@ -66,6 +73,11 @@ class HostPort:
         self.loaded: dict[tuple[Coord, str], dict[int, Binary]] = {}   # (tile, core) -> address -> binary
         self.write_listeners: list[Callable[[Coord, int, bytes], None]] = []   # told of each host write, after it
         self.launches: Launches | None = None  # what the host launched where (tdbg.ttmetal.launches)
+        #: True while a stop on a tile should wait for the host (its print server to drain the tile)
+        self.defer_stop: Callable[[Coord], bool] = lambda where: False
+        self.deferred: tuple[Coord, Stop] | None = None
+        self.deferred_requests = 0
+        self.drained_at: float | None = None
 
     def _checked(self, where: Coord) -> Coord:
         if self.grid.chip.kind(where) == "nothing":
@@ -141,11 +153,25 @@ class HostPort:
     def settle(self) -> bool:
         """Run the tiles until every core waits or is done; True if any ran.  Each tile runs as
         the session's ``cont`` runs it (breakpoint conditions and ignore counts hold); a stop
-        selects its tile and goes to ``on_stop``.  The first run after the host wrote a kernel
+        selects its tile and goes to ``on_stop``, once ``defer_stop`` no longer holds it back
+        (the host's requests are answered meanwhile, the tiles not run: its print server drains
+        what the kernels printed before the stop, so that their lines come before its report;
+        at most ``DEFER_REQUESTS`` of them).  The first run after the host wrote a kernel
         first calls ``before_kernels`` (the front end's commands: breakpoints in kernels)."""
         if self.before_kernels is not None and any(b.kind == "kernel" for d in self.loaded.values() for b in d.values()):
             before, self.before_kernels = self.before_kernels, None
             before()
+        if self.deferred is not None:
+            where, stop = self.deferred
+            self.deferred_requests += 1
+            if self.deferred_requests < DEFER_REQUESTS:
+                if self.defer_stop(where):
+                    return True
+                self.drained_at = self.drained_at or time.monotonic()
+                if time.monotonic() - self.drained_at < DEFER_GRACE:
+                    return True
+            self.deferred, self.drained_at = None, None
+            self._stopped(where, stop)
         ran = False
         selected = self.session.tile_coord
         try:
@@ -162,9 +188,17 @@ class HostPort:
                         self.waits[where] = stop
                     elif stop.kind is not StopKind.EXITED:
                         selected = where
-                        if not self.on_stop(stop):
-                            self.halted = Halted(where, stop)
-                            raise self.halted
+                        if self.defer_stop(where):
+                            self.deferred, self.deferred_requests = (where, stop), 0
+                            return True
+                        self._stopped(where, stop)
         finally:
             if selected is not None:
                 self.session.select_tile(selected)
+
+    def _stopped(self, where: Coord, stop: Stop) -> None:
+        """Tell the front end of ``stop`` on tile ``where``; it resumes the run or halts the device."""
+        self.session.select_tile(where)
+        if not self.on_stop(stop):
+            self.halted = Halted(where, stop)
+            raise self.halted

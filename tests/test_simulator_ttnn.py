@@ -47,16 +47,20 @@ def readme_environment(sim: Path) -> dict[str, str]:
     return {name: env[name] for name in wanted}
 
 
-def run_ops(host, ops: list[str], args: str = "", timeout: float = 900) -> tuple[dict[str, dict], str]:
-    python, env = host
-    done = subprocess.run([str(python), str(OPS), *ops], capture_output=True, text=True, timeout=timeout,
-                          env=ttnn_host.clean_env(**env, TDBG_SIMULATOR_ARGS=args))
+def run_ops(host, ops: list[str], args: str = "", timeout: float = 900, merged: bool = False,
+            **env: str) -> tuple[dict[str, dict], str]:
+    """The ops' results, and what the host and tdbg wrote on stderr (``merged``: stdout and
+    stderr as one stream, in the order they were written)."""
+    python, readme_env = host
+    done = subprocess.run([str(python), str(OPS), *ops], stdout=subprocess.PIPE, text=True, timeout=timeout,
+                          stderr=subprocess.STDOUT if merged else subprocess.PIPE,
+                          env=ttnn_host.clean_env(**readme_env, **env, TDBG_SIMULATOR_ARGS=args))
     results = {}
     for line in done.stdout.splitlines():
         if line.startswith("{"):
             result = json.loads(line)
             results[result.pop("op")] = result
-    return results, done.stderr
+    return results, done.stdout if merged else done.stderr
 
 
 def test_add_one_and_64_tiles(host):
@@ -118,3 +122,22 @@ def test_a_hang_is_reported_and_ends_the_script(host, tmp_path):
     assert "in _llk_packer_wait_for_math_done_ at llk_pack_common.h" in report   # T2 waits for T1's math
     assert "it needs a post of semaphore 1 (MATH_PACK), made by: T1" in report
     assert "empty read response" in results["add"]["error"]
+
+
+def test_dprint_as_the_hosts_print_server_shows_it(host, tmp_path):
+    """The user's own kernel through ttnn.generic_op, TT_METAL_DPRINT_CORES=0,0: the host's print
+    server shows core (0,0)'s lines, not (1,0)'s, and each line a kernel printed before a stop
+    comes before tdbg's report of that stop (a breakpoint on the DPRINT line, every iteration)."""
+    script = tmp_path / "prints.gdb"
+    script.write_text("break ttnn_printer.cpp:12 thread NC\n")
+    results, out = run_ops(host, ["dprint"], f"-x {script}", merged=True, TT_METAL_DPRINT_CORES="0,0")
+    assert results.get("dprint") == {"done": True}, out[-3000:]
+    lines = out.splitlines()
+    prints = [line for line in lines if ":NC: step " in line]
+    assert prints == [f"0:0-0:NC: step {n} of 3" for n in (10, 11, 12)], out[-3000:]   # not (1,0)'s 20, 21
+    events = []
+    for line in lines:
+        event = "step" if line in prints else "stop" if line.startswith("Breakpoint 1.") else None
+        if event is not None and not (event == "stop" and events and events[-1] == "stop"):
+            events.append(event)
+    assert events == ["stop", "step"] * 3, events

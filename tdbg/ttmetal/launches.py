@@ -17,6 +17,10 @@ kernels without common arguments get offset 0, where the first kernel's argument
 is described at ``kernel_config_base + local_cb_offset + 16 n`` by four words: address, size,
 pages, page size in bytes (``UINT32_WORDS_PER_LOCAL_CIRCULAR_BUFFER_CONFIG``, ``internal/
 circular_buffer_init.h``).
+
+A stop on a tile waits (``HostPort.defer_stop``) until the host's own print server has read what
+the tile's kernels printed (``tdbg.ttmetal.dprint`` names the buffer's words): their lines, which
+the host prints, then come before tdbg's report of the stop.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from tdbg.arch.profile import Coord
 from tdbg.errors import SessionError
+from tdbg.ttmetal.dprint import RESET_MAGIC, SERVER_MAGICS, WRITE_STALL_FLAG
 from tdbg.ttmetal.mailboxes import RUN_MSG_GO, Mailboxes
 from tdbg.ttmetal.memmap import MAILBOX_BASE, MAILBOX_END
 from tdbg.ttmetal.program import CircularBuffer
@@ -40,6 +45,7 @@ PROCESSORS = ("B", "NC", "T0", "T1", "T2")     # TensixProcessorTypes' order
 NO_ARGS = 0xFFFF                               # RTA_CRTA_NO_ARGS_SENTINEL
 CB_CONFIG_WORDS = 4
 _LAUNCH = "launch[0].kernel_config"
+PRINT_WPOS, PRINT_RPOS = "dprint_buf.buffer.aux.wpos", "dprint_buf.buffer.aux.rpos"   # tdbg.ttmetal.dprint
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,18 @@ class Launches:
         """The latest launch on tile ``where``."""
         return next((launch for launch in reversed(self.log) if launch.tile == where), None)
 
+    def unread_prints(self, where: Coord) -> bool:
+        """True while tile ``where``'s print buffer holds messages the host's print server has not
+        read (its write position past its read position, and neither a magic word the server
+        writes when it starts, or for a tile it does not serve)."""
+        fields = self.fields
+        if fields is None or where not in self.port.grid.tiles:
+            return False
+        wpos, rpos = (self._value(where, fields, path) for path in (PRINT_WPOS, PRINT_RPOS))
+        if wpos in SERVER_MAGICS or rpos == RESET_MAGIC:
+            return False
+        return wpos & ~WRITE_STALL_FLAG != rpos
+
     def cb_table(self, launch: Launch) -> dict[int, tuple[CircularBuffer, int]]:
         """``launch``'s CBs (with the data formats its kernels were built for) and their addresses."""
         formats: dict[int, str] = {}
@@ -134,7 +152,7 @@ class Launches:
         if self.fields is not None:
             return self.fields
         session = self.port.session
-        paths = ["go_messages[0]", "launch_msg_rd_ptr"] + [f"{_LAUNCH}.{name}" for name in (
+        paths = ["go_messages[0]", "launch_msg_rd_ptr", PRINT_WPOS, PRINT_RPOS] + [f"{_LAUNCH}.{name}" for name in (
             "kernel_config_base[0]", "local_cb_offset", "local_cb_mask", "enables", "host_assigned_id")]
         for p in range(len(PROCESSORS)):
             paths += [f"{_LAUNCH}.rta_offset[{p}].rta_offset", f"{_LAUNCH}.rta_offset[{p}].crta_offset",
@@ -208,6 +226,7 @@ def attach(session: Session) -> Launches:
         raise SessionError("this session serves no host (tdbg simulator)")
     launches = Launches(port)
     port.write_listeners.append(launches.wrote)
+    port.defer_stop = launches.unread_prints
     port.launches = launches
     return launches
 
