@@ -50,7 +50,7 @@ def tt_metal_boot(interp: Interpreter, args: str) -> None:
          "its core, file and line ('info cb', 'info waypoints', 'tile cb N', 'watch cb N').  With 'dprint = true' in "
          "FILE the kernels are built with DPRINT on (clang needs C++23 for its format checks; tdbg's atomics for its "
          "lock) and each stop shows what they printed since the last, as tt-metal's print server shows it "
-         "('0:(x=0,y=0):NC: ...'); the host drains the buffer whenever every core waits, so a kernel waiting for "
+         "('0:0-0:NC: ...'); the host drains the buffer whenever every core waits, so a kernel waiting for "
          "room in it goes on; the lines come before the stop's report, in time order, and a message the host cannot "
          "read (firmware scribbling the buffer) is a 'warning: DPRINT:' line naming its header.  Tile slices, typed "
          "arrays and call stacks in a DPRINT are named, not decoded.  With 'watcher = true' the kernels are built "
