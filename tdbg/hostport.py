@@ -76,6 +76,9 @@ class HostPort:
         #: True while a stop on a tile should wait for the host (its print server to drain the tile)
         self.defer_stop: Callable[[Coord], bool] = lambda where: False
         self.deferred: tuple[Coord, Stop] | None = None
+        #: A tile's deadlock as the hang report shows it (the host's terms; by default as it is),
+        #: None for a tile that is done, waiting for the host (left out of the report)
+        self.explain_hang: Callable[[Coord, Stop], Stop | None] = lambda where, stop: stop
         self.deferred_requests = 0
         self.drained_at: float | None = None
 
@@ -139,11 +142,26 @@ class HostPort:
         else:
             self.quiet_reads += 1
             if self.quiet_reads >= HANG_READS:   # reported once: the device answers no more reads
-                hang = Hang(dict(self.waits))
+                hang = Hang(self._explained())
                 where, stop = next(iter(hang.stops.items()))
                 self.halted = Halted(where, stop)
                 raise hang
         return data
+
+    def _explained(self) -> dict[Coord, Stop]:
+        """Each waiting tile's deadlock as ``explain_hang`` reports it (its tile selected), less
+        the tiles it calls done (all of them, if it calls every tile done)."""
+        selected, out = self.session.tile_coord, {}
+        try:
+            for where, stop in self.waits.items():
+                self.session.select_tile(where)
+                explained = self.explain_hang(where, stop)
+                if explained is not None:
+                    out[where] = explained
+        finally:
+            if selected is not None:
+                self.session.select_tile(selected)
+        return out or dict(self.waits)
 
     def hold(self, where: Coord, held: bool) -> None:
         self.requests += 1

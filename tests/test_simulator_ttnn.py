@@ -112,7 +112,8 @@ def test_breakpoint_through_simulator_args(host, tmp_path):
 
 def test_a_hang_is_reported_and_ends_the_script(host, tmp_path):
     """T1 sent back to its firmware's start from the kernel: it waits for a go message that never
-    comes, the host polls for a done message no core can produce."""
+    comes, the host polls for a done message no core can produce.  Only the tile that hangs is
+    reported; tile 2,2 (no tiles to add) is done."""
     script = tmp_path / "hang.gdb"
     script.write_text("break kernel_main thread T1\ncommands\n  set var $pc = main\nend\n")
     results, err = run_ops(host, ["add"], f"-x {script}")
@@ -121,6 +122,14 @@ def test_a_hang_is_reported_and_ends_the_script(host, tmp_path):
     report = " ".join(err.split())                                               # the report wraps at the width
     assert "in _llk_packer_wait_for_math_done_ at llk_pack_common.h" in report   # T2 waits for T1's math
     assert "it needs a post of semaphore 1 (MATH_PACK), made by: T1" in report
+    # in tt-metal's terms, from the launch the host made there: the writer waits for the
+    # output CB (binary_ng's CB 2: two pages) that compute never fills; the waypoints
+    assert "tt-metal program hangs: go_messages[0].signal = RUN_MSG_GO" in report
+    assert "B waits in cb_wait_front for 1 page on CB 2 (2 pages): 0 pages received" in report
+    assert "waypoints: B 'X', NC 'X', T0 'X', T1 'X', T2 'X'" in report       # no watcher build
+    start = report.index("the host waits for the device")
+    hang = report[start:report.index("[Tile", start)]
+    assert "tile 1,2:" in hang and "tile 2,2" not in hang      # done (RUN_MSG_DONE, idle): no part of it
     assert "empty read response" in results["add"]["error"]
 
 

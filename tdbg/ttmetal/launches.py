@@ -20,19 +20,22 @@ circular_buffer_init.h``).
 
 A stop on a tile waits (``HostPort.defer_stop``) until the host's own print server has read what
 the tile's kernels printed (``tdbg.ttmetal.dprint`` names the buffer's words): their lines, which
-the host prints, then come before tdbg's report of the stop.
+the host prints, then come before tdbg's report of the stop.  A hang on a tile is reported in
+tt-metal's terms (``explain``, ``tdbg.ttmetal.hang``) from the tile's latest launch, with the
+watcher's state: each core's waypoint, and an ASSERT a watcher build (``TT_METAL_WATCHER``) tripped.
 """
 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tdbg.arch.profile import Coord
+from tdbg.emu.stops import Stop
 from tdbg.errors import SessionError
 from tdbg.ttmetal.dprint import RESET_MAGIC, SERVER_MAGICS, WRITE_STALL_FLAG
-from tdbg.ttmetal.mailboxes import RUN_MSG_GO, Mailboxes
+from tdbg.ttmetal.mailboxes import DEBUG_ASSERT_TYPES, RUN_MSG_DONE, RUN_MSG_GO, Mailboxes
 from tdbg.ttmetal.memmap import MAILBOX_BASE, MAILBOX_END
 from tdbg.ttmetal.program import CircularBuffer
 
@@ -219,6 +222,62 @@ class Launches:
         return Launch(len(self.log) + 1, where, value("host_assigned_id"), base, tuple(kernels), tuple(cbs))
 
 
+@dataclass
+class TileHost:
+    """The host of ``launch`` on its tile (selected in ``session``), as ``tdbg.ttmetal.hang``
+    reports a hang: the cores with kernels, where their code is, the mailboxes."""
+
+    session: Session
+    launch: Launch
+
+    def __post_init__(self) -> None:
+        self.mailboxes = Mailboxes(self.session)
+        self.binaries = {k.core: k.binary for k in self.launch.kernels}
+
+    def runs_kernel(self, core: str, pc: int) -> bool:
+        return self.launch.runs_kernel(core, pc)
+
+    def signal(self, session: Session) -> int:
+        return self.mailboxes.read("go_messages[0].signal")
+
+    def assertion(self) -> str | None:
+        """A tripped ASSERT (a watcher build's ``mailboxes.watcher.assert_status``): which core, the
+        line, the kind; None when none has tripped."""
+        line, kind, which = (self.mailboxes.read(f"watcher.assert_status.{m}") for m in ("line_num", "tripped", "which"))
+        if kind not in DEBUG_ASSERT_TYPES or which >= len(PROCESSORS):
+            return None
+        core = PROCESSORS[which]
+        k = self.launch.kernel(core)
+        source = k.binary.source if k is not None and k.binary is not None else None
+        where = f"line {line} of {source.rsplit('/', 1)[-1]}" if source else f"line {line} of its kernel"
+        return f"{core} tripped ASSERT at {where} ({DEBUG_ASSERT_TYPES[kind]})"
+
+
+def explain(launches: Launches, where: Coord, stop: Stop) -> Stop | None:
+    """A deadlock on tile ``where`` (selected) in tt-metal's terms (``tdbg.ttmetal.hang``: CB waits
+    and their other side, the waypoints) with a tripped ASSERT named; None for a tile that is done
+    (``RUN_MSG_DONE``, every core polling its mailboxes: it waits for the host, it does not hang);
+    as it was where the host has launched nothing there, or the tile's firmware cannot be read."""
+    from tdbg.ttmetal import cbs, hang
+
+    launch = launches.last(where)
+    if launch is None:
+        return stop
+    session = launches.port.session
+    try:
+        host = TileHost(session, launch)
+        if host.signal(session) == RUN_MSG_DONE and all(hang.waits_for_host(session, c) for c in host.binaries):
+            return None
+        states = cbs.states_of(session, launches.cb_table(launch), launch.runs_kernel, list(host.binaries))
+        explained = hang.report(session, host, stop, states)   # type: ignore[arg-type]
+        tripped = host.assertion()
+    except SessionError:
+        return stop
+    if tripped is not None:
+        explained = replace(explained, report=(*explained.report, f"  {tripped}"))
+    return explained
+
+
 def attach(session: Session) -> Launches:
     """Watch the host's writes on ``session``'s chip (the simulator server's session)."""
     port = session.host_port
@@ -227,6 +286,7 @@ def attach(session: Session) -> Launches:
     launches = Launches(port)
     port.write_listeners.append(launches.wrote)
     port.defer_stop = launches.unread_prints
+    port.explain_hang = lambda where, stop: explain(launches, where, stop)
     port.launches = launches
     return launches
 
