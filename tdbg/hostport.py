@@ -76,6 +76,8 @@ class HostPort:
         #: True while a stop on a tile should wait for the host (its print server to drain the tile)
         self.defer_stop: Callable[[Coord], bool] = lambda where: False
         self.deferred: tuple[Coord, Stop] | None = None
+        #: A stop a tile whose cores all wait or are done has come to (the host's: a tripped ASSERT)
+        self.tripped: Callable[[Coord], Stop | None] = lambda where: None
         #: A tile's deadlock as the hang report shows it (the host's terms; by default as it is),
         #: None for a tile that is done, waiting for the host (left out of the report)
         self.explain_hang: Callable[[Coord, Stop], Stop | None] = lambda where, stop: stop
@@ -202,6 +204,8 @@ class HostPort:
                     self.session.select_tile(where)
                     stop = self.session.cont()
                     self.waits.pop(where, None)
+                    if stop.kind in (StopKind.DEADLOCK, StopKind.EXITED):
+                        stop = self.tripped(where) or stop
                     if stop.kind is StopKind.DEADLOCK:
                         self.waits[where] = stop
                     elif stop.kind is not StopKind.EXITED:

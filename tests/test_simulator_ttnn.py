@@ -57,8 +57,8 @@ def run_ops(host, ops: list[str], args: str = "", timeout: float = 900, merged: 
                           env=ttnn_host.clean_env(**readme_env, **env, TDBG_SIMULATOR_ARGS=args))
     results = {}
     for line in done.stdout.splitlines():
-        if line.startswith("{"):
-            result = json.loads(line)
+        if line.startswith('{"op": '):     # (merged: another stream's text may follow on the line)
+            result = json.JSONDecoder().raw_decode(line)[0]
             results[result.pop("op")] = result
     return results, done.stdout if merged else done.stderr
 
@@ -137,8 +137,10 @@ def test_dprint_as_the_hosts_print_server_shows_it(host, tmp_path):
     """The user's own kernel through ttnn.generic_op, TT_METAL_DPRINT_CORES=0,0: the host's print
     server shows core (0,0)'s lines, not (1,0)'s, and each line a kernel printed before a stop
     comes before tdbg's report of that stop (a breakpoint on the DPRINT line, every iteration)."""
+    source = OPS.with_name("data").joinpath("ttnn_printer.cpp").read_text().splitlines()
+    line = next(n for n, text in enumerate(source, 1) if text.strip().startswith("DPRINT("))
     script = tmp_path / "prints.gdb"
-    script.write_text("break ttnn_printer.cpp:12 thread NC\n")
+    script.write_text(f"break ttnn_printer.cpp:{line} thread NC\n")
     results, out = run_ops(host, ["dprint"], f"-x {script}", merged=True, TT_METAL_DPRINT_CORES="0,0")
     assert results.get("dprint") == {"done": True}, out[-3000:]
     lines = out.splitlines()
@@ -150,3 +152,21 @@ def test_dprint_as_the_hosts_print_server_shows_it(host, tmp_path):
         if event is not None and not (event == "stop" and events and events[-1] == "stop"):
             events.append(event)
     assert events == ["stop", "step"] * 3, events
+
+
+def test_watcher_assert_stops_with_the_watchers_state(host):
+    """TT_METAL_WATCHER=1 (the host's watcher runs, the kernels are built with it): the user's
+    kernel trips its ASSERT on logical core (1,0) (tile 2,2); tdbg stops there before the host's
+    watcher sees it, naming the core, the source line (the oracle: the ASSERT's line in the
+    kernel's source) and each core's waypoint (the kernel's own WAYPOINT); the script then ends
+    with an error, not a silent poll."""
+    source = OPS.with_name("data").joinpath("ttnn_printer.cpp").read_text().splitlines()
+    line = next(n for n, text in enumerate(source, 1) if text.strip().startswith("ASSERT("))
+    results, out = run_ops(host, ["assert"], merged=True, TT_METAL_WATCHER="1")
+    report = " ".join(out.split())
+    assert (f"tt-metal device assert: tile 2,2 NC tripped ASSERT at ttnn_printer.cpp:{line} (DebugAssertTripped)"
+            in report), out[-3000:]
+    assert "NC hangs in assert_and_hang, at " in report
+    assert re.search(r"waypoints: B '\w+', NC 'PRNT', T0 '\w+', T1 '\w+', T2 '\w+'", report), out[-3000:]
+    # the op's error, or (the host's watcher thread reading too) the host's own abort message
+    assert "empty read response" in results.get("assert", {}).get("error", out), out[-3000:]

@@ -37,6 +37,9 @@ from tdbg.errors import SessionError
 from tdbg.simulator.protocol import BadMessage, Command, Message, decode, encode
 
 _ANSWERED = {Command.READ, Command.SMN_READ}
+#: How long a reply waits for the host to take it: a host waits for each reply, so only a host
+#: that went away (its process aborted: a pair socket's send then blocks for ever) lets it pass.
+SEND_TIMEOUT_MS = 10_000
 
 
 def dial_host(address: str, allow_remote: bool) -> str:
@@ -111,7 +114,7 @@ class Server:
 
         dial_host(address, allow_remote)
         gone = threading.Event()
-        with pynng.Pair1(recv_timeout=500) as sock:
+        with pynng.Pair1(recv_timeout=500, send_timeout=SEND_TIMEOUT_MS) as sock:
             sock.add_post_pipe_remove_cb(lambda pipe: gone.set())
             sock.dial(address, block=False)        # tt-umd starts listening after it spawned us
             sock.send(encode(Message(Command.EXIT)))
@@ -137,4 +140,8 @@ class Server:
                 except StopIteration:
                     return 0
                 if reply is not None:
-                    sock.send(encode(reply))
+                    try:
+                        sock.send(encode(reply))
+                    except pynng.exceptions.Timeout:        # no host to take it: it went away
+                        self.note("the host went away before it took the reply")
+                        return 0

@@ -23,6 +23,8 @@ the tile's kernels printed (``tdbg.ttmetal.dprint`` names the buffer's words): t
 the host prints, then come before tdbg's report of the stop.  A hang on a tile is reported in
 tt-metal's terms (``explain``, ``tdbg.ttmetal.hang``) from the tile's latest launch, with the
 watcher's state: each core's waypoint, and an ASSERT a watcher build (``TT_METAL_WATCHER``) tripped.
+A tripped ASSERT stops the run as soon as its tile settles (``tripped``), before the host's
+watcher, which polls about once a second, sees it and ends the script.
 """
 
 from __future__ import annotations
@@ -32,12 +34,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tdbg.arch.profile import Coord
-from tdbg.emu.stops import Stop
+from tdbg.emu.stops import Stop, StopKind
 from tdbg.errors import SessionError
 from tdbg.ttmetal.dprint import RESET_MAGIC, SERVER_MAGICS, WRITE_STALL_FLAG
 from tdbg.ttmetal.mailboxes import DEBUG_ASSERT_TYPES, RUN_MSG_DONE, RUN_MSG_GO, Mailboxes
 from tdbg.ttmetal.memmap import MAILBOX_BASE, MAILBOX_END
-from tdbg.ttmetal.program import CircularBuffer
+from tdbg.ttmetal.program import DEVICE_ASSERT, CircularBuffer, assert_site
 
 if TYPE_CHECKING:
     from tdbg.hostport import HostPort
@@ -240,17 +242,42 @@ class TileHost:
     def signal(self, session: Session) -> int:
         return self.mailboxes.read("go_messages[0].signal")
 
-    def assertion(self) -> str | None:
-        """A tripped ASSERT (a watcher build's ``mailboxes.watcher.assert_status``): which core, the
-        line, the kind; None when none has tripped."""
+    def assertion(self) -> Stop | None:
+        """A tripped ASSERT (a watcher build's ``assert_and_hang``: the line and the processor in
+        ``mailboxes.watcher.assert_status``, then a loop forever) as the stop that names it, at
+        the core that tripped it; None when none has."""
         line, kind, which = (self.mailboxes.read(f"watcher.assert_status.{m}") for m in ("line_num", "tripped", "which"))
         if kind not in DEBUG_ASSERT_TYPES or which >= len(PROCESSORS):
             return None
         core = PROCESSORS[which]
         k = self.launch.kernel(core)
         source = k.binary.source if k is not None and k.binary is not None else None
-        where = f"line {line} of {source.rsplit('/', 1)[-1]}" if source else f"line {line} of its kernel"
-        return f"{core} tripped ASSERT at {where} ({DEBUG_ASSERT_TYPES[kind]})"
+        with self.session.on_core(core):
+            pc = self.session.register("pc")
+        site = assert_site(self.session, core, pc, line, source.rsplit("/", 1)[-1] if source else None)
+        x, y = self.launch.tile
+        return Stop(StopKind.HOST, core, pc,
+                    detail=f"{DEVICE_ASSERT}: tile {x},{y} {core} tripped ASSERT at {site} ({DEBUG_ASSERT_TYPES[kind]})",
+                    report=(f"  {core} hangs in assert_and_hang, at {self.session.describe_pc(core, pc)}",
+                            "  waypoints: " + ", ".join(f"{c} {text!r}" for c, text in waypoints(self.session, self).items())))
+
+
+def waypoints(session: Session, host: TileHost) -> dict[str, str]:
+    from tdbg.ttmetal.hang import waypoints as read
+
+    return read(session, host)   # type: ignore[arg-type]
+
+
+def tripped(launches: Launches, where: Coord) -> Stop | None:
+    """The ASSERT a kernel of tile ``where`` (selected) has tripped, as a stop; None when none has
+    (or the host has launched nothing there)."""
+    launch = launches.last(where)
+    if launch is None:
+        return None
+    try:
+        return TileHost(launches.port.session, launch).assertion()
+    except SessionError:
+        return None
 
 
 def explain(launches: Launches, where: Coord, stop: Stop) -> Stop | None:
@@ -270,11 +297,11 @@ def explain(launches: Launches, where: Coord, stop: Stop) -> Stop | None:
             return None
         states = cbs.states_of(session, launches.cb_table(launch), launch.runs_kernel, list(host.binaries))
         explained = hang.report(session, host, stop, states)   # type: ignore[arg-type]
-        tripped = host.assertion()
+        asserted = host.assertion()
     except SessionError:
         return stop
-    if tripped is not None:
-        explained = replace(explained, report=(*explained.report, f"  {tripped}"))
+    if asserted is not None:
+        explained = replace(explained, report=(*explained.report, f"  {asserted.detail}"))
     return explained
 
 
@@ -287,6 +314,7 @@ def attach(session: Session) -> Launches:
     port.write_listeners.append(launches.wrote)
     port.defer_stop = launches.unread_prints
     port.explain_hang = lambda where, stop: explain(launches, where, stop)
+    port.tripped = lambda where: tripped(launches, where)
     port.launches = launches
     return launches
 

@@ -801,15 +801,8 @@ class ProgramHost(BootHost):
 
     @staticmethod
     def _assert_site(session: Session, core: str, pc: int, line: int, kernel: Kernel | None) -> str:
-        """``FILE:LINE`` of the tripped ``ASSERT``: the call site of the inlined ``assert_and_hang``
-        the core hangs in when its line is the one recorded (an ASSERT in a header has that
-        header's line), else the recorded line in the kernel's source."""
-        info = session.debug_info_at(core, pc)
-        for frame in info.inline_chain(pc) if info is not None else ():
-            if frame.name == "assert_and_hang" and frame.call_file is not None and frame.call_line == line:
-                return f"{frame.call_file.name}:{line}"
-        source = kernel.source.name if kernel is not None and kernel.source is not None else "its kernel"
-        return f"line {line} of {source}"
+        return assert_site(session, core, pc, line,
+                           kernel.source.name if kernel is not None and kernel.source is not None else None)
 
     def send(self, session: Session) -> None:
         """The program's writes, in tt-metal's order: buffers, the kernel configuration buffer,
@@ -868,3 +861,14 @@ def run(session: Session, program: Program, folder: str | Path | None = None) ->
     if stop.kind is not StopKind.HOST or host.result is None:
         raise TtMetalError(f"the program did not finish: {stop.describe()}")
     return host.result
+
+
+def assert_site(session: Session, core: str, pc: int, line: int, source: str | None) -> str:
+    """``FILE:LINE`` of the tripped ``ASSERT`` ``core`` hangs in at ``pc``: the call site of the
+    inlined ``assert_and_hang`` when its line is the one recorded (an ASSERT in a header has that
+    header's line), else the recorded line in the kernel's ``source`` (a file name)."""
+    info = session.debug_info_at(core, pc)
+    for frame in info.inline_chain(pc) if info is not None else ():
+        if frame.name == "assert_and_hang" and frame.call_file is not None and frame.call_line == line:
+            return f"{frame.call_file.name}:{line}"
+    return f"line {line} of {source or 'its kernel'}"
