@@ -102,7 +102,8 @@ def program_host(interp: Interpreter):
                    "and acknowledged (the overlay stream registers tt-metal counts them in) and how many are in the CB; "
                    "the next page to read and to write; which kernel last pushed and popped, where; each core's read "
                    "and write pointers (and a TRISC's own counts); which core waits on it (cb_wait_front for pages, "
-                   "cb_reserve_back for space) and where.",
+                   "cb_reserve_back for space) and where.  Where tdbg serves a tt-metal host: the CBs of the "
+                   "selected tile's latest launch.",
               example="info cb 0")
 def info_cb(interp: Interpreter, args: str) -> None:
     from tdbg.ttmetal import cbs
@@ -135,7 +136,11 @@ def _cb_states(interp: Interpreter, only: int | None):
                    "Metal 2.0 kernel's dfb:: and tensor:: bindings, and its runtime (and common runtime) arguments as "
                    "the host launched them (NAME= for a named one, a buffer's address named; an argument L1 no "
                    "longer holds shows what it holds now); then the program's CBs.  Most wrong-argument bugs show "
-                   "here before any stepping.",
+                   "here before any stepping.  Where tdbg serves a tt-metal host (tdbg simulator): every launch "
+                   "so far, in order (each go message to a tile), with the tile's NoC coordinate and each "
+                   "kernel by processor: its name and source (the host's JIT build), its code, its runtime "
+                   "and common runtime args as the host wrote them (decimal below 65536, else hex), the "
+                   "launch's CBs.",
               example="info kernels")
 def info_kernels(interp: Interpreter, args: str) -> None:
     from tdbg.ttmetal import cbs, kernels
