@@ -5,7 +5,7 @@ pushed into it or popped from it and what that core does now; each other core bl
 kernel (or in its firmware, on anything but the mailboxes), with what holds it and who would release
 it; the cores idle in their firmware (polling the mailboxes: no kernel, or back once their kernel
 returned) on one line; the watcher's waypoints.  It takes the place of
-the deadlock's own report (``tdbg.hang``), whose facts it includes."""
+the deadlock's own report (``tdbg.debug.hang``), whose facts it includes."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tdbg.emu.stops import Stop
-from tdbg.hang import detail_lines
+from tdbg.debug import Stop
+from tdbg.debug.hang import detail_lines
 from tdbg.ttmetal import cbs
 from tdbg.ttmetal.boot import PROCESSORS
 from tdbg.ttmetal.mailboxes import RUN_MSG_NAMES
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 def report(session: Session, host: ProgramHost, stop: Stop, states: list[cbs.State] | None = None) -> Stop:
     """``stop`` (a deadlock) with the host's report: the cores blocked in their kernels first
     (CB waits with their counts and the other side; any other wait with what holds it and who
-    would release it, ``tdbg.hang``), then the cores idle in their firmware on one line, then the
+    would release it, ``tdbg.debug.hang``), then the cores idle in their firmware on one line, then the
     waypoints.  It replaces the deadlock's own report (the shell prints either).  ``states``: the
     CBs, where the host's program does not give them (a launch ``tdbg.ttmetal.launches`` saw)."""
     signal = host.signal(session)

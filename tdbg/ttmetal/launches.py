@@ -42,7 +42,7 @@ from tdbg.ttmetal.memmap import MAILBOX_BASE, MAILBOX_END
 from tdbg.ttmetal.program import DEVICE_ASSERT, CircularBuffer, assert_site
 
 if TYPE_CHECKING:
-    from tdbg.hostport import HostPort
+    from tdbg.debug.hostport import HostPort
     from tdbg.session import Session
     from tdbg.ttmetal.jit_output import Binary
 
@@ -109,6 +109,7 @@ class Launch:
 class Launches:
     """Every launch the host made, in order, kept by watching its writes (``HostPort.write``)."""
 
+    session: Session
     port: HostPort
     log: list[Launch] = field(default_factory=list)
     written: dict[Coord, dict[int, int]] = field(default_factory=dict)   # tile -> address -> bytes last written
@@ -156,7 +157,7 @@ class Launches:
         firmware symbols there yet)."""
         if self.fields is not None:
             return self.fields
-        session = self.port.session
+        session = self.session
         paths = ["go_messages[0]", "launch_msg_rd_ptr", PRINT_WPOS, PRINT_RPOS] + [f"{_LAUNCH}.{name}" for name in (
             "kernel_config_base[0]", "local_cb_offset", "local_cb_mask", "enables", "host_assigned_id")]
         for p in range(len(PROCESSORS)):
@@ -275,7 +276,7 @@ def tripped(launches: Launches, where: Coord) -> Stop | None:
     if launch is None:
         return None
     try:
-        return TileHost(launches.port.session, launch).assertion()
+        return TileHost(launches.session, launch).assertion()
     except SessionError:
         return None
 
@@ -290,7 +291,7 @@ def explain(launches: Launches, where: Coord, stop: Stop) -> Stop | None:
     launch = launches.last(where)
     if launch is None:
         return stop
-    session = launches.port.session
+    session = launches.session
     try:
         host = TileHost(session, launch)
         if host.signal(session) == RUN_MSG_DONE and all(hang.waits_for_host(session, c) for c in host.binaries):
@@ -310,7 +311,7 @@ def attach(session: Session) -> Launches:
     port = session.host_port
     if port is None:
         raise SessionError("this session serves no host (tdbg simulator)")
-    launches = Launches(port)
+    launches = Launches(session, port)
     port.write_listeners.append(launches.wrote)
     port.defer_stop = launches.unread_prints
     port.explain_hang = lambda where, stop: explain(launches, where, stop)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from tdbg.arch.profile import Coord
 from tdbg.emu.stops import Stop, StopKind
@@ -24,10 +25,10 @@ from tdbg.errors import SessionError
 from tdbg.tensix.events import TensixEvent
 
 if TYPE_CHECKING:
+    from tdbg.debug.programs import Programs
+    from tdbg.debug.run_control import RunControl
+    from tdbg.debug.target import Target
     from tdbg.emu.grid import Grid
-    from tdbg.ttmetal.jit_output import Binary, JitOutput
-    from tdbg.ttmetal.launches import Launches
-    from tdbg.session import Session
 
 #: Reads of a quiet grid, with no write between them, after which the host is polling for
 #: something no core can produce (a poll loop reads a few words per round: this is many rounds).
@@ -38,6 +39,24 @@ HANG_READS = 2000
 #: position before it prints; a report sent at once came before the line in one run of four).
 DEFER_REQUESTS = 5000
 DEFER_GRACE = 0.05
+
+
+class Binary(Protocol):
+    """A binary the host built (tt-metal's: ``tdbg.ttmetal.jit_output.Binary``)."""
+
+    name: str
+    core: str              # the core it runs on
+    elf: Path
+    text: bytes            # what the host writes
+
+    @property
+    def kind(self) -> str: ...   # "firmware" or "kernel"
+
+
+class Builds(Protocol):
+    """The host's builds, which know a binary by the bytes the host writes."""
+
+    def match(self, data: bytes) -> Binary | None: ...
 
 
 class Hang(SessionError):
@@ -58,21 +77,21 @@ class Halted(SessionError):
 
 
 class HostPort:
-    """tt-umd's reads, writes and resets, on ``session``'s grid."""
+    """tt-umd's reads, writes and resets, on the target's grid."""
 
-    def __init__(self, session: Session, grid: Grid) -> None:
-        self.session, self.grid = session, grid
+    def __init__(self, target: Target, programs: Programs, run: RunControl, grid: Grid) -> None:
+        self.target, self.programs, self.run, self.grid = target, programs, run, grid
         self.requests = 0
         self.quiet_reads = 0
         self.waits: dict[Coord, Stop] = {}    # each tile's deadlock in the last round that ran
         #: Told of a stop on a tile (selected): True resumes the run, False halts the device.
-        self.on_stop: Callable[[Stop], bool] = lambda stop: bool(session.announce(stop)) and False
+        self.on_stop: Callable[[Stop], bool] = lambda stop: bool(target.announce(stop)) and False
         self.halted: Halted | None = None
         self.before_kernels: Callable[[], object] | None = None
-        self.jit: JitOutput | None = None      # the host's builds, to know its binaries by
+        self.jit: Builds | None = None      # the host's builds, to know its binaries by
         self.loaded: dict[tuple[Coord, str], dict[int, Binary]] = {}   # (tile, core) -> address -> binary
         self.write_listeners: list[Callable[[Coord, int, bytes], None]] = []   # told of each host write, after it
-        self.launches: Launches | None = None  # what the host launched where (tdbg.ttmetal.launches)
+        self.launches: object | None = None    # what the host launched where (tdbg.ttmetal.launches)
         #: True while a stop on a tile should wait for the host (its print server to drain the tile)
         self.defer_stop: Callable[[Coord], bool] = lambda where: False
         self.deferred: tuple[Coord, Stop] | None = None
@@ -117,17 +136,17 @@ class HostPort:
         for at in [a for a, b in on_core.items() if a < end and address < a + len(b.text)]:
             del on_core[at]
         on_core[address] = binary
-        selected = self.session.tile_coord
-        self.session.select_tile(where)
+        selected = self.target.tile_coord
+        self.target.select_tile(where)
         try:
-            self.session.remove_symbol_files(binary.core)
+            self.programs.remove_symbol_files(binary.core)
             for at, loaded in sorted(on_core.items()):
-                self.session.add_symbol_file(binary.core, loaded.elf, None if loaded.kind == "firmware" else at)
+                self.programs.add_symbol_file(binary.core, loaded.elf, None if loaded.kind == "firmware" else at)
         except SessionError as exc:
-            self.session.warn(f"no symbols for {binary.name} on {where[0]},{where[1]}:{binary.core}: {exc}")
+            self.target.warn(f"no symbols for {binary.name} on {where[0]},{where[1]}:{binary.core}: {exc}")
         finally:
             if selected is not None:
-                self.session.select_tile(selected)
+                self.target.select_tile(selected)
 
     def read(self, where: Coord, address: int, n: int) -> bytes:
         """What the host reads once the tiles have run (``Hang`` when it can never change)."""
@@ -153,16 +172,16 @@ class HostPort:
     def _explained(self) -> dict[Coord, Stop]:
         """Each waiting tile's deadlock as ``explain_hang`` reports it (its tile selected), less
         the tiles it calls done (all of them, if it calls every tile done)."""
-        selected, out = self.session.tile_coord, {}
+        selected, out = self.target.tile_coord, {}
         try:
             for where, stop in self.waits.items():
-                self.session.select_tile(where)
+                self.target.select_tile(where)
                 explained = self.explain_hang(where, stop)
                 if explained is not None:
                     out[where] = explained
         finally:
             if selected is not None:
-                self.session.select_tile(selected)
+                self.target.select_tile(selected)
         return out or dict(self.waits)
 
     def hold(self, where: Coord, held: bool) -> None:
@@ -193,7 +212,7 @@ class HostPort:
             self.deferred, self.drained_at = None, None
             self._stopped(where, stop)
         ran = False
-        selected = self.session.tile_coord
+        selected = self.target.tile_coord
         try:
             while True:
                 active = self.grid.runnable()
@@ -201,8 +220,8 @@ class HostPort:
                     return ran
                 ran = True
                 for where in active:
-                    self.session.select_tile(where)
-                    stop = self.session.cont()
+                    self.target.select_tile(where)
+                    stop = self.run.cont()
                     self.waits.pop(where, None)
                     if stop.kind in (StopKind.DEADLOCK, StopKind.EXITED):
                         stop = self.tripped(where) or stop
@@ -216,11 +235,11 @@ class HostPort:
                         self._stopped(where, stop)
         finally:
             if selected is not None:
-                self.session.select_tile(selected)
+                self.target.select_tile(selected)
 
     def _stopped(self, where: Coord, stop: Stop) -> None:
         """Tell the front end of ``stop`` on tile ``where``; it resumes the run or halts the device."""
-        self.session.select_tile(where)
+        self.target.select_tile(where)
         if not self.on_stop(stop):
             self.halted = Halted(where, stop)
             raise self.halted
