@@ -61,6 +61,9 @@ class HostPort:
         self.on_stop: Callable[[Stop], bool] = lambda stop: bool(session.announce(stop)) and False
         self.halted: Halted | None = None
         self.before_kernels: Callable[[], object] | None = None
+        #: Called before a run that follows the load of a binary (a debugger announces its code).
+        self.on_code: Callable[[], object] | None = None
+        self._new_code = False
         self.jit: JitOutput | None = None      # the host's builds, to know its binaries by
         self.loaded: dict[tuple[Coord, str], dict[int, Binary]] = {}   # (tile, core) -> address -> binary
 
@@ -94,6 +97,7 @@ class HostPort:
         for at in [a for a, b in on_core.items() if a < end and address < a + len(b.text)]:
             del on_core[at]
         on_core[address] = binary
+        self._new_code = True
         selected = self.session.tile_coord
         self.session.select_tile(where)
         try:
@@ -136,10 +140,14 @@ class HostPort:
         """Run the tiles until every core waits or is done; True if any ran.  Each tile runs as
         the session's ``cont`` runs it (breakpoint conditions and ignore counts hold); a stop
         selects its tile and goes to ``on_stop``.  The first run after the host wrote a kernel
-        first calls ``before_kernels`` (the front end's commands: breakpoints in kernels)."""
+        first calls ``before_kernels`` (the front end's commands: breakpoints in kernels); one
+        after a binary was loaded, ``on_code``."""
         if self.before_kernels is not None and any(b.kind == "kernel" for d in self.loaded.values() for b in d.values()):
             before, self.before_kernels = self.before_kernels, None
             before()
+        if self._new_code and self.on_code is not None:
+            self._new_code = False
+            self.on_code()
         ran = False
         selected = self.session.tile_coord
         try:

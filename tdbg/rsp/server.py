@@ -487,9 +487,9 @@ class RspServer:
         loaded = self._openable()
         if name not in loaded:
             return "F-1,2"  # ENOENT
-        if len(self._files) >= MAX_OPEN_FILES:
+        if len(self._files) >= self._max_open_files():
             return "F-1,18"  # EMFILE
-        fd = next(n for n in range(3, 3 + MAX_OPEN_FILES + 1) if n not in self._files)
+        fd = next(n for n in range(3, 3 + len(self._files) + 1) if n not in self._files)
         self._files[fd] = loaded[name]   # the bytes tdbg loaded (GDB reads one file per process)
         return f"F{fd:x}"
 
@@ -499,6 +499,10 @@ class RspServer:
         loaded = {str(image.path): image.raw for image in self.session.programs.values()}
         loaded.update((str(f.image.path), f.image.raw) for files in self.session.symbol_files.values() for f in files)
         return loaded
+
+    def _max_open_files(self) -> int:
+        """vFile descriptors open at once (GDB keeps each ELF it reads open)."""
+        return MAX_OPEN_FILES
 
     def _setfs(self, pid: int) -> str:
         """``vFile:setfs:PID``: the files GDB opens next are process PID's (one set here)."""
