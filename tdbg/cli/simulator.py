@@ -24,7 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write a folder for tt-metal's TT_METAL_SIMULATOR: the user's ttnn or tt-metal script then "
                     "runs its device work on tdbg (eval \"$(tdbg simulator DIR)\"; python script.py).",
         epilog="TDBG_SIMULATOR_ARGS='-ex \"break kernel_main thread T1\" -x checks.gdb' passes tdbg options to the "
-               "serving session.")
+               "serving session; '--gdb-port N': gdb-multiarch attaches there once the host has loaded its first "
+               "kernel (the host waits); '--tty': the tdbg shell opens on the script's terminal at each stop "
+               "(continue resumes the host, quit ends the device's run).")
     parser.add_argument("folder", metavar="DIR", type=Path, help="the folder to write (made if missing)")
     parser.add_argument("--grid", default="1x2", choices=sorted(CHIPS),
                         help="the chip shown to the host: 1x2 (two Tensix tiles, tt-metal's small simulation "

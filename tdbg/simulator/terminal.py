@@ -121,4 +121,5 @@ class TerminalShell:
             return True
         except Quit:
             pass
+        interp.out("tdbg: quit: the device's run ends")
         return False
