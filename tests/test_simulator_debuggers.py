@@ -43,7 +43,7 @@ def test_gdb_breaks_in_a_kernel_of_the_script_and_the_script_ends_right(host) ->
     assert port is not None, "".join(err)[-3000:]
     args = [GDB, "-q", "-batch", "-nx"]
     for command in ("set pagination off", f"target remote 127.0.0.1:{port}", "set breakpoint pending on",
-                    f"break {LINE}", "set schedule-multiple on", "continue", "print num_tiles", "bt 2",
+                    f"break {LINE}", "continue", "print num_tiles", "bt 2",
                     "info threads", "info sharedlibrary", "delete", "continue"):
         args += ["-ex", command]
     gdb = subprocess.run(args, capture_output=True, text=True, timeout=600)

@@ -35,6 +35,7 @@ class HostedRspServer(RspServer):
         self.killed = False
         self._fs: str | None = None   # the process whose files vFile opens (vFile:setfs)
         self._one_core = False        # the resume asked for runs one core (``_vcont``)
+        self._hinted = True           # (GDB's continue of one process resumes the host: every core)
 
     # -- keys -----------------------------------------------------------------------------------
     @contextmanager
@@ -223,11 +224,14 @@ class HostedGdb:
             self.server.reply(f"T05thread:{self.server._thread_id(key)};library:;")
             self._serve()
 
-    def stopped(self, stop: Stop) -> bool:
-        """A stop on the selected tile: GDB's, until it resumes (True) or kills (False)."""
+    def stopped(self, stop: Stop, preface: str = "") -> bool:
+        """A stop on the selected tile (``preface``: said on GDB's console first): GDB's, until
+        it resumes (True) or kills (False)."""
         server = self.server
         assert server is not None
         self.session.clear_interrupt()
+        if preface:
+            server._console(preface)
         server.reply(server._reported(stop))
         return self._serve()
 

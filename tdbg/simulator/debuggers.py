@@ -63,7 +63,7 @@ def attach(session: Session, server, report: Callable[[Stop], bool], report_hang
         if gdb is not None and gdb.attached:
             where, stop = next(iter(hang.stops.items()))
             session.select_tile(where)
-            gdb.stopped(stop)
+            gdb.stopped(stop, f"tdbg: {hang}\n")
         else:
             on_shell(None)
 
