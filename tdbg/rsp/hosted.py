@@ -7,11 +7,12 @@ reply, while the host waits for its read.  Stepping runs the selected tile's cor
 waits).  Every core of every modelled tile is a GDB process of one thread (GDB's multiprocess
 extensions: one inferior per core per tile), numbered by the tile's place in the chip's worker
 list (``pid = 5 * tile + core + 1``: tile (1,2)'s T0 is 1, tile (2,2)'s T0 is 6 on the 1x2 chip)
-and named ``X,Y:CORE`` (``info threads``: ``Thread 6.1 (2,2:T0 stopped)``).  The firmware and
-kernels the host loads on a core are that process's libraries, announced by a ``library`` stop
-before the run that follows their load.  ``detach`` lets the host run on without GDB; ``kill``
-ends the device's run: the host's reads get no data and the script ends with tt-umd's error; the
-host's end (its EXIT) ends each process."""
+and named ``X,Y:CORE`` (``info threads``: ``Thread 6.1 (2,2:T0 stopped)``).  The firmware the
+host loads on a core is that process's program (GDB takes the architecture from it); its kernels
+are the process's libraries, announced by a ``library`` stop before the run that follows their
+load.  ``detach`` lets the host run on without GDB; ``kill`` ends the device's run: the host's
+reads get no data and the script ends with tt-umd's error; the host's end (its EXIT) is the exit
+of the current process, and the connection closes."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from contextlib import contextmanager
 
 from tdbg.arch.chips import parse_coord
 from tdbg.arch.profile import Coord
+from tdbg.emu.elf import ElfImage
 from tdbg.emu.stops import Stop
 from tdbg.rsp.server import MAX_OPEN_FILES, Resumed, RspServer, Transport
 from tdbg.session import Session, SymbolFile
@@ -80,7 +82,7 @@ class HostedRspServer(RspServer):
         """The kernels: GDB's libraries of the core's process."""
         return self._loaded_files(key)[1]
 
-    def _program(self, key: str):
+    def _program(self, key: str) -> ElfImage | None:
         """The firmware: the process's exec file (GDB takes the architecture from it)."""
         main = self._loaded_files(key)[0]
         return None if main is None else main.image
@@ -191,6 +193,8 @@ class HostedGdb:
 
     def attach(self) -> None:
         """Wait for GDB (the host waits too) and serve it until it continues."""
+        host, port = self.listener.getsockname()[:2]
+        self.note(f"the host has loaded its first kernel: waiting for GDB on {host}:{port}")
         conn, _ = self.listener.accept()
         self.listener.close()
         self.conn = conn

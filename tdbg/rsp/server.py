@@ -55,6 +55,7 @@ from tdbg.commands import Interpreter
 from tdbg.commands.hang_report import report_text
 from tdbg.commands.registry import Command, CommandError
 from tdbg.commands.running import device_output, report_stop
+from tdbg.emu.elf import ElfImage
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.rsp.packets import PacketError, PacketTable, packet
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, memory_map_xml, target_xml
@@ -612,7 +613,7 @@ class RspServer:
     def _files_of(self, key: str) -> list[SymbolFile]:
         return list(self.session.symbol_files.get(key, ()))
 
-    def _program(self, key: str):
+    def _program(self, key: str) -> ElfImage | None:
         return self.session.programs.get(key)
 
     def _status(self, key: str) -> str:
