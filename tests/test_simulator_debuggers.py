@@ -10,9 +10,11 @@ cores tt-metal splits the one tile of a 32x32 add over; the script's results are
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import sys
 import threading
 
 import pytest
@@ -86,6 +88,37 @@ def test_the_shell_opens_on_the_scripts_terminal_at_a_stop(host) -> None:  # noq
         child.sendline("quit")
         child.expect("tdbg: quit: the device's run ends")
         child.expect(r'\{"op": "add", "error": "[^"]*empty read response')
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+
+
+def test_the_shells_continue_and_quit_are_the_hosts(tmp_path) -> None:
+    """No host needed: the shell of a session over the 1x2 chip, on the terminal of a process in a
+    pseudo-terminal, twice: ``run`` is refused (the host starts the device), ``info tiles`` runs,
+    ``continue`` ends the first (True: the host resumes), ``quit`` the second (False)."""
+    pexpect = pytest.importorskip("pexpect", reason="pexpect is not installed: no pseudo-terminal test")
+    code = ("from tdbg.session import Session; from tdbg.simulator.terminal import TerminalShell; "
+            "shell = TerminalShell(Session.on_chip('1x2')); print('first', shell.stopped(None)); "
+            "print('second', shell.stopped(None))")
+    child = pexpect.spawn(sys.executable, ["-c", code], encoding="utf-8", timeout=60, dimensions=(40, 160),
+                          env={**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1", "TDBG_HISTORY": "/dev/null"})
+    prompt = r"\(tdbg\)\x1b\[\d+D\x1b\[\d+C"
+    try:
+        child.expect('tdbg: the host waits: "continue" gives it the device back')
+        child.expect(prompt)
+        child.sendline("run")
+        child.expect(r'"run": the host runs this device: "continue" gives it back, "quit" ends its run')
+        child.expect(prompt)
+        child.sendline("info tiles")
+        child.expect(r"1,2")
+        child.expect(prompt)
+        child.sendline("c")
+        child.expect(r"first True")
+        child.expect(prompt)
+        child.sendline("quit")
+        child.expect("tdbg: quit: the device's run ends")
+        child.expect(r"second False")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
