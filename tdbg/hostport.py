@@ -131,6 +131,13 @@ class HostPort:
                 raise hang
         return data
 
+    def halt(self, stop: Stop) -> None:
+        """A front end ends the device's run at ``stop`` (the selected tile's): the host's
+        reads raise ``Halted`` from now on."""
+        where = self.session.tile_coord
+        assert where is not None
+        self.halted = Halted(where, stop)
+
     def hold(self, where: Coord, held: bool) -> None:
         self.requests += 1
         self.quiet_reads = 0

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from tdbg.arch.chips import parse_coord
 from tdbg.arch.profile import Coord
 from tdbg.emu.elf import ElfImage
-from tdbg.emu.stops import Stop
+from tdbg.emu.stops import Stop, StopKind
 from tdbg.rsp.server import MAX_OPEN_FILES, Resumed, RspServer, Transport
 from tdbg.session import Session, SymbolFile
 
@@ -238,6 +238,14 @@ class HostedGdb:
             server._console(preface)
         server.reply(server._reported(stop))
         return self._serve()
+
+    def interrupted(self) -> Stop | None:
+        """While the host sends nothing (it computes, or waits for the user): the stop of a
+        0x03 GDB sent while the host had the device (the selected core's), else None."""
+        server = self.server
+        if server is None or not self.resumed or not server._breaking():
+            return None
+        return Stop(StopKind.INTERRUPTED, self.session.current, self.session.pc)
 
     def ended(self) -> None:
         """The host closed the device: every process has exited."""

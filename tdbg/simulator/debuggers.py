@@ -33,6 +33,13 @@ def attach(session: Session, server, report: Callable[[Stop], bool], report_hang
 
         port.before_kernels = first_kernel
         port.on_code = gdb.libraries
+
+        def idle() -> None:   # GDB's Ctrl-C while the host computes
+            stop = gdb.interrupted()
+            if stop is not None and not gdb.stopped(stop):
+                port.halt(stop)
+
+        server.idle = idle
     shells = []
     if tty:
         from tdbg.simulator.terminal import TerminalShell

@@ -66,6 +66,7 @@ class Server:
         self.on_hang = on_hang or (lambda hang: None)
         self.counts: dict[str, int] = {}
         self.trace: Callable[[bytes], None] | None = None   # told of each message received
+        self.idle: Callable[[], None] = lambda: None   # called while no message comes (every 0.5 s)
         self.halt_told = False
 
     def answer(self, message: Message) -> Message | None:
@@ -122,6 +123,7 @@ class Server:
                     if gone.is_set():
                         self.note("the host closed the connection")
                         return 0
+                    self.idle()
                     continue
                 except pynng.exceptions.Closed:
                     return 0
