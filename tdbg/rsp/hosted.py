@@ -211,9 +211,10 @@ class HostedGdb:
             return True
         self.server = None
         for (key, _), number in server._breakpoints.items():   # GDB gone: its breakpoints too
-            if key is not None and number in self.session.breakpoints:
+            if key is not None:
                 server._select(key)
-                self.session.delete(number)
+                if number in self.session.breakpoints:
+                    self.session.delete(number)
         if server.killed:
             self.note("GDB killed the device's run: the host's reads get no data from now on")
         return not server.killed
