@@ -6,13 +6,18 @@ reported and the run goes on, any other halts the device)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from tdbg.emu.stops import Stop
 from tdbg.errors import SessionError
 from tdbg.session import Session
 
+if TYPE_CHECKING:
+    from tdbg.hostport import Hang
+    from tdbg.simulator.server import Server
 
-def attach(session: Session, server, report: Callable[[Stop], bool], report_hang: Callable[[object], None],
+
+def attach(session: Session, server: Server, report: Callable[[Stop], bool], report_hang: Callable[[Hang], None],
            note: Callable[[str], None], gdb_port: int | None = None, tty: bool = False,
            allow_host_files: bool = False) -> Callable[[], None]:
     """Give ``session``'s stops (its ``host_port``'s) and ``server``'s hangs to GDB or the
@@ -64,7 +69,7 @@ def attach(session: Session, server, report: Callable[[Stop], bool], report_hang
         resumed = on_shell(stop)
         return report(stop) if resumed is None else resumed
 
-    def hung(hang) -> None:
+    def hung(hang: Hang) -> None:
         """Reported; the device is halted (``hostport.Hang``), a debugger sees it first."""
         report_hang(hang)
         if gdb is not None and gdb.attached:

@@ -1,8 +1,9 @@
 """The tdbg shell on the user's terminal at a stop of a host's run (``TDBG_SIMULATOR_ARGS=--tty``).
 
-``run.sh`` runs under tt-umd with stdin and stdout that are not the user's, in a session of its
-own (tt-umd 0.9.14 starts it so: ``/dev/tty`` is no device there); the user's terminal is the one
-its stderr, or else the script's (its parent's) standard streams, are (``user_terminal``).  At a
+``run.sh`` runs under tt-umd with stdin and stdout that are not the user's and no controlling
+terminal (measured with ttnn 0.81.1's tt-umd: ``/dev/tty`` gives ENXIO there); the user's terminal
+is the one its stderr, or else the script's (its parent's) standard streams, are
+(``user_terminal``).  At a
 stop the REPL (the prompt_toolkit shell ``tdbg`` runs) opens there, with the
 whole session (every tile: ``select-tile``, ``thread X,Y:CORE``).  ``continue`` gives the device
 back to the host; ``quit`` (or Ctrl-D) ends the device's run: the host's reads get no data and the
