@@ -19,7 +19,7 @@ from typing import TextIO
 
 from tdbg.commands import Interpreter
 from tdbg.commands.registry import Command, CommandError
-from tdbg.commands.running import report_stop
+from tdbg.commands.running import ignore_crossings, report_stop
 from tdbg.commands.session_cmds import Quit
 from tdbg.emu.stops import Stop
 from tdbg.errors import SessionError
@@ -66,10 +66,11 @@ class HostResumes(BaseException):
 
 
 class HostedInterpreter(Interpreter):
-    """The shell of a device a host drives: ``continue`` resumes the host."""
+    """The shell of a device a host drives: ``continue [N]`` resumes the host."""
 
     def _run(self, cmd: Command, args: str) -> None:
         if cmd.name == "continue":
+            ignore_crossings(self, args)
             raise HostResumes
         if cmd.name in HOST_OWNED:
             raise CommandError(f'"{cmd.name}": the host runs this device: "continue" gives it back, "quit" ends its run')
