@@ -49,6 +49,7 @@ def _session_options(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--simulator-remote", action="store_true")
     parser.add_argument("--trace-requests", metavar="FILE")
     parser.add_argument("--gdb-port", type=_port)
+    parser.add_argument("--gdb-host", default="127.0.0.1")
     parser.add_argument("--allow-host-files", action="store_true")
     parser.add_argument("--tty", action="store_true")
     return parser.parse_args(argv)
@@ -89,8 +90,8 @@ def serve(args: argparse.Namespace) -> int:
     try:
         options = _session_options(folder.options())
     except SystemExit:
-        print("tdbg simulator: TDBG_SIMULATOR_ARGS takes -ex CMD, -x FILE, -q, -nx, -batch, --gdb-port N, --tty, "
-              "--allow-host-files, --simulator-remote, --trace-requests FILE", file=sys.stderr)
+        print("tdbg simulator: TDBG_SIMULATOR_ARGS takes -ex CMD, -x FILE, -q, -nx, -batch, --gdb-port N, --gdb-host H, "
+              "--tty, --allow-host-files, --simulator-remote, --trace-requests FILE", file=sys.stderr)
         return 2
     address = os.environ.get("NNG_SOCKET_ADDR")
     if not address:
@@ -131,9 +132,10 @@ def serve(args: argparse.Namespace) -> int:
 
     try:
         ended = attach(session, server, on_stop, on_hang, lambda line: out(f"tdbg: {line}\n"), options.gdb_port,
-                       options.tty, options.allow_host_files)
+                       options.gdb_host, options.tty, options.allow_host_files)
     except OSError as exc:
-        print(f"tdbg simulator: cannot listen on port {options.gdb_port}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"tdbg simulator: cannot listen on {options.gdb_host}:{options.gdb_port}: {exc.strerror or exc}",
+              file=sys.stderr)
         return 1
     trace = open(options.trace_requests, "w", buffering=1) if options.trace_requests else None
     if trace is not None:

@@ -18,17 +18,22 @@ if TYPE_CHECKING:
 
 
 def attach(session: Session, server: Server, report: Callable[[Stop], bool], report_hang: Callable[[Hang], None],
-           note: Callable[[str], None], gdb_port: int | None = None, tty: bool = False,
-           allow_host_files: bool = False) -> Callable[[], None]:
+           note: Callable[[str], None], gdb_port: int | None = None, gdb_host: str = "127.0.0.1",
+           tty: bool = False, allow_host_files: bool = False) -> Callable[[], None]:
     """Give ``session``'s stops (its ``host_port``'s) and ``server``'s hangs to GDB or the
-    terminal's shell, ``report`` / ``report_hang`` otherwise; what to call at the host's end."""
+    terminal's shell, ``report`` / ``report_hang`` otherwise; what to call at the host's end.
+    A ``gdb_host`` that is not loopback is warned about, as ``tdbg --gdb-host`` warns."""
     port = session.host_port
     assert port is not None
     gdb = None
     if gdb_port is not None:
+        from tdbg.cli.main import is_loopback
         from tdbg.rsp.hosted import HostedGdb
 
-        gdb = HostedGdb(session, gdb_port, note=note, allow_host_files=allow_host_files)
+        if not is_loopback(gdb_host):
+            note(f"warning: the GDB stub listens on {gdb_host}, not loopback: anyone who can reach it controls the "
+                 "device, with no authentication")
+        gdb = HostedGdb(session, gdb_port, gdb_host, note=note, allow_host_files=allow_host_files)
         before = port.before_kernels
 
         def first_kernel() -> None:   # the commands first (they may set breakpoints), then GDB
