@@ -67,7 +67,9 @@ def test_gdb_breaks_in_a_kernel_of_the_script_and_the_script_ends_right(host) ->
 
 def test_the_shell_opens_on_the_scripts_terminal_at_a_stop(host) -> None:  # noqa: F811
     """The add twice, a breakpoint in T1's kernel on tile (1,2): at the first stop ``p`` a local
-    and ``continue`` (numpy's answer), at the second ``quit`` (the add ends with tt-umd's error)."""
+    and ``continue`` (numpy's answer); at the second T1 is sent back to its firmware's start
+    (``set var $pc = main``: it waits for a go message that never comes) and continued: the hang
+    is reported and the shell opens again, ``quit`` (the add ends with tt-umd's error)."""
     pexpect = pytest.importorskip("pexpect", reason="pexpect is not installed: no pseudo-terminal test")
     python, env = host
     args = f"--tty -ex 'break {LINE} thread T1'"
@@ -84,6 +86,13 @@ def test_the_shell_opens_on_the_scripts_terminal_at_a_stop(host) -> None:  # noq
         child.sendline("continue")
         child.expect(re.escape('{"op": "add", "mismatches": 0, "values": 1024}'))
         child.expect(r"Breakpoint 1, kernel_main \(\)")
+        child.expect(prompt)
+        child.sendline("set var $pc = main")
+        child.expect(prompt)
+        child.sendline("continue")
+        child.expect("the host waits for the device, and no core can run")
+        child.expect("Program stopped: deadlock: no core can run.")
+        child.expect('tdbg: the host waits: "continue" gives it the device back')
         child.expect(prompt)
         child.sendline("quit")
         child.expect("tdbg: quit: the device's run ends")
