@@ -174,12 +174,13 @@ class HostedRspServer(RspServer):
 class HostedGdb:
     """The GDB stub of a session a host drives: listens on ``port`` of ``host`` (``note`` says
     where), takes GDB's connection when the host has loaded its first kernel (``attach``: the host
-    waits), and gives GDB each stop until GDB leaves."""
+    waits; ``host_gone`` ends the wait when the host dies first), and gives GDB each stop until
+    GDB leaves."""
 
     def __init__(self, session: Session, port: int, host: str = "127.0.0.1",
                  note: Callable[[str], None] = lambda line: print(f"tdbg: {line}", file=sys.stderr, flush=True),
-                 allow_host_files: bool = False) -> None:
-        self.session, self.note, self.allow_host_files = session, note, allow_host_files
+                 allow_host_files: bool = False, host_gone: Callable[[], bool] = lambda: False) -> None:
+        self.session, self.note, self.allow_host_files, self.host_gone = session, note, allow_host_files, host_gone
         self.listener = socket.create_server((host, port))
         self.port = self.listener.getsockname()[1]
         self.server: HostedRspServer | None = None
@@ -195,8 +196,16 @@ class HostedGdb:
         """Wait for GDB (the host waits too) and serve it until it continues."""
         host, port = self.listener.getsockname()[:2]
         self.note(f"the host has loaded its first kernel: waiting for GDB on {host}:{port}")
-        conn, _ = self.listener.accept()
+        self.listener.settimeout(0.5)
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+                break
+            except TimeoutError:
+                if self.host_gone():
+                    return
         self.listener.close()
+        conn.settimeout(None)
         self.conn = conn
         self.server = HostedRspServer(self.session, Transport(conn.recv, conn.sendall), self.allow_host_files)
         self.server.start_reading()

@@ -33,7 +33,8 @@ def attach(session: Session, server: Server, report: Callable[[Stop], bool], rep
         if not is_loopback(gdb_host):
             note(f"warning: the GDB stub listens on {gdb_host}, not loopback: anyone who can reach it controls the "
                  "device, with no authentication")
-        gdb = HostedGdb(session, gdb_port, gdb_host, note=note, allow_host_files=allow_host_files)
+        gdb = HostedGdb(session, gdb_port, gdb_host, note=note, allow_host_files=allow_host_files,
+                        host_gone=server.gone.is_set)
         before = port.before_kernels
 
         def first_kernel() -> None:   # the commands first (they may set breakpoints), then GDB
