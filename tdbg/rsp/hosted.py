@@ -1,9 +1,9 @@
 """The GDB stub on a chip a host drives (``tdbg simulator``'s ``--gdb-port``): the user's tt-metal
 host runs the device, GDB stops and resumes it.
 
-The host's requests run the tiles (``tdbg.hostport``); GDB's ``continue`` hands the run back to
-the host, and the next stop on any tile (a breakpoint, an event, a hang) is the continue's stop
-reply, while the host waits for its read.  Stepping runs the selected tile's cores only (the host
+The host's requests run the tiles (``tdbg.debug.hostport``); GDB's ``continue`` hands the run
+back to the host, and the next stop on any tile (a breakpoint, an event, a hang) is the
+continue's stop reply, while the host waits for its read.  Stepping runs the selected tile's cores only (the host
 waits).  Every core of every modelled tile is a GDB process of one thread (GDB's multiprocess
 extensions: one inferior per core per tile), numbered by the tile's place in the chip's worker
 list (``pid = 5 * tile + core + 1``: tile (1,2)'s T0 is 1, tile (2,2)'s T0 is 6 on the 1x2 chip)
@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from tdbg.arch.chips import parse_coord
 from tdbg.arch.profile import Coord
 from tdbg.emu.elf import ElfImage
-from tdbg.emu.stops import Stop, StopKind
+from tdbg.debug import Stop, StopKind
 from tdbg.rsp.server import MAX_OPEN_FILES, Resumed, RspServer, Transport
 from tdbg.session import Session, SymbolFile
 

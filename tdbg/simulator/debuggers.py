@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tdbg.emu.stops import Stop
+from tdbg.debug import Stop
 from tdbg.errors import SessionError
 from tdbg.session import Session
 
 if TYPE_CHECKING:
-    from tdbg.hostport import Hang
+    from tdbg.debug.hostport import Hang
     from tdbg.simulator.server import Server
 
 
@@ -27,7 +27,7 @@ def attach(session: Session, server: Server, report: Callable[[Stop], bool], rep
     assert port is not None
     gdb = None
     if gdb_port is not None:
-        from tdbg.cli.main import is_loopback
+        from tdbg.simulator.server import is_loopback
         from tdbg.rsp.hosted import HostedGdb
 
         if not is_loopback(gdb_host):
@@ -76,7 +76,7 @@ def attach(session: Session, server: Server, report: Callable[[Stop], bool], rep
         return report(stop) if resumed is None else resumed
 
     def hung(hang: Hang) -> None:
-        """Reported; the device is halted (``hostport.Hang``), a debugger sees it first."""
+        """Reported; the device is halted (``tdbg.debug.hostport.Hang``), a debugger sees it first."""
         report_hang(hang)
         if gdb is not None and gdb.attached:
             where, stop = next(iter(hang.stops.items()))

@@ -21,7 +21,7 @@ from tdbg.commands import Interpreter
 from tdbg.commands.registry import Command, CommandError
 from tdbg.commands.running import ignore_crossings, report_stop
 from tdbg.commands.session_cmds import Quit
-from tdbg.emu.stops import Stop
+from tdbg.debug import Stop
 from tdbg.errors import SessionError
 from tdbg.session import Session
 
