@@ -149,6 +149,26 @@ def op_clone(dev, rng) -> dict:
     return _unary(dev, rng, ttnn.clone, lambda x: x)
 
 
+def op_copy(dev, rng) -> dict:
+    """``ttnn.copy(a, b)``: ``a``'s elements into ``b``, in place."""
+    a, b = _ints(rng, (64, 64)), _ints(rng, (64, 64))
+    into = device(b, dev)
+    ttnn.copy(device(a, dev), into)
+    got = host(into, a.shape)
+    return {"mismatches": int((got != a).sum()), "values": a.size}
+
+
+def op_memory_config(dev, rng) -> dict:
+    """DRAM interleaved -> L1 interleaved -> DRAM interleaved (``ttnn.to_memory_config``)."""
+    x = _ints(rng, (64, 96))
+    in_l1 = ttnn.to_memory_config(device(x, dev), ttnn.L1_MEMORY_CONFIG)
+    back = ttnn.to_memory_config(in_l1, ttnn.DRAM_MEMORY_CONFIG)
+    buffers = [in_l1.memory_config().buffer_type == ttnn.BufferType.L1,
+               back.memory_config().buffer_type == ttnn.BufferType.DRAM]
+    got = host(back, x.shape)
+    return {"mismatches": int((got != x).sum()) + buffers.count(False), "values": x.size}
+
+
 def op_linear(dev, rng) -> dict:
     a, w, bias = _ints(rng, (64, 64), -2, 3), _ints(rng, (64, 32), -2, 3), _ints(rng, (1, 32), -2, 3)
     got = host(ttnn.linear(device(a, dev), device(w, dev), bias=device(bias, dev)), (64, 32))
