@@ -175,6 +175,59 @@ def op_linear(dev, rng) -> dict:
     return {"mismatches": int((got != a @ w + bias).sum()), "values": got.size}
 
 
+def op_add_bcast(dev, rng) -> dict:
+    """A row broadcast: (64, 64) + (1, 64)."""
+    return _binary_shapes(dev, rng, ttnn.add, np.add, (64, 64), (1, 64))
+
+
+def _binary_shapes(dev, rng, fn, want, sa, sb) -> dict:
+    a, b = _ints(rng, sa), _ints(rng, sb)
+    expect = want(a, b)
+    got = host(fn(device(a, dev), device(b, dev)), expect.shape)
+    return {"mismatches": int((got != expect).sum()), "values": expect.size}
+
+
+def op_mean(dev, rng) -> dict:
+    """Mean over the last dim of 32 values: sums of small integers over 32 (exact in bf16)."""
+    x = _ints(rng, (32, 32), -2, 3) * 4
+    got = host(ttnn.mean(device(x, dev), dim=-1, keepdim=True), (32, 1))
+    return {"mismatches": int((got[:, 0] != bf16(x.mean(axis=1))).sum()), "values": 32}
+
+
+def op_max(dev, rng) -> dict:
+    x = _ints(rng, (32, 64))
+    got = host(ttnn.max(device(x, dev), dim=-1, keepdim=True), (32, 1))
+    return {"mismatches": int((got[:, 0] != x.max(axis=1)).sum()), "values": 32}
+
+
+def op_layout_padded(dev, rng) -> dict:
+    """Tilize a shape that is no multiple of a tile (the device pads), then untilize it back."""
+    x = _ints(rng, (50, 70))
+    tiled = ttnn.to_layout(device(x, dev, ttnn.ROW_MAJOR_LAYOUT), ttnn.TILE_LAYOUT)
+    back = ttnn.to_layout(tiled, ttnn.ROW_MAJOR_LAYOUT)
+    got = np.array(back.cpu().to_list(), dtype=np.float32).reshape(x.shape)
+    return {"mismatches": int((got != x).sum()), "values": x.size}
+
+
+def op_sharded(dev, rng) -> dict:
+    """Interleaved -> height-sharded over both cores' L1 -> interleaved."""
+    x = _ints(rng, (64, 64))
+    config = ttnn.create_sharded_memory_config((64, 64), ttnn.CoreGrid(y=1, x=2), ttnn.ShardStrategy.HEIGHT)
+    sharded = ttnn.to_memory_config(device(x, dev), config)
+    got = host(ttnn.to_memory_config(sharded, ttnn.DRAM_MEMORY_CONFIG), x.shape)
+    return {"mismatches": int((got != x).sum()), "values": x.size}
+
+
+def op_embedding(dev, rng) -> dict:
+    weights = _ints(rng, (64, 32))
+    index = rng.integers(0, 64, (1, 32))
+    ids = ttnn.Tensor(index.astype(np.uint32), data_type=ttnn.uint32, device=dev, layout=ttnn.ROW_MAJOR_LAYOUT)
+    table = device(weights, dev, ttnn.ROW_MAJOR_LAYOUT)
+    out = ttnn.embedding(ids, table, layout=ttnn.ROW_MAJOR_LAYOUT)
+    got = np.array(out.cpu().to_list(), dtype=np.float32).reshape(32, 32)
+    return {"mismatches": int((got != weights[index[0]]).sum()), "values": got.size}
+
+
 def op_exp(dev, rng) -> dict:
     return _unary(dev, rng, ttnn.exp, lambda x: bf16(np.exp(x)))
 
