@@ -567,11 +567,13 @@ class Tile:
 
     def host_overwrites(self, start: int, end: int) -> None:
         """A host is about to write L1 ``start .. end``: the code it put there before (an
-        earlier program's kernel) is code no more, so the new bytes are not classified as code
-        (a kernel's data, written where the last kernel's text was, would read as NOPs).  The
-        host's writes replace what it loaded, as on the device; loaded firmware stays code.
-        Likewise a ``j .`` it wrote there parks no core any more (``host_wrote`` adds the new
-        bytes' own)."""
+        earlier program's kernel) is code no more, so the new bytes are not classified as code.
+        Measured with ttnn 0.81.1's host: untilize's TRISC0 kernel data (the ``regfile`` and
+        config pointers) lands where tilize's TRISC1 text was; classified, its words read as
+        NOPs, and TRISC0's unpacker setup never ran (tilize after add: MOVA2D waited for SrcA
+        forever).  The host's writes replace what it loaded, as memory does; loaded firmware
+        stays code.  Likewise a ``j .`` it wrote there parks no core any more (``host_wrote``
+        adds the new bytes' own)."""
         parks = {a for a in self._host_parks if start - 3 <= a < end}
         if parks:
             self._host_parks -= parks
