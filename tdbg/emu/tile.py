@@ -570,7 +570,8 @@ class Tile:
         earlier program's kernel) is code no more, so the new bytes are not classified as code.
         Measured with ttnn 0.81.1's host: untilize's TRISC0 kernel data (the ``regfile`` and
         config pointers) lands where tilize's TRISC1 text was; classified, its words read as
-        NOPs (0x13) and TRISC2 jumped to 0x8001a080; after add, tilize's TRISC0 data read as NOPs
+        NOPs (0x13), its stores through them hit the launch message and TRISC2 jumped to
+        0x8001a080; after add, tilize's TRISC0 data read as NOPs
         too, its unpacker stalled and TRISC1's MOVA2D waited for SrcA forever.  The host's writes replace what it loaded, as memory does; loaded firmware
         stays code.  Likewise a ``j .`` it wrote there parks no core any more (``host_wrote``
         adds the new bytes' own)."""
