@@ -571,10 +571,10 @@ class Tile:
         Measured with ttnn 0.81.1's host: untilize's TRISC0 kernel data (the ``regfile`` and
         config pointers) lands where tilize's TRISC1 text was; classified, its words read as
         NOPs (0x13), its stores through them hit the launch message and TRISC2 jumped to
-        0x8001a080; after add, tilize's TRISC0 data read as NOPs
-        too, its unpacker stalled and TRISC1's MOVA2D waited for SrcA forever.  The host's writes replace what it loaded, as memory does; loaded firmware
-        stays code.  Likewise a ``j .`` it wrote there parks no core any more (``host_wrote``
-        adds the new bytes' own)."""
+        0x8001a080.  After add, tilize's TRISC0 data read as NOPs too, its unpacker stalled and
+        TRISC1's MOVA2D waited for SrcA forever.  The host's writes replace what it loaded, as
+        memory does; loaded firmware stays code.  Likewise a ``j .`` it wrote there parks no core
+        any more (``host_wrote`` adds the new bytes' own)."""
         parks = {a for a in self._host_parks if start - 3 <= a < end}
         if parks:
             self._host_parks -= parks
