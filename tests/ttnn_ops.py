@@ -228,6 +228,49 @@ def op_embedding(dev, rng) -> dict:
     return {"mismatches": int((got != weights[index[0]]).sum()), "values": got.size}
 
 
+def op_full_like(dev, rng) -> dict:
+    x = _ints(rng, (64, 64))
+    got = host(ttnn.full_like(device(x, dev), 3.0), x.shape)
+    return {"mismatches": int((got != 3).sum()), "values": x.size}
+
+
+def op_stack(dev, rng) -> dict:
+    return _binary(dev, rng, lambda a, b: ttnn.stack([a, b], dim=0), lambda a, b: np.stack([a, b]))
+
+
+def op_expand(dev, rng) -> dict:
+    return _unary(dev, rng, lambda t: ttnn.expand(t, (64, 64)), lambda x: np.broadcast_to(x, (64, 64)), (1, 64))
+
+
+def op_roll(dev, rng) -> dict:
+    return _unary(dev, rng, lambda t: ttnn.roll(t, 32, 0), lambda x: np.roll(x, 32, 0), (64, 64))
+
+
+def op_matmul_batched(dev, rng) -> dict:
+    a = rng.integers(-2, 3, (2, 64, 64)).astype(np.float32)
+    b = rng.integers(-2, 3, (2, 64, 32)).astype(np.float32)
+    got = host(ttnn.matmul(device(a, dev), device(b, dev)), (2, 64, 32))
+    return {"mismatches": int((got != a @ b).sum()), "values": got.size}
+
+
+def op_typecast(dev, rng) -> dict:
+    x = _ints(rng, (32, 32))
+    out = ttnn.typecast(device(x, dev), ttnn.float32)
+    got = host(out, x.shape)
+    return {"mismatches": int((got != x).sum()), "values": x.size}
+
+
+def op_argmax(dev, rng) -> dict:
+    x = rng.permutation(64 * 32).reshape(32, 64).astype(np.float32)
+    out = ttnn.argmax(device(x, dev, ttnn.ROW_MAJOR_LAYOUT), dim=-1)
+    got = np.array(out.cpu().to_list()).reshape(32)
+    return {"mismatches": int((got != x.argmax(axis=1)).sum()), "values": 32}
+
+
+def op_tril(dev, rng) -> dict:
+    return _unary(dev, rng, ttnn.tril, np.tril)
+
+
 def op_exp(dev, rng) -> dict:
     return _unary(dev, rng, ttnn.exp, lambda x: bf16(np.exp(x)))
 
