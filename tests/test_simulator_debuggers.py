@@ -111,7 +111,8 @@ def test_the_shells_continue_and_quit_are_the_hosts(tmp_path) -> None:
             "shell = TerminalShell(Session.on_chip('1x2')); print('first', shell.stopped(None)); "
             "print('second', shell.stopped(None))")
     child = pexpect.spawn(sys.executable, ["-c", code], encoding="utf-8", timeout=60, dimensions=(40, 160),
-                          env={**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1", "TDBG_HISTORY": "/dev/null"})
+                          env={**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1",
+                               "TDBG_HISTORY": "/dev/null"})
     prompt = r"\(tdbg\)\x1b\[\d+D\x1b\[\d+C"
     try:
         child.expect('tdbg: the host waits: "continue" gives it the device back')

@@ -72,7 +72,8 @@ class HostedRspServer(RspServer):
         """Core ``key``'s firmware (the host's, known by ``host_port``) and its other code."""
         where, name = self._split(key)
         port = self.session.host_port
-        firmware = {b.elf.resolve() for b in port.loaded.get((where, name), {}).values() if b.kind == "firmware"}  # type: ignore[union-attr]
+        binaries = port.loaded.get((where, name), {}).values()   # type: ignore[union-attr]
+        firmware = {b.elf.resolve() for b in binaries if b.kind == "firmware"}
         with self._on_tile(where):
             files = list(self.session.symbol_files.get(name, ()))
         main = next((f for f in files if f.image.path.resolve() in firmware), None)
@@ -104,7 +105,8 @@ class HostedRspServer(RspServer):
     def _pid(self, key: str) -> int:
         where, name = self._split(key)
         names = self.session.core_names
-        return self.session.grid.chip.workers.index(where) * len(names) + names.index(name) + 1   # type: ignore[union-attr]
+        tile = self.session.grid.chip.workers.index(where)   # type: ignore[union-attr]
+        return tile * len(names) + names.index(name) + 1
 
     def _thread_id(self, core: str) -> str:
         pid = self._pid(core)

@@ -73,7 +73,8 @@ class HostedInterpreter(Interpreter):
             ignore_crossings(self, args)
             raise HostResumes
         if cmd.name in HOST_OWNED:
-            raise CommandError(f'"{cmd.name}": the host runs this device: "continue" gives it back, "quit" ends its run')
+            raise CommandError(f'"{cmd.name}": the host runs this device: '
+                               '"continue" gives it back, "quit" ends its run')
         super()._run(cmd, args)
 
 
