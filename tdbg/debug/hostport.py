@@ -88,6 +88,9 @@ class HostPort:
         self.on_stop: Callable[[Stop], bool] = lambda stop: bool(target.announce(stop)) and False
         self.halted: Halted | None = None
         self.before_kernels: Callable[[], object] | None = None
+        #: Called before a run that follows the load of a binary (a debugger announces its code).
+        self.on_code: Callable[[], object] | None = None
+        self._new_code = False
         self.jit: Builds | None = None      # the host's builds, to know its binaries by
         self.loaded: dict[tuple[Coord, str], dict[int, Binary]] = {}   # (tile, core) -> address -> binary
         self.write_listeners: list[Callable[[Coord, int, bytes], None]] = []   # told of each host write, after it
@@ -136,6 +139,7 @@ class HostPort:
         for at in [a for a, b in on_core.items() if a < end and address < a + len(b.text)]:
             del on_core[at]
         on_core[address] = binary
+        self._new_code = True
         selected = self.target.tile_coord
         self.target.select_tile(where)
         try:
@@ -184,6 +188,13 @@ class HostPort:
                 self.target.select_tile(selected)
         return out or dict(self.waits)
 
+    def halt(self, stop: Stop) -> None:
+        """A front end ends the device's run at ``stop`` (the selected tile's): the host's
+        reads raise ``Halted`` from now on."""
+        where = self.target.tile_coord
+        assert where is not None
+        self.halted = Halted(where, stop)
+
     def hold(self, where: Coord, held: bool) -> None:
         self.requests += 1
         self.quiet_reads = 0
@@ -196,10 +207,14 @@ class HostPort:
         (the host's requests are answered meanwhile, the tiles not run: its print server drains
         what the kernels printed before the stop, so that their lines come before its report;
         at most ``DEFER_REQUESTS`` of them).  The first run after the host wrote a kernel
-        first calls ``before_kernels`` (the front end's commands: breakpoints in kernels)."""
+        first calls ``before_kernels`` (the front end's commands: breakpoints in kernels); one
+        after a binary was loaded, ``on_code``."""
         if self.before_kernels is not None and any(b.kind == "kernel" for d in self.loaded.values() for b in d.values()):
             before, self.before_kernels = self.before_kernels, None
             before()
+        if self._new_code and self.on_code is not None:
+            self._new_code = False
+            self.on_code()
         if self.deferred is not None:
             where, stop = self.deferred
             self.deferred_requests += 1

@@ -39,9 +39,6 @@ from tdbg.errors import SessionError
 from tdbg.simulator.protocol import BadMessage, Command, Message, decode, encode
 
 _ANSWERED = {Command.READ, Command.SMN_READ}
-#: How long a reply waits for the host to take it: a host waits for each reply, so only a host
-#: that went away (its process aborted: a pair socket's send then blocks for ever) lets it pass.
-SEND_TIMEOUT_MS = 10_000
 
 
 def is_loopback(host: str) -> bool:
@@ -78,6 +75,8 @@ class Server:
         self.on_hang = on_hang or (lambda hang: None)
         self.counts: dict[str, int] = {}
         self.trace: Callable[[bytes], None] | None = None   # told of each message received
+        self.idle: Callable[[], None] = lambda: None   # called while no message comes (every 0.5 s)
+        self.gone = threading.Event()   # the host's connection closed
         self.halt_told = False
 
     def answer(self, message: Message) -> Message | None:
@@ -122,8 +121,8 @@ class Server:
         import pynng
 
         dial_host(address, allow_remote)
-        gone = threading.Event()
-        with pynng.Pair1(recv_timeout=500, send_timeout=SEND_TIMEOUT_MS) as sock:
+        gone = self.gone
+        with pynng.Pair1(recv_timeout=500, send_timeout=500) as sock:
             sock.add_post_pipe_remove_cb(lambda pipe: gone.set())
             sock.dial(address, block=False)        # tt-umd starts listening after it spawned us
             sock.send(encode(Message(Command.EXIT)))
@@ -134,6 +133,7 @@ class Server:
                     if gone.is_set():
                         self.note("the host closed the connection")
                         return 0
+                    self.idle()
                     continue
                 except pynng.exceptions.Closed:
                     return 0
@@ -148,9 +148,19 @@ class Server:
                     reply = self.answer(message)
                 except StopIteration:
                     return 0
-                if reply is not None:
-                    try:
-                        sock.send(encode(reply))
-                    except pynng.exceptions.Timeout:        # no host to take it: it went away
-                        self.note("the host went away before it took the reply")
-                        return 0
+                if reply is not None and not self._send(sock, encode(reply)):
+                    return 0
+
+    def _send(self, sock, data: bytes) -> bool:
+        """Send ``data`` to the host; False when the host went away meanwhile (a send to no peer
+        would wait for ever)."""
+        import pynng
+
+        while True:
+            try:
+                sock.send(data)
+                return True
+            except pynng.exceptions.Timeout:
+                if self.gone.is_set():
+                    self.note("the host closed the connection")
+                    return False
