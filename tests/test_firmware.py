@@ -10,11 +10,12 @@ import pytest
 
 from tdbg.session import Session
 from tdbg.emu.stops import StopKind
+from tdbg.toolchain.zig import demo_source
 from examples import EXAMPLES
 
 
 def run(name: str) -> Session:
-    s = Session(EXAMPLES / f"{name}.c")
+    s = Session(demo_source() if name == "demo" else EXAMPLES / f"{name}.c")
     stop = s.cont()
     assert stop.kind is StopKind.EXITED, stop.describe()
     assert s.read_u32(s.symbol("tdbg_exit_code").addr) == 0
