@@ -81,6 +81,9 @@ class HostPort:
         self.on_stop: Callable[[Stop], bool] = lambda stop: bool(target.announce(stop)) and False
         self.halted: Halted | None = None
         self.before_kernels: Callable[[], object] | None = None
+        #: Called before a run that follows the load of a binary (a debugger announces its code).
+        self.on_code: Callable[[], object] | None = None
+        self._new_code = False
         self.jit: Builds | None = None      # the host's builds, to know its binaries by
         self.loaded: dict[tuple[Coord, str], dict[int, Binary]] = {}   # (tile, core) -> address -> binary
 
@@ -114,6 +117,7 @@ class HostPort:
         for at in [a for a, b in on_core.items() if a < end and address < a + len(b.text)]:
             del on_core[at]
         on_core[address] = binary
+        self._new_code = True
         selected = self.target.tile_coord
         self.target.select_tile(where)
         try:
@@ -147,6 +151,13 @@ class HostPort:
                 raise hang
         return data
 
+    def halt(self, stop: Stop) -> None:
+        """A front end ends the device's run at ``stop`` (the selected tile's): the host's
+        reads raise ``Halted`` from now on."""
+        where = self.target.tile_coord
+        assert where is not None
+        self.halted = Halted(where, stop)
+
     def hold(self, where: Coord, held: bool) -> None:
         self.requests += 1
         self.quiet_reads = 0
@@ -156,10 +167,14 @@ class HostPort:
         """Run the tiles until every core waits or is done; True if any ran.  Each tile runs as
         the session's ``cont`` runs it (breakpoint conditions and ignore counts hold); a stop
         selects its tile and goes to ``on_stop``.  The first run after the host wrote a kernel
-        first calls ``before_kernels`` (the front end's commands: breakpoints in kernels)."""
+        first calls ``before_kernels`` (the front end's commands: breakpoints in kernels); one
+        after a binary was loaded, ``on_code``."""
         if self.before_kernels is not None and any(b.kind == "kernel" for d in self.loaded.values() for b in d.values()):
             before, self.before_kernels = self.before_kernels, None
             before()
+        if self._new_code and self.on_code is not None:
+            self._new_code = False
+            self.on_code()
         ran = False
         selected = self.target.tile_coord
         try:
