@@ -57,14 +57,14 @@ def _session_options(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    from tdbg.arch.blackhole import BLACKHOLE
+    from tdbg.arch import profile_for
     from tdbg.arch.chips import chip
 
     if not args.serve:
         from tdbg.simulator import folder
 
         try:
-            exports = folder.write(args.folder, chip(args.grid, BLACKHOLE), BLACKHOLE)
+            exports = folder.write(args.folder, chip(args.grid, profile_for()), profile_for())
         except OSError as exc:
             print(f"tdbg simulator: cannot write {args.folder}: {exc.strerror or exc}", file=sys.stderr)
             return 1

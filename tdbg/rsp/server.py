@@ -58,7 +58,7 @@ from tdbg.commands.running import device_output, report_stop
 from tdbg.debug import Stop, StopKind
 from tdbg.emu.elf import ElfImage
 from tdbg.rsp.packets import PacketError, PacketTable, packet
-from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, memory_map_xml, target_xml
+from tdbg.rsp.target_xml import REGISTER_COUNT, memory_map_xml, target_xml
 from tdbg.session import RunStatus, Session, SessionError, SymbolFile
 
 SIGTRAP, SIGINT, SIGILL, SIGSEGV = 5, 2, 4, 11
@@ -358,7 +358,7 @@ class RspServer:
     def _features(self, annex: str, offset: int, length: int) -> str | bytes:
         if annex != "target.xml":
             return "E00"
-        return self._xfer(target_xml().encode(), offset, length)
+        return self._xfer(target_xml(self.session.profile.tensix.dst_rows).encode(), offset, length)
 
     def _memory_map(self, annex: str, offset: int, length: int) -> bytes:
         """``qXfer:memory-map:read::OFFSET,LENGTH``: every core's map, from the profile."""
@@ -526,14 +526,14 @@ class RspServer:
         return b"F%x;" % len(stat) + stat
 
     def _reg_hex(self, n: int) -> str:
-        if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:   # $dstN: Dst16b row N, its raw bits
+        if REGISTER_COUNT <= n < REGISTER_COUNT + self.session.profile.tensix.dst_rows:   # $dstN: Dst16b row N, its raw bits
             return self.session.dst(n - REGISTER_COUNT, "raw16").astype("<u2").tobytes().hex()
         if not 0 <= n < REGISTER_COUNT:
             raise ValueError(n)
         return self.session.register(_register_name(n)).to_bytes(4, "little").hex()
 
     def _set_reg(self, n: int, data: bytes) -> None:
-        if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:
+        if REGISTER_COUNT <= n < REGISTER_COUNT + self.session.profile.tensix.dst_rows:
             self.session.set_dst(n - REGISTER_COUNT, np.frombuffer(data, dtype="<u2"), "raw16")
         elif 0 <= n < REGISTER_COUNT:
             self.session.set_register(_register_name(n), int.from_bytes(data, "little"))

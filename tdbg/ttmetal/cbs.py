@@ -29,8 +29,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tdbg.arch import data_formats
 from tdbg.riscv.registers import ABI_NAMES
 from tdbg.session import SessionError
+from tdbg.ttmetal.program import DATA_FORMATS
 
 if TYPE_CHECKING:
     from tdbg.session import Session
@@ -41,8 +43,11 @@ PAGES_RECEIVED = "STREAM_REMOTE_DEST_BUF_SIZE"    # get_cb_tiles_received_ptr
 PAGES_ACKED = "STREAM_REMOTE_DEST_BUF_START"      # get_cb_tiles_acked_ptr
 COMPUTE_ADDR_SHIFT = 4                      # tt-metalium/circular_buffer_constants.h
 COUNT_MASK = 0xFFFF                         # the counts are compared as uint16_t
-#: The L1 format tt-metal's data format name is read as (``tile`` / ``l1_data``'s names).
-L1_FORMATS = {"Float16_b": "bf16", "Float32": "fp32", "Bfp8_b": "bfp8"}
+#: The L1 format a CB's data format (``program.DATA_FORMATS``) is read as (``tile`` / ``l1_data``'s
+#: names): the one with its layout (``tdbg.arch.data_formats.TT_METAL_FORMATS``).
+L1_FORMATS = {name: next(f.name for f in data_formats.L1_FORMATS.values()
+                         if f.format == data_formats.TT_METAL_FORMATS[name].layout and not f.unsigned)
+              for name in DATA_FORMATS}
 
 
 def register_address(session: Session, cb: int, name: str) -> int:
