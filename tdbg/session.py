@@ -276,7 +276,7 @@ class Session(TensixAccess):
             raise SessionError(str(exc)) from None
         try:
             image = None if program is None else load_program(host_path(program), name)
-            self.tile.load(name, image, local_init)
+            self.tile.load(name, image, local_init, reset)
             self.started = False
         except (ElfLoadError, ToolchainError, OSError, HostFileError) as exc:
             raise SessionError(str(exc)) from None

@@ -10,6 +10,8 @@ Where the bytes go in the tile is ``tdbg.emu.loader``'s business.
 from __future__ import annotations
 
 import bisect
+import dataclasses
+import hashlib
 import io
 import stat
 import struct
@@ -29,6 +31,9 @@ EM_RISCV = 243
 JUMP_TO_SELF = 0x0000_006F
 #: The largest ELF file tdbg reads (firmware with full debug information is a few MiB).
 MAX_ELF_BYTES = 256 << 20
+#: ELFs parsed in this process, by the digest of their bytes (``ElfImage.load``), newest last.
+_PARSED: dict[bytes, ElfImage] = {}
+PARSED_KEPT = 64
 
 
 class ElfLoadError(Exception):
@@ -93,9 +98,19 @@ class ElfImage:
     @classmethod
     def load(cls, path: str | Path) -> ElfImage:
         """Read an RV32 ELF; anything else, or an ELF whose headers do not hold together, is an
-        ``ElfLoadError`` with one line (``read_elf_file`` says what is checked)."""
+        ``ElfLoadError`` with one line (``read_elf_file`` says what is checked).  Parsed once
+        per file content in a process (an image is never changed once parsed: the sessions,
+        tiles and symbol files that load the same bytes share it, named by their own path)."""
         path = Path(path)
-        return cls.parse(read_elf_file(path), path)
+        raw = read_elf_file(path)
+        key = hashlib.blake2b(raw, digest_size=20).digest()
+        image = _PARSED.pop(key, None)
+        if image is None:
+            image = cls.parse(raw, path)
+        _PARSED[key] = image
+        while len(_PARSED) > PARSED_KEPT:
+            del _PARSED[next(iter(_PARSED))]
+        return image if image.path == path else dataclasses.replace(image, path=path)
 
     @classmethod
     def parse(cls, raw: bytes, path: Path) -> ElfImage:

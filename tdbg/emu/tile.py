@@ -30,7 +30,7 @@ import numpy as np
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.arch.profile import Profile
 from tdbg.emu import devices, loader
-from tdbg.emu.code_patches import CodePatches, Patch
+from tdbg.emu.code_patches import CodePatches, Patch, maybe_replaced
 from tdbg.emu.core import Core, CoreState, Watch
 from tdbg.emu.devices.coprocessor_port import CoprocessorPort
 from tdbg.emu.devices.device import Stall
@@ -133,6 +133,7 @@ class Tile:
         self.coprocessor = Coprocessor(self.tensix)
         self.l1 = ctypes.create_string_buffer(profile.l1_size)
         self.tensix.l1 = np.frombuffer(self.l1, dtype=np.uint8)  # the coprocessor's view of L1
+        self._l1_words = np.frombuffer(self.l1, dtype="<u4")       # ... and the code's, by word
         self._code: list[tuple[int, int]] = []                    # L1 ranges of loaded firmware
         self._executable: list[tuple[int, int]] = []              # ... of its executable bytes
         self._host_code: list[tuple[int, int]] = []               # code a host put in L1 since the reset
@@ -209,9 +210,10 @@ class Tile:
             raise ValueError(str(exc.args[0])) from None
 
     # -- loading ----------------------------------------------------------------------------------
-    def load(self, name: str, image: ElfImage | None, local_init: int | None = None) -> None:
-        """Give core ``name`` its firmware (None: take it away), then reset the tile;
-        ``local_init``: where in L1 its private-memory bytes go (``loader.placements``)."""
+    def load(self, name: str, image: ElfImage | None, local_init: int | None = None, reset: bool = True) -> None:
+        """Give core ``name`` its firmware (None: take it away), then reset the tile (``reset``
+        False: the caller resets it once after loading every core); ``local_init``: where in
+        L1 its private-memory bytes go (``loader.placements``)."""
         spec = self.core_named(name).spec
         if image is None:
             self.programs.pop(spec.name, None)
@@ -238,7 +240,8 @@ class Tile:
             # a j . in L1 parks whichever core reaches it (one may jump into another's code)
             core.set_parks((program.parks | parks) if program else set())
             core.hook_code(self.code.at)
-        self.reset()
+        if reset:
+            self.reset()
 
     def image(self, name: str) -> ElfImage | None:
         program = self.programs.get(name)
@@ -252,7 +255,8 @@ class Tile:
         for core in self.cores.values():
             # Measured on Unicorn 2.1: tb_flush reuses the code buffer; ctl_remove_cache over all
             # of L1 left every run's translations in it (RSS +44 KB a run, without a plateau).
-            core.uc.ctl_flush_tb()
+            if core.built:
+                core.uc.ctl_flush_tb()
         for name, program in self.programs.items():
             core = self.cores[name]
             for seg in program.segments:
@@ -314,7 +318,8 @@ class Tile:
         """Return to ``cp``."""
         Tile.STATE.load(self, {**cp.saved, "l1": cp.l1_bytes()})
         for core in self.cores.values():
-            core.uc.ctl_flush_tb()
+            if core.built:
+                core.uc.ctl_flush_tb()
 
     # -- running (tdbg.emu.scheduler) ------------------------------------------------------------
     def run(self, only: str | None = None, limit: int | None = None) -> Stop:
@@ -432,13 +437,35 @@ class Tile:
 
     def _code_overwritten(self, start: int, end: int) -> None:
         """A Tensix unit wrote L1 over loaded code: each replaced word it changed is now what
-        it wrote; drop Unicorn's translations of the range."""
-        for at in range(start & ~3, end, 4):
+        it wrote; drop Unicorn's translations of the range.  Only words that are replaced, or
+        that a sift says may need to be (``code_patches.maybe_replaced``), are looked at."""
+        words = self._l1_words
+        ats = self._code_words(start, end)
+        candidates = set(ats[maybe_replaced(words[ats >> 2])].tolist()) if ats.size else set()
+        candidates.update(self._patched_in(start, end))
+        for at in sorted(candidates):
             patch = self.code.at.get(at)
-            held = int.from_bytes(bytes(self.l1[at:at + 4]), "little")
-            if (patch is not None and held != patch.placed) or (patch is None and self._in_code(at)):
+            held = int(words[at >> 2])
+            if patch is None or held != patch.placed:
                 self._replace(at, held)
         self._drop_translations(start, end, code=True)
+
+    def _code_words(self, start: int, end: int) -> np.ndarray:
+        """The addresses of the aligned words of executable loaded code (``_in_code``) that
+        ``start .. end`` touches, ascending."""
+        parts = []
+        for lo, hi in self._executable:
+            first, stop = max(start & ~3, (lo + 3) & ~3), min(end, hi - 3)
+            if first < stop:
+                parts.append(np.arange(first, stop, 4, dtype=np.int64))
+        if not parts:
+            return np.zeros(0, dtype=np.int64)
+        return parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
+
+    def _patched_in(self, start: int, end: int) -> list[int]:
+        """The replaced words (``code.at``) that ``start .. end`` touches."""
+        first = start & ~3
+        return [a for a in self.code.at if first <= a < end]
 
     def _drop_translations(self, start: int, end: int, code: bool = False) -> None:
         """L1 ``start .. end`` changed under the cores: every core drops its translations of it
@@ -524,16 +551,31 @@ class Tile:
     # -- code the debugger or a Tensix unit rewrites ------------------------------------------
     def write_l1(self, address: int, data: bytes) -> None:
         """The debugger writes ``data`` into L1 at ``address``: a word of loaded code it
-        changes is the new loaded word (replaced again if it must be, ``tdbg.emu.code_patches``)."""
+        changes is the new loaded word (replaced again if it must be, ``tdbg.emu.code_patches``).
+        One range check for data; over code, only the words that are or may become replaced
+        words are classified."""
         end = address + len(data)
-        words = {at: bytearray(self.code.original(at, int.from_bytes(bytes(self.l1[at:at + 4]), "little")).to_bytes(4, "little"))
-                 for at in range(address & ~3, end, 4) if self._in_code(at)}
+        ats = self._code_words(address, end)
+        if not ats.size:
+            _copy_into(self.l1, address, data)
+            self._drop_translations(address, end)
+            return
+        words = self._l1_words
+        loaded = words[ats >> 2].copy()
+        for at in self._patched_in(address, end):   # the loaded word where L1 holds its stand-in
+            patch = self.code.at[at]
+            i = int(np.searchsorted(ats, at))
+            if i < ats.size and ats[i] == at and loaded[i] == patch.placed:
+                loaded[i] = patch.word
         _copy_into(self.l1, address, data)
-        for at, word in words.items():
-            for i in range(4):
-                if address <= at + i < end:
-                    word[i] = data[at + i - address]
-            self._replace(at, int.from_bytes(word, "little"))
+        # each word: the written bytes over the loaded word's others (a partial first or last word)
+        low = np.clip(address - ats, 0, 4).astype(np.uint64) * np.uint64(8)
+        high = np.clip(end - ats, 0, 4).astype(np.uint64) * np.uint64(8)
+        mask = (((np.uint64(1) << high) - np.uint64(1)) ^ ((np.uint64(1) << low) - np.uint64(1))).astype(np.uint32)
+        new = (loaded & ~mask) | (words[ats >> 2] & mask)
+        was = set(self._patched_in(address, end))
+        for i in np.flatnonzero(maybe_replaced(new) | np.isin(ats, list(was))).tolist():
+            self._replace(int(ats[i]), int(new[i]))
         self._drop_translations(address, end)
 
     def load_code(self, address: int, data: bytes) -> None:
