@@ -1141,7 +1141,7 @@ class Session(TensixAccess):
                     if at < r.base < at + n:
                         n = r.base - at
                 if at + n <= self.tile.profile.l1_size:
-                    self.tile.write_l1(at, bytes(data[pos:pos + n]))
+                    self.tile.write(at, bytes(data[pos:pos + n]))
                 else:
                     try:
                         if self.tile.trampolines.overlaps(at, n):

@@ -183,6 +183,9 @@ class Coprocessor:
         # (a local RAM written through ``mmio``)
         self.l1_journal: list[tuple[int, bytes]] | None = None
         self.mmio: MmioPort = DETACHED  # the tile's devices, for LOADREG / STOREREG / PACR_SETREG
+        #: How an instruction's bytes reach L1: the tile's one write path (``Tile.write``, which
+        #: journals them) once it installs it; a plain copy into ``state.l1`` until then.
+        self.l1_write: Callable[[int, np.ndarray], None] = self._copy_to_l1
         self.isa = state.profile.isa
         self._bound: dict[int, Bound] = {}
         self._frontend_ops = {self.isa.encoding(m).opcode for m in ("MOP", "MOP_CFG", "REPLAY")}
@@ -393,12 +396,16 @@ class Coprocessor:
         self._l1_access.append((start, end, False))
 
     def write_l1(self, start: int, data: np.ndarray) -> None:
-        """Write bytes to L1 for the running instruction (reported to ``on_l1_access``)."""
+        """Write bytes to L1 for the running instruction (through ``l1_write``; reported to
+        ``on_l1_access``)."""
         self._check_l1(start, len(data), "L1 write")
+        self.l1_write(start, data)
+        self._l1_access.append((start, start + len(data), True))
+
+    def _copy_to_l1(self, start: int, data: np.ndarray) -> None:
         if self.l1_journal is not None:
             self.l1_journal.append((start, self.state.l1[start:start + len(data)].tobytes()))
         self.state.l1[start:start + len(data)] = data
-        self._l1_access.append((start, start + len(data), True))
 
     @staticmethod
     def _tag(event: TensixEvent, thread: int, word: int) -> TensixEvent:
