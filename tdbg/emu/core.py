@@ -179,6 +179,8 @@ class Core:
                 self._ports[region.name] = port
                 self._device_regions.append((region, port))
         self._idle_pc = 0                      # the PC of a core not built yet (``uc``)
+        self.built = False
+        self.uc: Uc = _Unbuilt(self)  # type: ignore[assignment]
         self.state = CoreState.IDLE
         self.wait: Wait | None = None          # what a BLOCKED core waits for
         self.breakpoints: set[int] = set()
@@ -209,22 +211,11 @@ class Core:
         self._poll_regs: list[int] | None = None
 
     # -- the Unicorn instance, built when first needed ------------------------------------------
-    @property
-    def built(self) -> bool:
-        """True once the core has its Unicorn instance (it got firmware, or was addressed)."""
-        return "uc" in self.__dict__
-
-    def __getattr__(self, name: str) -> object:
-        """``uc`` (and what hangs on it) on first use: a core that never gets firmware and is
-        never addressed costs no Unicorn instance, no mappings and no hooks.  Until then it is
-        a power-on core (registers zero) holding what was set on it (parks, breakpoints,
-        watches, the alignment check), which the build applies."""
-        if name != "uc" or "_map" not in self.__dict__:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        self._build()
-        return self.__dict__["uc"]
-
     def _build(self) -> None:
+        """Make ``uc`` (``_Unbuilt``): a core that never gets firmware and is never addressed
+        costs no Unicorn instance, no mappings and no hooks.  Until then it is a power-on core
+        (registers zero) holding what was set on it (its PC, parks, breakpoints, watches, the
+        alignment check), which this applies."""
         uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
         tile, name = self.tile, self.name
         for region in self._map.regions(name):
@@ -241,7 +232,7 @@ class Core:
                     | UC_HOOK_MEM_FETCH_PROT | UC_HOOK_MEM_READ_PROT | UC_HOOK_MEM_WRITE_PROT, self._on_unmapped)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
         uc.ctl_exits_enabled(True)
-        self.__dict__["uc"] = uc
+        self.uc, self.built = uc, True
         self._registers = RegisterFile(uc, UC_RISCV_REG_X0, 32)
         self._pc = Register(uc, UC_RISCV_REG_PC)
         self._code_fptr = self._code_hook()
@@ -1013,6 +1004,20 @@ class Core:
             self.pc = pc + 4  # executed as a nop
             return None if count == 0 else Stop(done, self.name, pc + 4)
         return Stop(StopKind.FAULT, self.name, pc, detail=f"Unicorn: {error}")
+
+
+class _Unbuilt:
+    """A core's ``uc`` until it is first used: the first attribute asked of it builds the core
+    (``Core._build``), which replaces it with the Unicorn instance."""
+
+    __slots__ = ("_core",)
+
+    def __init__(self, core: Core) -> None:
+        self._core = core
+
+    def __getattr__(self, name: str) -> object:
+        self._core._build()
+        return getattr(self._core.uc, name)
 
 
 def _reads_other(load: Callable[[int, int], int], offset: int, size: int, value: int) -> bool:
