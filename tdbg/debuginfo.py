@@ -23,12 +23,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
-from elftools.dwarf.callframe import FDE, RegisterRule
-from elftools.dwarf.die import DIE
-from elftools.dwarf.dwarfinfo import DWARFInfo
-from elftools.dwarf.dwarf_expr import DWARFExprParser
-from elftools.dwarf.locationlists import BaseAddressEntry, LocationParser
-from elftools.elf.elffile import ELFFile
+from typing import TYPE_CHECKING
 
 from tdbg.cxxnames import demangle, drop_return_type, name_matches, remove_params
 from tdbg.emu.elf import ElfImage
@@ -38,6 +33,13 @@ from tdbg.expr.ctype import (
 )
 from tdbg.riscv import FP, RA, SP
 from tdbg.sourcepath import SourcePath
+
+if TYPE_CHECKING:   # pyelftools' DWARF reader is imported when DWARF is first read
+    from elftools.dwarf.callframe import FDE, RegisterRule
+    from elftools.dwarf.die import DIE
+    from elftools.dwarf.dwarf_expr import DWARFExprParser
+    from elftools.dwarf.dwarfinfo import DWARFInfo
+    from elftools.dwarf.locationlists import LocationParser
 
 RUNTIME_CU = "compiler_rt"
 MAX_FRAMES = 64
@@ -256,14 +258,20 @@ class DebugInfo:
     def _dwarf(self) -> DWARFInfo:
         # An executable's DWARF holds its final addresses: the relocations a linker keeps
         # (--emit-relocs, as tt-metal's kernels are linked) are not applied again.
+        from elftools.elf.elffile import ELFFile
+
         return ELFFile(io.BytesIO(self._image.raw)).get_dwarf_info(relocate_dwarf_sections=False)
 
     @cached_property
     def _expr(self) -> DWARFExprParser:
+        from elftools.dwarf.dwarf_expr import DWARFExprParser
+
         return DWARFExprParser(self._dwarf.structs)
 
     @cached_property
     def _locations(self) -> LocationParser:
+        from elftools.dwarf.locationlists import LocationParser
+
         return LocationParser(self._dwarf.location_lists())
 
     @cached_property
@@ -310,6 +318,8 @@ class DebugInfo:
     def _fdes(self) -> list[_Fde]:
         fdes = []
         if self._dwarf.has_EH_CFI():
+            from elftools.dwarf.callframe import FDE
+
             fdes = [_Fde(entry) for entry in self._dwarf.EH_CFI_entries() if isinstance(entry, FDE)]
         fdes.sort(key=lambda f: f.low)
         return fdes
@@ -730,6 +740,8 @@ class DebugInfo:
         for a constant): ``a variable in $a0``, ``a variable at frame base reg $fp offset
         0+-20``, ``static storage at address 0x...``, ``multi-location:`` and its ranges, ...
         (GDB's ``locexpr_describe_location_1`` and ``loclist_describe_location``)."""
+        from elftools.dwarf.locationlists import BaseAddressEntry
+
         attrs = die.attributes
         if "DW_AT_const_value" in attrs:
             value = _const_value(attrs["DW_AT_const_value"])
@@ -920,6 +932,8 @@ class DebugInfo:
 
     def _location_expr(self, attr, die: DIE, pc: int) -> list[int] | None:
         """The location expression in effect at ``pc`` (location lists pick one entry)."""
+        from elftools.dwarf.locationlists import BaseAddressEntry
+
         parsed = self._locations.parse_from_attribute(attr, die.cu.header.version, die)
         if hasattr(parsed, "loc_expr"):
             return parsed.loc_expr
@@ -1282,6 +1296,8 @@ class DebugInfo:
     def saved_registers(self, frame: Frame) -> dict[int, int]:
         """Where the code of ``frame`` saved its caller's registers (register -> address), from
         its CFI row, else the ``s0`` chain (``ra`` at ``s0-4``, ``s0`` at ``s0-8``)."""
+        from elftools.dwarf.callframe import RegisterRule
+
         fde = _containing(self._fdes, self._fde_starts, frame.lookup_pc)
         if fde is None:
             fp = frame.regs.get(FP)
@@ -1614,6 +1630,8 @@ def _reg_number(op) -> int:
 def _apply(reg: int, rule: RegisterRule, cfa: int, regs: Mapping[int, int], read_u32: Callable[[int], int],
            ranges: list[tuple[int, int]]) -> int | None:
     """A caller's register value from its CFI rule; None when unknown."""
+    from elftools.dwarf.callframe import RegisterRule
+
     if rule.type == RegisterRule.OFFSET:
         addr = (cfa + rule.arg) & 0xFFFFFFFF
         return read_u32(addr) if _inside(addr, ranges) else None
