@@ -85,6 +85,7 @@ from ttsim_lib import library as ttsim_library
 
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.session import Session
+from tdbg.commands import execute
 from tdbg.emu.elf import ElfImage
 from tdbg.emu.loader import placements
 from tdbg.emu.stops import StopKind
@@ -434,7 +435,7 @@ def startup(quick: bool) -> None:
         what = "tests/firmware/llk_kernel.cpp -O2, T0-T2"
         elfs = {f"T{t}": llk_kernel_elf(t) for t in range(3)}
     show("i.session3", f"(i) Session() on {what}", best_of(REPEAT, lambda: Session(elfs)) * 1e3, "ms", True)
-    show("i.first_line", "    then 'info line main'", best_of(REPEAT, lambda: Session(elfs).execute("info line main")) * 1e3,
+    show("i.first_line", "    then 'info line main'", best_of(REPEAT, lambda: execute(Session(elfs), "info line main")) * 1e3,
          "ms", True)
     kit = {f"T{i}": firmware_dir() / f"eltwise_t{i}.c" for i in range(3)}
 

@@ -40,6 +40,7 @@ from ttsim_lib import Ttsim, library                      # noqa: E402
 
 from tdbg.arch.blackhole import BLACKHOLE                 # noqa: E402
 from tdbg.toolchain.zig import build                      # noqa: E402
+from tdbg.tensix.isa import isa_of
 
 ENC = prog.ENC
 PROBE = Path(__file__).parent / "ttsim_probes" / "sfpu_push.c"
@@ -130,7 +131,7 @@ def random_body(rng: np.random.Generator, use: bool) -> list[int]:
                 body.append(ENC("SFPXOR", VD=r(8), VC=vc()))
             elif k >= 16:
                 word = random_op(rng)
-                if not use and BLACKHOLE.isa.decode(word).mnemonic == "SFPSETCC":
+                if not use and isa_of(BLACKHOLE).decode(word).mnemonic == "SFPSETCC":
                     continue
                 body.append(word)
             else:

@@ -26,8 +26,9 @@ import numpy as np
 
 from tdbg.toolchain.zig import build
 from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.tensix.isa import isa_of
 
-ENC = BLACKHOLE.isa.encode
+ENC = isa_of(BLACKHOLE).encode
 PROBE = Path(__file__).parent / "ttsim_probes" / "sfpu_prog.c"
 LANE = np.arange(32)
 

@@ -3,15 +3,6 @@
 __all__ = ["Session", "SessionError", "__version__"]
 
 
-def default_shell(session):
-    """The command shell ``Session.execute`` runs lines in: tdbg's commands (``tdbg.commands``).
-    The package wires the two together here, so that the session does not depend on the layer
-    above it."""
-    from tdbg.commands import Interpreter
-
-    return Interpreter(session)
-
-
 def __getattr__(name: str):
     """``tdbg.Session`` without importing Unicorn for ``tdbg --version``; ``tdbg.__version__``
     without importing ``importlib.metadata`` (tens of milliseconds) at every start."""

@@ -29,8 +29,9 @@ from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.config import CfgTable
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.state import TensixState
+from tdbg.tensix.isa import isa_of
 
-ENC = BLACKHOLE.isa.encode
+ENC = isa_of(BLACKHOLE).encode
 OUT = 0x50000                  # L1 address of the packed Dst rows
 ROWS = 52                      # Dst32b rows packed: LRegs 0-15, marks 16-35, data 36-51
 MARK = [16 + 2 * k for k in range(10)]  # SFPSTORE Imm10 of mark k (an Imm10 with bit 1 set: the odd columns)
@@ -144,7 +145,7 @@ def run_tdbg(words: list[int]) -> bytes:
 def describe(body: list[int]) -> str:
     """The body as text, a ``;`` between instructions."""
     def one(word: int) -> str:
-        insn = BLACKHOLE.isa.decode(word)
+        insn = isa_of(BLACKHOLE).decode(word)
         return " ".join([insn.mnemonic, *(f"{k}={v}" for k, v in insn.fields.items() if v)])
     return " ; ".join(one(w) for w in body)
 

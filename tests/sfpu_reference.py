@@ -13,8 +13,9 @@ import numpy as np
 
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode
+encode = isa_of(BLACKHOLE).encode
 LANES = np.arange(32)
 
 

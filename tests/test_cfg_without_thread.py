@@ -9,22 +9,23 @@ from __future__ import annotations
 
 from tdbg.session import Session
 from tdbg.toolchain.zig import firmware_dir
+from tdbg.commands import execute
 
 FW = firmware_dir()
 
 
 def test_info_cfg_on_b_shows_both_banks_and_every_thread() -> None:
     s = Session({"T0": FW / "demo.c", "B": FW / "demo.c", "NC": FW / "demo.c"})
-    s.execute("set cfg ALU_FORMAT_SPEC_REG0_SrcA = 3")           # T0's bank: CFG_STATE_ID 0
+    execute(s, "set cfg ALU_FORMAT_SPEC_REG0_SrcA = 3")           # T0's bank: CFG_STATE_ID 0
     for core in ("B", "NC"):
-        s.execute(f"thread {core}")
-        assert s.execute("info cfg ALU_FORMAT_SPEC_REG0_SrcA").splitlines()[-2:] == [
+        execute(s, f"thread {core}")
+        assert execute(s, "info cfg ALU_FORMAT_SPEC_REG0_SrcA").splitlines()[-2:] == [
             "ALU_FORMAT_SPEC_REG0_SrcA                        = 0x3 (3)  Config[0][1] bits 20:17",
             "ALU_FORMAT_SPEC_REG0_SrcA                        = 0x0 (0)  Config[1][1] bits 20:17"]
-        assert s.execute("info cfg CFG_STATE_ID_StateID").splitlines() == [
+        assert execute(s, "info cfg CFG_STATE_ID_StateID").splitlines() == [
             f"CFG_STATE_ID_StateID                             = 0x0 (0)  ThreadConfig[{t}][0] bits 0:0" for t in range(3)]
         if core == "B":                        # NC has no TENSIX_CFG_BASE window (memory_map.md)
-            assert s.execute("x/1wx 0xFFEF0004").split()[-1] == f"{3 << 17:#010x}"      # what its load reads
-        assert s.execute("set cfg ALU_FORMAT_SPEC_REG0_SrcA = 1", check=False).strip() == (
+            assert execute(s, "x/1wx 0xFFEF0004").split()[-1] == f"{3 << 17:#010x}"      # what its load reads
+        assert execute(s, "set cfg ALU_FORMAT_SPEC_REG0_SrcA = 1", check=False).strip() == (
             f"{core} has no Tensix thread, so no Config bank of its own (info cfg on it shows both banks): "
             "select T0, T1 or T2")

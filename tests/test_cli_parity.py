@@ -16,6 +16,7 @@ import pytest
 from tdbg.commands import Interpreter
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session, SessionError
+from tdbg.commands import execute
 from captured import run, shell
 
 DEMO = firmware_dir() / "demo.c"
@@ -109,6 +110,6 @@ def test_raw_views_have_one_name_everywhere() -> None:
 def test_session_execute_raises_on_a_failed_command() -> None:
     s = Session(DEMO)
     with pytest.raises(SessionError, match='Undefined command: "frobnicate"'):
-        s.execute("frobnicate")
-    assert s.execute("frobnicate", check=False) == 'Undefined command: "frobnicate".  Try "help".\n'
-    assert s.execute("p 1 + 1") == "$1 = 2\n"
+        execute(s, "frobnicate")
+    assert execute(s, "frobnicate", check=False) == 'Undefined command: "frobnicate".  Try "help".\n'
+    assert execute(s, "p 1 + 1") == "$1 = 2\n"

@@ -15,12 +15,13 @@ import pytest
 
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
+from tdbg.commands import execute
 
 FW = firmware_dir()
 
 
 def run(s: Session, line: str) -> str:
-    return s.execute(line, check=False)
+    return execute(s, line, check=False)
 
 
 def enb(s: Session) -> dict[int, str]:
@@ -33,9 +34,9 @@ def enb(s: Session) -> dict[int, str]:
 @pytest.fixture
 def demo() -> Session:
     s = Session(FW / "demo.c")
-    s.execute("break main")           # 1
-    s.execute("watch results[2]")     # 2: demo.c stores 4 there
-    s.execute("tbreak fill_row")      # 3
+    execute(s, "break main")           # 1
+    execute(s, "watch results[2]")     # 2: demo.c stores 4 there
+    execute(s, "tbreak fill_row")      # 3
     return s
 
 
@@ -71,7 +72,7 @@ def test_missing_numbers_are_reported_and_the_rest_is_done(demo: Session) -> Non
 def test_a_bad_number_list_is_one_error_and_changes_nothing(demo: Session, args: str, error: str) -> None:
     for cmd in ("disable", "enable", "delete"):
         with pytest.raises(Exception, match=re.escape(error)):
-            demo.execute(f"{cmd} {args}")
+            execute(demo, f"{cmd} {args}")
     assert enb(demo) == {1: "y", 2: "y", 3: "y"}
 
 

@@ -10,9 +10,10 @@ import pytest
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.state import TensixState
-from tdbg import state_description
+from tdbg.tensix import state_description
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode
+encode = isa_of(BLACKHOLE).encode
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import pytest
 
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session, SessionError
+from tdbg.commands import execute
 from rsp_client import served
 
 DEMO = firmware_dir() / "demo.c"
@@ -22,12 +23,12 @@ def test_a_restore_into_a_full_wait_gate_queue_is_one_line(tmp_path: Path) -> No
     s = Session(DEMO)
     words = tmp_path / "words.bin"
     words.write_bytes(ELWADD.to_bytes(4, "little") * 200)
-    out = s.execute(f"restore {words} binary {INSTRN_BUF_BASE:#x}", check=False)
+    out = execute(s, f"restore {words} binary {INSTRN_BUF_BASE:#x}", check=False)
     assert "internal error" not in out and "Traceback" not in out
     assert "Cannot write memory at address" in out and "Wait Gate" in out
     with pytest.raises(SessionError, match="Wait Gate"):
         s.write_memory(INSTRN_BUF_BASE, ELWADD.to_bytes(4, "little"))
-    assert s.execute("p 1 + 2").strip() == "$1 = 3"
+    assert execute(s, "p 1 + 2").strip() == "$1 = 3"
 
 
 def test_the_stub_answers_a_write_into_a_full_queue_with_an_error(capfd: pytest.CaptureFixture[str]) -> None:
@@ -55,7 +56,7 @@ def _firmware(tmp_path: Path, body: str) -> Path:
 def test_loadind_past_the_gpr_halves_is_missing_specification(tmp_path: Path) -> None:
     # LOADIND.md: OffsetHalfReg is u7 (128 halves of 64 GPRs); no page says what 128..255 pick.
     s = Session(DEMO)
-    out = s.execute(f"tensix {LOADIND_OFFSET_200:#x}", check=False)
+    out = execute(s, f"tensix {LOADIND_OFFSET_200:#x}", check=False)
     assert "MissingSpecification" in out and "OffsetIndex 200" in out and "internal error" not in out
     from tdbg.tensix.events import MissingSpecification
     with pytest.raises(MissingSpecification):
@@ -70,7 +71,7 @@ def test_pacr_with_the_zero_compress_override_is_missing_specification(tmp_path:
     # All_pack_disable_zero_compress): before, a KeyError from every path.
     s = Session(DEMO)
     s.set_cfg(OVRD, 1)
-    out = s.execute("tensix PACR", check=False)
+    out = execute(s, "tensix PACR", check=False)
     assert "MissingSpecification" in out and "no config field named" not in out and "internal error" not in out
     from tdbg.tensix.events import MissingSpecification
     with pytest.raises(MissingSpecification):
@@ -85,10 +86,10 @@ def test_a_signalling_nan_in_l1_prints_nan_without_a_numpy_warning() -> None:
     import warnings
 
     s = Session(DEMO)
-    s.execute("set {int}0x30000 = 0x7f817f81")     # two BF16 sNaNs (exponent 255, mantissa 1, quiet bit 0)
-    s.execute("set {int}0x30004 = 0x7f800001")     # an FP32 sNaN
+    execute(s, "set {int}0x30000 = 0x7f817f81")     # two BF16 sNaNs (exponent 255, mantissa 1, quiet bit 0)
+    execute(s, "set {int}0x30004 = 0x7f800001")     # an FP32 sNaN
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert s.execute("x/2h 0x30000 as bf16").split()[1:] == ["nan", "nan"]
-        assert s.execute("x/1w 0x30004 as fp32").split()[1:] == ["nan"]
-        assert "nan" in s.execute("tile 0x30000 as bf16")
+        assert execute(s, "x/2h 0x30000 as bf16").split()[1:] == ["nan", "nan"]
+        assert execute(s, "x/1w 0x30004 as fp32").split()[1:] == ["nan"]
+        assert "nan" in execute(s, "tile 0x30000 as bf16")

@@ -14,10 +14,11 @@ import capstone
 import pytest
 
 from tdbg.commands import Interpreter
-from tdbg.debuginfo import DebugInfo
+from tdbg.symbols.debuginfo import DebugInfo
 from tdbg.expr import Kind, type_name
 from tdbg.session import Session
 from tdbg.toolchain.zig import compile_command, firmware_dir
+from tdbg.commands import execute
 
 DEMO = firmware_dir() / "demo.c"
 SOURCE = DEMO.read_text().splitlines()
@@ -268,10 +269,10 @@ def test_untyped_code_labels_are_symbols_as_gdb_minimal_symbols(tmp_path: Path) 
     s = Session(source)
     addr = s.image.symbols["plain_label"].addr
     assert s.image.symbols["plain_label"].kind == "notype"
-    assert s.execute(f"info symbol {addr + 4:#x}") == "plain_label + 4 in section .text\n"
-    s.execute(f"break *{addr + 4:#x}")
-    s.execute("run")
-    assert s.execute("bt").startswith(f"#0  {addr + 4:#010x} in plain_label ()")
+    assert execute(s, f"info symbol {addr + 4:#x}") == "plain_label + 4 in section .text\n"
+    execute(s, f"break *{addr + 4:#x}")
+    execute(s, "run")
+    assert execute(s, "bt").startswith(f"#0  {addr + 4:#010x} in plain_label ()")
 
 
 def test_members_of_anonymous_unions_and_structs(tmp_path: Path) -> None:
@@ -280,13 +281,13 @@ def test_members_of_anonymous_unions_and_structs(tmp_path: Path) -> None:
     source.write_text("struct msg { union { unsigned int all; struct { unsigned char a, b, c, signal; }; }; };\n"
                       "struct msg m = {{0x40000000u}};\nint main(void) { return m.signal; }\n")
     s = Session(source)
-    assert s.execute("p m.signal") == "$1 = 64 '@'\n"
-    assert s.execute("p m.all") == "$2 = 1073741824\n"
-    assert s.execute("p (char*)&m.signal - (char*)&m") == "$3 = 3\n"
-    assert s.execute("p m.nosuch", check=False).strip() == "There is no member named nosuch."
-    assert s.execute("p m") == "$4 = {{all = 1073741824, {a = 0 '\\000', b = 0 '\\000', c = 0 '\\000', signal = 64 '@'}}}\n"
-    s.execute("set print pretty on")
-    assert s.execute("p m") == ("$5 = {\n  {\n    all = 1073741824,\n    {\n      a = 0 '\\000',\n      b = 0 '\\000',\n"
+    assert execute(s, "p m.signal") == "$1 = 64 '@'\n"
+    assert execute(s, "p m.all") == "$2 = 1073741824\n"
+    assert execute(s, "p (char*)&m.signal - (char*)&m") == "$3 = 3\n"
+    assert execute(s, "p m.nosuch", check=False).strip() == "There is no member named nosuch."
+    assert execute(s, "p m") == "$4 = {{all = 1073741824, {a = 0 '\\000', b = 0 '\\000', c = 0 '\\000', signal = 64 '@'}}}\n"
+    execute(s, "set print pretty on")
+    assert execute(s, "p m") == ("$5 = {\n  {\n    all = 1073741824,\n    {\n      a = 0 '\\000',\n      b = 0 '\\000',\n"
                                 "      c = 0 '\\000',\n      signal = 64 '@'\n    }\n  }\n}\n")
 
 
@@ -295,7 +296,7 @@ def test_members_of_anonymous_unions_and_structs(tmp_path: Path) -> None:
 # gives worked by hand from section 2.6.1.2 (pieces laid end to end from the object's first bit).
 
 def _composite(s: Session, info: DebugInfo, expr: bytes, ctype) -> str:
-    from tdbg.debuginfo import Variable
+    from tdbg.symbols.debuginfo import Variable
     from tdbg.expr import format_value
 
     ctx = s.expression_context()

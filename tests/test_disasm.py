@@ -18,14 +18,15 @@ import capstone
 import pytest
 
 from tdbg.commands import Interpreter
-from tdbg.disasm import _NOT_IN_CAPSTONE, Disassembler, disassemble
+from tdbg.riscv.disasm import _NOT_IN_CAPSTONE, Disassembler, disassemble
 from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.session import Session
 from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.tensix.isa import isa_of
 
 GDB = shutil.which("gdb-multiarch")
 needs_gdb = pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (Debian package gdb-multiarch)")
-ISA = BLACKHOLE.isa
+ISA = isa_of(BLACKHOLE)
 
 
 @pytest.mark.parametrize("address, word, text", [

@@ -15,6 +15,7 @@ from __future__ import annotations
 from tdbg.commands import Interpreter
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Disposition, Session
+from tdbg.commands import execute
 from captured import run, shell
 
 DEMO = firmware_dir() / "demo.c"
@@ -146,18 +147,18 @@ def test_the_api_sees_the_disposition_the_shell_set() -> None:
 def test_run_again_clears_hit_counts_as_gdb() -> None:
     # gdb-multiarch 13 on a native program: break main, run, run -> "breakpoint already hit 1 time"
     s = Session(firmware_dir() / "demo.c")
-    s.execute("break fill_row")
-    s.execute("watch results[3]")
-    s.execute("run")
-    s.execute("continue")
-    s.execute("continue")
-    s.execute("disable 1")
-    assert "Hardware watchpoint 2: results[3]" in s.execute("continue")
-    listing = s.execute("info breakpoints")
+    execute(s, "break fill_row")
+    execute(s, "watch results[3]")
+    execute(s, "run")
+    execute(s, "continue")
+    execute(s, "continue")
+    execute(s, "disable 1")
+    assert "Hardware watchpoint 2: results[3]" in execute(s, "continue")
+    listing = execute(s, "info breakpoints")
     assert "breakpoint already hit 3 times" in listing and "breakpoint already hit 1 time" in listing
-    s.execute("enable 1")
-    s.execute("run")
-    listing = s.execute("info breakpoints")
+    execute(s, "enable 1")
+    execute(s, "run")
+    listing = execute(s, "info breakpoints")
     assert "breakpoint already hit 1 time" in listing and "3 times" not in listing
     assert listing.count("already hit") == 1          # the watchpoint's count is back to zero
 

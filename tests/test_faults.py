@@ -15,6 +15,7 @@ from tdbg.emu.stops import StopKind
 from tdbg.emu.tile import Policy
 from tdbg.session import Session
 from tdbg.tensix.events import Category
+from tdbg.commands import execute
 
 MISBEHAVE = Path(__file__).parent / "firmware" / "misbehave.c"
 
@@ -130,10 +131,10 @@ def test_backtrace_after_an_event_stays_in_the_t_cores_local_ram() -> None:
     """Item 7: T cores map 4 KiB of local RAM, B 8 KiB; s0 points 16 bytes past T0's RAM.  The
     stop report names the function, and ``bt`` stops at the end of T0's RAM."""
     s = session(9)
-    report = s.execute("run")
+    report = execute(s, "run")
     assert "UndefinedBehavior on T0" in report and "in no_frame_info ()" in report
     assert "Cannot access memory" not in report
-    (frame,) = s.execute("bt").splitlines()
+    (frame,) = execute(s, "bt").splitlines()
     assert frame.startswith("#0 ") and frame.endswith("in no_frame_info ()")
 
 

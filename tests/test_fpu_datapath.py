@@ -21,8 +21,9 @@ from tdbg.tensix.events import UnimplementedFunctionality
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.state import TensixState
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode
+encode = isa_of(BLACKHOLE).encode
 ONE = 0x0007F
 
 

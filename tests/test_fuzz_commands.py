@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from fuzzing import bounded, fuzz_settings
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
+from tdbg.commands import execute
 
 FW = firmware_dir()
 
@@ -96,7 +97,7 @@ class Model:
 
 def _listed(s: Session) -> dict[int, bool]:
     table = {}
-    for line in s.execute("info breakpoints", check=False).splitlines():
+    for line in execute(s, "info breakpoints", check=False).splitlines():
         m = re.match(r"(\d+)\s+(?:breakpoint|hw watchpoint|read watchpoint|acc watchpoint)\s+(?:keep|del)\s+([yn])\b", line)
         if m:
             table[int(m.group(1))] = m.group(2) == "y"
@@ -104,7 +105,7 @@ def _listed(s: Session) -> dict[int, bool]:
 
 
 def _displayed(s: Session) -> set[int]:
-    return {int(m.group(1)) for m in re.finditer(r"^(\d+):\s+[yn]\s", s.execute("info display", check=False), re.M)}
+    return {int(m.group(1)) for m in re.finditer(r"^(\d+):\s+[yn]\s", execute(s, "info display", check=False), re.M)}
 
 
 # -- commands --------------------------------------------------------------------------------------
@@ -183,7 +184,7 @@ def _fresh(kind: str) -> tuple[Session, Model]:
     s = _SESSIONS.get(kind) or _SESSIONS.setdefault(kind, _session(kind))
     s.clear_interrupt()
     for line in ("delete", "undisplay", "trace dst off", "thread 1", "kill"):
-        s.execute(line, check=False)
+        execute(s, line, check=False)
     for n in list(s.checkpoints):
         s.delete_checkpoint(n)
     assert _listed(s) == {} and _displayed(s) == set()
@@ -234,7 +235,7 @@ def _check(kind: str, lines: list[str], files: list[str]) -> None:
     s, model = _fresh(kind)
     with bounded(120):
         for line in lines:
-            out = s.execute(line, check=False)          # must not raise
+            out = execute(s, line, check=False)          # must not raise
             assert "internal error" not in out and "Traceback" not in out, (line, out)
             _apply(model, line, out)
         s.clear_interrupt()
@@ -242,10 +243,10 @@ def _check(kind: str, lines: list[str], files: list[str]) -> None:
         if model.stopped_at_breakpoint:   # GDB deletes every temporary breakpoint the stop hit, not only the one it names
             for n in model.temporary - listed.keys():
                 model.enabled.pop(n, None)
-        assert listed == model.enabled, (lines, s.execute("info breakpoints", check=False))
-        assert _displayed(s) == model.displays, (lines, s.execute("info display", check=False))
-        assert s.execute("p 1 + 2", check=False).endswith("= 3\n")
-        assert re.match(r"pc\s+0x[0-9a-f]+", s.execute("info registers pc", check=False))
+        assert listed == model.enabled, (lines, execute(s, "info breakpoints", check=False))
+        assert _displayed(s) == model.displays, (lines, execute(s, "info display", check=False))
+        assert execute(s, "p 1 + 2", check=False).endswith("= 3\n")
+        assert re.match(r"pc\s+0x[0-9a-f]+", execute(s, "info registers pc", check=False))
 
 
 def _sequences(kind: str) -> st.SearchStrategy[list[str]]:

@@ -27,6 +27,7 @@ from tdbg.emu.stops import StopKind
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import RunStatus, Session
 from tdbg.toolchain import ttllk, ttnn
+from tdbg.commands import execute
 
 FW = firmware_dir()
 KERNELS: dict[str, dict[str, object]] = {
@@ -112,22 +113,22 @@ def _run(s: Session, line: str) -> str:
         timer = threading.Timer(delay, s.interrupt)
         timer.start()
         try:
-            return s.execute("continue", check=False)
+            return execute(s, "continue", check=False)
         finally:
             timer.cancel()
-    return s.execute(line, check=False)
+    return execute(s, line, check=False)
 
 
 def _finish(s: Session) -> None:
     """Every breakpoint gone, every core free: continue until the program has exited."""
-    s.execute("delete", check=False)
-    s.execute("set scheduler-locking off", check=False)
+    execute(s, "delete", check=False)
+    execute(s, "set scheduler-locking off", check=False)
     for _ in range(20):
         if s.status is RunStatus.EXITED:
             return
         stop = s.cont()
         assert stop.kind not in (StopKind.DEADLOCK, StopKind.FAULT), stop.describe()
-    raise AssertionError(f"the program did not end: {s.execute('info threads', check=False)}")
+    raise AssertionError(f"the program did not end: {execute(s, 'info threads', check=False)}")
 
 
 @st.composite
@@ -138,8 +139,8 @@ def scripts(draw: st.DrawFn, kernels: dict) -> tuple[str, list[str]]:  # type: i
 
 def _check(kernels: dict, name: str, script: list[str], prepare: Callable[[Session], None] | None = None) -> None:  # type: ignore[type-arg]
     s, reference, _ = kernels[name]
-    s.execute("delete", check=False)
-    s.execute("set scheduler-locking off", check=False)
+    execute(s, "delete", check=False)
+    execute(s, "set scheduler-locking off", check=False)
     s.restart()
     s.select_core("T0")
     with bounded(120):

@@ -21,6 +21,7 @@ from fuzzing import bounded, fuzz_settings
 from tdbg.emu.stops import StopKind
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session, SessionError
+from tdbg.commands import execute
 
 FW = firmware_dir()
 BAD = ("internal error", "Traceback")
@@ -53,12 +54,12 @@ def _write(s: Session, tmp: Path, path: str, address: int, size: int, value: int
         return ""
     if path == "set":
         kind = TYPES.get(size, "unsigned long long")
-        return s.execute(f"set {{{kind}}}{address:#x} = {value:#x}", check=False)
+        return execute(s, f"set {{{kind}}}{address:#x} = {value:#x}", check=False)
     if path == "restore":
         data = tmp / "w.bin"
         data.write_bytes(value.to_bytes(size, "little"))
-        return s.execute(f"restore {data} binary {address:#x}", check=False)
-    return s.execute(f"x/{max(size // 4, 1)}xw {address & ~3:#x}", check=False)
+        return execute(s, f"restore {data} binary {address:#x}", check=False)
+    return execute(s, f"x/{max(size // 4, 1)}xw {address & ~3:#x}", check=False)
 
 
 @fuzz_settings(short=15, long=2000)
@@ -67,7 +68,7 @@ def test_writes_into_every_device_region(pipeline: Session, tmp_path_factory: py
                                          data: st.DataObject) -> None:
     s = pipeline
     tmp = tmp_path_factory.mktemp("w", numbered=True)
-    s.execute("delete", check=False)
+    execute(s, "delete", check=False)
     s.restart()
     s.clear_interrupt()
     steps = data.draw(st.lists(st.tuples(writes(s), st.integers(0, 2000)), min_size=1, max_size=12))
@@ -79,7 +80,7 @@ def test_writes_into_every_device_region(pipeline: Session, tmp_path_factory: py
             if run_for:   # let the cores run a little between writes (a limit per turn)
                 stop = s.cont(limit=run_for)
                 assert stop.kind is not StopKind.FAULT, stop.describe()
-        assert s.execute("p 1 + 2").strip().endswith("= 3")
+        assert execute(s, "p 1 + 2").strip().endswith("= 3")
         s.restart()
         stop = s.cont()
         assert stop.kind is not StopKind.FAULT and not any(b in stop.describe() for b in BAD), stop.describe()

@@ -22,6 +22,7 @@ from tdbg.emu.elf import ElfImage, ElfLoadError
 from tdbg.emu.stops import StopKind
 from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.session import Session, SessionError
+from tdbg.commands import execute
 
 DEMO = firmware_dir() / "demo.c"
 EHDR = {"e_type": (16, 2), "e_machine": (18, 2), "e_version": (20, 4), "e_entry": (24, 4), "e_phoff": (28, 4),
@@ -125,7 +126,7 @@ def test_mutated_elfs(session: Session, changes: list, tmp_path_factory: pytest.
         else:
             s.cont(limit=3000)
             for command in COMMANDS:
-                out = s.execute(command, check=False)
+                out = execute(s, command, check=False)
                 assert "Traceback" not in out and "internal error" not in out, (command, out)
             s.stepi(3)
         check_still_whole(s)

@@ -8,13 +8,14 @@ import re
 import pytest
 
 from tdbg.session import Session
+from tdbg.commands import execute
 
 CORES = {"B", "NC", "T0", "T1", "T2"}
 
 
 @pytest.mark.parametrize("command", ["file", "break"])
 def test_help_names_every_core(command: str) -> None:
-    text = " ".join(Session().execute(f"help {command}").split())
+    text = " ".join(execute(Session(), f"help {command}").split())
     listed = re.search(r"\(N: thread number or ([^)]*)\)" if command == "break" else r"of CORE \(([^;]*);", text)
     assert listed is not None, text
     assert set(listed.group(1).split(", ")) == CORES

@@ -9,8 +9,9 @@ from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.state import TensixState
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
+encode = isa_of(BLACKHOLE).encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
 
 @pytest.fixture

@@ -17,8 +17,9 @@ from tdbg.tensix.events import MissingSpecification, UndefinedBehavior
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.state import TensixState
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
+encode = isa_of(BLACKHOLE).encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
 ONE, ONE_HALF, TWO_QUARTER, THREE = 0x0007F, 0x2007F, 0x08080, 0x20080
 TF32 = 4

@@ -14,15 +14,16 @@ from tdbg.tensix.events import MissingSpecification
 from tdbg.tensix.frontend import MopExpander, ReplayExpander
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.state import TensixState
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
+encode = isa_of(BLACKHOLE).encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
 NOP = encode("NOP")
 A0, A1, A2, A3, B, SKIP_A, SKIP_B = (encode("SEMPOST", SemaphoreMask=1 << i) for i in range(7))
 
 
 def expand(cfg: list[int], word: int, mask_hi: int = 0) -> list[int]:
-    exp = MopExpander(BLACKHOLE.isa, np.array(cfg, dtype=np.uint32), MaskHi=mask_hi)
+    exp = MopExpander(isa_of(BLACKHOLE), np.array(cfg, dtype=np.uint32), MaskHi=mask_hi)
     return list(exp.feed(word))
 
 
@@ -63,7 +64,7 @@ def test_template1_hardware_bug() -> None:
 
 
 def test_mop_cfg_is_consumed_and_sets_mask_hi() -> None:
-    exp = MopExpander(BLACKHOLE.isa, np.zeros(9, dtype=np.uint32))
+    exp = MopExpander(isa_of(BLACKHOLE), np.zeros(9, dtype=np.uint32))
     assert list(exp.feed(encode("MOP_CFG", MaskHi=0xBEEF))) == [] and exp.MaskHi == 0xBEEF
     assert list(exp.feed(B)) == [B]
 
@@ -77,7 +78,7 @@ def test_mop_through_push_per_thread() -> None:
 
 
 def test_replay_load_exec_and_replay() -> None:
-    r = ReplayExpander(BLACKHOLE.isa)
+    r = ReplayExpander(isa_of(BLACKHOLE))
     # Load 2 at index 31 without exec: nothing comes out; slots 31 and 0 are filled.
     assert list(r.feed(encode("REPLAY", Index=31, Count=2, Load=1))) == []
     assert list(r.feed(A0)) == [] and list(r.feed(A1)) == []
@@ -89,14 +90,14 @@ def test_replay_load_exec_and_replay() -> None:
 
 
 def test_replay_count_zero_means_64() -> None:
-    r = ReplayExpander(BLACKHOLE.isa)
+    r = ReplayExpander(isa_of(BLACKHOLE))
     out = list(r.feed(encode("REPLAY", Index=0, Count=0)))
     assert len(out) == 64
 
 
 def test_replay_records_a_replay_word_verbatim() -> None:
     # While loading, the next incoming words are recorded whatever they are.
-    r = ReplayExpander(BLACKHOLE.isa)
+    r = ReplayExpander(isa_of(BLACKHOLE))
     inner = encode("REPLAY", Index=0, Count=3)
     list(r.feed(encode("REPLAY", Index=1, Count=1, Load=1)))
     assert list(r.feed(inner)) == [] and r.buffer[1] == inner

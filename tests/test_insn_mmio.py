@@ -16,8 +16,9 @@ from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnimplementedFunctionality
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.state import TensixState
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode
+encode = isa_of(BLACKHOLE).encode
 
 
 def reg_addr(address: int) -> int:

@@ -16,8 +16,9 @@ from tdbg.tensix.events import UndefinedBehavior
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.state import TensixState
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
+encode = isa_of(BLACKHOLE).encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
 FP32, FP16, TF32, BF16 = 0, 1, 4, 5
 V = 0x12345678

@@ -11,9 +11,10 @@ from tdbg.tensix.events import MissingSpecification, UnimplementedFunctionality
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.state import TensixState
-from tdbg import state_description
+from tdbg.tensix import state_description
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode  # the words Blackhole firmware pushes (bh_encodings.json)
+encode = isa_of(BLACKHOLE).encode  # the words Blackhole firmware pushes (bh_encodings.json)
 
 MU, UNP = SrcClient.MatrixUnit, SrcClient.Unpackers
 

@@ -10,11 +10,11 @@ import pytest
 import ttllk_variants as tv
 
 from tdbg.emu.elf import ElfImage
-from tdbg.tensix.isa import RESERVED, ttinsn_to_word
+from tdbg.tensix.isa import RESERVED, ttinsn_to_word, isa_of
 from tdbg.arch.blackhole import BLACKHOLE
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
-BH = BLACKHOLE.isa
+BH = isa_of(BLACKHOLE)
 
 
 def _yaml() -> list[dict]:

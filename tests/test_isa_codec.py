@@ -23,11 +23,12 @@ from tdbg.tensix.isa import (
     word_to_ttinsn,
 )
 from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.tensix.isa import isa_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT.parent / "shared" / "spec"
 WH = Isa.load("tdbg.arch.wormhole_b0")     # Wormhole B0 (Bits32.lua), kept for a future profile
-BH = BLACKHOLE.isa               # Blackhole (tt-llk assembly.yaml)
+BH = isa_of(BLACKHOLE)               # Blackhole (tt-llk assembly.yaml)
 TABLES = (WH, BH)
 ALL = [(t, m) for t in TABLES for m in t.mnemonics()]
 # The Wormhole table's functions, as the worked Wormhole examples below use them.

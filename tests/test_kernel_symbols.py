@@ -19,6 +19,7 @@ from tdbg.session import Session
 from tdbg.ttmetal import boot
 from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.program import prepare
+from tdbg.commands import execute
 from captured import Shell, run, shell
 from ttmetal_programs import operations, transpose
 
@@ -188,8 +189,8 @@ def test_a_code_label_inside_a_function_names_the_function_as_gdb() -> None:
     # gdb-multiarch 13.1 -batch on the wheel's ncrisc.elf: 'info symbol 0x609c' and 'info symbol
     # 0x6034' (where the zero-size NOTYPE label .NO_CB677 is, inside main's 1124 bytes).
     s = Session({"NC": firmware() / "ncrisc" / "ncrisc.elf"})
-    assert s.execute("info symbol 0x609c") == "main + 900 in section .text\n"
-    assert s.execute("info symbol 0x6034") == "main + 796 in section .text\n"
+    assert execute(s, "info symbol 0x609c") == "main + 900 in section .text\n"
+    assert execute(s, "info symbol 0x6034") == "main + 796 in section .text\n"
 
 
 #: gdb-multiarch 13.1's ``info address`` of tile_bytes, s, num_tiles, src_addr, kernel_main at the

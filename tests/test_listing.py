@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
+from tdbg.commands import execute
 from captured import run, shell
 
 DEMO = firmware_dir() / "demo.c"
@@ -70,6 +71,6 @@ def test_list_of_a_source_that_is_now_a_folder_is_one_line(tmp_path) -> None:
     s = Session(source)
     source.unlink()
     source.mkdir()
-    text = s.execute("list main", check=False)
+    text = execute(s, "list main", check=False)
     assert "gone.c" in text and "internal error" not in text
-    assert s.execute("p 1 + 2") == "$1 = 3\n"
+    assert execute(s, "p 1 + 2") == "$1 = 3\n"

@@ -16,8 +16,9 @@ import pytest
 from tdbg.emu.elf import ElfImage
 from tdbg.emu.moved import move_code
 from tdbg.toolchain.zig import build
-from tdbg.debuginfo import DebugInfo
+from tdbg.symbols.debuginfo import DebugInfo
 from tdbg.session import Session
+from tdbg.commands import execute
 
 SOURCE = """int table[4] = {1, 2, 3, 4};
 __attribute__((noinline)) int sum(int n) { int s = 0; for (int i = 0; i < n; i++) s += table[i & 3]; return s; }
@@ -81,4 +82,4 @@ def test_a_unit_with_ranges_and_a_zero_low_pc(tmp_path: Path) -> None:
     address = s.image.symbols["sum"].addr + 16
     gdb = subprocess.run(["gdb-multiarch", "-nx", "-batch", "-ex", f"info line *{address:#x}", str(elf)],
                          capture_output=True, text=True, timeout=60).stdout.strip()
-    assert s.execute(f"info line *{address:#x}").strip() == gdb
+    assert execute(s, f"info line *{address:#x}").strip() == gdb

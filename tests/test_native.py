@@ -23,8 +23,9 @@ from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.sfpu import numerics
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.state import TensixState
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode
+encode = isa_of(BLACKHOLE).encode
 
 pytestmark = pytest.mark.skipif(native.library() is None, reason="the native library cannot be built here")
 

@@ -18,6 +18,7 @@ from tdbg.emu.stops import StopKind
 from tdbg.toolchain.zig import build
 from tdbg.session import Session
 from tdbg.tensix.events import Category
+from tdbg.commands import execute
 
 HERE = Path(__file__).parent
 TTSIM = json.loads((HERE / "data" / "noc_ttsim.json").read_text())
@@ -65,7 +66,7 @@ def test_counters_the_pages_give() -> None:
 
 def test_nc_is_thread_five_and_has_no_mailboxes() -> None:
     s = probe("NC")
-    assert "Thread 5 (NC)" in s.execute("info threads")
+    assert "Thread 5 (NC)" in execute(s, "info threads")
     assert s.core_by_thread("ncrisc") == "NC" and s.core_by_thread("brisc") == "B"
     with pytest.raises(Exception, match="Cannot access memory"):
         s.read_memory(0xFFEC_0000, 4)                               # the mailboxes are unmapped for NC
@@ -117,7 +118,7 @@ def test_a_tile_through_dram_over_both_nocs_matches_ttsim() -> None:
         counters = s.tile.noc.nius[int(noc[-1])].counters
         names = {name: i for i, name in s.profile.noc.counters.items()}
         assert {n: counters[names[n]] for n in expected} == expected, noc
-    text = s.execute("info noc requests")
+    text = execute(s, "info noc requests")
     assert "NoC 0 write of 2048 bytes by B" in text and "DRAM channel 4 0x10000" in text
     assert "NoC 1 atomic of 4 bytes by NC" in text
 

@@ -16,6 +16,7 @@ import pytest
 from tdbg.emu.stops import StopKind
 from tdbg.session import Session
 from tdbg.toolchain.zig import build
+from tdbg.commands import execute
 
 HERE = Path(__file__).parent
 PAGE = 0x1000
@@ -114,7 +115,7 @@ def test_many_small_dram_writes_cost_what_they_write() -> None:
     assert s.cont().kind is StopKind.EXITED
     assert sum(m.nbytes for m in s.tile.noc.dram.values()) <= 8000 * 1024
     assert all(s.read_noc(17, 14, i << 16, 64) == source for i in range(0, 8000, 997))
-    text = s.execute("info noc requests")
+    text = execute(s, "info noc requests")
     assert text.count("\n") <= 2 * 10_000 + 2 and "posted write of 64 bytes by B" in text
 
 
@@ -181,7 +182,7 @@ def test_a_read_of_dram_nothing_wrote_warns_or_stops_as_handle_says() -> None:
     assert s.read_memory(0x41000, 64) == bytes(range(64))
     s = requests(entries, 0x5000, b"", 0x6000)
     s.write_noc(17, 14, 0x10000, bytes(range(64)))
-    s.execute("handle NeverWritten stop")
+    execute(s, "handle NeverWritten stop")
     stop = s.cont()
     assert stop.kind is StopKind.EVENT
     assert "B read DRAM channel 4 0x30000000..0x30000800: never written" in stop.describe()

@@ -18,8 +18,9 @@ from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import UnimplementedFunctionality
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.state import TensixState
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode
+encode = isa_of(BLACKHOLE).encode
 FP32, BF16, BFP8 = 0, 5, 6
 OUT = 0x50000
 

@@ -26,6 +26,7 @@ import pytest
 
 from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.session import Session
+from tdbg.commands import execute
 from captured import run, shell
 
 SOURCE = Path(__file__).parent / "firmware" / "llk_kernel.cpp"
@@ -233,7 +234,7 @@ def test_session_reads_no_dwarf_until_a_source_question(kernel: Path) -> None:
     assert info is not None and "_dwarf" not in vars(info) and "_fdes" not in vars(info)
     s.debug.row_at(0x6084)                               # one address: its unit's line table only
     assert "_dwarf" in vars(info) and "_fdes" not in vars(info)
-    assert s.execute("info line combine").startswith('Line 70 of "')
+    assert execute(s, "info line combine").startswith('Line 70 of "')
 
 
 def text(template: str) -> str:

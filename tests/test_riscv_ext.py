@@ -17,7 +17,7 @@ from unicorn import UC_ARCH_RISCV, UC_MODE_RISCV32, UC_PROT_ALL, UC_PROT_EXEC, U
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 
 from tdbg.emu.translation import Trampolines, jal_offset, sequence
-from tdbg.riscv_ext import BitInsn, arch_extensions, decode_bitmanip, decode_csr, evaluate, is_lr_sc
+from tdbg.riscv.extensions import BitInsn, arch_extensions, decode_bitmanip, decode_csr, evaluate, is_lr_sc
 
 # (word, gdb-multiarch 13.1's x/i text)
 SPELLED = [

@@ -22,9 +22,10 @@ from unicorn.riscv_const import UC_RISCV_REG_PC
 from tdbg.emu.stops import StopKind
 from tdbg.emu.tile import Policy
 from tdbg.emu.translation import sequence
-from tdbg.riscv_ext import decode_bitmanip
+from tdbg.riscv.extensions import decode_bitmanip
 from tdbg.session import Session, SessionError
 from tdbg.tensix.events import Category
+from tdbg.commands import execute
 
 FIRMWARE = Path(__file__).parent / "firmware"
 BH_ISA = ["-mcpu=generic_rv32+m+zaamo+zba+zbb"]
@@ -115,7 +116,7 @@ def test_stepi_executes_a_translated_instruction_as_one() -> None:
     s.reverse_stepi()
     assert (s.pc, s.register("a0")) == (at, x)
     assert s.read_u32(at) == 0x20A52533               # the loaded word, not the jump
-    assert "sh1add\ta0,a0,a0" in s.execute(f"x/i {at}")
+    assert "sh1add\ta0,a0,a0" in execute(s, f"x/i {at}")
 
 
 def test_breakpoint_after_a_translated_instruction_and_instruction_limits() -> None:
@@ -139,9 +140,9 @@ def test_breakpoint_after_a_translated_instruction_and_instruction_limits() -> N
 
 def test_disassembly_spells_the_extensions() -> None:
     s = bitmanip_session()
-    text = s.execute("disassemble index_add")
+    text = execute(s, "disassemble index_add")
     assert "sh2add\ta0,a1,a0" in text
-    assert "clz\ta0,a0" in s.execute("disassemble clz_in_place")
+    assert "clz\ta0,a0" in execute(s, "disassemble clz_in_place")
 
 
 CSRS = FIRMWARE / "csrs.c"
@@ -211,13 +212,13 @@ def test_debugger_writes_over_code() -> None:
     s = bitmanip_session()
     at = s.symbol("index_add").addr + 16
     assert s.read_u32(at) == 0x20A5C533                            # sh2add a0, a1, a0
-    s.execute(f"set {{int}}{at} = {{int}}{at}")
+    execute(s, f"set {{int}}{at} = {{int}}{at}")
     assert s.read_u32(at) == 0x20A5C533
     s.write_value(at, 4, 0x00B50533)                                # add a0, a0, a1
     assert s.read_u32(at) == 0x00B50533 and at not in s.tile.code.at
     s.break_at("index_add")
     s.cont()
-    s.execute("finish")
+    execute(s, "finish")
     assert s.register("a0") == (inputs()[0][0] + inputs()[1][0]) & M
     with pytest.raises(SessionError):                                # the trampolines are not memory
         s.write_value(s.tile.trampolines.spaces[0].base, 4, 0)
@@ -229,7 +230,7 @@ def test_debugger_write_of_a_ttinsn_word_changes_what_is_pushed() -> None:
     s = Session(firmware_dir() / "movd2b.c")
     at = min(s.image.ttinsn)
     word = s.read_u32(at)
-    s.execute(f"set {{int}}{at} = {{int}}{at}")
+    execute(s, f"set {{int}}{at} = {{int}}{at}")
     assert s.read_u32(at) == word and s.tile.code.at[at].word == word
     nop = 0x02 << 24                                               # Tensix NOP, .ttinsn: rotated left by 2
     s.write_value(at, 4, ((nop << 2) | (nop >> 30)) & M)

@@ -13,6 +13,7 @@ import pytest
 from tdbg.session import Session
 from tdbg.emu.stops import StopKind
 from tdbg.tensix.events import Category
+from tdbg.commands import execute
 
 FAULTS = Path(__file__).parent / "firmware" / "faults.c"
 CS = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)
@@ -165,9 +166,9 @@ def test_an_interrupt_is_taken_by_the_run_it_stops() -> None:
     # Session.execute are not interrupted again (before: each printed "Quit").
     s = session(4)
     threading.Timer(0.2, s.interrupt).start()
-    assert "Program received signal SIGINT" in s.execute("continue") or s.last_stop.kind is StopKind.INTERRUPTED
+    assert "Program received signal SIGINT" in execute(s, "continue") or s.last_stop.kind is StopKind.INTERRUPTED
     for command in ("x/4x $sp", "disassemble $pc,+8", "info registers pc"):
-        out = s.execute(command, check=False)
+        out = execute(s, command, check=False)
         assert "Quit" not in out, (command, out)
 
 

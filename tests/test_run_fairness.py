@@ -14,6 +14,7 @@ import pytest
 
 from tdbg.emu.stops import StopKind
 from tdbg.session import Session
+from tdbg.commands import execute
 
 FLAG = 0x100000        # an L1 word outside both cores' firmware
 
@@ -81,11 +82,11 @@ def test_until_out_of_a_spin_loop_lets_the_other_core_run(pair: Session, tmp_pat
     # until (no argument) in the loop: its internal breakpoints on the loop's lines are hit with
     # a false condition (a line not past the current one) until T1 has set the flag.
     line = _spin_line(tmp_path / "spin_t0.c")
-    pair.execute(f"break spin_t0.c:{line} thread 1")
-    assert "SPIN" in pair.execute("continue")
-    pair.execute("delete")
+    execute(pair, f"break spin_t0.c:{line} thread 1")
+    assert "SPIN" in execute(pair, "continue")
+    execute(pair, "delete")
     out: list[str] = []
-    worker = threading.Thread(target=lambda: out.append(pair.execute("until")), daemon=True)
+    worker = threading.Thread(target=lambda: out.append(execute(pair, "until")), daemon=True)
     worker.start()
     worker.join(30)
     if worker.is_alive():
@@ -93,7 +94,7 @@ def test_until_out_of_a_spin_loop_lets_the_other_core_run(pair: Session, tmp_pat
         worker.join(10)
         pytest.fail("until did not return within 30 s")
     assert pair.tile.cores["T1"].state.name == "EXITED"
-    assert pair.execute("p $pc") and pair.tile.read(pair.tile.cores["T0"], FLAG, 4) == b"\x01\0\0\0"
+    assert execute(pair, "p $pc") and pair.tile.read(pair.tile.cores["T0"], FLAG, 4) == b"\x01\0\0\0"
 
 
 def test_the_order_is_the_same_every_time(pair: Session, tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.sfpu.numerics import fma
 from tdbg.tensix.state import TensixState
+from tdbg.tensix.isa import isa_of
 
 DATA = json.loads((Path(__file__).parent / "data" / "sfpu_ttsim.json").read_text())
 TTSIM_POWER_ON = {11: 0xBF800000, 12: 0x3B000000, 13: 0xBF2CC4C7, 14: 0xBEB08FF9}  # LReg[11..14]
@@ -41,7 +42,7 @@ def test_fma_matches_ttsim(datapath: str) -> None:
                                      for a, b, c, e, g in zip(x, y, z, expected, got) if e != g][:5]
 
 
-@pytest.mark.parametrize("case", DATA["programs"], ids=lambda c: " ; ".join(BLACKHOLE.isa.decode(w).mnemonic for w in c["ops"]))
+@pytest.mark.parametrize("case", DATA["programs"], ids=lambda c: " ; ".join(isa_of(BLACKHOLE).decode(w).mnemonic for w in c["ops"]))
 def test_program_matches_ttsim(case: dict, datapath: str) -> None:
     cop = Coprocessor(TensixState())
     for reg, value in enumerate(words(case["init"], (8, 32))):

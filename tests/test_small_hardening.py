@@ -18,6 +18,7 @@ from tdbg.emu.stops import StopKind
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.rsp.server import MonitorInterpreter
 from tdbg.session import Session
+from tdbg.commands import execute
 
 DEMO = firmware_dir() / "demo.c"
 
@@ -33,18 +34,18 @@ def test_a_npy_shape_that_is_not_two_counts_is_refused(tmp_path: Path, shape: st
     s = Session(DEMO)
     _npy(tmp_path / "x.npy", shape)
     for command in (f"restore dst {tmp_path / 'x.npy'} 0", f"dst diff {tmp_path / 'x.npy'}"):
-        out = s.execute(command, check=False)
+        out = execute(s, command, check=False)
         assert "is not two counts" in out and "internal error" not in out, out
 
 
 def test_run_says_it_drops_a_write_made_after_the_program_finished() -> None:
     s = Session(DEMO)
-    s.execute("set {int}0x30000 = 5")                  # before the first run: kept
-    assert "warning" not in s.execute("run")
-    s.execute("set {int}0x30000 = 7")                  # after it finished
-    assert "not kept" in s.execute("run")
+    execute(s, "set {int}0x30000 = 5")                  # before the first run: kept
+    assert "warning" not in execute(s, "run")
+    execute(s, "set {int}0x30000 = 7")                  # after it finished
+    assert "not kept" in execute(s, "run")
     assert s.read_u32(0x30000) == 5                    # the set-up is written again, the 7 is not
-    assert "warning" not in s.execute("run")
+    assert "warning" not in execute(s, "run")
 
 
 def test_a_core_in_another_cores_park_loop_parks(tmp_path: Path) -> None:

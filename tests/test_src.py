@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tdbg import state_description
+from tdbg.tensix import state_description
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.state import TensixState
 

@@ -1,4 +1,4 @@
-"""State declared once (``tdbg.state_description``): one declaration per component resets it,
+"""State declared once (``tdbg.tensix.state_description``): one declaration per component resets it,
 saves and restores it, sizes a save and reports what changed.  A component whose state is used
 and then reset must be indistinguishable from a new one, attribute by attribute (so no state is
 left out of its declaration), and a save must come back exactly."""
@@ -11,13 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from tdbg import state_description as state
+from tdbg.tensix import state_description as state
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.emu.tile import Tile
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.state import TensixState
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode
+encode = isa_of(BLACKHOLE).encode
 
 # What a component holds that is not state: tables, caches derived from state, wiring.
 NOT_STATE = {"isa", "_bound", "_frontend_ops", "profile", "config", "table", "window", "dst_port", "mmio", "l1_write",

@@ -11,11 +11,12 @@ from pathlib import Path
 import capstone
 import pytest
 
-from tdbg import stepping
-from tdbg.debuginfo import DebugInfo
+from tdbg.debug import stepping
+from tdbg.symbols.debuginfo import DebugInfo
 from tdbg.session import Session, SessionError
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.toolchain.zig import firmware_dir
+from tdbg.commands import execute
 
 DEMO = firmware_dir() / "demo.c"
 CS = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)
@@ -342,17 +343,17 @@ def test_finish_on_b_unwinds_through_its_own_8k_local_ram() -> None:
 
     firmware = build(Path(__file__).parent / "firmware" / "deep_stack_b.c", core="B")
     s = Session({"B": firmware})
-    s.execute("break deep if n == 0")
-    s.execute("run")
-    s.execute("delete")
+    execute(s, "break deep if n == 0")
+    execute(s, "run")
+    execute(s, "delete")
     assert s.register("sp") < 0xFFB02000 - 0x1000   # deeper than 4 KiB below the top
-    assert len(s.execute("bt").splitlines()) == 14   # deep x 13, on_whole_ram
-    out = s.execute("finish")
+    assert len(execute(s, "bt").splitlines()) == 14   # deep x 13, on_whole_ram
+    out = execute(s, "finish")
     assert out.startswith("deep (n=") and out.endswith("Value returned is $1 = 0\n")   # back in deep(1)
     s = Session({"B": firmware})
-    s.execute("break deep if n == 12")
-    s.execute("run")
-    s.execute("delete")
+    execute(s, "break deep if n == 12")
+    execute(s, "run")
+    execute(s, "delete")
     assert s.register("sp") > 0xFFB02000 - 0x1000   # its frame is in B's upper 4 KiB
-    out = s.execute("finish")
+    out = execute(s, "finish")
     assert "on_whole_ram ()" in out and "Value returned is $1 = 78" in out

@@ -22,6 +22,7 @@ from tdbg.session import Session
 from tdbg.ttmetal import boot, cbs
 from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.program import prepare
+from tdbg.commands import execute
 from ttmetal_programs import TTSIM, exact_inputs, operations, reader_two_add
 
 CB_ADDRESS = {int(i): int(a, 16) for i, a in TTSIM["add"]["cb_addresses"].items()}   # 2-page CBs, measured
@@ -67,7 +68,7 @@ def test_a_reader_that_never_pushes_hangs_naming_the_cb_the_waiter_and_the_produ
     s = started(NEVER_PUSH="1")
     seen: list = []
     s.stop_listeners.append(seen.append)
-    shown = s.execute("continue")
+    shown = execute(s, "continue")
     stop = seen[-1]
     assert stop.kind is StopKind.DEADLOCK
     report = list(stop.report)
@@ -82,14 +83,14 @@ def test_a_reader_that_never_pushes_hangs_naming_the_cb_the_waiter_and_the_produ
     assert any(line.startswith("  B waits in cb_wait_front for 1 page on CB 2 (2 pages): 0 pages received") for line in report)
     assert "Program stopped: deadlock: no core can run." in shown and report[t0][:60] in shown   # the shell says it too
 
-    info = s.execute("info cb").splitlines()
+    info = execute(s, "info cb").splitlines()
     for index in (0, 1, 2):
         assert (f"CB {index}: 2 pages of 2048 bytes at {CB_ADDRESS[index]:#x} (Float16_b): 0 pages received, "
                 f"0 acknowledged, 0 in the CB") in info
-    only = s.execute("info cb 0")
+    only = execute(s, "info cb 0")
     assert "T0 waits in cb_wait_front for pages, at " in only and "CB 1:" not in only
-    assert s.execute("info cb 5", check=False).strip() == "The program has no CB 5 (its CBs: 0, 1, 2)."
-    assert s.execute("info cb x", check=False).strip() == "A CB number, not 'x'."
+    assert execute(s, "info cb 5", check=False).strip() == "The program has no CB 5 (its CBs: 0, 1, 2)."
+    assert execute(s, "info cb x", check=False).strip() == "A CB number, not 'x'."
 
 
 def test_a_cb_too_small_for_the_pages_pushed_at_once_hangs_saying_so() -> None:
@@ -120,21 +121,21 @@ def test_the_same_reader_with_cbs_that_hold_its_pages_adds() -> None:
 def test_watch_cb_fires_on_each_push_and_tile_cb_shows_its_pages() -> None:
     s = started()
     a, b = exact_inputs(4)
-    s.execute("set width unlimited")
-    assert s.execute("watch cb 0").strip() == "Hardware watchpoint 1: cb 0 pages received"
+    execute(s, "set width unlimited")
+    assert execute(s, "watch cb 0").strip() == "Hardware watchpoint 1: cb 0 pages received"
     for pushed in (1, 2):
-        out = s.execute("continue")
+        out = execute(s, "continue")
         assert "hit Hardware watchpoint 1: cb 0 pages received" in out and "Thread 5 (NC)" in out
         assert f"Old value = {pushed - 1}\nNew value = {pushed}" in out
         state = cbs.states(s, s.host, 0)[0]
         assert state.received == pushed
         for page in range(pushed - state.acked):           # the pages in the CB: tiles acked.. of A
             tile = state.acked + page
-            shown = s.execute(f"tile/x cb 0 page {page}")
+            shown = execute(s, f"tile/x cb 0 page {page}")
             assert shown.startswith(f"Tile at {CB_ADDRESS[0] + (tile % 2) * 2048:#x} as bf16")
             assert np.array_equal(shown_tile(shown), bf16_bits(a[:, 32 * tile:32 * tile + 32]))
-    assert np.array_equal(shown_tile(s.execute("tile/x cb 1")), bf16_bits(b[:, 0:32]))   # B's first tile
-    s.execute("delete 1")
+    assert np.array_equal(shown_tile(execute(s, "tile/x cb 1")), bf16_bits(b[:, 0:32]))   # B's first tile
+    execute(s, "delete 1")
     stop = s.cont()
     assert stop.kind is StopKind.HOST
     assert np.array_equal(s.host.result.tensor("c", a.shape), a + b)
@@ -142,6 +143,6 @@ def test_watch_cb_fires_on_each_push_and_tile_cb_shows_its_pages() -> None:
 
 def test_cb_commands_say_what_is_wrong_in_one_line() -> None:
     s = Session({})
-    assert s.execute("info cb", check=False).strip() == "No tt-metal program is loaded ('tt-metal program FILE')."
-    assert s.execute("tile cb 0", check=False).strip() == "No tt-metal program is loaded ('tt-metal program FILE')."
-    assert s.execute("watch cb 99", check=False).strip() == "There is no CB 99."
+    assert execute(s, "info cb", check=False).strip() == "No tt-metal program is loaded ('tt-metal program FILE')."
+    assert execute(s, "tile cb 0", check=False).strip() == "No tt-metal program is loaded ('tt-metal program FILE')."
+    assert execute(s, "watch cb 99", check=False).strip() == "There is no CB 99."

@@ -24,6 +24,7 @@ from tdbg.session import Session
 from tdbg.ttmetal import boot
 from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.program import from_spec, prepare
+from tdbg.commands import execute
 from ttmetal_programs import READER_TWO, operations, printing_program, reader_two_add
 
 
@@ -68,7 +69,7 @@ def test_waypoints_in_a_hang_report_and_in_info_waypoints() -> None:
     stop = s.cont()
     assert stop.kind is StopKind.DEADLOCK
     assert stop.report[-1] == f"  waypoints: B '{writer}', NC '{waiting}', T0 '{kernel}', T1 '{math}', T2 '{kernel}'"
-    lines = {line.split()[0]: line for line in s.execute("info waypoints").splitlines()}
+    lines = {line.split()[0]: line for line in execute(s, "info waypoints").splitlines()}
     assert re.match(rf"NC\s+'{waiting}'\s+blocked: polls NoC overlay", lines["NC"])
     assert "reader_two.cpp:" in lines["NC"]
     assert re.match(rf"T1\s+'{math}'\s", lines["T1"])
@@ -82,7 +83,7 @@ def test_a_kernel_that_returned_left_ncriscks_last_waypoint() -> None:
 
     ncrisck = ttnn.tree().tt_metal / "hw/firmware/src/tt-1xx/ncrisck.cc"
     assert re.findall(r'WAYPOINT\("([^"]+)"\)', ncrisck.read_text())[-1] == "NKFD"
-    assert re.match(r"NC\s+'NKFD'\s", s.execute("info waypoints").splitlines()[1])
+    assert re.match(r"NC\s+'NKFD'\s", execute(s, "info waypoints").splitlines()[1])
 
 
 def test_a_device_assert_is_a_named_stop_with_its_file_and_line() -> None:
@@ -91,7 +92,7 @@ def test_a_device_assert_is_a_named_stop_with_its_file_and_line() -> None:
     stop = s.cont()
     assert stop.kind is StopKind.HOST and stop.core == "NC"
     assert stop.detail == f"tt-metal device assert: NC tripped ASSERT at reader_two.cpp:{line} (DebugAssertTripped)"
-    shown = s.execute("info waypoints")
+    shown = execute(s, "info waypoints")
     assert re.match(r"NC\s+'K'\s", shown.splitlines()[1])      # ncrisck's waypoint before kernel_main
     assert stop.report == (f"  NC hangs in assert_and_hang, at {s.describe_pc('NC', stop.pc)}",)
 
@@ -133,7 +134,7 @@ def test_dprint_lines_show_as_the_print_server_shows_them_and_a_full_buffer_is_d
                  for t in range(8) for i in range(8)]
     expected.append("reader: done")
     assert 64 * 20 > host.mailboxes.field("dprint_buf.buffer.data").size
-    out = s.execute("run")
+    out = execute(s, "run")
     assert "tt-metal program done" in out
     assert [line for line in out.splitlines() if line.startswith("0:(x=0,y=0):")] == \
         [f"0:(x=0,y=0):NC: {line}" for line in expected]
@@ -149,7 +150,7 @@ def test_dprint_from_every_trisc_and_ncrisc() -> None:
     s = Session({})
     program = printing_program(ops, tiles=2)
     prepare(s, program, fw)
-    out = s.execute("run")
+    out = execute(s, "run")
     assert "tt-metal program done" in out
     shown = [line for line in out.splitlines() if line.startswith("0:(x=0,y=0):")]
     by_core: dict[str, list[str]] = {}
@@ -315,17 +316,17 @@ def test_a_kernel_that_scribbles_its_print_buffer_gets_a_warning_and_the_run_goe
     program.dprint = True
     s = Session({})
     host = prepare(s, program, fw)
-    s.execute("break kernel_main thread NC")
-    s.execute("run")
-    assert "0:(x=0,y=0):NC: reader: 8 tiles from" in s.execute("next 4")
+    execute(s, "break kernel_main thread NC")
+    execute(s, "run")
+    assert "0:(x=0,y=0):NC: reader: 8 tiles from" in execute(s, "next 4")
     wpos = s.read_value(host.prints.address("aux.wpos"), 4)
     assert wpos == s.read_value(host.prints.address("aux.rpos"), 4) and wpos % 4 == 0
     header = 1 | 1 << 1 | 1000 << 6                                   # NC, is_kernel, 1000 bytes, info 0
-    s.execute(f"set {{uint32_t}}{host.prints.address('data') + wpos:#x} = {header:#x}")
-    s.execute(f"set {{uint32_t}}{host.prints.address('aux.wpos'):#x} = {wpos + 8:#x}")
-    s.execute("delete")
+    execute(s, f"set {{uint32_t}}{host.prints.address('data') + wpos:#x} = {header:#x}")
+    execute(s, f"set {{uint32_t}}{host.prints.address('aux.wpos'):#x} = {wpos + 8:#x}")
+    execute(s, "delete")
     with bounded(600):
-        out = s.execute("continue").splitlines()
+        out = execute(s, "continue").splitlines()
     warned = [i for i, line in enumerate(out)
               if re.fullmatch(rf"warning: DPRINT: header {header:#010x} at {wpos:#x} says 1000 bytes follow: past the "
                               r"(write position|buffer end) 0x[0-9a-f]+; read position moved to the write position "

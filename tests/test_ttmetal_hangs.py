@@ -21,6 +21,7 @@ from tdbg.session import Session
 from tdbg.ttmetal import boot
 from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.program import Program, prepare
+from tdbg.commands import execute
 from ttmetal_programs import operations
 
 TILES = 3
@@ -57,8 +58,8 @@ def hang(program: Program) -> tuple[Session, str]:
     """The program run to its hang in the shell at ``set width 80``: the session and the text."""
     s = Session({})
     prepare(s, program, firmware())
-    s.execute("set width 80")
-    text = s.execute("continue")
+    execute(s, "set width 80")
+    text = execute(s, "continue")
     assert "Program stopped: deadlock: no core can run." in text, text
     assert all(len(line) <= 80 for line in text.splitlines()), max(text.splitlines(), key=len)
     return s, text

@@ -18,6 +18,7 @@ from tdbg.session import Session
 from tdbg.ttmetal import boot
 from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.program import prepare
+from tdbg.commands import execute
 from ttmetal_programs import TTSIM, eltwise_add, operations
 
 ADD = TTSIM["add"]
@@ -38,7 +39,7 @@ def session() -> Session:
 
 
 def test_info_kernels_before_and_after_the_launch(session: Session) -> None:
-    lines = session.execute("info kernels").splitlines()
+    lines = execute(session, "info kernels").splitlines()
     assert lines[0] == "B     writer_unary_interleaved_start_id (brisc, NoC 1)"
     assert lines[1].startswith("      source: /") and lines[1].endswith("/writer_unary_interleaved_start_id.cpp")
     assert lines[2].startswith(f"      B code at {CONFIG_BASE + int(ADD['kernel_text_offset'][0], 16):#x} (")
@@ -55,17 +56,17 @@ def test_info_kernels_before_and_after_the_launch(session: Session) -> None:
     for index, at in ADD["cb_addresses"].items():
         assert f"CB {index}: 2 pages of 2048 bytes at {int(at, 16):#x} (Float16_b)" in lines
 
-    session.execute("break kernel_main thread NC")
-    assert "hit Breakpoint 1, kernel_main () at " in session.execute("continue")
-    session.execute(f"set {{uint32_t}}{CONFIG_BASE + 12 + 8:#x} = 7")     # the reader's tile count, changed
-    after = session.execute("info kernels")
+    execute(session, "break kernel_main thread NC")
+    assert "hit Breakpoint 1, kernel_main () at " in execute(session, "continue")
+    execute(session, f"set {{uint32_t}}{CONFIG_BASE + 12 + 8:#x} = 7")     # the reader's tile count, changed
+    after = execute(session, "info kernels")
     assert f"      runtime args at {CONFIG_BASE:#x}: [{C:#x} (c), 12, 0]" in after
     assert f"      runtime args at {CONFIG_BASE + 12:#x}: [{A:#x} (a), {B:#x} (b), 12 [now 7], 0, 0, 0, 0]" in after
 
 
 def test_info_kernels_without_a_program_says_so() -> None:
     s = Session({})
-    assert s.execute("info kernels", check=False).strip() == "No tt-metal program is loaded ('tt-metal program FILE')."
+    assert execute(s, "info kernels", check=False).strip() == "No tt-metal program is loaded ('tt-metal program FILE')."
 
 
 def test_who_wrote_a_cb_page_and_dram_read_by_name_and_endpoint() -> None:
@@ -82,22 +83,22 @@ def test_who_wrote_a_cb_page_and_dram_read_by_name_and_endpoint() -> None:
         pytest.skip(f"the ttnn wheel's firmware is not available: {exc}")
     s = Session({})
     prepare(s, eltwise_add(ops), fw)
-    s.execute("break kernel_main thread T1")
-    s.execute("continue")
+    execute(s, "break kernel_main thread T1")
+    execute(s, "continue")
     cb0 = int(ADD["cb_addresses"]["0"], 16)
-    wrote = s.execute(f"info l1-writer {cb0 + 100:#x}").strip()
+    wrote = execute(s, f"info l1-writer {cb0 + 100:#x}").strip()
     assert wrote.startswith(f"L1 {cb0 + 100:#x}: the NoC request NoC 0 read of 2048 bytes by NC at 0x")
     assert f" {A:#x} -> this tile {cb0:#x} (#1), issued at 0x" in wrote and "reader_binary_interleaved_start_id.cpp:" in wrote
 
     written = s.host.program.buffers["a"].data            # the bytes the host wrote: tiles of bfloat16, in pages
     page3 = struct.unpack_from("<16H", written, 3 * 2048)  # face 0, row 0 of tile 3
-    s.execute("set width unlimited")
-    shown = s.execute("tile/x a page 3").splitlines()
+    execute(s, "set width unlimited")
+    shown = execute(s, "tile/x a page 3").splitlines()
     assert shown[0] == f"Tile at DRAM buffer a page 3 (bank 3 {A:#x}) as bf16"
     assert tuple(int(w, 16) for w in shown[2].split(":")[1].split()) == page3
     x, y = dram_bank_xy(0)[0]
-    words = s.execute(f"x/4wx noc({x},{y}):{A:#x}").split()
+    words = execute(s, f"x/4wx noc({x},{y}):{A:#x}").split()
     assert words[0] == f"noc({x},{y}):{A:#x}:"
     assert tuple(int(w, 16) for w in words[1:]) == struct.unpack_from("<4I", written, 0)
-    assert s.execute("x/4wx a page 9").split()[1:] == [f"{w:#010x}" for w in struct.unpack_from("<4I", written, 9 * 2048)]
-    assert s.execute("tile a page 12", check=False).strip() == "Buffer a has pages 0..11, not 12."
+    assert execute(s, "x/4wx a page 9").split()[1:] == [f"{w:#010x}" for w in struct.unpack_from("<4I", written, 9 * 2048)]
+    assert execute(s, "tile a page 12", check=False).strip() == "Buffer a has pages 0..11, not 12."

@@ -27,12 +27,13 @@ from pathlib import Path
 
 import pytest
 
-from tdbg.disasm import Disassembler
+from tdbg.riscv.disasm import Disassembler
 from tdbg.emu.elf import ElfImage
-from tdbg.riscv_ext import arch_extensions
+from tdbg.riscv.extensions import arch_extensions
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.toolchain import elfpatch, ttnn
 from tdbg.ttmetal import kit
+from tdbg.tensix.isa import isa_of
 
 DATA = json.loads((Path(__file__).parent / "data" / "ttmetal_kernels.json").read_text())
 KERNELS = [(prog, k) for prog, p in DATA["programs"].items() for k in p["kernels"]]
@@ -99,7 +100,7 @@ def test_disassembly_has_no_unknown_words(builds: dict[str, kit.Build], prog: st
     for binary in builds[entry["kernel"] + "@" + prog].binaries:
         image = ElfImage.load(binary.elf)
         text = image.section(".text")
-        decode = Disassembler(BLACKHOLE.isa, arch_extensions(image.arch))
+        decode = Disassembler(isa_of(BLACKHOLE), arch_extensions(image.arch))
         unknown = [f"{text.addr + i:#x}: {decode(text.addr + i, w).render()}"
                    for i, (w,) in zip(range(0, text.size, 4), struct.iter_unpack("<I", text.data))
                    if decode(text.addr + i, w).render().startswith(".4byte")]

@@ -20,6 +20,7 @@ from tdbg.ttmetal import boot
 from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.metal2 import Metal2, kernel_args_header, kernel_bindings_header
 from tdbg.ttmetal.program import Program, run
+from tdbg.commands import execute
 from ttmetal_programs import exact_inputs, operations
 
 
@@ -69,7 +70,7 @@ def test_ttnn_transpose_reader_with_named_args_transposes() -> None:
     s = Session({})
     result = run(s, p, fw)
     assert np.array_equal(result.tensor("c", a.shape), a.T)
-    shown = s.execute("info kernels")
+    shown = execute(s, "info kernels")
     assert "      dfbs: in0=CB 0\n      tensors: src=buffer a\n" in shown
     assert f": [num_tiles=4, start_id=0, start_ht=0, start_wt=0, Ht=2, Wt=2, HtWt=4]\n" in shown
     assert f"      common runtime args at 0x" in shown and f": [tensor src={A.address:#x} (a)]" in shown

@@ -29,6 +29,7 @@ from tdbg.session import Session, SessionError
 from tdbg.ttmetal import boot, dram, tensors
 from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.program import Layout, Program, run
+from tdbg.commands import execute
 from ttmetal_programs import TTSIM, eltwise_add, inputs, matmul, operations
 
 
@@ -171,7 +172,7 @@ def test_break_in_the_compute_kernel_then_run_to_the_end() -> None:
     bp = s.break_at("kernel_main", thread="T1")
     stop = s.cont()
     assert stop.kind is StopKind.BREAKPOINT and stop.core == "T1" and stop.pc == bp.address
-    frame = s.execute("frame")
+    frame = execute(s, "frame")
     assert frame.startswith("#0  kernel_main () at ") and "/eltwise_binary_kernel.cpp:15" in frame
     s.delete(bp.number)
     stop = s.cont()
@@ -237,9 +238,9 @@ def test_tt_metal_boot_replaces_the_demo_and_a_folder_that_does_not_load_leaves_
     shutil.copytree(fw, bad)
     (bad / "trisc2" / "trisc2.elf").write_bytes(b"not an ELF")
     with pytest.raises(SessionError, match="trisc2.elf"):
-        s.execute(f"tt-metal boot {bad}")
+        execute(s, f"tt-metal boot {bad}")
     assert {core: image.path for core, image in s.programs.items()} == demo and s.host is None
-    assert "tt-metal 0.81.1's firmware loaded on B, NC, T0, T1, T2" in s.execute(f"tt-metal boot {fw}")
+    assert "tt-metal 0.81.1's firmware loaded on B, NC, T0, T1, T2" in execute(s, f"tt-metal boot {fw}")
     assert sorted(s.programs) == sorted(["B", "NC", "T0", "T1", "T2"])
     assert s.programs["T0"].path == fw / "trisc0" / "trisc0.elf"
     stop = s.cont()
@@ -369,7 +370,7 @@ def test_a_buffer_larger_than_a_dram_bank_is_refused_as_tt_metals_allocator_refu
 
 
 def test_fifos_and_devices_are_refused_not_read(tmp_path: Path) -> None:
-    """restore/source refuse them (tdbg.hostfiles); so does the program loader, as the program
+    """restore/source refuse them (tdbg.debug.hostfiles); so does the program loader, as the program
     file and as a buffer's file (a FIFO would block for ever, /dev/zero never end)."""
     from fuzzing import bounded
 
@@ -501,7 +502,7 @@ def test_random_mutations_of_a_program_file_load_or_are_refused_in_one_line(fuzz
 
 def test_a_fifo_as_a_dump_file_is_refused_not_opened(tmp_path: Path) -> None:
     """Opening a FIFO for writing waits for a reader: the result's dump is written as 'dump' writes
-    (tdbg.hostfiles), which refuses one; a non-ASCII digit is no CB index."""
+    (tdbg.debug.hostfiles), which refuses one; a non-ASCII digit is no CB index."""
     from types import SimpleNamespace
 
     from fuzzing import bounded

@@ -19,6 +19,7 @@ from tdbg.session import Session
 from tdbg.ttmetal import boot, tensors
 from tdbg.ttmetal.boot import TtMetalError
 from tdbg.ttmetal.program import PROGRAM_FORMAT
+from tdbg.commands import execute
 from ttmetal_programs import TTSIM, exact_inputs, operations
 
 CB0 = int(TTSIM["add"]["cb_addresses"]["0"], 16)
@@ -58,7 +59,7 @@ def test_the_readme_session(tmp_path: Path) -> None:
     np.save(tmp_path / "b.npy", b)
     (tmp_path / "eltwise_add.toml").write_text(PROGRAM_FORMAT)
     s = Session()                      # plain `tdbg`: the demo on T0
-    run = lambda line: s.execute(line)  # noqa: E731
+    run = lambda line: execute(s, line)  # noqa: E731
 
     assert "eltwise_binary_kernel on T0/T1/T2" in run(f"tt-metal program {tmp_path / 'eltwise_add.toml'}")
     run("break kernel_main thread T1")

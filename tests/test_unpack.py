@@ -20,8 +20,9 @@ from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, Unimplem
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.state import TensixState
+from tdbg.tensix.isa import isa_of
 
-encode = BLACKHOLE.isa.encode
+encode = isa_of(BLACKHOLE).encode
 ADC_KEYS = ("ch0_x", "ch0_y", "ch0_z", "ch0_w", "ch1_x", "ch1_y", "ch1_z", "ch1_w")
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tdbg.emu.stops import StopKind
 from tdbg.session import Session
+from tdbg.commands import execute
 
 FIRMWARE = Path(__file__).parent / "firmware" / "watch_same.c"
 
@@ -21,10 +22,10 @@ def line_of(marker: str) -> int:
 
 def test_watch_dst_stops_on_changes_only() -> None:
     s = Session({"T0": FIRMWARE})
-    s.execute("watch dst[1]")
+    execute(s, "watch dst[1]")
     stops = []
     while True:
-        out = s.execute("continue")
+        out = execute(s, "continue")
         if s.last_stop.kind is not StopKind.WATCHPOINT:
             break
         stops.append(int(out.rsplit("watch_same.c:", 1)[1].split()[0]))

@@ -14,12 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from tdbg.arch.memory_map import TENSIX, DeviceSpec, MemoryMap, Region, RegionKind
-
-if TYPE_CHECKING:
-    from tdbg.tensix.isa import Isa
 
 __all__ = [
     "TENSIX", "Coord", "CoreSpec", "CsrSpec", "DeviceSpec", "LoadRule", "MailboxSpec", "NocSpec", "OverlaySpec",
@@ -229,13 +225,6 @@ class Profile:
     def map(self) -> MemoryMap:
         """The address map: every core's regions and the coprocessor's (``TENSIX``)."""
         return MemoryMap.build(self.l1_size, self.local_ram_base, self.slow_path_span, self.cores, self.devices)
-
-    @property
-    def isa(self) -> Isa:
-        """The instruction encodings firmware built for this generation pushes."""
-        from tdbg.tensix.isa import Isa
-
-        return Isa.load(self.package, self.isa_table)
 
     def core(self, name: str) -> CoreSpec:
         """The core called ``name`` (any case), by the map's name or tt-exalens'."""

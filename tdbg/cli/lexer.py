@@ -13,6 +13,7 @@ from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation
 
 from tdbg.session import REGISTERS
 from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.tensix.isa import isa_of
 
 
 def _alternatives(names: list[str]) -> str:
@@ -21,7 +22,7 @@ def _alternatives(names: list[str]) -> str:
 
 
 _REGISTER = _alternatives([*REGISTERS, "pc", "fp"])
-_MNEMONIC = r"(?i:" + _alternatives([*BLACKHOLE.isa.mnemonics(), "decode"]) + ")"  # the REPL's profile
+_MNEMONIC = r"(?i:" + _alternatives([*isa_of(BLACKHOLE).mnemonics(), "decode"]) + ")"  # the REPL's profile
 _HEX = r"-?0[xX][0-9a-fA-F]+"
 
 

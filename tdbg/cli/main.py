@@ -12,10 +12,8 @@ line naming what is wrong."""
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import signal
 import shutil
-import socket
 import sys
 import threading
 from collections.abc import Iterator
@@ -23,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import tdbg
-from tdbg.hostfiles import read_script
+from tdbg.debug.hostfiles import read_script
 
 INIT_FILE = ".tdbginit"
 #: -batch's exit status beyond GDB's 1 (a command failed), past 2 (a bad command line: argparse): what a run ended in
@@ -32,7 +30,7 @@ BATCH_DEVICE_ASSERT = 4
 
 if TYPE_CHECKING:
     from tdbg.commands import Interpreter
-    from tdbg.emu.stops import Stop
+    from tdbg.debug import Stop
     from tdbg.session import Session
 
 
@@ -91,15 +89,6 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"port {port} is outside 0..65535")
     return port
-
-
-def is_loopback(host: str) -> bool:
-    """True when every address ``host`` names is a loopback address (unresolvable: False)."""
-    try:
-        infos = socket.getaddrinfo(host, None)
-    except OSError:
-        return False
-    return all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
 
 
 def programs(args: list[str]) -> dict[str, str]:
@@ -212,6 +201,7 @@ def _ignore_sigint() -> None:
 def _serve(args: argparse.Namespace, session: Session) -> int:
     """The GDB stub on stdio or TCP; one line for an address that cannot be listened on."""
     from tdbg.rsp.server import serve_stdio, serve_tcp
+    from tdbg.simulator.server import is_loopback
 
     if args.rsp_stdio:  # GDB's child: a terminal's Ctrl-C reaching it interrupts, as GDB's 0x03 does
         catch_sigint(session)
@@ -265,7 +255,7 @@ def init_file() -> Path:
 
 def batch_status(stop: Stop) -> int:
     """What ``stop`` makes ``-batch``'s exit status at least: a deadlock, a device ASSERT, else 0."""
-    from tdbg.emu.stops import StopKind
+    from tdbg.debug import StopKind
     from tdbg.ttmetal.program import device_assert
 
     if stop.kind is StopKind.DEADLOCK:

@@ -70,7 +70,7 @@ def serve(args: argparse.Namespace) -> int:
     """The server under tt-umd: stdin is not the user's; stdout and stderr are the script's."""
     from tdbg.commands import Interpreter
     from tdbg.commands.running import report_stop
-    from tdbg.emu.stops import StopKind
+    from tdbg.debug import StopKind
     from tdbg.errors import SessionError
     from tdbg.simulator import folder
     from tdbg.simulator.server import Server

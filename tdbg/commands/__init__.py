@@ -1,6 +1,8 @@
 """tdbg's commands: one module per family, each declaring its commands once (``registry``).
 
-Importing this package registers them all; ``Interpreter`` runs them.
+Importing this package registers them all; ``Interpreter`` runs them, ``execute(session, line)``
+runs one line in a session's own shell (the engine never imports its shell, as ``bdb`` never
+imports its UI).
 """
 
 from tdbg.commands import (  # noqa: F401  (registration)
@@ -26,7 +28,7 @@ from tdbg.commands import (  # noqa: F401  (registration)
     tensix_cmds,
     ttmetal_cmds,
 )
-from tdbg.commands.interpreter import Interpreter
+from tdbg.commands.interpreter import Interpreter, execute
 from tdbg.commands.registry import ROOT, CommandError
 
-__all__ = ["Interpreter", "ROOT", "CommandError"]
+__all__ = ["Interpreter", "ROOT", "CommandError", "execute"]

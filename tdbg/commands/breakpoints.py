@@ -6,14 +6,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from tdbg import linespec
+from tdbg.symbols import linespec
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import breakpoint_what, frame_view, qualify_line
 from tdbg.commands.registry import CORE_NAMES, CommandError, Registry, command, info_command
 from tdbg.commands.ttmetal_cmds import cb_register
 from tdbg.commands.values import evaluate_address, evaluate_int, lvalue
 from tdbg.expr import INT, Value
-from tdbg.hostfiles import HostFileError, write_host_file
+from tdbg.debug.hostfiles import HostFileError, write_host_file
 from tdbg.session import Breakpoint, Disposition, SessionError
 
 _DST_ROW = re.compile(r"^dst\[(.+)\]$")

@@ -25,8 +25,8 @@ from tdbg.commands.layout import SHORT_DIGITS, blocks, first_fitting, fits, line
 from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command
 from tdbg.commands.tensix_cmds import ranges
 from tdbg.commands.values import evaluate_int
-from tdbg.hostfiles import read_host_file, write_host_file
-from tdbg.snapshots import DstContents
+from tdbg.debug.hostfiles import read_host_file, write_host_file
+from tdbg.debug.snapshots import DstContents
 from tdbg.tensix import formats
 
 DST = Registry("dst")

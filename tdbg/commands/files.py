@@ -9,7 +9,7 @@ import struct
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CORE_NAMES, CommandError, Registry, command
 from tdbg.commands.values import evaluate, evaluate_int
-from tdbg.hostfiles import MAX_RESTORE_BYTES, read_host_file, write_host_file
+from tdbg.debug.hostfiles import MAX_RESTORE_BYTES, read_host_file, write_host_file
 from tdbg.session import SessionError
 
 DUMP = Registry("dump")

@@ -1,7 +1,7 @@
 """Frames as GDB shows them: ``backtrace`` (``bt N``, ``bt -N``, ``bt full``), ``frame``, ``up``,
 ``down``, ``info frame``, ``info locals``, ``info args``.  Inlined calls are frames; the
 backtrace ends at ``main``; the selected frame is what ``info locals``, expressions and
-``finish`` use, until the program runs again (``tdbg.frames``)."""
+``finish`` use, until the program runs again (``tdbg.debug.frames``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from tdbg.commands.location import (
 )
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_int
-from tdbg.debuginfo import Frame
-from tdbg.riscv import ABI_NAMES, SP
+from tdbg.symbols.debuginfo import Frame
+from tdbg.riscv.registers import ABI_NAMES, SP
 
 
 def _show_frame(interp: Interpreter, frame: Frame) -> None:

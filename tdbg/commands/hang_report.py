@@ -14,8 +14,8 @@ import textwrap
 from tdbg.commands.escapes import thread_apply
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import line_width
-from tdbg.emu.stops import Stop
-from tdbg.hang import detail_lines
+from tdbg.debug import Stop
+from tdbg.debug.hang import detail_lines
 
 #: what a host's report ends with: where the backtraces it leaves out are
 BACKTRACES_HINT = "  (thread apply all bt: every core's backtrace)"

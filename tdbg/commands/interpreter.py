@@ -1,4 +1,4 @@
-"""The command interpreter shared by the REPL, scripts, ``Session.execute`` and ``monitor``.
+"""The command interpreter shared by the REPL, scripts, ``execute`` and ``monitor``.
 
 It parses a line (GDB's ``cmd/FMT args`` shape, abbreviations, comments), runs the command,
 turns every failure into one line of output, and keeps the state GDB keeps between commands:
@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from tdbg.commands.exalens import with_exalens_hint
 from tdbg.commands.registry import INIT_HOOKS, ROOT, Command, CommandError
 from tdbg.commands.state import ShellState
-from tdbg.emu.stops import Stop
-from tdbg.hostfiles import BadLine
-from tdbg.session import Session, SessionError
+from tdbg.debug import Stop
+from tdbg.debug.hostfiles import BadLine
+from tdbg.errors import SessionError
+from tdbg.session import Session
 from tdbg.tensix.events import TensixEvent
 
 BLOCK_OPENERS = ("define", "document", "commands", "while", "if")  # commands whose block ends at "end"
@@ -282,3 +283,22 @@ def error_message(exc: BaseException) -> str:
         return str(exc)
     frame = traceback.extract_tb(exc.__traceback__)[-1].name if exc.__traceback__ else "?"
     return f"internal error: {exc!r} ({frame})"  # a bug in tdbg: one line, the session goes on
+
+
+def execute(session: Session, line: str, check: bool = True) -> str:
+    """Run one shell command on ``session`` and return what the shell would print, in the
+    session's own shell (``session.shell``: made on first use, it keeps GDB's state between
+    commands).  A command that fails raises ``SessionError`` with that text; with
+    ``check=False`` it is returned.  An interrupt still pending from an earlier command is
+    dropped first."""
+    session.clear_interrupt()
+    if session.shell is None:
+        session.shell = Interpreter(session)
+    interp = session.shell
+    failed, interp.failed = interp.failed, False
+    text = interp.capture(line)
+    if check and interp.failed:
+        interp.failed = True
+        raise SessionError(text.strip())
+    interp.failed = failed or interp.failed
+    return text

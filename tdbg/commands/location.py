@@ -10,8 +10,8 @@ from pathlib import Path
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError
-from tdbg.debuginfo import DebugInfo, Frame, Variable
-from tdbg.frames import FrameView
+from tdbg.symbols.debuginfo import DebugInfo, Frame, Variable
+from tdbg.debug.frames import FrameView
 from tdbg.session import Location
 from tdbg.expr import UINT, ExprError, Kind, Literal, MemAt, evaluate, expand_typedefs, format_value
 

@@ -6,8 +6,8 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import frame_view, source_line
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address
-from tdbg.cxxnames import demangle
-from tdbg.riscv import ABI_NAMES
+from tdbg.symbols.cxxnames import demangle
+from tdbg.riscv.registers import ABI_NAMES
 from tdbg.session import REGISTERS, RunStatus
 
 

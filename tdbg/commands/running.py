@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tdbg.asserts import llk_assert
+from tdbg.debug.asserts import llk_assert
 from tdbg.commands import settings
 from tdbg.commands.hang_report import all_backtraces, out_fitted, report_waits
 from tdbg.commands.interpreter import Interpreter, ScriptAborted, error_message
 from tdbg.commands.location import describe_location, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_int
-from tdbg.emu.stops import Stop, StopKind
+from tdbg.debug import Stop, StopKind
 from tdbg.session import Breakpoint, RunStatus
 from tdbg.expr import INT, Value
 

@@ -12,7 +12,7 @@ import struct
 from tdbg.commands.interpreter import BLOCK_OPENERS, PYTHON_OPENERS, Interpreter, LoopBreak, LoopContinue, UserCommand
 from tdbg.commands.registry import ROOT, CommandError, command
 from tdbg.commands.values import evaluate
-from tdbg.hostfiles import read_script
+from tdbg.debug.hostfiles import read_script
 from tdbg.expr import ExprError, Kind, Value, value_as_address
 
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "a": "\a", "e": "\x1b", "r": "\r", " ": " "}

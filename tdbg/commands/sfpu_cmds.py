@@ -14,8 +14,8 @@ from tdbg.commands.layout import first_fitting, line_width
 from tdbg.commands.registry import INIT_HOOKS, CommandError, info_command
 from tdbg.commands.tensix_cmds import ranges
 from tdbg.commands.values import evaluate_int
-from tdbg.emu.stops import StopKind
-from tdbg.tensix.isa import IsaError
+from tdbg.debug import StopKind
+from tdbg.tensix.isa import IsaError, isa_of
 from tdbg.tensix.sfpu.vector_unit import FULL, LANES
 
 VIEWS = ("x", "f", "d")
@@ -155,7 +155,7 @@ def info_sfpu(interp: Interpreter, args: str) -> None:
         for value in configs:
             lanes = np.flatnonzero(vu.lane_config == value)
             interp.out(f"LaneConfig {value:#07x} in lanes {ranges(lanes)}")
-    isa = s.profile.isa
+    isa = isa_of(s.profile)
     for i in range(4):
         if vu.macro_defined[i].any():
             word = int(vu.template[i][np.argmax(vu.macro_defined[i])])

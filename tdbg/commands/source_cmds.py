@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tdbg import linespec, stepping
+from tdbg.symbols import linespec
+from tdbg.debug import stepping
 from tdbg.commands import settings
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import SourcePosition, frame_header, frame_view, need_debug, qualify_line, source_position
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.running import count_arg, require_running, run_and_report
 from tdbg.commands.values import evaluate_address
-from tdbg.emu.stops import Stop, StopKind
+from tdbg.debug import Stop, StopKind
 from tdbg.expr import CType, Value, decode, format_value, type_name
 
 
@@ -207,7 +208,7 @@ def _list_location(interp: Interpreter, info, text: str, file: Path | None = Non
     return li.file, li.line
 
 
-# -- where sources are found (tdbg.sourcepath) ------------------------------------------------------
+# -- where sources are found (tdbg.symbols.sourcepath) ------------------------------------------------------
 
 @command("directory", aliases=("dir",), usage="directory [DIR...]", help="Add DIRs to the front of the source path, where list, stop lines and the LLK_ASSERT decoder look for source files recorded elsewhere (a file is looked for below each directory by its path, then its base name); without DIR, put the source path back to $cdir:$cwd ($cdir: the compilation directory, $cwd: the current one).  'show directories' shows it.", example="directory ~/tt-llk")
 def directory_cmd(interp: Interpreter, args: str) -> None:

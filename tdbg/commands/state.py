@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tdbg.commands.interpreter import Interpreter
     from tdbg.commands.location import SourcePosition
-    from tdbg.emu.stops import Stop
-    from tdbg.snapshots import DstContents, VectorUnitState
+    from tdbg.debug import Stop
+    from tdbg.debug.snapshots import DstContents, VectorUnitState
 
 @dataclass
 class Display:

@@ -17,8 +17,8 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import frame_view, need_debug, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address
-from tdbg.cxxnames import demangle
-from tdbg.debuginfo import SymbolEntry
+from tdbg.symbols.cxxnames import demangle
+from tdbg.symbols.debuginfo import SymbolEntry
 
 _BRE_SPECIAL = {"|", "+", "?", "(", ")", "{", "}"}
 

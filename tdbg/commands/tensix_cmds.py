@@ -12,16 +12,16 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import line_width, wrap
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
-from tdbg.snapshots import CoprocessorState
-from tdbg.state_description import ranges
+from tdbg.debug.snapshots import CoprocessorState
+from tdbg.tensix.state_description import ranges
 from tdbg.tensix import formats, pack_conversion as packer
-from tdbg.tensix.isa import IsaError
+from tdbg.tensix.isa import IsaError, isa_of
 
 
 def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
     line = interp.state.completion_line
     parts = str(line).split()
-    isa = interp.session.profile.isa
+    isa = isa_of(interp.session.profile)
     if len(parts) >= 2 and (len(parts) > 2 or str(line).endswith(" ")):
         try:
             return [f"{f}=" for f in isa.field_names(parts[1].upper()) if f.lower().startswith(word.lower())]
@@ -71,7 +71,7 @@ def tensix_cmd(interp: Interpreter, args: str) -> None:
         text = text.split(None, 1)[1] if len(text.split()) > 1 else ""
         if not text:
             raise CommandError("Argument required (instruction word).")
-    isa = interp.session.profile.isa
+    isa = isa_of(interp.session.profile)
     try:
         if re.fullmatch(r"0[xX][0-9a-fA-F]+|\d+", text):
             word = int(text, 0)

@@ -27,7 +27,7 @@ from enum import Enum
 import numpy as np
 
 from tdbg.emu.translation import NOP, Trampolines
-from tdbg.riscv_ext import BitInsn, CsrInsn, decode_bitmanip, decode_csr, is_lr_sc
+from tdbg.riscv.extensions import BitInsn, CsrInsn, decode_bitmanip, decode_csr, is_lr_sc
 from tdbg.tensix.isa import is_ttinsn, ttinsn_to_word
 
 

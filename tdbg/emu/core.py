@@ -67,8 +67,8 @@ from tdbg.emu.fasthook import Register, RegisterFile, add_code_hook_fptr, add_me
 from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.devices.device import Port, Stall, Wait
 from tdbg.emu.stops import Access, Stop, StopKind
-from tdbg.riscv_ext import CsrInsn
-from tdbg.state_description import StateDescription, array, part, value
+from tdbg.riscv.extensions import CsrInsn
+from tdbg.tensix.state_description import StateDescription, array, part, value
 from tdbg.tensix.events import TensixEvent, UndefinedBehavior, UnsupportedFunctionality
 from tdbg.arch.profile import CoreSpec, Region, RegionKind
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tdbg.riscv_ext import CsrInsn
-from tdbg.state_description import StateDescription, obj, value
+from tdbg.riscv.extensions import CsrInsn
+from tdbg.tensix.state_description import StateDescription, obj, value
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality, UnsupportedFunctionality
 from tdbg.arch.profile import CsrSpec, Profile
 

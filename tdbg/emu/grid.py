@@ -9,7 +9,7 @@ shares one set of DRAM channels; what the host writes to an endpoint tdbg does n
 ARC, Ethernet, a router) is kept as memory and read back as written (``kept``).
 
 Run model: the tiles that can run (``runnable``) each run until all their cores wait or are done,
-round after round, until none can (``tdbg.hostport``).
+round after round, until none can (``tdbg.debug.hostport``).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from tdbg import state_description as state
+from tdbg.tensix import state_description as state
 from tdbg.emu.code_patches import PatchKind
 
 if TYPE_CHECKING:

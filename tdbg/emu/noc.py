@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tdbg.arch.profile import Coord, NocSpec
-from tdbg.state_description import StateDescription, value
+from tdbg.tensix.state_description import StateDescription, value
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
 
 if TYPE_CHECKING:

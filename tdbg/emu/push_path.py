@@ -19,10 +19,10 @@ import numpy as np
 
 from tdbg.emu.devices.device import Stall, Wait
 from tdbg.emu.pushlog import DstProvenance, DstWriter, L1Access, L1Log, PushLog, WindowAccess, WindowTrace
-from tdbg.state_description import StateDescription, obj, value
+from tdbg.tensix.state_description import StateDescription, obj, value
 from tdbg.tensix.coprocessor import QueueFull
 from tdbg.tensix.events import TensixEvent
-from tdbg.tensix.isa import IsaError
+from tdbg.tensix.isa import IsaError, isa_of
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core, Watch
@@ -100,7 +100,7 @@ class PushPath:
     def describe_word(self, word: int) -> str:
         """A pushed word as text (``MOVD2B SrcRow=0 ...``), or its hex if no encoding matches."""
         try:
-            return self.profile.isa.decode(word).text()
+            return isa_of(self.profile).decode(word).text()
         except IsaError:
             return f"{word:#010x}"
 

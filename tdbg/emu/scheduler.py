@@ -20,7 +20,7 @@ from tdbg.emu import idle
 from tdbg.emu.core import Core, CoreState
 from tdbg.emu.devices.device import Wait
 from tdbg.emu.stops import CoreWait, Stop, StopKind
-from tdbg.state_description import StateDescription, obj, value
+from tdbg.tensix.state_description import StateDescription, obj, value
 
 if TYPE_CHECKING:
     from tdbg.emu.tile import Tile

@@ -46,7 +46,7 @@ from tdbg.emu.pushlog import DstWriter, L1Log, PushLog, WindowTrace
 from tdbg.emu.scheduler import Scheduler
 from tdbg.emu.stops import Access, Stop
 from tdbg.emu.translation import Trampolines
-from tdbg.state_description import StateDescription, obj, part, parts, value
+from tdbg.tensix.state_description import StateDescription, obj, part, parts, value
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import DEFAULT_POLICY_WARNS, Category, TensixEvent
 from tdbg.tensix.state import TensixState

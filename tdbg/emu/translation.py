@@ -14,7 +14,7 @@ wrapping at 2**32): the profile's ``trampoline_spaces``, mapped execute-only in 
 load or store there is unmapped, as on silicon).  A stop never leaves a core inside one: the core
 finishes the sequence first (``Core``), so the debugger sees ``A`` executed as one instruction.
 
-Each sequence is tested against ``tdbg.riscv_ext.evaluate`` (written from the specifications)
+Each sequence is tested against ``tdbg.riscv.extensions.evaluate`` (written from the specifications)
 on random operands and every register aliasing (tests/test_riscv_ext.py).
 """
 
@@ -24,7 +24,7 @@ import ctypes
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tdbg.riscv_ext import BitInsn
+from tdbg.riscv.extensions import BitInsn
 
 MSCRATCH, SSCRATCH = 0x340, 0x140
 NOP = 0x0000_0013

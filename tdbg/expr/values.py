@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from tdbg.expr.ctype import CODE_POINTER, DATA_POINTER, CType, Kind
-from tdbg.riscv import ABI_NAMES, NUMBERS
+from tdbg.riscv.registers import ABI_NAMES, NUMBERS
 
 
 @dataclass
@@ -80,7 +80,7 @@ class SymbolInfo:
 class EvalContext(Protocol):
     """What the evaluator needs from a debugging session.
 
-    Registers are named by their ABI name as ``tdbg.riscv.ABI_NAMES`` spells it (``x8`` is
+    Registers are named by their ABI name as ``tdbg.riscv.registers.ABI_NAMES`` spells it (``x8`` is
     ``fp``) or ``pc``; ``$s0`` and ``$xN`` are mapped to those.  ``register`` is also asked about any
     other ``$NAME`` first (a session may offer CSRs); ``KeyError`` makes it a convenience
     variable.  Memory accessors raise any exception for an address they cannot access.

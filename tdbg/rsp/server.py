@@ -55,7 +55,7 @@ from tdbg.commands import Interpreter
 from tdbg.commands.hang_report import report_text
 from tdbg.commands.registry import Command, CommandError
 from tdbg.commands.running import device_output, report_stop
-from tdbg.emu.stops import Stop, StopKind
+from tdbg.debug import Stop, StopKind
 from tdbg.rsp.packets import PacketError, PacketTable, packet
 from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, memory_map_xml, target_xml
 from tdbg.session import RunStatus, Session, SessionError, SymbolFile

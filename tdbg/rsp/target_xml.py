@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tdbg.arch.memory_map import MemoryMap
-from tdbg.riscv import ABI_NAMES
+from tdbg.riscv.registers import ABI_NAMES
 
 REGISTER_COUNT = 33  # x0..x31, pc: what g / G carry
 DST_ROWS = 1024     # registers 33.. are the Dst16b rows

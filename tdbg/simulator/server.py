@@ -6,7 +6,7 @@ it and acknowledges with an EXIT message; then every message is a request (``pro
 WRITE and READ by NoC coordinate, ALL_TENSIX_RESET_ASSERT / _DEASSERT for one tile, START, and
 EXIT when the host closes the device.  What each is answered with:
 
-- WRITE: the bytes go where a NoC write from the host would (``tdbg.hostport``): a Tensix tile's
+- WRITE: the bytes go where a NoC write from the host would (``tdbg.debug.hostport``): a Tensix tile's
   L1 or devices, DRAM, or memory kept for an endpoint tdbg does not model.
 - READ: the tiles run until every core waits or is done, then one message carries ``size`` bytes
   (padded to whole words).  A read that cannot be made (nothing at that coordinate, a device that
@@ -26,6 +26,8 @@ EXIT when the host closes the device.  What each is answered with:
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 import sys
 import threading
 from collections.abc import Callable
@@ -39,11 +41,18 @@ from tdbg.simulator.protocol import BadMessage, Command, Message, decode, encode
 _ANSWERED = {Command.READ, Command.SMN_READ}
 
 
+def is_loopback(host: str) -> bool:
+    """True when every address ``host`` names is a loopback address (unresolvable: False)."""
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    return all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
+
+
 def dial_host(address: str, allow_remote: bool) -> str:
     """The host part of ``NNG_SOCKET_ADDR`` (``tcp://HOST:PORT``), checked: a host that is not
     loopback is refused unless ``allow_remote``."""
-    from tdbg.cli.main import is_loopback
-
     parts = urlsplit(address)
     if parts.scheme != "tcp" or not parts.hostname or parts.port is None:
         raise SessionError(f"NNG_SOCKET_ADDR {address!r} is not tcp://HOST:PORT")
@@ -70,7 +79,7 @@ class Server:
 
     def answer(self, message: Message) -> Message | None:
         """The reply to ``message`` (None: none is sent); EXIT raises ``StopIteration``."""
-        from tdbg.hostport import Halted, Hang
+        from tdbg.debug.hostport import Halted, Hang
 
         self.counts[message.name] = self.counts.get(message.name, 0) + 1
         where = message.core

@@ -24,7 +24,7 @@ every executed instruction the other threads' queues are retried, so one thread'
 or ``SETDVALID`` releases another; ``resume()`` retries them on demand (after a RISC-V
 semaphore write, or to finish a queue an exception interrupted).
 
-Each distinct word is decoded once, with the profile's table (``Profile.isa``), into a
+Each distinct word is decoded once, with the profile's table (``isa_of(profile)``), into a
 ``Bound`` (mnemonic, executor, fields) kept for the life of the coprocessor; words that are not
 ``MOP`` / ``MOP_CFG`` / ``REPLAY`` and reach an idle Replay Expander skip the expanders.
 
@@ -50,12 +50,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tdbg.state_description import StateDescription, obj, part, value
+from tdbg.tensix.state_description import StateDescription, obj, part, value
 from tdbg.tensix import adcs, cfg_insns, matrix_unit as mu, packers, scalar_unit as su, sfpu, sync, unpackers
 from tdbg.tensix.dst_access import DstPort
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.frontend import MopExpander, ReplayExpander
-from tdbg.tensix.isa import UnknownInstruction
+from tdbg.tensix.isa import UnknownInstruction, isa_of
 from tdbg.tensix.mmio import DETACHED, MmioPort
 from tdbg.tensix.rwc import RWCs, incrwc
 from tdbg.tensix.src import SrcClient
@@ -201,7 +201,7 @@ class Coprocessor:
         #: How an instruction's bytes reach L1: the tile's one write path (``Tile.write``, which
         #: journals them) once it installs it; a plain copy into ``state.l1`` until then.
         self.l1_write: Callable[[int, np.ndarray], None] = self._copy_to_l1
-        self.isa = state.profile.isa
+        self.isa = isa_of(state.profile)
         self._bound: dict[int, Bound] = {}
         self._frontend_ops = {self.isa.encoding(m).opcode for m in ("MOP", "MOP_CFG", "REPLAY")}
         self.on_dst_write = on_dst_write

@@ -15,7 +15,7 @@ import numpy as np
 
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.arch.profile import Profile
-from tdbg.state_description import StateDescription, array, obj, ranges, rows_changed, value, words_changed
+from tdbg.tensix.state_description import StateDescription, array, obj, ranges, rows_changed, value, words_changed
 from tdbg.tensix.adcs import Adcs
 from tdbg.tensix.config import CfgTable, TensixConfig
 from tdbg.tensix.dst import Dst

@@ -31,7 +31,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from tdbg.emu.stops import Stop, StopKind
+from tdbg.debug import Stop, StopKind
 from tdbg.session import Session, SessionError
 from tdbg.ttmetal import device
 from tdbg.ttmetal.mailboxes import (

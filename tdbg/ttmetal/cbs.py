@@ -28,7 +28,7 @@ import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tdbg.riscv import ABI_NAMES
+from tdbg.riscv.registers import ABI_NAMES
 from tdbg.session import SessionError
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ terms: the go message; each core waiting on a circular buffer (``cb_wait_front``
 pushed into it or popped from it and what that core does now; each other core blocked in its
 kernel, with what holds it and who would release it; the cores idle in their firmware (no kernel,
 or back once their kernel returned) on one line; the watcher's waypoints.  It takes the place of
-the deadlock's own report (``tdbg.hang``), whose facts it includes."""
+the deadlock's own report (``tdbg.debug.hang``), whose facts it includes."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tdbg.emu.stops import Stop
-from tdbg.hang import detail_lines
+from tdbg.debug import Stop
+from tdbg.debug.hang import detail_lines
 from tdbg.ttmetal import cbs
 from tdbg.ttmetal.boot import PROCESSORS
 from tdbg.ttmetal.mailboxes import RUN_MSG_NAMES
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 def report(session: Session, host: ProgramHost, stop: Stop) -> Stop:
     """``stop`` (a deadlock) with the host's report: the cores blocked in their kernels first
     (CB waits with their counts and the other side; any other wait with what holds it and who
-    would release it, ``tdbg.hang``), then the cores idle in their firmware on one line, then the
+    would release it, ``tdbg.debug.hang``), then the cores idle in their firmware on one line, then the
     waypoints.  It replaces the deadlock's own report (the shell prints either)."""
     signal = host.signal(session)
     lines = [f"tt-metal program hangs: go_messages[0].signal = {RUN_MSG_NAMES.get(signal, hex(signal))}; "

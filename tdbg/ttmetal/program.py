@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from tdbg.emu.elf import ElfImage
-from tdbg.emu.stops import Stop, StopKind
-from tdbg.hostfiles import HostFileError, read_host_file, write_host_file
+from tdbg.debug import Stop, StopKind
+from tdbg.debug.hostfiles import HostFileError, read_host_file, write_host_file
 from tdbg.ttmetal import boot, dram, metal2, tensors
 from tdbg.ttmetal.boot import PROCESSORS, BootHost, TtMetalError
 from tdbg.ttmetal.dprint import Print, PrintServer
@@ -248,7 +248,7 @@ class Program:
     @classmethod
     def load(cls, path: str | Path, sources: Path | None = None) -> Program:
         """A program from a TOML file (``PROGRAM_FORMAT``); relative paths are the file's.  Only
-        a regular file is read (``tdbg.hostfiles``: a FIFO or a device would block or never end)."""
+        a regular file is read (``tdbg.debug.hostfiles``: a FIFO or a device would block or never end)."""
         path = Path(path)
         try:
             spec = tomllib.loads(read_host_file(path, MAX_PROGRAM_FILE_BYTES, "program file").decode())

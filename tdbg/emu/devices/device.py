@@ -16,7 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from tdbg.arch.memory_map import DeviceSpec
-from tdbg.state_description import StateDescription
+from tdbg.tensix.state_description import StateDescription
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from tdbg.arch.memory_map import DeviceSpec
 from tdbg.arch.profile import MailboxSpec
 from tdbg.emu.devices.device import Device, Stall, Wait
-from tdbg.state_description import StateDescription, obj
+from tdbg.tensix.state_description import StateDescription, obj
 from tdbg.tensix.events import UndefinedBehavior
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from tdbg.arch.memory_map import DeviceSpec
 from tdbg.arch.profile import Coord
 from tdbg.emu.devices.device import Registers32
 from tdbg.emu.noc import Noc, Transfer
-from tdbg.state_description import StateDescription, obj
+from tdbg.tensix.state_description import StateDescription, obj
 from tdbg.tensix.events import NeverWritten, UndefinedBehavior, UnimplementedFunctionality
 
 if TYPE_CHECKING:

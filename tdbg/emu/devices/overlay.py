@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from tdbg.arch.memory_map import DeviceSpec
 from tdbg.arch.profile import OverlaySpec
 from tdbg.emu.devices.device import Registers32
-from tdbg.state_description import StateDescription, obj
+from tdbg.tensix.state_description import StateDescription, obj
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality, UnsupportedFunctionality
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from tdbg.arch.memory_map import DeviceSpec
 from tdbg.arch.profile import CoreSpec
 from tdbg.emu.devices.device import WordRegisters
-from tdbg.state_description import StateDescription, obj, value
+from tdbg.tensix.state_description import StateDescription, obj, value
 from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
 
 if TYPE_CHECKING:

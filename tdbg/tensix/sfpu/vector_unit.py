@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tdbg.state_description import StateDescription, array, lanes_changed, obj, ranges, value
+from tdbg.tensix.state_description import StateDescription, array, lanes_changed, obj, ranges, value
 from tdbg.tensix.events import MissingSpecification, UnpredictableValueUsed
 
 if TYPE_CHECKING:

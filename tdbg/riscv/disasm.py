@@ -24,7 +24,7 @@ A word whose low two bits are not ``0b11`` is a ``.ttinsn`` (BabyRISCV
 
 GDB decodes for the architecture the ELF's ``Tag_RISCV_arch`` names: with Zba/Zbb (and Zicsr,
 which ``i2p0`` includes) their instructions are spelled as binutils spells them
-(``tdbg.riscv_ext``; capstone 5 decodes neither Zba nor Zbb), and ``pack``/``brev8`` of
+(``tdbg.riscv.extensions``; capstone 5 decodes neither Zba nor Zbb), and ``pack``/``brev8`` of
 Tenstorrent's ``xttzbkb``, which binutils does not know, as Zbkb's.
 """
 
@@ -37,7 +37,7 @@ from functools import lru_cache
 import capstone
 from capstone import riscv_const as rv
 
-from tdbg.riscv_ext import decode_bitmanip, decode_csr
+from tdbg.riscv.extensions import decode_bitmanip, decode_csr
 from tdbg.tensix.isa import Isa, UnknownInstruction, is_ttinsn, ttinsn_to_word
 
 _CS = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)

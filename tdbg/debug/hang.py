@@ -1,6 +1,6 @@
 """Why a tile hangs: for each blocked core, the instruction that holds it, where that instruction
 (and the wait it is held by) was pushed, the semaphores or mutex involved by their tt-llk names
-(``tdbg.llk_names``), and which cores' firmware would release it, with those cores' states.
+(``tdbg.symbols.llk_names``), and which cores' firmware would release it, with those cores' states.
 
 What releases what (SyncUnit.md, SEMPOST.md, SEMGET.md, SEMWAIT.md, ATGETM.md, ATRELM.md): a
 ``SEMWAIT`` C0 (``Value == 0``) or a poll reading a semaphore as 0 ends with a post (``SEMPOST``,
@@ -26,9 +26,9 @@ from tdbg.emu.code_patches import PatchKind
 from tdbg.emu.core import CoreState
 from tdbg.emu.devices.device import Wait
 from tdbg.emu.stops import CoreWait
-from tdbg.llk_names import llk_names
+from tdbg.symbols.llk_names import llk_names
 from tdbg.tensix import sync
-from tdbg.tensix.isa import IsaError
+from tdbg.tensix.isa import IsaError, isa_of
 
 if TYPE_CHECKING:
     from tdbg.emu.elf import ElfImage
@@ -230,7 +230,7 @@ def _sync_actions(tile: Tile, kernels: Kernels, core: str) -> list[tuple[int, st
     """(pc, "post" | "get" | "ATRELM", index, how) for each release in ``core``'s code: its
     kernels' (searched where they run: the ``.ttinsn`` words the tile found in the loaded code)
     and its firmware's."""
-    isa = tile.profile.isa
+    isa = isa_of(tile.profile)
     out: list[tuple[int, str, int, str]] = []
 
     def tensix(pc: int, word: int, how: str) -> None:

@@ -10,13 +10,13 @@ and the identity of its last stop, and resets when any of them changes (the core
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
-from tdbg.debuginfo import Frame
+from tdbg.debug.memory import Memory
+from tdbg.debug.programs import Programs
+from tdbg.debug.target import Target
 from tdbg.emu.stops import StopKind
-
-if TYPE_CHECKING:
-    from tdbg.session import Session
+from tdbg.symbols.cxxnames import demangle
+from tdbg.symbols.debuginfo import Frame
 
 ENTRY_FUNCTION = "main"  # the backtrace stops here, as GDB's does with "backtrace past-main off"
 
@@ -29,16 +29,43 @@ class _State:
     selected: int = 0
 
 
-class FrameView:
-    """The visible frames of a session's current core and the selected one."""
+class Backtrace:
+    """The current core's stack, unwound within the memory its frames may live in."""
 
-    def __init__(self, session: Session) -> None:
-        self.s = session
+    def __init__(self, target: Target, programs: Programs, memory: Memory) -> None:
+        self.t, self.programs, self.memory = target, programs, memory
+
+    def stack_ranges(self) -> tuple[tuple[int, int], ...]:
+        """Where the current core's stack frames may live (``DebugInfo.frames`` stops at a frame
+        outside them): L1, and its own local data RAM, whose size its core spec gives (4 KiB on
+        a TRISC, 8 KiB on B and NC: BlackholeA0 BabyRISCV/README.md "Local Data RAM")."""
+        profile = self.t.tile.profile
+        return ((0, profile.l1_size), (profile.local_ram_base, profile.local_ram_base + self.t.core.spec.local_ram_size))
+
+    def frames(self) -> list[Frame]:
+        """The current core's backtrace (innermost first); one frame without debug info."""
+        core = self.t.core
+        info = self.programs.debug_info_at(self.t.current, core.pc)
+        if info is not None:
+            try:
+                return info.frames(core.pc, core.regs(), self.memory.read_u32, self.stack_ranges())
+            except Exception:  # noqa: BLE001  (corrupt DWARF read lazily: the frame the symbols give)
+                pass
+        hit = self.programs.image.symbol_at(core.pc) if self.t.tile.image(self.t.current) else None
+        name = (demangle(hit[0].name) or hit[0].name) if hit else None
+        return [Frame(0, core.pc, name, None, None, core.reg(2), core.reg(2), core.reg(8), {})]
+
+
+class FrameView:
+    """The visible frames of the current core and the selected one."""
+
+    def __init__(self, target: Target, programs: Programs, backtrace: Backtrace) -> None:
+        self.t, self.programs, self.backtrace = target, programs, backtrace
         self._state: _State | None = None
 
     def state(self) -> _State:
-        s = self.s
-        key, stop = (s.current, s.pc, s.register("sp")), s.last_stop
+        t = self.t
+        key, stop = (t.current, t.pc, t.register("sp")), t.last_stop
         if self._state is None or self._state.key != key or self._state.stop is not stop:
             self._state = _State(key, stop)
         return self._state
@@ -47,18 +74,18 @@ class FrameView:
         """How many inline frames are hidden at the innermost pc."""
         state = self.state()
         if state.hidden is None:
-            info = self.s.debug
-            pc = self.s.pc
+            info = self.programs.debug
+            pc = self.t.pc
             stop = state.stop
-            stopped_for = [loc.function for bp in self.s.last_hits for loc in bp.locations
-                           if loc.core == self.s.current and loc.address == pc] \
+            stopped_for = [loc.function for bp in self.t.points.last_hits for loc in bp.locations
+                           if loc.core == self.t.current and loc.address == pc] \
                 if getattr(stop, "kind", None) is StopKind.BREAKPOINT else []
             state.hidden = info.hidden_inline_frames(pc, stopped_for) if info is not None else 0
         return state.hidden
 
     def all(self) -> list[Frame]:
         """Every visible frame, innermost first, numbered from 0."""
-        frames = self._across_programs(self.s.frames())
+        frames = self._across_programs(self.backtrace.frames())
         hidden = min(self.hidden(), len(frames) - 1)
         out = []
         for level, frame in enumerate(frames[hidden:]):
@@ -71,14 +98,14 @@ class FrameView:
         """The backtrace, each frame described by the debug information of the code it is in:
         from the first frame in other code (a kernel's caller in the firmware), the rest is
         unwound with that code's CFI and named from its DWARF (GDB: each frame's objfile)."""
-        s = self.s
-        first = s.debug_info_at(s.current, frames[0].lookup_pc) if frames else None
+        programs, current, unwind = self.programs, self.t.current, self.backtrace
+        first = programs.debug_info_at(current, frames[0].lookup_pc) if frames else None
         for i, frame in enumerate(frames[1:], 1):
-            other = s.debug_info_at(s.current, frame.lookup_pc)
+            other = programs.debug_info_at(current, frame.lookup_pc)
             if other is None or other is first:
                 continue
             try:
-                rest = other.frames(frame.pc, frame.regs, s.read_u32, s.stack_ranges(), caller=True)
+                rest = other.frames(frame.pc, frame.regs, unwind.memory.read_u32, unwind.stack_ranges(), caller=True)
             except Exception:  # noqa: BLE001  (corrupt DWARF read lazily: the frames found so far stand)
                 return frames
             return frames[:i] + [replace(f, level=i + j) for j, f in enumerate(rest)]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tdbg.debuginfo import LineInfo
+from tdbg.symbols.debuginfo import LineInfo
 from tdbg.emu.core import Disposition, Watch
 from tdbg.emu.stops import Stop, StopKind
 

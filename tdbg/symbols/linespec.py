@@ -6,7 +6,7 @@
 A ``FILE:LINE`` is resolved in two steps so that several programs (one per core) share one
 rule: ``resolve`` gives the exact-line locations and the next line with code; the caller takes
 the next line only when no program has the line itself (GDB's ``best_entry`` over every
-program space).  A function name matches as GDB's wild matching does (``tdbg.cxxnames``); with
+program space).  A function name matches as GDB's wild matching does (``tdbg.symbols.cxxnames``); with
 no function in the debug information it falls back to the ELF's symbols (GDB's minimal symbols).
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tdbg.cxxnames import demangle, name_matches
-from tdbg.debuginfo import DebugInfo, Site
+from tdbg.symbols.cxxnames import demangle, name_matches
+from tdbg.symbols.debuginfo import DebugInfo, Site
 from tdbg.emu.elf import ElfImage
 
 _FILE_LINE = re.compile(r"^(?P<file>.*[^:]):(?P<line>\d+)$")

@@ -1,6 +1,6 @@
-"""The Tensix side of the session API (``Session`` is a ``TensixAccess``): ``Dst``, ``SrcA`` /
+"""The Tensix side of the engine (``Session`` delegates to a ``TensixAccess``): ``Dst``, ``SrcA`` /
 ``SrcB``, the Vector Unit, config and the coprocessor's state, read as numpy arrays or typed
-copies (``tdbg.snapshots``) and written as the debugger's stores, on the current core's Tensix
+copies (``tdbg.debug.snapshots``) and written as the debugger's stores, on the current core's Tensix
 thread; Tensix instructions issued by hand; the window trace and who wrote what."""
 
 from __future__ import annotations
@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tdbg import state_description
+from tdbg.debug.target import Target
 from tdbg.emu.pushlog import WindowTrace
 from tdbg.errors import SessionError
-from tdbg.snapshots import ConfigFieldValue, CoprocessorState, DstContents, ThreadState, VectorUnitState
+from tdbg.tensix import state_description
+from tdbg.debug.snapshots import ConfigFieldValue, CoprocessorState, DstContents, ThreadState, VectorUnitState
 from tdbg.tensix import formats, packers, unpackers, view_in_force
 from tdbg.tensix.coprocessor import QueueFull
+from tdbg.tensix.isa import isa_of
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core
@@ -38,11 +40,19 @@ def _rows(rows: int | slice | Sequence[int]) -> int | slice | np.ndarray:
 
 
 class TensixAccess:
-    """What a session offers of the coprocessor (over the session's ``tile``, on its ``current``
+    """What the engine offers of the coprocessor (over the target's ``tile``, on its ``current``
     core's thread)."""
 
-    tile: Tile
-    current: str
+    def __init__(self, target: Target) -> None:
+        self.t = target
+
+    @property
+    def tile(self) -> Tile:
+        return self.t.tile
+
+    @property
+    def current(self) -> str:
+        return self.t.current
 
     @property
     def _tensix_core(self) -> Core:
@@ -228,7 +238,7 @@ class TensixAccess:
         from tdbg.tensix.isa import IsaError
 
         try:
-            word = instruction if isinstance(instruction, int) else self.tile.profile.isa.parse(instruction).word
+            word = instruction if isinstance(instruction, int) else isa_of(self.tile.profile).parse(instruction).word
         except IsaError as exc:
             raise SessionError(str(exc)) from None
         core = self._tensix_core

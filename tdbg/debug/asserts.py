@@ -15,13 +15,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from tdbg.emu.elf import ElfImage
 from tdbg.emu.stops import Stop, StopKind
+from tdbg.symbols.debuginfo import DebugInfo
 
-if TYPE_CHECKING:
-    from tdbg.session import Session
+
+class Session(Protocol):
+    """What reading an assert uses of a session (``tdbg.Session`` is one)."""
+
+    @property
+    def programs(self) -> dict[str, ElfImage]: ...
+    @property
+    def debug(self) -> DebugInfo | None: ...
+    def on_core(self, name: str) -> AbstractContextManager[str]: ...
 
 _CALL = re.compile(r"\b(LLK_ASSERT|LLK_PANIC)\s*\(")
 MAX_LINES = 20   # an assert's arguments span at most this many source lines

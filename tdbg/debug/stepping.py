@@ -1,5 +1,5 @@
 """Source-level run control (GDB's ``step``, ``next``, ``finish``, ``until``, ``advance``) on
-the Session API: single instructions within a line, temporary breakpoints for everything longer.
+the engine's run control: single instructions within a line, temporary breakpoints for everything longer.
 
 Each operation returns the ``Stop`` that ended it.  When the operation itself completed, that is
 a ``StopKind.STEP`` stop at the final PC.  Anything else that stopped the core first (a user
@@ -13,17 +13,19 @@ of an inlined call, ``step`` stops, showing the call site, or, when the call is 
 being stepped, inside the callee; ``next`` steps over it unless its call site is another line;
 an inlined call entered elsewhere than its start is stepped through by ``next`` and stops
 ``step``; leaving the inlined call being stepped is a return.  Which inline frames a stop hides
-is kept in the session's ``tdbg.frames.FrameView``.
+is kept in the session's ``tdbg.debug.frames.FrameView``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
-from tdbg.debuginfo import DebugInfo, Function, InlinedCall
-from tdbg.session import Session, SessionError
 from tdbg.emu.stops import Stop, StopKind
+from tdbg.errors import SessionError
+from tdbg.expr import EvalContext
+from tdbg.symbols.debuginfo import DebugInfo, Function, InlinedCall, Site
 
 #: Instructions single-stepped within one line before switching to temporary breakpoints (a
 #: line that loops on itself, e.g. ``while (!ready) ;``).
@@ -31,6 +33,23 @@ STEP_BUDGET = 2000
 
 Condition = Callable[[], bool]
 Line = tuple[Path, int] | None     # (file, line) of the line being stepped
+
+
+class Session(Protocol):
+    """What source-level stepping uses of a session (``tdbg.Session`` is one)."""
+
+    @property
+    def pc(self) -> int: ...
+    def register(self, name: str) -> int: ...
+    def registers(self) -> list[int]: ...
+    def read_u32(self, address: int) -> int: ...
+    def stack_ranges(self) -> tuple[tuple[int, int], ...]: ...
+    def stepi(self, count: int = 1, record: bool = True) -> Stop: ...
+    def run_until(self, targets: dict[int, Condition]) -> tuple[Stop, bool]: ...
+    def landed_on_breakpoint(self, stop: Stop) -> Stop: ...
+    def locate(self, location: str | int, line: int | None = None) -> list[Site]: ...
+    def address_of(self, expression: str) -> int: ...
+    def expression_context(self) -> EvalContext: ...
 
 
 # -- public operations ---------------------------------------------------------------------------

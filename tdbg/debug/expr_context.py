@@ -1,66 +1,66 @@
-"""The bridge between the expression evaluator (``tdbg.expr``) and a ``Session``: registers,
+"""The bridge between the expression evaluator (``tdbg.expr``) and the engine: registers,
 memory as the current core sees it, symbols with their DWARF types, ``Dst``/``Src``/config,
 the value history and convenience variables."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tdbg import debuginfo
+from tdbg.symbols import debuginfo
 from tdbg.expr import FLOAT, INT, UINT16, UINT32, CType, ExprError, SymbolInfo, Value, array_of
-from tdbg.cxxnames import demangle, remove_params, scoped_names
+from tdbg.symbols.cxxnames import demangle, remove_params, scoped_names
 from tdbg.expr.evaluator import computed
 from tdbg.expr.values import PrintSettings
-from tdbg.frames import FrameView
-from tdbg.riscv import ABI_NAMES, NUMBERS as REGISTERS
-from tdbg.session import SessionError
+from tdbg.debug.frames import Backtrace, FrameView
+from tdbg.debug.memory import Memory
+from tdbg.debug.programs import Programs
+from tdbg.debug.target import Target
+from tdbg.debug.tensix_access import TensixAccess
+from tdbg.errors import SessionError
+from tdbg.riscv.registers import ABI_NAMES, NUMBERS as REGISTERS
 from tdbg.tensix import formats
 from tdbg.tensix.sfpu.vector_unit import FULL
-
-if TYPE_CHECKING:
-    from tdbg.session import Session
 
 
 _RAW_STORAGE = {"dstbits": "dst16", "dst32bits": "dst32", "srcabits": "src", "srcbbits": "src"}
 
 
 class SessionContext:
-    """``tdbg.expr.EvalContext`` over a session's current core and its selected frame
+    """``tdbg.expr.EvalContext`` over the target's current core and its selected frame
     (``frames``: GDB's frame selection and hidden inline frames)."""
 
-    def __init__(self, session: Session) -> None:
-        self.s = session
-        self.frames = FrameView(session)
+    def __init__(self, target: Target, programs: Programs, memory: Memory, tensix: TensixAccess,
+                 backtrace: Backtrace) -> None:
+        self.t, self.programs, self.memory, self.coprocessor = target, programs, memory, tensix
+        self.frames = FrameView(target, programs, backtrace)
         self._history: list[Value] = []
         self._convenience: dict[str, Value] = {}
 
     # registers, as the selected frame has them (a caller's are those its callee saved)
     def register(self, name: str) -> int:
         try:
-            value = self.s.register(name)
+            value = self.t.register(name)
         except SessionError:
             raise KeyError(name) from None  # not a register: a convenience variable
         frame = self.frames.selected()
-        if frame.level == 0 or self.s.debug is None:
+        if frame.level == 0 or self.programs.debug is None:
             return value
         if name == "pc":
             return frame.pc
         return frame.regs.get(REGISTERS[name], value)
 
     def set_register(self, name: str, value: int) -> None:
-        self.s.set_register(name, value)
+        self.t.set_register(name, value)
 
     # symbols
     def symbol(self, name: str) -> SymbolInfo:
-        s = self.s
-        info = s.debug
+        info = self.programs.debug
         if info is not None:
             frame = self.frames.selected()
             if frame.level:   # a frame in other code (the firmware under a kernel): its own DWARF
-                info = s.debug_info_at(s.current, frame.lookup_pc) or info
+                info = self.programs.debug_info_at(self.t.current, frame.lookup_pc) or info
             for v in info.locals_at(frame, self.frames.caller(frame)):
                 if v.name == name:
                     return self._variable(v)
@@ -72,8 +72,9 @@ class SessionContext:
                 fn = info.function_named(scoped)
                 if fn is not None:
                     return SymbolInfo(fn.low, True, info.function_type(fn))
-        sym = s.image.symbols.get(name) or next(
-            (sym for sym in s.image.symbols.values() if remove_params(demangle(sym.name) or "") == name), None)
+        image = self.programs.image
+        sym = image.symbols.get(name) or next(
+            (sym for sym in image.symbols.values() if remove_params(demangle(sym.name) or "") == name), None)
         if sym is None:
             raise KeyError(name)
         if sym.kind == "func":
@@ -100,7 +101,7 @@ class SessionContext:
         """The value of a variable the debug information computes, or holds in a register or
         in pieces, in ``frame`` (not an lvalue); an optimized-out one is all unavailable."""
         if v.register is not None:
-            return computed(v.type, frame.regs.get(v.register, self.s.register(f"x{v.register}")))
+            return computed(v.type, frame.regs.get(v.register, self.t.register(f"x{v.register}")))
         if v.value is not None:
             return computed(v.type, v.value)
         if v.pieces:
@@ -132,7 +133,7 @@ class SessionContext:
     def _piece_source(self, piece: debuginfo.Piece, frame: debuginfo.Frame) -> int | None:
         """The bits a piece is taken from, as an integer (None: an empty piece)."""
         if piece.register is not None:
-            return frame.regs.get(piece.register, self.s.register(f"x{piece.register}"))
+            return frame.regs.get(piece.register, self.t.register(f"x{piece.register}"))
         if isinstance(piece.value, bytes):
             return int.from_bytes(piece.value, "little")
         if piece.value is not None:
@@ -143,37 +144,37 @@ class SessionContext:
 
     @property
     def print_settings(self) -> PrintSettings:
-        return self.s.print_settings
+        return self.programs.print_settings
 
     def symbolize(self, address: int) -> str | None:
-        text = self.s.symbolize(address, self.s.print_settings.demangle)
+        text = self.programs.symbolize(address, self.programs.print_settings.demangle)
         return text[1:-1] if text else None
 
     def lookup_type(self, name: str) -> CType | None:
-        info = self.s.debug
+        info = self.programs.debug
         return info.lookup_type(name) if info is not None else None
 
     # memory (a device access that is undefined says which rule it breaks)
     def read_memory(self, address: int, size: int) -> bytes:
         try:
             if size in (1, 2, 4):   # as the core's load of that size (a device's element)
-                return self.s.read_value(address, size).to_bytes(size, "little")
-            return self.s.read_memory(address, size)
+                return self.memory.read_value(address, size).to_bytes(size, "little")
+            return self.memory.read_memory(address, size)
         except SessionError as exc:
             raise ExprError(str(exc)) from None
 
     def write_memory(self, address: int, data: bytes) -> None:
         try:
-            self.s.write_memory(address, data)   # a device's elements as the core's stores
+            self.memory.write_memory(address, data)   # a device's elements as the core's stores
         except SessionError as exc:
             raise ExprError(str(exc)) from None
 
     # Tensix: data in its format in force (tdbg.tensix.view_in_force), or raw bits
     def _view(self, array: str) -> formats.View:
         if array in ("dst", "dst32"):
-            return self.s.view_in_force("dst16" if array == "dst" else "dst32")
+            return self.coprocessor.view_in_force("dst16" if array == "dst" else "dst32")
         if array in ("srca", "srcb"):
-            return self.s.view_in_force(array)
+            return self.coprocessor.view_in_force(array)
         return formats.get_view(_RAW_STORAGE[array], "raw")
 
     def tensix_type(self, array: str) -> CType:
@@ -194,8 +195,8 @@ class SessionContext:
         if not (0 <= row < rows and 0 <= col < 16):
             raise IndexError(f"index out of range (rows 0..{rows - 1}, columns 0..15)")
         if src:
-            return self.s.src(array[:4], where[0], row), col, True
-        dst = self.s.dst_contents()
+            return self.coprocessor.src(array[:4], where[0], row), col, True
+        dst = self.coprocessor.dst_contents()
         if array == "dstbits":
             return dst.bits[row], col, True
         storage = "dst32" if array.startswith("dst32") else "dst16"
@@ -221,7 +222,7 @@ class SessionContext:
             reg, lane = indices
             self._lreg_lane(reg, lane, check_defined=False)
             bits = int(np.float32(value).view(np.uint32)) if array == "lreg" else int(value) & 0xFFFFFFFF
-            self._write(lambda: self.s.write_lreg_lane(reg, lane, bits))
+            self._write(lambda: self.coprocessor.write_lreg_lane(reg, lane, bits))
             return
         _, col, _ = self._element(array, indices)
         view = self._view(array)
@@ -231,10 +232,10 @@ class SessionContext:
             raise ValueError(f"{value} does not fit {array} ({view.description}): {exc}.") from None
         *where, row, _ = indices
         if array.startswith("src"):
-            self._write(lambda: self.s.write_src_element(array[:4], where[0], row, col, bits))
+            self._write(lambda: self.coprocessor.write_src_element(array[:4], where[0], row, col, bits))
         else:
             storage = "bits" if array == "dstbits" else "dst32" if array.startswith("dst32") else "dst16"
-            self._write(lambda: self.s.write_dst_element(storage, row, col, bits))
+            self._write(lambda: self.coprocessor.write_dst_element(storage, row, col, bits))
 
     @staticmethod
     def _write(store: Callable[[], None]) -> None:
@@ -245,13 +246,13 @@ class SessionContext:
 
     def cfg(self, name: str) -> int:
         try:
-            return self.s.cfg(name)
+            return self.coprocessor.cfg(name)
         except SessionError:
             raise KeyError(f'No config field "{name}".') from None
 
     def set_cfg(self, name: str, value: int) -> None:
         self.cfg(name)   # an unknown field is a KeyError, a value too wide a ValueError
-        self._write(lambda: self.s.set_cfg(name, value))
+        self._write(lambda: self.coprocessor.set_cfg(name, value))
 
     # history and convenience variables
     def history(self) -> Sequence[Value]:
@@ -264,7 +265,7 @@ class SessionContext:
 
     # the Vector Unit's LRegs: lreg[N][LANE] (FP32), lregbits[N][LANE] (the bits), $lregN
     def _lreg_lane(self, reg: int, lane: int, check_defined: bool = True) -> int:
-        vu = self.s.vector_unit()
+        vu = self.coprocessor.vector_unit()
         if not (0 <= reg < len(vu.lreg) and 0 <= lane < len(vu.lreg[0])):
             raise IndexError(f"index out of range (LRegs 0..{len(vu.lreg) - 1}, lanes 0..{len(vu.lreg[0]) - 1})")
         if check_defined and vu.defined[reg, lane] != FULL:
@@ -279,7 +280,7 @@ class SessionContext:
     def _lreg(self, reg: int) -> Value:
         """``$lregN``: ``LReg[N]`` as ``float[32]`` (lane order), a value, not an lvalue
         (``lreg[N][LANE]`` is the assignable element); refused while a lane is undefined."""
-        vu = self.s.vector_unit()
+        vu = self.coprocessor.vector_unit()
         if not 0 <= reg < len(vu.lreg):
             raise ExprError(f"$lreg{reg}: the LRegs are $lreg0 .. $lreg{len(vu.lreg) - 1}")
         if (vu.defined[reg] != FULL).any():

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
-from tdbg.riscv import ABI_NAMES
+from tdbg.riscv.registers import ABI_NAMES
 
 M32 = 0xFFFF_FFFF
 #: Register names as binutils' disassembler prints them (``s0``, where GDB's register is ``fp``).

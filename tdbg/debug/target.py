@@ -1,0 +1,202 @@
+"""What every engine service works on (pyOCD's ``Target``): the selected tile, the selected core
+and its registers, whether the program has started, and who listens to stops and warnings.
+
+On a chip (``Session.on_chip``) each tile has its own breakpoints, checkpoints, history and
+symbols (a ``TileView``); ``select_tile`` swaps the whole view, so a service that reads
+``target.tile`` or ``target.points`` always sees the selected tile's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from tdbg.arch import chips
+from tdbg.arch.profile import Coord
+from tdbg.debug.breakpoints import BreakpointManager
+from tdbg.debug.checkpoints import Checkpoints
+from tdbg.emu.history import History
+from tdbg.emu.tile import Tile
+from tdbg.errors import SessionError
+from tdbg.riscv.registers import NUMBERS as REGISTERS
+
+if TYPE_CHECKING:
+    from tdbg.emu.core import Core
+    from tdbg.emu.grid import Grid
+    from tdbg.emu.stops import Stop
+    from tdbg.symbols.debuginfo import DebugInfo
+    from tdbg.symbols.symbol_file import SymbolFile
+
+
+@dataclass
+class TileView:
+    """One tile and what the debugger keeps of it: breakpoints and watchpoints, checkpoints,
+    the undo records of single steps, and each core's debug information and symbol files."""
+
+    tile: Tile
+    points: BreakpointManager
+    checkpoints: Checkpoints
+    history: History = field(default_factory=History)
+    debug_infos: dict[str, DebugInfo | None] = field(default_factory=dict)
+    symbol_files: dict[str, list[SymbolFile]] = field(default_factory=dict)   # code beyond the firmware
+    opened_cores: set[str] = field(default_factory=set)   # cores whose debug information was opened
+
+    @classmethod
+    def of(cls, tile: Tile) -> TileView:
+        return cls(tile, BreakpointManager(tile), Checkpoints(tile))
+
+
+class Target:
+    """The selected tile (``view``) and core (``current``), over which the services work."""
+
+    def __init__(self, tile: Tile) -> None:
+        self.view = TileView.of(tile)
+        self.current = "T0"
+        self.started = False          # the tile has run since it was loaded or reset
+        self.grid: Grid | None = None  # a chip's tiles (``Session.on_chip``); else the one tile
+        self.selections = 0           # counts ``select_tile`` calls (what is per selection resets)
+        self._views: dict[Coord, TileView] = {}
+        self.stop_listeners: list[Callable[[Stop], None]] = []   # told of every stop a user sees
+        self.load_warnings: list[str] = []  # said once by whoever shows the session to a user
+        self.warning_listeners: list[Callable[[str], None]] = []   # told of each warning as it comes
+
+    # -- the selected tile ---------------------------------------------------------------------------
+    @property
+    def tile(self) -> Tile:
+        return self.view.tile
+
+    @property
+    def points(self) -> BreakpointManager:
+        return self.view.points
+
+    @property
+    def checkpoints(self) -> Checkpoints:
+        return self.view.checkpoints
+
+    @property
+    def history(self) -> History:
+        return self.view.history
+
+    @property
+    def tile_coord(self) -> Coord | None:
+        """The selected tile's NoC coordinate on a chip (None: the session's one tile)."""
+        return self.tile.profile.noc.tile if self.grid is not None else None
+
+    def select_tile(self, where: Coord) -> None:
+        """Make the chip's tile at ``where`` the one the session's commands see (its cores,
+        breakpoints, checkpoints and history are its own); the tile is modelled from now on."""
+        if self.grid is None:
+            raise SessionError("this session has one tile: start tdbg as a simulator (tdbg simulator) for a grid")
+        if where not in self.grid.chip.noc.tensix:
+            raise SessionError(f"no Tensix tile at {where[0]},{where[1]} on the {self.grid.chip.name} chip")
+        if self._views:   # the selected tile is one of the grid's
+            self._views[self.tile.profile.noc.tile] = self.view
+        view = self._views.get(where)
+        if view is None:
+            view = self._views[where] = TileView.of(self.grid.wake(where))
+        self.view = view
+        self.selections += 1
+
+    # -- the selected core ---------------------------------------------------------------------------
+    @property
+    def core(self) -> Core:
+        return self.tile.cores[self.current]
+
+    @property
+    def pc(self) -> int:
+        """The current core's pc."""
+        return self.core.pc
+
+    @property
+    def tensix_thread(self) -> int | None:
+        """The current core's Tensix thread (T0-T2: 0-2; None for B and NC)."""
+        return self.core.thread
+
+    @property
+    def last_stop(self) -> Stop | None:
+        """The current core's last stop (None before it first stopped)."""
+        return self.core.last_stop
+
+    def select_core(self, name: str) -> str:
+        """Make ``name`` (a core's name, tt-exalens' too) the current core; its name."""
+        try:
+            self.current = self.tile.core_named(name).name
+        except ValueError as exc:
+            raise SessionError(str(exc)) from None
+        return self.current
+
+    @contextmanager
+    def on_core(self, name: str) -> Iterator[str]:
+        """Make ``name`` the current core for a while (e.g. to describe each core's frame);
+        yields its name."""
+        saved = self.current
+        self.select_core(name)
+        try:
+            yield self.current
+        finally:
+            self.current = saved
+
+    def thread_id(self, name: str) -> int:
+        """GDB's thread number of a core (its place in the profile's core table, from 1)."""
+        return list(self.tile.cores).index(name) + 1
+
+    def core_by_thread(self, text: str) -> str:
+        """A core from a GDB thread number or a core name; on a chip ``X,Y:CORE`` selects tile
+        X,Y first."""
+        tile, sep, rest = text.partition(":")
+        if sep and "," in tile:
+            try:
+                self.select_tile(chips.parse_coord(tile))
+            except ValueError as exc:
+                raise SessionError(str(exc)) from None
+            text = rest
+        names = list(self.tile.cores)
+        if text.isdigit():
+            if not 1 <= int(text) <= len(names):
+                raise SessionError(f"Invalid thread ID: {text}")
+            return names[int(text) - 1]
+        try:
+            return self.tile.core_named(text).name
+        except ValueError as exc:
+            raise SessionError(str(exc)) from None
+
+    # -- registers -----------------------------------------------------------------------------------
+    def register(self, name: str) -> int:
+        """``pc`` or an integer register by ABI name or ``xN``."""
+        if name == "pc":
+            return self.core.pc
+        try:
+            return self.core.reg(REGISTERS[name])
+        except KeyError:
+            raise SessionError(f"Invalid register `{name}'") from None
+
+    def registers(self) -> list[int]:
+        """The current core's integer registers x0..x31."""
+        return self.core.regs()
+
+    def set_register(self, name: str, value: int) -> None:
+        """Write ``pc`` or an integer register (by ABI name or ``xN``) of the current core."""
+        if name == "pc":
+            self.core.pc = value
+        elif name in REGISTERS:
+            self.core.set_reg(REGISTERS[name], value)
+        else:
+            raise SessionError(f"Invalid register `{name}'")
+
+    # -- listeners -----------------------------------------------------------------------------------
+    def warn(self, text: str) -> None:
+        """A warning for the user (one line): kept in ``load_warnings`` and passed to each of
+        ``warning_listeners`` (the command line prints it on stderr, as GDB's warnings go)."""
+        self.load_warnings.append(text)
+        for listener in list(self.warning_listeners):
+            listener(text)
+
+    def announce(self, stop: Stop) -> Stop:
+        """A front end's run-control request ended with ``stop``: tell the listeners (the shell's
+        displays, context panel and traces; as ``bdb`` calls its ``user_*`` hooks).  Inner
+        steps of a source-level step are not announced, only the stop the user sees."""
+        for listener in list(self.stop_listeners):
+            listener(stop)
+        return stop
