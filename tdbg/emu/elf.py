@@ -9,7 +9,7 @@ Where the bytes go in the tile is ``tdbg.emu.loader``'s business.
 An image is parsed once per file content: in a process (``_PARSED``), and across processes in
 tdbg's cache (``tdbg.toolchain.zig.cache_dir()/elf``) for files of at least ``CACHED_BYTES``,
 keyed by the digest of the file's bytes and of the source of the code that parses them
-(``_PARSER_SOURCES``), so a changed parser never reads an image an older one wrote.  The cache is
+(``_PARSER_MODULES``), so a changed parser never reads an image an older one wrote.  The cache is
 the user's own, like the built ELFs beside it.
 """
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import hashlib
+import importlib
 import io
 import os
 import pickle
@@ -49,7 +50,8 @@ PARSED_KEPT = 64
 #: a millisecond); at most ``CACHED_KEPT`` of them, the least recently written dropped first.
 CACHED_BYTES, CACHED_KEPT = 32 << 10, 256
 #: The modules whose code decides what an image holds (the cache's key includes their source).
-_PARSER_SOURCES = ("emu/elf.py", "emu/code_patches.py", "riscv_ext.py", "riscv.py", "tensix/isa/codec.py")
+_PARSER_MODULES = ("tdbg.emu.elf", "tdbg.emu.code_patches", "tdbg.riscv.extensions", "tdbg.riscv.registers",
+                   "tdbg.tensix.isa.codec")
 #: Section flags (System V gABI, "Sections").
 SHF_ALLOC, SHF_EXECINSTR, SHF_COMPRESSED = 0x2, 0x4, 0x800
 
@@ -351,11 +353,10 @@ def _symbols(elf: ELFFile, raw: bytes, sections: list[Section]) -> dict[str, Sym
 
 @cache
 def _parser_digest() -> str:
-    """The digest of the parsing code's source and of the Python that pickles (``_PARSER_SOURCES``)."""
-    root = Path(__file__).resolve().parents[1]
+    """The digest of the parsing code's source and of the Python that pickles (``_PARSER_MODULES``)."""
     h = hashlib.blake2b(repr(sys.version_info[:2]).encode(), digest_size=12)
-    for name in _PARSER_SOURCES:
-        h.update((root / name).read_bytes())
+    for name in _PARSER_MODULES:
+        h.update(Path(importlib.import_module(name).__file__ or "").read_bytes())
     return h.hexdigest()
 
 
