@@ -132,6 +132,39 @@ def test_grid_tiles_reach_each_other_over_the_noc():
     assert b.noc.read((0, 0), 0x1000, 4) == b"dram"                  # one DRAM for every tile
 
 
+def test_a_host_write_over_an_earlier_kernel_is_what_it_wrote():
+    """Measured with ttnn's untilize after its tilize: the host writes a kernel's data where
+    the last program's kernel text was.  The tile then holds the bytes written (data words
+    shaped like ``.ttinsn`` words stay as they are, as in any memory), and a ``j .`` that was
+    there parks no core; code written there again is code again."""
+    grid = Session.on_chip("1x2").grid
+    code = struct.pack("<4I", 0x0000_0013, 0x0000_006F, 0x0000_0013, 0x0000_0013)     # nop; j .; nop; nop
+    grid.write_code((1, 2), 0x8000, code, len(code))
+    tile = grid.tiles[(1, 2)]
+    assert all(0x8004 in core.parks for core in tile.cores.values())
+    data = struct.pack("<4I", 0xFFEC_0000, 0xFFE0_0000, 0x1234_5678, 0x0000_0000)     # low bits 00
+    grid.write((1, 2), 0x8000, data)
+    assert bytes(tile.l1[0x8000:0x8010]) == data and grid.read((1, 2), 0x8000, 16) == data
+    assert not any(0x8004 in core.parks for core in tile.cores.values())
+    grid.write_code((1, 2), 0x8000, code, len(code))
+    assert bytes(tile.l1[0x8000:0x8004]) == code[:4] and all(0x8004 in core.parks for core in tile.cores.values())
+
+
+def test_a_noc_read_from_the_other_tiles_l1():
+    """A read request from tile 1,2 of tile 2,2's L1 (ttnn.to_memory_config into L1: the
+    interleaved banks are both tiles' L1) brings its bytes (NoC/MemoryMap.md: NOC_TARG_ADDR the
+    source, NOC_RET_ADDR the destination, NOC_AT_LEN_BE the length)."""
+    from tdbg.emu.devices.niu import CommandBuffer
+
+    grid = Session.on_chip("1x2").grid
+    a, b = grid.wake((1, 2)), grid.wake((2, 2))
+    b.write_l1(0x20000, bytes(range(64)))
+    buf = CommandBuffer({"TARG_ADDR_LO": 0x20000, "TARG_ADDR_HI": 2 | 2 << 6, "RET_ADDR_LO": 0x30000,
+                         "RET_ADDR_HI": 1 | 2 << 6, "AT_LEN_BE": 64, "CTRL": 0})
+    a.noc.nius[0].issue(buf)
+    assert bytes(a.l1[0x30000:0x30040]) == bytes(range(64))
+
+
 class Umd:
     """The test's tt-umd: a pair1 listener on loopback, run.sh spawned, the ack awaited."""
 
@@ -211,3 +244,26 @@ def test_server_under_a_umd_client(folder):
     assert "no endpoint at NoC coordinate 5,5" in err or "no Tensix tile at 5,5" in err
     print(err)
     assert "no core can run" in err and "tile 1,2" in err, err
+
+
+def test_the_jit_output_is_read_again_once_a_binary_is_whole(tmp_path):
+    """tt-metal rewrites a kernel's ``.xip.elf`` at each run (measured: the same bytes, a new
+    mtime), so a host may be writing one while tdbg reads it: a binary read half-written is
+    read again once it is whole, even where the clock gave both the same mtime."""
+    from tdbg.emu.elf import ElfImage
+    from tdbg.toolchain.zig import build, firmware_dir
+    from tdbg.ttmetal.jit_output import JitOutput
+
+    elf = build(firmware_dir() / "demo.c")
+    raw = elf.read_bytes()
+    text = next(s.data for s in ElfImage.load(elf).segments if s.executable and s.data)
+    path = tmp_path / "key" / "firmware" / "brisc" / "brisc.elf"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(raw[:len(raw) // 2])
+    stamp = path.stat().st_mtime_ns
+    jit = JitOutput(BLACKHOLE, tmp_path)
+    assert jit.match(text) is None
+    path.write_bytes(raw)
+    os.utime(path, ns=(stamp, stamp))
+    found = jit.match(text)
+    assert found is not None and (found.name, found.core) == ("firmware", "B")

@@ -58,12 +58,39 @@ def run_ops(host, ops: list[str], args: str = "", timeout: float = 900) -> tuple
     return results, done.stderr
 
 
-def test_add_one_and_64_tiles(host):
-    results, err = run_ops(host, ["add", "add_64_tiles"])
+#: The ops that need no SFPI vector code, run one after the other in the script's one device
+#: session (each program's kernels where the last one's were), and the values each compares.
+WITHOUT_SFPI = {"tilize_untilize": 64 * 96, "matmul": 64 * 128, "linear": 64 * 32, "reduce_sum": 32,
+                "mean": 32, "subtract": 64 * 64, "add_bcast": 64 * 64, "transpose": 64 * 96,
+                "permute": 2 * 64 * 32, "concat": 64 * 128, "slice": 32 * 64, "reshape": 64 * 64,
+                "pad": 64 * 64, "repeat": 64 * 64, "clone": 64 * 64, "copy": 64 * 64, "memory_config": 64 * 96,
+                "sharded": 64 * 64, "embedding": 32 * 32}
+if os.environ.get("TDBG_TTNN_LONG"):      # about 40 s more
+    WITHOUT_SFPI.update({"layout_padded": 50 * 70, "stack": 2 * 64 * 64, "expand": 64 * 64, "roll": 64 * 64,
+                         "matmul_batched": 2 * 64 * 32, "typecast": 32 * 32, "argmax": 32})
+
+
+@pytest.fixture(scope="module")
+def ops(host) -> tuple[dict[str, dict], str]:
+    """One host run of add and every op of ``WITHOUT_SFPI`` (about 70 s here, kernels built;
+    add alone is about 14 s)."""
+    return run_ops(host, ["add", "add_64_tiles", *WITHOUT_SFPI])
+
+
+def test_add_one_and_64_tiles(ops):
+    results, err = ops
     assert results["grid"] == {"x": 2, "y": 1}, err[-3000:]      # the two-core simulation grid
     assert results["add"] == {"mismatches": 0, "values": 1024}, err[-3000:]
     assert results["add_64_tiles"] == {"mismatches": 0, "values": 65536}, err[-3000:]
     assert "tdbg simulator:" in err and " WRITE" in err
+
+
+@pytest.mark.parametrize("op", WITHOUT_SFPI)
+def test_an_op_without_sfpi_gives_numpys_answer(ops, op):
+    """Tilize and untilize, matmul over both cores (its in0/in1 multicast), the reduction,
+    the data-movement ops, DRAM <-> L1 moves: numpy's answer, every value."""
+    results, err = ops
+    assert results.get(op) == {"mismatches": 0, "values": WITHOUT_SFPI[op]}, err[-3000:]
 
 
 def test_breakpoint_through_simulator_args(host, tmp_path):

@@ -149,10 +149,126 @@ def op_clone(dev, rng) -> dict:
     return _unary(dev, rng, ttnn.clone, lambda x: x)
 
 
+def op_copy(dev, rng) -> dict:
+    """``ttnn.copy(a, b)``: ``a``'s elements into ``b``, in place."""
+    a, b = _ints(rng, (64, 64)), _ints(rng, (64, 64))
+    into = device(b, dev)
+    ttnn.copy(device(a, dev), into)
+    got = host(into, a.shape)
+    return {"mismatches": int((got != a).sum()), "values": a.size}
+
+
+def op_memory_config(dev, rng) -> dict:
+    """DRAM interleaved -> L1 interleaved -> DRAM interleaved (``ttnn.to_memory_config``)."""
+    x = _ints(rng, (64, 96))
+    in_l1 = ttnn.to_memory_config(device(x, dev), ttnn.L1_MEMORY_CONFIG)
+    back = ttnn.to_memory_config(in_l1, ttnn.DRAM_MEMORY_CONFIG)
+    buffers = [in_l1.memory_config().buffer_type == ttnn.BufferType.L1,
+               back.memory_config().buffer_type == ttnn.BufferType.DRAM]
+    got = host(back, x.shape)
+    return {"mismatches": int((got != x).sum()) + buffers.count(False), "values": x.size}
+
+
 def op_linear(dev, rng) -> dict:
     a, w, bias = _ints(rng, (64, 64), -2, 3), _ints(rng, (64, 32), -2, 3), _ints(rng, (1, 32), -2, 3)
     got = host(ttnn.linear(device(a, dev), device(w, dev), bias=device(bias, dev)), (64, 32))
     return {"mismatches": int((got != a @ w + bias).sum()), "values": got.size}
+
+
+def op_add_bcast(dev, rng) -> dict:
+    """A row broadcast: (64, 64) + (1, 64)."""
+    return _binary_shapes(dev, rng, ttnn.add, np.add, (64, 64), (1, 64))
+
+
+def _binary_shapes(dev, rng, fn, want, sa, sb) -> dict:
+    a, b = _ints(rng, sa), _ints(rng, sb)
+    expect = want(a, b)
+    got = host(fn(device(a, dev), device(b, dev)), expect.shape)
+    return {"mismatches": int((got != expect).sum()), "values": expect.size}
+
+
+def op_mean(dev, rng) -> dict:
+    """Mean over the last dim of 32 values: sums of small integers over 32 (exact in bf16)."""
+    x = _ints(rng, (32, 32), -2, 3) * 4
+    got = host(ttnn.mean(device(x, dev), dim=-1, keepdim=True), (32, 1))
+    return {"mismatches": int((got[:, 0] != bf16(x.mean(axis=1))).sum()), "values": 32}
+
+
+def op_max(dev, rng) -> dict:
+    x = _ints(rng, (32, 64))
+    got = host(ttnn.max(device(x, dev), dim=-1, keepdim=True), (32, 1))
+    return {"mismatches": int((got[:, 0] != x.max(axis=1)).sum()), "values": 32}
+
+
+def op_layout_padded(dev, rng) -> dict:
+    """Tilize a shape that is no multiple of a tile (the device pads), then untilize it back."""
+    x = _ints(rng, (50, 70))
+    tiled = ttnn.to_layout(device(x, dev, ttnn.ROW_MAJOR_LAYOUT), ttnn.TILE_LAYOUT)
+    back = ttnn.to_layout(tiled, ttnn.ROW_MAJOR_LAYOUT)
+    got = np.array(back.cpu().to_list(), dtype=np.float32).reshape(x.shape)
+    return {"mismatches": int((got != x).sum()), "values": x.size}
+
+
+def op_sharded(dev, rng) -> dict:
+    """Interleaved -> height-sharded over both cores' L1 -> interleaved."""
+    x = _ints(rng, (64, 64))
+    config = ttnn.create_sharded_memory_config((64, 64), ttnn.CoreGrid(y=1, x=2), ttnn.ShardStrategy.HEIGHT)
+    sharded = ttnn.to_memory_config(device(x, dev), config)
+    got = host(ttnn.to_memory_config(sharded, ttnn.DRAM_MEMORY_CONFIG), x.shape)
+    return {"mismatches": int((got != x).sum()), "values": x.size}
+
+
+def op_embedding(dev, rng) -> dict:
+    weights = _ints(rng, (64, 32))
+    index = rng.integers(0, 64, (1, 32))
+    ids = ttnn.Tensor(index.astype(np.uint32), data_type=ttnn.uint32, device=dev, layout=ttnn.ROW_MAJOR_LAYOUT)
+    table = device(weights, dev, ttnn.ROW_MAJOR_LAYOUT)
+    out = ttnn.embedding(ids, table, layout=ttnn.ROW_MAJOR_LAYOUT)
+    got = np.array(out.cpu().to_list(), dtype=np.float32).reshape(32, 32)
+    return {"mismatches": int((got != weights[index[0]]).sum()), "values": got.size}
+
+
+def op_full_like(dev, rng) -> dict:
+    x = _ints(rng, (64, 64))
+    got = host(ttnn.full_like(device(x, dev), 3.0), x.shape)
+    return {"mismatches": int((got != 3).sum()), "values": x.size}
+
+
+def op_stack(dev, rng) -> dict:
+    return _binary(dev, rng, lambda a, b: ttnn.stack([a, b], dim=0), lambda a, b: np.stack([a, b]))
+
+
+def op_expand(dev, rng) -> dict:
+    return _unary(dev, rng, lambda t: ttnn.expand(t, (64, 64)), lambda x: np.broadcast_to(x, (64, 64)), (1, 64))
+
+
+def op_roll(dev, rng) -> dict:
+    return _unary(dev, rng, lambda t: ttnn.roll(t, 32, 0), lambda x: np.roll(x, 32, 0), (64, 64))
+
+
+def op_matmul_batched(dev, rng) -> dict:
+    a = rng.integers(-2, 3, (2, 64, 64)).astype(np.float32)
+    b = rng.integers(-2, 3, (2, 64, 32)).astype(np.float32)
+    got = host(ttnn.matmul(device(a, dev), device(b, dev)), (2, 64, 32))
+    return {"mismatches": int((got != a @ b).sum()), "values": got.size}
+
+
+def op_typecast(dev, rng) -> dict:
+    x = _ints(rng, (32, 32))
+    out = ttnn.typecast(device(x, dev), ttnn.float32)
+    got = host(out, x.shape)
+    return {"mismatches": int((got != x).sum()), "values": x.size}
+
+
+def op_argmax(dev, rng) -> dict:
+    x = rng.permutation(64 * 32).reshape(32, 64).astype(np.float32)
+    out = ttnn.argmax(device(x, dev, ttnn.ROW_MAJOR_LAYOUT), dim=-1)
+    got = np.array(out.cpu().to_list()).reshape(32)
+    return {"mismatches": int((got != x.argmax(axis=1)).sum()), "values": 32}
+
+
+def op_tril(dev, rng) -> dict:
+    return _unary(dev, rng, ttnn.tril, np.tril)
 
 
 def op_exp(dev, rng) -> dict:

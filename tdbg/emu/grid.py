@@ -85,6 +85,8 @@ class Grid:
             self.wake(where)
         tile = self.tiles.get(where)
         if tile is not None:
+            if address < self.profile.l1_size:
+                tile.host_overwrites(address, address + len(data))
             tile.noc.write(where, address, data, tile.noc.host_transfer(len(data)))
             if address < self.profile.l1_size:
                 tile.host_wrote(address, data)

@@ -617,6 +617,7 @@ class Tile:
         writes, and its words classified as loaded code's are (``tdbg.emu.code_patches``), until
         the tile is reset."""
         end = address + len(data)
+        self.host_overwrites(address, end)
         self._host_code.append((address, end))
         self._code.append((address, end))
         self._code_index = None
@@ -640,6 +641,38 @@ class Tile:
             self._host_parks |= parks
             for core in self.cores.values():
                 core.set_parks(core.parks | parks)
+
+    def host_overwrites(self, start: int, end: int) -> None:
+        """A host is about to write L1 ``start .. end``: the code it put there before (an
+        earlier program's kernel) is code no more, so the new bytes are not classified as code.
+        Measured with ttnn 0.81.1's host: untilize's TRISC0 kernel data (the ``regfile`` and
+        config pointers) lands where tilize's TRISC1 text was; classified, its words read as
+        NOPs (0x13), its stores through them hit the launch message and TRISC2 jumped to
+        0x8001a080.  After add, tilize's TRISC0 data read as NOPs too, its unpacker stalled and
+        TRISC1's MOVA2D waited for SrcA forever.  The host's writes replace what it loaded, as
+        memory does; loaded firmware stays code.  Likewise a ``j .`` it wrote there parks no core
+        any more (``host_wrote`` adds the new bytes' own)."""
+        parks = {a for a in self._host_parks if start - 3 <= a < end}
+        if parks:
+            self._host_parks -= parks
+            parks -= {a for p in self.programs.values() for a in p.parks}
+            for core in self.cores.values():
+                core.set_parks(core.parks - parks)
+        stale = [r for r in self._host_code if r[0] < end and start < r[1]]
+        if not stale:
+            return
+        for lo, hi in stale:
+            for ranges in (self._host_code, self._code, self._executable):
+                ranges.remove((lo, hi))
+                ranges.extend(part for part in ((lo, min(hi, start)), (max(lo, end), hi)) if part[0] < part[1])
+        for at in [a for a in self.code.at if start - 3 <= a < end and not self._in_code(a)]:
+            patch = self.code.at[at]
+            if patch.placed == int.from_bytes(bytes(self.l1[at:at + 4]), "little"):
+                _copy_into(self.l1, at, patch.word.to_bytes(4, "little"))
+            self.code.set(at, None)
+            for core in self.cores.values():
+                core.set_code_hook(at, None)
+        self._drop_translations(start, end, code=True)
 
     def _drop_host_code(self) -> None:
         """Forget the code hosts put in L1 (the reset clears L1)."""

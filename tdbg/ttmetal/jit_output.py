@@ -49,7 +49,7 @@ class JitOutput:
     def __init__(self, profile: Profile, root: Path | None = None) -> None:
         self.root = root or cache_root()
         self.cores = {spec.alias: spec.name for spec in profile.cores}
-        self.seen: dict[Path, float] = {}
+        self.seen: dict[Path, tuple[int, int]] = {}   # (mtime, size) read
         self.by_prefix: dict[bytes, list[Binary]] = {}
 
     def _scan(self) -> None:
@@ -65,13 +65,14 @@ class JitOutput:
         if core is None or written.name.endswith("_weakened.elf"):
             return
         try:
-            mtime = written.stat().st_mtime
-            if self.seen.get(written) == mtime:
+            stat = written.stat()
+            version = (stat.st_mtime_ns, stat.st_size)
+            if self.seen.get(written) == version:
                 return
-            self.seen[written] = mtime
             image = ElfImage.load(written)
         except (OSError, ElfLoadError):
-            return
+            return      # not there, or being written (tt-metal rewrites the .xip.elf each run): next scan
+        self.seen[written] = version
         text = next((s.data for s in image.segments if s.executable and s.data), None)
         if text is None or len(text) < _KEY_BYTES:
             return

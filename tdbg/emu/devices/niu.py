@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from tdbg.arch.memory_map import DeviceSpec
 from tdbg.arch.profile import Coord
 from tdbg.emu.devices.device import Registers32
-from tdbg.emu.noc import Noc, Transfer
+from tdbg.emu.noc import Noc, SparseMemory, Transfer
 from tdbg.tensix.state_description import StateDescription, obj
 from tdbg.tensix.events import NeverWritten, UndefinedBehavior, UnimplementedFunctionality
 
@@ -236,7 +236,7 @@ class Niu(Registers32):
         for index in (0x4, 0xE, 0x5, 0x2):    # CMD_ACCEPTED, RD_REQ_STARTED, RD_REQ_SENT, RD_RESP_RECEIVED
             self._count(index, packets)
         self._count(0x3, flits)                # RD_DATA_WORD_RECEIVED
-        if memory is not None and not memory.written(targ[0], length):
+        if isinstance(memory, SparseMemory) and not memory.written(targ[0], length):   # DRAM, kept L1
             named = self.noc.named(source, targ[0], length)
             raise NeverWritten(f"{transfer.core} read {self.noc.describe(source, targ[0])}..{targ[0] + length:#x}: "
                                f"{named + ', ' if named else ''}never written")
