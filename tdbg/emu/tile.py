@@ -665,6 +665,7 @@ class Tile:
             for ranges in (self._host_code, self._code, self._executable):
                 ranges.remove((lo, hi))
                 ranges.extend(part for part in ((lo, min(hi, start)), (max(lo, end), hi)) if part[0] < part[1])
+        self._code_index = None
         for at in [a for a in self.code.at if start - 3 <= a < end and not self._in_code(a)]:
             patch = self.code.at[at]
             if patch.placed == int.from_bytes(bytes(self.l1[at:at + 4]), "little"):
