@@ -211,6 +211,11 @@ class Core:
         self._poll_regs: list[int] | None = None
 
     # -- the Unicorn instance, built when first needed ------------------------------------------
+    def build(self) -> None:
+        """Give the core its Unicorn instance now (the tile does when it gets firmware)."""
+        if not self.built:
+            self._build()
+
     def _build(self) -> None:
         """Make ``uc`` (``_Unbuilt``): a core that never gets firmware and is never addressed
         costs no Unicorn instance, no mappings and no hooks.  Until then it is a power-on core

@@ -242,6 +242,8 @@ class Tile:
         self._executable = [(s.vaddr, s.vaddr + len(s.data)) for p in self.programs.values() for s in p.segments
                             if s.executable and s.vaddr < self.profile.l1_size]
         parks = {a for p in self.programs.values() for a in p.parks if a < self.profile.l1_size}
+        if image is not None:   # built when it first gets firmware (or is first addressed)
+            self.cores[spec.name].build()
         for core in self.cores.values():
             program = self.programs.get(core.name)
             # a j . in L1 parks whichever core reaches it (one may jump into another's code)
