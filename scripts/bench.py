@@ -83,15 +83,17 @@ from unicorn.riscv_const import UC_RISCV_REG_A0, UC_RISCV_REG_A1
 from ttsim_lib import Kernel, kernel_time
 from ttsim_lib import library as ttsim_library
 
+from tdbg.arch import profile_for
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.session import Session
 from tdbg.commands import execute
 from tdbg.emu.elf import ElfImage
 from tdbg.emu.loader import placements
 from tdbg.emu.stops import StopKind
-from tdbg.toolchain.zig import build, firmware_dir
+from tdbg.toolchain.zig import build
 from tdbg.tensix.state import TensixState
 
+EXAMPLES = Path(__file__).resolve().parents[1] / "firmware"   # the example and benchmark firmware
 clock = time.process_time
 
 #: main at 527530d (before issue 23's speed work), this machine (2 shared cores), the best of two
@@ -147,7 +149,7 @@ def model() -> None:
 
 
 def firmware(name: str, iterations: int | None = None) -> Session:
-    s = Session(firmware_dir() / f"{name}.c")
+    s = Session(EXAMPLES / f"{name}.c")
     if iterations is not None:
         s.write_memory(s.symbol("iterations").addr, struct.pack("<I", iterations))
     return s
@@ -302,7 +304,7 @@ def stepping(n: int) -> None:
 
 def three_cores(n: int) -> None:
     def session(cores: tuple[str, ...]) -> Session:
-        s = Session({c: firmware_dir() / "bench_loop.c" for c in cores})
+        s = Session({c: EXAMPLES / "bench_loop.c" for c in cores})
         for c in cores:
             with s.on_core(c):
                 s.write_memory(s.symbol("iterations").addr, struct.pack("<I", n))
@@ -402,16 +404,16 @@ def ttsim_geomean(what: str) -> None:
         RATIOS.clear()
 
 
-BH_ISA = ["-mcpu=generic_rv32+m+zaamo+zba+zbb"]
+BH_ISA = [f"-mcpu={profile_for().llvm_cpu}"]
 
 
 def bitmanip(n: int) -> None:
     """(h): Zba/Zbb instructions run as RV32IM trampolines (tdbg.emu.translation)."""
-    if not (firmware_dir() / "bench_zb.c").is_file():  # a tdbg before the Blackhole ISA on the cores
+    if not (EXAMPLES / "bench_zb.c").is_file():  # a tdbg before the Blackhole ISA on the cores
         print("(h) Zba/Zbb loop: this tdbg has no bench_zb.c; skipped")
         return
     def session(flags: list[str]) -> Session:
-        s = Session(build(firmware_dir() / "bench_zb.c", flags))
+        s = Session(build(EXAMPLES / "bench_zb.c", flags))
         s.write_memory(s.symbol("iterations").addr, struct.pack("<I", n))
         return s
 
@@ -437,7 +439,7 @@ def startup(quick: bool) -> None:
     show("i.session3", f"(i) Session() on {what}", best_of(REPEAT, lambda: Session(elfs)) * 1e3, "ms", True)
     show("i.first_line", "    then 'info line main'", best_of(REPEAT, lambda: execute(Session(elfs), "info line main")) * 1e3,
          "ms", True)
-    kit = {f"T{i}": firmware_dir() / f"eltwise_t{i}.c" for i in range(3)}
+    kit = {f"T{i}": EXAMPLES / f"eltwise_t{i}.c" for i in range(3)}
 
     def run() -> None:
         rng = np.random.default_rng(3)
@@ -737,7 +739,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures to this file (the form of BEFORE)")
     args = parser.parse_args()
     for src in ("bench_window", "bench_l1", "bench_loop", *(m[0] for m in PUSH_MIXES)):
-        build(firmware_dir() / f"{src}.c")
+        build(EXAMPLES / f"{src}.c")
     loop = 6_000_000 if args.quick else 60_000_000
     figures = {
         "model": model,

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Build every C file of the firmware kit (tdbg/firmware) with tdbg's toolchain; print each ELF and whether it was rebuilt."""
+"""Build every C file of the firmware kit (tdbg/firmware) and of the examples (firmware/) with tdbg's toolchain; print each ELF and whether it was rebuilt."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from tdbg.toolchain.zig import ToolchainError, ensure_built, firmware_sources
 
@@ -16,7 +17,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     failed = 0
-    for src in firmware_sources():
+    examples = Path(__file__).resolve().parents[1] / "firmware"
+    for src in [*firmware_sources(), *sorted(examples.glob("*.c"))]:
         try:
             res = ensure_built(src, force=args.force)
         except ToolchainError as exc:

@@ -9,7 +9,7 @@ patterns (normal, denormal, infinite, NaN, small sign-magnitude integers), then 
 random instructions among the modes ttsim implements and the flag stack.  The FMA part: 24 x 32
 random ``SFPMAD`` lanes.  The probe (``ttsim_probes/sfpu_prog.c``) pushes the words one by one.
 
-    python scripts/sfpu_ttsim_fixture.py tests/data/sfpu_ttsim.json [--ttsim-run PATH]
+    python scripts/sfpu_ttsim_fixture.py tests/data/sfpu_ttsim.json --ttsim-run PATH
 """
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ def b64(a: np.ndarray) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
-    parser.add_argument("--ttsim-run", default="/work/ttsim-harness/ttsim-run")
+    parser.add_argument("--ttsim-run", required=True, help="the ttsim harness that runs a probe")
     args = parser.parse_args()
     probe = build(PROBE)
     rng, fma_rng = np.random.default_rng(20240611), np.random.default_rng(1)

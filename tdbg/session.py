@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tdbg.arch import chips
-from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch import profile_for
 from tdbg.arch.profile import Profile
 from tdbg.debug.breakpoints import Breakpoint, Location
 from tdbg.debug.cores import Cores
@@ -59,7 +59,8 @@ class Session:
 
     LOCKING = RunControl.LOCKING
 
-    def __init__(self, program: str | Path | ProgramFiles | None = None, profile: Profile = BLACKHOLE) -> None:
+    def __init__(self, program: str | Path | ProgramFiles | None = None, profile: Profile | None = None) -> None:
+        profile = profile or profile_for()
         self.target = target = Target(Tile(profile))
         self.memory = Memory(target)
         self.code = Programs(target)
@@ -84,9 +85,10 @@ class Session:
         self.tile.reset()
 
     @classmethod
-    def on_chip(cls, chip: str, profile: Profile = BLACKHOLE) -> Session:
+    def on_chip(cls, chip: str, profile: Profile | None = None) -> Session:
         """A session over chip ``chip``'s grid (``tdbg.arch.chips``: "1x2", "full"), as the
         simulator server presents it to a host; its first worker selected, every core held."""
+        profile = profile or profile_for()
         from tdbg.emu.grid import Grid
 
         try:

@@ -6,11 +6,13 @@ from __future__ import annotations
 from tdbg.commands import Interpreter
 from tdbg.session import Session
 from tdbg.toolchain.zig import firmware_dir
+from examples import EXAMPLES
 
 
 def shell(program: str) -> tuple[Interpreter, list[str]]:
     out: list[str] = []
-    return Interpreter(Session(firmware_dir() / f"{program}.c"), write=out.append), out
+    source = firmware_dir() / f"{program}.c"      # the kit's demo, or an example
+    return Interpreter(Session(source if source.is_file() else EXAMPLES / f"{program}.c"), write=out.append), out
 
 
 def run(interp: Interpreter, out: list[str], line: str) -> str:

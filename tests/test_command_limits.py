@@ -16,6 +16,7 @@ import pytest
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 from tdbg.commands import execute
+from examples import EXAMPLES
 
 FW = firmware_dir()
 
@@ -227,7 +228,7 @@ def test_info_checkpoints_shows_each_size_and_the_total_against_the_budget(demo:
 
 
 def test_trace_dst_shows_its_bounded_log() -> None:
-    s = Session(FW / "dst_fill.c")
+    s = Session(EXAMPLES / "dst_fill.c")
     assert run(s, "trace dst") == "Dst window tracing is off.\n"
     run(s, "trace dst on")
     s.break_at("_tdbg_exit")
@@ -240,7 +241,7 @@ def test_trace_dst_shows_its_bounded_log() -> None:
 # -- item 4 at the command level -------------------------------------------------------------------
 
 def test_delete_after_thread_2_removes_everything_and_the_script_goes_on() -> None:
-    s = Session({f"T{i}": FW / f"pipeline_t{i}.c" for i in range(3)})
+    s = Session({f"T{i}": EXAMPLES / f"pipeline_t{i}.c" for i in range(3)})
     for line in ("break main", "break main thread 3", "watch results[0]", "watch dst[3]", "thread 2"):
         run(s, line)
     assert run(s, "delete") == "" and run(s, "info breakpoints") == "No breakpoints or watchpoints.\n"
@@ -257,7 +258,7 @@ def test_an_error_whose_text_is_not_a_string_is_still_one_line() -> None:
 def test_dst_commands_on_the_b_core_ask_for_a_view() -> None:
     """B has no Tensix thread, so no config bank and no window view to default to (found by the command fuzz:
     'thread 4' then 'dst diff F' was an internal error)."""
-    s = Session({"B": FW / "release_triscs.c", "T0": FW / "pipeline_t0.c"})
+    s = Session({"B": FW / "release_triscs.c", "T0": EXAMPLES / "pipeline_t0.c"})
     run(s, "thread 4")                                     # B (T0, T1, T2, B)
     assert run(s, "dst stats") == "B has no Dst view in force: give --view V, or select T0, T1 or T2.\n"
     assert run(s, "pack 0 to bf16") == "B has no Dst view in force: give from DSTFMT, or select T0, T1 or T2.\n"

@@ -19,6 +19,7 @@ import pytest
 
 from tdbg.commands import Interpreter
 from tdbg.riscv.disasm import _NOT_IN_CAPSTONE, Disassembler, disassemble
+from examples import EXAMPLES
 from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.session import Session
 from tdbg.arch.blackhole import BLACKHOLE
@@ -214,7 +215,7 @@ def test_address_comments_over_a_run_match_gdb(tmp_path: Path) -> None:
     ("dst_fill.c", "disassemble /m main"), ("dst_fill.c", "disassemble main"),
 ])
 def test_disassemble_matches_gdb(program: str, command: str) -> None:
-    source = firmware_dir() / program
+    source = firmware_dir() / program if program == "demo.c" else EXAMPLES / program
     elf = build(source)
     out: list[str] = []
     Interpreter(Session(source), write=out.append).execute(command)

@@ -10,11 +10,12 @@ import pytest
 
 from tdbg.session import Session
 from tdbg.emu.stops import StopKind
-from tdbg.toolchain.zig import firmware_dir
+from tdbg.toolchain.zig import demo_source
+from examples import EXAMPLES
 
 
 def run(name: str) -> Session:
-    s = Session(firmware_dir() / f"{name}.c")
+    s = Session(demo_source() if name == "demo" else EXAMPLES / f"{name}.c")
     stop = s.cont()
     assert stop.kind is StopKind.EXITED, stop.describe()
     assert s.read_u32(s.symbol("tdbg_exit_code").addr) == 0
@@ -113,7 +114,7 @@ def test_demo_runs() -> None:
 
 @pytest.mark.parametrize("name", ["bench_window", "bench_l1"])
 def test_bench_firmware_checksums(name: str) -> None:
-    s = Session(firmware_dir() / f"{name}.c")
+    s = Session(EXAMPLES / f"{name}.c")
     iterations = s.symbol("iterations").addr
     s.tile.cores["T0"].uc.mem_write(iterations, struct.pack("<I", 1000))
     assert s.cont().kind is StopKind.EXITED

@@ -1,9 +1,8 @@
 """The Matrix Unit's measured datapath (tdbg/tensix/fpu_datapath.py): cases where it and the
 pages' ``float`` code round differently.  Every expected ``DstBits`` word was measured on
 Tenstorrent's simulator ttsim v1.10.0 with the same Src/Dst contents and config
-(/work/realfw-extra/probes/fpu_cases.py, outside the repository: one probe firmware pushes the
-instruction, the ttsim harness seeds Src/Dst and dumps ``DstBits``); the comments work each one
-by hand.
+(one probe firmware pushed the instruction, a ttsim harness seeded Src/Dst and dumped
+``DstBits``); the comments work each one by hand.
 
 Src BF16 layout: sign 18, mantissa 17:11, exponent 7:0 (so 1.0 = 0x0007F).  Src FP16: sign 18,
 mantissa 17:8, exponent 4:0.  Dst16b BF16: sign 15, mantissa 14:8, exponent 7:0.  Dst16b FP16:

@@ -16,6 +16,7 @@ import pytest
 
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
+from examples import EXAMPLES
 from captured import run, shell
 
 INLINE = """\
@@ -101,7 +102,7 @@ def test_break_main_names_mains_own_line(programs: dict[str, Path]) -> None:
     assert run(sh, "break main").endswith(f": file {path}, line {call}.\n")
     assert run(sh, "run") == f"\nBreakpoint 1, main () at {path}:{call}\n{src(INLINE, '/* call pair */')}\n"
     assert run(sh, "bt") == f"#0  main () at {path}:{call}\n"  # the inline frame is hidden at its entry
-    fill = firmware_dir() / "dst_fill.c"
+    fill = EXAMPLES / "dst_fill.c"
     text = fill.read_text()
     assert run(shell(fill), "break main").endswith(f": file {fill}, line {line_of(text, 'tdbg_set_dst_access(CORE, TDBG_FMT_FP32')}.\n")
 

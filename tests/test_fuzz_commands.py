@@ -28,6 +28,7 @@ from fuzzing import bounded, fuzz_settings
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 from tdbg.commands import execute
+from examples import EXAMPLES
 
 FW = firmware_dir()
 
@@ -173,7 +174,7 @@ PIPELINE = dict(cores=3, local="i", global_="results[0]", functions=["main"])
 def _session(kind: str) -> Session:
     if kind == "demo":
         return Session(FW / "demo.c")
-    return Session({f"T{i}": FW / f"pipeline_t{i}.c" for i in range(3)})
+    return Session({f"T{i}": EXAMPLES / f"pipeline_t{i}.c" for i in range(3)})
 
 
 _SESSIONS: dict[str, Session] = {}

@@ -24,14 +24,13 @@ from hypothesis import strategies as st
 import ttllk_variants as tv
 from fuzzing import bounded, fuzz_settings
 from tdbg.emu.stops import StopKind
-from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import RunStatus, Session
 from tdbg.toolchain import ttllk, ttnn
 from tdbg.commands import execute
+from examples import EXAMPLES
 
-FW = firmware_dir()
 KERNELS: dict[str, dict[str, object]] = {
-    name: {f"T{i}": FW / f"{name}_t{i}.c" for i in range(3)} for name in ("eltwise", "pipeline")
+    name: {f"T{i}": EXAMPLES / f"{name}_t{i}.c" for i in range(3)} for name in ("eltwise", "pipeline")
 }
 #: tt-llk kernels (``ttllk_variants.CASES``), when the ttnn wheel can be had.
 LLK_KERNELS = {"llk_datacopy": "datacopy_bf16", "llk_eltwise_add": "eltwise_add", "llk_matmul": "matmul_2x2x2"}

@@ -19,18 +19,17 @@ from hypothesis import strategies as st
 
 from fuzzing import bounded, fuzz_settings
 from tdbg.emu.stops import StopKind
-from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session, SessionError
 from tdbg.commands import execute
+from examples import EXAMPLES
 
-FW = firmware_dir()
 BAD = ("internal error", "Traceback")
 TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int"}
 
 
 @pytest.fixture(scope="module")
 def pipeline() -> Session:
-    return Session({f"T{i}": FW / f"pipeline_t{i}.c" for i in range(3)})
+    return Session({f"T{i}": EXAMPLES / f"pipeline_t{i}.c" for i in range(3)})
 
 
 @st.composite

@@ -15,6 +15,7 @@ import pytest
 from tdbg.rsp.server import checksum, serve_tcp
 from tdbg.session import Session
 from tdbg.toolchain.zig import build, firmware_dir
+from examples import EXAMPLES
 
 GDB = shutil.which("gdb-multiarch")
 needs_gdb = pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (Debian package gdb-multiarch)")
@@ -172,7 +173,7 @@ def test_interrupt_packet_stops_a_running_core() -> None:
 def test_dst_rows_are_gdb_registers() -> None:
     import struct
 
-    source = firmware_dir() / "dst_fill.c"
+    source = EXAMPLES / "dst_fill.c"
     build(source)
     out = gdb("break _tdbg_exit", "continue", "p/x $dst1", "set var $dst2[3] = 0x1234", "monitor x/4hx dst[2]",
               target=f"| {sys.executable} -m tdbg --rsp-stdio {source}")

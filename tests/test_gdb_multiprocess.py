@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from tdbg.emu.stops import StopKind
-from tdbg.toolchain.zig import build, firmware_dir
+from tdbg.toolchain.zig import build
 from tdbg.session import Session
+from examples import EXAMPLES
 from tests.captured import run, shell
 from tests.rsp_client import served
 
-FW = firmware_dir()
 TESTS_FW = Path(__file__).parent / "firmware"
 GDB = shutil.which("gdb-multiarch")
 needs_gdb = pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (Debian package gdb-multiarch)")
@@ -34,7 +34,7 @@ def programs(elfs: dict[str, Path]) -> str:
 
 
 def trio(stem: str) -> dict[str, Path]:
-    return {f"T{i}": build(FW / f"{stem}_t{i}.c", core=f"T{i}") for i in range(3)}
+    return {f"T{i}": build(EXAMPLES / f"{stem}_t{i}.c", core=f"T{i}") for i in range(3)}
 
 
 def spin_pair(*flags: str) -> dict[str, Path]:

@@ -23,6 +23,7 @@ import pytest
 from tdbg.emu.stops import StopKind
 from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.session import Session
+from examples import EXAMPLES
 from tests.captured import run, shell
 
 TESTS_FW = Path(__file__).parent / "firmware"
@@ -101,7 +102,7 @@ def test_the_three_core_hang_closes_the_loop() -> None:
 def test_the_deadlock_trio_names_who_would_post() -> None:
     """tdbg's C example: T0 and T2 each poll the semaphore the other posts after its loop."""
     fw = firmware_dir()
-    text = run(shell(Session({f"T{i}": fw / f"deadlock_t{i}.c" for i in range(3)})), "set width unlimited", "run")
+    text = run(shell(Session({f"T{i}": EXAMPLES / f"deadlock_t{i}.c" for i in range(3)})), "set width unlimited", "run")
     assert "    it needs a post of semaphore 2, made by:\n      T2 (blocked): a store to semaphore 2 at 0x" in text
     assert "    it needs a post of semaphore 0, made by:\n      T0 (blocked): a store to semaphore 0 at 0x" in text
     assert "    it needs a post of semaphore 1: no core's firmware makes one\n" in text   # T1's SEMWAIT

@@ -8,6 +8,7 @@ import numpy as np
 from tdbg.emu.stops import StopKind
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
+from examples import EXAMPLES
 
 FW = firmware_dir()
 
@@ -55,7 +56,7 @@ def test_a_store_to_l1_is_undone_byte_for_byte() -> None:
 
 
 def test_a_pushed_instruction_is_undone_with_the_coprocessor() -> None:
-    s = Session(FW / "movd2b.c")
+    s = Session(EXAMPLES / "movd2b.c")
     step_until(s, lambda: s.pc in s.tile.code.at and s.tile.coprocessor.mnemonic(s.tile.code.at[s.pc].insn) == "MOVD2B")
     srcb, pushes = s.src("srcb", 0).copy(), len(s.tile.pushes)
     assert s.stepi().kind is StopKind.STEP
@@ -66,7 +67,7 @@ def test_a_pushed_instruction_is_undone_with_the_coprocessor() -> None:
 
 
 def test_records_stay_within_the_budget() -> None:
-    s = Session(FW / "movd2b.c")
+    s = Session(EXAMPLES / "movd2b.c")
     s.history.budget = 10_000       # a few register-only steps
     for _ in range(40):
         s.stepi()
@@ -77,7 +78,7 @@ def test_records_stay_within_the_budget() -> None:
 
 
 def test_reverse_over_a_soft_reset_store_puts_the_other_cores_back() -> None:
-    s = Session({"B": FW / "release_triscs.c", "T0": FW / "pipeline_t0.c"})
+    s = Session({"B": FW / "release_triscs.c", "T0": EXAMPLES / "pipeline_t0.c"})
     s.select_core("B")
     # step B until its store to SOFT_RESET_0 has released T0, recording every step
     for _ in range(400):
@@ -95,7 +96,7 @@ def test_reverse_over_a_step_that_began_to_wait_puts_the_other_cores_back() -> N
     # Issue 26 item 6: T2 polls semaphore 1 (a wait); stepping it with scheduler-locking off lets
     # T0 and T1 run to their end inside that one step.  Undoing the step puts them back too
     # (before: only T2 was saved, the record chosen before the step began to wait).
-    s = Session({f"T{i}": FW / f"pipeline_t{i}.c" for i in range(3)})
+    s = Session({f"T{i}": EXAMPLES / f"pipeline_t{i}.c" for i in range(3)})
     s.select_core("T2")
     before = None
     for _ in range(5000):

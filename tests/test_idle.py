@@ -6,14 +6,16 @@ from __future__ import annotations
 import struct
 
 from tdbg.emu.stops import StopKind
-from tdbg.toolchain.zig import build, firmware_dir
+from tdbg.arch import profile_for
+from tdbg.toolchain.zig import build
 from tdbg.session import Session
+from examples import EXAMPLES
 
 
 def test_a_long_loop_over_constant_memory_is_not_a_spin() -> None:
     """bench_zb.c reads two constant tables for a million trips (several turns' worth) and
     stores nothing: it counts, it does not wait."""
-    s = Session(build(firmware_dir() / "bench_zb.c", ["-mcpu=generic_rv32+m+zaamo+zba+zbb"]))
+    s = Session(build(EXAMPLES / "bench_zb.c", [f"-mcpu={profile_for().llvm_cpu}"]))
     n = 1_500_000
     s.write_memory(s.symbol("iterations").addr, struct.pack("<I", n))
     assert s.cont().kind is StopKind.EXITED

@@ -10,11 +10,9 @@ import numpy as np
 import pytest
 
 from tdbg.commands import Interpreter
-from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 from tdbg.tensix import l1_data
-
-FW = firmware_dir()
+from examples import EXAMPLES
 
 
 def test_l1_formats_by_hand() -> None:
@@ -47,7 +45,7 @@ def test_tile_rows_reassemble_faces() -> None:
 @pytest.fixture(scope="module")
 def shell() -> tuple[Interpreter, list[str]]:
     rng = np.random.default_rng(3)
-    s = Session({f"T{i}": FW / f"eltwise_t{i}.c" for i in range(3)})
+    s = Session({f"T{i}": EXAMPLES / f"eltwise_t{i}.c" for i in range(3)})
     a = (rng.integers(120, 135, 1024) << 7) | rng.integers(0, 128, 1024)
     s.write_memory(0x30000, a.astype("<u2").tobytes())
     s.write_memory(0x40000, bytes([127] * 64) + bytes([0x40] * 1024))   # B = 1.0 everywhere

@@ -9,10 +9,8 @@ import sys
 
 import pytest
 
-from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
-
-FW = firmware_dir()
+from examples import EXAMPLES
 
 
 def _rss_kb() -> int:
@@ -22,7 +20,7 @@ def _rss_kb() -> int:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 def test_runs_in_one_session_do_not_grow_memory() -> None:
-    s = Session({f"T{i}": FW / f"pipeline_t{i}.c" for i in range(3)})
+    s = Session({f"T{i}": EXAMPLES / f"pipeline_t{i}.c" for i in range(3)})
     for _ in range(20):                      # warm up: caches, first translations
         s.restart()
         s.cont()

@@ -27,6 +27,7 @@ import pytest
 from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.session import Session
 from tdbg.commands import execute
+from examples import EXAMPLES
 from captured import run, shell
 
 SOURCE = Path(__file__).parent / "firmware" / "llk_kernel.cpp"
@@ -169,7 +170,7 @@ def test_the_init_file_runs_first_and_nx_skips_it(tmp_path: Path) -> None:
 # -- item 6: escape hatches and settings ------------------------------------------------------------
 
 def test_thread_apply_shell_and_pipe() -> None:
-    cores = {f"T{i}": firmware_dir() / f"pipeline_t{i}.c" for i in range(3)}
+    cores = {f"T{i}": EXAMPLES / f"pipeline_t{i}.c" for i in range(3)}
     sh = shell(Session(cores))
     out = run(sh, "thread apply all p 1")
     assert out == "\nThread 3 (T2):\n$1 = 1\n\nThread 2 (T1):\n$2 = 1\n\nThread 1 (T0):\n$3 = 1\n"

@@ -26,6 +26,7 @@ from tdbg.riscv.extensions import decode_bitmanip
 from tdbg.session import Session, SessionError
 from tdbg.tensix.events import Category
 from tdbg.commands import execute
+from examples import EXAMPLES
 
 FIRMWARE = Path(__file__).parent / "firmware"
 BH_ISA = ["-mcpu=generic_rv32+m+zaamo+zba+zbb"]
@@ -226,8 +227,7 @@ def test_debugger_writes_over_code() -> None:
 
 def test_debugger_write_of_a_ttinsn_word_changes_what_is_pushed() -> None:
     """Issue 26 item 2 on a .ttinsn: the written Tensix word is pushed, not the ELF's."""
-    from tdbg.toolchain.zig import firmware_dir
-    s = Session(firmware_dir() / "movd2b.c")
+    s = Session(EXAMPLES / "movd2b.c")
     at = min(s.image.ttinsn)
     word = s.read_u32(at)
     execute(s, f"set {{int}}{at} = {{int}}{at}")

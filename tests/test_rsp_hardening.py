@@ -18,6 +18,7 @@ import pytest
 from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.rsp.server import MAX_READ, MonitorInterpreter
 from tdbg.session import Session
+from examples import EXAMPLES
 from rsp_client import Client, packet, served, start_server
 
 GDB = shutil.which("gdb-multiarch")
@@ -124,7 +125,7 @@ def test_monitor_may_touch_host_files_when_allowed(tmp_path: Path) -> None:
 
 
 def test_vfile_serves_only_the_loaded_elfs() -> None:
-    s = Session({"T0": DEMO, "T1": firmware_dir() / "pipeline_t1.c"})
+    s = Session({"T0": DEMO, "T1": EXAMPLES / "pipeline_t1.c"})
     with served(s) as c:
         for name, fd in (("T0", b"F3"), ("T1", b"F4")):   # both open at once (one per process)
             path = str(s.tile.image(name).path).encode()

@@ -14,6 +14,7 @@ from tdbg.session import Session
 from tdbg.emu.stops import StopKind
 from tdbg.tensix.events import Category
 from tdbg.commands import execute
+from examples import EXAMPLES
 
 FAULTS = Path(__file__).parent / "firmware" / "faults.c"
 CS = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV32)
@@ -136,9 +137,8 @@ def test_bad_location_is_one_line_error() -> None:
 
 
 def test_dst_row_watch_window_store_and_tensix_instruction() -> None:
-    from tdbg.toolchain.zig import firmware_dir
 
-    s = Session(firmware_dir() / "movd2b.c")
+    s = Session(EXAMPLES / "movd2b.c")
     # movd2b.c writes Dst32b rows 0..7 in fmt 0: Dst32b row 1 is DstBits rows 1 and 9.
     w = s.watch_dst_row(1)
     assert w.view == "Dst32b" and w.bits_rows == [1, 9]

@@ -12,12 +12,13 @@ from tdbg.emu.pushlog import DstProvenance, DstWriter, WindowAccess, WindowTrace
 from tdbg.emu.stops import StopKind
 from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session, SessionError
+from examples import EXAMPLES
 
 FW = firmware_dir()
 
 
 def pipeline() -> Session:
-    return Session({f"T{i}": FW / f"pipeline_t{i}.c" for i in range(3)})
+    return Session({f"T{i}": EXAMPLES / f"pipeline_t{i}.c" for i in range(3)})
 
 
 def test_delete_everything_from_another_thread_leaves_no_trace_on_any_core() -> None:
@@ -70,7 +71,7 @@ def test_thousands_of_breakpoints_set_unicorns_exits_once(monkeypatch: pytest.Mo
 
 
 def test_checkpoints_are_compressed_bounded_and_counted() -> None:
-    s = Session(FW / "dst_fill.c")
+    s = Session(EXAMPLES / "dst_fill.c")
     s.break_at("_tdbg_exit")
     s.cont()
     l1 = bytes(s.tile.l1)
@@ -111,7 +112,7 @@ def test_window_provenance_forgets_stores_no_row_names() -> None:
 
 
 def test_the_tile_traces_into_the_bounded_ring() -> None:
-    s = Session(FW / "dst_fill.c")
+    s = Session(EXAMPLES / "dst_fill.c")
     s.tile.observe_window(trace=True)
     assert isinstance(s.tile.window_trace, WindowTrace)
     s.cont()
@@ -128,7 +129,7 @@ def test_preemption_never_repeats_or_loses_a_push(monkeypatch: pytest.MonkeyPatc
 
     def run(slice_s: float) -> tuple[StopKind, list[int]]:
         monkeypatch.setattr(PREEMPTOR, "slice_s", slice_s)
-        s = Session({"B": FW / "release_triscs.c", **{f"T{i}": FW / f"pipeline_t{i}.c" for i in range(3)}})
+        s = Session({"B": FW / "release_triscs.c", **{f"T{i}": EXAMPLES / f"pipeline_t{i}.c" for i in range(3)}})
         stop = s.cont()
         return stop.kind, list(s.tile.pushes.per_thread)
 

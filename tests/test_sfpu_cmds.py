@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 from tdbg.commands import execute
+from examples import EXAMPLES
 
 
 def test_tensix_reports_lanes_and_info_lregs_marks_them() -> None:
@@ -42,7 +42,7 @@ def test_info_sfpu_shows_predication() -> None:
 
 
 def test_stepi_over_a_push_shows_changed_lanes() -> None:
-    s = Session(firmware_dir() / "sfpu_kernels.c")
+    s = Session(EXAMPLES / "sfpu_kernels.c")
     execute(s, "break main")
     execute(s, "run")
     s.set_dst(slice(0, 64), np.linspace(-1, 1, 1024, dtype=np.float32).reshape(64, 16), view="fp32")

@@ -14,16 +14,16 @@ import pytest
 from sfpu_reference import fma_reference
 
 from tdbg.emu.stops import StopKind
-from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
 from tdbg.toolchain import ttllk, ttnn
+from examples import EXAMPLES
 
 CUMSUM_DRIVER = Path(__file__).resolve().parent / "firmware" / "ttllk_cumsum.cpp"
 ONE = 0x3F800000
 
 
 def test_relu_and_polynomial_elu_kernels() -> None:
-    s = Session(firmware_dir() / "sfpu_kernels.c")
+    s = Session(EXAMPLES / "sfpu_kernels.c")
     rng = np.random.default_rng(7)
     x = rng.uniform(-1.0, 1.0, (64, 16)).astype(np.float32)
     s.set_dst(slice(0, 64), x, view="fp32")
@@ -50,7 +50,7 @@ def test_relu_and_polynomial_elu_kernels() -> None:
 
 def test_bench_sfpu_mix_counts_up() -> None:
     # scripts/bench.py figure (d)'s SFPU mix: each trip loads x, stores x * 1.0 + 1.0 (never < 0)
-    s = Session(firmware_dir() / "bench_sfpu.c")
+    s = Session(EXAMPLES / "bench_sfpu.c")
     s.write_value(s.symbol("iterations").addr, 4, 40)
     assert s.cont().kind is StopKind.EXITED
     cells = s.dst(slice(0, 4), view="fp32")[:, 0::2]

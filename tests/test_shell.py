@@ -13,11 +13,13 @@ from hypothesis import strategies as st
 from tdbg.commands import Interpreter
 from tdbg.session import Session
 from tdbg.toolchain.zig import firmware_dir
+from examples import EXAMPLES
 
 
 def shell(program: str = "demo") -> tuple[Interpreter, list[str]]:
     out: list[str] = []
-    return Interpreter(Session(firmware_dir() / f"{program}.c"), write=out.append), out
+    source = firmware_dir() / f"{program}.c"      # the kit's demo, or an example
+    return Interpreter(Session(source if source.is_file() else EXAMPLES / f"{program}.c"), write=out.append), out
 
 
 def run(interp: Interpreter, out: list[str], line: str) -> str:
@@ -92,7 +94,7 @@ def test_scripted_session_checks_firmware_values(tmp_path: Path) -> None:
         "output results[40]\necho \\n\n"   # case 20: 0x80 in fmt 5 reads back as 0x81
     )
     done = subprocess.run(
-        [sys.executable, "-m", "tdbg", "-q", "-batch", "-x", str(script), str(firmware_dir() / "dst_formats.c")],
+        [sys.executable, "-m", "tdbg", "-q", "-batch", "-x", str(script), str(EXAMPLES / "dst_formats.c")],
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr

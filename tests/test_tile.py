@@ -24,6 +24,7 @@ from tdbg.emu.core import CoreState
 from tdbg.emu.stops import StopKind
 from tdbg.toolchain.zig import build, firmware_dir
 from tdbg.session import Session, SessionError
+from examples import EXAMPLES
 
 FW = firmware_dir()
 SHARED_KERNELS = Path(__file__).resolve().parents[2] / "shared" / "kernels"
@@ -31,7 +32,7 @@ needs_shared = pytest.mark.skipif(not SHARED_KERNELS.is_dir(), reason="../shared
 
 
 def trio(stem: str) -> dict[str, Path]:
-    return {f"T{i}": FW / f"{stem}_t{i}.c" for i in range(3)}
+    return {f"T{i}": EXAMPLES / f"{stem}_t{i}.c" for i in range(3)}
 
 
 def shell(session: Session) -> tuple[Interpreter, list[str]]:
@@ -149,7 +150,7 @@ def test_watchpoint_set_on_one_core_fires_on_anothers_store() -> None:
 
 
 def test_ttsync_load_waits_for_the_thread() -> None:
-    s = Session({"T1": FW / "deadlock_t1.c"})
+    s = Session({"T1": EXAMPLES / "deadlock_t1.c"})
     stop = s.cont()
     assert stop.kind is StopKind.DEADLOCK and stop.core == "T1"
     # unblock it by hand: post semaphore 1 through the RISC-V view; the held MOVD2B runs
@@ -286,7 +287,7 @@ def test_memory_writes_go_through_the_device_model() -> None:
 
 def test_file_command_loads_and_replaces_a_core(tmp_path: Path) -> None:
     interp, out = shell(Session(FW / "demo.c"))
-    assert run(interp, out, f"file T1 {FW / 'pipeline_t1.c'}").startswith("Reading symbols from")
+    assert run(interp, out, f"file T1 {EXAMPLES / 'pipeline_t1.c'}").startswith("Reading symbols from")
     assert set(interp.session.tile.programs) == {"T0", "T1"}
     text = run(interp, out, "thread 2")
     assert text.startswith("[Current thread is 2 (T1)]")
@@ -299,7 +300,7 @@ def test_file_command_loads_and_replaces_a_core(tmp_path: Path) -> None:
 
 def test_cli_takes_one_elf_per_core() -> None:
     args = [sys.executable, "-m", "tdbg", "-q", "-batch", "-ex", "run", "-ex", "info threads",
-            f"T0={FW / 'pipeline_t0.c'}", f"T1={FW / 'pipeline_t1.c'}", f"T2={FW / 'pipeline_t2.c'}"]
+            f"T0={EXAMPLES / 'pipeline_t0.c'}", f"T1={EXAMPLES / 'pipeline_t1.c'}", f"T2={EXAMPLES / 'pipeline_t2.c'}"]
     done = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "[All cores finished: T0 exited with code 0, T1 exited with code 0, T2 exited with code 0]" in done.stdout
@@ -314,9 +315,9 @@ GDB = shutil.which("gdb-multiarch")
 
 @pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (Debian package gdb-multiarch)")
 def test_gdb_sees_each_core_as_a_thread() -> None:
-    programs = " ".join(f"T{i}={FW / f'pipeline_t{i}.c'}" for i in range(3))
+    programs = " ".join(f"T{i}={EXAMPLES / f'pipeline_t{i}.c'}" for i in range(3))
     for i in range(3):
-        build(FW / f"pipeline_t{i}.c", core=f"T{i}")
+        build(EXAMPLES / f"pipeline_t{i}.c", core=f"T{i}")
     args = [GDB, "-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set remotetimeout 60",
             "-ex", f"target remote | {sys.executable} -m tdbg --rsp-stdio {programs}",
             "-ex", "info threads", "-ex", "thread 2.1", "-ex", "stepi", "-ex", "p/x $pc",

@@ -20,6 +20,7 @@ from elftools.elf.elffile import ELFFile
 import tdbg
 from tdbg.toolchain import zig as toolchain
 from tdbg.toolchain.zig import ToolchainError
+from examples import all_sources
 
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"  # the spec pack beside the repo
 L1_END = 1536 * 1024
@@ -86,7 +87,7 @@ EXPECTED_TTINSN = {
 
 @pytest.fixture(scope="module")
 def built() -> dict[str, Path]:
-    return {src.stem: toolchain.build(src) for src in toolchain.firmware_sources()}
+    return {src.stem: toolchain.build(src) for src in all_sources()}
 
 
 def _symbols(elf: ELFFile) -> dict:
@@ -128,7 +129,7 @@ def test_all_firmware_builds(built, build_cache):
 
 
 def test_second_build_is_cached(built):
-    for src in toolchain.firmware_sources():
+    for src in all_sources():
         elf = built[src.stem]
         before = elf.stat().st_mtime_ns
         res = toolchain.ensure_built(src)

@@ -4,7 +4,7 @@ booted as tt-metal 0.81.1's host boots it, compared with Tenstorrent's simulator
 Expected values: ``tests/data/ttmetal_boot_ttsim.json`` (the same host writes replayed on ttsim
 v1.10.0 until idle: the mailbox area's non-zero bytes, each core's idle loop;
 ``scripts/ttmetal_boot_fixture.py``); tt-metal's own numbers as measured with tt-metal 0.81.1 on
-ttsim (TTSIM.md: the firmware bases, the boot ``jal`` word, the bank table); SoftReset.md's reset
+ttsim (the firmware bases, the boot ``jal`` word, the bank table); SoftReset.md's reset
 PCs.  The firmware tests skip, saying so, without the wheel."""
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from tdbg.session import Session
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.ttmetal import boot, device, memmap
 from tdbg.ttmetal.mailboxes import Mailboxes
+from examples import EXAMPLES
 
 TTSIM = json.loads((Path(__file__).parent / "data" / "ttmetal_boot_ttsim.json").read_text())
 
@@ -76,7 +77,7 @@ def test_local_init_places_private_bytes_in_l1() -> None:
 
 def test_released_without_override_a_core_starts_at_the_pages_reset_pc() -> None:
     # SoftReset.md: B always starts at 0; T1 at 0x0A000 unless its override bit is set.
-    s = Session({"B": kit_dir() / "release_triscs.c", "T1": kit_dir() / "pipeline_t1.c"})
+    s = Session({"B": kit_dir() / "release_triscs.c", "T1": EXAMPLES / "pipeline_t1.c"})
     reset, override = 0xFFB1_21B0, 0xFFB1_2234
     with s.on_core("B"):
         s.write_memory(reset, struct.pack("<I", 0x47800))

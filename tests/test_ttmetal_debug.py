@@ -136,10 +136,10 @@ def test_dprint_lines_show_as_the_print_server_shows_them_and_a_full_buffer_is_d
     assert 64 * 20 > host.mailboxes.field("dprint_buf.buffer.data").size
     out = execute(s, "run")
     assert "tt-metal program done" in out
-    assert [line for line in out.splitlines() if line.startswith("0:(x=0,y=0):")] == \
-        [f"0:(x=0,y=0):NC: {line}" for line in expected]
+    assert [line for line in out.splitlines() if line.startswith("0:0-0:")] == \
+        [f"0:0-0:NC: {line}" for line in expected]
     # in time order, as tt-metal's print server prints them: all before the stop that came after them
-    assert out.index(f"0:(x=0,y=0):NC: {expected[-1]}") < out.index("tt-metal program done")
+    assert out.index(f"0:0-0:NC: {expected[-1]}") < out.index("tt-metal program done")
     assert [(p.core, p.text) for p in host.drain_prints(s)] == [("NC", line) for line in expected]
 
 
@@ -152,10 +152,10 @@ def test_dprint_from_every_trisc_and_ncrisc() -> None:
     prepare(s, program, fw)
     out = execute(s, "run")
     assert "tt-metal program done" in out
-    shown = [line for line in out.splitlines() if line.startswith("0:(x=0,y=0):")]
+    shown = [line for line in out.splitlines() if line.startswith("0:0-0:")]
     by_core: dict[str, list[str]] = {}
     for line in shown:
-        risc, _, text = line.removeprefix("0:(x=0,y=0):").partition(": ")
+        risc, _, text = line.removeprefix("0:0-0:").partition(": ")
         by_core.setdefault(risc, []).append(text)
     a, b = (program.buffers[n].address for n in "ab")
     assert by_core == {"NC": [f"reader: 2 tiles from {a:#x} and {b:#x}", "reader: done"],
@@ -291,7 +291,7 @@ def test_a_write_position_off_a_message_boundary_is_named_and_the_drain_ends() -
     with bounded(30):
         assert server.drain(memory)
     assert [p.shown() for p in server.prints] == [
-        "0:(x=0,y=0):NC: value 7",
+        "0:0-0:NC: value 7",
         "warning: DPRINT: the write position 0xa is 2 bytes into a header at 0x8; "
         "read position moved to the write position 0xa"]
     assert memory.read_value(4, 4) == 10 and not server.drain(memory)
@@ -318,7 +318,7 @@ def test_a_kernel_that_scribbles_its_print_buffer_gets_a_warning_and_the_run_goe
     host = prepare(s, program, fw)
     execute(s, "break kernel_main thread NC")
     execute(s, "run")
-    assert "0:(x=0,y=0):NC: reader: 8 tiles from" in execute(s, "next 4")
+    assert "0:0-0:NC: reader: 8 tiles from" in execute(s, "next 4")
     wpos = s.read_value(host.prints.address("aux.wpos"), 4)
     assert wpos == s.read_value(host.prints.address("aux.rpos"), 4) and wpos % 4 == 0
     header = 1 | 1 << 1 | 1000 << 6                                   # NC, is_kernel, 1000 bytes, info 0
@@ -332,7 +332,7 @@ def test_a_kernel_that_scribbles_its_print_buffer_gets_a_warning_and_the_run_goe
                               r"(write position|buffer end) 0x[0-9a-f]+; read position moved to the write position "
                               r"0x[0-9a-f]+", line)]
     assert len(warned) == 1, out
-    assert out.index("0:(x=0,y=0):NC: reader: done") > warned[0]
+    assert out.index("0:0-0:NC: reader: done") > warned[0]
     assert any(line.startswith("tt-metal program done") for line in out)
 
 
@@ -346,7 +346,7 @@ def test_a_message_shorter_than_its_formats_arguments_is_a_note() -> None:
     assert [p.shown() for p in server.prints] == [
         "warning: DPRINT: header 0x00010107 at 0x0 (TR1): 4 bytes of arguments where its format "
         "('pair {0,I} {1,H}') takes 6; the missing ones are shown as <missing>",
-        "0:(x=0,y=0):TR1: pair 5 <missing>",
+        "0:0-0:TR1: pair 5 <missing>",
         "warning: DPRINT: header 0x00020013 at 0x8 names RISC 9; the tile has 5 (0..4): message skipped"]
 
 
@@ -463,5 +463,5 @@ def test_dprint_lines_reach_gdbs_console_through_the_stub_before_the_stop_reply(
     console = b"".join(out).decode()
     assert reply.startswith(b"T") and "tt-metal program done" in console
     a, b = (program.buffers[n].address for n in "ab")
-    assert f"0:(x=0,y=0):NC: reader: 2 tiles from {a:#x} and {b:#x}\n" in console
-    assert console.index("0:(x=0,y=0):NC: reader: done") < console.index("tt-metal program done")
+    assert f"0:0-0:NC: reader: 2 tiles from {a:#x} and {b:#x}\n" in console
+    assert console.index("0:0-0:NC: reader: done") < console.index("tt-metal program done")

@@ -186,17 +186,19 @@ def test_eltwise_add_with_cbs_past_l1_0x20000(cb_pages: int | str) -> None:
     (issue 30 N1); CBs as large as L1 holds put the reader's NoC reads in the middle of L1 and the
     last CB at its end.  The sum is the one with CBs of 2 pages (ttsim's bytes)."""
     ops, fw = operations(), firmware()
-    from tdbg.ttmetal.memmap import L1_SIZE, L1_UNRESERVED_START
+    from tdbg.arch import profile_for
+    from tdbg.ttmetal.memmap import L1_UNRESERVED_START
     from tdbg.ttmetal.program import prepare
 
-    pages = cb_pages if isinstance(cb_pages, int) else (L1_SIZE - L1_UNRESERVED_START) // (3 * 2048)
+    l1_size = profile_for().l1_size
+    pages = cb_pages if isinstance(cb_pages, int) else (l1_size - L1_UNRESERVED_START) // (3 * 2048)
     s = Session({})
     program = eltwise_add(ops, cb_pages=pages)
     host = prepare(s, program, fw)
     spans = [(at, at + program.cbs[i].pages * program.cbs[i].page_size) for i, at in host.layout.cb_addresses.items()]
     assert any(lo <= 0x20000 < hi for lo, hi in spans), [(hex(lo), hex(hi)) for lo, hi in spans]
     if not isinstance(cb_pages, int):
-        assert L1_SIZE - 3 * 2048 < max(hi for _, hi in spans) <= L1_SIZE, [(hex(lo), hex(hi)) for lo, hi in spans]
+        assert l1_size - 3 * 2048 < max(hi for _, hi in spans) <= l1_size, [(hex(lo), hex(hi)) for lo, hi in spans]
     stop = s.cont()
     assert stop.kind is StopKind.HOST and stop.detail.startswith("tt-metal program done"), stop.describe()
     assert hashlib.sha256(host.result.buffers["c"]).hexdigest() == TTSIM["add"]["output_sha256"]

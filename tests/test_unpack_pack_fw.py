@@ -17,10 +17,8 @@ import numpy as np
 import unpack_reference as ref
 from tdbg.commands import Interpreter
 from tdbg.emu.stops import StopKind
-from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
-
-FW = firmware_dir()
+from examples import EXAMPLES
 
 
 def inputs(seed: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -70,7 +68,7 @@ def bfp8_blocks(bits: np.ndarray) -> tuple[list[int], list[int]]:
 
 def test_eltwise_tile_through_unpackers_math_and_packer() -> None:
     a, exps, data = inputs()
-    s = Session({f"T{i}": FW / f"eltwise_t{i}.c" for i in range(3)})
+    s = Session({f"T{i}": EXAMPLES / f"eltwise_t{i}.c" for i in range(3)})
     s.write_memory(0x30000, a.astype("<u2").tobytes())
     s.write_memory(0x40000, np.concatenate([exps, data]).astype(np.uint8).tobytes())
     stop = s.cont()
@@ -90,7 +88,7 @@ def test_eltwise_tile_through_unpackers_math_and_packer() -> None:
 
 def test_pacr_hits_an_l1_watchpoint_and_names_itself() -> None:
     a, exps, data = inputs()
-    s = Session({f"T{i}": FW / f"eltwise_t{i}.c" for i in range(3)})
+    s = Session({f"T{i}": EXAMPLES / f"eltwise_t{i}.c" for i in range(3)})
     s.write_memory(0x30000, a.astype("<u2").tobytes())
     s.write_memory(0x40000, np.concatenate([exps, data]).astype(np.uint8).tobytes())
     out: list[str] = []
@@ -104,7 +102,7 @@ def test_pacr_hits_an_l1_watchpoint_and_names_itself() -> None:
 
 def test_reverse_stepi_puts_back_the_l1_a_pacr_wrote() -> None:
     a, exps, data = inputs()
-    s = Session({f"T{i}": FW / f"eltwise_t{i}.c" for i in range(3)})
+    s = Session({f"T{i}": EXAMPLES / f"eltwise_t{i}.c" for i in range(3)})
     s.write_memory(0x30000, a.astype("<u2").tobytes())
     s.write_memory(0x40000, np.concatenate([exps, data]).astype(np.uint8).tobytes())
     s.break_at("pack_tile", thread="T2")
@@ -129,7 +127,7 @@ def test_bench_unpack_pack_mix_moves_faces_every_trip() -> None:
     # firmware's BF16 faces A[i] = 0x3F80 + i (to SrcA) and B[i] = 0xBF80 + i (to SrcB) and packs
     # Dst rows 0..15 as BF16 to 0x31000; the Last PACR restarts the stream, so nothing lands past
     # the face (the bytes after it keep the 0xAA written here).
-    s = Session(FW / "bench_unpack_pack.c")
+    s = Session(EXAMPLES / "bench_unpack_pack.c")
     s.write_value(s.symbol("iterations").addr, 4, 3)
     values = (np.arange(256, dtype=np.float32) - 100) * 0.5          # exact in BF16
     bits = values.view(np.uint32)

@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-KIT = {"demo.c", "tensix.h", "crt0.S", "tdbg.ld"}
+KIT = {"demo.c", "release_triscs.c", "tensix.h", "crt0.S", "tdbg.ld"}   # the run-time kit, and only it
 
 pytestmark = pytest.mark.wheel
 
@@ -91,7 +91,7 @@ def test_wheel_carries_the_firmware_kit(installed) -> None:
     done = _run([bin_dir / "python", "-c", "import tdbg.toolchain.zig as t; print(t.firmware_dir())"], env=env, cwd=cwd)
     kit = Path(done.stdout.strip())
     assert kit.is_relative_to(bin_dir.parent), done  # the installed package, not the checkout
-    assert KIT <= {p.name for p in kit.iterdir()}
+    assert KIT == {p.name for p in kit.iterdir()}   # the examples (firmware/) stay in the checkout
     assert _run([bin_dir / "tdbg", "--version"], env=env, cwd=cwd).stdout == f"tdbg {VERSION}\n"
     assert _run([bin_dir / "python", "-m", "tdbg", "--version"], env=env, cwd=cwd).stdout == f"tdbg {VERSION}\n"
 

@@ -10,11 +10,9 @@ import re
 import numpy as np
 import pytest
 
-from tdbg.toolchain.zig import firmware_dir
 from tdbg.session import Session
+from examples import EXAMPLES
 from tests.captured import Shell, run, shell
-
-FW = firmware_dir()
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +20,7 @@ def tile_run() -> Shell:
     """The eltwise kernel run to its end: pushes, tiles in L1 (A at 0x30000 BF16, B at 0x40000
     BFP8 1.0 everywhere)."""
     rng = np.random.default_rng(5)
-    s = Session({f"T{i}": FW / f"eltwise_t{i}.c" for i in range(3)})
+    s = Session({f"T{i}": EXAMPLES / f"eltwise_t{i}.c" for i in range(3)})
     a = (rng.integers(100, 150, 1024) << 7) | rng.integers(0, 128, 1024) | (rng.integers(0, 2, 1024) << 15)
     s.write_memory(0x30000, a.astype("<u2").tobytes())
     s.write_memory(0x40000, bytes([127] * 64) + bytes([0x40] * 1024))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 import ttnn
@@ -273,6 +274,29 @@ def op_tril(dev, rng) -> dict:
 
 def op_exp(dev, rng) -> dict:
     return _unary(dev, rng, ttnn.exp, lambda x: bf16(np.exp(x)))
+
+
+def op_dprint(dev, rng, defines: tuple[tuple[str, str], ...] = ()) -> dict:
+    """The user's own kernel (data/ttnn_printer.cpp) through ttnn.generic_op on NC of both
+    cores: logical core (0,0) prints steps 10..12, (1,0) steps 20..21."""
+    x = device(np.zeros((32, 32), np.float32), dev)
+    out = ttnn.allocate_tensor_on_device(x.spec, dev)
+    cores = ttnn.CoreRangeSet([ttnn.CoreRange(ttnn.CoreCoord(0, 0), ttnn.CoreCoord(1, 0))])
+    args = ttnn.RuntimeArgs()
+    args[0][0] = [10, 3]
+    args[1][0] = [20, 2]
+    kernel = ttnn.KernelDescriptor(kernel_source=str(Path(__file__).with_name("data") / "ttnn_printer.cpp"),
+                                   source_type=ttnn.KernelDescriptor.SourceType.FILE_PATH, core_ranges=cores,
+                                   compile_time_args=[], defines=list(defines), runtime_args=args,
+                                   config=ttnn.ReaderConfigDescriptor())
+    ttnn.generic_op([x, out], ttnn.ProgramDescriptor(kernels=[kernel], semaphores=[], cbs=[]))
+    ttnn.synchronize_device(dev)
+    return {"done": True}
+
+
+def op_assert(dev, rng) -> dict:
+    """The same kernel asserting its last step is at most 15: core (1,0)'s 21 trips it."""
+    return op_dprint(dev, rng, (("LAST", "15"),))
 
 
 def main(ops: list[str]) -> None:

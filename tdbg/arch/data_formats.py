@@ -18,6 +18,7 @@ FP16, the BF16 family as BF16, INT16 and INT8 as themselves; FP32, TF32 and INT3
 ``Dst16b`` type).  ``L1_FORMATS`` are the names the debugger reads and packs L1 data by.
 
 A new data format is one row of ``FORMATS`` (and of ``L1_FORMATS`` when L1 data can have it).
+``TT_METAL_FORMATS`` names them as tt-metal and tt-llk do, with the codes they give them.
 """
 
 from __future__ import annotations
@@ -139,3 +140,30 @@ L1_FORMATS: dict[str, L1Format] = {f.name: f for f in (
     L1Format("int8", F.INT8, "sign, 7-bit magnitude"),
     L1Format("uint8", F.INT8, "unsigned 0..255", unsigned=True),
 )}
+
+
+def tile_bytes(format: DataFormat, datums: int = 1024) -> int:
+    """Bytes ``datums`` of ``format`` take in L1 (a 32x32 tile by default): the datums, and for
+    a BFP format first one exponent byte per 16 datums (64 for a tile: 1088 bytes of BFP8)."""
+    f = FORMATS[format]
+    return datums * f.datum_bits // 8 + (datums // 16 if f.bfp else 0)
+
+
+@dataclass(frozen=True)
+class TtMetalFormat:
+    """A data format as tt-metal's (and tt-llk's) ``DataFormat`` enum names it (``tensix_types.h``,
+    ttnn 0.81.1 wheel; tt-llk's ``format_config.py`` ``BLACKHOLE_DATA_FORMAT_ENUM_VALUES``): its
+    value there, and the 4-bit format whose L1 layout its data has (the unsigned integers and
+    FP8 e4m3 have values of their own beyond the 4-bit codes)."""
+
+    code: int
+    layout: DataFormat
+
+
+TT_METAL_FORMATS: dict[str, TtMetalFormat] = {
+    "Float32": TtMetalFormat(0, F.FP32), "Float16": TtMetalFormat(1, F.FP16), "Bfp8": TtMetalFormat(2, F.BFP8A),
+    "Tf32": TtMetalFormat(4, F.TF32), "Float16_b": TtMetalFormat(5, F.BF16), "Bfp8_b": TtMetalFormat(6, F.BFP8),
+    "Bfp4_b": TtMetalFormat(7, F.BFP4), "Int32": TtMetalFormat(8, F.INT32), "UInt16": TtMetalFormat(9, F.INT16),
+    "Int8": TtMetalFormat(14, F.INT8), "Bfp2_b": TtMetalFormat(15, F.BFP2), "UInt32": TtMetalFormat(24, F.INT32),
+    "Fp8_e4m3": TtMetalFormat(26, F.FP8), "UInt8": TtMetalFormat(30, F.INT8),
+}

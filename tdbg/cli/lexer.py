@@ -12,7 +12,7 @@ from pygments.lexers.asm import GasLexer
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace
 
 from tdbg.session import REGISTERS
-from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch import profile_for
 from tdbg.tensix.isa import isa_of
 
 
@@ -22,7 +22,7 @@ def _alternatives(names: list[str]) -> str:
 
 
 _REGISTER = _alternatives([*REGISTERS, "pc", "fp"])
-_MNEMONIC = r"(?i:" + _alternatives([*isa_of(BLACKHOLE).mnemonics(), "decode"]) + ")"  # the REPL's profile
+_MNEMONIC = r"(?i:" + _alternatives([*isa_of(profile_for()).mnemonics(), "decode"]) + ")"  # the REPL's profile
 _HEX = r"-?0[xX][0-9a-fA-F]+"
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
@@ -88,27 +89,38 @@ def open_history(path: Path) -> History:
     return SafeFileHistory(path)
 
 
-def _read_answer() -> str | None:
+def _answer_reader(terminal: TextIO) -> Callable[[], str | None]:
     """The answer to the pager's prompt: a line from the terminal (None at its end)."""
-    try:
-        line = sys.stdin.readline()
-    except (OSError, ValueError):
-        return None
-    return line or None
+    def read() -> str | None:
+        try:
+            line = terminal.readline()
+        except (OSError, ValueError):
+            return None
+        return line or None
+
+    return read
 
 
-def repl(interp: Interpreter) -> None:
+def repl(interp: Interpreter, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
     """Read and run commands until ``quit`` (raised to the caller) or end of input (Ctrl-D).
 
     Enter on an empty line repeats the last repeatable command (``Interpreter.execute``);
     Ctrl-C at the prompt discards the line; Ctrl-C while a command runs interrupts it.
+    ``stdin``, ``stdout``: a terminal to use instead of ``sys``'s (the user's, opened).
     """
+    streams = {}
+    if stdin is not None and stdout is not None:
+        from prompt_toolkit.input import create_input
+        from prompt_toolkit.output import create_output
+
+        streams = {"input": create_input(stdin), "output": create_output(stdout)}
     prompt = PromptSession(
         history=open_history(history_path()),
         completer=TdbgCompleter(interp),
         complete_while_typing=False,
         complete_style=CompleteStyle.READLINE_LIKE,
         lexer=PygmentsLexer(TdbgLexer),
+        **streams,
     )
 
     def read_line(message: str) -> str | None:
@@ -119,17 +131,21 @@ def repl(interp: Interpreter) -> None:
             return None
 
     interp.read_line = read_line
-    if sys.stdout.isatty():
+    if (stdout or sys.stdout).isatty():
         interp.state.highlight_asm = highlight_asm
-    pager = Pager(interp.write, _read_answer, interp.state)   # GDB's --Type <RET> for more--
+    write = interp.write
+    pager = Pager(write, _answer_reader(stdin or sys.stdin), interp.state)   # GDB's --Type <RET> for more--
     interp.write = pager.write
-    while True:
-        pager.reset()
-        try:
-            line = prompt.prompt(PROMPT)
-        except KeyboardInterrupt:
-            continue
-        except EOFError:
-            interp.write("quit\n")
-            return
-        interp.session.run_breakable(lambda: interp.execute(line, interactive=True))
+    try:
+        while True:
+            pager.reset()
+            try:
+                line = prompt.prompt(PROMPT)
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                interp.write("quit\n")
+                return
+            interp.session.run_breakable(lambda: interp.execute(line, interactive=True))
+    finally:
+        interp.write = write

@@ -3,8 +3,9 @@ the exports; ``--serve`` (what the folder's ``run.sh`` runs, under tt-umd) serve
 dialled at ``NNG_SOCKET_ADDR`` on a session over the chip, with the tdbg options
 ``TDBG_SIMULATOR_ARGS`` carries (``-x FILE``, ``-ex CMD``, ``-q``, ``-nx``) run once the host has
 written its first kernel, before it runs (so ``break kernel_main thread T1`` finds the kernel)
-(``--trace-requests FILE``: one line per request received).  At the end it says how many
-requests it answered, and how fast."""
+(``--trace-requests FILE``: one line per request received; ``--gdb-port N`` and ``--tty``:
+the stops go to GDB or the user's terminal, ``tdbg.simulator.debuggers``).  At the end it says how
+many requests it answered, and how fast."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write a folder for tt-metal's TT_METAL_SIMULATOR: the user's ttnn or tt-metal script then "
                     "runs its device work on tdbg (eval \"$(tdbg simulator DIR)\"; python script.py).",
         epilog="TDBG_SIMULATOR_ARGS='-ex \"break kernel_main thread T1\" -x checks.gdb' passes tdbg options to the "
-               "serving session.")
+               "serving session; '--gdb-port N': gdb-multiarch attaches there once the host has loaded its first "
+               "kernel (the host waits); '--tty': the tdbg shell opens on the script's terminal at each stop "
+               "(continue resumes the host, quit ends the device's run).")
     parser.add_argument("folder", metavar="DIR", type=Path, help="the folder to write (made if missing)")
     parser.add_argument("--grid", default="1x2", choices=sorted(CHIPS),
                         help="the chip shown to the host: 1x2 (two Tensix tiles, tt-metal's small simulation "
@@ -35,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _session_options(argv: list[str]) -> argparse.Namespace:
-    from tdbg.cli.main import _InOrder
+    from tdbg.cli.main import _InOrder, _port
 
     parser = argparse.ArgumentParser(prog="TDBG_SIMULATOR_ARGS", add_help=False)
     parser.add_argument("-ex", dest="sequence", action=_InOrder, default=[])
@@ -45,19 +48,23 @@ def _session_options(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("-batch", "--batch", action="store_true")
     parser.add_argument("--simulator-remote", action="store_true")
     parser.add_argument("--trace-requests", metavar="FILE")
+    parser.add_argument("--gdb-port", type=_port)
+    parser.add_argument("--gdb-host", default="127.0.0.1")
+    parser.add_argument("--allow-host-files", action="store_true")
+    parser.add_argument("--tty", action="store_true")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    from tdbg.arch.blackhole import BLACKHOLE
+    from tdbg.arch import profile_for
     from tdbg.arch.chips import chip
 
     if not args.serve:
         from tdbg.simulator import folder
 
         try:
-            exports = folder.write(args.folder, chip(args.grid, BLACKHOLE), BLACKHOLE)
+            exports = folder.write(args.folder, chip(args.grid, profile_for()), profile_for())
         except OSError as exc:
             print(f"tdbg simulator: cannot write {args.folder}: {exc.strerror or exc}", file=sys.stderr)
             return 1
@@ -83,8 +90,8 @@ def serve(args: argparse.Namespace) -> int:
     try:
         options = _session_options(folder.options())
     except SystemExit:
-        print("tdbg simulator: TDBG_SIMULATOR_ARGS takes -ex CMD, -x FILE, -q, -nx, -batch, --simulator-remote",
-              file=sys.stderr)
+        print("tdbg simulator: TDBG_SIMULATOR_ARGS takes -ex CMD, -x FILE, -q, -nx, -batch, --gdb-port N, --gdb-host H, "
+              "--tty, --allow-host-files, --simulator-remote, --trace-requests FILE", file=sys.stderr)
         return 2
     address = os.environ.get("NNG_SOCKET_ADDR")
     if not address:
@@ -95,9 +102,11 @@ def serve(args: argparse.Namespace) -> int:
     except SessionError as exc:
         print(f"tdbg simulator: {exc}", file=sys.stderr)
         return 1
+    from tdbg.ttmetal import launches
     from tdbg.ttmetal.jit_output import JitOutput
 
     session.host_port.jit = JitOutput(session.profile)
+    launches.attach(session)
     interp = Interpreter(session, write=out)
     interp.state.confirm = False
     def on_stop(stop) -> bool:
@@ -120,7 +129,16 @@ def serve(args: argparse.Namespace) -> int:
             out(f"\n[Tile {where[0]},{where[1]}]")
             report_stop(interp, stop)
 
-    server = Server(session, on_hang=on_hang)
+    server = Server(session)
+    from tdbg.simulator.debuggers import attach
+
+    try:
+        ended = attach(session, server, on_stop, on_hang, lambda line: out(f"tdbg: {line}\n"), options.gdb_port,
+                       options.gdb_host, options.tty, options.allow_host_files)
+    except OSError as exc:
+        print(f"tdbg simulator: cannot listen on {options.gdb_host}:{options.gdb_port}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 1
     trace = open(options.trace_requests, "w", buffering=1) if options.trace_requests else None
     if trace is not None:
         from tdbg.simulator.protocol import decode
@@ -137,6 +155,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"tdbg simulator: {exc}", file=sys.stderr)
         return 1
     finally:
+        ended()
         if trace is not None:
             trace.close()
         took = time.monotonic() - started

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from tdbg.commands.examine import format_float, format_view_value
-from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, default_view, dst_rows, note_other_view
+from tdbg.commands.dst_rows import STORAGE_NAME, default_view, dst_rows, note_other_view, storage_rows
 from tdbg.commands.files import DUMP, RESTORE
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import SHORT_DIGITS, blocks, first_fitting, fits, line_width
@@ -112,7 +112,7 @@ def _view(interp: Interpreter, name: object) -> formats.View:
         return default_view(interp, "--view V")
     if name in ("raw16", "raw32"):  # the same names as the Python API's and x's
         return formats.get_view("dst16" if name == "raw16" else "dst32", "raw")
-    for storage in STORAGE_ROWS:
+    for storage in ("dst16", "dst32"):
         view = formats.VIEWS.get(f"{storage}.{name}")
         if view is not None:
             return view
@@ -128,7 +128,7 @@ def _note(interp: Interpreter, opts: dict[str, object], view: formats.View) -> N
 
 def _tile_number(interp: Interpreter, text: str, view: formats.View) -> int:
     tile = evaluate_int(interp, text)
-    tiles = STORAGE_ROWS[view.storage] // TILE_ROWS
+    tiles = storage_rows(interp, view.storage) // TILE_ROWS
     if not 0 <= tile < tiles:
         raise CommandError(f"Tile {tile} out of range 0..{tiles - 1} for {STORAGE_NAME[view.storage]} ({view.name}).")
     return tile
@@ -230,8 +230,9 @@ def dst_row(interp: Interpreter, args: str) -> None:
     if len(words) != 1:
         raise CommandError("Usage: dst row N")
     row = evaluate_int(interp, words[0])
-    if not 0 <= row < 1024:
-        raise CommandError(f"Dst row {row} out of range 0..1023")
+    rows = storage_rows(interp, "dst16")
+    if not 0 <= row < rows:
+        raise CommandError(f"Dst row {row} out of range 0..{rows - 1}")
     dst = interp.session.dst_contents()
     one = np.array([row])
     r16 = dst.read16(row)
@@ -362,7 +363,7 @@ def _diff_bits(interp: Interpreter, view: formats.View, before: DstContents, lim
     through today's row mapping)."""
     dst = interp.session.dst_contents()
     before = dst.with_storage(before.bits, before.written)
-    rows = np.arange(STORAGE_ROWS[view.storage])
+    rows = np.arange(storage_rows(interp, view.storage))
     old, new = before.lanes(view.storage, rows), dst.lanes(view.storage, rows)
     old_def = before.defined(view.storage, rows)
     new_def = dst.defined(view.storage, rows)
@@ -383,7 +384,7 @@ def _diff_bits(interp: Interpreter, view: formats.View, before: DstContents, lim
 def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts: dict[str, object], limit: int) -> None:
     path = words[0]
     golden = _load(path)
-    limit_rows = STORAGE_ROWS[view.storage]
+    limit_rows = storage_rows(interp, view.storage)
     if golden.shape == (32, 32):
         if len(words) not in (1, 3) or words[1:2] not in ([], ["tile"]):
             raise CommandError("Usage: dst diff FILE [tile T] (a 32x32 golden tile)")
@@ -498,9 +499,9 @@ def dst_stats(interp: Interpreter, args: str) -> None:
     if len(words) > 1:
         raise CommandError("Usage: dst stats [ROWS] [--view V]")
     if words:
-        rows = dst_rows(interp, words[0], STORAGE_ROWS[storage], STORAGE_NAME[storage])
+        rows = dst_rows(interp, words[0], storage_rows(interp, storage), STORAGE_NAME[storage])
     else:
-        rows = np.flatnonzero(dst.defined(storage, np.arange(STORAGE_ROWS[storage]))[:, 0])
+        rows = np.flatnonzero(dst.defined(storage, np.arange(storage_rows(interp, storage)))[:, 0])
         if not len(rows):
             interp.out("No Dst rows written.")
             return
@@ -550,7 +551,7 @@ def dst_heatmap(interp: Interpreter, args: str) -> None:
     if words not in ([], ["all"]):
         raise CommandError("Usage: dst heatmap [tile T | all] [--view V]")
     _note(interp, opts, view)
-    rows = np.arange(STORAGE_ROWS[view.storage])
+    rows = np.arange(storage_rows(interp, view.storage))
     mag, nan, inf = _magnitudes(view, dst.lanes(view.storage, rows))
     shape = (-1, TILE_ROWS)
     mag, nan, inf = mag.max(axis=1).reshape(shape), nan.any(axis=1).reshape(shape), inf.any(axis=1).reshape(shape)
@@ -659,12 +660,12 @@ def dump_dst(interp: Interpreter, args: str) -> None:
     if opts.get("raw"):
         if "view" in opts:
             raise CommandError("--view and --raw exclude each other.")
-        rows = dst_rows(interp, words[0], 1024, "DstBits")
+        rows = dst_rows(interp, words[0], storage_rows(interp, "bits"), "DstBits")
         data = dst.bits[rows].copy()
         what = f"DstBits rows {ranges(rows)}"
     else:
         view = _view(interp, opts.get("view"))
-        rows = dst_rows(interp, words[0], STORAGE_ROWS[view.storage], STORAGE_NAME[view.storage])
+        rows = dst_rows(interp, words[0], storage_rows(interp, view.storage), STORAGE_NAME[view.storage])
         _note(interp, opts, view)
         data = view.decode(dst.lanes(view.storage, rows))
         what = _where(view, rows)
@@ -700,9 +701,9 @@ def restore_dst(interp: Interpreter, args: str) -> None:
     s = interp.session
     if "view" in opts:
         view = _view(interp, opts["view"])
-        limit, where = STORAGE_ROWS[view.storage], STORAGE_NAME[view.storage]
+        limit, where = storage_rows(interp, view.storage), STORAGE_NAME[view.storage]
     else:
-        limit, where = 1024, "DstBits"
+        limit, where = storage_rows(interp, "bits"), "DstBits"
     rows = np.arange(start, start + len(data))
     if start < 0 or rows[-1] >= limit:
         raise CommandError(f"{words[0]} holds {len(data)} rows; from row {start} they do not fit {where} rows 0..{limit - 1}.")

@@ -1,7 +1,7 @@
 """Dst row arguments (``A-B`` or ``N``) and the default view of the commands that read Dst
-(``dst``, ``dump dst``, ``pack``), rows checked against the storage's rows before any work: BlackholeA0
-``TensixCoprocessor/Dst.md`` gives ``Dst16b`` 1024 rows and ``Dst32b`` 512 distinct ones.  The view
-rule is ``tdbg.tensix.view_in_force``'s."""
+(``dst``, ``dump dst``, ``pack``), rows checked against the storage's rows before any work (the
+profile's ``TensixSpec.storage_rows``: on Blackhole 1024 ``Dst16b`` rows, 512 distinct ``Dst32b``
+ones).  The view rule is ``tdbg.tensix.view_in_force``'s."""
 
 from __future__ import annotations
 
@@ -16,8 +16,12 @@ from tdbg.tensix import formats
 if TYPE_CHECKING:
     from tdbg.commands.interpreter import Interpreter
 
-STORAGE_ROWS = {"dst16": 1024, "dst32": 512}  # Dst32b rows 512..1023 alias 256..511 (Adj32)
-STORAGE_NAME = {"dst16": "Dst16b", "dst32": "Dst32b"}
+STORAGE_NAME = {"dst16": "Dst16b", "dst32": "Dst32b", "bits": "DstBits"}
+
+
+def storage_rows(interp: Interpreter, storage: str) -> int:
+    """The rows of ``storage`` ("dst16", "dst32", "bits", "src") on the session's tile."""
+    return interp.session.profile.tensix.storage_rows(storage)
 
 
 def dst_rows(interp: Interpreter, text: str, limit: int, what: str) -> np.ndarray:

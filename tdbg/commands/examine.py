@@ -90,9 +90,11 @@ def parse_regloc(interp: Interpreter, text: str) -> RegLoc | None:
     bank = indexes.pop(0) if want == 2 else 0
     row = indexes[0]
     col = indexes[1] if len(indexes) > 1 else 0
-    rows = 64 if kind in ("srca", "srcb") else 1024
-    if not (0 <= bank < 2 and 0 <= row < rows and 0 <= col < 16):
-        raise CommandError(f"{kind} index out of range (rows 0..{rows - 1}, columns 0..15)")
+    tensix = interp.session.profile.tensix
+    src = kind in ("srca", "srcb")
+    rows, cols = (tensix.src_rows, tensix.src_cols) if src else (tensix.dst_rows, tensix.dst_cols)
+    if not (0 <= bank < tensix.src_banks and 0 <= row < rows and 0 <= col < cols):
+        raise CommandError(f"{kind} index out of range (rows 0..{rows - 1}, columns 0..{cols - 1})")
     return RegLoc(kind, bank, row, col)
 
 
@@ -358,11 +360,12 @@ def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, siz
         rows = s.src(loc.kind, loc.bank)
     if loc.kind != "dst" and size != unit and size in ("b", "g"):
         raise CommandError(f"{loc.kind} is examined in units of {unit}")
-    nrows = 64 if storage == "src" else (512 if storage == "dst32" else 1024)
+    tensix = s.profile.tensix
+    nrows = tensix.storage_rows(storage)
     first = loc.row * 16 + loc.col
     span = count if order is None else max(order, default=-1) + 1
     if first + span > nrows * 16 and storage == "dst32":
-        nrows = 1024  # Dst32b rows are 10-bit indexes; Adj32 folds them onto 512 pairs
+        nrows = tensix.dst_rows  # Dst32b rows are 10-bit indexes; Adj32 folds them onto the distinct pairs
     if order is not None and first + span > nrows * 16:
         raise CommandError(f"the remap shape reaches past {loc.kind}'s last row")
     last = min(first + span, nrows * 16)

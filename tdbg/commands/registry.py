@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch import profile_for
 
 if TYPE_CHECKING:
     from tdbg.commands.interpreter import Interpreter
@@ -157,7 +157,7 @@ INIT_HOOKS: list[Callable[["Interpreter"], None]] = []
 
 ROOT = Registry()
 #: the cores help texts name (the default profile's, ``tdbg.arch``)
-CORE_NAMES = ", ".join(core.name for core in BLACKHOLE.cores)
+CORE_NAMES = ", ".join(core.name for core in profile_for().cores)
 INFO = Registry("info", _info_listing)
 command = ROOT.command
 info_command = INFO.command

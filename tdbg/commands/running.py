@@ -353,6 +353,12 @@ def jump_cmd(interp: Interpreter, args: str) -> None:
 @command("continue", aliases=("c", "cont", "fg"), usage="continue [N]", help="Resume every core (only the current one with 'set scheduler-locking on') until something stops them or every core has exited or parked; with N, ignore the breakpoint it stopped at N-1 more times.  A tile that has not run yet starts.", example="continue", repeatable=True)
 def continue_cmd(interp: Interpreter, args: str) -> None:
     require_running(interp)
+    ignore_crossings(interp, args)
+    run_and_report(interp, interp.session.cont)
+
+
+def ignore_crossings(interp: Interpreter, args: str) -> None:
+    """``continue N``: the breakpoint the run stopped at ignores its next N-1 crossings."""
     s = interp.session
     n = count_arg(interp, args)
     stop = s.last_stop
@@ -361,7 +367,6 @@ def continue_cmd(interp: Interpreter, args: str) -> None:
             if bp.at(stop.core, stop.pc):
                 bp.ignore_count = n - 1
                 interp.out(f"Will ignore next {n - 1} crossings of breakpoint {bp.number}.  Continuing.")
-    run_and_report(interp, s.cont)
 
 
 @command("stepi", aliases=("si",), usage="stepi [N]", help="Execute N machine instructions (default 1) of the current core, entering calls (a tile that has not run yet starts; a core that waits lets the others run, unless scheduler-locking is on).", example="stepi 4", repeatable=True)

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from tdbg.commands.dst_rows import STORAGE_NAME, STORAGE_ROWS, default_view, dst_rows
+from tdbg.commands.dst_rows import STORAGE_NAME, default_view, dst_rows, storage_rows
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import line_width, wrap
 from tdbg.commands.registry import CommandError, command, info_command
@@ -158,7 +158,7 @@ def info_dst(interp: Interpreter, args: str) -> None:
     bits = dst.bits[written]
     interp.out(f"As BF16 (Dst16b): NaN {int(bf16.is_nan(bits).sum())}, Inf {int(bf16.is_inf(bits).sum())}, denormal {int(bf16.is_denormal(bits).sum())}")
     fp32 = formats.get_view("dst32", "fp32")
-    rows32 = [r for r in range(512) if dst.written[dst.row32[r]]]
+    rows32 = [r for r in range(storage_rows(interp, "dst32")) if dst.written[dst.row32[r]]]
     if rows32:
         v = np.array([dst.read32(r) for r in rows32])
         interp.out(f"As FP32 (Dst32b rows {ranges(rows32)}): NaN {int(fp32.is_nan(v).sum())}, Inf {int(fp32.is_inf(v).sum())}, denormal {int(fp32.is_denormal(v).sum())}")
@@ -193,7 +193,7 @@ def pack_cmd(interp: Interpreter, args: str) -> None:
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     storage = "dst32" if cfg.read_32b_data else "dst16"
-    rows = dst_rows(interp, rows_text, STORAGE_ROWS[storage], STORAGE_NAME[storage])
+    rows = dst_rows(interp, rows_text, storage_rows(interp, storage), STORAGE_NAME[storage])
     data = s.dst_contents().lanes(storage, rows)  # ZEROACC.md: packers read undefined rows as zero
     address = evaluate_address(interp, at) if at else None
     packed = packer.pack(data, cfg)
@@ -259,8 +259,9 @@ def print_trace(interp: Interpreter, stop: object) -> None:
 @info_command("dst-writer", usage="info dst-writer ROW", help="The last writer of Dst row ROW (Dst16b row; both DstBits rows of the Dst32b row are shown): pc, core, the Tensix instruction or window store, and its sequence number.  Window stores are recorded while 'trace dst on'.", example="info dst-writer 4")
 def info_dst_writer(interp: Interpreter, args: str) -> None:
     row = evaluate_int(interp, args.strip())
-    if not 0 <= row < 1024:
-        raise CommandError(f"Dst row {row} out of range 0..1023")
+    rows = storage_rows(interp, "dst16")
+    if not 0 <= row < rows:
+        raise CommandError(f"Dst row {row} out of range 0..{rows - 1}")
     s = interp.session
     dst = s.dst_contents()
     high = int(dst.row32[row])

@@ -50,7 +50,7 @@ def tt_metal_boot(interp: Interpreter, args: str) -> None:
          "its core, file and line ('info cb', 'info waypoints', 'tile cb N', 'watch cb N').  With 'dprint = true' in "
          "FILE the kernels are built with DPRINT on (clang needs C++23 for its format checks; tdbg's atomics for its "
          "lock) and each stop shows what they printed since the last, as tt-metal's print server shows it "
-         "('0:(x=0,y=0):NC: ...'); the host drains the buffer whenever every core waits, so a kernel waiting for "
+         "('0:0-0:NC: ...'); the host drains the buffer whenever every core waits, so a kernel waiting for "
          "room in it goes on; the lines come before the stop's report, in time order, and a message the host cannot "
          "read (firmware scribbling the buffer) is a 'warning: DPRINT:' line naming its header.  Tile slices, typed "
          "arrays and call stacks in a DPRINT are named, not decoded.  With 'watcher = true' the kernels are built "
@@ -102,16 +102,32 @@ def program_host(interp: Interpreter):
                    "and acknowledged (the overlay stream registers tt-metal counts them in) and how many are in the CB; "
                    "the next page to read and to write; which kernel last pushed and popped, where; each core's read "
                    "and write pointers (and a TRISC's own counts); which core waits on it (cb_wait_front for pages, "
-                   "cb_reserve_back for space) and where.",
+                   "cb_reserve_back for space) and where.  Where tdbg serves a tt-metal host: the CBs of the "
+                   "selected tile's latest launch.",
               example="info cb 0")
 def info_cb(interp: Interpreter, args: str) -> None:
     from tdbg.ttmetal import cbs
 
-    host = program_host(interp)
     only = _cb_number(args) if args.strip() else None
-    for state in cbs.states(interp.session, host, only):
+    for state in _cb_states(interp, only):
         for line in state.describe(interp.session):
             interp.out(line)
+
+
+def _cb_states(interp: Interpreter, only: int | None):
+    """The CBs of the tt-metal program, or as a host tdbg serves launched them on the selected tile."""
+    from tdbg.ttmetal import cbs, launches
+
+    s = interp.session
+    served = launches.of(s)
+    if served is None:
+        return cbs.states(s, program_host(interp), only)
+    launch = served.last(s.tile_coord)
+    if launch is None:
+        x, y = s.tile_coord or (0, 0)
+        raise CommandError(f"The host has launched no program on tile {x},{y} yet.")
+    return cbs.states_of(s, served.cb_table(launch), launch.runs_kernel, [k.core for k in launch.kernels], only,
+                         owner=f"Launch {launch.number} (tile {launch.tile[0]},{launch.tile[1]})")
 
 
 @info_command("kernels", usage="info kernels",
@@ -120,13 +136,19 @@ def info_cb(interp: Interpreter, args: str) -> None:
                    "Metal 2.0 kernel's dfb:: and tensor:: bindings, and its runtime (and common runtime) arguments as "
                    "the host launched them (NAME= for a named one, a buffer's address named; an argument L1 no "
                    "longer holds shows what it holds now); then the program's CBs.  Most wrong-argument bugs show "
-                   "here before any stepping.",
+                   "here before any stepping.  Where tdbg serves a tt-metal host (tdbg simulator): every launch "
+                   "so far, in order (each go message to a tile), with the tile's NoC coordinate and each "
+                   "kernel by processor: its name and source (the host's JIT build), its code, its runtime "
+                   "and common runtime args as the host wrote them (decimal below 65536, else hex), the "
+                   "launch's CBs.",
               example="info kernels")
 def info_kernels(interp: Interpreter, args: str) -> None:
     from tdbg.ttmetal import cbs, kernels
 
     if args.strip():
         raise CommandError("info kernels takes no argument.")
+    if _served_kernels(interp):
+        return
     host = program_host(interp)
     for k in kernels.launched(interp.session, host):
         cores = "-".join((k.cores[0], k.cores[-1])) if len(k.cores) > 1 else k.cores[0]
@@ -150,6 +172,40 @@ def info_kernels(interp: Interpreter, args: str) -> None:
     for index, cb in sorted(host.program.cbs.items()):
         interp.out(f"CB {index}: {cbs.pages(cb.pages)} of {cb.page_size} bytes at {host.layout.cb_addresses[index]:#x} "
                    f"({cb.format})")
+
+
+def _served_kernels(interp: Interpreter) -> bool:
+    """``info kernels`` where tdbg serves a host (``tdbg simulator``): every launch so far; False
+    when it serves none."""
+    from tdbg.ttmetal import cbs, launches
+
+    served = launches.of(interp.session)
+    if served is None:
+        return False
+    if not served.log:
+        interp.out("The host has launched no program yet.")
+    for launch in served.log:
+        x, y = launch.tile
+        interp.out(f"Launch {launch.number} on tile {x},{y} (host id {launch.host_id}, kernel config at "
+                   f"{launch.config_base:#x}):")
+        for k in launch.kernels:
+            interp.out(f"  {k.core:<3} {k.name}")
+            source = k.binary.source if k.binary is not None else None
+            if source is not None:
+                interp.out(f"      source: {source}")
+            size = k.text_size or (len(k.binary.text) if k.binary is not None else 0)
+            interp.out(f"      code at {k.text_at:#x} ({size} bytes)")
+            for what, at, words in (("runtime", k.rta_at, k.rtas), ("common runtime", k.crta_at, k.crtas)):
+                if at is not None:
+                    interp.out(f"      {what} args at {at:#x}: [{', '.join(map(_word, words))}]")
+        for index, (cb, address) in sorted(served.cb_table(launch).items()):
+            interp.out(f"  CB {index}: {cbs.pages(cb.pages)} of {cb.page_size} bytes at {address:#x} ({cb.format})")
+    return True
+
+
+def _word(value: int) -> str:
+    """An argument: decimal below 65536, else hex (an address, mostly)."""
+    return str(value) if value < 0x10000 else f"{value:#x}"
 
 
 def _shown(args) -> str:
@@ -232,8 +288,7 @@ def cb_page(interp: Interpreter, args: str) -> tuple[int, str] | None:
     m = CB_PAGE.match(args.strip())
     if m is None:
         return None
-    host = program_host(interp)
-    state = cbs.states(interp.session, host, int(m.group(1)))[0]
+    state = _cb_states(interp, int(m.group(1)))[0]
     fmt = cbs.L1_FORMATS.get(state.cb.format)
     if fmt is None:
         raise CommandError(f"CB {state.cb.index} holds {state.cb.format}, which 'tile' does not decode.")

@@ -189,11 +189,13 @@ class SessionContext:
         """(the row's bits, the column, whether the element is defined) of an element."""
         *where, row, col = indices
         src = array.startswith("src")
-        rows = 64 if src else 512 if array.startswith("dst32") else 1024
-        if src and where[0] not in (0, 1):
-            raise IndexError("bank must be 0 or 1")
-        if not (0 <= row < rows and 0 <= col < 16):
-            raise IndexError(f"index out of range (rows 0..{rows - 1}, columns 0..15)")
+        tensix = self.t.tile.profile.tensix
+        rows = tensix.storage_rows("src" if src else "dst32" if array.startswith("dst32") else "dst16")
+        cols = tensix.src_cols if src else tensix.dst_cols
+        if src and not 0 <= where[0] < tensix.src_banks:
+            raise IndexError(f"bank must be 0..{tensix.src_banks - 1}")
+        if not (0 <= row < rows and 0 <= col < cols):
+            raise IndexError(f"index out of range (rows 0..{rows - 1}, columns 0..{cols - 1})")
         if src:
             return self.coprocessor.src(array[:4], where[0], row), col, True
         dst = self.coprocessor.dst_contents()

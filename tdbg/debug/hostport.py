@@ -14,6 +14,7 @@ not resume halts the device: every read after it raises ``Halted``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -32,6 +33,12 @@ if TYPE_CHECKING:
 #: Reads of a quiet grid, with no write between them, after which the host is polling for
 #: something no core can produce (a poll loop reads a few words per round: this is many rounds).
 HANG_READS = 2000
+#: Requests a stop's report waits at most for ``HostPort.defer_stop`` (the host's print server
+#: polls a few words per round and drains a buffer in a few requests), and the seconds it waits
+#: after that for the host to show what it read (measured: tt-metal's print server moves its read
+#: position before it prints; a report sent at once came before the line in one run of four).
+DEFER_REQUESTS = 5000
+DEFER_GRACE = 0.05
 
 
 class Binary(Protocol):
@@ -81,8 +88,23 @@ class HostPort:
         self.on_stop: Callable[[Stop], bool] = lambda stop: bool(target.announce(stop)) and False
         self.halted: Halted | None = None
         self.before_kernels: Callable[[], object] | None = None
+        #: Called before a run that follows the load of a binary (a debugger announces its code).
+        self.on_code: Callable[[], object] | None = None
+        self._new_code = False
         self.jit: Builds | None = None      # the host's builds, to know its binaries by
         self.loaded: dict[tuple[Coord, str], dict[int, Binary]] = {}   # (tile, core) -> address -> binary
+        self.write_listeners: list[Callable[[Coord, int, bytes], None]] = []   # told of each host write, after it
+        self.launches: object | None = None    # what the host launched where (tdbg.ttmetal.launches)
+        #: True while a stop on a tile should wait for the host (its print server to drain the tile)
+        self.defer_stop: Callable[[Coord], bool] = lambda where: False
+        self.deferred: tuple[Coord, Stop] | None = None
+        #: A stop a tile whose cores all wait or are done has come to (the host's: a tripped ASSERT)
+        self.tripped: Callable[[Coord], Stop | None] = lambda where: None
+        #: A tile's deadlock as the hang report shows it (the host's terms; by default as it is),
+        #: None for a tile that is done, waiting for the host (left out of the report)
+        self.explain_hang: Callable[[Coord, Stop], Stop | None] = lambda where, stop: stop
+        self.deferred_requests = 0
+        self.drained_at: float | None = None
 
     def _checked(self, where: Coord) -> Coord:
         if self.grid.chip.kind(where) == "nothing":
@@ -100,11 +122,14 @@ class HostPort:
                 binary = self.jit.match(data)
             if binary is None:
                 self.grid.write(self._checked(where), address, data)
-                return
-            self.grid.write_code(where, address, data, len(binary.text))
+            else:
+                self.grid.write_code(where, address, data, len(binary.text))
         except TensixEvent as exc:
             raise SessionError(str(exc)) from None
-        self._symbols(where, address, binary)
+        if binary is not None:
+            self._symbols(where, address, binary)
+        for listener in self.write_listeners:
+            listener(where, address, data)
 
     def _symbols(self, where: Coord, address: int, binary: Binary) -> None:
         """``binary`` now at ``address`` on its core of tile ``where``: the core's symbol files
@@ -114,6 +139,7 @@ class HostPort:
         for at in [a for a, b in on_core.items() if a < end and address < a + len(b.text)]:
             del on_core[at]
         on_core[address] = binary
+        self._new_code = True
         selected = self.target.tile_coord
         self.target.select_tile(where)
         try:
@@ -141,11 +167,33 @@ class HostPort:
         else:
             self.quiet_reads += 1
             if self.quiet_reads >= HANG_READS:   # reported once: the device answers no more reads
-                hang = Hang(dict(self.waits))
+                hang = Hang(self._explained())
                 where, stop = next(iter(hang.stops.items()))
                 self.halted = Halted(where, stop)
                 raise hang
         return data
+
+    def _explained(self) -> dict[Coord, Stop]:
+        """Each waiting tile's deadlock as ``explain_hang`` reports it (its tile selected), less
+        the tiles it calls done (all of them, if it calls every tile done)."""
+        selected, out = self.target.tile_coord, {}
+        try:
+            for where, stop in self.waits.items():
+                self.target.select_tile(where)
+                explained = self.explain_hang(where, stop)
+                if explained is not None:
+                    out[where] = explained
+        finally:
+            if selected is not None:
+                self.target.select_tile(selected)
+        return out or dict(self.waits)
+
+    def halt(self, stop: Stop) -> None:
+        """A front end ends the device's run at ``stop`` (the selected tile's): the host's
+        reads raise ``Halted`` from now on."""
+        where = self.target.tile_coord
+        assert where is not None
+        self.halted = Halted(where, stop)
 
     def hold(self, where: Coord, held: bool) -> None:
         self.requests += 1
@@ -155,11 +203,29 @@ class HostPort:
     def settle(self) -> bool:
         """Run the tiles until every core waits or is done; True if any ran.  Each tile runs as
         the session's ``cont`` runs it (breakpoint conditions and ignore counts hold); a stop
-        selects its tile and goes to ``on_stop``.  The first run after the host wrote a kernel
-        first calls ``before_kernels`` (the front end's commands: breakpoints in kernels)."""
+        selects its tile and goes to ``on_stop``, once ``defer_stop`` no longer holds it back
+        (the host's requests are answered meanwhile, the tiles not run: its print server drains
+        what the kernels printed before the stop, so that their lines come before its report;
+        at most ``DEFER_REQUESTS`` of them).  The first run after the host wrote a kernel
+        first calls ``before_kernels`` (the front end's commands: breakpoints in kernels); one
+        after a binary was loaded, ``on_code``."""
         if self.before_kernels is not None and any(b.kind == "kernel" for d in self.loaded.values() for b in d.values()):
             before, self.before_kernels = self.before_kernels, None
             before()
+        if self._new_code and self.on_code is not None:
+            self._new_code = False
+            self.on_code()
+        if self.deferred is not None:
+            where, stop = self.deferred
+            self.deferred_requests += 1
+            if self.deferred_requests < DEFER_REQUESTS:
+                if self.defer_stop(where):
+                    return True
+                self.drained_at = self.drained_at or time.monotonic()
+                if time.monotonic() - self.drained_at < DEFER_GRACE:
+                    return True
+            self.deferred, self.drained_at = None, None
+            self._stopped(where, stop)
         ran = False
         selected = self.target.tile_coord
         try:
@@ -172,13 +238,23 @@ class HostPort:
                     self.target.select_tile(where)
                     stop = self.run.cont()
                     self.waits.pop(where, None)
+                    if stop.kind in (StopKind.DEADLOCK, StopKind.EXITED):
+                        stop = self.tripped(where) or stop
                     if stop.kind is StopKind.DEADLOCK:
                         self.waits[where] = stop
                     elif stop.kind is not StopKind.EXITED:
                         selected = where
-                        if not self.on_stop(stop):
-                            self.halted = Halted(where, stop)
-                            raise self.halted
+                        if self.defer_stop(where):
+                            self.deferred, self.deferred_requests = (where, stop), 0
+                            return True
+                        self._stopped(where, stop)
         finally:
             if selected is not None:
                 self.target.select_tile(selected)
+
+    def _stopped(self, where: Coord, stop: Stop) -> None:
+        """Tell the front end of ``stop`` on tile ``where``; it resumes the run or halts the device."""
+        self.target.select_tile(where)
+        if not self.on_stop(stop):
+            self.halted = Halted(where, stop)
+            raise self.halted

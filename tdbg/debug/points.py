@@ -81,9 +81,10 @@ class Points:
         it stop."""
         if kind not in ("write", "access"):
             raise SessionError("Dst rows can be watched for writes (watch) or any access (awatch)")
-        if not 0 <= row < 1024:
-            raise SessionError(f"Dst row {row} out of range 0..1023")
         t = self.t
+        rows = t.tile.profile.tensix.dst_rows
+        if not 0 <= row < rows:
+            raise SessionError(f"Dst row {row} out of range 0..{rows - 1}")
         tensix = t.tile.tensix
         thread = t.core.thread if t.core.thread is not None else 0
         if tensix.window.ctrl(thread).fmt <= 1:

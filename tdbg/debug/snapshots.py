@@ -17,8 +17,6 @@ import numpy as np
 
 from tdbg.tensix.dst_access import lanes_defined, read_lanes
 
-STORAGE_ROWS = {"dst16": 1024, "dst32": 512, "bits": 1024}   # Dst32b rows 512..1023 alias 256..511 (Adj32)
-
 
 @dataclass(frozen=True)
 class DstContents:
@@ -26,7 +24,7 @@ class DstContents:
     (``Adj16`` / ``Adj32`` of Dst.md: ``row16`` / ``row32`` give the ``DstBits`` row of a
     ``Dst16b`` row / of the high halves of a ``Dst32b`` row)."""
 
-    bits: np.ndarray       # DstBits, (1024, 16) uint16
+    bits: np.ndarray       # DstBits, (rows, columns) uint16 (the profile's geometry)
     written: np.ndarray    # per DstBits row: it holds data (False: undefined)
     row16: np.ndarray
     row32: np.ndarray

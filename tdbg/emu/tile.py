@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch import profile_for
 from tdbg.arch.profile import Profile
 from tdbg.emu import devices, loader
 from tdbg.emu.code_patches import CodePatches, Patch, maybe_replaced
@@ -130,7 +130,8 @@ class Warning_:
 class Tile:
     """One Tensix tile: L1, the cores of the profile, the coprocessor model, the run model."""
 
-    def __init__(self, profile: Profile = BLACKHOLE, hosted: bool = False) -> None:
+    def __init__(self, profile: Profile | None = None, hosted: bool = False) -> None:
+        profile = profile or profile_for()
         self.profile = profile
         self.hosted = hosted
         self.tensix = TensixState(profile)

@@ -56,8 +56,9 @@ from tdbg.commands.hang_report import report_text
 from tdbg.commands.registry import Command, CommandError
 from tdbg.commands.running import device_output, report_stop
 from tdbg.debug import Stop, StopKind
+from tdbg.emu.elf import ElfImage
 from tdbg.rsp.packets import PacketError, PacketTable, packet
-from tdbg.rsp.target_xml import DST_ROWS, REGISTER_COUNT, memory_map_xml, target_xml
+from tdbg.rsp.target_xml import REGISTER_COUNT, memory_map_xml, target_xml
 from tdbg.session import RunStatus, Session, SessionError, SymbolFile
 
 SIGTRAP, SIGINT, SIGILL, SIGSEGV = 5, 2, 4, 11
@@ -116,6 +117,10 @@ class ClientGone(Exception):
     pass
 
 
+class Resumed(Exception):
+    """A resume whose run someone else makes (a host drives the device: ``tdbg.rsp.hosted``)."""
+
+
 class RspServer:
     """Serves one GDB client until it detaches, kills or disconnects."""
 
@@ -168,6 +173,9 @@ class RspServer:
                         del buf[0]
                         with self._lock:  # only for a packet pending or running (GDB's Ctrl-C)
                             self._break = self._break or self._busy or bool(self._queue)
+                            broke = self._break
+                        if broke:
+                            self._interrupt()
                         continue
                     if buf[0] != 0x24:  # acknowledgements and noise before a packet
                         del buf[0]
@@ -195,6 +203,9 @@ class RspServer:
         with self._lock:
             self._gone = True
             self._lock.notify_all()
+
+    def _interrupt(self) -> None:
+        """A 0x03 came while a packet runs (here ``run_breakable`` polls ``_breaking``)."""
 
     def _enqueue(self, body: bytes, read: int) -> None:
         """Queue a packet read in chunk ``read``.  GDB sends nothing new before our reply, so
@@ -233,16 +244,27 @@ class RspServer:
 
     # -- main loop ----------------------------------------------------------------------------------
     def serve(self) -> None:
+        self.start_reading()
+        self.handle_packets()
+
+    def start_reading(self) -> None:
         threading.Thread(target=self._reader, daemon=True).start()
+
+    def handle_packets(self) -> bool:
+        """Answer packets until the client leaves (False), or until a resume is handed to
+        whoever runs the device (``Resumed``: True; its stop reply is sent later)."""
         while True:
             packet = self._next_packet()
             if packet is None:
-                return
+                return False
             try:
                 try:
                     reply = self.handle(packet)
                 except ClientGone:
-                    return
+                    return False
+                except Resumed:
+                    self._replying()
+                    return True      # still busy with the resume: a 0x03 now interrupts the run
                 except (SessionError, CommandError, ValueError, KeyError, IndexError, struct.error):
                     reply = "E01"
                 except Exception as exc:  # noqa: BLE001  (a bug in tdbg: one line, and the stub goes on)
@@ -252,11 +274,10 @@ class RspServer:
                 if reply is not None:
                     self.send(reply)
             except OSError:  # the client closed the connection
-                return
-            finally:
-                self._done()
+                return False
+            self._done()
             if packet[:1] == b"k" or self._gone or (self._detached and set(self._threads()) <= self._detached):
-                return
+                return False
 
     def handle(self, packet: bytes) -> str | bytes | None:
         """The reply to one packet (None: no reply), by the packet table (``tdbg.rsp.packets``):
@@ -276,7 +297,7 @@ class RspServer:
         xfer = "S:L,L"   # qXfer:OBJECT:read:ANNEX:OFFSET,LENGTH
         return PacketTable([
             packet("QStartNoAckMode", "", self._no_ack, exact=True),
-            packet("qC", "", lambda: f"QC{self._thread_id(s.current)}", exact=True),
+            packet("qC", "", lambda: f"QC{self._thread_id(self._current())}", exact=True),
             packet("qfThreadInfo", "", lambda: "m" + ",".join(self._thread_id(n) for n in self._threads()), exact=True),
             packet("qsThreadInfo", "", lambda: "l", exact=True),
             packet("qAttached", "[:L]", lambda pid: "1"),
@@ -291,7 +312,7 @@ class RspServer:
             packet("qXfer:libraries:read:", xfer, self._libraries),
             packet("qXfer:libraries-svr4:read:", xfer, self._libraries_svr4),
             packet("qXfer:memory-map:read:", xfer, self._memory_map),
-            packet("vFile:setfs:", "L", lambda pid: "F0"),
+            packet("vFile:setfs:", "L", self._setfs),
             packet("vFile:open:", "H,L,L", self._vfile_open),
             packet("vFile:pread:", "L,L,L", self._vfile_pread),
             packet("vFile:close:", "L", self._vfile_close),
@@ -337,7 +358,7 @@ class RspServer:
     def _features(self, annex: str, offset: int, length: int) -> str | bytes:
         if annex != "target.xml":
             return "E00"
-        return self._xfer(target_xml().encode(), offset, length)
+        return self._xfer(target_xml(self.session.profile.tensix.dst_rows).encode(), offset, length)
 
     def _memory_map(self, annex: str, offset: int, length: int) -> bytes:
         """``qXfer:memory-map:read::OFFSET,LENGTH``: every core's map, from the profile."""
@@ -345,8 +366,8 @@ class RspServer:
         return self._xfer(memory_map_xml(s.profile.map, s.core_names).encode(), offset, length)
 
     def _exec_file(self, annex: str, offset: int, length: int) -> str | bytes:
-        core = self._core(f"p{annex}") if annex else self.session.current
-        image = self.session.programs.get(core)
+        core = self._core(f"p{annex}") if annex else self._current()
+        image = self._program(core)
         if image is None:
             return "E01"
         return self._xfer(str(image.path).encode(), offset, length)
@@ -378,7 +399,7 @@ class RspServer:
         list (a tt-metal program prepared: its kernels), marked told; None when there is none.
         Its stop reply carries ``library``, as a dynamic loader's event would."""
         for core in [only] if only is not None else self._threads():
-            files = [str(f.image.path) for f in self.session.symbol_files.get(core, ())]
+            files = [str(f.image.path) for f in self._files_of(core)]
             if files != self._announced.get(core, []):
                 self._announced[core] = files
                 return core
@@ -388,14 +409,14 @@ class RspServer:
         """The symbol files (code beyond the firmware: a tt-metal kernel) of the cores GDB's
         current program holds: with processes the selected core's (after a ``library`` stop, the
         core it named: GDB reads that process's list with no ``Hg`` first), else every core's."""
-        cores = [self._loaded or self.session.current] if self.multiprocess else self._threads()
+        cores = [self._loaded or self._current()] if self.multiprocess else self._threads()
         for core in cores:   # GDB reads the list: it knows of these now
-            self._announced[core] = [str(f.image.path) for f in self.session.symbol_files.get(core, ())]
-        return [added for core in cores for added in self.session.symbol_files.get(core, ())]
+            self._announced[core] = [str(f.image.path) for f in self._files_of(core)]
+        return [added for core in cores for added in self._files_of(core)]
 
     def _thread_extra_info(self, thread: str) -> str:
         name = self._core(thread)
-        return f"{name} {self.session.core_status(name)}".encode().hex()   # short: GDB's info threads fits 80 columns
+        return f"{name} {self._status(name)}".encode().hex()   # short: GDB's info threads fits 80 columns
 
     def _select_thread(self, op: str, thread: str) -> str:
         """``Hg``/``Hc`` + a thread: ``Hg`` selects whose registers and memory view count."""
@@ -403,7 +424,7 @@ class RspServer:
             core = self._core(thread)
             self._loaded = None
             if op == "g":
-                self.session.select_core(core)
+                self._select(core)
         return "OK"
 
     def _thread_alive(self, thread: str) -> str:
@@ -464,16 +485,29 @@ class RspServer:
         """Host I/O, so GDB can read the ELFs it is debugging with no ``file`` command: only the
         loaded programs' own files (and the symbol files) can be opened, read-only."""
         name = path.decode("utf-8", "replace")
-        loaded = {str(image.path): image.raw for image in self.session.programs.values()}
-        # a symbol file's bytes as tdbg moved them: GDB relocates nothing (``_libraries``)
-        loaded.update((str(f.image.path), f.image.raw) for files in self.session.symbol_files.values() for f in files)
+        loaded = self._openable()
         if name not in loaded:
             return "F-1,2"  # ENOENT
-        if len(self._files) >= MAX_OPEN_FILES:
+        if len(self._files) >= self._max_open_files():
             return "F-1,18"  # EMFILE
-        fd = next(n for n in range(3, 3 + MAX_OPEN_FILES + 1) if n not in self._files)
+        fd = next(n for n in range(3, 3 + len(self._files) + 1) if n not in self._files)
         self._files[fd] = loaded[name]   # the bytes tdbg loaded (GDB reads one file per process)
         return f"F{fd:x}"
+
+    def _openable(self) -> dict[str, bytes]:
+        """The files GDB may open, by name: the programs, and the symbol files' bytes as tdbg
+        moved them (GDB relocates nothing: ``_libraries``)."""
+        loaded = {str(image.path): image.raw for image in self.session.programs.values()}
+        loaded.update((str(f.image.path), f.image.raw) for files in self.session.symbol_files.values() for f in files)
+        return loaded
+
+    def _max_open_files(self) -> int:
+        """vFile descriptors open at once (GDB keeps each ELF it reads open)."""
+        return MAX_OPEN_FILES
+
+    def _setfs(self, pid: int) -> str:
+        """``vFile:setfs:PID``: the files GDB opens next are process PID's (one set here)."""
+        return "F0"
 
     def _vfile_pread(self, fd: int, count: int, offset: int) -> str | bytes:
         if fd not in self._files:
@@ -492,14 +526,14 @@ class RspServer:
         return b"F%x;" % len(stat) + stat
 
     def _reg_hex(self, n: int) -> str:
-        if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:   # $dstN: Dst16b row N, its raw bits
+        if REGISTER_COUNT <= n < REGISTER_COUNT + self.session.profile.tensix.dst_rows:   # $dstN: Dst16b row N, its raw bits
             return self.session.dst(n - REGISTER_COUNT, "raw16").astype("<u2").tobytes().hex()
         if not 0 <= n < REGISTER_COUNT:
             raise ValueError(n)
         return self.session.register(_register_name(n)).to_bytes(4, "little").hex()
 
     def _set_reg(self, n: int, data: bytes) -> None:
-        if REGISTER_COUNT <= n < REGISTER_COUNT + DST_ROWS:
+        if REGISTER_COUNT <= n < REGISTER_COUNT + self.session.profile.tensix.dst_rows:
             self.session.set_dst(n - REGISTER_COUNT, np.frombuffer(data, dtype="<u2"), "raw16")
         elif 0 <= n < REGISTER_COUNT:
             self.session.set_register(_register_name(n), int.from_bytes(data, "little"))
@@ -529,11 +563,13 @@ class RspServer:
         if kind in (0, 1):
             # with processes a breakpoint is the selected process's (GDB selects it with Hg
             # before Z0); without, the one program GDB knows is every core's
-            where = (s.current if self.multiprocess else None, addr)
+            where = (self._current() if self.multiprocess else None, addr)
             if insert:
                 if where not in self._breakpoints:
-                    self._breakpoints[where] = s.break_at(addr, thread=where[0]).number
+                    self._breakpoints[where] = s.break_at(addr, thread=s.current if self.multiprocess else None).number
             elif where in self._breakpoints:
+                if where[0] is not None:
+                    self._select(where[0])   # (its tile's, on a chip)
                 s.delete(self._breakpoints.pop(where))
             return "OK"
         if kind in (2, 3, 4):
@@ -561,6 +597,28 @@ class RspServer:
         exit GDB has been told)."""
         return [n for n in self.session.core_names if self.session.has_firmware(n) and n not in self._reported_exits]
 
+    # The stub names a core by a key: its name here; a tile's label and its name on a chip
+    # (``tdbg.rsp.hosted``).  These are the only places that turn keys into the session's cores.
+    def _current(self) -> str:
+        """The selected core's key."""
+        return self.session.current
+
+    def _key(self, core: str) -> str:
+        """The key of core ``core`` of the selected tile."""
+        return core
+
+    def _select(self, key: str) -> None:
+        self.session.select_core(key)
+
+    def _files_of(self, key: str) -> list[SymbolFile]:
+        return list(self.session.symbol_files.get(key, ()))
+
+    def _program(self, key: str) -> ElfImage | None:
+        return self.session.programs.get(key)
+
+    def _status(self, key: str) -> str:
+        return self.session.core_status(key)
+
     def _thread_id(self, core: str) -> str:
         """A core's thread id in packets: ``pPID.1`` (its process, one thread) with the
         multiprocess extensions, else its thread number (hex)."""
@@ -575,7 +633,7 @@ class RspServer:
             text = text[1:].partition(".")[0]
         tid = int(text, 16) if text not in ("-1", "0", "") else 0
         if tid <= 0:
-            return self.session.current
+            return self._current()
         name = self.session.core_by_thread(str(tid))
         if name not in self._threads():
             raise ValueError(f"no thread {tid}")
@@ -594,13 +652,13 @@ class RspServer:
         for action in actions:
             verb, _, tid = action.partition(":")
             if verb[:1] in "sS" and tid:
-                self.session.select_core(self._core(tid))
+                self._select(self._core(tid))
                 return self._resume(step=True)
         if len(actions) == 1 and actions[0][:1] in "cC" and ":" in actions[0]:
             # one thread, or one process (GDB's default schedule-multiple off continues only the
             # current inferior: vCont;c:pN.-1): only that core runs, the others stay where GDB
             # saw them (their registers stay valid in GDB's caches)
-            self.session.select_core(self._core(actions[0].partition(":")[2]))
+            self._select(self._core(actions[0].partition(":")[2]))
             if actions[0].endswith(".-1") and not self._hinted and len(self._threads()) > 1:
                 self._hinted = True
                 self._console(f"tdbg: GDB resumes only process {self.session.thread_id(self.session.current)} "
@@ -612,12 +670,12 @@ class RspServer:
         if self.exited:
             return self._exit_reply(None)
         s = self.session
-        loaded = None if step else self._unannounced(s.current if only else None)
+        loaded = None if step else self._unannounced(self._current() if only else None)
         self._loaded = loaded
         if loaded is not None:   # a kernel came: GDB reads its symbols, sets its breakpoints, resumes
             return f"T05thread:{self._thread_id(loaded)};library:;"
         done, self._access_done = self._access_done, None
-        if done is not None and (step or only) and s.current == done:
+        if done is not None and (step or only) and self._current() == done:
             # GDB steps the thread over the access that hit its watchpoint (RISC-V triggers fire
             # before it); that access is already done: the thread stays where it is
             return f"T05thread:{self._thread_id(done)};"
@@ -628,12 +686,16 @@ class RspServer:
             stop = s.run_breakable(s.stepi if step else s.cont, self._breaking, keyboard=False)
         finally:
             s.scheduler_locking = saved
+        return self._reported(stop)
+
+    def _reported(self, stop: Stop) -> str:
+        """The stop reply for ``stop``, what the console says before it sent."""
         if self._tdbg_breakpoint(stop):   # GDB did not insert it: the console says which one stopped
             self._console(self.interp.output_of(lambda: report_stop(self.interp, stop)))
         else:
             self._console(self.interp.output_of(lambda: device_output(self.interp, stop)))   # DPRINT, before the stop
-            s.announce(stop)
-        return self._stop_reply(stop)  # type: ignore[arg-type]
+            self.session.announce(stop)
+        return self._stop_reply(stop)
 
     def _tdbg_breakpoint(self, stop: Stop | None) -> bool:
         """True when ``stop`` is a breakpoint GDB did not insert (``monitor break``, ``tbreak``,
@@ -647,13 +709,13 @@ class RspServer:
     def _stop_reply(self, stop: Stop | None) -> str:
         s = self.session
         if stop is None:
-            return f"T05thread:{self._thread_id(s.current)};"
+            return f"T05thread:{self._thread_id(self._current())};"
         if stop.kind is StopKind.EXITED:
             if self.multiprocess and s.status is not RunStatus.EXITED:   # one core ran (and exited) alone
                 return self._exit_reply(stop.core, whole_tile=False)
             self.exited = True
             return self._exit_reply(stop.core)
-        thread = f"thread:{self._thread_id(stop.core)};" if stop.core in s.core_names else ""
+        thread = f"thread:{self._thread_id(self._key(stop.core))};" if stop.core in s.core_names else ""
         if stop.kind is StopKind.WATCHPOINT and stop.watch is not None:
             return self._watch_reply(stop, thread)
         if stop.kind is StopKind.BREAKPOINT:

@@ -11,18 +11,18 @@ from collections.abc import Iterable
 from tdbg.arch.memory_map import MemoryMap
 from tdbg.riscv.registers import ABI_NAMES
 
-REGISTER_COUNT = 33  # x0..x31, pc: what g / G carry
-DST_ROWS = 1024     # registers 33.. are the Dst16b rows
+REGISTER_COUNT = 33  # x0..x31, pc: what g / G carry; registers 33.. are the Dst16b rows
 
 
-def target_xml() -> str:
+def target_xml(dst_rows: int) -> str:
+    """The description of a tile whose ``Dst16b`` has ``dst_rows`` rows (the profile's)."""
     regs = []
     for i, name in enumerate(ABI_NAMES):
         kind = "code_ptr" if name == "ra" else ("data_ptr" if name in ("sp", "gp", "tp", "fp") else "int")
         regs.append(f'<reg name="{name}" bitsize="32" type="{kind}" regnum="{i}"/>')
     regs.append('<reg name="pc" bitsize="32" type="code_ptr" regnum="32"/>')
     rows = [f'<reg name="dst{r}" bitsize="256" type="dst16row" regnum="{REGISTER_COUNT + r}" group="dst" save-restore="no"/>'
-            for r in range(DST_ROWS)]
+            for r in range(dst_rows)]
     return (
         '<?xml version="1.0"?>\n<!DOCTYPE target SYSTEM "gdb-target.dtd">\n'
         "<target>\n<architecture>riscv:rv32</architecture>\n"

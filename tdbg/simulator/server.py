@@ -75,6 +75,8 @@ class Server:
         self.on_hang = on_hang or (lambda hang: None)
         self.counts: dict[str, int] = {}
         self.trace: Callable[[bytes], None] | None = None   # told of each message received
+        self.idle: Callable[[], None] = lambda: None   # called while no message comes (every 0.5 s)
+        self.gone = threading.Event()   # the host's connection closed
         self.halt_told = False
 
     def answer(self, message: Message) -> Message | None:
@@ -119,8 +121,8 @@ class Server:
         import pynng
 
         dial_host(address, allow_remote)
-        gone = threading.Event()
-        with pynng.Pair1(recv_timeout=500) as sock:
+        gone = self.gone
+        with pynng.Pair1(recv_timeout=500, send_timeout=500) as sock:
             sock.add_post_pipe_remove_cb(lambda pipe: gone.set())
             sock.dial(address, block=False)        # tt-umd starts listening after it spawned us
             sock.send(encode(Message(Command.EXIT)))
@@ -131,6 +133,7 @@ class Server:
                     if gone.is_set():
                         self.note("the host closed the connection")
                         return 0
+                    self.idle()
                     continue
                 except pynng.exceptions.Closed:
                     return 0
@@ -145,5 +148,19 @@ class Server:
                     reply = self.answer(message)
                 except StopIteration:
                     return 0
-                if reply is not None:
-                    sock.send(encode(reply))
+                if reply is not None and not self._send(sock, encode(reply)):
+                    return 0
+
+    def _send(self, sock, data: bytes) -> bool:
+        """Send ``data`` to the host; False when the host went away meanwhile (a send to no peer
+        would wait for ever)."""
+        import pynng
+
+        while True:
+            try:
+                sock.send(data)
+                return True
+            except pynng.exceptions.Timeout:
+                if self.gone.is_set():
+                    self.note("the host closed the connection")
+                    return False

@@ -4,8 +4,8 @@
 The pages (WormholeB0 ``ELWADD.md``, ``ELWMUL.md``, ``MVMUL.md``) give C ``float`` code and call
 it "a rough guide": hardware may reorder, fuse and change precision.  Which it does was measured
 on Tenstorrent's simulator ttsim v1.10.0 (the datapath is ``tensix.cpp:1102-1375``; the
-measurement: ``/work/realfw-extra/probes/fpu_measure.py`` seeds SrcA/SrcB/Dst and config, runs
-one instruction in ttsim and in tdbg and compares ``DstBits``; tt-llk's eltwise and matmul kernels
+measurement seeded SrcA/SrcB/Dst and config, ran one instruction in ttsim and in tdbg and
+compared ``DstBits``; tt-llk's eltwise and matmul kernels
 agree byte for byte after this model, not before).  Described in tdbg's terms:
 
 * An operand is a sign, an exponent field (8 bits; FP16 style: the 5 bits of its own layout)

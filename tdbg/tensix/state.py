@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch import profile_for
 from tdbg.arch.profile import Profile
 from tdbg.tensix.state_description import StateDescription, array, obj, ranges, rows_changed, value, words_changed
 from tdbg.tensix.adcs import Adcs
@@ -44,7 +44,8 @@ def _refresh(state: TensixState) -> None:
 class TensixState:
     """The architectural state of one Tensix coprocessor."""
 
-    def __init__(self, profile: Profile = BLACKHOLE) -> None:
+    def __init__(self, profile: Profile | None = None) -> None:
+        profile = profile or profile_for()
         self.profile = profile
         spec = profile.tensix
         threads = spec.threads

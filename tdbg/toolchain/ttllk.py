@@ -37,13 +37,16 @@ from dataclasses import dataclass
 from importlib import metadata, resources
 from pathlib import Path
 
+from tdbg.arch import data_formats
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch.data_formats import TT_METAL_FORMATS
 from tdbg.toolchain.zig import ToolchainError
 from tdbg.toolchain import ttnn
 
 __all__ = ["BLACKHOLE_ISA", "RV32IM", "TRISCS", "Field", "Formats", "KernelBuildError", "Operand", "Variant",
            "build", "shim_dir", "tile_bytes"]
 
-BLACKHOLE_ISA = "generic_rv32+m+zaamo+zba+zbb"
+BLACKHOLE_ISA = BLACKHOLE.llvm_cpu
 RV32IM = "generic_rv32+m"
 #: core -> (tt-llk's kernel part, COMPILE_FOR_TRISC)
 TRISCS = {"T0": ("unpack", 0), "T1": ("math", 1), "T2": ("pack", 2)}
@@ -63,10 +66,8 @@ INCLUDES = ("../tt_llk_blackhole/llk_lib", "../tt_llk_blackhole/llk_lib/hal", ".
 HOST_ONLY_SECTIONS = (".device_print_strings", ".device_print_strings_info", ".profiler_meta")
 COMPILE_TIMEOUT = 900
 
-#: tt-llk's DataFormat codes on Blackhole (tensix_types.h; format_config.py
-#: BLACKHOLE_DATA_FORMAT_ENUM_VALUES).
-DATA_FORMAT = {"Float32": 0, "Float16": 1, "Bfp8": 2, "Tf32": 4, "Float16_b": 5, "Bfp8_b": 6, "Bfp4_b": 7,
-               "Int32": 8, "UInt16": 9, "Int8": 14, "Bfp2_b": 15, "UInt32": 24, "Fp8_e4m3": 26, "UInt8": 30}
+#: tt-llk's DataFormat codes on Blackhole, by name (``tdbg.arch.data_formats.TT_METAL_FORMATS``).
+DATA_FORMAT = {name: f.code for name, f in TT_METAL_FORMATS.items()}
 _EXPONENT_B = {"Float16_b", "Bfp8_b", "Bfp4_b", "Bfp2_b", "Tf32", "Float32"}
 
 
@@ -75,10 +76,9 @@ class KernelBuildError(ToolchainError):
 
 
 def tile_bytes(fmt: str) -> int:
-    """Bytes of one 32x32 tile in L1 (BFP: 64 shared exponents, then the datums)."""
-    sizes = {"Float32": 4096, "Int32": 4096, "UInt32": 4096, "Float16": 2048, "Float16_b": 2048, "UInt16": 2048,
-             "Bfp8_b": 1088, "Bfp8": 1088, "Bfp4_b": 576, "Int8": 1024, "UInt8": 1024}
-    return sizes[fmt]
+    """Bytes of one 32x32 tile of tt-llk's format ``fmt`` in L1 (BFP: 64 shared exponents, then
+    the datums)."""
+    return data_formats.tile_bytes(TT_METAL_FORMATS[fmt].layout)
 
 
 @dataclass(frozen=True)

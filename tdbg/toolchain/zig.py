@@ -1,7 +1,8 @@
 """Build tdbg firmware: one C or C++ file + the kit's ``crt0.S`` and ``tdbg.ld`` -> ELF.
 
-The firmware kit (``tensix.h``, ``crt0.S``, ``tdbg.ld``, the demo and example firmware) is
-package data, ``tdbg/firmware/``, so an installed wheel carries it.
+The firmware kit (``tensix.h``, ``crt0.S``, ``tdbg.ld``, the demo, ``release_triscs.c``) is
+package data, ``tdbg/firmware/``, so an installed wheel carries it; the example and benchmark
+firmware is the checkout's top-level ``firmware/``.
 
 The compiler is the pip-installed zig (``python -m ziglang cc``) targeting the
 baby RISC-V T cores: RV32IM, no C extension
@@ -118,7 +119,8 @@ def demo_source() -> Path:
 
 
 def firmware_sources() -> list[Path]:
-    """Every ``*.c`` of the kit, sorted by name."""
+    """Every ``*.c`` of the kit (the demo, ``release_triscs.c``), sorted by name; the examples and
+    benchmarks are the checkout's top-level ``firmware/``."""
     return sorted(firmware_dir().glob("*.c"))
 
 

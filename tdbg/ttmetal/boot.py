@@ -33,7 +33,7 @@ from pathlib import Path
 
 from tdbg.debug import Stop, StopKind
 from tdbg.session import Session, SessionError
-from tdbg.ttmetal import device
+from tdbg.ttmetal import device, kit
 from tdbg.ttmetal.mailboxes import (
     ADDRESSABLE_CORE, CORE_COORD_INVALID, CORE_MAGIC_WORKER, DEBUG_ASSERT_OK, DEBUG_SANITIZE_OK,
     DISPATCH_MODE_HOST, LAUNCH_MSG_BUFFER_NUM_ENTRIES, MAX_PHYSICAL_NON_WORKER_CORES, MAX_VIRTUAL_NON_WORKER_CORES,
@@ -45,11 +45,9 @@ from tdbg.ttmetal.memmap import (
 )
 
 #: tdbg's core -> tt-metal's processor (and its folder in ``pre-compiled/<hash>/``), in tt-metal's
-#: processor order (PROCESSOR_INDEX 0..4).
-PROCESSORS = {"B": "brisc", "NC": "ncrisc", "T0": "trisc0", "T1": "trisc1", "T2": "trisc2"}
-#: The wheel's pre-compiled firmware tt-metal 0.81.1 builds for ttsim's Blackhole
-#: (NUM_L1_BANKS=130, NUM_DRAM_BANKS=8, DISPATCH_MESSAGE_ADDR=0xFFB70438; TTSIM.md).
-FIRMWARE = "11660721212704224774"
+#: processor order (PROCESSOR_INDEX 0..4; the kit's ``PROCESSORS``).
+PROCESSORS = {p.core: name for name, p in kit.PROCESSORS.items()}
+FIRMWARE = kit.FIRMWARE
 #: The tile tdbg models: the first worker, NoC 0 (1, 2), logical (0, 0).
 NOC_XY_BITS = 6                       # noc_parameters.h NOC_ADDR_NODE_ID_BITS: xy = y << 6 | x
 

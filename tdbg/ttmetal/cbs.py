@@ -25,11 +25,14 @@ kernels); any other loop shape leaves the count unknown.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tdbg.arch import data_formats
 from tdbg.riscv.registers import ABI_NAMES
 from tdbg.session import SessionError
+from tdbg.ttmetal.program import DATA_FORMATS
 
 if TYPE_CHECKING:
     from tdbg.session import Session
@@ -40,8 +43,11 @@ PAGES_RECEIVED = "STREAM_REMOTE_DEST_BUF_SIZE"    # get_cb_tiles_received_ptr
 PAGES_ACKED = "STREAM_REMOTE_DEST_BUF_START"      # get_cb_tiles_acked_ptr
 COMPUTE_ADDR_SHIFT = 4                      # tt-metalium/circular_buffer_constants.h
 COUNT_MASK = 0xFFFF                         # the counts are compared as uint16_t
-#: The L1 format tt-metal's data format name is read as (``tile`` / ``l1_data``'s names).
-L1_FORMATS = {"Float16_b": "bf16", "Float32": "fp32", "Bfp8_b": "bfp8"}
+#: The L1 format a CB's data format (``program.DATA_FORMATS``) is read as (``tile`` / ``l1_data``'s
+#: names): the one with its layout (``tdbg.arch.data_formats.TT_METAL_FORMATS``).
+L1_FORMATS = {name: next(f.name for f in data_formats.L1_FORMATS.values()
+                         if f.format == data_formats.TT_METAL_FORMATS[name].layout and not f.unsigned)
+              for name in DATA_FORMATS}
 
 
 def register_address(session: Session, cb: int, name: str) -> int:
@@ -144,19 +150,27 @@ def pages(n: int) -> str:
 
 def states(session: Session, host: ProgramHost, only: int | None = None) -> list[State]:
     """The program's CBs (or CB ``only``) as they are now."""
-    program, layout = host.program, host.layout
-    if only is not None and only not in program.cbs:
-        raise SessionError(f"The program has no CB {only} (its CBs: {', '.join(map(str, sorted(program.cbs))) or 'none'}).")
+    table = {i: (cb, host.layout.cb_addresses[i]) for i, cb in host.program.cbs.items()}
+    return states_of(session, table, host.runs_kernel, list(host.binaries), only)
+
+
+def states_of(session: Session, table: dict[int, tuple[CircularBuffer, int]], runs_kernel: Callable[[str, int], bool],
+              cores: list[str], only: int | None = None, owner: str = "The program") -> list[State]:
+    """The CBs of ``table`` (index -> the CB and its L1 address), or CB ``only``, as they are now;
+    ``runs_kernel(core, pc)`` tells a kernel's code from the firmware's, ``cores`` have kernels."""
+    if only is not None and only not in table:
+        raise SessionError(f"{owner} has no CB {only} (its CBs: {', '.join(map(str, sorted(table))) or 'none'}).")
     waits = _cb_waits(session)
     out = []
-    for index in sorted(program.cbs) if only is None else [only]:
+    for index in sorted(table) if only is None else [only]:
         received_at, acked_at = (register_address(session, index, n) for n in (PAGES_RECEIVED, PAGES_ACKED))
         received, acked = (_register(session, a) & COUNT_MASK for a in (received_at, acked_at))
         pushed, popped = (session.stream_writer(a) for a in (received_at, acked_at))
-        out.append(State(program.cbs[index], layout.cb_addresses[index], received, acked,
-                         pushed if pushed and host.runs_kernel(*pushed) else None,    # not the firmware's
-                         popped if popped and host.runs_kernel(*popped) else None,    # set-up of the counts
-                         _views(session, host, index), waits.get(index, [])))
+        cb, address = table[index]
+        out.append(State(cb, address, received, acked,
+                         pushed if pushed and runs_kernel(*pushed) else None,    # not the firmware's
+                         popped if popped and runs_kernel(*popped) else None,    # set-up of the counts
+                         _views(session, cores, index), waits.get(index, [])))
     return out
 
 
@@ -244,10 +258,10 @@ def _branch_offset(w: int) -> int:
     return value - (1 << 13) if value >> 12 else value
 
 
-def _views(session: Session, host: ProgramHost, index: int) -> dict[str, Interface]:
+def _views(session: Session, cores: list[str], index: int) -> dict[str, Interface]:
     """Each core's ``cb_interface[index]``, where its firmware set the CB up (a FIFO size)."""
     out = {}
-    for core in host.binaries:
+    for core in cores:
         with session.on_core(core), session.symbols_from(core):
             try:
                 at = session.symbol("cb_interface").addr + index * INTERFACE_BYTES

@@ -12,7 +12,7 @@ takes an order from a hash set or a shuffle, from what it wrote on ttsim (``L1_B
 
 from __future__ import annotations
 
-from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch import profile_for
 from tdbg.arch.chips import DRAM_WORKER_ENDPOINT
 from tdbg.arch.profile import Coord, Profile
 
@@ -54,18 +54,21 @@ def dram_bank_xy(noc: int) -> list[Coord]:
     return [dram_virtual(bank, DRAM_WORKER_ENDPOINT[bank][noc]) for bank in range(NUM_DRAM_BANKS)]
 
 
-def worker_columns(profile: Profile = BLACKHOLE) -> list[int]:
+def worker_columns(profile: Profile | None = None) -> list[int]:
     """The worker grid's columns by logical x (translated = NoC 0 for Blackhole Tensix tiles)."""
+    profile = profile or profile_for()
     return sorted({x for x, _ in profile.noc.tensix})
 
 
-def worker_rows(profile: Profile = BLACKHOLE) -> list[int]:
+def worker_rows(profile: Profile | None = None) -> list[int]:
+    profile = profile or profile_for()
     return sorted({y for _, y in profile.noc.tensix})
 
 
-def l1_banks(profile: Profile = BLACKHOLE) -> list[Coord]:
+def l1_banks(profile: Profile | None = None) -> list[Coord]:
     """The storage cores, one L1 bank each: the worker grid less the dispatch column, in
     tt-metal's order."""
+    profile = profile or profile_for()
     columns = worker_columns(profile)[:-DISPATCH_COLUMNS]
     cores = {(x, y) for x in columns for y in worker_rows(profile)}
     if set(L1_BANK_ORDER) != cores:
@@ -81,6 +84,7 @@ def virtual_non_worker_cores() -> list[Coord]:
     return list(VIRTUAL_NON_WORKER_ORDER)
 
 
-def logical(tile: Coord, profile: Profile = BLACKHOLE) -> Coord:
+def logical(tile: Coord, profile: Profile | None = None) -> Coord:
     """A worker's logical coordinate (its place in the worker grid)."""
+    profile = profile or profile_for()
     return worker_columns(profile).index(tile[0]), worker_rows(profile).index(tile[1])

@@ -23,10 +23,9 @@ buffer is named, never followed: a position past the buffer, a message that runs
 buffer's end, a RISC id no core has, a message shorter than its format's arguments each give a
 ``warning:`` line (a ``Print`` with ``note``) naming the header, and the drain moves ``rpos`` to
 ``wpos`` (the rest of that stretch is skipped).  Each line is shown with the
-server's prefix ``DEVICE:(x=X,y=Y):RISC: `` (logical core; BR, NC, TR0..TR2): the one tt-metal's
-documentation gives (``TT_METAL_DPRINT_PREPEND_DEVICE_CORE_RISC``) and its programming examples show
-as their expected output (``0:(x=0,y=0):TR1: Hello, I am the MATH core ...``); not run against
-0.81.1's server here.  Tile slices (``t``), typed arrays (``A``) and call stacks (``c``) are shown as
+server's prefix ``DEVICE:X-Y:RISC: `` (logical core; BR, NC, TR0..TR2), as tt-metal 0.81.1's own
+print server shows it (measured: ``0:0-0:NC: step 10 of 3`` from a ttnn host on ``tdbg
+simulator``; tt-metal's documentation and older examples show ``0:(x=0,y=0):TR1: ...``).  Tile slices (``t``), typed arrays (``A``) and call stacks (``c``) are shown as
 what they are, not decoded.
 """
 
@@ -75,7 +74,7 @@ class Print:
     def shown(self, device: int = 0, x: int = 0, y: int = 0) -> str:
         if self.note:
             return f"warning: DPRINT: {self.text}"
-        return f"{device}:(x={x},y={y}):{RISC_NAMES[self.core]}: {self.text}"
+        return f"{device}:{x}-{y}:{RISC_NAMES[self.core]}: {self.text}"
 
 
 class _Corrupt(Exception):

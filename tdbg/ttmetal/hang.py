@@ -2,8 +2,9 @@
 terms: the go message; each core waiting on a circular buffer (``cb_wait_front`` for pages,
 ``cb_reserve_back`` for free space), with the count it asked for, the CB's counts and who last
 pushed into it or popped from it and what that core does now; each other core blocked in its
-kernel, with what holds it and who would release it; the cores idle in their firmware (no kernel,
-or back once their kernel returned) on one line; the watcher's waypoints.  It takes the place of
+kernel (or in its firmware, on anything but the mailboxes), with what holds it and who would release
+it; the cores idle in their firmware (polling the mailboxes: no kernel, or back once their kernel
+returned) on one line; the watcher's waypoints.  It takes the place of
 the deadlock's own report (``tdbg.debug.hang``), whose facts it includes."""
 
 from __future__ import annotations
@@ -17,21 +18,23 @@ from tdbg.debug.hang import detail_lines
 from tdbg.ttmetal import cbs
 from tdbg.ttmetal.boot import PROCESSORS
 from tdbg.ttmetal.mailboxes import RUN_MSG_NAMES
+from tdbg.ttmetal.memmap import MAILBOX_BASE, MAILBOX_END
 
 if TYPE_CHECKING:
     from tdbg.session import Session
     from tdbg.ttmetal.program import ProgramHost
 
 
-def report(session: Session, host: ProgramHost, stop: Stop) -> Stop:
+def report(session: Session, host: ProgramHost, stop: Stop, states: list[cbs.State] | None = None) -> Stop:
     """``stop`` (a deadlock) with the host's report: the cores blocked in their kernels first
     (CB waits with their counts and the other side; any other wait with what holds it and who
     would release it, ``tdbg.debug.hang``), then the cores idle in their firmware on one line, then the
-    waypoints.  It replaces the deadlock's own report (the shell prints either)."""
+    waypoints.  It replaces the deadlock's own report (the shell prints either).  ``states``: the
+    CBs, where the host's program does not give them (a launch ``tdbg.ttmetal.launches`` saw)."""
     signal = host.signal(session)
     lines = [f"tt-metal program hangs: go_messages[0].signal = {RUN_MSG_NAMES.get(signal, hex(signal))}; "
              "no core can run:"]
-    states = cbs.states(session, host)
+    states = cbs.states(session, host) if states is None else states
     found = {w.core: (state, w) for state in states for w in state.waits}
     waiting = {core: found[core] for core in session.core_names if core in found}
     explained = {r.wait.core: r for r in session.explain_waits(stop)}
@@ -44,7 +47,7 @@ def report(session: Session, host: ProgramHost, stop: Stop) -> Stop:
     for core in session.core_names:
         if core in waiting or not session.has_firmware(core):
             continue
-        if core in host.binaries and _in_kernel(session, host, core):
+        if core in host.binaries and _in_kernel(session, host, core) or not waits_for_host(session, core):
             blocked.append(core)
             lines.append(f"  {core} {state_of(session, host, core)}")
             if core in explained:
@@ -60,6 +63,16 @@ def report(session: Session, host: ProgramHost, stop: Stop) -> Stop:
         return replace(stop, report=tuple(lines))
     with session.on_core(first):
         return replace(stop, core=first, pc=session.register("pc"), report=tuple(lines))
+
+
+def waits_for_host(session: Session, core: str) -> bool:
+    """True when ``core`` polls only the mailboxes (its firmware waiting for the host's go message
+    or the BRISC's word), not when it waits for anything else (the coprocessor, a semaphore)."""
+    wait = session.wait(core)
+    if wait is None:
+        return True
+    polled = ([wait.address] if wait.address is not None else []) + list(wait.reads)
+    return bool(polled) and all(MAILBOX_BASE <= a < MAILBOX_END for a in polled)
 
 
 def _in_kernel(session: Session, host: ProgramHost, core: str) -> bool:

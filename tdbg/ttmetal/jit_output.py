@@ -7,17 +7,26 @@ tt-metal 0.81.1 builds into ``$TT_METAL_CACHE/tt-metal-cache/<build key>/`` (def
 writes (``<proc>``: brisc, ncrisc, trisc0-2, tt-exalens' names of B, NC, T0-T2).  The host writes
 each binary's text in one piece (measured with tt-umd's simulation protocol): a write whose bytes
 begin with a known binary's text is that binary, its text code from there on.
+
+Beside a kernel's ``<proc>`` folders its build folder holds the file the JIT compiled:
+``kernel_includes.hpp`` (data movement) or ``chlkc_unpack.cpp`` / ``chlkc_math.cpp`` /
+``chlkc_pack.cpp`` (compute), each ``#include``-ing the kernel's source by its path, and for a
+compute kernel ``chlkc_descriptors.h`` with the CBs' data formats (``unpack_src_format[64]``,
+``pack_dst_format[64]``: tt-metal's ``DataFormat`` codes, 255 for none).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from tdbg.arch.profile import Profile
 from tdbg.emu.elf import ElfImage, ElfLoadError
+from tdbg.toolchain.ttllk import DATA_FORMAT
 
 _KEY_BYTES = 64            # the text prefix a binary is known by
 
@@ -35,6 +44,55 @@ class Binary:
     @property
     def kind(self) -> str:
         return "firmware" if self.name == "firmware" else "kernel"
+
+    @property
+    def source(self) -> str | None:
+        """The kernel's source file, as its build folder includes it (None: not known)."""
+        return kernel_source(self.elf.parent.parent) if self.kind == "kernel" else None
+
+    @property
+    def cb_formats(self) -> dict[int, str]:
+        """A compute kernel's CBs' data formats by CB (empty for any other binary)."""
+        return cb_formats(self.elf.parent.parent) if self.kind == "kernel" else {}
+
+
+_COMPILED = ("kernel_includes.hpp", "chlkc_unpack.cpp", "chlkc_math.cpp", "chlkc_pack.cpp")
+_INCLUDE = re.compile(r'^#include "([^"]+\.(?:cpp|cc|c))"', re.M)
+_FORMATS = re.compile(r"\b(unpack_src_format|pack_dst_format)\[\d+\] = \{([^}]*)\}")
+_FORMAT_NAMES = {code: name for name, code in DATA_FORMAT.items()}
+_NO_FORMAT = 255
+
+
+@functools.cache
+def kernel_source(folder: Path) -> str | None:
+    """The source a kernel build folder's compiled file includes."""
+    for name in _COMPILED:
+        try:
+            found = _INCLUDE.search((folder / name).read_text(errors="replace"))
+        except OSError:
+            continue
+        if found:
+            return found.group(1)
+    return None
+
+
+@functools.cache
+def cb_formats(folder: Path) -> dict[int, str]:
+    """CB -> data format name from a compute build's ``chlkc_descriptors.h`` (an input's
+    unpacker source format, else an output's packer destination format)."""
+    try:
+        text = (folder / "chlkc_descriptors.h").read_text(errors="replace")
+    except OSError:
+        return {}
+    tables: dict[str, list[int]] = {}
+    for name, values in _FORMATS.findall(text):
+        tables.setdefault(name, [int(v) for v in values.replace("\n", "").split(",") if v.strip()])
+    out = {}
+    for table in ("pack_dst_format", "unpack_src_format"):      # an input's own format wins
+        for cb, code in enumerate(tables.get(table, [])):
+            if code != _NO_FORMAT:
+                out[cb] = _FORMAT_NAMES.get(code, f"DataFormat {code}")
+    return out
 
 
 def cache_root() -> Path:

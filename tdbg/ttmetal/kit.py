@@ -67,6 +67,8 @@ from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.arch.data_formats import TT_METAL_FORMATS, tile_bytes
 from tdbg.toolchain.zig import ToolchainError
 from tdbg.toolchain import elfpatch, ttnn
 from tdbg.ttmetal import metal2
@@ -75,8 +77,9 @@ from tdbg.ttmetal.metal2 import Metal2, includes, kernel_args_header, kernel_bin
 __all__ = ["DATA_FORMATS", "FIRMWARE", "MATH_FIDELITY", "PROCESSORS", "Binary", "Build", "ComputeConfig",
            "Kernel", "KernelBuildError", "NeedsSfpi", "Processor", "build"]
 
-#: The wheel's pre-compiled firmware these kernels link against (``pre-compiled/<hash>``): what tt-metal
-#: 0.81.1 builds for ttsim's Blackhole (NUM_L1_BANKS=130, NUM_DRAM_BANKS=8; /work/brief/TTSIM.md).
+#: The wheel's pre-compiled firmware these kernels link against and the boot loads
+#: (``pre-compiled/<hash>``): what tt-metal 0.81.1 builds for ttsim's Blackhole (NUM_L1_BANKS=130,
+#: NUM_DRAM_BANKS=8, DISPATCH_MESSAGE_ADDR=0xFFB70438).
 FIRMWARE = "11660721212704224774"
 #: tt-metal 0.81.1's device defines for that device, first on every kernel's command line (measured).
 DEVICE_DEFINES = ("IS_NOT_POW2_NUM_L1_BANKS=1", "LOG_BASE_2_OF_NUM_DRAM_BANKS=3", "NUM_DRAM_BANKS=8",
@@ -84,8 +87,8 @@ DEVICE_DEFINES = ("IS_NOT_POW2_NUM_L1_BANKS=1", "LOG_BASE_2_OF_NUM_DRAM_BANKS=3"
 #: ... and after the processor's own (DISPATCH_MESSAGE_ADDR = 0xFFB70438).
 DISPATCH_MESSAGE_ADDR = "DISPATCH_MESSAGE_ADDR=4290184248"
 BUILD_DEFINES = ("PROGRAMMABLE_CORE_TYPE=0", "ARCH_BLACKHOLE", DISPATCH_MESSAGE_ADDR, "KERNEL_BUILD")
-#: LLVM's spelling of the cores' ISA (SFPI's ``-mcpu=tt-bh``, less ``xttzbkb``), with linker relaxation.
-ISA = "generic_rv32+m+zaamo+zba+zbb+relax"
+#: LLVM's spelling of the cores' ISA (the profile's), with linker relaxation.
+ISA = BLACKHOLE.llvm_cpu + "+relax"
 #: tt-metal's compiler flags that clang shares (its GCC-only ones dropped, C++17 -> C++20, see above).
 CXXFLAGS = ("-std=c++20", "-ffast-math", "-fno-finite-math-only", "-fsigned-zeros", "-fno-associative-math",
             "-fno-exceptions", "-fno-rtti", "-fno-use-cxa-atexit", "-g", "-fno-jump-tables")
@@ -122,14 +125,14 @@ LIB_INCLUDES = ("tt_metal/hw/inc", "tt_metal/hw/inc/internal/tt-1xx", "tt_metal/
                  "tt_metal/tt-llk/tt_llk_blackhole/common/inc")
 LIBS = {"noc": "tt_metal/hw/firmware/src/tt-1xx/blackhole/noc.c", "substitutes": "tt_metal/hw/toolchain/substitutes.cpp"}
 
-#: tt-metal's DataFormat codes (tensix_types.h) for the formats the kit generates descriptors for, and
-#: a tile's bytes in L1 (BFP: 64 exponents, then the datums).
-DATA_FORMATS = {"Float32": 0, "Float16_b": 5, "Bfp8_b": 6}
-TILE_BYTES = {"Float32": 4096, "Float16_b": 2048, "Bfp8_b": 1088}
+#: tt-metal's DataFormat codes for the formats the kit generates descriptors for
+#: (``tdbg.arch.data_formats.TT_METAL_FORMATS``), and a tile's bytes in L1 of each.
+DATA_FORMATS = {name: TT_METAL_FORMATS[name].code for name in ("Float16_b", "Float32", "Bfp8_b")}
+TILE_BYTES = {name: tile_bytes(TT_METAL_FORMATS[name].layout) for name in DATA_FORMATS}
 INVALID = 255
 #: what tt-metal writes for a CB the program does not use (measured: 1088)
 UNUSED_TILE_BYTES = 1088
-TF32 = 4
+TF32 = TT_METAL_FORMATS["Tf32"].code
 MATH_FIDELITY = {"LoFi": 0, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
 NUM_CBS = 64
 COMPILE_TIMEOUT = 900
@@ -147,8 +150,7 @@ class NeedsSfpi(KernelBuildError):
 class Processor:
     """One baby RISC-V as tt-metal's JIT build targets it."""
 
-    name: str                 # tt-metal's: brisc, ncrisc, trisc0..2
-    core: str                 # tdbg's: B, NC, T0..T2
+    name: str                 # tt-metal's: brisc, ncrisc, trisc0..2 (the profile's ``CoreSpec.alias``)
     index: int                # PROCESSOR_INDEX: the launch message's slot, bit in ``enables``
     entry_source: str         # the firmware's kernel entry, under tt_metal/hw/firmware/src/tt-1xx
     defines: tuple[str, ...]
@@ -156,16 +158,21 @@ class Processor:
     libs: tuple[str, ...]     # the wheel objects its link adds, as sources (``LIBS``)
 
     @property
+    def core(self) -> str:
+        """tdbg's name of the core: B, NC, T0..T2."""
+        return BLACKHOLE.core(self.name).name
+
+    @property
     def trisc(self) -> bool:
         return self.name.startswith("trisc")
 
 
 PROCESSORS = {p.name: p for p in (
-    Processor("brisc", "B", 0, "brisck.cc", ("COMPILE_FOR_BRISC",), "-O2", ("noc", "substitutes")),
-    Processor("ncrisc", "NC", 1, "ncrisck.cc", ("COMPILE_FOR_NCRISC",), "-O2", ("substitutes",)),
-    Processor("trisc0", "T0", 2, "trisck.cc", ("UCK_CHLKC_UNPACK", "COMPILE_FOR_TRISC=0"), "-O3", ("substitutes",)),
-    Processor("trisc1", "T1", 3, "trisck.cc", ("UCK_CHLKC_MATH", "COMPILE_FOR_TRISC=1"), "-O3", ("substitutes",)),
-    Processor("trisc2", "T2", 4, "trisck.cc", ("UCK_CHLKC_PACK", "COMPILE_FOR_TRISC=2"), "-O3", ("substitutes",)),
+    Processor("brisc", 0, "brisck.cc", ("COMPILE_FOR_BRISC",), "-O2", ("noc", "substitutes")),
+    Processor("ncrisc", 1, "ncrisck.cc", ("COMPILE_FOR_NCRISC",), "-O2", ("substitutes",)),
+    Processor("trisc0", 2, "trisck.cc", ("UCK_CHLKC_UNPACK", "COMPILE_FOR_TRISC=0"), "-O3", ("substitutes",)),
+    Processor("trisc1", 3, "trisck.cc", ("UCK_CHLKC_MATH", "COMPILE_FOR_TRISC=1"), "-O3", ("substitutes",)),
+    Processor("trisc2", 4, "trisck.cc", ("UCK_CHLKC_PACK", "COMPILE_FOR_TRISC=2"), "-O3", ("substitutes",)),
 )}
 #: the generated TRISC source of each, and its ``#define``
 _CHLKC = {"trisc0": ("chlkc_unpack.cpp", "TRISC_UNPACK"), "trisc1": ("chlkc_math.cpp", "TRISC_MATH"),

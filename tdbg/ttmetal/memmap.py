@@ -8,7 +8,6 @@ numbers in the comments are what they come to, and what tt-metal wrote on ttsim)
 from __future__ import annotations
 
 # dev_mem_map.h: sizes
-L1_SIZE = 1536 * 1024                        # MEM_L1_SIZE
 LOCAL_SIZE = {"B": 8 * 1024, "NC": 8 * 1024, "T0": 4 * 1024, "T1": 4 * 1024, "T2": 4 * 1024}   # MEM_*_LOCAL_SIZE
 FIRMWARE_SIZE = {"B": 6 * 1024 + 2560, "NC": 2560, "T0": 2560, "T1": 2560, "T2": 2560}        # MEM_*_FIRMWARE_SIZE
 ZEROS_SIZE = 512                             # MEM_ZEROS_SIZE

@@ -28,17 +28,19 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from tdbg.arch import profile_for
 from tdbg.emu.elf import ElfImage
 from tdbg.debug import Stop, StopKind
 from tdbg.debug.hostfiles import HostFileError, read_host_file, write_host_file
 from tdbg.ttmetal import boot, dram, metal2, tensors
 from tdbg.ttmetal.boot import PROCESSORS, BootHost, TtMetalError
 from tdbg.ttmetal.dprint import Print, PrintServer
+from tdbg.ttmetal.kit import DATA_FORMATS as KIT_FORMATS, DEFAULT_NOC
 from tdbg.ttmetal.mailboxes import (
     DEBUG_ASSERT_TYPES, DISPATCH_MODE_HOST, RUN_MSG_DONE, RUN_MSG_GO, RUN_MSG_NAMES, Mailboxes,
 )
 from tdbg.ttmetal.device import DRAM_BANK_SIZE, NUM_DRAM_BANKS
-from tdbg.ttmetal.memmap import KERNEL_CONFIG_BASE, KERNEL_CONFIG_SIZE, L1_SIZE, L1_UNRESERVED_START
+from tdbg.ttmetal.memmap import KERNEL_CONFIG_BASE, KERNEL_CONFIG_SIZE, L1_UNRESERVED_START
 from tdbg.ttmetal.metal2 import Metal2
 
 if TYPE_CHECKING:
@@ -48,8 +50,6 @@ if TYPE_CHECKING:
 #: of a compute kernel; PROCESSOR_INDEX is the position here (the launch message's slot).
 CORES = tuple(PROCESSORS)
 KINDS = {"brisc": ("B",), "ncrisc": ("NC",), "compute": ("T0", "T1", "T2")}
-#: The NoC tt-metal's Writer/ReaderDataMovementConfig give BRISC/NCRISC (measured: NOC_INDEX).
-DEFAULT_NOC = {"brisc": 1, "ncrisc": 0}
 NUM_CIRCULAR_BUFFERS = 64                # tt-metalium/circular_buffer_constants.h (Blackhole)
 CB_CONFIG_BYTES = 16                     # UINT32_WORDS_PER_LOCAL_CIRCULAR_BUFFER_CONFIG words
 L1_ALIGNMENT = 16                        # Blackhole's L1 alignment (kernel images, CB config)
@@ -57,7 +57,7 @@ REMOTE_DFB_OFFSET_NONE = 0xFF            # dev_msgs.h: no CrossNodeDFBs / Prefet
 #: kernel_config_base of the other programmable core types (active and idle Ethernet), which a
 #: worker does not use (measured: what tt-metal 0.81.1 writes).
 OTHER_CONFIG_BASES = (0xF330, 0xFDB0, 0)
-DATA_FORMATS = ("Float16_b", "Float32", "Bfp8_b")
+DATA_FORMATS = tuple(KIT_FORMATS)        # a CB's data format: one the kit builds descriptors for
 MAX_PROGRAM_FILE_BYTES = 1 << 20          # a program file (TOML) tdbg reads
 MAX_BUFFER_FILE_BYTES = 1 << 30           # a buffer's data file
 
@@ -226,9 +226,10 @@ class Program:
             raise TtMetalError(f"CB {index}: {pages} pages of {page_size} bytes (a page is a multiple of {L1_ALIGNMENT})")
         found = CircularBuffer(index, pages, page_size, format)
         end = L1_UNRESERVED_START + sum(cb.size for i, cb in self.cbs.items() if i != index) + found.size
-        if end > L1_SIZE:
+        l1_size = profile_for().l1_size   # tt-metal's MEM_L1_SIZE
+        if end > l1_size:
             raise TtMetalError(f"CB {index}: {pages} pages of {page_size} bytes: the circular buffers grow to "
-                               f"{end:#x}, beyond max L1 size of {L1_SIZE} B (they start at {L1_UNRESERVED_START:#x})")
+                               f"{end:#x}, beyond max L1 size of {l1_size} B (they start at {L1_UNRESERVED_START:#x})")
         self.cbs[index] = found
         return found
 
@@ -801,15 +802,8 @@ class ProgramHost(BootHost):
 
     @staticmethod
     def _assert_site(session: Session, core: str, pc: int, line: int, kernel: Kernel | None) -> str:
-        """``FILE:LINE`` of the tripped ``ASSERT``: the call site of the inlined ``assert_and_hang``
-        the core hangs in when its line is the one recorded (an ASSERT in a header has that
-        header's line), else the recorded line in the kernel's source."""
-        info = session.debug_info_at(core, pc)
-        for frame in info.inline_chain(pc) if info is not None else ():
-            if frame.name == "assert_and_hang" and frame.call_file is not None and frame.call_line == line:
-                return f"{frame.call_file.name}:{line}"
-        source = kernel.source.name if kernel is not None and kernel.source is not None else "its kernel"
-        return f"line {line} of {source}"
+        return assert_site(session, core, pc, line,
+                           kernel.source.name if kernel is not None and kernel.source is not None else None)
 
     def send(self, session: Session) -> None:
         """The program's writes, in tt-metal's order: buffers, the kernel configuration buffer,
@@ -868,3 +862,14 @@ def run(session: Session, program: Program, folder: str | Path | None = None) ->
     if stop.kind is not StopKind.HOST or host.result is None:
         raise TtMetalError(f"the program did not finish: {stop.describe()}")
     return host.result
+
+
+def assert_site(session: Session, core: str, pc: int, line: int, source: str | None) -> str:
+    """``FILE:LINE`` of the tripped ``ASSERT`` ``core`` hangs in at ``pc``: the call site of the
+    inlined ``assert_and_hang`` when its line is the one recorded (an ASSERT in a header has that
+    header's line), else the recorded line in the kernel's ``source`` (a file name)."""
+    info = session.debug_info_at(core, pc)
+    for frame in info.inline_chain(pc) if info is not None else ():
+        if frame.name == "assert_and_hang" and frame.call_file is not None and frame.call_line == line:
+            return f"{frame.call_file.name}:{line}"
+    return f"line {line} of {source or 'its kernel'}"
