@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from examples import EXAMPLES
 from tdbg.emu import elf
 from tdbg.emu.elf import CACHED_BYTES, ElfImage
-from tdbg.toolchain.zig import build, demo_source, firmware_dir
+from tdbg.toolchain.zig import build, demo_source
 
 
 def _fields(image: ElfImage) -> tuple:
@@ -67,14 +68,14 @@ def test_a_damaged_or_foreign_cache_entry_is_parsed_over(big_elf: Path, tmp_path
     entry.parent.mkdir(parents=True)
     entry.write_bytes(b"not a pickle")
     assert _fields(ElfImage.load(big_elf)) == _fields(ElfImage.parse(big_elf.read_bytes(), big_elf))
-    small = build(firmware_dir() / "bench_loop.c")     # another program's image under this key
+    small = build(EXAMPLES / "bench_loop.c")     # another program's image under this key
     elf._keep(key, ElfImage.parse(small.read_bytes(), small))
     elf._PARSED.clear()
     assert ElfImage.load(big_elf).raw == big_elf.read_bytes()
 
 
 def test_a_small_elf_stays_out_of_the_cache(big_elf: Path, tmp_path: Path) -> None:
-    small = build(firmware_dir() / "bench_loop.c")
+    small = build(EXAMPLES / "bench_loop.c")
     assert small.stat().st_size < CACHED_BYTES
     ElfImage.load(small)
     assert not list((tmp_path / "cache").glob("*.pickle"))
