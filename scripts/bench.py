@@ -46,7 +46,14 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           the kit, tdbg booting the firmware and playing the host) over N and 2N
                           tiles: the time per extra tile; next to it ttsim's device clocks per
                           extra tile (go to RUN_MSG_DONE in its host log) when TTSIM_METAL_PROGRAM
-                          names the ttsim harness's metal_program folder (run.sh run_add.py, NT=N).
+                          names the ttsim harness's metal_program folder (run.sh run_add.py, NT=N);
+                      (m) tdbg as tt-metal's simulator: the cost of one host request over the
+                          socket (READ of 4 bytes, WRITE of 4 bytes and of 4 KiB, from the fake
+                          tt-umd client of tests/test_simulator.py; wall time, best of 3 batches),
+                          and, when the ttnn host venv exists (tests/ttnn_host.py), ttnn.add of 1
+                          and 64 tiles by scripts/ttnn_add_timing.py (wall time of the add and its
+                          read-back, JIT build and first load excluded) on tdbg, and on ttsim when
+                          TTSIM_LIB names its library (the 1x2 descriptor tdbg's server presents).
 Times are CPU time (the machine is shared: best of several runs).  ``BEFORE`` holds the figures
 of main at 527530d on this machine, as this script measured them (``--json``; 'Session() on
 three kernel ELFs' with the same ELFs, built by this tdbg); each line shows now, before and the
@@ -643,10 +650,91 @@ def ttmetal_tiles(n: int) -> None:
         print("    ttsim: not measured (TTSIM_METAL_PROGRAM names no metal_program harness)")
 
 
+# -- (m) tdbg as tt-metal's simulator -----------------------------------------------------------
+
+def _sim_folder(root: Path) -> Path:
+    from tdbg.arch.chips import chip
+    from tdbg.simulator import folder as sim_folder
+
+    sim_folder.write(root / "sim", chip("1x2", BLACKHOLE), BLACKHOLE)
+    return root / "sim"
+
+
+def _requests(n: int) -> None:
+    """Wall time per request of the fake tt-umd client against ``tdbg simulator --serve``."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from test_simulator import Command, Umd  # noqa: E402  (the suite's client)
+
+    tile, page = (1, 2), bytes(range(256)) * 16
+    with tempfile.TemporaryDirectory() as root:
+        umd = Umd(_sim_folder(Path(root)))
+        try:
+            for where in ((1, 2), (2, 2)):
+                umd.send(Command.ALL_TENSIX_RESET_ASSERT, where)
+            umd.read(tile, 0x3000, 4)
+            kinds = {"READ 4 B": lambda: umd.read(tile, 0x3000, 4),
+                     "WRITE 4 B": lambda: umd.send(Command.WRITE, tile, 0x3000, b"\x02" * 4),
+                     "WRITE 4 KiB": lambda: umd.send(Command.WRITE, tile, 0x10000, page)}
+            for name, request in kinds.items():
+                def batch() -> float:
+                    t0 = time.perf_counter()
+                    for _ in range(n):
+                        request()
+                    umd.read(tile, 0x3000, 4)   # the writes answered: every one of them was taken
+                    return (time.perf_counter() - t0) / n
+                show(f"m.{name.split()[0].lower()}_{name.split()[1]}", f"(m) one host request over the socket: {name}",
+                     min(batch() for _ in range(3)) * 1e6, "us", True, f"{n} requests a batch, wall time")
+        finally:
+            umd.close()
+
+
+def _ttnn_add(simulator: str, extra: dict[str, str]) -> dict:
+    """scripts/ttnn_add_timing.py run by the ttnn host on ``simulator`` (TT_METAL_SIMULATOR)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    import ttnn_host
+
+    env = ttnn_host.clean_env(TT_METAL_SIMULATOR=simulator, TT_METAL_SLOW_DISPATCH_MODE="1", **extra)
+    done = subprocess.run([str(ttnn_host.venv()), str(Path(__file__).with_name("ttnn_add_timing.py")), "1", "64"],
+                          capture_output=True, text=True, env=env, timeout=1800)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    assert done.returncode == 0 and lines, (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return json.loads(lines[-1])
+
+
+def simulator_mode(quick: bool) -> None:
+    _requests(50 if quick else 200)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    import ttnn_host
+
+    home = ttnn_host.venv_dir("3.10")
+    if not (home / "bin" / "python").is_file():
+        print(f"(m) ttnn.add: skipped (no ttnn host venv at {home}: python3 tests/ttnn_host.py makes it)")
+        return
+    from tdbg.toolchain import sfpi_standin
+
+    sfpi_standin.install(ttnn_host.package())
+    with tempfile.TemporaryDirectory() as root:
+        tdbg_run = _ttnn_add(str(_sim_folder(Path(root))), {"TT_SIMULATOR_LOCALHOST": "1"})
+        lib = ttsim_library()
+        ttsim_run = None
+        if lib is not None:
+            folder = Path(root) / "ttsim"
+            folder.mkdir()
+            (folder / "libttsim.so").symlink_to(lib)
+            (folder / "soc_descriptor.yaml").write_text(ttnn_host.soc_descriptor("1-2, 2-2"))
+            ttsim_run = _ttnn_add(str(folder / "libttsim.so"), {})
+    for tiles in ("1", "64"):
+        t = tdbg_run["tiles"][tiles]
+        detail = f"{tdbg_run['mismatches']} mismatches against numpy"
+        if ttsim_run is not None:
+            detail += f"; ttsim {ttsim_run['tiles'][tiles] * 1e3:.1f} ms: tdbg {t / ttsim_run['tiles'][tiles]:.0f}x"
+        show(f"m.add_{tiles}", f"(m) ttnn.add of {tiles} tile(s) on tdbg's simulator (wall)", t * 1e3, "ms", True, detail)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller loops (a rough look)")
-    parser.add_argument("--only", choices=["model", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"],
+    parser.add_argument("--only", choices=["model", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"],
                         help="one figure only")
     parser.add_argument("--json", type=Path, help="also write the figures to this file (the form of BEFORE)")
     args = parser.parse_args()
@@ -667,6 +755,7 @@ def main() -> None:
         "j": lambda: per_instruction(args.quick),
         "k": zb_kernel,
         "l": lambda: ttmetal_tiles(32 if args.quick else 64),
+        "m": lambda: simulator_mode(args.quick),
     }
     for key, figure in figures.items():
         if args.only in (None, key):

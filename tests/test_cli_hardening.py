@@ -183,7 +183,14 @@ def test_ctrl_c_while_starting_is_one_line_and_status_130(tmp_path: Path) -> Non
     source.write_text(f"int main(void) {{ return {time.time_ns() % 1000}; }}\n")
     child = subprocess.Popen([sys.executable, "-m", "tdbg", "-q", "-batch", "-ex", "echo started\\n", str(source)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.5)
+    children = Path(f"/proc/{child.pid}/task/{child.pid}/children")
+    deadline = time.monotonic() + 30    # SIGINT once the build (a child process: zig) runs: a fixed
+    while time.monotonic() < deadline and child.poll() is None:   # delay missed it once tdbg started fast
+        if not children.is_file() or children.read_text().split():
+            break
+        time.sleep(0.01)
+    if not children.is_file():
+        time.sleep(0.5)
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=60)
     assert "started" not in out, "tdbg had started before the SIGINT: the test did not test anything"

@@ -158,7 +158,7 @@ def test_a_noc_read_from_the_other_tiles_l1():
 
     grid = Session.on_chip("1x2").grid
     a, b = grid.wake((1, 2)), grid.wake((2, 2))
-    b.write_l1(0x20000, bytes(range(64)))
+    b.write(0x20000, bytes(range(64)))
     buf = CommandBuffer({"TARG_ADDR_LO": 0x20000, "TARG_ADDR_HI": 2 | 2 << 6, "RET_ADDR_LO": 0x30000,
                          "RET_ADDR_HI": 1 | 2 << 6, "AT_LEN_BE": 64, "CTRL": 0})
     a.noc.nius[0].issue(buf)

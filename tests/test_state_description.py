@@ -21,7 +21,7 @@ from tdbg.tensix.isa import isa_of
 encode = isa_of(BLACKHOLE).encode
 
 # What a component holds that is not state: tables, caches derived from state, wiring.
-NOT_STATE = {"isa", "_bound", "_frontend_ops", "profile", "config", "table", "window", "dst_port", "mmio",
+NOT_STATE = {"isa", "_bound", "_frontend_ops", "profile", "config", "table", "window", "dst_port", "mmio", "l1_write",
              "on_dst_write", "on_l1_access", "_l1_access", "l1_journal", "_written", "_others", "l1", "_flat",
              "row16", "row32", "_row16_base", "_row32_base", "_key", "one_row", "four_rows", "mop_cfg_view"}
 

@@ -123,7 +123,7 @@ class Memory:
                     if at < r.base < at + n:
                         n = r.base - at
                 if at + n <= tile.profile.l1_size:
-                    tile.write_l1(at, bytes(data[pos:pos + n]))
+                    tile.write(at, bytes(data[pos:pos + n]))
                 else:
                     try:
                         if tile.trampolines.overlaps(at, n):

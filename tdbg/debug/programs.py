@@ -89,7 +89,7 @@ class Programs:
             raise SessionError(str(exc)) from None
         try:
             image = None if program is None else load_program(host_path(program), name)
-            tile.load(name, image, local_init)
+            tile.load(name, image, local_init, reset)
             self.t.started = False
         except (ElfLoadError, ToolchainError, OSError, HostFileError) as exc:
             raise SessionError(str(exc)) from None

@@ -63,7 +63,7 @@ from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 from tdbg.emu import faults
 from tdbg.emu.code_patches import Patch, PatchKind
 from tdbg.emu.csrs import CsrFile
-from tdbg.emu.fasthook import Register, RegisterFile, add_code_hook, add_mem_hook
+from tdbg.emu.fasthook import Register, RegisterFile, add_code_hook_fptr, add_mem_hook, code_hook_fptr
 from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.devices.device import Port, Stall, Wait
 from tdbg.emu.stops import Access, Stop, StopKind
@@ -144,9 +144,6 @@ class Core:
         self.spec = spec
         self.name = spec.name
         self.thread = spec.thread
-        self.uc = uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
-        self._registers = RegisterFile(uc, UC_RISCV_REG_X0, 32)
-        self._pc = Register(uc, UC_RISCV_REG_PC)
         # An emu_stop from another thread (Ctrl-C, preemption) that lands while a hook runs, or
         # just after it, stops the core before the hook's instruction completes, so the
         # instruction runs again on resume with its side effect (measured: a .ttinsn pushed
@@ -173,22 +170,17 @@ class Core:
         self._ports: dict[str, Port] = {}
         self._region_buffers: list[ctypes.Array] = []
         self._mmio_watches: list[Watch] = []
+        self._local_rams = local_rams
+        self._device_regions: list[tuple[Region, Port]] = []
         for region in profile.map.regions(spec.name):   # the core's map, as the profile draws it
             if region.kind is RegionKind.DEVICE:
-                self._map_device(region, tile.devices[region.name].port(self))
-                continue
-            memory = tile.l1 if region.kind is RegionKind.L1 else local_rams[region.owner]  # type: ignore[index]
-            step = region.ram_size or region.size       # a slow-access window repeats its RAM
-            for base in range(region.base, region.end, step):
-                uc.mem_map_ptr(base, step, UC_PROT_ALL if region.executable else DATA_ONLY, memory)
-                self._plain.append((base, base + step))
-        tile.l1_written.track_stores(uc)
-        for space in tile.trampolines.spaces:   # execute-only: a load or store there is unmapped
-            uc.mem_map_ptr(space.base, space.size, UC_PROT_EXEC, space.buffer)
-        uc.hook_add(UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED
-                    | UC_HOOK_MEM_FETCH_PROT | UC_HOOK_MEM_READ_PROT | UC_HOOK_MEM_WRITE_PROT, self._on_unmapped)
-        uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
-        uc.ctl_exits_enabled(True)
+                port = tile.devices[region.name].port(self)
+                self.regions.append(port)
+                self._ports[region.name] = port
+                self._device_regions.append((region, port))
+        self._idle_pc = 0                      # the PC of a core not built yet (``uc``)
+        self.built = False
+        self.uc: Uc = _Unbuilt(self)  # type: ignore[assignment]
         self.state = CoreState.IDLE
         self.wait: Wait | None = None          # what a BLOCKED core waits for
         self.breakpoints: set[int] = set()
@@ -196,7 +188,9 @@ class Core:
         self.parks: set[int] = set()           # ``j .`` addresses: reaching one parks the core
         self.watches: dict[int, tuple[Watch, list[int]]] = {}
         self.csrs = CsrFile(profile, spec.name, tile.registers.cycles)
-        self._code_hooks: dict[int, int] = {}    # address -> Unicorn hook of a hooked code patch
+        self._code_hooks: dict[int, tuple[int, Patch]] = {}   # address -> (Unicorn hook, its patch)
+        self._code_runs: dict[int, Callable[[int, int, int], None]] = {}   # ... what the hook runs there
+        self._push_thread: int | None = None     # the thread a .ttinsn of this core pushes to
         self._retry = False                      # a trap classified new code: run again from _resume_at
         self._stop: Stop | None = None
         self._undo: tuple[int, bytes] | None = None  # RAM bytes a stopped store overwrote
@@ -216,14 +210,59 @@ class Core:
         self._poll_count = 0
         self._poll_regs: list[int] | None = None
 
+    # -- the Unicorn instance, built when first needed ------------------------------------------
+    def build(self) -> None:
+        """Give the core its Unicorn instance now (the tile does when it gets firmware)."""
+        if not self.built:
+            self._build()
+
+    def _build(self) -> None:
+        """Make ``uc`` (``_Unbuilt``): a core that never gets firmware and is never addressed
+        costs no Unicorn instance, no mappings and no hooks.  Until then it is a power-on core
+        (registers zero) holding what was set on it (its PC, parks, breakpoints, watches, the
+        alignment check), which this applies."""
+        uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
+        tile, name = self.tile, self.name
+        for region in self._map.regions(name):
+            if region.kind is RegionKind.DEVICE:
+                continue
+            memory = tile.l1 if region.kind is RegionKind.L1 else self._local_rams[region.owner]  # type: ignore[index]
+            step = region.ram_size or region.size       # a slow-access window repeats its RAM
+            for base in range(region.base, region.end, step):
+                uc.mem_map_ptr(base, step, UC_PROT_ALL if region.executable else DATA_ONLY, memory)
+                self._plain.append((base, base + step))
+        tile.l1_written.track_stores(uc)
+        for space in tile.trampolines.spaces:   # execute-only: a load or store there is unmapped
+            uc.mem_map_ptr(space.base, space.size, UC_PROT_EXEC, space.buffer)
+        uc.hook_add(UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED
+                    | UC_HOOK_MEM_FETCH_PROT | UC_HOOK_MEM_READ_PROT | UC_HOOK_MEM_WRITE_PROT, self._on_unmapped)
+        uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
+        uc.ctl_exits_enabled(True)
+        self.uc, self.built = uc, True
+        self._registers = RegisterFile(uc, UC_RISCV_REG_X0, 32)
+        self._pc = Register(uc, UC_RISCV_REG_PC)
+        self._code_fptr = self._code_hook()
+        for region, port in self._device_regions:
+            self._map_device(region, port)
+        uc.reg_write(UC_RISCV_REG_PC, self._idle_pc)
+        self.hook_code(tile.code.at)
+        for watch, _ in list(self.watches.values()):
+            self.add_watch(watch)
+        if tile.alignment_check:
+            self.check_alignment(True)
+        self._set_exits()
+
     # -- registers ------------------------------------------------------------------------------
     @property
     def pc(self) -> int:
-        return self._pc.read()
+        return self._pc.read() if self.built else self._idle_pc
 
     @pc.setter
     def pc(self, value: int) -> None:
-        self.uc.reg_write(UC_RISCV_REG_PC, value & 0xFFFFFFFF)
+        if self.built:
+            self.uc.reg_write(UC_RISCV_REG_PC, value & 0xFFFFFFFF)
+        else:
+            self._idle_pc = value & 0xFFFFFFFF
         self.completed_pc = None
 
     def reg(self, index: int) -> int:
@@ -236,18 +275,31 @@ class Core:
 
     def regs(self) -> list[int]:
         """x0..x31."""
-        return self._registers.read()
+        return self._registers.read() if self.built else [0] * 32
 
     def _set_regs(self, values: tuple[int, ...]) -> None:
+        if not self.built and not any(values):
+            return   # a core not built yet has power-on registers
         for i, v in enumerate(values):
             self.set_reg(i, v)
+
+    def _save_context(self) -> object:
+        return self.uc.context_save() if self.built else None
+
+    def _restore_context(self, context: object) -> None:
+        """Back to a saved CPU context (None: a core not built yet when it was saved, whose
+        registers were power-on)."""
+        if context is not None:
+            self.uc.context_restore(context)
+        elif self.built:
+            self._set_regs((0,) * 32)
 
     #: The CPU (a Unicorn context: its registers and PC), the local data RAM (which a
     #: reverse-stepi record leaves to the step's RAM record), what the run knows of the core, its
     #: CSRs.  Power-on: registers zero, nothing pending, the local data RAM zero as when the core
     #: comes out of reset (BlackholeA0 BabyRISCV/README.md "Local Data RAM").
     STATE = StateDescription("core", (
-        value("context", get=lambda c: c.uc.context_save(), put=lambda c, v: c.uc.context_restore(v), size=1024),
+        value("context", get=_save_context, put=_restore_context, size=1024),
         value("registers", get=lambda c: tuple(c.regs()), put=_set_regs, reset=(0,) * 32, saved=False),
         value("pc", reset=0, in_steps=False),    # the context has it; a checkpoint names it
         array("local_ram", "local_ram_data", in_steps=False),
@@ -459,6 +511,8 @@ class Core:
         """Catch misaligned loads and stores in L1 and the local RAMs (devices always are): the
         ``NonContractualBehavior`` policy stops before the access, or the access is rounded down
         as on silicon.  Costs a Python call per plain-memory access while on."""
+        if not self.built:
+            return   # the build reads the tile's setting
         for h in self._alignment_hooks:
             self.uc.hook_del(h)
         self._alignment_hooks = []
@@ -495,48 +549,87 @@ class Core:
     # -- replaced code words (tdbg.emu.code_patches) ---------------------------------------------------
     def hook_code(self, patches: dict[int, Patch]) -> None:
         """Hook every replaced word this core executes by a code hook (a ``.ttinsn`` on a T
-        core, a CSR or ``lr``/``sc`` word on any core); drop the other hooks."""
-        for address in list(self._code_hooks):
-            self.set_code_hook(address, None)
+        core, a CSR or ``lr``/``sc`` word on any core); drop the other hooks.  Only addresses
+        whose patch changed are touched (a load of one more ELF hooks that ELF's words).  A core
+        not built yet is hooked when it is built."""
+        if not self.built:
+            return
+        hooked = self._code_hooks
+        for address in [a for a, (_, patch) in hooked.items() if patches.get(a) != patch]:
+            self.set_code_hook(address, patches.get(address))
         for address, patch in patches.items():
-            self.set_code_hook(address, patch)
+            if patch.hooked and address not in hooked:
+                self.set_code_hook(address, patch)
 
     def set_code_hook(self, address: int, patch: Patch | None) -> None:
-        """Hook ``address`` for ``patch`` (None: unhook it)."""
-        handle = self._code_hooks.pop(address, None)
-        if handle is not None:
-            self.uc.hook_del(handle)
+        """Hook ``address`` for ``patch`` (None: unhook it).  Every hooked address of the core
+        shares one Unicorn callback, which runs the address's entry of ``_code_runs``."""
+        if not self.built:
+            return
+        held = self._code_hooks.pop(address, None)
+        if held is not None:
+            self.uc.hook_del(held[0])
+            del self._code_runs[address]
         if patch is None or not patch.hooked:
             return
         if patch.kind is PatchKind.TTINSN:
             run = self._ttinsn(patch)
         elif patch.kind is PatchKind.CSR:
-            def run(address: int, size: int, user: int, _: int) -> None:
-                self._csr(patch.insn)
+            insn = patch.insn
+
+            def run(address: int, size: int, user: int) -> None:
+                self._csr(insn)
         else:
-            def run(address: int, size: int, user: int, _: int) -> None:
-                self._event(faults.illegal_instruction(patch.word), None)
+            event = faults.illegal_instruction(patch.word)
 
-        self._code_hooks[address] = add_code_hook(self.uc, self._hook(run), address, address)
+            def run(address: int, size: int, user: int) -> None:
+                self._event(event, None)
 
-    def _ttinsn(self, patch: Patch) -> Callable[[int, int, int, int], None]:
+        self._code_runs[address] = run
+        self._code_hooks[address] = (add_code_hook_fptr(self.uc, self._code_fptr, address, address), patch)
+
+    def _code_hook(self) -> object:
+        """The one raw code hook of the core's replaced words (``_hook``'s protocol, with the
+        address's runner looked up inline: a push costs no extra frame)."""
+        uc, runs = self.uc, self._code_runs
+
+        def hook(handle: int, address: int, size: int, user: int) -> None:
+            self._hooks += 1
+            if self._stop_asked:
+                self._hooks += 1
+                uc.emu_stop()
+                return
+            try:
+                runs[address](address, size, user)
+            except Stall as stall:
+                self._block(stall.wait)
+            except BaseException as exc:
+                self._internal_error(exc)
+            finally:
+                self._hooks += 1
+
+        return code_hook_fptr(hook)
+
+    def _ttinsn(self, patch: Patch) -> Callable[[int, int, int], None]:
         """What a ``.ttinsn`` does on this core: exactly a ``sw`` of its word to
         ``INSTRN_BUF_BASE`` (PushTensixInstruction.md): a push to the core's own thread, or for
         RISCV B to the thread that address reaches (T0); RISCV NC cannot push (the address is
         unmapped for it: the store would hang the core)."""
-        base = self.tile.profile.instrn_buf_base
-        port = self.region_at(base)
         word, push = patch.insn, self.tile.push_path.push
-        if port is None:
-            event = UndefinedBehavior(f"PushTensixInstruction.md: a .ttinsn is a sw to INSTRN_BUF_BASE ({base:#x}), "
-                                      f"which {self.name} has unmapped (the core would hang)")
+        thread = self._push_thread
+        if thread is None:
+            base = self.tile.profile.instrn_buf_base
+            port = self.region_at(base)
+            if port is None:
+                event = UndefinedBehavior(f"PushTensixInstruction.md: a .ttinsn is a sw to INSTRN_BUF_BASE ({base:#x}), "
+                                          f"which {self.name} has unmapped (the core would hang)")
 
-            def refused(address: int, size: int, user: int, _: int) -> None:
-                self._event(event, None)
-            return refused
-        thread = self.thread if self.thread is not None else port.device.spec.unit
+                def refused(address: int, size: int, user: int) -> None:
+                    self._event(event, None)
+                return refused
+            thread = self._push_thread = self.thread if self.thread is not None else port.device.spec.unit
 
-        def run(address: int, size: int, user: int, _: int) -> None:
+        def run(address: int, size: int, user: int) -> None:
             self._poll = None
             push(self, thread, address, word, "ttinsn")
         return run
@@ -570,6 +663,8 @@ class Core:
         with no instruction count stops after the accessing instruction (its effect done), drops
         them and runs on, never running the old code; a counted run (a step) runs the rest of its
         count first."""
+        if not self.built:
+            return
         if not self.running:
             self.uc.ctl_remove_cache(start, end)
             return
@@ -612,6 +707,8 @@ class Core:
         self._set_exits()
 
     def _set_exits(self, skip: int | None = None) -> None:
+        if not self.built:
+            return   # set when it is built
         exits = (self.breakpoints | self.parks) - {skip}
         self.uc.ctl_set_exits(sorted(exits))
         self._exits_stale = False
@@ -620,7 +717,10 @@ class Core:
         """Stop before any access the watch covers (memory or device)."""
         hooks: list[int] = []
         if self.region_at(watch.address) is not None:
-            self._mmio_watches.append(watch)
+            if all(w is not watch for w in self._mmio_watches):
+                self._mmio_watches.append(watch)
+        elif not self.built:
+            pass   # hooked when the core is built
         else:
             end = watch.address + watch.length - 1
             if watch.kind in ("write", "access"):
@@ -910,6 +1010,20 @@ class Core:
             self.pc = pc + 4  # executed as a nop
             return None if count == 0 else Stop(done, self.name, pc + 4)
         return Stop(StopKind.FAULT, self.name, pc, detail=f"Unicorn: {error}")
+
+
+class _Unbuilt:
+    """A core's ``uc`` until it is first used: the first attribute asked of it builds the core
+    (``Core._build``), which replaces it with the Unicorn instance."""
+
+    __slots__ = ("_core",)
+
+    def __init__(self, core: Core) -> None:
+        self._core = core
+
+    def __getattr__(self, name: str) -> object:
+        self._core._build()
+        return getattr(self._core.uc, name)
 
 
 def _reads_other(load: Callable[[int, int], int], offset: int, size: int, value: int) -> bool:

@@ -1,34 +1,59 @@
-"""ELF images for the baby RISC-V cores, read with pyelftools.
+"""ELF images for the baby RISC-V cores, read with pyelftools (imported when a file is parsed).
 
 An ``ElfImage`` holds what the tile needs to load and describe a program, independent of where a
 host puts it: its sections, its loadable segments, the entry point, symbols, executable ranges,
 the ``Tag_RISCV_arch`` attribute, and the words of executable code that Unicorn must not run as
 they are (``tdbg.emu.code_patches.replaced``: ``.ttinsn``, CSR, ``lr``/``sc``, Zba/Zbb/xttzbkb words).
 Where the bytes go in the tile is ``tdbg.emu.loader``'s business.
+
+An image is parsed once per file content: in a process (``_PARSED``), and across processes in
+tdbg's cache (``tdbg.toolchain.zig.cache_dir()/elf``) for files of at least ``CACHED_BYTES``,
+keyed by the digest of the file's bytes and of the source of the code that parses them
+(``_PARSER_MODULES``), so a changed parser never reads an image an older one wrote.  The cache is
+the user's own, like the built ELFs beside it.
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
+import hashlib
+import importlib
 import io
+import os
+import pickle
 import stat
 import struct
+import sys
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from elftools.elf.constants import SH_FLAGS
-from elftools.elf.elffile import ELFFile
 
 from tdbg.emu.code_patches import maybe_replaced, replaced
 from tdbg.tensix.isa import is_ttinsn
+
+if TYPE_CHECKING:
+    from elftools.elf.elffile import ELFFile
 
 EM_RISCV = 243
 #: ``j .`` (``jal x0, 0``): what finished firmware spins on (tt-llk's ``for (;;) {}``).
 JUMP_TO_SELF = 0x0000_006F
 #: The largest ELF file tdbg reads (firmware with full debug information is a few MiB).
 MAX_ELF_BYTES = 256 << 20
+#: ELFs parsed in this process, by the digest of their bytes (``ElfImage.load``), newest last.
+_PARSED: dict[bytes, ElfImage] = {}
+PARSED_KEPT = 64
+#: Files this large or larger are kept parsed in tdbg's cache too (a smaller one parses in about
+#: a millisecond); at most ``CACHED_KEPT`` of them, the least recently written dropped first.
+CACHED_BYTES, CACHED_KEPT = 32 << 10, 256
+#: The modules whose code decides what an image holds (the cache's key includes their source).
+_PARSER_MODULES = ("tdbg.emu.elf", "tdbg.emu.code_patches", "tdbg.riscv.extensions", "tdbg.riscv.registers",
+                   "tdbg.tensix.isa.codec")
+#: Section flags (System V gABI, "Sections").
+SHF_ALLOC, SHF_EXECINSTR, SHF_COMPRESSED = 0x2, 0x4, 0x800
 
 
 class ElfLoadError(Exception):
@@ -93,13 +118,29 @@ class ElfImage:
     @classmethod
     def load(cls, path: str | Path) -> ElfImage:
         """Read an RV32 ELF; anything else, or an ELF whose headers do not hold together, is an
-        ``ElfLoadError`` with one line (``read_elf_file`` says what is checked)."""
+        ``ElfLoadError`` with one line (``read_elf_file`` says what is checked).  Parsed once
+        per file content in a process (an image is never changed once parsed: the sessions,
+        tiles and symbol files that load the same bytes share it, named by their own path)."""
         path = Path(path)
-        return cls.parse(read_elf_file(path), path)
+        raw = read_elf_file(path)
+        key = hashlib.blake2b(raw, digest_size=20).digest()
+        image = _PARSED.pop(key, None)
+        if image is None:
+            image = _cached(key, raw) if len(raw) >= CACHED_BYTES else None
+            if image is None:
+                image = cls.parse(raw, path)
+                if len(raw) >= CACHED_BYTES:
+                    _keep(key, image)
+        _PARSED[key] = image
+        while len(_PARSED) > PARSED_KEPT:
+            del _PARSED[next(iter(_PARSED))]
+        return image if image.path == path else dataclasses.replace(image, path=path)
 
     @classmethod
     def parse(cls, raw: bytes, path: Path) -> ElfImage:
         """``load`` of an ELF's bytes (``path`` names it in messages)."""
+        from elftools.elf.elffile import ELFFile
+
         try:
             elf = ELFFile(io.BytesIO(raw))
             if elf["e_machine"] != "EM_RISCV":
@@ -114,9 +155,9 @@ class ElfImage:
                         if seg["p_type"] == "PT_LOAD" and seg["p_memsz"]]
             sections = [_section(path, raw, sec) for sec in elf.iter_sections()]
             exec_ranges = [(s.addr, s.addr + s.size) for s in sections if s.executable and s.size]
-            symbols = _symbols(elf, raw)
+            symbols = _symbols(elf, raw, sections)
             entry = elf["e_entry"]
-            arch = _arch_attribute(elf)
+            arch = _arch_attribute(elf, sections)
         except ElfLoadError:
             raise
         except Exception as exc:  # noqa: BLE001  (pyelftools raises many kinds on a corrupt file)
@@ -225,18 +266,25 @@ def _section(path: Path, raw: bytes, sec) -> Section:
     """A section header and its bytes as they are in the file (never decompressed: an
     allocated section must not be compressed)."""
     flags, size = sec["sh_flags"], sec["sh_size"]
-    alloc = bool(flags & SH_FLAGS.SHF_ALLOC)
+    alloc = bool(flags & SHF_ALLOC)
     data = None
     if sec["sh_type"] != "SHT_NOBITS":
-        if alloc and flags & SH_FLAGS.SHF_COMPRESSED:
+        if alloc and flags & SHF_COMPRESSED:
             raise ElfLoadError(f"{path}: section {sec.name} is allocated and compressed")
         data = _file_bytes(path, raw, f"section {sec.name or '?'}", sec["sh_offset"], size)
-    return Section(sec.name, sec["sh_addr"], data, size, alloc, bool(flags & SH_FLAGS.SHF_EXECINSTR))
+    return Section(sec.name, sec["sh_addr"], data, size, alloc, bool(flags & SHF_EXECINSTR))
 
 
-def _arch_attribute(elf: ELFFile) -> str | None:
+def _named(elf: ELFFile, sections: list[Section], name: str):  # type: ignore[no-untyped-def]
+    """pyelftools' ``get_section_by_name`` (the last section of that name) found in the
+    sections already read, without pyelftools reading every section header again."""
+    index = next((i for i in range(len(sections) - 1, -1, -1) if sections[i].name == name), None)
+    return None if index is None else elf.get_section(index)
+
+
+def _arch_attribute(elf: ELFFile, sections: list[Section]) -> str | None:
     """``Tag_RISCV_arch`` from ``.riscv.attributes`` (None when absent or unreadable)."""
-    section = elf.get_section_by_name(".riscv.attributes")
+    section = _named(elf, sections, ".riscv.attributes")
     if section is None or not hasattr(section, "iter_subsections"):
         return None
     try:
@@ -266,11 +314,12 @@ _KINDS = {0: "notype", 1: "object", 2: "func"}
 _SHN_ABS = 0xFFF1
 
 
-def symbol_table(elf: ELFFile, raw: bytes) -> list[RawSymbol]:
+def symbol_table(elf: ELFFile, raw: bytes, sections: list[Section] | None = None) -> list[RawSymbol]:
     """The entries of ``.symtab``, read with ``struct`` from the file's bytes (pyelftools takes
     about 50 us an entry, and firmware linked with compiler-rt has thousands); a table whose
-    bytes lie outside the file is a ``ValueError``, a name outside its string table is ""."""
-    table = elf.get_section_by_name(".symtab")
+    bytes lie outside the file is a ``ValueError``, a name outside its string table is "".
+    ``sections``: the file's, already read (the table is found among them)."""
+    table = elf.get_section_by_name(".symtab") if sections is None else _named(elf, sections, ".symtab")
     if table is None or table["sh_type"] != "SHT_SYMTAB" or table["sh_entsize"] not in (0, _ELF32_SYM.size):
         return []
     offset, size = table["sh_offset"], table["sh_size"]
@@ -289,12 +338,55 @@ def symbol_table(elf: ELFFile, raw: bytes) -> list[RawSymbol]:
     return out
 
 
-def _symbols(elf: ELFFile, raw: bytes) -> dict[str, Symbol]:
+def _symbols(elf: ELFFile, raw: bytes, sections: list[Section]) -> dict[str, Symbol]:
     out: dict[str, Symbol] = {}
-    executable = {i for i, sec in enumerate(elf.iter_sections()) if sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR}
-    for sym in symbol_table(elf, raw):
+    executable = {i for i, sec in enumerate(sections) if sec.executable}
+    for sym in symbol_table(elf, raw, sections):
         kind = _KINDS.get(sym.type)
         if kind and sym.name and not sym.name.startswith((".L", "$")) and sym.shndx != 0:
             out.setdefault(sym.name, Symbol(sym.name, sym.value, sym.size, kind, sym.bind == 1, sym.shndx == _SHN_ABS,
                                             sym.shndx in executable))
     return out
+
+
+# -- the cache across processes -------------------------------------------------------------------
+
+@cache
+def _parser_digest() -> str:
+    """The digest of the parsing code's source and of the Python that pickles (``_PARSER_MODULES``)."""
+    h = hashlib.blake2b(repr(sys.version_info[:2]).encode(), digest_size=12)
+    for name in _PARSER_MODULES:
+        h.update(Path(importlib.import_module(name).__file__ or "").read_bytes())
+    return h.hexdigest()
+
+
+def _cache_file(key: bytes) -> Path:
+    from tdbg.toolchain.zig import cache_dir
+
+    return cache_dir() / "elf" / f"{key.hex()}-{_parser_digest()}.pickle"
+
+
+def _cached(key: bytes, raw: bytes) -> ElfImage | None:
+    """The image of ``raw`` that an earlier process parsed, if the cache has it (anything else
+    there, a truncated or foreign file, counts as absent)."""
+    try:
+        image = pickle.loads(_cache_file(key).read_bytes())
+    except Exception:  # noqa: BLE001  (absent, unreadable or not an image: parse the file)
+        return None
+    return image if isinstance(image, ElfImage) and image.raw == raw else None
+
+
+def _keep(key: bytes, image: ElfImage) -> None:
+    """Write ``image`` to the cache (atomically; a cache that cannot be written is skipped) and
+    drop the oldest entries beyond ``CACHED_KEPT``."""
+    try:
+        target = _cache_file(key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_bytes(pickle.dumps(image, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(temporary, target)
+        entries = sorted(target.parent.glob("*.pickle"), key=lambda p: p.stat().st_mtime_ns)
+        for old in entries[:-CACHED_KEPT]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass

@@ -38,6 +38,16 @@ def add_code_hook(uc: Uc, hook: RawCodeHook, begin: int, end: int) -> int:
     return _add(uc, UC_HOOK_CODE, HOOK_CODE_CFUNC(hook), begin, end)
 
 
+def code_hook_fptr(hook: RawCodeHook) -> object:
+    """``hook`` as a C code-hook pointer that several ``add_code_hook_fptr`` calls can share."""
+    return HOOK_CODE_CFUNC(hook)
+
+
+def add_code_hook_fptr(uc: Uc, fptr: object, begin: int, end: int) -> int:
+    """``add_code_hook`` of a pointer made once by ``code_hook_fptr``."""
+    return _add(uc, UC_HOOK_CODE, fptr, begin, end)
+
+
 def _add(uc: Uc, htype: int, fptr: object, begin: int, end: int) -> int:
     handle = uc_hook_h()
     status = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), htype, fptr, None, ctypes.c_uint64(begin), ctypes.c_uint64(end))

@@ -147,7 +147,7 @@ class Grid:
         if dormant is not None:
             for page, data in dormant.l1.pages.items():
                 end = min(len(data), self.profile.l1_size - page * SparseMemory.PAGE)
-                tile.write_l1(page * SparseMemory.PAGE, bytes(data[:end]))
+                tile.write(page * SparseMemory.PAGE, bytes(data[:end]))
                 tile.host_wrote(page * SparseMemory.PAGE, bytes(data[:end]))
             for address, value in dormant.stores:
                 tile.noc.write(where, address, value.to_bytes(4, "little"), tile.noc.host_transfer(4))

@@ -132,7 +132,8 @@ class History:
             core.uc.mem_write(address, old)
             if address < tile.profile.l1_size:
                 for other in tile.cores.values():
-                    other.uc.ctl_remove_cache(address, address + len(old))
+                    if other.built:
+                        other.uc.ctl_remove_cache(address, address + len(old))
         if record.devices is not None:
             state.load(tile, record.devices)
             for where, address, old in reversed(record.noc_writes or []):
@@ -143,7 +144,8 @@ class History:
                     continue
                 tile.tensix.l1[address:address + len(old)] = memoryview(old)
                 for other in tile.cores.values():
-                    other.uc.ctl_remove_cache(address, address + len(old))
+                    if other.built:
+                        other.uc.ctl_remove_cache(address, address + len(old))
         core.uc.ctl_remove_cache(core.pc, core.pc + 4)
         return record
 

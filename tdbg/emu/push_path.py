@@ -53,6 +53,7 @@ class PushPath:
         self._rows_written: set[int] | None = None         # DstBits rows the current push wrote (when watched)
         self._l1_written: list[L1Access] | None = None     # L1 it wrote (when watched)
         self._unwritten: list[L1Access] = []               # L1 nothing wrote that instructions read
+        self._l1_watched: dict[Watch, bytes] | None = None  # watched L1 it wrote: what each held before
         self.coprocessor.on_dst_write = self._dst_written
         self.coprocessor.on_l1_access = self._l1_accessed
 
@@ -132,17 +133,22 @@ class PushPath:
             self._rows_written.update(rows.tolist())
 
     def _l1_accessed(self, thread: int, word: int, ranges: list[tuple[int, int, bool]]) -> None:
-        """A Tensix instruction read or wrote L1: log it (under the current push's sequence
-        number), and have the tile drop Unicorn's translations of any firmware code it overwrote."""
+        """A Tensix instruction read or wrote L1 (its writes went through ``Tile.write``): log
+        it under the current push's sequence number."""
         for start, end, write in ranges:
             access = L1Access(self.seq, thread, word, start, end, write)
             self.l1_log.append(access)
             if write:
                 if self._l1_written is not None:
                     self._l1_written.append(access)
-                self.tile.l1_written_by_tensix(start, end)
             elif self.tile.l1_written.never_written(start, end):
                 self._unwritten.append(access)
+
+    def l1_watched(self, watch: Watch, old: bytes) -> None:
+        """A Tensix unit wrote L1 that ``watch`` covers, which held ``old`` (``Tile.write``):
+        the push reports it once it is over (the first write of each watch keeps its old value)."""
+        if self._l1_watched is not None:
+            self._l1_watched.setdefault(watch, old)
 
     def dst_writer(self, row: int) -> DstWriter | None:
         """The last writer of ``DstBits`` row ``row``, if known."""
@@ -194,21 +200,22 @@ class _Watched:
         self.dst: list[tuple[Watch, np.ndarray, np.ndarray]] = [
             (w, dst.bits[w.bits_rows].copy(), dst.rows_state(w.bits_rows))
             for w in tile.watches if w.dst_rows and w.kind != "read"]
-        self.l1: list[tuple[Watch, bytes]] = [
-            (w, bytes(tile.l1[w.address:w.address + w.length])) for w in tile.watches
-            if not w.dst_rows and w.kind != "read" and w.core is None and w.address + w.length <= tile.profile.l1_size]
+        self.l1: dict[Watch, bytes] = {}   # filled by ``Tile.write``
         self.rows: set[int] = set()
         self.l1_writes: list[L1Access] = []
-        path._rows_written, path._l1_written = self.rows, self.l1_writes
+        path._rows_written, path._l1_written, path._l1_watched = self.rows, self.l1_writes, self.l1
 
     def written(self, path: PushPath) -> None:
         """The push is over: stop recording what it writes."""
-        path._rows_written = path._l1_written = None
+        path._rows_written = path._l1_written = path._l1_watched = None
 
     def report(self, word: int) -> None:
         """Stop the core after the push if it wrote a watched L1 range or ``Dst`` row."""
         l1 = self.tile.l1
-        for watch, old in self.l1:
+        for watch in self.tile.watches if self.l1 else ():
+            old = self.l1.get(watch)
+            if old is None:
+                continue
             hit = next((a for a in self.l1_writes if a.start < watch.address + watch.length and watch.address < a.end), None)
             if hit is not None:
                 new = int.from_bytes(bytes(l1[watch.address:watch.address + watch.length]), "little")

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import ctypes
 import zlib
+from bisect import bisect_right
+from functools import partial
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -30,7 +32,7 @@ import numpy as np
 from tdbg.arch import profile_for
 from tdbg.arch.profile import Profile
 from tdbg.emu import devices, loader
-from tdbg.emu.code_patches import CodePatches, Patch
+from tdbg.emu.code_patches import CodePatches, Patch, maybe_replaced
 from tdbg.emu.core import Core, CoreState, Watch
 from tdbg.emu.devices.coprocessor_port import CoprocessorPort
 from tdbg.emu.devices.device import Stall
@@ -51,6 +53,8 @@ from tdbg.tensix.events import DEFAULT_POLICY_WARNS, Category, TensixEvent
 from tdbg.tensix.state import TensixState
 
 NOC_WRITES_KEPT = 10_000     # NoC writes into L1 remembered for hang reports
+#: Who writes L1 through ``Tile.write`` (a NoC request is its ``Transfer``).
+DEBUGGER, TENSIX = "debugger", "tensix"
 
 
 class Policy(str, Enum):
@@ -135,7 +139,9 @@ class Tile:
         self.coprocessor = Coprocessor(self.tensix)
         self.l1 = ctypes.create_string_buffer(profile.l1_size)
         self.tensix.l1 = np.frombuffer(self.l1, dtype=np.uint8)  # the coprocessor's view of L1
+        self._l1_words = np.frombuffer(self.l1, dtype="<u4")       # ... and the code's, by word
         self._code: list[tuple[int, int]] = []                    # L1 ranges of loaded firmware
+        self._code_index: tuple[list[int], list[int]] | None = None   # ... merged: starts, ends (``_over_code``)
         self._executable: list[tuple[int, int]] = []              # ... of its executable bytes
         self._host_code: list[tuple[int, int]] = []               # code a host put in L1 since the reset
         self._host_parks: set[int] = set()                        # ... and the j . words in it
@@ -144,7 +150,7 @@ class Tile:
         self.code = CodePatches(self.trampolines)                 # replaced words of loaded code
         self.l1_written = L1Written(profile.l1_size)   # for NeverWritten on L1 (tdbg.emu.l1_written)
         self.local = LocalTile(          # this tile as the NoC reaches it
-            lambda address, n: bytes(self.l1[address:address + n]), self._noc_wrote_l1,
+            lambda address, n: bytes(self.l1[address:address + n]), self.write,
             lambda address: self.coprocessor.mmio.load(0, address),
             lambda address, value: self.coprocessor.mmio.store(0, address, value), self.l1_written.never_written)
         self.noc = Noc(profile.noc, profile.l1_size, self.local)
@@ -166,6 +172,7 @@ class Tile:
         self.cores: dict[str, Core] = {spec.name: Core(self, spec, local_rams) for spec in profile.cores}
         self.scheduler = Scheduler(self)
         self.coprocessor.mmio = CoprocessorPort(self)
+        self.coprocessor.l1_write = partial(self.write, by=TENSIX)
 
     def _put_l1(self, data: bytes) -> None:
         ctypes.memmove(self.l1, data, len(data))
@@ -214,9 +221,10 @@ class Tile:
             raise ValueError(str(exc.args[0])) from None
 
     # -- loading ----------------------------------------------------------------------------------
-    def load(self, name: str, image: ElfImage | None, local_init: int | None = None) -> None:
-        """Give core ``name`` its firmware (None: take it away), then reset the tile;
-        ``local_init``: where in L1 its private-memory bytes go (``loader.placements``)."""
+    def load(self, name: str, image: ElfImage | None, local_init: int | None = None, reset: bool = True) -> None:
+        """Give core ``name`` its firmware (None: take it away), then reset the tile (``reset``
+        False: the caller resets it once after loading every core); ``local_init``: where in
+        L1 its private-memory bytes go (``loader.placements``)."""
         spec = self.core_named(name).spec
         if image is None:
             self.programs.pop(spec.name, None)
@@ -235,15 +243,19 @@ class Tile:
                         for program in self.programs.values() for address, word in program.replaced.items()}
         self._code = [(s.vaddr, s.vaddr + s.memsz) for p in self.programs.values() for s in p.segments
                       if s.vaddr < self.profile.l1_size]
+        self._code_index = None
         self._executable = [(s.vaddr, s.vaddr + len(s.data)) for p in self.programs.values() for s in p.segments
                             if s.executable and s.vaddr < self.profile.l1_size]
         parks = {a for p in self.programs.values() for a in p.parks if a < self.profile.l1_size}
+        if image is not None:   # built when it first gets firmware (or is first addressed)
+            self.cores[spec.name].build()
         for core in self.cores.values():
             program = self.programs.get(core.name)
             # a j . in L1 parks whichever core reaches it (one may jump into another's code)
             core.set_parks((program.parks | parks) if program else set())
             core.hook_code(self.code.at)
-        self.reset()
+        if reset:
+            self.reset()
 
     def image(self, name: str) -> ElfImage | None:
         program = self.programs.get(name)
@@ -257,7 +269,8 @@ class Tile:
         for core in self.cores.values():
             # Measured on Unicorn 2.1: tb_flush reuses the code buffer; ctl_remove_cache over all
             # of L1 left every run's translations in it (RSS +44 KB a run, without a plateau).
-            core.uc.ctl_flush_tb()
+            if core.built:
+                core.uc.ctl_flush_tb()
         for name, program in self.programs.items():
             core = self.cores[name]
             for seg in program.segments:
@@ -320,7 +333,8 @@ class Tile:
         """Return to ``cp``."""
         Tile.STATE.load(self, {**cp.saved, "l1": cp.l1_bytes()})
         for core in self.cores.values():
-            core.uc.ctl_flush_tb()
+            if core.built:
+                core.uc.ctl_flush_tb()
 
     # -- running (tdbg.emu.scheduler) ------------------------------------------------------------
     def run(self, only: str | None = None, limit: int | None = None) -> Stop:
@@ -405,48 +419,98 @@ class Tile:
     def window_rows(self, core: Core, address: int, size: int) -> set[int]:
         return self.push_path.window_rows(core, address, size)
 
-    def _noc_wrote_l1(self, address: int, data: bytes, transfer: Transfer) -> None:
-        """A NoC request writes this tile's L1, as any L1 write: journalled for reverse-stepi,
-        code it overwrites replaced again, and a watchpoint on it stops the core that issued the
-        request (after its store), naming the transfer."""
+    def write(self, address: int, data: bytes | np.ndarray, by: Transfer | str = DEBUGGER) -> None:
+        """Every write into L1, as QEMU's ``address_space_write``: the debugger's (``DEBUGGER``:
+        a word of loaded code it changes is the new loaded word), a NoC request's (its
+        ``Transfer``) and a Tensix unit's (``TENSIX``: packer, Scalar Unit).  Once, here, for
+        a request or a unit: the reverse-stepi journal, the watchpoints on L1 (a request's
+        write stops the core that issued it, after its store, naming the transfer; a unit's,
+        the pushing core after the push, ``PushPath``), the replaced code words it overwrites
+        (found by interval) and Unicorn's translations of the range (a unit's only over code)."""
         end = address + len(data)
-        if transfer.seq:
-            self.noc_l1_writes.append((address, end, transfer, self.push_path.seq))
+        if by is DEBUGGER:
+            self._debugger_write(address, data)
+            self.l1_written.mark(address, end)
+            return
+        if not 0 <= address <= end <= len(self.l1):
+            raise ValueError(f"{len(data)} bytes at {address:#x} are outside L1")
+        noc = by if isinstance(by, Transfer) else None
+        if noc is not None and noc.seq:
+            self.noc_l1_writes.append((address, end, noc, self.push_path.seq))
             del self.noc_l1_writes[:-NOC_WRITES_KEPT]
         journal = self.coprocessor.l1_journal
         if journal is not None:
             journal.append((address, bytes(self.l1[address:end])))
         watched = [(w, bytes(self.l1[w.address:w.address + w.length])) for w in self.watches
                    if not w.dst_rows and w.kind != "read" and w.core is None and w.address < end
-                   and address < w.address + w.length and w.address + w.length <= self.profile.l1_size]
-        _copy_into(self.l1, address, data)
+                   and address < w.address + w.length and w.address + w.length <= self.profile.l1_size] if self.watches else ()
+        self.tensix.l1[address:end] = data if isinstance(data, np.ndarray) else np.frombuffer(data, dtype=np.uint8)
         self.l1_written.mark(address, end)
-        if any(address < hi and lo < end for lo, hi in self._code):
+        if self._over_code(address, end):
             self._code_overwritten(address, end)
-        else:
+        elif noc is not None:
             self._drop_translations(address, end)
-        core = self.cores.get(transfer.core)
+        if noc is None:
+            for watch, old in watched:
+                self.push_path.l1_watched(watch, old)
+            return
+        core = self.cores.get(noc.core)
         for watch, old in watched:
-            new = bytes(self.l1[watch.address:watch.address + watch.length])
             if core is not None and core.running:
-                core.push_watch(watch, int.from_bytes(old, "little"), int.from_bytes(new, "little"), transfer.describe())
+                new = bytes(self.l1[watch.address:watch.address + watch.length])
+                core.push_watch(watch, int.from_bytes(old, "little"), int.from_bytes(new, "little"), noc.describe())
                 break
-
-    def l1_written_by_tensix(self, start: int, end: int) -> None:
-        """A Tensix instruction wrote L1 ``start .. end``: code it overwrote is replaced again."""
-        self.l1_written.mark(start, end)
-        if any(start < hi and lo < end for lo, hi in self._code):
-            self._code_overwritten(start, end)
 
     def _code_overwritten(self, start: int, end: int) -> None:
         """A Tensix unit wrote L1 over loaded code: each replaced word it changed is now what
-        it wrote; drop Unicorn's translations of the range."""
-        for at in range(start & ~3, end, 4):
+        it wrote; drop Unicorn's translations of the range.  Only words that are replaced, or
+        that a sift says may need to be (``code_patches.maybe_replaced``), are looked at."""
+        words = self._l1_words
+        ats = self._code_words(start, end)
+        candidates = set(ats[maybe_replaced(words[ats >> 2])].tolist()) if ats.size else set()
+        candidates.update(self._patched_in(start, end))
+        for at in sorted(candidates):
             patch = self.code.at.get(at)
-            held = int.from_bytes(bytes(self.l1[at:at + 4]), "little")
-            if (patch is not None and held != patch.placed) or (patch is None and self._in_code(at)):
+            held = int(words[at >> 2])
+            if patch is None or held != patch.placed:
                 self._replace(at, held)
         self._drop_translations(start, end, code=True)
+
+    def _over_code(self, start: int, end: int) -> bool:
+        """True when ``start .. end`` overlaps loaded code (any of its segments): one search
+        in the segments merged."""
+        if self._code_index is None:
+            starts: list[int] = []
+            ends: list[int] = []
+            for lo, hi in sorted(r for r in self._code if r[0] < r[1]):
+                if ends and lo <= ends[-1]:
+                    ends[-1] = max(ends[-1], hi)
+                else:
+                    starts.append(lo)
+                    ends.append(hi)
+            self._code_index = (starts, ends)
+        starts, ends = self._code_index
+        i = bisect_right(starts, start) - 1      # the last range starting at or before start
+        if i >= 0 and start < ends[i]:
+            return True
+        return i + 1 < len(starts) and starts[i + 1] < end
+
+    def _code_words(self, start: int, end: int) -> np.ndarray:
+        """The addresses of the aligned words of executable loaded code (``_in_code``) that
+        ``start .. end`` touches, ascending."""
+        parts = []
+        for lo, hi in self._executable:
+            first, stop = max(start & ~3, (lo + 3) & ~3), min(end, hi - 3)
+            if first < stop:
+                parts.append(np.arange(first, stop, 4, dtype=np.int64))
+        if not parts:
+            return np.zeros(0, dtype=np.int64)
+        return parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
+
+    def _patched_in(self, start: int, end: int) -> list[int]:
+        """The replaced words (``code.at``) that ``start .. end`` touches."""
+        first = start & ~3
+        return [a for a in self.code.at if first <= a < end]
 
     def _drop_translations(self, start: int, end: int, code: bool = False) -> None:
         """L1 ``start .. end`` changed under the cores: every core drops its translations of it
@@ -530,19 +594,32 @@ class Tile:
         return bytes(data)
 
     # -- code the debugger or a Tensix unit rewrites ------------------------------------------
-    def write_l1(self, address: int, data: bytes) -> None:
-        """The debugger writes ``data`` into L1 at ``address``: a word of loaded code it
-        changes is the new loaded word (replaced again if it must be, ``tdbg.emu.code_patches``)."""
+    def _debugger_write(self, address: int, data: bytes) -> None:
+        """``write`` by the debugger: a word of loaded code it changes is the new loaded word
+        (replaced again if it must be, ``tdbg.emu.code_patches``).  One range check for data;
+        over code, only the words that are or may become replaced words are classified."""
         end = address + len(data)
-        words = {at: bytearray(self.code.original(at, int.from_bytes(bytes(self.l1[at:at + 4]), "little")).to_bytes(4, "little"))
-                 for at in range(address & ~3, end, 4) if self._in_code(at)}
+        ats = self._code_words(address, end)
+        if not ats.size:
+            _copy_into(self.l1, address, data)
+            self._drop_translations(address, end)
+            return
+        words = self._l1_words
+        loaded = words[ats >> 2].copy()
+        for at in self._patched_in(address, end):   # the loaded word where L1 holds its stand-in
+            patch = self.code.at[at]
+            i = int(np.searchsorted(ats, at))
+            if i < ats.size and ats[i] == at and loaded[i] == patch.placed:
+                loaded[i] = patch.word
         _copy_into(self.l1, address, data)
-        self.l1_written.mark(address, end)
-        for at, word in words.items():
-            for i in range(4):
-                if address <= at + i < end:
-                    word[i] = data[at + i - address]
-            self._replace(at, int.from_bytes(word, "little"))
+        # each word: the written bytes over the loaded word's others (a partial first or last word)
+        low = np.clip(address - ats, 0, 4).astype(np.uint64) * np.uint64(8)
+        high = np.clip(end - ats, 0, 4).astype(np.uint64) * np.uint64(8)
+        mask = (((np.uint64(1) << high) - np.uint64(1)) ^ ((np.uint64(1) << low) - np.uint64(1))).astype(np.uint32)
+        new = (loaded & ~mask) | (words[ats >> 2] & mask)
+        was = set(self._patched_in(address, end))
+        for i in np.flatnonzero(maybe_replaced(new) | np.isin(ats, list(was))).tolist():
+            self._replace(int(ats[i]), int(new[i]))
         self._drop_translations(address, end)
 
     def load_code(self, address: int, data: bytes) -> None:
@@ -553,8 +630,9 @@ class Tile:
         self.host_overwrites(address, end)
         self._host_code.append((address, end))
         self._code.append((address, end))
+        self._code_index = None
         self._executable.append((address, end))
-        self.write_l1(address, data)
+        self.write(address, data)
         parks = {address + i for i in range((-address) & 3, len(data) - 3, 4)
                  if int.from_bytes(data[i:i + 4], "little") == JUMP_TO_SELF}
         if parks:   # a j . in it parks whichever core reaches it, as in loaded firmware
@@ -597,6 +675,7 @@ class Tile:
             for ranges in (self._host_code, self._code, self._executable):
                 ranges.remove((lo, hi))
                 ranges.extend(part for part in ((lo, min(hi, start)), (max(lo, end), hi)) if part[0] < part[1])
+        self._code_index = None
         for at in [a for a in self.code.at if start - 3 <= a < end and not self._in_code(a)]:
             patch = self.code.at[at]
             if patch.placed == int.from_bytes(bytes(self.l1[at:at + 4]), "little"):
@@ -613,6 +692,7 @@ class Tile:
         hosted = self._host_code
         self.code.at = {a: p for a, p in self.code.at.items() if not any(lo <= a < hi for lo, hi in hosted)}
         self._code = [r for r in self._code if r not in hosted]
+        self._code_index = None
         self._executable = [r for r in self._executable if r not in hosted]
         self._host_code = []
         for core in self.cores.values():

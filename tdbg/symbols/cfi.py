@@ -7,13 +7,15 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
-
-from elftools.dwarf.callframe import FDE, RegisterRule
+from typing import TYPE_CHECKING
 
 from tdbg.riscv.registers import FP, RA, SP
 from tdbg.symbols.dies import _apply, _containing, _inside
 from tdbg.symbols.dwarf_reader import DwarfReader
 from tdbg.symbols.records import CALLEE_SAVED, Frame, MAX_FRAMES
+
+if TYPE_CHECKING:   # pyelftools' DWARF reader is imported when DWARF is first read
+    from elftools.dwarf.callframe import FDE, RegisterRule
 
 
 class _Fde:
@@ -39,6 +41,8 @@ class Unwinding(DwarfReader):
 
     @cached_property
     def _fdes(self) -> list[_Fde]:
+        from elftools.dwarf.callframe import FDE
+
         fdes = []
         if self._dwarf.has_EH_CFI():
             fdes = [_Fde(entry) for entry in self._dwarf.EH_CFI_entries() if isinstance(entry, FDE)]
@@ -93,6 +97,8 @@ class Unwinding(DwarfReader):
     def saved_registers(self, frame: Frame) -> dict[int, int]:
         """Where the code of ``frame`` saved its caller's registers (register -> address), from
         its CFI row, else the ``s0`` chain (``ra`` at ``s0-4``, ``s0`` at ``s0-8``)."""
+        from elftools.dwarf.callframe import RegisterRule
+
         fde = _containing(self._fdes, self._fde_starts, frame.lookup_pc)
         if fde is None:
             fp = frame.regs.get(FP)

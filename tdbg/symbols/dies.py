@@ -6,12 +6,14 @@ import bisect
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-
-from elftools.dwarf.callframe import RegisterRule
-from elftools.dwarf.die import DIE
+from typing import TYPE_CHECKING
 
 from tdbg.symbols.cxxnames import canonical_literals
 from tdbg.symbols.records import Row
+
+if TYPE_CHECKING:   # pyelftools' DWARF reader is imported when DWARF is first read
+    from elftools.dwarf.callframe import RegisterRule
+    from elftools.dwarf.die import DIE
 
 
 _DW_ATE_BOOLEAN = 0x02
@@ -292,6 +294,8 @@ def _reg_number(op) -> int:
 def _apply(reg: int, rule: RegisterRule, cfa: int, regs: Mapping[int, int], read_u32: Callable[[int], int],
            ranges: list[tuple[int, int]]) -> int | None:
     """A caller's register value from its CFI rule; None when unknown."""
+    from elftools.dwarf.callframe import RegisterRule
+
     if rule.type == RegisterRule.OFFSET:
         addr = (cfa + rule.arg) & 0xFFFFFFFF
         return read_u32(addr) if _inside(addr, ranges) else None

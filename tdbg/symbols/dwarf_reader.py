@@ -8,12 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-
-from elftools.dwarf.die import DIE
-from elftools.dwarf.dwarf_expr import DWARFExprParser
-from elftools.dwarf.dwarfinfo import DWARFInfo
-from elftools.dwarf.locationlists import LocationParser
-from elftools.elf.elffile import ELFFile
+from typing import TYPE_CHECKING
 
 from tdbg.emu.elf import ElfImage
 from tdbg.expr.ctype import CType, type_name
@@ -24,6 +19,13 @@ from tdbg.symbols.dies import (
 )
 from tdbg.symbols.records import Function, InlinedCall, RUNTIME_CU, Row, Variable
 from tdbg.symbols.sourcepath import SourcePath
+
+if TYPE_CHECKING:   # pyelftools' DWARF reader is imported when DWARF is first read
+    from elftools.dwarf.die import DIE
+    from elftools.dwarf.dwarf_expr import DWARFExprParser
+    from elftools.dwarf.dwarfinfo import DWARFInfo
+    from elftools.dwarf.locationlists import LocationParser
+    from elftools.elf.elffile import ELFFile
 
 
 @dataclass
@@ -81,14 +83,20 @@ class DwarfReader:
     def _dwarf(self) -> DWARFInfo:
         # An executable's DWARF holds its final addresses: the relocations a linker keeps
         # (--emit-relocs, as tt-metal's kernels are linked) are not applied again.
+        from elftools.elf.elffile import ELFFile
+
         return ELFFile(io.BytesIO(self._image.raw)).get_dwarf_info(relocate_dwarf_sections=False)
 
     @cached_property
     def _expr(self) -> DWARFExprParser:
+        from elftools.dwarf.dwarf_expr import DWARFExprParser
+
         return DWARFExprParser(self._dwarf.structs)
 
     @cached_property
     def _locations(self) -> LocationParser:
+        from elftools.dwarf.locationlists import LocationParser
+
         return LocationParser(self._dwarf.location_lists())
 
     @cached_property

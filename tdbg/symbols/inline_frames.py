@@ -4,13 +4,15 @@ hides (GDB's ``skip_inline_frames``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from elftools.dwarf.die import DIE
+from typing import TYPE_CHECKING
 
 from tdbg.symbols.cxxnames import remove_params
 from tdbg.symbols.dies import _die_ranges
 from tdbg.symbols.dwarf_reader import DwarfReader
 from tdbg.symbols.records import Function, InlinedCall
+
+if TYPE_CHECKING:   # pyelftools' DWARF reader is imported when DWARF is first read
+    from elftools.dwarf.die import DIE
 
 
 class InlineFrames(DwarfReader):

@@ -6,13 +6,15 @@ from __future__ import annotations
 import bisect
 import os
 from pathlib import Path
-
-from elftools.dwarf.die import DIE
+from typing import TYPE_CHECKING
 
 from tdbg.symbols.cxxnames import name_matches
 from tdbg.symbols.dies import _containing, _cu_name, _die_covers, _is_cplus, _linkage_name
 from tdbg.symbols.dwarf_reader import DwarfReader
 from tdbg.symbols.records import Function, InlinedCall, LineInfo, Row, Site
+
+if TYPE_CHECKING:   # pyelftools' DWARF reader is imported when DWARF is first read
+    from elftools.dwarf.die import DIE
 
 
 class Lines(DwarfReader):

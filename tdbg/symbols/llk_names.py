@@ -17,11 +17,12 @@ import io
 import weakref
 from collections import Counter
 from dataclasses import dataclass, field
-
-from elftools.dwarf.die import DIE
-from elftools.elf.elffile import ELFFile
+from typing import TYPE_CHECKING
 
 from tdbg.emu.elf import ElfImage
+
+if TYPE_CHECKING:   # pyelftools is imported when a program's names are first read
+    from elftools.dwarf.die import DIE
 
 _STRUCTS = ("DW_TAG_structure_type", "DW_TAG_class_type")
 _CONSTANTS = ("DW_TAG_member", "DW_TAG_variable")
@@ -49,6 +50,8 @@ def llk_names(image: ElfImage) -> LlkNames:
 
 
 def _read(raw: bytes) -> LlkNames:
+    from elftools.elf.elffile import ELFFile
+
     try:
         elf = ELFFile(io.BytesIO(raw))
         if elf.get_section_by_name(".debug_info") is None:

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-
-from elftools.dwarf.die import DIE
-from elftools.dwarf.locationlists import BaseAddressEntry
+from typing import TYPE_CHECKING
 
 from tdbg.symbols.dies import (
     _const_value, _describe_simple, _die_covers, _entry_value_register, _name, _origin, _reg_number,
@@ -16,6 +14,10 @@ from tdbg.symbols.dies import (
 )
 from tdbg.symbols.dwarf_reader import DwarfReader
 from tdbg.symbols.records import Frame, Piece, Variable
+
+if TYPE_CHECKING:   # pyelftools' DWARF reader is imported when DWARF is first read
+    from elftools.dwarf.die import DIE
+    from elftools.dwarf.locationlists import BaseAddressEntry
 
 
 class VariableLocations(DwarfReader):
@@ -46,6 +48,8 @@ class VariableLocations(DwarfReader):
         for a constant): ``a variable in $a0``, ``a variable at frame base reg $fp offset
         0+-20``, ``static storage at address 0x...``, ``multi-location:`` and its ranges, ...
         (GDB's ``locexpr_describe_location_1`` and ``loclist_describe_location``)."""
+        from elftools.dwarf.locationlists import BaseAddressEntry
+
         attrs = die.attributes
         if "DW_AT_const_value" in attrs:
             value = _const_value(attrs["DW_AT_const_value"])
@@ -215,6 +219,8 @@ class VariableLocations(DwarfReader):
 
     def _location_expr(self, attr, die: DIE, pc: int) -> list[int] | None:
         """The location expression in effect at ``pc`` (location lists pick one entry)."""
+        from elftools.dwarf.locationlists import BaseAddressEntry
+
         parsed = self._locations.parse_from_attribute(attr, die.cu.header.version, die)
         if hasattr(parsed, "loc_expr"):
             return parsed.loc_expr

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from elftools.dwarf.die import DIE
+from typing import TYPE_CHECKING
 
 from tdbg.expr.ctype import CType
 from tdbg.riscv.registers import SP
+
+if TYPE_CHECKING:   # pyelftools' DWARF reader is imported when DWARF is first read
+    from elftools.dwarf.die import DIE
 
 
 RUNTIME_CU = "compiler_rt"

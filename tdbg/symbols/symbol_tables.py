@@ -6,8 +6,7 @@ from __future__ import annotations
 import os
 from functools import cached_property
 from pathlib import Path
-
-from elftools.dwarf.die import DIE
+from typing import TYPE_CHECKING
 
 from tdbg.expr.ctype import declaration, function_type, VOID
 from tdbg.symbols.dies import (
@@ -16,6 +15,9 @@ from tdbg.symbols.dies import (
 )
 from tdbg.symbols.dwarf_reader import DwarfReader
 from tdbg.symbols.records import SymbolEntry
+
+if TYPE_CHECKING:   # pyelftools' DWARF reader is imported when DWARF is first read
+    from elftools.dwarf.die import DIE
 
 
 class SymbolTables(DwarfReader):

@@ -4,8 +4,7 @@ types, typedefs, functions' types."""
 from __future__ import annotations
 
 from dataclasses import replace
-
-from elftools.dwarf.die import DIE
+from typing import TYPE_CHECKING
 
 from tdbg.expr.ctype import (
     array_of, CField, CType, Details, function_type, Kind, Method, pointer_to, qualified, reference_to,
@@ -17,6 +16,9 @@ from tdbg.symbols.dies import (
 )
 from tdbg.symbols.dwarf_reader import DwarfReader
 from tdbg.symbols.records import Function
+
+if TYPE_CHECKING:   # pyelftools' DWARF reader is imported when DWARF is first read
+    from elftools.dwarf.die import DIE
 
 
 class Types(DwarfReader):

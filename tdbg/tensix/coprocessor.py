@@ -2,9 +2,10 @@
 feeding the backend units that tdbg models.
 
 Implements the instruction path of WormholeB0 ``TensixCoprocessor/README.md``,
-``MOPExpander.md``, ``REPLAY.md`` and the newer ``WaitGate.md``; each instruction's semantics
-is in the module named in ``_EXECUTE``.  The emulation layer (``tdbg.emu``) calls ``push(thread, word)`` for a word
-that RISC-V T<thread> stores to ``INSTRN_BUF_BASE``.
+``MOPExpander.md``, ``REPLAY.md`` and the newer ``WaitGate.md``; each instruction has one row
+in ``INSTRUCTIONS`` (its executor, in the module of its unit, and what it waits for).  The
+emulation layer (``tdbg.emu``) calls ``push(thread, word)`` for a word that RISC-V T<thread>
+stores to ``INSTRN_BUF_BASE``.
 
 State kept here (the rest is architectural state in ``TensixState``):
 
@@ -80,54 +81,68 @@ def _frontend_only(page: str) -> Executor:
     return run
 
 
-_EXECUTE: dict[str, Executor] = {
-    "NOP": _nop,
-    "SETRWC": mu.setrwc,
-    "INCRWC": lambda cop, t, f: incrwc(cop.rwcs[t], f),
-    "MOVD2A": mu.movd2a, "MOVD2B": mu.movd2b, "MOVA2D": mu.mova2d, "MOVB2D": mu.movb2d, "MOVB2A": mu.movb2a,
-    "MOVDBGA2D": lambda cop, t, f: mu.mova2d(cop, t, f, "MOVDBGA2D.md"),
-    "ZEROACC": mu.zeroacc, "ZEROSRC": mu.zerosrc, "SETDVALID": mu.setdvalid, "CLEARDVALID": mu.cleardvalid,
-    "ELWADD": mu.elwadd, "ELWSUB": mu.elwsub, "ELWMUL": mu.elwmul,
-    "MVMUL": mu.mvmul, "DOTPV": mu.dotpv, "GAPOOL": mu.gapool, "GMPOOL": mu.gmpool, "TRNSPSRCB": mu.trnspsrcb,
-    "SETC16": lambda cop, t, f: cfg_insns.setc16(cop.state, t, f),
-    "WRCFG": lambda cop, t, f: cfg_insns.wrcfg(cop.state, t, f),
-    "RDCFG": lambda cop, t, f: cfg_insns.rdcfg(cop.state, t, f),
-    **{f"RMWCIB{i}": (lambda i: lambda cop, t, f: cfg_insns.rmwcib(cop.state, t, i, f))(i) for i in range(4)},
-    "CFGSHIFTMASK": lambda cop, t, f: cfg_insns.cfgshiftmask(cop.state, t, f),
-    **sfpu.EXECUTE,
-    "STALLWAIT": lambda cop, t, f: cop._latch(t, sync.stallwait_latch(cop.state.profile.sync, f)),
-    "SEMWAIT": lambda cop, t, f: cop._latch(t, sync.semwait_latch(cop.state.profile.sync, f)),
-    "SEMINIT": lambda cop, t, f: sync.seminit(cop.semaphores, f),
-    "SEMPOST": lambda cop, t, f: sync.sempost(cop.semaphores, f["SemaphoreMask"]),
-    "SEMGET": lambda cop, t, f: sync.semget(cop.semaphores, f["SemaphoreMask"]),
-    "MOP": _frontend_only("MOPExpander.md"), "MOP_CFG": _frontend_only("MOPExpander.md"),
-    "REPLAY": _frontend_only("REPLAY.md"),
+UnitWait = Callable[["Coprocessor", int, dict[str, int]], "str | None"]
+
+
+class Insn(NamedTuple):
+    """Everything tdbg declares of one instruction (each from the instruction's page): how it
+    executes, the Src registers whose bank it waits for at the Wait Gate (0 SrcA, 1 SrcB:
+    ``AllowedClient == MatrixUnit``), and other unit state it waits for (``unit_wait``: why, or
+    None when it may go)."""
+
+    run: Executor
+    banks: tuple[int, ...] = ()
+    unit_wait: UnitWait | None = None
+
+
+_A, _B, _AB = (0,), (1,), (0, 1)
+
+#: One row per instruction tdbg models (``bound`` reads it once per distinct word).
+INSTRUCTIONS: dict[str, Insn] = {
+    "NOP": Insn(_nop),
+    "SETRWC": Insn(mu.setrwc),
+    "INCRWC": Insn(lambda cop, t, f: incrwc(cop.rwcs[t], f)),
+    "MOVD2A": Insn(mu.movd2a), "MOVD2B": Insn(mu.movd2b), "MOVA2D": Insn(mu.mova2d, _A),
+    "MOVB2D": Insn(mu.movb2d, _B), "MOVB2A": Insn(mu.movb2a, _B),
+    "MOVDBGA2D": Insn(lambda cop, t, f: mu.mova2d(cop, t, f, "MOVDBGA2D.md")),
+    "ZEROACC": Insn(mu.zeroacc), "ZEROSRC": Insn(mu.zerosrc), "SETDVALID": Insn(mu.setdvalid),
+    "CLEARDVALID": Insn(mu.cleardvalid),
+    "ELWADD": Insn(mu.elwadd, _AB), "ELWSUB": Insn(mu.elwsub, _AB), "ELWMUL": Insn(mu.elwmul, _AB),
+    "MVMUL": Insn(mu.mvmul, _AB), "DOTPV": Insn(mu.dotpv, _AB), "GAPOOL": Insn(mu.gapool, _AB),
+    "GMPOOL": Insn(mu.gmpool, _AB), "TRNSPSRCB": Insn(mu.trnspsrcb, _B),
+    "SETC16": Insn(lambda cop, t, f: cfg_insns.setc16(cop.state, t, f)),
+    "WRCFG": Insn(lambda cop, t, f: cfg_insns.wrcfg(cop.state, t, f)),
+    "RDCFG": Insn(lambda cop, t, f: cfg_insns.rdcfg(cop.state, t, f)),
+    **{f"RMWCIB{i}": Insn((lambda i: lambda cop, t, f: cfg_insns.rmwcib(cop.state, t, i, f))(i)) for i in range(4)},
+    "CFGSHIFTMASK": Insn(lambda cop, t, f: cfg_insns.cfgshiftmask(cop.state, t, f)),
+    **{name: Insn(run) for name, run in sfpu.EXECUTE.items()},
+    "STALLWAIT": Insn(lambda cop, t, f: cop._latch(t, sync.stallwait_latch(cop.state.profile.sync, f))),
+    "SEMWAIT": Insn(lambda cop, t, f: cop._latch(t, sync.semwait_latch(cop.state.profile.sync, f))),
+    "SEMINIT": Insn(lambda cop, t, f: sync.seminit(cop.semaphores, f)),
+    "SEMPOST": Insn(lambda cop, t, f: sync.sempost(cop.semaphores, f["SemaphoreMask"])),
+    "SEMGET": Insn(lambda cop, t, f: sync.semget(cop.semaphores, f["SemaphoreMask"])),
+    "MOP": Insn(_frontend_only("MOPExpander.md")), "MOP_CFG": Insn(_frontend_only("MOPExpander.md")),
+    "REPLAY": Insn(_frontend_only("REPLAY.md")),
     # unpackers, packer, ADCs, Scalar Unit, mutexes
-    "UNPACR": unpackers.unpacr, "UNPACR_NOP": unpackers.unpacr_nop, "PACR": packers.pacr,
-    "CLREXPHIST": packers.clrexphist, "GATESRCRST": _nop,  # GATESRCRST.md: a SrcB operand cache tdbg does not have
-    "SETADC": adcs.setadc, "SETADCXX": adcs.setadcxx,
-    **{f"{name}{dims}": adcs.counter_update(update, dims)
+    "UNPACR": Insn(unpackers.unpacr, unit_wait=unpackers.unpacr_wait),
+    "UNPACR_NOP": Insn(unpackers.unpacr_nop, unit_wait=unpackers.unpacr_nop_wait),
+    "PACR": Insn(packers.pacr), "CLREXPHIST": Insn(packers.clrexphist),
+    "GATESRCRST": Insn(_nop),  # GATESRCRST.md: a SrcB operand cache tdbg does not have
+    "SETADC": Insn(adcs.setadc), "SETADCXX": Insn(adcs.setadcxx),
+    **{f"{name}{dims}": Insn(adcs.counter_update(update, dims))
        for name, update in (("SETADC", "set"), ("INCADC", "add"), ("ADDRCR", "add_cr")) for dims in ("XY", "ZW")},
-    "SETDMAREG": su.setdmareg, "ADDDMAREG": su.adddmareg, "SUBDMAREG": su.subdmareg, "MULDMAREG": su.muldmareg,
-    "BITWOPDMAREG": su.bitwopdmareg, "SHIFTDMAREG": su.shiftdmareg, "CMPDMAREG": su.cmpdmareg,
-    "DMANOP": su.dmanop, "FLUSHDMA": su.flushdma, "REG2FLOP": su.reg2flop, "STOREIND": su.storeind, "LOADIND": su.loadind,
-    "LOADREG": su.loadreg, "STOREREG": su.storereg, "PACR_SETREG": packers.pacr_setreg,
+    "SETDMAREG": Insn(su.setdmareg), "ADDDMAREG": Insn(su.adddmareg), "SUBDMAREG": Insn(su.subdmareg),
+    "MULDMAREG": Insn(su.muldmareg), "BITWOPDMAREG": Insn(su.bitwopdmareg), "SHIFTDMAREG": Insn(su.shiftdmareg),
+    "CMPDMAREG": Insn(su.cmpdmareg), "DMANOP": Insn(su.dmanop), "FLUSHDMA": Insn(su.flushdma),
+    "REG2FLOP": Insn(su.reg2flop), "STOREIND": Insn(su.storeind), "LOADIND": Insn(su.loadind),
+    "LOADREG": Insn(su.loadreg), "STOREREG": Insn(su.storereg), "PACR_SETREG": Insn(packers.pacr_setreg),
     # XMOV has none: tt-llk's Blackhole kernels never issue it (ckernel_xmov.h drives the mover
     # through the TDMA-RISC registers instead)
-    "ATGETM": lambda cop, t, f: sync.atgetm(cop.state.mutexes, t, f["Index"]),
-    "ATRELM": lambda cop, t, f: sync.atrelm(cop.state.mutexes, t, f["Index"]),
+    "ATGETM": Insn(lambda cop, t, f: sync.atgetm(cop.state.mutexes, t, f["Index"]),
+                   unit_wait=lambda cop, t, f: sync.atgetm_wait(cop.state.mutexes, t, f["Index"])),
+    "ATRELM": Insn(lambda cop, t, f: sync.atrelm(cop.state.mutexes, t, f["Index"]),
+                   unit_wait=lambda cop, t, f: sync.atrelm_wait(f["Index"])),
 }
-
-# Instructions that wait at the Wait Gate for unit state other than their Src banks: why, or None.
-_UNIT_WAITS: dict[str, Callable[[Coprocessor, int, dict[str, int]], str | None]] = {
-    "UNPACR": unpackers.unpacr_wait, "UNPACR_NOP": unpackers.unpacr_nop_wait,
-    "ATGETM": lambda cop, t, f: sync.atgetm_wait(cop.state.mutexes, t, f["Index"]),
-    "ATRELM": lambda cop, t, f: sync.atrelm_wait(f["Index"]),
-}
-
-# Matrix Unit instructions that wait at the Wait Gate for their banks (each instruction's page).
-_WAITS_SRCA = {"MOVA2D", "ELWADD", "ELWSUB", "ELWMUL", "MVMUL", "DOTPV", "GAPOOL", "GMPOOL"}
-_WAITS_SRCB = {"MOVB2D", "MOVB2A", "TRNSPSRCB", "ELWADD", "ELWSUB", "ELWMUL", "MVMUL", "DOTPV", "GAPOOL", "GMPOOL"}
 
 
 def _rwcs_moved(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
@@ -159,7 +174,7 @@ class Bound(NamedTuple):
     waits: bool                 # may wait at the Wait Gate for a Src bank or unit state
     frontend: bool              # MOP / MOP_CFG / REPLAY (or what the expanders would take as one)
     banks: tuple[int, ...]      # the Src registers (0 SrcA, 1 SrcB) whose bank it waits for
-    unit_wait: Callable[[Coprocessor, int, dict[str, int]], str | None] | None  # other unit state
+    unit_wait: UnitWait | None  # other unit state
 
 
 class QueueFull(Exception):
@@ -183,6 +198,9 @@ class Coprocessor:
         # (a local RAM written through ``mmio``)
         self.l1_journal: list[tuple[int, bytes]] | None = None
         self.mmio: MmioPort = DETACHED  # the tile's devices, for LOADREG / STOREREG / PACR_SETREG
+        #: How an instruction's bytes reach L1: the tile's one write path (``Tile.write``, which
+        #: journals them) once it installs it; a plain copy into ``state.l1`` until then.
+        self.l1_write: Callable[[int, np.ndarray], None] = self._copy_to_l1
         self.isa = isa_of(state.profile)
         self._bound: dict[int, Bound] = {}
         self._frontend_ops = {self.isa.encoding(m).opcode for m in ("MOP", "MOP_CFG", "REPLAY")}
@@ -232,11 +250,12 @@ class Coprocessor:
                 b = Bound(None, _unknown(f"no {self.isa.name} instruction encodes {word:#010x}"), {}, False, frontend,
                           (), None)
             else:
-                name = insn.mnemonic
-                banks = tuple(i for i, names in enumerate((_WAITS_SRCA, _WAITS_SRCB)) if name in names)
-                unit_wait = _UNIT_WAITS.get(name)
-                b = Bound(name, _EXECUTE.get(name), insn.fields, bool(banks) or unit_wait is not None, frontend,
-                          banks, unit_wait)
+                row = INSTRUCTIONS.get(insn.mnemonic)
+                if row is None:
+                    b = Bound(insn.mnemonic, None, insn.fields, False, frontend, (), None)
+                else:
+                    b = Bound(insn.mnemonic, row.run, insn.fields, bool(row.banks) or row.unit_wait is not None,
+                              frontend, row.banks, row.unit_wait)
             self._bound[word] = b
         return b
 
@@ -393,12 +412,16 @@ class Coprocessor:
         self._l1_access.append((start, end, False))
 
     def write_l1(self, start: int, data: np.ndarray) -> None:
-        """Write bytes to L1 for the running instruction (reported to ``on_l1_access``)."""
+        """Write bytes to L1 for the running instruction (through ``l1_write``; reported to
+        ``on_l1_access``)."""
         self._check_l1(start, len(data), "L1 write")
+        self.l1_write(start, data)
+        self._l1_access.append((start, start + len(data), True))
+
+    def _copy_to_l1(self, start: int, data: np.ndarray) -> None:
         if self.l1_journal is not None:
             self.l1_journal.append((start, self.state.l1[start:start + len(data)].tobytes()))
         self.state.l1[start:start + len(data)] = data
-        self._l1_access.append((start, start + len(data), True))
 
     @staticmethod
     def _tag(event: TensixEvent, thread: int, word: int) -> TensixEvent:

@@ -86,7 +86,7 @@ def _lregs_changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[
 Body = Callable[["Coprocessor", int, dict[str, int], np.ndarray | None], None]
 Executor = Callable[["Coprocessor", int, dict[str, int]], None]
 
-#: Executors by mnemonic, filled by ``instruction`` (the Coprocessor's ``_EXECUTE`` takes them all).
+#: Executors by mnemonic, filled by ``instruction`` (each is a row of the Coprocessor's ``INSTRUCTIONS``).
 EXECUTE: dict[str, Executor] = {}
 
 
