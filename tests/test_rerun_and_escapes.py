@@ -118,6 +118,19 @@ def test_gdb_hooks_around_commands_and_at_stops(kernel: Path, params: Path) -> N
                                 "66\t    ckernel::trace[value & 15] = value;\nPOST RUN\n")
 
 
+def test_an_error_in_hook_stop_is_printed_and_the_stop_still_reported(kernel: Path, params: Path) -> None:
+    """GDB 13 (infrun.c, normal_stop): ``Error while running hook_stop:`` then the error's
+    message, and the stop is shown as usual (checked with gdb on a native program)."""
+    sh = shell(kernel)
+    define(sh, "hook-stop", "p no_such_symbol")
+    run(sh, f"restore {params} binary &params")
+    run(sh, "break record")
+    assert run(sh, "r") == text('Error while running hook_stop:\nNo symbol "no_such_symbol" in current context.\n'
+                                "\nBreakpoint 1, record (value=7) at {src}:66\n"
+                                "66\t    ckernel::trace[value & 15] = value;\n")
+    assert run(sh, "p value") == "$1 = 7\n"
+
+
 def test_batch_runs_twice_without_asking(kernel: Path, params: Path, tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "tdbg", "-q", "-nx", "-batch", "-ex", f"restore {params} binary &params",
                            "-ex", "break record", "-ex", "run", "-ex", "run", "-ex", "p params.num_faces", str(kernel)],

@@ -60,7 +60,12 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
     s = interp.session
     device_output(interp, stop)
     if stop.kind is not StopKind.EXITED:
-        interp.run_hook("hook-stop")   # GDB runs it before the stop is shown
+        try:
+            interp.run_hook("hook-stop")   # GDB runs it before the stop is shown
+        except ScriptAborted:
+            raise
+        except Exception as exc:           # GDB prints the error, and the stop is still reported
+            interp.error(f"Error while running hook_stop:\n{error_message(exc)}")
     for warning in s.take_warnings():
         interp.out(f"warning: {warning.event} (pc {warning.pc:#010x}, {warning.core})")
     where = describe_location(interp, stop.pc)   # (also where list goes on, printed or not)
