@@ -267,3 +267,63 @@ def test_the_jit_output_is_read_again_once_a_binary_is_whole(tmp_path):
     os.utime(path, ns=(stamp, stamp))
     found = jit.match(text)
     assert found is not None and (found.name, found.core) == ("firmware", "B")
+
+
+def _jit_folder(root: Path, kind: str) -> bytes:
+    """A tt-metal JIT folder under ``root`` with the demo firmware as a BRISC ``firmware`` or
+    ``kernel`` build; the text the host writes."""
+    from tdbg.emu.elf import ElfImage
+    from tdbg.toolchain.zig import build, firmware_dir
+
+    elf = build(firmware_dir() / "demo.c")
+    folder = root / "key" / ("firmware" if kind == "firmware" else "kernels/k/1") / "brisc"
+    folder.mkdir(parents=True)
+    (folder / "brisc.elf").write_bytes(elf.read_bytes())
+    if kind == "kernel":
+        (folder / "brisc.elf.xip.elf").write_bytes(elf.read_bytes())
+    return next(s.data for s in ElfImage.load(elf).segments if s.executable and s.data)
+
+
+def test_host_writes_read_the_jit_folder_once_before_the_tiles_run(tmp_path, monkeypatch):
+    """Reading the JIT folder took 10-18 ms a time on a tt-metal cache: 50 writes of 4 KiB that
+    are no binary read it no more than once, when the host next reads; a binary among them is
+    still loaded as its code."""
+    from tdbg.ttmetal.jit_output import JitOutput
+
+    text = _jit_folder(tmp_path, "firmware")
+    globs = []
+    original = Path.glob
+    monkeypatch.setattr(Path, "glob", lambda self, pattern: globs.append(pattern) or original(self, pattern))
+    session = Session.on_chip("1x2")
+    port = session.host_port
+    port.jit = JitOutput(BLACKHOLE, tmp_path)
+    port.write((1, 2), 0x0, text)
+    for n in range(50):
+        port.write((1, 2), 0x40000 + n * 0x1000, bytes([n]) * 4096)
+    assert globs == []
+    port.read((1, 2), 0x0, 4)
+    assert len(globs) <= 2           # one read of the folder: its firmware and kernels patterns
+    assert [(b.name, b.core) for b in port.loaded[((1, 2), "B")].values()] == [("firmware", "B")]
+
+
+def test_kernel_symbols_are_moved_when_first_asked_for(tmp_path, monkeypatch):
+    """Moving a kernel's DWARF to its load address costs more than the kernel's run: 20 loads
+    of a kernel, each over the last, move none; the tile's symbol files, once asked for, are
+    the last one, moved once."""
+    import tdbg.emu.moved
+    from tdbg.ttmetal.jit_output import JitOutput
+
+    text = _jit_folder(tmp_path, "kernel")
+    session = Session.on_chip("1x2")
+    port = session.host_port
+    port.jit = JitOutput(BLACKHOLE, tmp_path)
+    port.jit.refresh()
+    moves = []
+    move = tdbg.emu.moved.move_code
+    monkeypatch.setattr(tdbg.emu.moved, "move_code", lambda raw, bias: moves.append(bias) or move(raw, bias))
+    for n in range(20):
+        port.write((1, 2), 0x10000 + n * 0x10, text)
+    assert moves == []
+    session.select_tile((1, 2))
+    files = session.symbol_files["B"]
+    assert len(moves) == 1 and [f.image.exec_ranges[0][0] for f in files] == [0x10000 + 19 * 0x10]

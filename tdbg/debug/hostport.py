@@ -54,9 +54,14 @@ class Binary(Protocol):
 
 
 class Builds(Protocol):
-    """The host's builds, which know a binary by the bytes the host writes."""
+    """The host's builds, which know a binary by the bytes the host writes (``key_bytes`` of
+    them at least), reading what the host built since when ``refresh``-ed."""
 
-    def match(self, data: bytes) -> Binary | None: ...
+    key_bytes: int
+
+    def match(self, data: bytes, scan: bool = True) -> Binary | None: ...
+
+    def refresh(self) -> None: ...
 
 
 class Hang(SessionError):
@@ -92,7 +97,10 @@ class HostPort:
         self.on_code: Callable[[], object] | None = None
         self._new_code = False
         self.jit: Builds | None = None      # the host's builds, to know its binaries by
-        self.loaded: dict[tuple[Coord, str], dict[int, Binary]] = {}   # (tile, core) -> address -> binary
+        self._loaded: dict[tuple[Coord, str], dict[int, Binary]] = {}   # (tile, core) -> address -> binary
+        self._unknown: list[tuple[Coord, int, bytes]] = []   # writes no build known was: maybe one since
+        self.unsymbolled: dict[Coord, set[str]] = {}   # tile -> cores whose symbol files are not added yet
+        self.symbol_moves = 0     # times a tile's symbol files were added (``add_symbols``)
         self.write_listeners: list[Callable[[Coord, int, bytes], None]] = []   # told of each host write, after it
         self.launches: object | None = None    # what the host launched where (tdbg.ttmetal.launches)
         #: True while a stop on a tile should wait for the host (its print server to drain the tile)
@@ -111,15 +119,24 @@ class HostPort:
             raise SessionError(f"no endpoint at NoC coordinate {where[0]},{where[1]} on the {self.grid.chip.name} chip")
         return where
 
+    @property
+    def loaded(self) -> dict[tuple[Coord, str], dict[int, Binary]]:
+        """(tile, core) -> address -> the binary the host loaded there."""
+        self._identify()
+        return self._loaded
+
     def write(self, where: Coord, address: int, data: bytes) -> None:
         """A host write; a firmware or kernel binary the host built (``jit``) is loaded as code,
-        with its symbols on its core of that tile."""
+        with its symbols on its core of that tile.  A write the builds read so far do not know
+        is kept to be told again once they are read again (``_identify``)."""
         self.requests += 1
         self.quiet_reads = 0
         try:
             binary = None
             if self.jit is not None and where in self.grid.chip.noc.tensix and address < self.grid.profile.l1_size:
-                binary = self.jit.match(data)
+                binary = self.jit.match(data, scan=False)
+                if binary is None and len(data) >= self.jit.key_bytes:
+                    self._unknown.append((where, address, data))
             if binary is None:
                 self.grid.write(self._checked(where), address, data)
             else:
@@ -131,26 +148,69 @@ class HostPort:
         for listener in self.write_listeners:
             listener(where, address, data)
 
+    def _identify(self) -> None:
+        """The writes no build was known for, told again after one read of the host's builds
+        (before the tiles run, or when something asks what is loaded; a read of the folder took
+        10-18 ms on a tt-metal cache, measured, so not at each write): those that are a binary
+        the host built, and whose text is still in L1, are loaded as its code."""
+        if not self._unknown or self.jit is None:
+            return
+        unknown, self._unknown = self._unknown, []
+        self.jit.refresh()
+        for where, address, data in unknown:
+            binary = self.jit.match(data, scan=False)
+            if binary is None:
+                continue
+            try:
+                if self.grid.read(where, address, len(binary.text)) != binary.text:
+                    continue     # overwritten since
+                self.grid.write_code(where, address, binary.text, len(binary.text))
+            except TensixEvent as exc:
+                raise SessionError(str(exc)) from None
+            self._symbols(where, address, binary)
+
     def _symbols(self, where: Coord, address: int, binary: Binary) -> None:
         """``binary`` now at ``address`` on its core of tile ``where``: the core's symbol files
-        are its firmware and the kernels loaded since, less those this one overwrote."""
-        on_core = self.loaded.setdefault((where, binary.core), {})
+        are its firmware and the kernels loaded since, less those this one overwrote.  They are
+        added when the tile's symbols are next read (``TileView.pending``): moving a kernel's
+        DWARF to its load address costs more than running it, and a run without breakpoints,
+        stops or a debugger's questions never reads them."""
+        on_core = self._loaded.setdefault((where, binary.core), {})
         end = address + len(binary.text)
         for at in [a for a, b in on_core.items() if a < end and address < a + len(b.text)]:
             del on_core[at]
         on_core[address] = binary
         self._new_code = True
+        self.unsymbolled.setdefault(where, set()).add(binary.core)
+        self.target.view_of(where).pending = lambda: self.add_symbols(where)
+
+    def add_symbols(self, where: Coord) -> None:
+        """Add the symbol files of the code the host loaded on tile ``where`` since they were
+        last added (each such core's firmware and kernels, as ``loaded`` has them)."""
+        cores = self.unsymbolled.pop(where, set())
+        if not cores:
+            return
+        self.symbol_moves += 1
         selected = self.target.tile_coord
         self.target.select_tile(where)
         try:
-            self.programs.remove_symbol_files(binary.core)
-            for at, loaded in sorted(on_core.items()):
-                self.programs.add_symbol_file(binary.core, loaded.elf, None if loaded.kind == "firmware" else at)
-        except SessionError as exc:
-            self.target.warn(f"no symbols for {binary.name} on {where[0]},{where[1]}:{binary.core}: {exc}")
+            for core in sorted(cores):
+                binary = None
+                try:
+                    self.programs.remove_symbol_files(core)
+                    for at, binary in sorted(self._loaded.get((where, core), {}).items()):
+                        self.programs.add_symbol_file(core, binary.elf, None if binary.kind == "firmware" else at)
+                except SessionError as exc:
+                    name = binary.name if binary is not None else "code"
+                    self.target.warn(f"no symbols for {name} on {where[0]},{where[1]}:{core}: {exc}")
         finally:
             if selected is not None:
                 self.target.select_tile(selected)
+
+    def add_all_symbols(self) -> None:
+        """Add the symbol files of every tile's code loaded since (``add_symbols``)."""
+        for where in list(self.unsymbolled):
+            self.add_symbols(where)
 
     def read(self, where: Coord, address: int, n: int) -> bytes:
         """What the host reads once the tiles have run (``Hang`` when it can never change)."""
@@ -209,8 +269,10 @@ class HostPort:
         at most ``DEFER_REQUESTS`` of them).  The first run after the host wrote a kernel
         first calls ``before_kernels`` (the front end's commands: breakpoints in kernels); one
         after a binary was loaded, ``on_code``."""
-        if self.before_kernels is not None and any(b.kind == "kernel" for d in self.loaded.values() for b in d.values()):
+        self._identify()
+        if self.before_kernels is not None and any(b.kind == "kernel" for d in self._loaded.values() for b in d.values()):
             before, self.before_kernels = self.before_kernels, None
+            self.add_all_symbols()      # its breakpoints find the kernels on every tile
             before()
         if self._new_code and self.on_code is not None:
             self._new_code = False

@@ -40,8 +40,19 @@ class TileView:
     checkpoints: Checkpoints
     history: History = field(default_factory=History)
     debug_infos: dict[str, DebugInfo | None] = field(default_factory=dict)
-    symbol_files: dict[str, list[SymbolFile]] = field(default_factory=dict)   # code beyond the firmware
+    files: dict[str, list[SymbolFile]] = field(default_factory=dict)   # code beyond the firmware
     opened_cores: set[str] = field(default_factory=set)   # cores whose debug information was opened
+    #: Adds the symbol files of code loaded since they were last read (a host's kernels: their
+    #: DWARF is moved to the load address only when something asks for the tile's symbols).
+    pending: Callable[[], object] | None = None
+
+    @property
+    def symbol_files(self) -> dict[str, list[SymbolFile]]:
+        """Each core's code beyond its firmware, by core name (``pending`` added first)."""
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            pending()
+        return self.files
 
     @classmethod
     def of(cls, tile: Tile) -> TileView:
@@ -98,6 +109,19 @@ class Target:
             view = self._views[where] = TileView.of(self.grid.wake(where))
         self.view = view
         self.selections += 1
+
+    def view_of(self, where: Coord) -> TileView:
+        """The view of the chip's tile at ``where``, the selection left as it is."""
+        if where == self.tile_coord:
+            return self.view
+        view = self._views.get(where)
+        if view is None:
+            selected = self.tile_coord
+            self.select_tile(where)
+            view = self.view
+            if selected is not None:
+                self.select_tile(selected)
+        return view
 
     # -- the selected core ---------------------------------------------------------------------------
     @property

@@ -101,16 +101,21 @@ def cache_root() -> Path:
 
 
 class JitOutput:
-    """The binaries under ``root``, by the first bytes of their text; read again when a write
-    is not one of them (the host builds a kernel before it writes it)."""
+    """The binaries under ``root``, by the first bytes of their text; read again (``refresh``)
+    when a write is not one of them (the host builds a kernel before it writes it)."""
 
     def __init__(self, profile: Profile, root: Path | None = None) -> None:
         self.root = root or cache_root()
         self.cores = {spec.alias: spec.name for spec in profile.cores}
         self.seen: dict[Path, tuple[int, int]] = {}   # (mtime, size) read
         self.by_prefix: dict[bytes, list[Binary]] = {}
+        self.scans = 0
+        self.key_bytes = _KEY_BYTES
 
-    def _scan(self) -> None:
+    def refresh(self) -> None:
+        """Read the binaries built or finished since the last time (a file keeps its place by
+        its (mtime, size): one read half-written is read again once it is whole)."""
+        self.scans += 1
         if not self.root.is_dir():
             return
         for path in self.root.glob("*/firmware/*/*.elf"):
@@ -137,13 +142,19 @@ class JitOutput:
         key = hashlib.blake2b(text[:_KEY_BYTES], digest_size=16).digest()
         self.by_prefix.setdefault(key, []).append(Binary(name, core, symbols if symbols.exists() else written, text))
 
-    def match(self, data: bytes) -> Binary | None:
-        """The binary whose text ``data`` begins with, if any."""
+    def match(self, data: bytes, scan: bool = True) -> Binary | None:
+        """The binary whose text ``data`` begins with, if any (``scan``: the folder read again
+        first when none known is)."""
         if len(data) < _KEY_BYTES:
             return None
         key = hashlib.blake2b(data[:_KEY_BYTES], digest_size=16).digest()
-        if key not in self.by_prefix:
-            self._scan()
+        found = self._known(key, data)
+        if found is None and scan:
+            self.refresh()
+            found = self._known(key, data)
+        return found
+
+    def _known(self, key: bytes, data: bytes) -> Binary | None:
         for binary in self.by_prefix.get(key, ()):
             if data[:len(binary.text)] == binary.text:
                 return binary
