@@ -317,7 +317,7 @@ def test_kernel_symbols_are_moved_when_first_asked_for(tmp_path, monkeypatch):
     session = Session.on_chip("1x2")
     port = session.host_port
     port.jit = JitOutput(BLACKHOLE, tmp_path)
-    port.jit.refresh()
+    assert port.jit.match(text) is not None
     moves = []
     move = tdbg.emu.moved.move_code
     monkeypatch.setattr(tdbg.emu.moved, "move_code", lambda raw, bias: moves.append(bias) or move(raw, bias))
