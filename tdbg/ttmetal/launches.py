@@ -114,6 +114,9 @@ class Launches:
     log: list[Launch] = field(default_factory=list)
     written: dict[Coord, dict[int, int]] = field(default_factory=dict)   # tile -> address -> bytes last written
     fields: dict[str, tuple[int, int]] | None = None    # mailbox path -> (address, size)
+    #: The firmware's mailboxes, their fields found once (an expression looks up its names in
+    #: every symbol file: the kernels' would be moved to their load address at each launch)
+    mailboxes: Mailboxes | None = None
 
     def wrote(self, where: Coord, address: int, data: bytes) -> None:
         """The host wrote ``data`` at ``where``: remembered; a go message records the launch."""
@@ -232,9 +235,10 @@ class TileHost:
 
     session: Session
     launch: Launch
+    mailboxes: Mailboxes | None = None     # the firmware's (default: found anew)
 
     def __post_init__(self) -> None:
-        self.mailboxes = Mailboxes(self.session)
+        self.mailboxes = self.mailboxes or Mailboxes(self.session)
         self.binaries = {k.core: k.binary for k in self.launch.kernels}
 
     def runs_kernel(self, core: str, pc: int) -> bool:
@@ -276,7 +280,8 @@ def tripped(launches: Launches, where: Coord) -> Stop | None:
     if launch is None:
         return None
     try:
-        return TileHost(launches.session, launch).assertion()
+        launches.mailboxes = launches.mailboxes or Mailboxes(launches.session)
+        return TileHost(launches.session, launch, launches.mailboxes).assertion()
     except SessionError:
         return None
 
