@@ -146,6 +146,8 @@ class HostPort:
             self.programs.remove_symbol_files(binary.core)
             for at, loaded in sorted(on_core.items()):
                 self.programs.add_symbol_file(binary.core, loaded.elf, None if loaded.kind == "firmware" else at)
+            for listener in self.target.code_listeners:   # breakpoints set on every tile
+                listener(where)
         except SessionError as exc:
             self.target.warn(f"no symbols for {binary.name} on {where[0]},{where[1]}:{binary.core}: {exc}")
         finally:
