@@ -34,10 +34,11 @@ class Scheduler:
     def __init__(self, tile: Tile) -> None:
         self.tile = tile
         self.cores = tile.cores
-        self.exit_codes: dict[str, int] = {}
-        self.last_turn: str | None = None      # the core whose turn ended last (``_next_turn``)
+        self.exit_codes: dict[str, int]
+        self.last_turn: str | None             # the core whose turn ended last (``_next_turn``)
         self._interrupt = False
         self._active: Core | None = None
+        Scheduler.STATE.reset(self)            # the state's power-on values: its declaration's
 
     STATE = StateDescription("scheduler", (obj("exit_codes", reset=lambda s: {}, copy=dict), value("last_turn", reset=None)))
 

@@ -33,7 +33,8 @@ class Mailboxes(Device):
     def __init__(self, mailboxes: MailboxSpec, spec: DeviceSpec) -> None:
         super().__init__(spec)
         self.cores, self.depth = mailboxes.cores, mailboxes.depth
-        self.fifos = [[deque[int]() for _ in self.cores] for _ in self.cores]
+        self.fifos: list[list[deque[int]]]
+        Mailboxes.STATE.reset(self)
 
     STATE = StateDescription("mailboxes", (
         obj("fifos", reset=lambda m: [[deque[int]() for _ in m.cores] for _ in m.cores]),

@@ -34,9 +34,10 @@ class Overlay(Registers32):
         super().__init__(spec)
         self.streams = overlay
         self._names = {index: (name, bits) for name, (index, bits) in overlay.registers.items()}
-        self.values: dict[tuple[int, str], int] = {}
-        self.writers: dict[tuple[int, str], tuple[str, int]] = {}   # the core and pc of each's last store
+        self.values: dict[tuple[int, str], int]
+        self.writers: dict[tuple[int, str], tuple[str, int]]   # the core and pc of each's last store
         self._issuer: tuple[str, int] = ("", 0)
+        Overlay.STATE.reset(self)
 
     STATE = StateDescription("overlay", (obj("values", reset=lambda o: {}, copy=dict),
                                          obj("writers", reset=lambda o: {}, copy=dict)))
