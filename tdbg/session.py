@@ -113,7 +113,7 @@ class Session:
 
 forward(Session, "target", Target, """
     tile current started grid view points checkpoints history stop_listeners load_warnings warning_listeners
-    tile_coord select_tile pc tensix_thread last_stop select_core on_core thread_id core_by_thread
+    tile_coord select_tile on_tile pc tensix_thread last_stop select_core on_core thread_id core_by_thread
     register registers set_register warn announce""")
 forward(Session, "code", Programs, """
     programs debug_infos symbol_files print_settings source_path load add_symbol_file remove_symbol_files

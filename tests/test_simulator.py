@@ -327,3 +327,31 @@ def test_kernel_symbols_are_moved_when_first_asked_for(tmp_path, monkeypatch):
     session.select_tile((1, 2))
     files = session.symbol_files["B"]
     assert len(moves) == 1 and [f.image.exec_ranges[0][0] for f in files] == [0x10000 + 19 * 0x10]
+
+
+def test_a_breakpoint_without_a_tile_is_set_on_every_tile():
+    """GDB's rule over inferiors: a breakpoint naming no tile has a location on every tile
+    (``thread T1``: that core of each), armed on each; disable, enable and delete act on all of
+    them; a tile whose code loads later gets its location then; ``thread 2,2:T1`` is one tile."""
+    session = Session.on_chip("1x2")
+    grid = session.grid
+    session.select_tile((1, 2))
+    bp = session.break_at(0x8000, thread="T1")
+    assert [(loc.tile, loc.core) for loc in bp.locations] == [((1, 2), "T1")]
+    session.select_tile((2, 2))                    # woken later: its code loads (the host's hook)
+    for listener in session.target.code_listeners:
+        listener((2, 2))
+    assert [(loc.tile, loc.core) for loc in bp.locations] == [((1, 2), "T1"), ((2, 2), "T1")]
+    armed = lambda: [0x8000 in grid.tiles[w].cores["T1"].breakpoints for w in ((1, 2), (2, 2))]
+    assert armed() == [True, True]
+    assert not any(0x8000 in grid.tiles[(2, 2)].cores[c].breakpoints for c in ("B", "NC", "T0", "T2"))
+    session.enable(bp.number, False)
+    assert armed() == [False, False]
+    session.enable(bp.number, True)
+    assert armed() == [True, True]
+    session.select_tile((1, 2))
+    assert session.breakpoints[bp.number] is bp     # one numbering, seen from every tile
+    session.delete(bp.number)
+    assert armed() == [False, False] and not session.breakpoints
+    one = session.break_at(0x8000, thread="T1", all_tiles=False)
+    assert [loc.tile for loc in one.locations] == [(1, 2)] and armed() == [True, False]

@@ -72,7 +72,7 @@ def test_the_shell_opens_on_the_scripts_terminal_at_a_stop(host) -> None:  # noq
     is reported and the shell opens again, ``quit`` (the add ends with tt-umd's error)."""
     pexpect = pytest.importorskip("pexpect", reason="pexpect is not installed: no pseudo-terminal test")
     python, env = host
-    args = f"--tty -ex 'break {LINE} thread T1'"
+    args = f"--tty -ex 'break {LINE} thread 1,2:T1'"   # one tile's T1 ('thread T1': each tile's)
     child = pexpect.spawn(str(python), [str(OPS), "add", "add"], encoding="utf-8", timeout=300, dimensions=(40, 160),
                           env=ttnn_host.clean_env(**env, TDBG_SIMULATOR_ARGS=args, TERM="xterm",
                                                   PROMPT_TOOLKIT_NO_CPR="1", TDBG_HISTORY="/dev/null"))

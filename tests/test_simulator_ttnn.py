@@ -106,16 +106,22 @@ def test_breakpoint_through_simulator_args(host, tmp_path):
     script, trace = tmp_path / "checks.gdb", tmp_path / "requests.txt"
     script.write_text("break eltwise_binary_no_bcast.cpp:70 thread T1\ncommands\n  print num_tiles\n  bt 1\nend\n"
                       "break reader_interleaved_no_bcast.cpp:68 thread NC\ncommands\n  bt\n  p/x src_addr\n"
-                      "  p/x src_addr_b\n  info cb\n  info kernels\nend\n")
+                      "  p/x src_addr_b\n  info cb\n  info kernels\n  info breakpoints\nend\n")
     results, err = run_ops(host, ["add"], f"-x {script} --trace-requests {trace}")
-    assert "Breakpoint 1, kernel_main () at " in err and "eltwise_binary_no_bcast.cpp:70" in err, err[-3000:]
-    t1 = err[err.index("Breakpoint 1, kernel_main () at "):]
+    assert "Breakpoint 1.1, kernel_main () at " in err and "eltwise_binary_no_bcast.cpp:70" in err, err[-3000:]
+    t1 = err[err.index("Breakpoint 1.1, kernel_main () at "):]
     assert re.search(r"^\$\d+ = 1$", t1, re.M), t1[:3000]                        # one tile for one core
+    # 'thread T1' is that core on every tile (as GDB's breakpoint without an inferior is on all of
+    # them): add's one tile of work per core stops on both tiles of the two-core grid
+    hits = re.findall(r"^\[Tile (\d+,\d+)\]\n[^[]*?Breakpoint (1\.\d), kernel_main", err, re.M)
+    assert sorted(hits) == [("1,2", "1.1"), ("2,2", "1.2")], err[-3000:]
     assert results["add"] == {"mismatches": 0, "values": 1024}, err[-3000:]    # and it went on
     dram = [line.split() for line in trace.read_text().splitlines() if line.split()[1] == "0,11"]
     a, b = (int(w[2], 16) for w in dram if w[0] == "WRITE")
     result = next(int(w[2], 16) for w in dram if w[0] == "READ")
-    nc = err[err.index("Breakpoint 2, kernel_main () at "):]
+    nc = err[err.index("Breakpoint 2.1, kernel_main () at "):]
+    for n, tile, core in (("1.1", "1,2", "T1"), ("1.2", "2,2", "T1"), ("2.1", "1,2", "NC"), ("2.2", "2,2", "NC")):
+        assert re.search(rf"^{re.escape(n)} +y +0x[0-9a-f]+ in kernel_main\(\) at .* \({tile}:{core}\)$", nc, re.M), nc[-3000:]
     assert "reader_interleaved_no_bcast.cpp:68" in nc.splitlines()[0]
     assert re.search(r"#1 .* in _start \(\) at .*ncrisck\.cc:\d+", nc), nc[:3000]        # bt: kernel, firmware
     assert re.search(rf"^\$\d+ = {a:#x}\n\$\d+ = {b:#x}$", nc, re.M), nc[:3000]

@@ -14,7 +14,7 @@ from tdbg.commands.ttmetal_cmds import cb_register
 from tdbg.commands.values import evaluate_address, evaluate_int, lvalue
 from tdbg.expr import INT, Value
 from tdbg.debug.hostfiles import HostFileError, write_host_file
-from tdbg.session import Breakpoint, Disposition, SessionError
+from tdbg.session import Breakpoint, Disposition, Location, SessionError
 
 _DST_ROW = re.compile(r"^dst\[(.+)\]$")
 
@@ -28,12 +28,14 @@ def _break(interp: Interpreter, args: str, temporary: bool) -> None:
     location, _, condition = args.partition(" if ")
     location = location.strip()
     thread = None
+    all_tiles = True   # on a chip: every tile, unless 'thread X,Y:CORE' names one
     if m := _THREAD.search(" " + location):
         thread = s.core_by_thread(m.group(1))
+        all_tiles = ":" not in m.group(1)
         location = (" " + location)[: m.start()].strip()
     if not location:
         where: str | int = s.pc
-        thread = thread or s.current
+        thread, all_tiles = thread or s.current, False
     elif location.startswith("*"):
         where = evaluate_address(interp, location[1:].strip())
         if where % 4:
@@ -41,7 +43,7 @@ def _break(interp: Interpreter, args: str, temporary: bool) -> None:
                        "has no compressed instructions), so this breakpoint is never hit.")
     else:
         where = qualify_line(interp, location)
-    bp = s.break_at(where, temporary=temporary, thread=thread)
+    bp = s.break_at(where, temporary=temporary, thread=thread, all_tiles=all_tiles)
     bp.location = location
     if condition.strip():
         bp.condition = condition.strip()
@@ -84,7 +86,7 @@ def _complete_locations(interp: Interpreter, word: str) -> list[str]:
     return [n for n in symbols if n.startswith(word)] + [f"{n}:" for n in files if n.startswith(word)]
 
 
-@command("break", aliases=("b", "br"), usage="break [LOCATION] [thread N] [if COND]", help="Set a breakpoint at LOCATION: *ADDRESS, FUNCTION, FILE:LINE or LINE (default: the current pc), in every core whose firmware has it (one location per core), or with 'thread N' only on that core (N: thread number or " + CORE_NAMES + ").  FILE:LINE also places a location on every inlined call made on that line (its entry; the stop shows the caller at that line): clang writes no line-table row for an inlined call's line, where GDB moves such a breakpoint to the next line that has one.  It costs nothing until hit.", example="break main", complete=_complete_locations)
+@command("break", aliases=("b", "br"), usage="break [LOCATION] [thread N] [if COND]", help="Set a breakpoint at LOCATION: *ADDRESS, FUNCTION, FILE:LINE or LINE (default: the current pc), in every core whose firmware has it (one location per core), or with 'thread N' only on that core (N: thread number or " + CORE_NAMES + ").  On a chip (tdbg simulator) it is set on every tile, tiles whose code the host loads later too (GDB's breakpoint over every inferior: locations 1.1, 1.2, ... one a tile, 'info breakpoints' names each one's tile); 'thread X,Y:CORE' sets it on that tile's core only.  FILE:LINE also places a location on every inlined call made on that line (its entry; the stop shows the caller at that line): clang writes no line-table row for an inlined call's line, where GDB moves such a breakpoint to the next line that has one.  It costs nothing until hit.", example="break main", complete=_complete_locations)
 def break_cmd(interp: Interpreter, args: str) -> None:
     _break(interp, args, temporary=False)
 
@@ -300,6 +302,14 @@ def info_watchpoints(interp: Interpreter, args: str) -> None:
     _listing(interp, list(interp.session.watchpoints.values()), "No watchpoints.")
 
 
+def _what(interp: Interpreter, loc: Location) -> str:
+    """``breakpoint_what`` in the symbols of the location's tile (on a chip)."""
+    if loc.tile is None or loc.tile == interp.session.tile_coord:
+        return breakpoint_what(interp, loc)
+    with interp.session.on_tile(loc.tile):
+        return breakpoint_what(interp, loc)
+
+
 def _listing(interp: Interpreter, items: list, empty: str) -> None:
     s = interp.session
     rows = sorted(items, key=lambda b: b.number)
@@ -315,13 +325,15 @@ def _listing(interp: Interpreter, items: list, empty: str) -> None:
             if len(item.locations) == 1:
                 loc = item.locations[0]
                 thread = f" thread {s.thread_id(loc.core)}" if item.thread else ""   # GDB 13 says it here too
-                interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {enabled}   {loc.address:#010x} {breakpoint_what(interp, loc)}{thread}")
+                interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {enabled}   {loc.address:#010x} {_what(interp, loc)}{thread}")
             else:
                 interp.out(f"{item.number:<7} {'breakpoint':<14} {disp} {enabled}   <MULTIPLE> ")
                 several = len(item.cores) > 1 or len(s.programs) > 1
                 for i, loc in enumerate(item.locations, 1):
                     core = f" ({loc.core})" if several else ""
-                    interp.out(f"{f'{item.number}.{i}':<7} {'':<14} {'':<4} {enabled}   {loc.address:#010x} {breakpoint_what(interp, loc)}{core}")
+                    if loc.tile is not None:   # on a chip: the tile it is on (GDB's inferior)
+                        core = f" ({loc.tile[0]},{loc.tile[1]}:{loc.core})"
+                    interp.out(f"{f'{item.number}.{i}':<7} {'':<14} {'':<4} {enabled}   {loc.address:#010x} {_what(interp, loc)}{core}")
             if item.condition:
                 interp.out(f"\tstop only if {item.condition}")
             if item.thread:   # GDB's print_one_breakpoint_location: after the condition

@@ -4,6 +4,7 @@ and the GDB-style line printed at every stop."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from tdbg.arch.profile import Coord
 
 from tdbg.debug.asserts import llk_assert
 from tdbg.commands import settings
@@ -135,7 +136,7 @@ def _blocked(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]
 def _breakpoint(interp: Interpreter, stop: Stop, where: str, hits: list[Breakpoint]) -> None:
     title = "Temporary breakpoint" if hits and hits[0].temporary else "Breakpoint"
     interp.out("")
-    interp.out(f"{who_hit(interp, stop, title)} {location_number(hits[0], stop) if hits else '?'}, {where}")
+    interp.out(f"{who_hit(interp, stop, title)} {location_number(hits[0], stop, interp.session.tile_coord) if hits else '?'}, {where}")
 
 
 _WATCH_TITLES = {"write": "Hardware watchpoint", "read": "Hardware read watchpoint",
@@ -210,12 +211,13 @@ STOP_REPORTS: dict[StopKind, StopReport] = {
 }
 
 
-def location_number(bp: Breakpoint, stop: Stop) -> str:
+def location_number(bp: Breakpoint, stop: Stop, tile: Coord | None = None) -> str:
     """GDB's number for the location a stop is at: ``1``, or ``1.2`` for a breakpoint with
-    several locations."""
+    several locations (on a chip: ``tile``'s location, the stop's tile)."""
     if len(bp.locations) == 1:
         return str(bp.number)
-    index = next((i for i, loc in enumerate(bp.locations, 1) if loc.core == stop.core and loc.address == stop.pc), 0)
+    index = next((i for i, loc in enumerate(bp.locations, 1)
+                  if loc.core == stop.core and loc.address == stop.pc and loc.tile == tile), 0)
     return f"{bp.number}.{index}" if index else str(bp.number)
 
 

@@ -5,6 +5,9 @@ exits and watches each core has armed.
 
 The session resolves locations (it has the debug information) and evaluates conditions (it
 has the expressions); this manager keeps what was set and arms it on the tile's cores.
+On a chip the tiles' managers share one ``Book``: one number sequence and one set of
+breakpoints, each location on its tile (GDB's locations over its inferiors), armed by that
+tile's manager.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from tdbg.emu.core import Disposition, Watch
 from tdbg.emu.stops import Stop, StopKind
 
 if TYPE_CHECKING:
+    from tdbg.arch.profile import Coord
     from tdbg.emu.tile import Tile
 
 
@@ -34,6 +38,7 @@ class Location:
     address: int
     function: str | None = None
     line: LineInfo | None = None
+    tile: Coord | None = None   # on a chip, the tile (None: the session's one tile)
 
 
 @dataclass
@@ -53,6 +58,8 @@ class Breakpoint:
     location: str = ""          # what the user typed, for ``info breakpoints``
     thread: str | None = None   # ``break LOC thread N``: only that core
     line: int | None = None     # a FILE:LINE breakpoint: the line whose code it is on
+    spec: str | int | None = None   # the location resolved, again on a tile whose code loads later
+    all_tiles: bool = False     # on a chip: set on every tile (no tile named), woken ones too
 
     @property
     def temporary(self) -> bool:
@@ -83,38 +90,70 @@ class WatchScope:
     cfa: int
 
 
-class BreakpointManager:
-    """The breakpoints and watchpoints of one tile, by number, armed on its cores."""
+@dataclass
+class Book:
+    """What the tiles of a chip share: the numbers given out, the breakpoints (by number) and
+    each tile's manager (by NoC coordinate; None: the session's one tile)."""
 
-    def __init__(self, tile: Tile) -> None:
-        self.tile = tile
-        self.breakpoints: dict[int, Breakpoint] = {}
+    breakpoints: dict[int, Breakpoint] = field(default_factory=dict)
+    managers: dict[Coord | None, BreakpointManager] = field(default_factory=dict)
+    issued: int = 0
+
+
+class BreakpointManager:
+    """The breakpoints and watchpoints of one tile, by number, armed on its cores (a breakpoint
+    of the ``Book`` may have locations on other tiles too: their managers arm those)."""
+
+    def __init__(self, tile: Tile, where: Coord | None = None, book: Book | None = None) -> None:
+        self.tile, self.where = tile, where
+        self.book = book or Book()
+        self.book.managers[where] = self
+        self.breakpoints = self.book.breakpoints
         self.watchpoints: dict[int, Watch] = {}
         self.scopes: dict[int, WatchScope] = {}            # watchpoint number -> its frame's end
         self.last_hits: list[Breakpoint] = []              # the breakpoints that made the last stop
         self._at: dict[tuple[str, int], set[int]] = {}     # (core, address) -> breakpoints there
-        self._next_number = 1
 
     def take_number(self) -> int:
         """The next breakpoint or watchpoint number (GDB's one sequence for both)."""
-        number = self._next_number
-        self._next_number += 1
-        return number
+        self.book.issued += 1
+        return self.book.issued
 
     @property
     def issued(self) -> int:
         """How many numbers were given out."""
-        return self._next_number - 1
+        return self.book.issued
 
     # -- adding -------------------------------------------------------------------------------
     def add_breakpoint(self, locations: list[Location], disposition: Disposition, thread: str | None,
                        line: int | None) -> Breakpoint:
-        bp = Breakpoint(self.take_number(), locations, disposition=disposition, thread=thread, line=line)
+        bp = Breakpoint(self.take_number(), [], disposition=disposition, thread=thread, line=line)
         self.breakpoints[bp.number] = bp
-        for loc in bp.locations:
-            self._at.setdefault((loc.core, loc.address), set()).add(bp.number)
-            self.tile.cores[loc.core].add_breakpoint(loc.address)
+        self.add_locations(bp, locations)
         return bp
+
+    def add_locations(self, bp: Breakpoint, locations: list[Location]) -> None:
+        """More locations of ``bp`` (a tile whose code loaded), each armed on its tile."""
+        bp.locations = sorted([*bp.locations, *locations],   # by tile (NoC order), each as resolved
+                              key=lambda loc: (loc.tile[1], loc.tile[0]) if loc.tile is not None else (0, 0))
+        for loc in locations:
+            manager = self.book.managers[loc.tile]
+            manager._at.setdefault((loc.core, loc.address), set()).add(bp.number)
+            manager._arm(loc.core, loc.address)
+
+    def drop_locations(self, bp: Breakpoint, where: Coord | None) -> None:
+        """``bp``'s locations on tile ``where`` taken off (its code changed)."""
+        gone = [loc for loc in bp.locations if loc.tile == where]
+        bp.locations = [loc for loc in bp.locations if loc.tile != where]
+        for loc in gone:
+            self.book.managers[loc.tile]._unplace(bp.number, loc)
+
+    def _unplace(self, number: int, loc: Location) -> None:
+        numbers = self._at.get((loc.core, loc.address), set())
+        numbers.discard(number)
+        if not numbers:
+            self._at.pop((loc.core, loc.address), None)
+        self._arm(loc.core, loc.address)
 
     def add_watch(self, watch: Watch, scope: WatchScope | None = None) -> Watch:
         """Arm ``watch`` (numbered with ``take_number``); with ``scope``, it is deleted when
@@ -149,11 +188,7 @@ class BreakpointManager:
         if number in self.breakpoints:
             bp = self.breakpoints.pop(number)
             for loc in bp.locations:
-                numbers = self._at.get((loc.core, loc.address), set())
-                numbers.discard(number)
-                if not numbers:
-                    self._at.pop((loc.core, loc.address), None)
-                self._arm(loc.core, loc.address)
+                self.book.managers[loc.tile]._unplace(number, loc)
         elif number in self.watchpoints:
             if self.scopes.pop(number, None):
                 self.sync()
@@ -175,7 +210,7 @@ class BreakpointManager:
         if isinstance(item, Breakpoint):
             item.enabled = enabled
             for loc in item.locations:
-                self._arm(loc.core, loc.address)
+                self.book.managers[loc.tile]._arm(loc.core, loc.address)
         elif item.enabled != enabled:
             item.enabled = enabled
             self._disarm_watch(item)

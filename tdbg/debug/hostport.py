@@ -183,6 +183,8 @@ class HostPort:
         self._new_code = True
         self.unsymbolled.setdefault(where, set()).add(binary.core)
         self.target.view_of(where).pending = lambda: self.add_symbols(where)
+        for listener in self.target.code_listeners:   # breakpoints set on every tile (they read the symbols)
+            listener(where)
 
     def add_symbols(self, where: Coord) -> None:
         """Add the symbol files of the code the host loaded on tile ``where`` since they were

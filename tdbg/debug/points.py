@@ -1,9 +1,11 @@
 """Breakpoints and watchpoints as the user sets them: locations resolved on every core's
 programs (GDB's rule over its program spaces), watches on memory or on ``Dst`` rows; kept by
-the selected tile's ``BreakpointManager`` (``tdbg.debug.breakpoints``)."""
+the tiles' ``Book`` (``tdbg.debug.breakpoints``): on a chip a breakpoint is set on every tile
+unless one is named."""
 
 from __future__ import annotations
 
+from tdbg.arch.profile import Coord
 from tdbg.debug.breakpoints import Breakpoint, Location, NoSuchBreakpoint, WatchScope
 from tdbg.debug.frames import Backtrace
 from tdbg.debug.locations import Locations
@@ -19,13 +21,44 @@ class Points:
 
     def __init__(self, target: Target, locations: Locations, backtrace: Backtrace) -> None:
         self.t, self.locations, self.backtrace = target, locations, backtrace
+        target.code_listeners.append(self.code_loaded)
 
-    def break_at(self, location: str | int, temporary: bool = False, thread: str | None = None) -> Breakpoint:
+    def break_at(self, location: str | int, temporary: bool = False, thread: str | None = None,
+                 all_tiles: bool = True) -> Breakpoint:
         """A breakpoint at every location of ``location`` in every core's program (the current
         core's first), or only on core ``thread``; an address is set on every core with
         firmware.  A ``FILE:LINE`` gets the cores that have code for exactly that line; only
         when none has, every core's code for the next line that has code in one of them
-        (GDB's rule over its program spaces); ``Breakpoint.line`` says which line that was."""
+        (GDB's rule over its program spaces); ``Breakpoint.line`` says which line that was.
+        On a chip, with ``all_tiles`` (no tile named), on every tile modelled (the selected
+        one first) and on each tile whose code loads later (``code_loaded``), as GDB sets a
+        breakpoint on every inferior; else on the selected tile only."""
+        t = self.t
+        tiles = [None] if t.grid is None or not all_tiles else \
+            [t.tile_coord] + [w for w in t.modelled_tiles() if w != t.tile_coord]
+        locations: list[Location] = []
+        line: int | None = None
+        error: SessionError | None = None
+        for where in tiles:
+            try:
+                if where is None:
+                    found, line = self._resolve(location, thread, None)
+                else:
+                    with t.on_tile(where):
+                        found, line = self._resolve(location, thread, line)
+                locations += found
+            except SessionError as exc:
+                error = error or exc
+        if not locations:
+            raise error or SessionError("No firmware to set a breakpoint in.")
+        disposition = Disposition.DELETE if temporary else Disposition.KEEP
+        bp = t.points.add_breakpoint(locations, disposition, thread, line)
+        bp.spec, bp.all_tiles = location, t.grid is not None and all_tiles
+        return bp
+
+    def _resolve(self, location: str | int, thread: str | None, line: int | None) -> tuple[list[Location], int | None]:
+        """``break_at``'s locations on the selected tile, and the line they are on (``line``: the
+        one an earlier tile's locations are on)."""
         t, tile = self.t, self.t.tile
         symbol_files = t.view.symbol_files
         with_code = [n for n in tile.cores if tile.image(n) is not None or symbol_files.get(n)]
@@ -38,11 +71,11 @@ class Points:
         for name in cores:
             with t.on_core(name):
                 try:
-                    found[name] = self.locations.resolved_in_files(name, location)
+                    found[name] = self.locations.resolved_in_files(name, location, line)
                 except SessionError as exc:
                     error = error or exc
         spec = linespec.parse(location, None) if isinstance(location, str) else None
-        line = spec.line if spec is not None else None
+        line = line or (spec.line if spec is not None else None)
         if found and not any(r.sites for r in found.values()):   # FILE:LINE that no core has
             later = [r.next_line for r in found.values() if r.next_line is not None]
             if later:
@@ -50,14 +83,26 @@ class Points:
                 for name in found:
                     with t.on_core(name):
                         found[name] = self.locations.resolved_in_files(name, location, line)
-        locations = [Location(name, site.address, site.function, site.line)
+        locations = [Location(name, site.address, site.function, site.line, t.tile_coord)
                      for name, resolved in found.items() for site in resolved.sites]
         if not locations:
             if error is None and spec is not None and spec.line is not None:
                 error = SessionError(f'No line {spec.line} in file "{spec.file}".')
             raise error or SessionError("No firmware to set a breakpoint in.")
-        disposition = Disposition.DELETE if temporary else Disposition.KEEP
-        return t.points.add_breakpoint(locations, disposition, thread, line)
+        return locations, line
+
+    def code_loaded(self, where: Coord) -> None:
+        """Tile ``where``'s code changed (the host loaded a binary): each breakpoint set on every
+        tile is placed again there (its locations on that tile resolved anew; none if absent)."""
+        t = self.t
+        for bp in [bp for bp in t.points.breakpoints.values() if bp.all_tiles and bp.spec is not None]:
+            t.points.drop_locations(bp, where)
+            with t.on_tile(where):
+                try:
+                    found, _ = self._resolve(bp.spec, bp.thread, bp.line)
+                except SessionError:
+                    continue
+                t.points.add_locations(bp, found)
 
     def watch(self, address: int, length: int, kind: str = "write") -> Watch:
         """Stop on an access to ``[address, address+length)`` by any core (a watch on private

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from tdbg.arch import chips
 from tdbg.arch.profile import Coord
-from tdbg.debug.breakpoints import BreakpointManager
+from tdbg.debug.breakpoints import Book, BreakpointManager
 from tdbg.debug.checkpoints import Checkpoints
 from tdbg.emu.history import History
 from tdbg.emu.tile import Tile
@@ -55,15 +55,17 @@ class TileView:
         return self.files
 
     @classmethod
-    def of(cls, tile: Tile) -> TileView:
-        return cls(tile, BreakpointManager(tile), Checkpoints(tile))
+    def of(cls, tile: Tile, book: Book, where: Coord | None = None) -> TileView:
+        """A view of ``tile`` (at ``where`` on a chip) whose breakpoints are in ``book``."""
+        return cls(tile, BreakpointManager(tile, where, book), Checkpoints(tile))
 
 
 class Target:
     """The selected tile (``view``) and core (``current``), over which the services work."""
 
     def __init__(self, tile: Tile) -> None:
-        self.view = TileView.of(tile)
+        self.book = Book()             # the breakpoints, over every tile of a chip
+        self.view = TileView.of(tile, self.book)
         self.current = "T0"
         self.started = False          # the tile has run since it was loaded or reset
         self.grid: Grid | None = None  # a chip's tiles (``Session.on_chip``); else the one tile
@@ -72,6 +74,7 @@ class Target:
         self.stop_listeners: list[Callable[[Stop], None]] = []   # told of every stop a user sees
         self.load_warnings: list[str] = []  # said once by whoever shows the session to a user
         self.warning_listeners: list[Callable[[str], None]] = []   # told of each warning as it comes
+        self.code_listeners: list[Callable[[Coord], None]] = []   # told of a tile whose code a host loaded
 
     # -- the selected tile ---------------------------------------------------------------------------
     @property
@@ -106,7 +109,7 @@ class Target:
             self._views[self.tile.profile.noc.tile] = self.view
         view = self._views.get(where)
         if view is None:
-            view = self._views[where] = TileView.of(self.grid.wake(where))
+            view = self._views[where] = TileView.of(self.grid.wake(where), self.book, where)
         self.view = view
         self.selections += 1
 
@@ -122,6 +125,23 @@ class Target:
             if selected is not None:
                 self.select_tile(selected)
         return view
+
+    def modelled_tiles(self) -> list[Coord]:
+        """The chip's tiles a view was made of (selected, or woken by the host), in NoC order."""
+        if self._views:
+            self._views[self.tile.profile.noc.tile] = self.view
+        return sorted(self._views, key=lambda c: (c[1], c[0]))
+
+    @contextmanager
+    def on_tile(self, where: Coord) -> Iterator[Coord]:
+        """Select tile ``where`` for a while; yields it."""
+        saved = self.tile_coord
+        self.select_tile(where)
+        try:
+            yield where
+        finally:
+            if saved is not None:
+                self.select_tile(saved)
 
     # -- the selected core ---------------------------------------------------------------------------
     @property

@@ -566,7 +566,7 @@ class RspServer:
             where = (self._current() if self.multiprocess else None, addr)
             if insert:
                 if where not in self._breakpoints:
-                    self._breakpoints[where] = s.break_at(addr, thread=s.current if self.multiprocess else None).number
+                    self._breakpoints[where] = s.break_at(addr, thread=s.current if self.multiprocess else None, all_tiles=False).number
             elif where in self._breakpoints:
                 if where[0] is not None:
                     self._select(where[0])   # (its tile's, on a chip)
