@@ -193,9 +193,7 @@ class HostPort:
         if not cores:
             return
         self.symbol_moves += 1
-        selected = self.target.tile_coord
-        self.target.select_tile(where)
-        try:
+        with self.target.on_tile(where):
             for core in sorted(cores):
                 binary = None
                 try:
@@ -205,9 +203,6 @@ class HostPort:
                 except SessionError as exc:
                     name = binary.name if binary is not None else "code"
                     self.target.warn(f"no symbols for {name} on {where[0]},{where[1]}:{core}: {exc}")
-        finally:
-            if selected is not None:
-                self.target.select_tile(selected)
 
     def add_all_symbols(self) -> None:
         """Add the symbol files of every tile's code loaded since (``add_symbols``)."""
@@ -238,16 +233,12 @@ class HostPort:
     def _explained(self) -> dict[Coord, Stop]:
         """Each waiting tile's deadlock as ``explain_hang`` reports it (its tile selected), less
         the tiles it calls done (all of them, if it calls every tile done)."""
-        selected, out = self.target.tile_coord, {}
-        try:
-            for where, stop in self.waits.items():
-                self.target.select_tile(where)
+        out = {}
+        for where, stop in self.waits.items():
+            with self.target.on_tile(where):
                 explained = self.explain_hang(where, stop)
-                if explained is not None:
-                    out[where] = explained
-        finally:
-            if selected is not None:
-                self.target.select_tile(selected)
+            if explained is not None:
+                out[where] = explained
         return out or dict(self.waits)
 
     def halt(self, stop: Stop) -> None:

@@ -119,11 +119,8 @@ class Target:
             return self.view
         view = self._views.get(where)
         if view is None:
-            selected = self.tile_coord
-            self.select_tile(where)
-            view = self.view
-            if selected is not None:
-                self.select_tile(selected)
+            with self.on_tile(where):
+                view = self.view
         return view
 
     def modelled_tiles(self) -> list[Coord]:
