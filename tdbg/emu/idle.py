@@ -1,7 +1,12 @@
 """A core that spins on memory nothing will change waits, as a core polling a device does.
 
-A core whose turn lasts a whole slice (``tdbg.emu.preempt``) is watched for two short windows of
-``WINDOW`` instructions: if both run the same set of instructions, store nothing that changes
+A core is looked at early in each turn, after ``FIRST_LOOK``, twice that, ... up to ``LAST_LOOK``
+instructions (counted: where the looks land never depends on host time), with two windows of
+``SHORT`` instructions: enough for a firmware's wait on a mailbox word, and cheap, so that a core
+that goes back to waiting waits at once.  A look there is inconclusive unless it finds a spin over
+memory alone (a loop longer than a short window, or one that reads a device, the wall clock, is
+left to the long look).  The long look: a core whose turn lasts a whole slice
+(``tdbg.emu.preempt``) is watched for two windows of ``WINDOW`` instructions: if both run the same set of instructions, store nothing that changes
 memory or a device, push no Tensix instruction, and the memory the loop reads holds the same values, the core is spinning on
 those values (a semaphore in L1, a mailbox word, a go message) and can only leave the loop when
 something else changes them.  It then waits (``Wait``): its turn passes to cores that can run,
@@ -32,6 +37,9 @@ if TYPE_CHECKING:
     from tdbg.emu.core import Core
 
 WINDOW = 4096
+#: The short look's windows, and the instruction counts into a turn at which it is made.
+SHORT = 64
+FIRST_LOOK, LAST_LOOK = 1 << 10, 1 << 22
 #: Slices a core that computes (is not found spinning) keeps its turn before it yields anyway (a
 #: loop whose instructions or values change while it waits for another core, e.g. one counting
 #: its own iterations); until then where a turn ends never depends on host time (``Tile._turn``).
@@ -44,7 +52,8 @@ class _Window:
     reads: dict[int, tuple[int, int]]     # address in memory -> (size, value)
     changed: bool                          # a store changed memory or touched a device
     devices: set[int]                      # device addresses read
-    states: list[tuple[int, ...]]          # the registers each time the window's first pc came round
+    states: set[tuple[int, ...]]           # the registers each time the window's first pc came round
+    repeats: bool = False                  # ... until they came round again (then no more are read)
 
 
 def _observe(core: Core, count: int) -> tuple[_Window, Stop | None]:
@@ -56,9 +65,10 @@ def _observe(core: Core, count: int) -> tuple[_Window, Stop | None]:
     verdict being made.  An error in one is kept and raised after the window (a raw hook may not
     raise)."""
     uc = core.uc
-    window = _Window(set(), {}, False, set(), [])
+    window = _Window(set(), {}, False, set(), set())
     first = core.pc
     seen, states, regs, region_at, mem_read = window.pcs.add, window.states, core.regs, core.region_at, uc.mem_read
+    reads = window.reads
     errors: list[BaseException] = []
     path = core.tile.push_path
     pushes = path.seq
@@ -68,14 +78,16 @@ def _observe(core: Core, count: int) -> tuple[_Window, Stop | None]:
             window.changed = True
             return
         seen(address)
-        if address == first:
+        if address == first and not window.repeats:
             try:
-                states.append(tuple(regs()))
+                state = tuple(regs())
+                window.repeats = state in states
+                states.add(state)
             except BaseException as exc:  # noqa: BLE001  (raised after the window)
                 errors.append(exc)
 
     def on_read(handle: int, access: int, address: int, size: int, value: int, user: int) -> None:
-        if window.changed:
+        if window.changed or reads.get(address, (0,))[0] == size:   # read before: nothing changed it
             return
         try:
             if region_at(address) is None:
@@ -114,16 +126,19 @@ def _observe(core: Core, count: int) -> tuple[_Window, Stop | None]:
     return window, stop
 
 
-def spinning(core: Core, describe: Callable[[int, int], str]) -> Wait | Stop | None:
-    """``core`` (just preempted) watched for two windows: the wait it is in, a stop it made
-    while watched, or None when it is doing something else."""
-    first, stop = _observe(core, WINDOW)
+def spinning(core: Core, describe: Callable[[int, int], str], window: int = WINDOW) -> Wait | Stop | None:
+    """``core`` (just preempted, or at a look) watched for two windows of ``window``
+    instructions: the wait it is in, a stop it made while watched, or None when it is doing
+    something else (or, in short windows, when they cannot tell)."""
+    first, stop = _observe(core, window)
     if stop is not None or first.changed:
         return stop
-    second, stop = _observe(core, WINDOW)
+    second, stop = _observe(core, window)
     if stop is not None or second.changed or second.pcs != first.pcs:
         return stop
-    if not second.devices and len(set(second.states)) == len(second.states):
+    if window < WINDOW and second.devices:
+        return None     # time read: too short a window to judge a wait for it
+    if not second.devices and not second.repeats:
         return None     # no time read, and its registers never come round again: it computes
     condition = {a: sv for a, sv in second.reads.items() if first.reads.get(a) == sv}
     if not condition:

@@ -88,7 +88,11 @@ class Scheduler:
         blocked, parked, exited or went into reset; else its stop."""
         self._active, self.last_turn = core, core.name
         try:
-            stop = core.resume(limit, preemptible=True)
+            stop = self._looked_at(core) if limit is None else None
+            if isinstance(stop, Wait):
+                core.state, core.wait = CoreState.BLOCKED, stop
+                return None
+            stop = stop or core.resume(limit, preemptible=True)
             slices = 1
             while stop.kind is StopKind.PREEMPTED:
                 # a slice of host time is over: a core spinning on memory waits; a core that
@@ -116,6 +120,21 @@ class Scheduler:
             self._exit(core)
             return None
         return stop
+
+    def _looked_at(self, core: Core) -> Wait | Stop | None:
+        """The start of ``core``'s turn, looked at after ``idle.FIRST_LOOK``, twice that, ... up to
+        ``idle.LAST_LOOK`` instructions (``idle.SHORT`` windows): the wait it went into, the stop
+        that ended this part of its turn, or None (it computes on: host time slices take over)."""
+        look = idle.FIRST_LOOK
+        while look <= idle.LAST_LOOK:
+            stop = core.resume(look)
+            if stop.kind is not StopKind.LIMIT:
+                return stop
+            found = idle.spinning(core, self.tile.describe_address, idle.SHORT)
+            if found is not None:
+                return found
+            look *= 2
+        return None
 
     def _runnable(self, names: Sequence[str]) -> list[str]:
         """Wake blocked cores whose wait is over; the cores that can run now."""
