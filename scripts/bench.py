@@ -698,7 +698,10 @@ def _ttnn_add(simulator: str, extra: dict[str, str]) -> dict:
                           capture_output=True, text=True, env=env, timeout=1800)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     assert done.returncode == 0 and lines, (done.stderr.strip().splitlines() or ["no output"])[-1]
-    return json.loads(lines[-1])
+    out = json.loads(lines[-1])
+    out["server"] = next((line.split(": ", 1)[1] for line in done.stderr.splitlines()
+                          if line.startswith("tdbg simulator: ") and "ran the tiles" in line), None)
+    return out
 
 
 def simulator_mode(quick: bool) -> None:
@@ -714,7 +717,9 @@ def simulator_mode(quick: bool) -> None:
 
     sfpi_standin.install(ttnn_host.package())
     with tempfile.TemporaryDirectory() as root:
-        tdbg_run = _ttnn_add(str(_sim_folder(Path(root))), {"TT_SIMULATOR_LOCALHOST": "1"})
+        trace = str(Path(root) / "requests.trace")
+        tdbg_run = _ttnn_add(str(_sim_folder(Path(root))), {"TT_SIMULATOR_LOCALHOST": "1", "TDBG_TRACE": trace,
+                                                            "TDBG_SIMULATOR_ARGS": f"--trace-requests {trace}"})
         lib = ttsim_library()
         ttsim_run = None
         if lib is not None:
@@ -728,7 +733,12 @@ def simulator_mode(quick: bool) -> None:
         detail = f"{tdbg_run['mismatches']} mismatches against numpy"
         if ttsim_run is not None:
             detail += f"; ttsim {ttsim_run['tiles'][tiles] * 1e3:.1f} ms: tdbg {t / ttsim_run['tiles'][tiles]:.0f}x"
+        reads = tdbg_run.get("reads", {}).get(tiles)
+        if reads:
+            detail += f"; {reads} READs an add"
         show(f"m.add_{tiles}", f"(m) ttnn.add of {tiles} tile(s) on tdbg's simulator (wall)", t * 1e3, "ms", True, detail)
+    if tdbg_run.get("server"):
+        print(f"(m) the server over the whole script (device open, JIT loads, 8 adds): {tdbg_run['server']}")
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ dialled at ``NNG_SOCKET_ADDR`` on a session over the chip, with the tdbg options
 written its first kernel, before it runs (so ``break kernel_main thread T1`` finds the kernel)
 (``--trace-requests FILE``: one line per request received; ``--gdb-port N`` and ``--tty``:
 the stops go to GDB or the user's terminal, ``tdbg.simulator.debuggers``).  At the end it says how
-many requests it answered, and how fast."""
+many requests it answered, and how fast, and how long the reads that ran the tiles ran them."""
 
 from __future__ import annotations
 
@@ -163,3 +163,7 @@ def serve(args: argparse.Namespace) -> int:
         if not options.quiet:
             print(f"tdbg simulator: {requests} requests in {took:.1f} s ({requests / max(took, 1e-9):.0f}/s): "
                   + ", ".join(f"{n} {name}" for name, n in sorted(server.counts.items())), file=sys.stderr)
+            runs = session.host_port.runs
+            if runs:
+                print(f"tdbg simulator: {len(runs)} reads ran the tiles, {sum(runs):.3f} s in all, the longest "
+                      f"{max(runs) * 1e3:.1f} ms", file=sys.stderr)

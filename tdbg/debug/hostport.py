@@ -87,6 +87,7 @@ class HostPort:
     def __init__(self, target: Target, programs: Programs, run: RunControl, grid: Grid) -> None:
         self.target, self.programs, self.run, self.grid = target, programs, run, grid
         self.requests = 0
+        self.runs: list[float] = []     # the seconds of each read's run of the tiles (one that ran)
         self.quiet_reads = 0
         self.waits: dict[Coord, Stop] = {}    # each tile's deadlock in the last round that ran
         #: Told of a stop on a tile (selected): True resumes the run, False halts the device.
@@ -214,7 +215,10 @@ class HostPort:
         self.requests += 1
         if self.halted is not None:
             raise self.halted
+        started = time.perf_counter()
         ran = self.settle()
+        if ran:
+            self.runs.append(time.perf_counter() - started)
         try:
             data = self.grid.read(self._checked(where), address, n)
         except TensixEvent as exc:

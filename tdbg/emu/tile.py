@@ -625,8 +625,12 @@ class Tile:
     def load_code(self, address: int, data: bytes) -> None:
         """A host puts code in L1 (a kernel the firmware jumps to): written as the debugger
         writes, and its words classified as loaded code's are (``tdbg.emu.code_patches``), until
-        the tile is reset."""
+        the tile is reset.  The same code at the same place again (a host loads its kernels at
+        each launch) is left as it is: classified already."""
         end = address + len(data)
+        if (address, end) in self._host_code and self._holds_code(address, data):
+            self.l1_written.mark(address, end)
+            return
         self.host_overwrites(address, end)
         self._host_code.append((address, end))
         self._code.append((address, end))
@@ -639,6 +643,17 @@ class Tile:
             self._host_parks |= parks
             for core in self.cores.values():
                 core.set_parks(core.parks | parks)
+
+    def _holds_code(self, address: int, data: bytes) -> bool:
+        """True when L1 at ``address`` holds ``data`` as loaded code: each word that differs is
+        a replaced one (``code.at``) standing for ``data``'s word."""
+        if address & 3 or len(data) & 3 or address + len(data) > len(self.l1):
+            return False
+        new = np.frombuffer(data, dtype="<u4")
+        held = self._l1_words[address >> 2:(address >> 2) + len(new)]
+        code = self.code.at
+        return all((patch := code.get(address + 4 * int(i))) is not None and patch.word == int(new[i])
+                   and patch.placed == int(held[i]) for i in np.flatnonzero(held != new))
 
     def host_wrote(self, address: int, data: bytes) -> None:
         """A host wrote ``data`` into this hosted tile's L1 (firmware and kernels arrive so):
