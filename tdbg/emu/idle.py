@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 WINDOW = 4096
 #: The short look's windows, and the instruction counts into a turn at which it is made.
 SHORT = 64
-FIRST_LOOK, LAST_LOOK = 1 << 10, 1 << 22
+FIRST_LOOK, LAST_LOOK = 1 << 10, 1 << 16
 #: Slices a core that computes (is not found spinning) keeps its turn before it yields anyway (a
 #: loop whose instructions or values change while it waits for another core, e.g. one counting
 #: its own iterations); until then where a turn ends never depends on host time (``Tile._turn``).
