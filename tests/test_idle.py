@@ -38,3 +38,56 @@ def test_a_loop_that_pushes_is_busy() -> None:
     assert s.cont().kind is StopKind.EXITED
     assert s.read_value(s.symbol("done").addr, 4) == (1 + 40000 * 40000) & 0xFFFF_FFFF
     assert s.tile.pushes.total >= 40000
+
+
+_WAITS = """#include "tensix.h"
+volatile uint32_t seen;
+int main(void)
+{
+    for (volatile uint32_t i = 0; i < 3000; i++)      /* some work first, then the wait */
+        ;
+    while (*(volatile uint32_t *)0x100000u == 0)
+        ;
+    seen = *(volatile uint32_t *)0x100000u;
+    return 0;
+}
+"""
+_SETS = """#include "tensix.h"
+int main(void)
+{
+    *(volatile uint32_t *)0x100000u = 5;
+    return 0;
+}
+"""
+
+
+def _cont_within(s: Session, seconds: float = 60.0):
+    import threading
+
+    out: list = []
+    worker = threading.Thread(target=lambda: out.append(s.cont()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        s.interrupt()
+        worker.join(10)
+        raise AssertionError("the run did not end: the spin was not found without host time")
+    return out[0]
+
+
+def test_a_wait_on_l1_is_found_without_host_time(tmp_path, monkeypatch) -> None:
+    """A core that works, then spins on an L1 word another core sets, waits at a look counted
+    in instructions (``idle.FIRST_LOOK``...): with host time slices of an hour the other core
+    still gets its turn, and the waiting one ends with the value it set."""
+    from tdbg.emu.preempt import PREEMPTOR
+
+    monkeypatch.setattr(PREEMPTOR, "slice_s", 3600.0)
+    (tmp_path / "waits.c").write_text(_WAITS)
+    (tmp_path / "sets.c").write_text(_SETS)
+    s = Session({"T0": tmp_path / "waits.c", "T1": tmp_path / "sets.c"})
+    assert _cont_within(s).kind is StopKind.EXITED
+    with s.on_core("T0"):
+        assert s.read_value(s.symbol("seen").addr, 4) == 5
+    alone = Session({"T0": tmp_path / "waits.c"})
+    stop = _cont_within(alone)
+    assert stop.kind is StopKind.DEADLOCK and "reading L1 0x100000 (= 0x0)" in stop.detail, stop.detail

@@ -150,6 +150,22 @@ def test_a_host_write_over_an_earlier_kernel_is_what_it_wrote():
     assert bytes(tile.l1[0x8000:0x8004]) == code[:4] and all(0x8004 in core.parks for core in tile.cores.values())
 
 
+def test_the_same_code_written_again_is_still_that_code():
+    """ttnn's host writes its kernels again at each launch: the same bytes where they are stay
+    code (a ``.ttinsn`` word, low two bits not 0b11 in code, still replaced and still that word),
+    and other bytes there are classified anew."""
+    grid = Session.on_chip("1x2").grid
+    ttinsn, other = 0xFFEC_0000, 0xFFE0_0000          # low bits 00: Tensix words in code
+    code = struct.pack("<4I", 0x0000_0013, ttinsn, 0x0000_006F, 0x0000_0013)          # nop; .ttinsn; j .; nop
+    for _ in range(2):
+        grid.write_code((1, 2), 0x8000, code, len(code))
+        tile = grid.tiles[(1, 2)]
+        assert tile.code.at[0x8004].word == ttinsn and struct.unpack("<I", bytes(tile.l1[0x8004:0x8008]))[0] != ttinsn
+        assert all(0x8008 in core.parks for core in tile.cores.values())
+    grid.write_code((1, 2), 0x8000, code[:4] + struct.pack("<I", other) + code[8:], len(code))
+    assert tile.code.at[0x8004].word == other
+
+
 def test_a_noc_read_from_the_other_tiles_l1():
     """A read request from tile 1,2 of tile 2,2's L1 (ttnn.to_memory_config into L1: the
     interleaved banks are both tiles' L1) brings its bytes (NoC/MemoryMap.md: NOC_TARG_ADDR the

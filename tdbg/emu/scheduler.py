@@ -3,8 +3,9 @@ run ends (DESIGN.md, "The whole tile").
 
 All-stop and deterministic.  ``run`` gives the runnable cores turns in the profile's order; a
 core keeps its turn until it stops, blocks (a ``Wait``: also a core found spinning on memory that
-nothing else changes, ``tdbg.emu.idle``), parks (reaches ``j .``) or exits (tdbg's crt0 end); a
-core that computes keeps its turn for up to ``idle.PATIENCE`` slices of host time
+nothing else changes, ``tdbg.emu.idle``), parks (reaches ``j .``) or exits (tdbg's crt0 end); it is
+looked at early in its turn, at instruction counts (``idle.FIRST_LOOK``), so a core that goes back
+to a wait waits at once; a core that computes keeps its turn for up to ``idle.PATIENCE`` slices of host time
 (``tdbg.emu.preempt``), so where turns end, and which core a stop is reported on, does not depend
 on host speed.  Any stop stops every core and names its core.  With no runnable core left the run
 ends: a ``DEADLOCK`` stop naming every wait when a core is blocked, else ``EXITED`` (every core
