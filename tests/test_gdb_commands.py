@@ -132,3 +132,15 @@ def test_info_scope_orders_and_stops_as_gdb() -> None:
         for name, offset in [("beta", 56), ("delta", 64), ("epsilon", 68), ("eta", 76), ("kappa", 88), ("w", 0),
                              ("alpha", 52), ("gamma", 60), ("zeta", 72), ("theta", 80), ("iota", 84), ("lambda", 92),
                              ("i", 0), ("acc", 0)]]
+
+
+def test_info_locals_orders_a_block_and_computes_as_gdb() -> None:
+    """gdb-multiarch 13.1 attached to tdbg's stub on tests/firmware/blocks.cpp (-O1), stopped at
+    line 26: the loop body's locals in hash-bucket order; ``i`` is ``DW_OP_breg10 0;
+    DW_OP_consts 2; DW_OP_div; DW_OP_stack_value`` there (GDB: 0, not optimized out)."""
+    elf = build(Path(__file__).parent / "firmware" / "blocks.cpp", ["-O1", "-g"])
+    sh = shell(elf)
+    typed(sh, "break blocks.cpp:26", "run")
+    assert typed(sh, "info locals").splitlines() == [
+        "beta = 2", "delta = 4", "epsilon = 5", "eta = 7", "kappa = 0", "w = 3", "alpha = 3", "gamma = 3",
+        "zeta = 6", "theta = 8", "iota = 0", "lambda = 0", "i = 0", "acc = 0"]

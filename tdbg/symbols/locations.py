@@ -133,7 +133,7 @@ class VariableLocations(DwarfReader):
         CFA.  With the ``caller`` frame, values the compiler left only as entry values
         (``DW_OP_entry_value``) are resolved through the caller's call site, and each parameter
         of a real frame gets its value at entry (``Variable.entry``) where the call site gives
-        it, as GDB does."""
+        it, as GDB does; a lexical block's in GDB's order (``tdbg.symbols.block_order``)."""
         pc = frame.lookup_pc
         function = self.function_at(pc)
         if function is None or function.die is None:
@@ -161,6 +161,8 @@ class VariableLocations(DwarfReader):
                         var = self._variable(child, pc, frame.regs, frame.cfa, function.die)
                         if var is not None:
                             here.append(replace(var, addr=None, register=None, value=None, entry=None, pieces=()))
+            if die.tag == "DW_TAG_lexical_block":    # GDB's hashed dictionary (``block_order``)
+                here = [var for _, var in hashed_order([(var.name, var) for var in here], _is_cplus(die.cu))]
             scopes.append(here)
 
         visit(scope)
