@@ -322,6 +322,30 @@ def test_host_writes_read_the_jit_folder_once_before_the_tiles_run(tmp_path, mon
     assert [(b.name, b.core) for b in port.loaded[((1, 2), "B")].values()] == [("firmware", "B")]
 
 
+def test_writes_found_to_be_no_build_do_not_read_the_folder_again(tmp_path, monkeypatch):
+    """A host writes its runtime arguments and CB configurations again at each launch: the
+    same bytes, no build at the last read of the folder, do not read it again; other bytes do."""
+    from tdbg.ttmetal.jit_output import JitOutput
+
+    _jit_folder(tmp_path, "firmware")
+    globs = []
+    original = Path.glob
+    monkeypatch.setattr(Path, "glob", lambda self, pattern: globs.append(pattern) or original(self, pattern))
+    port = Session.on_chip("1x2").host_port
+    port.jit = JitOutput(BLACKHOLE, tmp_path)
+    args = bytes(range(92))
+    port.write((1, 2), 0xA0AC, args)
+    port.read((1, 2), 0x0, 4)
+    read = len(globs)
+    assert read
+    port.write((1, 2), 0xA0AC, args)
+    port.read((1, 2), 0x0, 4)
+    assert len(globs) == read
+    port.write((1, 2), 0xA0AC, args[::-1])
+    port.read((1, 2), 0x0, 4)
+    assert len(globs) > read
+
+
 def test_kernel_symbols_are_moved_when_first_asked_for(tmp_path, monkeypatch):
     """Moving a kernel's DWARF to its load address costs more than the kernel's run: 20 loads
     of a kernel, each over the last, move none; the tile's symbol files, once asked for, are

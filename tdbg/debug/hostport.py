@@ -14,6 +14,7 @@ not resume halts the device: every read after it raises ``Halted``.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +40,12 @@ HANG_READS = 2000
 #: position before it prints; a report sent at once came before the line in one run of four).
 DEFER_REQUESTS = 5000
 DEFER_GRACE = 0.05
+#: Digests of writes known to be no build kept at most (then forgotten: they are read for again).
+NO_BUILD_KEPT = 4096
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 class Binary(Protocol):
@@ -100,6 +107,7 @@ class HostPort:
         self.jit: Builds | None = None      # the host's builds, to know its binaries by
         self._loaded: dict[tuple[Coord, str], dict[int, Binary]] = {}   # (tile, core) -> address -> binary
         self._unknown: list[tuple[Coord, int, bytes]] = []   # writes no build known was: maybe one since
+        self._no_build: set[bytes] = set()   # digests of writes no build was, the builds read after them
         self.unsymbolled: dict[Coord, set[str]] = {}   # tile -> cores whose symbol files are not added yet
         self.symbol_moves = 0     # times a tile's symbol files were added (``add_symbols``)
         self.write_listeners: list[Callable[[Coord, int, bytes], None]] = []   # told of each host write, after it
@@ -129,14 +137,16 @@ class HostPort:
     def write(self, where: Coord, address: int, data: bytes) -> None:
         """A host write; a firmware or kernel binary the host built (``jit``) is loaded as code,
         with its symbols on its core of that tile.  A write the builds read so far do not know
-        is kept to be told again once they are read again (``_identify``)."""
+        is kept to be told again once they are read again (``_identify``), unless the same bytes
+        were no build after such a read already (a host writes its runtime arguments and CB
+        configurations again at each launch, and a build is whole before the host writes it)."""
         self.requests += 1
         self.quiet_reads = 0
         try:
             binary = None
             if self.jit is not None and where in self.grid.chip.noc.tensix and address < self.grid.profile.l1_size:
                 binary = self.jit.match(data, scan=False)
-                if binary is None and len(data) >= self.jit.key_bytes:
+                if binary is None and len(data) >= self.jit.key_bytes and _digest(data) not in self._no_build:
                     self._unknown.append((where, address, data))
             if binary is None:
                 self.grid.write(self._checked(where), address, data)
@@ -158,9 +168,12 @@ class HostPort:
             return
         unknown, self._unknown = self._unknown, []
         self.jit.refresh()
+        if len(self._no_build) > NO_BUILD_KEPT:
+            self._no_build.clear()
         for where, address, data in unknown:
             binary = self.jit.match(data, scan=False)
             if binary is None:
+                self._no_build.add(_digest(data))
                 continue
             try:
                 if self.grid.read(where, address, len(binary.text)) != binary.text:
