@@ -148,6 +148,9 @@ def serve(args: argparse.Namespace) -> int:
             trace.write(f"{m.name} {m.core[0]},{m.core[1]} {m.address:#x} {m.size}"
                         f"{' ' + m.payload[:16].hex() if m.command == 0 else ''}\n")
         server.trace = line
+    import gc
+
+    gc.freeze()     # the session's objects live as long as the server: its collections need not walk them
     started = time.monotonic()
     try:
         return server.serve(address, args.simulator_remote or options.simulator_remote)
