@@ -5,10 +5,11 @@ instructions (counted: where the looks land never depends on host time), with tw
 ``SHORT`` instructions: enough for a firmware's wait on a mailbox word, and cheap, so that a core
 that goes back to waiting waits at once.  A look there is inconclusive unless it finds a spin over
 memory alone (a loop longer than a short window, or one that reads a device, the wall clock, is
-left to the long look).  The long look: a core whose turn lasts a whole slice
-(``tdbg.emu.preempt``) is watched for two windows of ``WINDOW`` instructions: if both run the same set of instructions, store nothing that changes
-memory or a device, push no Tensix instruction, and the memory the loop reads holds the same values, the core is spinning on
-those values (a semaphore in L1, a mailbox word, a go message) and can only leave the loop when
+left to the long look; a spin's registers come round within a window, so a longer one would
+find the same).  The long look: a core whose turn lasts a whole slice (``tdbg.emu.preempt``) is
+watched for two windows of ``WINDOW`` instructions.  If both run the same set of instructions,
+store nothing that changes memory or a device, push no Tensix instruction, and the memory the
+loop reads holds the same values, the core is spinning on those values (a semaphore in L1, a mailbox word, a go message) and can only leave the loop when
 something else changes them.  It then waits (``Wait``): its turn passes to cores that can run,
 it runs again when a word it read changes, and when no core can run the run stops with every wait
 named (a deadlock, or every core idle waiting for the host), as ttsim-run's ``idle`` condition
