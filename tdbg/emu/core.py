@@ -203,6 +203,7 @@ class Core:
         self.completed_pc: int | None = None  # its effect already happened (a push): skip it
         self.running = False  # inside emu_start: device side effects belong to the firmware
         self._count = 0               # the instruction count of the emu_start running
+        self._count_exact = True      # ... which a stop to drop stale code may not run over
         self._stale: list[tuple[int, int]] = []   # L1 ranges to drop translations of once it returns
         self._run_on: int | None = None   # the PC of a completed store stopped at only to drop them
         self.last_stop: Stop | None = None
@@ -669,7 +670,7 @@ class Core:
             self.uc.ctl_remove_cache(start, end)
             return
         self._stale.append((start, end))
-        if code and self._count == 0 and self._run_on is None:
+        if code and (self._count == 0 or not self._count_exact) and self._run_on is None:
             self._run_on = self.pc
             self.uc.emu_stop()
 
@@ -807,11 +808,12 @@ class Core:
                 break
         return self._record(stop)
 
-    def resume(self, limit: int | None = None, preemptible: bool = False) -> Stop:
+    def resume(self, limit: int | None = None, preemptible: bool = False, exact: bool = True) -> Stop:
         """Run until a breakpoint, watchpoint, event, ebreak/ecall, a wait, a ``j .`` (parked),
         an interrupt or ``limit`` instructions; ``preemptible``: the turn may be cut after a
         slice of host time (``tdbg.emu.preempt``: a ``PREEMPTED`` stop; ``Tile._turn`` decides
-        what follows from what the core does)."""
+        what follows from what the core does); not ``exact``: a limit the run may go past (a
+        store over loaded code then stops the run and it runs on, as an unlimited one does)."""
         stop = self._step_past_last_stop()
         if stop is not None:
             return stop
@@ -823,7 +825,11 @@ class Core:
         if limit == 1:
             return self._record(Stop(StopKind.LIMIT, self.name, pc))
         if not preemptible:
-            return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT))
+            self._count_exact = exact
+            try:
+                return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT))
+            finally:
+                self._count_exact = True
         PREEMPTOR.begin(self)
         try:
             return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT))

@@ -124,11 +124,12 @@ class Scheduler:
 
     def _looked_at(self, core: Core) -> Wait | Stop | None:
         """The start of ``core``'s turn, looked at after ``idle.FIRST_LOOK``, twice that, ... up to
-        ``idle.LAST_LOOK`` instructions (``idle.SHORT`` windows): the wait it went into, the stop
-        that ended this part of its turn, or None (it computes on: host time slices take over)."""
+        ``idle.LAST_LOOK`` instructions (``idle.SHORT`` windows; a look may come a little later
+        than its count: ``Core.resume``'s ``exact``): the wait it went into, the stop that ended
+        this part of its turn, or None (it computes on: host time slices take over)."""
         look = idle.FIRST_LOOK
         while look <= idle.LAST_LOOK:
-            stop = core.resume(look)
+            stop = core.resume(look, exact=False)
             if stop.kind is not StopKind.LIMIT:
                 return stop
             found = idle.spinning(core, self.tile.describe_address, idle.SHORT)
