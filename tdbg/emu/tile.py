@@ -175,7 +175,9 @@ class Tile:
         self.coprocessor.l1_write = partial(self.write, by=TENSIX)
 
     def _put_l1(self, data: bytes) -> None:
+        """L1 holds ``data`` from its start and zeros after it (a reset puts no bytes)."""
         ctypes.memmove(self.l1, data, len(data))
+        ctypes.memset(ctypes.addressof(self.l1) + len(data), 0, len(self.l1) - len(data))
 
     def _put_code(self, at: dict[int, Patch]) -> None:
         """The replaced words of another moment: the cores' code hooks follow them."""
@@ -190,7 +192,7 @@ class Tile:
     #: the push log, the run model, every core.  A reset also clears the warnings and the NoC's
     #: writes into L1.
     STATE = StateDescription("tile", (
-        value("l1", get=lambda t: bytes(t.l1), put=_put_l1, reset=lambda t: bytes(len(t.l1)), in_steps=False),
+        value("l1", get=lambda t: bytes(t.l1), put=_put_l1, reset=b"", in_steps=False),
         value("code", get=lambda t: t.code.shared(), put=_put_code, in_steps=False),
         value("l1_written", get=lambda t: t.l1_written.saved(), put=lambda t, v: t.l1_written.put(v),
               reset=lambda t: bytes(len(t.l1_written.map)), in_steps=False),
@@ -239,7 +241,9 @@ class Tile:
                     raise ElfLoadError(f"{image.path}: L1 {clash[0]:#x}..{clash[1]:#x} is also {other}'s "
                                        f"firmware ({program.image.path.name}), with other bytes")
             self.programs[spec.name] = Program(image, segments, *loader.code_words(image, segments, self.profile))
-        self.code.at = {address: self.code.classify(address, word)
+        held = self.code.at    # a word classified before is classified alike (``classify`` is pure)
+        self.code.at = {address: patch if (patch := held.get(address)) is not None and patch.word == word
+                        else self.code.classify(address, word)
                         for program in self.programs.values() for address, word in program.replaced.items()}
         self._code = [(s.vaddr, s.vaddr + s.memsz) for p in self.programs.values() for s in p.segments
                       if s.vaddr < self.profile.l1_size]
