@@ -250,6 +250,7 @@ class Core:
         uc.ctl_exits_enabled(True)
         self.uc, self.built = uc, True
         self._registers = RegisterFile(uc, UC_RISCV_REG_X0, 32)
+        self._writable = RegisterFile(uc, UC_RISCV_REG_X0 + 1, 31)   # x1..x31 (x0 is zero)
         self._pc = Register(uc, UC_RISCV_REG_PC)
         self._code_fptr = self._code_hook()
         for region, port in self._device_regions:
@@ -290,8 +291,7 @@ class Core:
     def _set_regs(self, values: tuple[int, ...]) -> None:
         if not self.built and not any(values):
             return   # a core not built yet has power-on registers
-        for i, v in enumerate(values):
-            self.set_reg(i, v)
+        self._writable.write(values[1:])
 
     def _save_context(self) -> object:
         return self.uc.context_save() if self.built else None

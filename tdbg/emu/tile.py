@@ -283,8 +283,7 @@ class Tile:
                     self.l1_written.mark(seg.vaddr, seg.vaddr + seg.memsz)
                 else:
                     _copy_into(core.local_ram, seg.vaddr - self.profile.local_ram_base, seg.data)
-        for address, patch in self.code.at.items():
-            _copy_into(self.l1, address, patch.placed.to_bytes(4, "little"))
+        self._place_patches()
         soft_reset = self.registers.value("SOFT_RESET_0")
         host_releases = ["B"] if "B" in self.programs else list(self.programs)
         for name, program in self.programs.items():
@@ -301,6 +300,16 @@ class Tile:
             else:
                 self.cores[name].reset(self.programs[name].image.entry, CoreState.RESET)
         self.registers.values[self.profile.register("SOFT_RESET_0").offset] = soft_reset
+
+    def _place_patches(self) -> None:
+        """L1 holds each replaced word's stand-in (one numpy store where every word is aligned)."""
+        at = np.fromiter(self.code.at, dtype=np.int64, count=len(self.code.at))
+        if at.size and not (at & 3).any() and 0 <= at.min() and at.max() + 4 <= self.profile.l1_size:
+            self._l1_words[at >> 2] = np.fromiter((p.placed for p in self.code.at.values()), dtype=np.uint32,
+                                                  count=at.size)
+            return
+        for address, patch in self.code.at.items():
+            _copy_into(self.l1, address, patch.placed.to_bytes(4, "little"))
 
     def soft_reset_changed(self, old: int, new: int) -> None:
         """``SOFT_RESET_0`` was written: hold the cores whose bit became 1, start the ones whose

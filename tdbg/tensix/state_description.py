@@ -160,7 +160,8 @@ class StateDescription:
             elif f.kind is Kind.ARRAY:
                 f.read(obj)[...] = f.reset(obj) if callable(f.reset) else f.reset
             elif f.reset is not KEEP:
-                f.write(obj, f.reset(obj) if callable(f.reset) else copy.deepcopy(f.reset))
+                reset = f.reset(obj) if callable(f.reset) else f.reset
+                f.write(obj, copy.deepcopy(reset) if f.kind is Kind.OBJECT and not callable(f.reset) else reset)
         if self.after is not None:
             self.after(obj)
 
