@@ -24,6 +24,7 @@ import ctypes
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from tdbg.emu.host_memory import zeroed
 from tdbg.riscv.extensions import BitInsn
 
 MSCRATCH, SSCRATCH = 0x340, 0x140
@@ -278,7 +279,7 @@ class Trampolines:
     """The trampolines of one tile (shared by its cores, as L1 is), by the address they serve."""
 
     def __init__(self, spaces: tuple[tuple[int, int], ...]) -> None:
-        self.spaces = [_Space(base, size, ctypes.create_string_buffer(size), down=base >= (1 << 31))
+        self.spaces = [_Space(base, size, zeroed(size), down=base >= (1 << 31))
                        for base, size in spaces]
         self.placed: dict[tuple[int, int], int] = {}   # (address, word) -> trampoline start
         self._served: dict[int, tuple[int, int]] = {}   # trampoline start -> (its end, the address served)
