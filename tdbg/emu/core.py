@@ -28,6 +28,7 @@ import ctypes
 import struct
 from time import sleep
 from collections.abc import Callable
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TYPE_CHECKING
@@ -198,7 +199,8 @@ class Core:
         self._code_hooks: dict[int, Patch] = {}   # hooked address -> its patch
         self._code_runs = _Runs(self)             # ... what the hook runs there
         self._hook_ranges: dict[int, tuple[int, int]] = {}   # first address -> (last, its Unicorn hook)
-        self._range_of: dict[int, int] = {}       # every address a hook covers -> its first
+        self._range_of: dict[int, int] = {}       # every hooked address -> the first of its hook
+        self._spans: dict[int, tuple[int, int]] = {}   # first -> (last, its hook): others' code (``_respan``)
         self._unhook_later: set[int] = set()      # unhooked in a run: hooks dropped once it returns
         self._push_thread: int | None = None     # the thread a .ttinsn of this core pushes to
         self._retry = False                      # a trap classified new code: run again from _resume_at
@@ -579,7 +581,8 @@ class Core:
         if not self.built:
             return
         hooked, touched = self._code_hooks, set()
-        for address in [a for a, patch in hooked.items() if patches.get(a) != patch]:
+        get = patches.get
+        for address in [a for a, patch in hooked.items() if (p := get(a)) is not patch and p != patch]:
             patch = patches.get(address)
             self._code_runs.pop(address, None)
             if patch is not None and patch.hooked:
@@ -594,8 +597,37 @@ class Core:
         if self.running:
             for address in touched:
                 self._hook_in_run(address)
-        elif touched:
+            return
+        touched |= self._respan()
+        if touched:
             self._rehook(touched)
+
+    def _respan(self) -> set[int]:
+        """One code hook over each stretch of the other cores' code that holds hooked words
+        (``Tile.others_code``): a core runs its own code, so hooking theirs word by word costs
+        hook adds (about 2 of 3 of them) for nothing, and a hook that also covers their plain
+        words runs nothing there (``_Runs``) if the core ever does run that code.  The hooked
+        addresses whose hook must change (``_rehook`` hooks them)."""
+        hooked = sorted(self._code_hooks)
+        wanted = [(lo, hi) for lo, hi in self.tile.others_code(self.name)
+                  if bisect_left(hooked, lo) < bisect_right(hooked, hi)]
+        touched: set[int] = set()
+        for first in [f for f, (last, _) in self._spans.items() if (f, last) not in wanted]:
+            last, handle = self._spans.pop(first)
+            self.uc.hook_del(handle)
+            touched.update(a for a in hooked[bisect_left(hooked, first):bisect_right(hooked, last)])
+        for first, last in wanted:
+            if first not in self._spans:
+                self._spans[first] = (last, add_code_hook_fptr(self.uc, self._code_fptr, first, last))
+                touched.update(hooked[bisect_left(hooked, first):bisect_right(hooked, last)])
+        return touched
+
+    def _span_at(self, address: int) -> int | None:
+        """The first address of the span hook over ``address`` (``_respan``), if one is."""
+        for first, (last, _) in self._spans.items():
+            if first <= address <= last:
+                return first
+        return None
 
     def set_code_hook(self, address: int, patch: Patch | None) -> None:
         """Hook ``address`` for ``patch`` (None: unhook it).  Every hooked address of the core
@@ -623,7 +655,7 @@ class Core:
         an added hook; its range is checked for every instruction translated, never per
         instruction run); the runs next to a touched address are made again."""
         ranges, range_of = self._hook_ranges, self._range_of
-        firsts = {range_of[a] for t in touched for a in (t - 4, t, t + 4) if a in range_of}
+        firsts = {range_of[a] for t in touched for a in (t - 4, t, t + 4) if range_of.get(a) in ranges}
         addresses = set(touched)
         for first in firsts:
             last, handle = ranges.pop(first)
@@ -631,8 +663,20 @@ class Core:
             for a in range(first, last + 4, 4):
                 addresses.add(a)
                 del range_of[a]
+        precise = []
+        for a in addresses:
+            span = self._span_at(a)
+            if span is None:
+                if a in self._code_hooks:
+                    precise.append(a)
+                else:
+                    range_of.pop(a, None)
+            elif a in self._code_hooks:
+                range_of[a] = span
+            else:
+                range_of.pop(a, None)
         first = last = None
-        for a in sorted(a for a in addresses if a in self._code_hooks):
+        for a in sorted(precise):
             if last is not None and a == last + 4:
                 last = a
                 continue
@@ -651,10 +695,15 @@ class Core:
         """``address`` was hooked or unhooked from one of this core's hooks, inside ``emu_start``:
         a new hook is added over it alone; a hook over an unhooked word stays until the run
         returns (``_drop_stale``), running nothing there, so no hook is deleted in a run."""
+        span = self._span_at(address)
         if address in self._code_hooks:
             self._unhook_later.discard(address)
-            if address not in self._range_of:
+            if span is not None:
+                self._range_of[address] = span
+            elif address not in self._range_of:
                 self._add_range(address, address)
+        elif span is not None:
+            self._range_of.pop(address, None)
         elif address in self._range_of:
             self._unhook_later.add(address)
 

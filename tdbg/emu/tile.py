@@ -117,6 +117,15 @@ def _copy_into(buffer: ctypes.Array, offset: int, data: bytes) -> None:
     ctypes.memmove(ctypes.addressof(buffer) + offset, data, len(data))
 
 
+def _minus(lo: int, hi: int, holes: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``lo .. hi`` (word aligned) without the words any of ``holes`` touches."""
+    parts = [(lo, hi)]
+    for a, b in holes:
+        a, b = a & ~3, (b + 3) & ~3
+        parts = [piece for x, y in parts for piece in ((x, min(y, a)), (max(x, b), y)) if piece[0] < piece[1]]
+    return parts
+
+
 class Unreadable(Exception):
     """A debugger read that the core's load could not make; the message is for the user."""
 
@@ -273,6 +282,28 @@ class Tile:
             core.hook_code(self.code.at)
         if reset:
             self.reset()
+
+    def others_code(self, name: str) -> list[tuple[int, int]]:
+        """The aligned words of executable L1 code that only other cores' firmware holds: the
+        first and last word address of each stretch (not ``name``'s own code, nor code a host
+        put in L1, which every core may run)."""
+        own = [(s.vaddr, s.vaddr + len(s.data)) for s in self.programs[name].segments
+               if s.executable] if name in self.programs else []
+        own += self._host_code
+        spans = []
+        for other, program in self.programs.items():
+            if other == name:
+                continue
+            for s in program.segments:
+                if s.executable and s.vaddr + len(s.data) <= self.profile.l1_size:
+                    spans += _minus((s.vaddr + 3) & ~3, (s.vaddr + len(s.data)) & ~3, own)
+        merged: list[tuple[int, int]] = []
+        for lo, hi in sorted(spans):
+            if merged and lo <= merged[-1][1] + 4:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], hi - 4))
+            elif lo < hi:
+                merged.append((lo, hi - 4))
+        return merged
 
     def image(self, name: str) -> ElfImage | None:
         program = self.programs.get(name)
