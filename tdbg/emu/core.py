@@ -174,18 +174,12 @@ class Core:
         self.local_ram = local_rams[spec.name]
         self.local_ram_data = np.frombuffer(self.local_ram, dtype=np.uint8)   # the same bytes, as an array
         self._plain: list[tuple[int, int]] = []   # plain memory: what ``check_alignment`` watches
-        self.regions: list[Port] = []             # the devices it sees, lowest first
-        self._ports: dict[str, Port] = {}
+        self._ports: dict[str, Port] | None = None   # the devices it sees, by region (``_device_ports``)
+        self._regions: list[Port] = []
         self._region_buffers: list[ctypes.Array] = []
         self._mmio_watches: list[Watch] = []
         self._local_rams = local_rams
         self._device_regions: list[tuple[Region, Port]] = []
-        for region in profile.map.regions(spec.name):   # the core's map, as the profile draws it
-            if region.kind is RegionKind.DEVICE:
-                port = tile.devices[region.name].port(self)
-                self.regions.append(port)
-                self._ports[region.name] = port
-                self._device_regions.append((region, port))
         self._idle_pc = 0                      # the PC of a core not built yet (``uc``)
         self.built = False
         self.uc: Uc = _Unbuilt(self)  # type: ignore[assignment]
@@ -257,7 +251,8 @@ class Core:
         self._pc = Register(uc, UC_RISCV_REG_PC)
         self._code_fptr = self._code_hook()
         group: list[tuple[Region, Port]] = []
-        for region, port in sorted(self._device_regions, key=lambda rp: rp[0].base):
+        self._device_ports()
+        for region, port in self._device_regions:
             if group and group[-1][0].end != region.base:
                 self._map_devices(group)
                 group = []
@@ -456,7 +451,25 @@ class Core:
     def region_at(self, address: int) -> Port | None:
         """The device this core sees at ``address`` (None: memory, or nothing)."""
         region = self._map.region_at(self.name, address)
-        return self._ports.get(region.name) if region is not None else None
+        return (self._ports or self._device_ports()).get(region.name) if region is not None else None
+
+    @property
+    def regions(self) -> list[Port]:
+        """The devices this core sees, lowest first."""
+        self._device_ports()
+        return self._regions
+
+    def _device_ports(self) -> dict[str, Port]:
+        """The devices of the core's map, as the profile draws it, as this core sees them: made
+        when first needed (a core nothing addresses never needs its 13)."""
+        if self._ports is None:
+            self._ports = {}
+            for region in sorted(self._map.regions(self.name), key=lambda r: r.base):
+                if region.kind is RegionKind.DEVICE:
+                    port = self._ports[region.name] = self.tile.devices[region.name].port(self)
+                    self._device_regions.append((region, port))
+            self._regions = [port for _, port in self._device_regions]
+        return self._ports
 
     def owns_private(self, address: int) -> bool:
         """True for an address in this core's private data RAM (``MEM_LOCAL_BASE``)."""
