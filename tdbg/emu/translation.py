@@ -23,6 +23,7 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from tdbg.emu.host_memory import zeroed
 from tdbg.riscv.extensions import BitInsn
@@ -275,6 +276,12 @@ class _Space:
         return None
 
 
+@lru_cache(maxsize=1 << 12)
+def _body(insn: BitInsn) -> tuple[int, ...]:
+    """``sequence`` of one instruction, made once per process."""
+    return tuple(sequence(insn))
+
+
 class Trampolines:
     """The trampolines of one tile (shared by its cores, as L1 is), by the address they serve."""
 
@@ -304,7 +311,7 @@ class Trampolines:
         written (or found, when the same word was placed there before)."""
         start = self.placed.get((address, word))
         if start is None:
-            body = sequence(insn)
+            body = _body(insn)
             size = 4 * (len(body) + 1)
             for space in self.spaces:
                 start = space.room(address, size)
