@@ -162,6 +162,7 @@ class Tile:
         self._host_code: list[tuple[int, int]] = []               # code a host put in L1 since the reset
         self._host_parks: set[int] = set()                        # ... and the j . words in it
         self.programs: dict[str, Program] = {}
+        self._hooks_stale = False    # loaded code the cores have not hooked yet (``load``)
         self.trampolines = Trampolines(profile.trampoline_spaces)
         self.code = CodePatches(self.trampolines)                 # replaced words of loaded code
         self.l1_written = L1Written(profile.l1_size)   # for NeverWritten on L1 (tdbg.emu.l1_written)
@@ -247,8 +248,9 @@ class Tile:
     # -- loading ----------------------------------------------------------------------------------
     def load(self, name: str, image: ElfImage | None, local_init: int | None = None, reset: bool = True) -> None:
         """Give core ``name`` its firmware (None: take it away), then reset the tile (``reset``
-        False: the caller resets it once after loading every core); ``local_init``: where in
-        L1 its private-memory bytes go (``loader.placements``)."""
+        False: the caller resets it once after loading every core, and the cores hook the
+        loaded code then); ``local_init``: where in L1 its private-memory bytes go
+        (``loader.placements``)."""
         spec = self.core_named(name).spec
         if image is None:
             self.programs.pop(spec.name, None)
@@ -279,7 +281,7 @@ class Tile:
             program = self.programs.get(core.name)
             # a j . in L1 parks whichever core reaches it (one may jump into another's code)
             core.set_parks((program.parks | parks) if program else set())
-            core.hook_code(self.code.at)
+        self._hooks_stale = True
         if reset:
             self.reset()
 
@@ -313,6 +315,10 @@ class Tile:
         """Back to the loaded state: power-on (``STATE``), then the firmware written and the
         cores released as a host does; breakpoints and watchpoints stay."""
         self._drop_host_code()
+        if self._hooks_stale:    # loads since the last reset: each core hooks the code once
+            for core in self.cores.values():
+                core.hook_code(self.code.at)
+            self._hooks_stale = False
         Tile.STATE.reset(self)
         for core in self.cores.values():
             # Measured on Unicorn 2.1: tb_flush reuses the code buffer; ctl_remove_cache over all
