@@ -65,7 +65,7 @@ from tdbg.emu import faults
 from tdbg.emu.code_patches import Patch, PatchKind
 from tdbg.emu.csrs import CsrFile
 from tdbg.emu.host_memory import zeroed
-from tdbg.emu.fasthook import Register, RegisterFile, add_code_hook_fptr, add_mem_hook, code_hook_fptr
+from tdbg.emu.fasthook import Register, RegisterFile, add_code_hook_fptr, add_mem_hook, code_hook_fptr, remove_cache
 from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.devices.device import Port, Stall, Wait
 from tdbg.emu.stops import Access, Stop, StopKind
@@ -539,7 +539,11 @@ class Core:
         return True
 
     def _word(self, address: int) -> int | None:
-        """The instruction word at ``address`` as fetched (None where nothing is mapped)."""
+        """The instruction word at ``address`` as fetched (None where nothing is mapped): an
+        aligned word of L1 straight from the tile's L1 (the memory the core maps there)."""
+        address &= 0xFFFF_FFFF
+        if not address & 3 and address < self.tile.profile.l1_size:
+            return int(self.tile._l1_words[address >> 2])
         try:
             return int.from_bytes(self.uc.mem_read(address & 0xFFFF_FFFF, 4), "little")
         except UcError:
@@ -1094,7 +1098,7 @@ class Core:
         # Measured on Unicorn 2.1: after emu_stop (from a hook in the middle of a translated
         # block, or from another thread) restarting at the stop PC can run a stale block or
         # hang; dropping the block at the PC avoids both and costs about a microsecond.
-        self.uc.ctl_remove_cache(pc, pc + 4)
+        remove_cache(self.uc, pc, pc + 4)
         if self._run_on is not None:
             at, self._run_on = self._run_on, None
             if self._stop is None and error is None and pc == at:
