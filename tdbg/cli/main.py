@@ -145,7 +145,6 @@ def _main(argv: list[str] | None = None) -> int:
     from tdbg.commands import Interpreter
     from tdbg.commands.session_cmds import Quit
     from tdbg.session import Session, SessionError
-    from tdbg.emu.elf import ElfLoadError
     from tdbg.toolchain.zig import ToolchainError
 
     if args.tt_metal_boot is not None and args.programs:
@@ -158,7 +157,7 @@ def _main(argv: list[str] | None = None) -> int:
             boot.prepare(session, args.tt_metal_boot or None)
         else:
             session = Session(programs(args.programs) or None)
-    except (SessionError, ElfLoadError, ToolchainError, OSError, ValueError) as exc:
+    except (SessionError, ToolchainError, OSError, ValueError) as exc:   # a bad ELF is a SessionError
         print(f"tdbg: {exc}", file=sys.stderr)
         return 1
     for warning in session.load_warnings:
@@ -254,13 +253,14 @@ def init_file() -> Path:
 
 
 def batch_status(stop: Stop) -> int:
-    """What ``stop`` makes ``-batch``'s exit status at least: a deadlock, a device ASSERT, else 0."""
+    """What ``stop`` makes ``-batch``'s exit status at least: a deadlock, a device ASSERT (only a
+    tt-metal program, ``tdbg.ttmetal.program``, has one), else 0."""
     from tdbg.debug import StopKind
-    from tdbg.ttmetal.program import device_assert
 
     if stop.kind is StopKind.DEADLOCK:
         return BATCH_DEADLOCK
-    return BATCH_DEVICE_ASSERT if device_assert(stop) else 0
+    program = sys.modules.get("tdbg.ttmetal.program")
+    return BATCH_DEVICE_ASSERT if program is not None and program.device_assert(stop) else 0
 
 
 def _run_sequence(args: argparse.Namespace, session: Session, interp: Interpreter) -> bool:
