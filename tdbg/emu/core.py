@@ -30,7 +30,6 @@ from time import sleep
 from collections.abc import Callable
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
-from enum import Enum
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -68,6 +67,7 @@ from tdbg.emu.host_memory import zeroed
 from tdbg.emu.fasthook import Register, RegisterFile, add_code_hook_fptr, add_mem_hook, code_hook_fptr, remove_cache
 from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.devices.device import Port, Stall, Wait
+from tdbg.emu.states import CoreState, Disposition
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.riscv.extensions import CsrInsn
 from tdbg.tensix.state_description import StateDescription, array, part, value
@@ -92,27 +92,6 @@ QUIET_S = 0.02
 #: clears a whole huge page: building an instance took 500 us and closing it 170 us, against
 #: 160 us and 100 us at this size; a run's translations fit as before.
 TCG_BUFFER = (1 << 30) - 4096
-
-
-class CoreState(str, Enum):
-    """Where a core is, as ``info threads`` shows it."""
-
-    IDLE = "no firmware"        # nothing loaded: the core never runs
-    RESET = "held in reset"     # its SOFT_RESET_0 bit is set
-    RUNNABLE = "running"        # runs when the tile runs
-    BLOCKED = "blocked"         # waiting (``Core.wait`` says on what)
-    PARKED = "parked"           # spinning on ``j .``: finished firmware
-    EXITED = "exited"           # reached the end of tdbg's crt0 (``_tdbg_exit``)
-
-
-class Disposition(str, Enum):
-    """What a breakpoint or watchpoint does after it stops the program: GDB's ``Disp`` column
-    (GDB manual, "Disabling Breakpoints": ``enable once``/``count`` disable it after its hits,
-    ``enable delete`` and ``tbreak`` delete it)."""
-
-    KEEP = "keep"
-    DISABLE = "dis"
-    DELETE = "del"
 
 
 @dataclass(eq=False)
