@@ -36,7 +36,6 @@ import numpy as np
 from unicorn import (
     UC_ARCH_RISCV,
     UC_ERR_INSN_INVALID,
-    UC_HOOK_INTR,
     UC_HOOK_MEM_FETCH_PROT,
     UC_HOOK_MEM_FETCH_UNMAPPED,
     UC_HOOK_MEM_READ,
@@ -64,7 +63,8 @@ from tdbg.emu import faults
 from tdbg.emu.code_patches import Patch, PatchKind
 from tdbg.emu.csrs import CsrFile
 from tdbg.emu.host_memory import zeroed
-from tdbg.emu.fasthook import Register, RegisterFile, add_code_hook_fptr, add_mem_hook, code_hook_fptr, remove_cache
+from tdbg.emu.fasthook import (Register, RegisterFile, add_code_hook_fptr, add_interrupt_hook, add_mem_hook,
+                               add_unmapped_hook, code_hook_fptr, remove_cache)
 from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.devices.device import Port, Stall, Wait
 from tdbg.emu.states import CoreState, Disposition
@@ -220,9 +220,10 @@ class Core:
         tile.l1_written.track_stores(uc)
         for space in tile.trampolines.spaces:   # execute-only: a load or store there is unmapped
             uc.mem_map_ptr(space.base, space.size, UC_PROT_EXEC, space.buffer)
-        uc.hook_add(UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED
-                    | UC_HOOK_MEM_FETCH_PROT | UC_HOOK_MEM_READ_PROT | UC_HOOK_MEM_WRITE_PROT, self._on_unmapped)
-        uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
+        add_unmapped_hook(uc, UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED
+                          | UC_HOOK_MEM_FETCH_PROT | UC_HOOK_MEM_READ_PROT | UC_HOOK_MEM_WRITE_PROT,
+                          lambda handle, access, address, size, value, user: self._on_unmapped(uc, access, address, size, value, None))
+        add_interrupt_hook(uc, lambda handle, intno, user: self._on_interrupt(uc, intno, None))
         uc.ctl_exits_enabled(True)
         self.uc, self.built = uc, True
         self._registers = RegisterFile(uc, UC_RISCV_REG_X0, 32)
@@ -477,6 +478,13 @@ class Core:
         return True
 
     def _on_unmapped(self, uc: Uc, access: int, address: int, size: int, value: int, _: object) -> bool:
+        try:
+            self._unmapped(access, address, size, value)
+        except BaseException as exc:
+            self._internal_error(exc)
+        return False
+
+    def _unmapped(self, access: int, address: int, size: int, value: int) -> None:
         write = access in (UC_MEM_WRITE_UNMAPPED, UC_MEM_WRITE_PROT)
         if access == UC_MEM_FETCH_PROT:
             event = faults.fetch_outside_l1(self.name, address)
@@ -485,7 +493,6 @@ class Core:
             event = UndefinedBehavior(f"BabyRISCV/README.md: {kind} from an address {self.name} has unmapped (the core would hang)")
         pc = address if access in (UC_MEM_FETCH_UNMAPPED, UC_MEM_FETCH_PROT) else self.pc
         self._stop = Stop(StopKind.EVENT, self.name, pc, access=Access(address, size, write, value if write else None), event=event)
-        return False
 
     def _on_interrupt(self, uc: Uc, intno: int, _: object) -> None:
         pc = (self.pc - 4) & 0xFFFF_FFFF  # measured: Unicorn reports every exception 4 past its instruction

@@ -19,8 +19,9 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Callable, Sequence
 
-from unicorn import UC_CTL_IO_WRITE, UC_CTL_TB_REMOVE_CACHE, UC_HOOK_CODE, Uc, UcError
-from unicorn.unicorn_py3.unicorn import HOOK_CODE_CFUNC, HOOK_MEM_ACCESS_CFUNC, uc_hook_h, uclib
+from unicorn import UC_CTL_IO_WRITE, UC_CTL_TB_REMOVE_CACHE, UC_HOOK_CODE, UC_HOOK_INTR, Uc, UcError
+from unicorn.unicorn_py3.unicorn import (HOOK_CODE_CFUNC, HOOK_INTR_CFUNC, HOOK_MEM_ACCESS_CFUNC, HOOK_MEM_INVALID_CFUNC,
+                                         uc_hook_h, uclib)
 
 RawMemHook = Callable[[int, int, int, int, int, int], None]
 RawCodeHook = Callable[[int, int, int, int], None]
@@ -36,6 +37,18 @@ def add_code_hook(uc: Uc, hook: RawCodeHook, begin: int, end: int) -> int:
     """Register ``hook`` for the instructions at ``[begin, end]`` (``UC_HOOK_CODE``); returns the
     handle for ``uc.hook_del``."""
     return _add(uc, UC_HOOK_CODE, HOOK_CODE_CFUNC(hook), begin, end)
+
+
+def add_unmapped_hook(uc: Uc, htype: int, hook: Callable[[int, int, int, int, int, int], bool]) -> int:
+    """Register ``hook`` for ``htype`` (unmapped or protected accesses) at every address; it
+    returns whether the access may go on.  (The binding's ``hook_add`` makes some twenty
+    functions a call: a core's build spent a tenth of its time collecting them.)"""
+    return _add(uc, htype, HOOK_MEM_INVALID_CFUNC(hook), 1, 0)
+
+
+def add_interrupt_hook(uc: Uc, hook: Callable[[int, int, int], None]) -> int:
+    """Register ``hook(handle, intno, user_data)`` for ``UC_HOOK_INTR``."""
+    return _add(uc, UC_HOOK_INTR, HOOK_INTR_CFUNC(hook), 1, 0)
 
 
 def code_hook_fptr(hook: RawCodeHook) -> object:
