@@ -563,7 +563,7 @@ def unpacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
             values &= MASK19
     else:
         table, out_width = c.table
-        values = table[datums if exps is None else (exps << c.width) | datums]
+        values = table.take(datums if exps is None else (exps << c.width) | datums)
     if f["AllDatumsAreZero"]:
         values = np.zeros_like(values)
     _write_out(cop, thread, which, c, values, out_width)
@@ -665,7 +665,7 @@ def _update_counters(cop: Coprocessor, thread: int, which: int, which_adc: int, 
         nxt = (c.context + 1) & 7
         state.unpacker_context_counter[which][thread] = 0 if nxt >= 1 << c.context_count else nxt
     unit = UNPACKER1 if which else UNPACKER0
-    for t in {thread, which_adc}:
+    for t in {thread, which_adc} if f["Ch0YInc"] or f["Ch0ZInc"] or f["Ch1YInc"] or f["Ch1ZInc"] else ():
         state.adcs.add(t, unit, 0, Y, f["Ch0YInc"])
         state.adcs.add(t, unit, 0, Z, f["Ch0ZInc"])
         state.adcs.add(t, unit, 1, Y, f["Ch1YInc"])
