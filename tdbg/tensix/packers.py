@@ -8,7 +8,10 @@ Implements WormholeB0 ``TensixCoprocessor/PACR.md``, ``Packers/README.md``,
 ``Packers/Downsampling.md``, ``Packers/ExponentThresholding.md``,
 ``Packers/ExponentHistogram.md`` and ``CLREXPHIST.md``.  Undefined ``Dst`` rows read as zero
 (ZEROACC.md).  A ``PACR`` moves all its datums with numpy: gather from ``Dst``, mask, convert,
-write.
+write.  Its configuration is decoded once per configuration change (``read_config``,
+``TensixConfig.derived``); when nothing is staged between the conversions, one call of the
+native ``tdbg_pack`` gathers and converts (``pack_conversion.pack_words``; the numpy path stays
+the reference, tests/test_native.py).
 
 Blackhole has one packer with four ``Dst`` read interfaces (tt-llk: ``NUM_PACKERS = 1``; the
 PACR field the Wormhole page calls ``PackerMask`` is ``ReadIntfSel``).  Where the pages are
@@ -549,13 +552,14 @@ def _output(cop: Coprocessor, c: PackConfig, f: dict[str, int], fmt: conversion.
     """OutputAddressGenerator.md: stream addresses, L1 writes (or accumulation), padding; ``data``
     and ``exps`` (BFP, else None or empty) are the packed bytes in format ``fmt``."""
     ps = cop.state.packer
-    addr = _new_address(cop, c, adc)
-    if c.out_fmt & 2:  # formats narrower than 16 bits have an exponent stream address
-        if ps.exp_needs_new:
-            ps.exp_address, ps.exp_needs_new = (addr & 0x1FFFF) << 4, False
-        addr += c.exp_section_size
-    if ps.data_needs_new:
-        ps.data_address, ps.data_needs_new = (addr & 0x1FFFF) << 4, False
+    if ps.data_needs_new or ps.exp_needs_new:
+        addr = _new_address(cop, c, adc)
+        if c.out_fmt & 2:  # formats narrower than 16 bits have an exponent stream address
+            if ps.exp_needs_new:
+                ps.exp_address, ps.exp_needs_new = (addr & 0x1FFFF) << 4, False
+            addr += c.exp_section_size
+        if ps.data_needs_new:
+            ps.data_address, ps.data_needs_new = (addr & 0x1FFFF) << 4, False
     if c.l1_acc and len(data):
         if c.out_fmt not in _ACC:
             raise UnimplementedFunctionality(f"PACR: L1 accumulation into {fmt.name}")

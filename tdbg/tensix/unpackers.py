@@ -8,6 +8,10 @@ and its helpers), ``UNPACR_IncrementContextCounter.md``, ``UNPACR_FlushCache.md`
 modelled) and the newer ``Unpackers/README.md``, ``Unpackers/FormatConversion.md``,
 ``UNPACR_NOP_ZEROSRC.md``, ``UNPACR_NOP_SETDVALID.md``, ``UNPACR_NOP_Nop.md``.  Each instruction
 works on whole arrays: datum addresses, L1 bytes, conversion and Src / Dst writes are numpy.
+What an UNPACR reads from config is decoded once per configuration change (``read_config``,
+``TensixConfig.derived``), with its input addresses and, for formats of at most 16 bits, its
+conversion as a table of ``convert`` over every datum (``conversion_table``): per instruction,
+the ADCs, a slice of L1, one lookup and one write.
 
 Blackhole, where the pages are silent (evidence: ttsim v1.10.0 ``tensix.cpp`` UNPACR at 2650 /
 UNPACR_NOP at 3049, tt-llk's assembly.yaml descriptions; checked side by side with ttsim by
