@@ -355,3 +355,17 @@ def test_a_breakpoint_without_a_tile_is_set_on_every_tile():
     assert armed() == [False, False] and not session.breakpoints
     one = session.break_at(0x8000, thread="T1", all_tiles=False)
     assert [loc.tile for loc in one.locations] == [(1, 2)] and armed() == [True, False]
+
+
+def test_save_breakpoints_keeps_the_tile_a_breakpoint_is_on(tmp_path: Path) -> None:
+    """``save breakpoints`` on a chip writes ``thread X,Y:CORE`` for a breakpoint on one tile and
+    GDB's thread number for one on every tile; sourced again, each is where it was."""
+    from captured import run, shell
+    sh = shell(Session.on_chip("1x2"))
+    run(sh, "break *0x8000 thread 2,2:T1", "break *0x8100 thread 2")   # thread 2: T1
+    saved = tmp_path / "bps.gdb"
+    run(sh, f"save breakpoints {saved}")
+    assert saved.read_text() == "break *0x8000 thread 2,2:T1\nbreak *0x8100 thread 2\n"
+    run(sh, "delete", f"source {saved}")
+    placed = [[(loc.tile, loc.core) for loc in bp.locations] for bp in sh[0].session.breakpoints.values()]
+    assert placed == [[((2, 2), "T1")], [((1, 2), "T1"), ((2, 2), "T1")]]

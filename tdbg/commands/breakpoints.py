@@ -14,7 +14,7 @@ from tdbg.commands.ttmetal_cmds import cb_register
 from tdbg.commands.values import evaluate_address, evaluate_int, lvalue
 from tdbg.expr import INT, Value
 from tdbg.debug.hostfiles import HostFileError, write_host_file
-from tdbg.session import Breakpoint, Disposition, Location, SessionError
+from tdbg.session import Breakpoint, Disposition, Location, Session, SessionError
 
 _DST_ROW = re.compile(r"^dst\[(.+)\]$")
 
@@ -386,6 +386,15 @@ def clear_cmd(interp: Interpreter, args: str) -> None:
 SAVE = Registry("save")
 
 
+def _thread_named(s: Session, bp: Breakpoint) -> str:
+    """How ``break … thread`` names ``bp``'s core again: GDB's thread number, or on a chip, for a
+    breakpoint on one tile, ``X,Y:CORE`` (a number alone sets it on every tile)."""
+    tile = bp.locations[0].tile if bp.locations else None
+    if bp.all_tiles or tile is None:
+        return str(s.thread_id(bp.thread))
+    return f"{tile[0]},{tile[1]}:{bp.thread}"
+
+
 @command("save", usage="save breakpoints FILE", help="Save the breakpoints and watchpoints to FILE as the commands that set them again, with their conditions, ignore counts, commands and disabled state (GDB's save breakpoints; read them back with 'source FILE').", example="save breakpoints bps.gdb", host_files=True)
 def save_cmd(interp: Interpreter, args: str) -> None:
     SAVE.dispatch(interp, args)
@@ -403,7 +412,7 @@ def save_breakpoints(interp: Interpreter, args: str) -> None:
     lines: list[str] = []
     for p in points:
         if isinstance(p, Breakpoint):
-            thread = f" thread {s.thread_id(p.thread)}" if p.thread else ""
+            thread = f" thread {_thread_named(s, p)}" if p.thread else ""
             lines.append(f"{'tbreak' if p.temporary else 'break'} {p.location or f'*{p.address:#x}'}{thread}")
         else:
             verb = {"write": "watch", "read": "rwatch", "access": "awatch"}[p.kind]
