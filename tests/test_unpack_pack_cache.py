@@ -21,7 +21,7 @@ import pytest
 import unpack_reference as ref
 from test_unpack import DST_PAIRS, SRC_PAIRS, check_against_reference, configure, random_l1
 from tdbg.arch.blackhole import BLACKHOLE
-from tdbg.tensix import state_description
+from tdbg.tensix import state_description, unpackers
 from tdbg.tensix.adcs import PACKERS, UNPACKER0, X, Y
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import TensixEvent, UnimplementedFunctionality
@@ -167,9 +167,14 @@ def test_unpacr_after_restore_and_reset(unpack_cop: Coprocessor) -> None:
         srca_row0(cop)
 
 
-def test_unpacr_with_a_warm_cache_matches_the_page() -> None:
+@pytest.mark.parametrize("tables", [False, True])
+def test_unpacr_with_a_warm_cache_matches_the_page(tables: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """One coprocessor unpacks one random configuration after another (each written over the
-    last by field), every result against the scalar reference of the page."""
+    last by field), every result against the scalar reference of the page; converting by
+    ``convert`` (the first ``TABLE_AFTER`` uses of a conversion) or by its table (from the first)."""
+    monkeypatch.setattr(unpackers, "TABLE_AFTER", 1 if tables else 10**9)
+    monkeypatch.setattr(unpackers, "_TABLES", {})
+    monkeypatch.setattr(unpackers, "_USES", {})
     cop = Coprocessor(TensixState())
     pairs = SRC_PAIRS + [p + ("dst",) for p in DST_PAIRS]
     base = 0x10000
@@ -190,6 +195,7 @@ def test_unpacr_with_a_warm_cache_matches_the_page() -> None:
         configure(cop, s)
         cop.push(0, encode("UNPACR", WhichUnpacker=which, Last=1))
         assert len(check_against_reference(cop, bytes(l1), s)) == 256, seed
+    assert (len([t for t in unpackers._TABLES.values() if t is not None]) >= 8) == tables
 
 
 # -- PACR --------------------------------------------------------------------------------------------

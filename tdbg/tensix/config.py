@@ -198,7 +198,7 @@ class TensixConfig:
     def state_id(self, thread: int) -> int:
         """``ThreadConfig[thread].CFG_STATE_ID_StateID``: the Config bank the thread uses."""
         f = self._state_id
-        return (int(self.thread_config[thread, f.addr32]) & f.mask) >> f.shamt
+        return (self.thread_config.item(thread, f.addr32) & f.mask) >> f.shamt
 
     def bank_of(self, thread: int, bank: int | None) -> int:
         return self.state_id(thread) if bank is None else bank
@@ -220,13 +220,16 @@ class TensixConfig:
         """The field's value and the ids of the words it was read from."""
         f = self.table.field(name)
         if f.thread:
-            return (int(self.thread_config[thread, f.addr32]) & f.mask) >> f.shamt, (self._thread_id(thread, f.addr32),)
+            return (self.thread_config.item(thread, f.addr32) & f.mask) >> f.shamt, (self._thread_id(thread, f.addr32),)
         b = self.bank_of(thread, bank)
-        row = self.config[b]
-        raw = 0
-        for i in range(f.words):
-            raw |= int(row[f.addr32 + i]) << (32 * i)
-        words = tuple(b * self.words_per_bank + f.addr32 + i for i in range(f.words))
+        first = b * self.words_per_bank + f.addr32
+        if f.words == 1:
+            raw, words = self.config.item(b, f.addr32), (first,)
+        else:
+            raw = 0
+            for i in range(f.words):
+                raw |= self.config.item(b, f.addr32 + i) << (32 * i)
+            words = tuple(range(first, first + f.words))
         if bank is None:
             words += (self._thread_id(thread, self._state_id.addr32),)
         return (raw & f.mask) >> f.shamt, words

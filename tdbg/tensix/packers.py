@@ -129,7 +129,7 @@ class PackConfig(NamedTuple):
     fifo_size: int
     l1_acc: bool
     edge_select: int
-    row_set_mapping: tuple[tuple[int, ...], ...]
+    row_set_mapping: tuple[int, ...]   # TILE_ROW_SET_MAPPING_<edge_select>: the EdgeMask of each row
     edge_masks: tuple[int, ...]
     edge_mode: bool
     reads_per_plane: int
@@ -184,6 +184,7 @@ def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
     if get(f"{sec}Downsample_rate"):
         raise MissingSpecification(f"PACR: Blackhole's {sec}Downsample_rate (no page describes it)")
     in_fmt = get(f"{sec}In_data_format")
+    edge_select = get("PCK_EDGE_TILE_ROW_SET_SELECT_select") & 3
     intermediate = get("ALU_FORMAT_SPEC_REG_Dstacc_val") if get("ALU_FORMAT_SPEC_REG_Dstacc_override") \
         else get("ALU_FORMAT_SPEC_REG2_Dstacc")
     raw = get("STACC_RELU_ReluThreshold")
@@ -206,8 +207,8 @@ def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
         exp_section_size=get(f"{sec}Exp_section_size"),
         limit=get("THCON_SEC0_REG9_Pack_0_2_limit_address"), fifo_size=get("THCON_SEC0_REG9_Pack_0_2_fifo_size"),
         l1_acc=bool(get(f"{sec}Pack_L1_Acc")),
-        edge_select=get("PCK_EDGE_TILE_ROW_SET_SELECT_select") & 3,
-        row_set_mapping=tuple(tuple(get(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{i}") for i in range(16)) for b in range(4)),
+        edge_select=edge_select,
+        row_set_mapping=tuple(get(f"TILE_ROW_SET_MAPPING_{edge_select}_row_set_mapping_{i}") for i in range(16)),
         edge_masks=tuple(get(f"PCK_EDGE_OFFSET_SEC{i}_mask") for i in range(4)), edge_mode=bool(get("PCK_EDGE_MODE_mode")),
         reads_per_plane=get("PACK_COUNTERS_SEC0_pack_reads_per_xy_plane"),
         yz_transposed=bool(get("PACK_COUNTERS_SEC0_pack_yz_transposed")),
@@ -217,7 +218,7 @@ def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
         acc_stats=any(cfg.get("ENABLE_ACC_STATS_Enable", thread=t) for t in range(cfg.threads)),
         keeps_all=False, plain=False, native=None,
     )
-    keeps_all = c.downsample_mask == 0xFFFF and all(c.edge_masks[m] == 0xFFFF for m in c.row_set_mapping[c.edge_select])
+    keeps_all = c.downsample_mask == 0xFFFF and all(c.edge_masks[m] == 0xFFFF for m in c.row_set_mapping)
     plain = keeps_all and not c.relu_mode and not c.exp_threshold_en and not c.acc_stats
     return c._replace(keeps_all=keeps_all, plain=plain, native=conversion.native_cells(c.conversion) if plain else None)
 
@@ -307,7 +308,7 @@ def _edge_keep(c: PackConfig, tpg: list[int], cols: np.ndarray) -> tuple[np.ndar
             y = y0 + ((z0 + lines) // r if r else 0)
         else:
             y = (y0 + lines) % r if r else y0 + lines
-        row_map = np.array(c.row_set_mapping[c.edge_select], dtype=np.int64)
+        row_map = np.array(c.row_set_mapping, dtype=np.int64)
         masks = np.array(c.edge_masks, dtype=np.int64)
         edge = masks[row_map[y & 15]]
         keep = (edge >> cols & 1).astype(bool)

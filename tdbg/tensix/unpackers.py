@@ -10,8 +10,8 @@ modelled) and the newer ``Unpackers/README.md``, ``Unpackers/FormatConversion.md
 works on whole arrays: datum addresses, L1 bytes, conversion and Src / Dst writes are numpy.
 What an UNPACR reads from config is decoded once per configuration change (``read_config``,
 ``TensixConfig.derived``), with its input addresses and, for formats of at most 16 bits, its
-conversion as a table of ``convert`` over every datum (``conversion_table``): per instruction,
-the ADCs, a slice of L1, one lookup and one write.
+conversion as a table of ``convert`` over every datum once the conversion is in use
+(``conversion_table``): per instruction, the ADCs, a slice of L1, one lookup and one write.
 
 Blackhole, where the pages are silent (evidence: ttsim v1.10.0 ``tensix.cpp`` UNPACR at 2650 /
 UNPACR_NOP at 3049, tt-llk's assembly.yaml descriptions; checked side by side with ttsim by
@@ -122,7 +122,7 @@ class UnpackConfig(NamedTuple):
     width: int                # datum bits (0: InDataFormat is no data type)
     in_addr: int              # InAddr in bytes, past the BFP exponent section (``read_config`` adds it)
     exp_start: int            # where the exponent section starts (bytes)
-    table: tuple[np.ndarray, int] | None  # ``convert`` of every datum (and exponent): ``conversion_table``
+    conversion: tuple[int, int, bool, bool, bool]  # what ``convert`` reads: ``conversion_table``'s key
 
 
 def descriptor(value: int) -> dict[str, int]:
@@ -205,7 +205,9 @@ def _read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context
     tileize = bool(get(f"{sec}REG2_Tileize_mode"))
     shifts = [get(f"{sec}REG2_Shift_amount_cntx{i}") for i in range(4)]
     unp = f"UNP{u}_"
-    c = UnpackConfig(
+    int8_unsigned = bool(get("ALU_FORMAT_SPEC_REG0_SrcBUnsigned" if which else "ALU_FORMAT_SPEC_REG0_SrcAUnsigned"))
+    lf8_4b_exp = bool(get(f"{sec}REG1_Unp_LF8_4b_exp"))
+    return UnpackConfig(
         context=context, uncompressed=uncompressed, in_fmt=in_fmt, out_fmt=out_fmt, x_dim=x_dim,
         y_dim=desc["YDim"], z_dim=desc["ZDim"] or 1, w_dim=desc["WDim"] or 1,
         no_bfp_exp_section=bool(desc["NoBFPExpSection"]), blobs_per_xy_plane=desc["BlobsPerXYPlane"],
@@ -221,13 +223,12 @@ def _read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context
         upsample_rate=get(f"{sec}REG2_Upsample_rate"), upsample_interleave=bool(get(f"{sec}REG2_Upsample_and_interleave")),
         col_shift=0 if tileize or which == 1 else shifts[context & 3],
         src_reg_set_upd=bool(get(f"{sec}REG2_Unpack_Src_Reg_Set_Upd")), context_count=get(f"{sec}REG2_Context_count"),
-        int8_unsigned=bool(get("ALU_FORMAT_SPEC_REG0_SrcBUnsigned" if which else "ALU_FORMAT_SPEC_REG0_SrcAUnsigned")),
-        lf8_4b_exp=bool(get(f"{sec}REG1_Unp_LF8_4b_exp")),
+        int8_unsigned=int8_unsigned, lf8_4b_exp=lf8_4b_exp,
         srca_set_ovrd=bool(get("SRCA_SET_SetOvrdWithAddr")),
         src_row_base=get("SRCB_SET_Base" if which else "SRCA_SET_Base") << 4,
-        width=DATUM_BITS.get(in_fmt, 0), in_addr=0, exp_start=0, table=None,
+        width=DATUM_BITS.get(in_fmt, 0), in_addr=0, exp_start=0,
+        conversion=(in_fmt, out_fmt, to_dst, int8_unsigned, lf8_4b_exp),
     )
-    return c._replace(table=conversion_table(c))
 
 
 _CONTEXT_OFFSET = ("UNPACK_MISC_CFG_CfgContextOffset_0", "UNPACK_MISC_CFG_CfgContextOffset_1")
@@ -382,20 +383,29 @@ def convert(c: UnpackConfig, bits: np.ndarray, exps: np.ndarray | None) -> tuple
     return (_dst_fp16(b), 16) if to_dst else (_src_fp16(b), 19)
 
 
-_TABLES: dict[tuple[int, int, bool, bool, bool], tuple[np.ndarray, int] | None] = {}
+#: UNPACRs of one conversion before its table is built: a table costs 1 to 4 ms (``convert`` of
+#: 65 536 datums), what 200 to 800 face-sized UNPACRs save by it (about 5 us each).
+TABLE_AFTER = 256
+_TABLES: dict[tuple[int, int, bool, bool, bool], tuple[np.ndarray, int] | None] = {}   # built (None: cannot be)
+_USES: dict[tuple[int, int, bool, bool, bool], int] = {}                              # not yet built
 
 
 def conversion_table(c: UnpackConfig) -> tuple[np.ndarray, int] | None:
-    """``convert`` for ``c``'s formats as a table, built once per conversion: (the values of
-    every datum ``InDataFormat`` can hold, BFP: indexed ``exponent << DatumBits | datum``; the
-    width), so one lookup converts an UNPACR's datums.  None where a table cannot stand for
-    ``convert``: formats wider than 16 bits, BFP*a (``BFP8aToFP16`` is undefined for some
-    exponents: ``convert`` says so per datum), and conversions the page leaves undefined
-    (``convert`` says so at the instruction)."""
-    key = (c.in_fmt, c.out_fmt, c.to_dst, c.int8_unsigned, c.lf8_4b_exp)
-    if key not in _TABLES:
-        _TABLES[key] = _table(c)
-    return _TABLES[key]
+    """``convert`` for ``c``'s formats as a table, built once per conversion and process after
+    its ``TABLE_AFTER``-th use: (the values of every datum ``InDataFormat`` can hold, BFP:
+    indexed ``exponent << DatumBits | datum``; the width), so one lookup converts an UNPACR's
+    datums.  None before that and where a table cannot stand for ``convert``: formats wider
+    than 16 bits, BFP*a (``BFP8aToFP16`` is undefined for some exponents: ``convert`` says so
+    per datum), and conversions the page leaves undefined (``convert`` says so at the
+    instruction)."""
+    key = c.conversion
+    if key in _TABLES:
+        return _TABLES[key]
+    uses = _USES[key] = _USES.get(key, 0) + 1
+    if uses < TABLE_AFTER:
+        return None
+    table = _TABLES[key] = _table(c)
+    return table
 
 
 def _table(c: UnpackConfig) -> tuple[np.ndarray, int] | None:
@@ -561,13 +571,14 @@ def unpacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
                 cop.l1_read(int(p.exp_addr.min()), int(p.exp_addr.max()) + 1)
     if len(datums):
         cop.l1_read(*p.data_range())
-    if c.table is None:
+    table = conversion_table(c)
+    if table is None:
         values, out_width = convert(c, datums, exps)
         if out_width == 19:
             values &= MASK19
     else:
-        table, out_width = c.table
-        values = table.take(datums if exps is None else (exps << c.width) | datums)
+        values = table[0].take(datums if exps is None else (exps << c.width) | datums)
+        out_width = table[1]
     if f["AllDatumsAreZero"]:
         values = np.zeros_like(values)
     _write_out(cop, thread, which, c, values, out_width)
