@@ -21,7 +21,7 @@ import pytest
 import unpack_reference as ref
 from test_unpack import DST_PAIRS, SRC_PAIRS, check_against_reference, configure, random_l1
 from tdbg.arch.blackhole import BLACKHOLE
-from tdbg.tensix import state_description, unpackers
+from tdbg.tensix import config, packers, state_description, unpackers
 from tdbg.tensix.adcs import PACKERS, UNPACKER0, X, Y
 from tdbg.tensix.coprocessor import Coprocessor
 from tdbg.tensix.events import TensixEvent, UnimplementedFunctionality
@@ -330,7 +330,30 @@ def test_pacr_with_a_warm_cache_matches_a_fresh_unit() -> None:
         fresh = Coprocessor(TensixState())
         state_description.load(fresh.state, state_description.save(warm.state))
         fresh.state.l1[:] = warm.state.l1
-        got, expected = pacr_outcome(warm, word), pacr_outcome(fresh, word)
+        got = pacr_outcome(warm, word)
+        config._SHARED.clear()     # nothing another config decoded either
+        expected = pacr_outcome(fresh, word)
         assert got == expected, step
         packed += len(got) > 2
     assert packed > 60
+
+
+def test_a_decode_is_shared_by_configs_whose_words_agree() -> None:
+    """A second coprocessor whose config words hold what the first's held takes the first's
+    decode (TensixConfig.derived shared); one word apart, it decodes its own, and each packs
+    where its L1_Dest_addr says."""
+    config._SHARED.clear()
+    first, second, third = (Coprocessor(TensixState()) for _ in range(3))
+    for cop in (first, second, third):
+        pack_setup(cop)
+    third.state.config.set("THCON_SEC0_REG1_L1_Dest_addr", D // 16 - 1)
+    assert packed_at(first, C) and packed_at(second, C) and packed_at(third, D)
+    assert packers.read_config(second, 0) is packers.read_config(first, 0)
+    assert packers.read_config(third, 0) is not packers.read_config(first, 0)
+    second.state.config.set("THCON_SEC0_REG1_L1_Dest_addr", D // 16 - 1)
+    assert packed_at(second, D)
+    assert packers.read_config(second, 0) is packers.read_config(third, 0)
+    unpack = [Coprocessor(TensixState()) for _ in range(2)]
+    for cop in unpack:
+        unpack_setup(cop)
+    assert unpackers.read_config(unpack[1], 0, 0, False, 0) is unpackers.read_config(unpack[0], 0, 0, False, 0)

@@ -151,10 +151,11 @@ def read_config(cop: Coprocessor, thread: int) -> PackConfig:
     cfg = cop.state.config
 
     def with_address() -> PackConfig:
-        rest: PackConfig = cfg.derived(("PACR without L1_Dest_addr", thread), lambda: _read_config(cop, thread))  # type: ignore[assignment]
+        rest: PackConfig = cfg.derived(("PACR without L1_Dest_addr", thread), lambda: _read_config(cop, thread),  # type: ignore[assignment]
+                                       shared=True)
         return rest._replace(l1_dest_addr=cfg.get("THCON_SEC0_REG1_L1_Dest_addr", thread=thread))
 
-    return cfg.derived(("PACR", thread), with_address)  # type: ignore[return-value]
+    return cfg.derived(("PACR", thread), with_address, shared=True)  # type: ignore[return-value]
 
 
 def _unmodelled(get, names: dict[str, str]) -> None:  # type: ignore[no-untyped-def]

@@ -146,10 +146,11 @@ def read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context:
     key = (thread, which, multi, context)
 
     def with_addresses() -> UnpackConfig:
-        rest: UnpackConfig = cfg.derived(("UNPACR without addresses", *key), lambda: _read_config(cop, *key))  # type: ignore[assignment]
+        rest: UnpackConfig = cfg.derived(("UNPACR without addresses", *key), lambda: _read_config(cop, *key),  # type: ignore[assignment]
+                                         shared=True)
         return _with_addresses(rest, **_addresses(cop, *key))
 
-    return cfg.derived(("UNPACR", *key), with_addresses)  # type: ignore[return-value]
+    return cfg.derived(("UNPACR", *key), with_addresses, shared=True)  # type: ignore[return-value]
 
 
 def _addresses(cop: Coprocessor, thread: int, which: int, multi: bool, context: int) -> dict[str, int]:
