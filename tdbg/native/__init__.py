@@ -58,8 +58,7 @@ SIGNATURES: dict[str, tuple] = {
     "tdbg_elw": (_P, _P, _I, _I, _P, _P, _P, _I, _I, _I, _I, _I, _I, _I),
     "tdbg_gmpool": (_P, _P, _P, _P, _I, _I, _I),
     "tdbg_fma": (_P, _P, _P, _P, _I),
-    "tdbg_pack": (_P, _I, _P, _P, _P, _P),
-    "tdbg_gather": (_P, _P, _P, _I, _P, _I, _P),
+    "tdbg_pack": (_P, _I, _P, _P, _P, _P, _P, _P, _P, _I, ctypes.c_int64, _P),
     "tdbg_sfpload": (_I, _I, _I, _P, _P, _P, _P, _I, _P, _P, _P, _P),
     "tdbg_sfpstore": (_I, _I, _I, _P, _P, _P, _P, _I, _P, _P, _P, _P),
 }
