@@ -60,7 +60,7 @@ from unicorn import (
 )
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 
-from tdbg.emu import faults
+from tdbg.emu import faults, native_push
 from tdbg.emu.code_patches import Patch, PatchKind
 from tdbg.emu.csrs import CsrFile
 from tdbg.emu.fasthook import Register, RegisterFile, add_code_hook_fptr, add_mem_hook, code_hook_fptr
@@ -73,6 +73,7 @@ from tdbg.tensix.events import TensixEvent, UndefinedBehavior, UnsupportedFuncti
 from tdbg.arch.profile import CoreSpec, Region, RegionKind
 
 if TYPE_CHECKING:
+    from tdbg.emu.native_push import NativeCore
     from tdbg.emu.tile import Tile
 
 EBREAK = 0x00100073
@@ -191,6 +192,7 @@ class Core:
         self._code_hooks: dict[int, tuple[int, Patch]] = {}   # address -> (Unicorn hook, its patch)
         self._code_runs: dict[int, Callable[[int, int, int], None]] = {}   # ... what the hook runs there
         self._push_thread: int | None = None     # the thread a .ttinsn of this core pushes to
+        self._native: NativeCore | None = None   # the native push path of its .ttinsn words (tdbg.emu.native_push)
         self._retry = False                      # a trap classified new code: run again from _resume_at
         self._stop: Stop | None = None
         self._undo: tuple[int, bytes] | None = None  # RAM bytes a stopped store overwrote
@@ -206,7 +208,7 @@ class Core:
         self._stale: list[tuple[int, int]] = []   # L1 ranges to drop translations of once it returns
         self._run_on: int | None = None   # the PC of a completed store stopped at only to drop them
         self.last_stop: Stop | None = None
-        self._poll: tuple[int, int, int] | None = None  # (pc, address, value) of the last device read
+        self._poll: tuple[int, int, int, int] | None = None  # (pc, address, value, native pushes) of the last device read
         self._poll_count = 0
         self._poll_regs: list[int] | None = None
 
@@ -411,7 +413,7 @@ class Core:
         """True once the same load has returned the same value ``POLL_REPEATS`` times with the
         registers the same each time round: the loop can only end when another agent changes
         that value, so the core waits for that instead of spinning."""
-        key = (pc, address, value)
+        key = (pc, address, value, self._native.pushes if self._native is not None else 0)   # a push breaks a poll
         if key != self._poll:
             self._poll, self._poll_count, self._poll_regs = key, 1, None
             return False
@@ -570,6 +572,8 @@ class Core:
         if held is not None:
             self.uc.hook_del(held[0])
             del self._code_runs[address]
+            if self._native is not None:
+                self._native.remove(address)
         if patch is None or not patch.hooked:
             return
         if patch.kind is PatchKind.TTINSN:
@@ -586,7 +590,13 @@ class Core:
                 self._event(event, None)
 
         self._code_runs[address] = run
-        self._code_hooks[address] = (add_code_hook_fptr(self.uc, self._code_fptr, address, address), patch)
+        if patch.kind is PatchKind.TTINSN and self._native is None:
+            self._native = native_push.for_core(self)
+        if patch.kind is PatchKind.TTINSN and self._native is not None:
+            handle = self._native.add(address, patch.insn)
+        else:
+            handle = add_code_hook_fptr(self.uc, self._code_fptr, address, address)
+        self._code_hooks[address] = (handle, patch)
 
     def _code_hook(self) -> object:
         """The one raw code hook of the core's replaced words (``_hook``'s protocol, with the
@@ -608,6 +618,7 @@ class Core:
             finally:
                 self._hooks += 1
 
+        self._code_py = hook   # what the native hook's ``learn`` calls
         return code_hook_fptr(hook)
 
     def _ttinsn(self, patch: Patch) -> Callable[[int, int, int], None]:
@@ -778,11 +789,12 @@ class Core:
         the core's next hook is left to stop it."""
         self._stop_asked = True
         hooks, runs = self._hooks, self._runs
-        if hooks & 1:
+        native = self._native.ask_stop() if self._native is not None else 0
+        if (hooks | native) & 1:
             return False
         sleep(QUIET_S)
-        if self._hooks != hooks or self._runs != runs:   # a hook has seen the request since
-            return False
+        if self._hooks != hooks or self._runs != runs or (self._native is not None and self._native.hooks != native):
+            return False   # a hook has seen the request since
         self.uc.emu_stop()
         return True
 
@@ -921,6 +933,8 @@ class Core:
         if self._exits_stale:
             self._set_exits()
         self._preempt = self._stop_asked = False
+        if self._native is not None:
+            self._native.begin_run()
         self._runs += 1
         self.running, self._count = True, count
         try:
@@ -992,6 +1006,8 @@ class Core:
         self.uc.ctl_remove_cache(address, address + 4)
         while pc != address:   # another emu_stop from the preemptor may land meanwhile: go on
             self._stop_asked = False   # the stop is taken already: only the run's end is left
+            if self._native is not None:
+                self._native.begin_run()
             self.uc.emu_start(pc, 0)
             pc = self.pc
         self.uc.ctl_remove_cache(pc, pc + 4)

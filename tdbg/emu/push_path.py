@@ -26,6 +26,7 @@ from tdbg.tensix.isa import IsaError, isa_of
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core, Watch
+    from tdbg.emu.native_push import NativePush
     from tdbg.emu.tile import Tile
 
 
@@ -47,7 +48,8 @@ class PushPath:
         self.log = PushLog(tile.profile.tensix.threads)
         self.l1_log = L1Log()                              # L1 traffic of Tensix instructions
         self.provenance = DstProvenance(tile.profile.tensix.dst_rows)
-        self.seq = 0                                       # orders pushes and recorded window accesses
+        self._seq = 0                                      # orders pushes and recorded window accesses
+        self.native: NativePush | None = None              # the native push path, once a core has it
         self.record_window_writers = False                 # costs a PC read per window access
         self.window_trace: WindowTrace | None = None
         self._rows_written: set[int] | None = None         # DstBits rows the current push wrote (when watched)
@@ -66,6 +68,26 @@ class PushPath:
         value("window_trace", saved=False, reset=lambda p: WindowTrace() if p.window_trace is not None else None),
         obj("unwritten", "_unwritten", saved=False, reset=lambda p: []),
     ))
+
+    @property
+    def seq(self) -> int:
+        """The sequence number of the newest push or recorded window access (the native path
+        keeps it while it exists)."""
+        n = self.native
+        return self._seq if n is None else n.cop.seq
+
+    @seq.setter
+    def seq(self, value: int) -> None:
+        n = self.native
+        if n is None:
+            self._seq = value
+        else:
+            n.cop.seq = value
+            n.cop.valid = 0   # a Python push or access: the native side looks again
+
+    def attach(self, native: NativePush) -> None:
+        """The native push path takes over the sequence number and logs its pushes itself."""
+        self.native, self.log.native = native, native
 
     # -- pushes -----------------------------------------------------------------------------------
     def push(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:

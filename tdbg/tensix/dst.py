@@ -101,8 +101,9 @@ class Dst:
             return
         self._key = key
         remap, swizzle, alias = key
-        self.row32 = np.array([adj32(r, remap, swizzle) for r in range(self.rows)], dtype=np.int64)
-        self.row16 = self.row32 if alias else np.array([adj16(r, remap) for r in range(self.rows)], dtype=np.int64)
+        # in place: the native push path holds their addresses (tdbg.emu.native_push)
+        self.row32[:] = [adj32(r, remap, swizzle) for r in range(self.rows)]
+        self.row16[:] = self.row32 if alias else [adj16(r, remap) for r in range(self.rows)]
         self._row32_base = [int(r) * self.cols for r in self.row32]
         self._row16_base = [int(r) * self.cols for r in self.row16]
 

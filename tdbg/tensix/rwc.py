@@ -21,35 +21,59 @@ An entry's fields are read once per config change (``TensixConfig.derived``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+import numpy as np
 
 from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.events import MissingSpecification
 
+#: The counters in their storage order (``RWCs``' fields) and their widths.
 _WIDTH = {"Dst": 10, "Dst_Cr": 10, "SrcA": 6, "SrcA_Cr": 6, "SrcB": 6, "SrcB_Cr": 6,
           "FidelityPhase": 2, "ExtraAddrModBit": 1, "Sp": 10}
 _MASK = {name: (1 << width) - 1 for name, width in _WIDTH.items()}
+NAMES = tuple(_WIDTH)
+_INDEX = {name: i for i, name in enumerate(NAMES)}
 
 
-@dataclass
+def storage(threads: int) -> np.ndarray:
+    """Zeroed counters of ``threads`` threads: ``(threads, len(NAMES))`` int32, one row per
+    thread, what ``RWCs`` views (the native push path, ``tdbg/native/push.c``, works on it)."""
+    return np.zeros((threads, len(NAMES)), dtype=np.int32)
+
+
 class RWCs:
-    """One thread's counters (RWCs.md); assignments wrap to each counter's width."""
+    """One thread's counters (RWCs.md); assignments wrap to each counter's width.  The values
+    live in a row of an int32 array (``storage``; a record of its own when none is given)."""
 
-    Dst: int = 0
-    Dst_Cr: int = 0
-    SrcA: int = 0
-    SrcA_Cr: int = 0
-    SrcB: int = 0
-    SrcB_Cr: int = 0
-    FidelityPhase: int = 0
-    ExtraAddrModBit: int = 0
-    Sp: int = 0  # Blackhole: the Vector Unit's Dst stack pointer (BlackholeA0 SFPLOAD.md, SFPSTORE.md)
+    __slots__ = ("_v",)
 
-    def __setattr__(self, name: str, value: int) -> None:
-        self.__dict__[name] = value & _MASK[name]
+    def __init__(self, row: np.ndarray | None = None, **values: int) -> None:
+        self._v = memoryview(storage(1)[0] if row is None else row).cast("B").cast("i")
+        for name, v in values.items():
+            setattr(self, name, v)
 
     def as_dict(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return dict(zip(NAMES, self._v.tolist()))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RWCs) and self._v.tolist() == other._v.tolist()
+
+    def __repr__(self) -> str:
+        return "RWCs(" + ", ".join(f"{k}={v}" for k, v in self.as_dict().items()) + ")"
+
+
+def _counter(name: str) -> property:
+    i, mask = _INDEX[name], _MASK[name]
+
+    def get(self: RWCs) -> int:
+        return self._v[i]
+
+    def put(self: RWCs, value: int) -> None:
+        self._v[i] = value & mask
+    return property(get, put)
+
+
+for _name in NAMES:
+    setattr(RWCs, _name, _counter(_name))
 
 
 def _entry(config: TensixConfig, thread: int, index: int) -> tuple[int, ...]:
@@ -79,11 +103,11 @@ def _entry_in_force(config: TensixConfig, thread: int, addr_mod: int, extra: int
 def _advance(rwc: RWCs, counter: str, inc: int, cr: bool) -> None:
     """The counter step RWCs.md's instructions share: with ``cr``, ``X_Cr += inc; X = X_Cr``;
     else ``X += inc`` (each wrapping at the counter's width)."""
-    values = rwc.__dict__
+    values, i = rwc._v, _INDEX[counter]
     if cr:
-        values[counter] = values[counter + "_Cr"] = (values[counter + "_Cr"] + inc) & _MASK[counter]
+        values[i] = values[i + 1] = (values[i + 1] + inc) & _MASK[counter]
     elif inc:
-        values[counter] = (values[counter] + inc) & _MASK[counter]
+        values[i] = (values[i] + inc) & _MASK[counter]
 
 
 def apply_addr_mod(rwc: RWCs, config: TensixConfig, thread: int, addr_mod: int,

@@ -1,0 +1,332 @@
+"""The native push path: the ``.ttinsn`` words of the common instructions pushed by a code hook
+in C (``tdbg/native/push.c``), with no Python frame, and everything else by the Python path.
+
+Each ``.ttinsn`` address of a core gets the C hook, whose user data is the address's ``Entry``.
+The hook runs the instruction itself when the entry names one it mirrors (NOP, INCRWC, SETRWC
+without bank flips, ZEROACC of one row), ``Cop`` says the model is as the C side last saw it
+(``valid``) and the run has nothing that needs a Python record of each push (``mode``: no
+watchpoint); then it logs the push in its ring (``NativeRecords``, which ``PushLog`` merges in
+when read), bumps ``PushPath.seq`` (kept in ``Cop``) and the provenance of the ``Dst`` row it
+marked.  Otherwise it calls the core's Python code hook (the reference, ``Core._code_hook``), or
+``learn``: the Python hook, then the entry's description (its kind and fields, from the
+coprocessor's decode, once per address) and the config-derived values the instruction reads
+(``MathConfig``, the ``ADDR_MOD`` entries), which a config write forgets.
+
+``valid`` is cleared by every Python push (``PushPath.execute``) and at every run's start (the
+debugger may have changed anything); the C hook then asks ``refresh`` (Python) to describe the
+model again: the queues, latched waits and replay state, and the addresses of the arrays it
+works on (``Coprocessor.rwc_bits``, ``Dst.ever_written``, ``Dst.row16`` / ``row32``,
+``DstProvenance.seq``).  ``Core._ask_stop`` sets the entry's core's ``stop_asked`` too and reads
+its ``hooks`` (``tdbg_ask_stop``): the C hook keeps the Python hook's protocol.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import TYPE_CHECKING
+
+import numpy as np
+from unicorn import UC_HOOK_CODE, UcError
+from unicorn.unicorn_py3.unicorn import HOOK_CODE_CFUNC, uc_hook_h, uclib
+
+from tdbg import native
+from tdbg.native import address
+from tdbg.tensix.events import MissingSpecification
+from tdbg.tensix.matrix_unit import _math_config
+from tdbg.tensix.rwc import _entry_in_force
+
+if TYPE_CHECKING:
+    from tdbg.emu.core import Core
+    from tdbg.emu.tile import Tile
+
+MAXT = 4
+K_UNKNOWN, K_NOP, K_INCRWC, K_SETRWC, K_ZEROACC_ROW, K_PYTHON = 0, 1, 2, 3, 4, 255
+MODE_PYTHON, MODE_FAST = 0, 1
+#: Entries allocated at a time (a block never moves: hooks hold their entries' addresses).
+BLOCK = 256
+#: The ring's first size; it doubles (``refresh``) up to the log's limit, then wraps.
+FIRST_RING = 1024
+
+RECORD = np.dtype({"names": ["seq", "pc", "word", "core", "thread"],
+                   "formats": [np.uint64, np.uint32, np.uint32, np.uint8, np.uint8],
+                   "offsets": [0, 8, 12, 16, 17], "itemsize": 24})
+
+_P, _I32, _U32, _U64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint32, ctypes.c_uint64
+REFRESH = ctypes.CFUNCTYPE(None, _P)
+
+
+class Cop(ctypes.Structure):
+    """``struct cop`` of push.c."""
+
+    _fields_ = [("valid", _I32), ("mode", _I32), ("refresh", _P), ("rwc", _P), ("ever_written", _P),
+                ("row16", _P), ("row32", _P), ("prov_seq", _P), ("seq", _U64),
+                ("math_known", _I32 * MAXT), ("dst_base", _I32 * MAXT), ("use32", _I32 * MAXT),
+                ("addr_mod", ctypes.c_int16 * (MAXT * 2 * 8 * 16)),
+                ("thread_ok", _I32 * MAXT),
+                ("ring", _P), ("cap", _U32), ("limit", _U32), ("head", _U32), ("count", _U32),
+                ("total", _U64), ("per_thread", _U64 * MAXT)]
+
+
+class CoreC(ctypes.Structure):
+    """``struct core`` of push.c."""
+
+    _fields_ = [("cop", _P), ("fallback", _P), ("learn", _P), ("thread", _I32), ("index", _I32),
+                ("hooks", _I32), ("stop_asked", _I32), ("pushes", _U64)]
+
+
+class Entry(ctypes.Structure):
+    """``struct entry`` of push.c."""
+
+    _fields_ = [("core", _P), ("word", _U32), ("kind", _U32), ("f", ctypes.c_uint16 * 12)]
+
+
+#: What each mirrored instruction's C function reads, in its order (push.c).
+FIELDS = {
+    K_INCRWC: ("SrcAInc", "SrcACr", "SrcBInc", "SrcBCr", "DstInc", "DstCr"),
+    K_SETRWC: ("SrcA", "SrcAVal", "SrcACr", "SrcB", "SrcBVal", "SrcBCr", "Dst", "DstCtoCr", "DstVal", "DstCr", "Fidelity"),
+    K_ZEROACC_ROW: ("Imm10", "AddrMod"),
+}
+
+
+def _kind(mnemonic: str | None, f: dict[str, int]) -> int:
+    """The entry kind of a decoded word (K_PYTHON: the Python path runs it)."""
+    if mnemonic == "NOP":
+        return K_NOP
+    if mnemonic == "INCRWC":
+        return K_INCRWC
+    if mnemonic == "SETRWC" and not f["FlipSrcA"] and not f["FlipSrcB"]:
+        return K_SETRWC
+    if mnemonic == "ZEROACC" and f["Mode"] == 0:
+        return K_ZEROACC_ROW
+    return K_PYTHON
+
+
+class NativePush:
+    """A tile's native push path: ``Cop``, its records and its ``refresh`` (module docstring)."""
+
+    def __init__(self, tile: Tile, lib: ctypes.CDLL) -> None:
+        self.tile, self.lib = tile, lib
+        path = tile.push_path
+        self.cop = c = Cop()
+        self.hook = ctypes.cast(lib.tdbg_push_hook, _P).value
+        self._refresh_fptr = REFRESH(self._refresh)
+        c.refresh = ctypes.cast(self._refresh_fptr, _P).value
+        c.seq = path.seq
+        c.limit = path.log._items.maxlen or 0
+        self.ring = np.zeros(min(FIRST_RING, c.limit), dtype=RECORD)
+        c.ring, c.cap = self.ring.ctypes.data, len(self.ring)
+        self.names: list[str] = []
+        self._held: tuple = ()     # the arrays whose addresses ``cop`` holds, kept alive
+        self.coprocessor = tile.coprocessor
+        self.coprocessor.state.config.on_change(self.config_changed)
+        path.attach(self)
+
+    # -- Python's side of the state ---------------------------------------------------------------
+    def invalidate(self) -> None:
+        self.cop.valid = 0
+
+    def begin_run(self) -> None:
+        """A run starts: anything may have changed since the last (module docstring)."""
+        c = self.cop
+        c.valid = 0
+        c.mode = MODE_FAST if not self.tile.watches and native.library() is not None else MODE_PYTHON
+
+    def config_changed(self) -> None:
+        """A config write: forget what was derived from config."""
+        c = self.cop
+        c.valid = 0
+        ctypes.memset(ctypes.addressof(c) + Cop.math_known.offset, 0, ctypes.sizeof(c.math_known))
+        ctypes.memset(ctypes.addressof(c) + Cop.addr_mod.offset, 0, ctypes.sizeof(c.addr_mod))
+
+    def _refresh(self, _: int) -> None:
+        try:
+            self.refresh()
+        except BaseException:   # noqa: BLE001 - a C callback must not raise: the Python path runs it
+            self.cop.valid = 0
+
+    def refresh(self) -> None:
+        """Describe the model to the C side again (``valid`` once done)."""
+        c, cop, tile = self.cop, self.coprocessor, self.tile
+        queued = any(cop._queue)
+        for t in range(cop.threads):
+            c.thread_ok[t] = not queued and cop.wait_gate[t] is None and not cop.replay[t].load_left
+        if c.count == c.cap and c.cap < c.limit:
+            self._grow()
+        dst = tile.tensix.dst
+        seq = tile.push_path.provenance.seq
+        self._held = held = (cop.rwc_bits, dst.ever_written, dst.row16, dst.row32, seq)
+        c.rwc, c.ever_written, c.row16, c.row32, c.prov_seq = (address(a) for a in held)
+        c.valid = 1
+
+    def _grow(self) -> None:
+        """Twice the ring (its records oldest first)."""
+        c = self.cop
+        old = self.ring_records()
+        self.ring = np.zeros(min(2 * c.cap, c.limit), dtype=RECORD)
+        self.ring[:len(old)] = old
+        c.ring, c.cap, c.head = self.ring.ctypes.data, len(self.ring), len(old) % len(self.ring)
+
+    def describe(self, core: Core, entry: Entry) -> None:
+        """The entry's kind and fields, and the config-derived values its instruction reads for
+        the core's thread (after the Python path ran it)."""
+        k = core._native
+        assert k is not None
+        if entry.kind == K_UNKNOWN:
+            thread = core._push_thread
+            if thread is None or thread >= MAXT:
+                entry.kind = K_PYTHON
+                return
+            k.c.thread = thread
+            b = self.coprocessor.bound(entry.word)
+            kind = _kind(b.mnemonic, b.fields)
+            for i, name in enumerate(FIELDS.get(kind, ())):
+                entry.f[i] = b.fields[name]
+            entry.kind = kind
+        if entry.kind == K_ZEROACC_ROW:
+            self._derive(k.c.thread, entry.f[1])
+
+    def _derive(self, t: int, addr_mod: int) -> None:
+        c, cop = self.cop, self.coprocessor
+        config = cop.state.config
+        if not c.math_known[t]:
+            m = config.derived(("MathConfig", t), lambda: _math_config(cop, t))
+            c.dst_base[t], c.use32[t] = m.dst_base, m.fp32_dst or m.int8_math   # type: ignore[attr-defined]
+            c.math_known[t] = 1
+        for extra in (0, 1):
+            at = ((t * 2 + extra) * 8 + addr_mod) * 16
+            if c.addr_mod[at + 14]:
+                continue
+            try:
+                e = config.derived(("ADDR_MOD", t, addr_mod, extra), lambda: _entry_in_force(config, t, addr_mod, extra))
+            except MissingSpecification:
+                continue   # stays unknown: the Python path raises it
+            for i, v in enumerate(e):   # type: ignore[arg-type]
+                c.addr_mod[at + i] = v
+            c.addr_mod[at + 14] = 1
+
+    # -- the records (tdbg.emu.pushlog.NativeRecords) -----------------------------------------------
+    @property
+    def total(self) -> int:
+        return self.cop.total
+
+    @property
+    def count(self) -> int:
+        return self.cop.count
+
+    def per_thread(self) -> list[int]:
+        return list(self.cop.per_thread)
+
+    def ring_records(self) -> np.ndarray:
+        """The ring's records, oldest first."""
+        c = self.cop
+        if c.count < c.cap:
+            start = (c.head - c.count) % c.cap
+            return self.ring[start:start + c.count] if start + c.count <= c.cap else np.concatenate(
+                (self.ring[start:], self.ring[:c.head]))
+        return np.concatenate((self.ring[c.head:], self.ring[:c.head]))
+
+    def records(self) -> list[tuple]:
+        names = self.names
+        return [(int(seq), pc, names[core], thread, word, "ttinsn")
+                for seq, pc, word, core, thread in self.ring_records().tolist()]
+
+    def newest(self) -> int:
+        c = self.cop
+        return int(self.ring[(c.head - 1) % c.cap]["seq"])
+
+    def drop_newest(self) -> None:
+        c = self.cop
+        c.head = (c.head - 1) % c.cap
+        c.count -= 1
+
+    def clear_counts(self) -> None:
+        c = self.cop
+        c.total = 0
+        for t in range(MAXT):
+            c.per_thread[t] = 0
+
+    def clear(self) -> None:
+        self.clear_counts()
+        self.cop.count = self.cop.head = 0
+
+
+class NativeCore:
+    """One core's side: ``CoreC`` and the entries of its hooked ``.ttinsn`` addresses."""
+
+    def __init__(self, path: NativePush, core: Core) -> None:
+        self.path, self.core = path, core
+        self.c = c = CoreC()
+        c.cop = ctypes.addressof(path.cop)
+        c.thread = core._push_thread if core._push_thread is not None else (core.thread or 0)
+        if core.name not in path.names:
+            path.names.append(core.name)
+        c.index = path.names.index(core.name)
+        c.fallback = ctypes.cast(core._code_fptr, _P).value
+        self._learn_fptr = HOOK_CODE_CFUNC(self._learn)
+        c.learn = ctypes.cast(self._learn_fptr, _P).value
+        self._blocks: list[ctypes.Array] = []
+        self._free: list[Entry] = []
+        self.entries: dict[int, Entry] = {}
+
+    def _learn(self, handle: int, address: int, size: int, user: int) -> None:
+        self.core._code_py(handle, address, size, user)
+        entry = self.entries.get(address)
+        if entry is not None:
+            try:
+                self.path.describe(self.core, entry)
+            except BaseException:   # noqa: BLE001 - a C callback must not raise: the entry stays Python's
+                entry.kind = K_PYTHON
+
+    def add(self, address: int, word: int) -> int:
+        """Hook ``address`` (a ``.ttinsn`` of ``word``) with the C hook; returns the handle."""
+        if not self._free:
+            block = (Entry * BLOCK)()
+            self._blocks.append(block)
+            self._free = list(block)
+        entry = self._free.pop()
+        entry.core, entry.word, entry.kind = ctypes.addressof(self.c), word, K_UNKNOWN
+        handle = uc_hook_h()
+        uc = self.core.uc
+        status = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), UC_HOOK_CODE, ctypes.c_void_p(self.path.hook),
+                                   ctypes.c_void_p(ctypes.addressof(entry)), ctypes.c_uint64(address), ctypes.c_uint64(address))
+        if status:
+            self._free.append(entry)
+            raise UcError(status)
+        self.entries[address] = entry
+        uc._callbacks[handle.value] = entry   # what the binding's hook_del drops
+        return handle.value
+
+    def remove(self, address: int) -> None:
+        """``address`` is unhooked (``uc.hook_del`` of its handle): its entry is free again."""
+        entry = self.entries.pop(address, None)
+        if entry is not None:
+            self._free.append(entry)
+
+    def ask_stop(self) -> int:
+        """Set ``stop_asked``; the C hook's entries and exits so far."""
+        return self.path.lib.tdbg_ask_stop(ctypes.addressof(self.c))  # type: ignore[no-any-return]
+
+    def begin_run(self) -> None:
+        self.c.stop_asked = 0
+        self.path.begin_run()
+
+    @property
+    def hooks(self) -> int:
+        return self.c.hooks
+
+    @property
+    def pushes(self) -> int:
+        return self.c.pushes
+
+
+def for_core(core: Core) -> NativeCore | None:
+    """The core's native side (made with the tile's on first use), or None without the native
+    library."""
+    lib = native.library()
+    if lib is None:
+        return None
+    tile = core.tile
+    path = tile.push_path.native
+    if path is None:
+        path = NativePush(tile, lib)
+    return NativeCore(path, core)

@@ -1,0 +1,226 @@
+/* push.c - the .ttinsn push path for the common instructions, as a Unicorn code hook in C
+ * (tdbg.emu.native_push registers it with uc_hook_add, one hook per .ttinsn address, whose user
+ * data is that address's entry).  It runs, without a Python frame, what the Python path
+ * (tdbg.emu.push_path.PushPath.push, tdbg.tensix.coprocessor.Coprocessor.push) would do for a
+ * word the expanders pass through while every queue is empty and no wait is latched: log the
+ * push, run the instruction, note the Dst rows it marked (provenance).  Anything else (a word
+ * not mirrored here, state the Python side has not described to the C side yet, a stop asked
+ * from another thread) goes to the Python hook, which is the reference.
+ *
+ * Mirrored instructions (each function names what it mirrors, step for step):
+ *   NOP, INCRWC, SETRWC without bank flips, ZEROACC in ZEROACC_MODE_ONE_ROW. */
+#include <stdint.h>
+
+#define MAXT 4
+#define NRWC 9          /* Dst, Dst_Cr, SrcA, SrcA_Cr, SrcB, SrcB_Cr, FidelityPhase, ExtraAddrModBit, Sp */
+enum { R_DST, R_DST_CR, R_SRCA, R_SRCA_CR, R_SRCB, R_SRCB_CR, R_FID, R_EXTRA, R_SP };
+static const int32_t MASK[NRWC] = {0x3FF, 0x3FF, 0x3F, 0x3F, 0x3F, 0x3F, 3, 1, 0x3FF};
+
+enum { K_UNKNOWN = 0, K_NOP = 1, K_INCRWC = 2, K_SETRWC = 3, K_ZEROACC_ROW = 4, K_PYTHON = 255 };
+enum { MODE_PYTHON = 0, MODE_FAST = 1 };
+
+struct rec {            /* one push log record (tdbg.emu.pushlog.PushRecord, via "ttinsn") */
+    uint64_t seq;
+    uint32_t pc, word;
+    uint8_t core, thread, pad[6];
+};
+
+typedef void (*code_hook)(void *uc, uint64_t address, uint32_t size, void *user);
+struct cop;
+typedef void (*refresh_fn)(struct cop *cop);
+
+struct cop {            /* one tile's coprocessor, as far as the native path reads and writes it */
+    int32_t valid;      /* 1: what follows describes the model now (cleared by every Python push) */
+    int32_t mode;       /* MODE_FAST, or MODE_PYTHON for the whole run (watches) */
+    refresh_fn refresh; /* the Python side fills this struct (valid or not) */
+    int32_t *rwc;       /* [thread][NRWC] (tdbg.tensix.rwc.RWCs storage) */
+    uint8_t *ever_written;  /* Dst.ever_written, per DstBits row */
+    int64_t *row16, *row32; /* Dst.row16 / Dst.row32 */
+    int64_t *prov_seq;      /* DstProvenance.seq, per DstBits row */
+    uint64_t seq;           /* PushPath.seq */
+    /* per thread: MathConfig fields ZEROACC reads (known: 1) */
+    int32_t math_known[MAXT], dst_base[MAXT], use32[MAXT];
+    /* per thread, ExtraAddrModBit, AddrMod: the ADDR_MOD entry ApplyAddrMod uses, [14] = known */
+    int16_t addr_mod[MAXT][2][8][16];
+    int32_t thread_ok[MAXT];    /* nothing queued at any Wait Gate, no wait latched, no replay loading */
+    /* the log's native records: a ring of cap records, count kept, head the next slot */
+    struct rec *ring;
+    uint32_t cap, limit, head, count;
+    uint64_t total, per_thread[MAXT];
+};
+
+struct core {           /* one core's side of it */
+    struct cop *cop;
+    code_hook fallback;     /* the core's Python code hook (tdbg.emu.core.Core._code_hook) */
+    code_hook learn;        /* the same, then describe the entry (a word not seen yet) */
+    int32_t thread, index;  /* the thread its .ttinsn words push to, its number in the log */
+    int32_t hooks;          /* entries and exits (Core._hooks' protocol) */
+    int32_t stop_asked;     /* Core._stop_asked, as the asking thread set it */
+    uint64_t pushes;        /* pushes it made here (Core._polling: a push breaks a poll) */
+};
+
+struct entry {          /* one hooked .ttinsn address */
+    struct core *core;
+    uint32_t word, kind;
+    uint16_t f[12];     /* the fields the kind needs, in the order tdbg.emu.native_push packs them */
+};
+
+/* tdbg.tensix.rwc._advance */
+static void advance(int32_t *r, int counter, int32_t inc, int cr)
+{
+    if (cr)
+        r[counter] = r[counter + 1] = (r[counter + 1] + inc) & MASK[counter];
+    else if (inc)
+        r[counter] = (r[counter] + inc) & MASK[counter];
+}
+
+/* tdbg.tensix.rwc.apply_addr_mod (update_fidelity true); the entry is known (the caller checked) */
+static void apply_addr_mod(int32_t *r, const int16_t *e)
+{
+    int16_t a_incr = e[0], a_clear = e[1], a_cr = e[2], b_incr = e[3], b_clear = e[4], b_cr = e[5];
+    int16_t d_incr = e[6], d_clear = e[7], d_ctocr = e[8], d_cr = e[9], f_clear = e[10], f_incr = e[11];
+    int16_t bias_clear = e[12], bias_incr = e[13];
+    if (a_clear)
+        r[R_SRCA] = r[R_SRCA_CR] = 0;
+    else if (a_cr || a_incr)
+        advance(r, R_SRCA, a_incr, a_cr);
+    if (b_clear)
+        r[R_SRCB] = r[R_SRCB_CR] = 0;
+    else if (b_cr || b_incr)
+        advance(r, R_SRCB, b_incr, b_cr);
+    if (d_clear)
+        r[R_DST] = r[R_DST_CR] = 0;
+    else if (d_ctocr) {
+        r[R_DST] = (r[R_DST] + d_incr) & MASK[R_DST];
+        r[R_DST_CR] = r[R_DST];
+    } else if (d_cr || d_incr)
+        advance(r, R_DST, d_incr, d_cr);
+    if (f_clear)
+        r[R_FID] = 0;
+    else if (f_incr)
+        r[R_FID] = (r[R_FID] + f_incr) & MASK[R_FID];
+    if (bias_clear)
+        r[R_EXTRA] = 0;
+    else if (bias_incr & 3)
+        r[R_EXTRA] = (r[R_EXTRA] + 1) & MASK[R_EXTRA];
+}
+
+/* tdbg.tensix.rwc.incrwc: f = SrcAInc, SrcACr, SrcBInc, SrcBCr, DstInc, DstCr */
+static void incrwc(int32_t *r, const uint16_t *f)
+{
+    advance(r, R_SRCA, f[0], f[1]);
+    advance(r, R_SRCB, f[2], f[3]);
+    advance(r, R_DST, f[4], f[5]);
+}
+
+/* tdbg.tensix.rwc.setrwc (tdbg.tensix.matrix_unit.setrwc without FlipSrcA / FlipSrcB):
+ * f = SrcA, SrcAVal, SrcACr, SrcB, SrcBVal, SrcBCr, Dst, DstCtoCr, DstVal, DstCr, Fidelity */
+static void setrwc(int32_t *r, const uint16_t *f)
+{
+    if (f[0])
+        r[R_SRCA] = r[R_SRCA_CR] = (f[1] + (f[2] ? r[R_SRCA_CR] : 0)) & MASK[R_SRCA];
+    if (f[3])
+        r[R_SRCB] = r[R_SRCB_CR] = (f[4] + (f[5] ? r[R_SRCB_CR] : 0)) & MASK[R_SRCB];
+    if (f[6] || f[7]) {
+        int32_t value = f[8];
+        if (f[7])
+            value += r[R_DST];
+        else if (f[9])
+            value += r[R_DST_CR];
+        r[R_DST] = r[R_DST_CR] = value & MASK[R_DST];
+    }
+    if (f[10])
+        r[R_FID] = 0;
+}
+
+/* tdbg.tensix.matrix_unit.zeroacc, ZEROACC_MODE_ONE_ROW: f = Imm10, AddrMod (the caller checked
+ * that the MathConfig and the ADDR_MOD entry are described) */
+static void zeroacc_row(struct cop *c, int t, const uint16_t *f)
+{
+    int32_t *r = c->rwc + t * NRWC;
+    const int16_t *am = c->addr_mod[t][r[R_EXTRA]][f[1] & 7];
+    int64_t row = (f[0] + r[R_DST] + c->dst_base[t]) & 0x3FF;
+    if (c->use32[t]) {
+        int64_t hi = c->row32[row];
+        c->ever_written[hi] = c->ever_written[hi + 8] = 0;
+        c->prov_seq[hi] = c->prov_seq[hi + 8] = (int64_t)c->seq;
+    } else {
+        int64_t bits = c->row16[row];
+        c->ever_written[bits] = 0;
+        c->prov_seq[bits] = (int64_t)c->seq;
+    }
+    apply_addr_mod(r, am);
+}
+
+/* tdbg.emu.pushlog.PushLog.append for a native push (PushPath.execute's log step) */
+static void log_push(struct cop *c, struct core *k, uint32_t pc, uint32_t word)
+{
+    struct rec *x = &c->ring[c->head];
+    x->seq = c->seq;
+    x->pc = pc;
+    x->word = word;
+    x->core = (uint8_t)k->index;
+    x->thread = (uint8_t)k->thread;
+    c->head = c->head + 1 == c->cap ? 0 : c->head + 1;
+    if (c->count < c->cap)
+        c->count++;
+    c->total++;
+    c->per_thread[k->thread]++;
+}
+
+static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
+{
+    int t = k->thread;
+    int32_t *r = c->rwc + t * NRWC;
+    if (!c->thread_ok[t])
+        return 0;
+    if (e->kind == K_ZEROACC_ROW) {
+        const int16_t *am = c->addr_mod[t][r[R_EXTRA]][e->f[1] & 7];
+        if (!c->math_known[t] || !am[14])
+            return 0;
+    }
+    c->seq++;
+    log_push(c, k, pc, e->word);
+    switch (e->kind) {
+    case K_NOP:
+        break;
+    case K_INCRWC:
+        incrwc(r, e->f);
+        break;
+    case K_SETRWC:
+        setrwc(r, e->f);
+        break;
+    case K_ZEROACC_ROW:
+        zeroacc_row(c, t, e->f);
+        break;
+    }
+    k->pushes++;
+    return 1;
+}
+
+void tdbg_push_hook(void *uc, uint64_t address, uint32_t size, void *user)
+{
+    struct entry *e = (struct entry *)user;
+    struct core *k = e->core;
+    struct cop *c = k->cop;
+    __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&k->stop_asked, __ATOMIC_SEQ_CST) && c->mode == MODE_FAST
+        && e->kind != K_UNKNOWN && e->kind != K_PYTHON) {
+        if (!c->valid || (c->count == c->cap && c->cap < c->limit))
+            c->refresh(c);
+        if (c->valid && (c->count < c->cap || c->cap == c->limit) && run(c, k, e, (uint32_t)address)) {
+            __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+            return;
+        }
+    }
+    __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+    (e->kind == K_UNKNOWN ? k->learn : k->fallback)(uc, address, size, user);
+}
+
+/* Core._ask_stop's first half for the native hook: set the flag, then read the entries and exits
+ * (a full barrier between, as the GIL gives the Python hook) */
+int32_t tdbg_ask_stop(struct core *k)
+{
+    __atomic_store_n(&k->stop_asked, 1, __ATOMIC_SEQ_CST);
+    return __atomic_load_n(&k->hooks, __ATOMIC_SEQ_CST);
+}

@@ -1,0 +1,112 @@
+"""The native push path (``tdbg.emu.native_push``, ``tdbg/native/push.c``) against the Python
+path (the reference, ``tdbg.native.disabled()``): firmware pushing random sequences of the
+instructions it mirrors, mixed with ones it leaves to Python (bank flips, other ZEROACC modes,
+SETC16 writes to the ADDR_MOD entries), must leave identical RWCs, ``Dst`` flags and bits, ``Dst``
+provenance and push log; and the native path must have run them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tdbg import native
+from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.emu.pushlog import PushLog
+from tdbg.emu.stops import StopKind
+from tdbg.session import Session
+from tdbg.tensix.isa import isa_of
+from tdbg.tensix.state import TensixState
+
+ISA = isa_of(BLACKHOLE)
+pytestmark = pytest.mark.skipif(native.library() is None, reason="the native library cannot be built here")
+
+
+def _encode(mnemonic: str, **fields: int) -> int:
+    return ISA.encode(mnemonic, **fields)
+
+
+def random_words(rng: np.random.Generator, n: int) -> list[int]:
+    """``n`` words: mostly what the native path mirrors, some it does not."""
+    table = TensixState().config.table
+    out = []
+    for _ in range(n):
+        k = rng.integers(0, 20)
+        r = lambda bits: int(rng.integers(0, 1 << bits))  # noqa: E731
+        if k < 3:
+            out.append(_encode("NOP"))
+        elif k < 7:
+            out.append(_encode("INCRWC", SrcAInc=r(4), SrcBInc=r(4), DstInc=r(4), SrcACr=r(1), SrcBCr=r(1), DstCr=r(1)))
+        elif k < 11:
+            flips = r(1) if rng.integers(0, 4) == 0 else 0
+            out.append(_encode("SETRWC", SrcA=r(1), SrcB=r(1), Dst=r(1), Fidelity=r(1), SrcAVal=r(4), SrcBVal=r(4),
+                               DstVal=r(4), SrcACr=r(1), SrcBCr=r(1), DstCr=r(1), DstCtoCr=r(1), FlipSrcA=flips, FlipSrcB=0))
+        elif k < 17:
+            mode = 0 if rng.integers(0, 6) else 1
+            out.append(_encode("ZEROACC", Imm10=r(10), AddrMod=r(3), Revert=0, UseDst32b=r(1), Mode=mode))
+        else:   # an ADDR_MOD entry's word, as tt-llk's addr_mod_t::set writes it
+            name = ["ADDR_MOD_AB_SEC{}_SrcAIncr", "ADDR_MOD_DST_SEC{}_DestIncr", "ADDR_MOD_BIAS_SEC{}_BiasIncr"][r(2) % 3]
+            field = table.field(name.format(r(3)))
+            out.append(_encode("SETC16", CfgIndex=field.addr32, NewValue=r(16) & 0x3FFF))
+    return out
+
+
+def firmware(tmp_path: Path, words: list[int], trips: int = 1) -> Path:
+    body = "".join(f"        TTI({w:#010x}u);\n" for w in words)
+    source = tmp_path / "pushes.c"
+    source.write_text('#include "tensix.h"\n'
+                      f"int main(void)\n{{\n    for (int i = 0; i < {trips}; i++) {{\n{body}    }}\n    return 0;\n}}\n")
+    return source
+
+
+def outcome(source: Path) -> tuple[object, ...]:
+    s = Session(source)
+    stops = []
+    for _ in range(500):   # an event (an ADDR_MOD entry no page defines) stops the core: go on
+        stop = s.cont()
+        stops.append((stop.kind, stop.pc, stop.describe()))
+        if stop.kind is StopKind.EXITED:
+            break
+    tile = s.tile
+    path = tile.push_path
+    ran = path.native.total if path.native is not None else 0
+    return ((stops, tile.coprocessor.rwc_bits.tolist(), tile.tensix.dst.ever_written.tolist(), tile.tensix.dst.bits.tolist(),
+             path.provenance.seq.tolist(), list(path.log), path.log.total, path.log.per_thread, path.seq,
+             [path.dst_writer(r) for r in range(0, 1024, 37)]), ran)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_pushes_native_equal_python(tmp_path: Path, seed: int) -> None:
+    source = firmware(tmp_path, random_words(np.random.default_rng(seed), 120), trips=3)   # again: learnt
+    got, ran = outcome(source)
+    with native.disabled():
+        want, _ = outcome(source)
+    assert got == want
+    assert ran > 0   # the native path pushed some of them
+
+
+def test_the_log_ring_grows_and_wraps_as_the_python_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(PushLog.__init__, "__defaults__", (2500,))   # past the ring's first size, then wrapping
+    words = [_encode("INCRWC", SrcAInc=1, DstInc=2), _encode("NOP"),
+             _encode("ZEROACC", Imm10=5, Mode=0), _encode("SETRWC", Dst=1, DstVal=3)]
+    source = firmware(tmp_path, words, trips=1000)
+    got, ran = outcome(source)
+    with native.disabled():
+        want, _ = outcome(source)
+    assert got == want
+    assert ran > 3000 and len(got[5]) == 2500
+
+
+def test_a_checkpoint_restores_the_native_log_and_counters(tmp_path: Path) -> None:
+    words = [_encode("INCRWC", SrcAInc=1, DstInc=3), _encode("ZEROACC", Imm10=9, Mode=0)]
+    s = Session(firmware(tmp_path, words, trips=50))
+    s.cont()
+    assert s.tile.push_path.native is not None and s.tile.push_path.native.total
+    rwcs, log = s.tile.coprocessor.rwc_bits.copy(), list(s.tile.push_path.log)
+    mark = s.checkpoint()
+    for _ in range(5):
+        s.tensix("INCRWC DstInc=1")
+    s.restart(mark)
+    assert s.tile.coprocessor.rwc_bits.tolist() == rwcs.tolist()
+    assert list(s.tile.push_path.log) == log
