@@ -1,7 +1,7 @@
 """The native push path (``tdbg.emu.native_push``, ``tdbg/native/push.c``) against the Python
 path (the reference, ``tdbg.native.disabled()``): firmware pushing random sequences of the
 instructions it mirrors, mixed with ones it leaves to Python (bank flips, other ZEROACC modes,
-SETC16 writes to the ADDR_MOD entries), must leave identical RWCs, ``Dst`` flags and bits, ``Dst``
+SETC16 writes to the ADDR_MOD entries, LaneConfig masking MOVD2A's columns), must leave identical RWCs, ``Dst`` flags and bits, ``Dst``
 provenance and push log; and the native path must have run them."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from tdbg.emu.pushlog import PushLog
 from tdbg.emu.stops import StopKind
 from tdbg.session import Session
 from tdbg.tensix.isa import isa_of
+from tdbg.tensix.sfpu.movement import IMM16_IS_VALUE
 from tdbg.tensix.state import TensixState
 
 ISA = isa_of(BLACKHOLE)
@@ -32,7 +33,7 @@ def random_words(rng: np.random.Generator, n: int) -> list[int]:
     table = TensixState().config.table
     out = []
     for _ in range(n):
-        k = rng.integers(0, 20)
+        k = rng.integers(0, 24)
         r = lambda bits: int(rng.integers(0, 1 << bits))  # noqa: E731
         if k < 3:
             out.append(_encode("NOP"))
@@ -45,6 +46,11 @@ def random_words(rng: np.random.Generator, n: int) -> list[int]:
         elif k < 17:
             mode = 0 if rng.integers(0, 6) else 1
             out.append(_encode("ZEROACC", Imm10=r(10), AddrMod=r(3), Revert=0, UseDst32b=r(1), Mode=mode))
+        elif k < 20:
+            out.append(_encode(["MOVD2A", "MOVD2B"][r(1)], DstRow=r(10), SrcRow=r(6), Move4Rows=r(1), AddrMod=r(3),
+                               UseDst32bLo=int(rng.integers(0, 8) == 0)))
+        elif k < 21:   # a column masked for MOVD2A (BLOCK_DEST_MOV), or not: SFPCONFIG of LaneConfig
+            out.append(_encode("SFPCONFIG", Imm16=0x600 * r(1), VD=15, Mod1=IMM16_IS_VALUE))
         else:   # an ADDR_MOD entry's word, as tt-llk's addr_mod_t::set writes it
             name = ["ADDR_MOD_AB_SEC{}_SrcAIncr", "ADDR_MOD_DST_SEC{}_DestIncr", "ADDR_MOD_BIAS_SEC{}_BiasIncr"][r(2) % 3]
             field = table.field(name.format(r(3)))
@@ -71,7 +77,8 @@ def outcome(source: Path) -> tuple[object, ...]:
     tile = s.tile
     path = tile.push_path
     ran = path.native.total if path.native is not None else 0
-    return ((stops, tile.coprocessor.rwc_bits.tolist(), tile.tensix.dst.ever_written.tolist(), tile.tensix.dst.bits.tolist(),
+    state = tile.coprocessor.state
+    return ((stops, state.srca.data.tolist(), state.srcb.data.tolist(), tile.coprocessor.rwc_bits.tolist(), tile.tensix.dst.ever_written.tolist(), tile.tensix.dst.bits.tolist(),
              path.provenance.seq.tolist(), list(path.log), path.log.total, path.log.per_thread, path.seq,
              [path.dst_writer(r) for r in range(0, 1024, 37)]), ran)
 
@@ -95,7 +102,7 @@ def test_the_log_ring_grows_and_wraps_as_the_python_log(tmp_path: Path, monkeypa
     with native.disabled():
         want, _ = outcome(source)
     assert got == want
-    assert ran > 3000 and len(got[5]) == 2500
+    assert ran > 3000 and len(got[7]) == 2500
 
 
 def test_a_checkpoint_restores_the_native_log_and_counters(tmp_path: Path) -> None:

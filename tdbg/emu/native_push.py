@@ -3,7 +3,7 @@ in C (``tdbg/native/push.c``), with no Python frame, and everything else by the 
 
 Each ``.ttinsn`` address of a core gets the C hook, whose user data is the address's ``Entry``.
 The hook runs the instruction itself when the entry names one it mirrors (NOP, INCRWC, SETRWC
-without bank flips, ZEROACC of one row), ``Cop`` says the model is as the C side last saw it
+without bank flips, ZEROACC of one row, MOVD2A / MOVD2B with 16-bit Dst and no column masked), ``Cop`` says the model is as the C side last saw it
 (``valid``) and the run has nothing that needs a Python record of each push (``mode``: no
 watchpoint); then it logs the push in its ring (``NativeRecords``, which ``PushLog`` merges in
 when read), bumps ``PushPath.seq`` (kept in ``Cop``) and the provenance of the ``Dst`` row it
@@ -15,8 +15,9 @@ coprocessor's decode, once per address) and the config-derived values the instru
 ``valid`` is cleared by every Python push (``PushPath.execute``) and at every run's start (the
 debugger may have changed anything); the C hook then asks ``refresh`` (Python) to describe the
 model again: the queues, latched waits and replay state, and the addresses of the arrays it
-works on (``Coprocessor.rwc_bits``, ``Dst.ever_written``, ``Dst.row16`` / ``row32``,
-``DstProvenance.seq``).  ``Core._ask_stop`` sets the entry's core's ``stop_asked`` too and reads
+works on (``Coprocessor.rwc_bits``, ``Dst.ever_written`` / ``bits`` / ``row16`` / ``row32``,
+``DstProvenance.seq``, the Src data, ``LaneConfig``) and the Src banks the Matrix Unit reads
+with their implied formats.  ``Core._ask_stop`` sets the entry's core's ``stop_asked`` too and reads
 its ``hooks`` (``tdbg_ask_stop``): the C hook keeps the Python hook's protocol.
 """
 
@@ -30,6 +31,7 @@ from unicorn import UC_HOOK_CODE, UcError
 from unicorn.unicorn_py3.unicorn import HOOK_CODE_CFUNC, uc_hook_h, uclib
 
 from tdbg import native
+from tdbg.arch import data_formats
 from tdbg.native import address
 from tdbg.tensix.events import MissingSpecification
 from tdbg.tensix.matrix_unit import _math_config
@@ -40,7 +42,9 @@ if TYPE_CHECKING:
     from tdbg.emu.tile import Tile
 
 MAXT = 4
-K_UNKNOWN, K_NOP, K_INCRWC, K_SETRWC, K_ZEROACC_ROW, K_PYTHON = 0, 1, 2, 3, 4, 255
+K_UNKNOWN, K_NOP, K_INCRWC, K_SETRWC, K_ZEROACC_ROW, K_MOVD2A, K_MOVD2B, K_PYTHON = 0, 1, 2, 3, 4, 5, 6, 255
+#: push.c's style codes of tdbg.arch.data_formats' styles (0: no data format)
+STYLES = {"BF16": 1, "FP16": 2, "TF32": 3}
 MODE_PYTHON, MODE_FAST = 0, 1
 #: Entries allocated at a time (a block never moves: hooks hold their entries' addresses).
 BLOCK = 256
@@ -63,6 +67,9 @@ class Cop(ctypes.Structure):
                 ("math_known", _I32 * MAXT), ("dst_base", _I32 * MAXT), ("use32", _I32 * MAXT),
                 ("addr_mod", ctypes.c_int16 * (MAXT * 2 * 8 * 16)),
                 ("thread_ok", _I32 * MAXT),
+                ("fp16a_force", _I32 * MAXT), ("implied", _I32 * MAXT), ("srca_fmt", _I32 * MAXT),
+                ("bank_a", _I32), ("bank_b", _I32), ("fmt_a", _I32), ("fmt_b", _I32), ("style", _I32 * 16),
+                ("dst_bits", _P), ("srca", _P), ("srcb", _P), ("lane_config", _P),
                 ("ring", _P), ("cap", _U32), ("limit", _U32), ("head", _U32), ("count", _U32),
                 ("total", _U64), ("per_thread", _U64 * MAXT)]
 
@@ -85,7 +92,11 @@ FIELDS = {
     K_INCRWC: ("SrcAInc", "SrcACr", "SrcBInc", "SrcBCr", "DstInc", "DstCr"),
     K_SETRWC: ("SrcA", "SrcAVal", "SrcACr", "SrcB", "SrcBVal", "SrcBCr", "Dst", "DstCtoCr", "DstVal", "DstCr", "Fidelity"),
     K_ZEROACC_ROW: ("Imm10", "AddrMod"),
+    K_MOVD2A: ("DstRow", "SrcRow", "Move4Rows", "AddrMod", "UseDst32bLo"),
+    K_MOVD2B: ("DstRow", "SrcRow", "Move4Rows", "AddrMod", "UseDst32bLo"),
 }
+#: Where each kind's AddrMod is in its fields.
+ADDR_MOD_AT = {K_ZEROACC_ROW: 1, K_MOVD2A: 3, K_MOVD2B: 3}
 
 
 def _kind(mnemonic: str | None, f: dict[str, int]) -> int:
@@ -98,6 +109,8 @@ def _kind(mnemonic: str | None, f: dict[str, int]) -> int:
         return K_SETRWC
     if mnemonic == "ZEROACC" and f["Mode"] == 0:
         return K_ZEROACC_ROW
+    if mnemonic in ("MOVD2A", "MOVD2B"):
+        return K_MOVD2A if mnemonic == "MOVD2A" else K_MOVD2B
     return K_PYTHON
 
 
@@ -115,6 +128,8 @@ class NativePush:
         c.limit = path.log._items.maxlen or 0
         self.ring = np.zeros(min(FIRST_RING, c.limit), dtype=RECORD)
         c.ring, c.cap = self.ring.ctypes.data, len(self.ring)
+        for code, f in data_formats.FORMATS.items():
+            c.style[code] = STYLES[f.style]
         self.names: list[str] = []
         self._held: tuple = ()     # the arrays whose addresses ``cop`` holds, kept alive
         self.coprocessor = tile.coprocessor
@@ -154,8 +169,14 @@ class NativePush:
             self._grow()
         dst = tile.tensix.dst
         seq = tile.push_path.provenance.seq
-        self._held = held = (cop.rwc_bits, dst.ever_written, dst.row16, dst.row32, seq)
-        c.rwc, c.ever_written, c.row16, c.row32, c.prov_seq = (address(a) for a in held)
+        state = cop.state
+        self._held = held = (cop.rwc_bits, dst.ever_written, dst.row16, dst.row32, seq, dst.bits,
+                             state.srca.data, state.srcb.data, cop.vector.lane_config)
+        (c.rwc, c.ever_written, c.row16, c.row32, c.prov_seq, c.dst_bits, c.srca, c.srcb,
+         c.lane_config) = (address(a) for a in held)
+        banks = state.src_banks
+        c.bank_a, c.bank_b = banks.matrix_unit_srca, banks.matrix_unit_srcb
+        c.fmt_a, c.fmt_b = state.srca.fmt[c.bank_a], state.srcb.fmt[c.bank_b]
         c.valid = 1
 
     def _grow(self) -> None:
@@ -182,8 +203,9 @@ class NativePush:
             for i, name in enumerate(FIELDS.get(kind, ())):
                 entry.f[i] = b.fields[name]
             entry.kind = kind
-        if entry.kind == K_ZEROACC_ROW:
-            self._derive(k.c.thread, entry.f[1])
+        at = ADDR_MOD_AT.get(entry.kind)
+        if at is not None:
+            self._derive(k.c.thread, entry.f[at])
 
     def _derive(self, t: int, addr_mod: int) -> None:
         c, cop = self.cop, self.coprocessor
@@ -191,6 +213,7 @@ class NativePush:
         if not c.math_known[t]:
             m = config.derived(("MathConfig", t), lambda: _math_config(cop, t))
             c.dst_base[t], c.use32[t] = m.dst_base, m.fp32_dst or m.int8_math   # type: ignore[attr-defined]
+            c.fp16a_force[t], c.implied[t], c.srca_fmt[t] = m.fp16a_force, m.implied, m.srca_fmt  # type: ignore[attr-defined]
             c.math_known[t] = 1
         for extra in (0, 1):
             at = ((t * 2 + extra) * 8 + addr_mod) * 16
@@ -323,9 +346,10 @@ def for_core(core: Core) -> NativeCore | None:
     """The core's native side (made with the tile's on first use), or None without the native
     library."""
     lib = native.library()
-    if lib is None:
-        return None
     tile = core.tile
+    state = tile.coprocessor.state
+    if lib is None or state.srca.data.shape[1:] != (64, 16) or state.dst.cols != 16:   # push.c's sizes
+        return None
     path = tile.push_path.native
     if path is None:
         path = NativePush(tile, lib)

@@ -8,7 +8,8 @@
  * from another thread) goes to the Python hook, which is the reference.
  *
  * Mirrored instructions (each function names what it mirrors, step for step):
- *   NOP, INCRWC, SETRWC without bank flips, ZEROACC in ZEROACC_MODE_ONE_ROW. */
+ *   NOP, INCRWC, SETRWC without bank flips, ZEROACC in ZEROACC_MODE_ONE_ROW, MOVD2A and MOVD2B
+ *   with 16-bit Dst and no column masked. */
 #include <stdint.h>
 
 #define MAXT 4
@@ -16,7 +17,8 @@
 enum { R_DST, R_DST_CR, R_SRCA, R_SRCA_CR, R_SRCB, R_SRCB_CR, R_FID, R_EXTRA, R_SP };
 static const int32_t MASK[NRWC] = {0x3FF, 0x3FF, 0x3F, 0x3F, 0x3F, 0x3F, 3, 1, 0x3FF};
 
-enum { K_UNKNOWN = 0, K_NOP = 1, K_INCRWC = 2, K_SETRWC = 3, K_ZEROACC_ROW = 4, K_PYTHON = 255 };
+enum { K_UNKNOWN = 0, K_NOP = 1, K_INCRWC = 2, K_SETRWC = 3, K_ZEROACC_ROW = 4, K_MOVD2A = 5, K_MOVD2B = 6, K_PYTHON = 255 };
+enum { S_NONE = 0, S_BF16 = 1, S_FP16 = 2, S_TF32 = 3 };   /* tdbg.arch.data_formats styles */
 enum { MODE_PYTHON = 0, MODE_FAST = 1 };
 
 struct rec {            /* one push log record (tdbg.emu.pushlog.PushRecord, via "ttinsn") */
@@ -43,6 +45,14 @@ struct cop {            /* one tile's coprocessor, as far as the native path rea
     /* per thread, ExtraAddrModBit, AddrMod: the ADDR_MOD entry ApplyAddrMod uses, [14] = known */
     int16_t addr_mod[MAXT][2][8][16];
     int32_t thread_ok[MAXT];    /* nothing queued at any Wait Gate, no wait latched, no replay loading */
+    /* the MOVs: MathConfig per thread (fp16a_force, implied, srca_fmt), the Src banks the Matrix
+     * Unit reads and their implied formats, each format's style */
+    int32_t fp16a_force[MAXT], implied[MAXT], srca_fmt[MAXT];
+    int32_t bank_a, bank_b, fmt_a, fmt_b;
+    int32_t style[16];
+    uint16_t *dst_bits;         /* Dst.bits [rows][16] */
+    uint32_t *srca, *srcb;      /* SrcA.data / SrcB.data [2][64][16] */
+    uint32_t *lane_config;      /* VectorUnit.lane_config [32] */
     /* the log's native records: a ring of cap records, count kept, head the next slot */
     struct rec *ring;
     uint32_t cap, limit, head, count;
@@ -152,6 +162,60 @@ static void zeroacc_row(struct cop *c, int t, const uint16_t *f)
     apply_addr_mod(r, am);
 }
 
+/* tdbg.tensix.matrix_unit._movd2src with 16-bit Dst (use32 false) and no column masked
+ * (mov_columns None): f = DstRow, SrcRow, Move4Rows, AddrMod, UseDst32bLo; false (nothing done)
+ * for every other case, which the Python path runs (or raises) */
+static int movd2src(struct cop *c, int t, const uint16_t *f, int to_srcb)
+{
+    int32_t *r = c->rwc + t * NRWC;
+    int style;
+    if (c->fp16a_force[t])
+        style = S_FP16;
+    else {
+        if (c->use32[t])
+            return 0;
+        int fmt = c->implied[t] ? (to_srcb ? c->fmt_b : c->fmt_a) : c->srca_fmt[t];
+        if (fmt < 0 || fmt > 15 || c->style[fmt] == S_NONE)
+            return 0;
+        style = c->style[fmt];
+    }
+    if (f[4] || style == S_TF32)
+        return 0;   /* UndefinedBehavior with 16-bit Dst (unless every column is masked) */
+    if (!to_srcb) {
+        for (int i = 0; i < 8; i++)
+            if (c->lane_config[i] & 0x600)
+                return 0;
+    }
+    const int16_t *am = c->addr_mod[t][r[R_EXTRA]][f[3] & 7];
+    if (!am[14])
+        return 0;
+    int64_t dst_row = f[0] + r[R_DST] + c->dst_base[t];
+    int32_t src_row = f[1] + (to_srcb ? r[R_SRCB] : r[R_SRCA]);
+    int n;
+    if (f[2]) {
+        n = 4;
+        dst_row &= 0x3FC;
+        src_row &= 0x3C;
+    } else {
+        n = 1;
+        dst_row &= 0x3FF;
+        src_row &= 0x3F;
+    }
+    uint32_t *target = (to_srcb ? c->srcb : c->srca) + ((int64_t)c->bank_a * 64 + src_row) * 16;
+    for (int i = 0; i < n; i++) {
+        int64_t bits = c->row16[(dst_row + i) & 0x3FF];
+        const uint16_t *in = c->dst_bits + bits * 16;
+        int defined = c->ever_written[bits];
+        for (int col = 0; col < 16; col++) {
+            uint32_t x = defined ? in[col] : 0;
+            target[i * 16 + col] = style == S_BF16 ? ((x & 0xFF00u) << 3) | (x & 0xFFu)   /* shuffle_bf16 */
+                                                   : ((x & 0xFFE0u) << 3) | (x & 0x1Fu);  /* shuffle_fp16 */
+        }
+    }
+    apply_addr_mod(r, am);
+    return 1;
+}
+
 /* tdbg.emu.pushlog.PushLog.append for a native push (PushPath.execute's log step) */
 static void log_push(struct cop *c, struct core *k, uint32_t pc, uint32_t word)
 {
@@ -178,6 +242,14 @@ static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
         const int16_t *am = c->addr_mod[t][r[R_EXTRA]][e->f[1] & 7];
         if (!c->math_known[t] || !am[14])
             return 0;
+    }
+    if (e->kind == K_MOVD2A || e->kind == K_MOVD2B) {
+        if (!c->math_known[t] || !movd2src(c, t, e->f, e->kind == K_MOVD2B))
+            return 0;
+        c->seq++;
+        log_push(c, k, pc, e->word);
+        k->pushes++;
+        return 1;
     }
     c->seq++;
     log_push(c, k, pc, e->word);
