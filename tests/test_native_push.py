@@ -58,6 +58,35 @@ def random_words(rng: np.random.Generator, n: int) -> list[int]:
     return out
 
 
+def random_vector_words(rng: np.random.Generator, n: int) -> list[int]:
+    """LRegs 0-7 and some Dst rows given values, then ``n`` Vector Unit words (loads, stores,
+    immediates, MADs, predication; some with modes the native path leaves to Python), with some
+    counter moves between."""
+    r = lambda bits: int(rng.integers(0, 1 << bits))  # noqa: E731
+    out = [_encode("SFPLOADI", VD=vd, Mod0=0, Imm16=r(16)) for vd in range(8)]
+    out += [_encode("SFPSTORE", VD=r(3), Mod0=int(rng.choice([1, 2, 3])), Imm10=4 * i, AddrMod=0) for i in range(16)]
+    for _ in range(n):
+        k = rng.integers(0, 16)
+        vd = r(3) if rng.integers(0, 8) else r(4)
+        if k < 3:
+            out.append(_encode("SFPLOAD", VD=vd, Mod0=r(4), Imm10=r(6), AddrMod=r(3)))
+        elif k < 6:
+            out.append(_encode("SFPSTORE", VD=vd, Mod0=r(4), Imm10=r(6), AddrMod=r(3)))
+        elif k < 8:
+            out.append(_encode("SFPLOADI", VD=vd, Mod0=int(rng.choice([0, 1, 2, 4, 8, 10, 3])), Imm16=r(16)))
+        elif k < 11:
+            out.append(_encode("SFPMAD", VA=r(4), VB=r(4), VC=r(4), VD=vd, Mod1=r(4) if rng.integers(0, 4) else r(2)))
+        elif k < 13:
+            out.append(_encode("SFPSETCC", VC=r(4), VD=vd, Mod1=r(4), Imm1=r(1)))
+        elif k < 14:
+            out.append(_encode("SFPENCC", VD=vd, Mod1=r(4), Imm2=r(2)))
+        elif k < 15:
+            out.append(_encode("INCRWC", DstInc=r(2), SrcAInc=r(2)))
+        else:
+            out.append(_encode("SETRWC", Dst=1, DstVal=r(2)))
+    return out
+
+
 def firmware(tmp_path: Path, words: list[int], trips: int = 1) -> Path:
     body = "".join(f"        TTI({w:#010x}u);\n" for w in words)
     source = tmp_path / "pushes.c"
@@ -77,8 +106,10 @@ def outcome(source: Path) -> tuple[object, ...]:
     tile = s.tile
     path = tile.push_path
     ran = path.native.total if path.native is not None else 0
-    state = tile.coprocessor.state
-    return ((stops, state.srca.data.tolist(), state.srcb.data.tolist(), tile.coprocessor.rwc_bits.tolist(), tile.tensix.dst.ever_written.tolist(), tile.tensix.dst.bits.tolist(),
+    state, vu = tile.coprocessor.state, tile.coprocessor.vector
+    vector = [getattr(vu, name).tolist() for name in ("lreg", "defined", "full", "lane_flags", "use_lane_flags")]
+    return ((stops, vector, vu.mad_wrote, vu.backdoor_changed, state.dst.unpredictable.tolist(),
+             state.srca.data.tolist(), state.srcb.data.tolist(), tile.coprocessor.rwc_bits.tolist(), tile.tensix.dst.ever_written.tolist(), tile.tensix.dst.bits.tolist(),
              path.provenance.seq.tolist(), list(path.log), path.log.total, path.log.per_thread, path.seq,
              [path.dst_writer(r) for r in range(0, 1024, 37)]), ran)
 
@@ -93,6 +124,16 @@ def test_random_pushes_native_equal_python(tmp_path: Path, seed: int) -> None:
     assert ran > 0   # the native path pushed some of them
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_random_vector_unit_pushes_native_equal_python(tmp_path: Path, seed: int) -> None:
+    source = firmware(tmp_path, random_vector_words(np.random.default_rng(seed), 100), trips=3)
+    got, ran = outcome(source)
+    with native.disabled():
+        want, _ = outcome(source)
+    assert got == want
+    assert ran > 0
+
+
 def test_the_log_ring_grows_and_wraps_as_the_python_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(PushLog.__init__, "__defaults__", (2500,))   # past the ring's first size, then wrapping
     words = [_encode("INCRWC", SrcAInc=1, DstInc=2), _encode("NOP"),
@@ -102,7 +143,7 @@ def test_the_log_ring_grows_and_wraps_as_the_python_log(tmp_path: Path, monkeypa
     with native.disabled():
         want, _ = outcome(source)
     assert got == want
-    assert ran > 3000 and len(got[7]) == 2500
+    assert ran > 3000 and len(got[11]) == 2500
 
 
 def test_a_checkpoint_restores_the_native_log_and_counters(tmp_path: Path) -> None:

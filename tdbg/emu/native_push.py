@@ -36,6 +36,7 @@ from tdbg.native import address
 from tdbg.tensix.events import MissingSpecification
 from tdbg.tensix.matrix_unit import _math_config
 from tdbg.tensix.rwc import _entry_in_force
+from tdbg.tensix.sfpu import loadstore
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core
@@ -43,6 +44,10 @@ if TYPE_CHECKING:
 
 MAXT = 4
 K_UNKNOWN, K_NOP, K_INCRWC, K_SETRWC, K_ZEROACC_ROW, K_MOVD2A, K_MOVD2B, K_PYTHON = 0, 1, 2, 3, 4, 5, 6, 255
+K_SFPLOAD, K_SFPSTORE, K_SFPLOADI, K_SFPMAD, K_SFPSETCC, K_SFPENCC = 7, 8, 9, 10, 11, 12
+#: The Vector Unit instructions push.c mirrors, by mnemonic
+VECTOR = {"SFPLOAD": K_SFPLOAD, "SFPSTORE": K_SFPSTORE, "SFPLOADI": K_SFPLOADI, "SFPMAD": K_SFPMAD,
+          "SFPSETCC": K_SFPSETCC, "SFPENCC": K_SFPENCC}
 #: push.c's style codes of tdbg.arch.data_formats' styles (0: no data format)
 STYLES = {"BF16": 1, "FP16": 2, "TF32": 3}
 MODE_PYTHON, MODE_FAST = 0, 1
@@ -70,6 +75,10 @@ class Cop(ctypes.Structure):
                 ("fp16a_force", _I32 * MAXT), ("implied", _I32 * MAXT), ("srca_fmt", _I32 * MAXT),
                 ("bank_a", _I32), ("bank_b", _I32), ("fmt_a", _I32), ("fmt_b", _I32), ("style", _I32 * 16),
                 ("dst_bits", _P), ("srca", _P), ("srcb", _P), ("lane_config", _P),
+                ("lreg", _P), ("defined", _P), ("full", _P), ("vu_flags", _P), ("lane_flags", _P),
+                ("use_flags", _P), ("unpredictable", _P), ("alias", _P),
+                ("sfpu_known", _I32 * MAXT), ("sfpu_offset", _I32 * MAXT), ("sfpu_dst_base", _I32 * MAXT),
+                ("sfpu_sp_base", _I32 * MAXT), ("srcb_mod0", _I32 * MAXT),
                 ("ring", _P), ("cap", _U32), ("limit", _U32), ("head", _U32), ("count", _U32),
                 ("total", _U64), ("per_thread", _U64 * MAXT)]
 
@@ -94,9 +103,15 @@ FIELDS = {
     K_ZEROACC_ROW: ("Imm10", "AddrMod"),
     K_MOVD2A: ("DstRow", "SrcRow", "Move4Rows", "AddrMod", "UseDst32bLo"),
     K_MOVD2B: ("DstRow", "SrcRow", "Move4Rows", "AddrMod", "UseDst32bLo"),
+    K_SFPLOAD: ("Imm10", "AddrMod", "Mod0", "VD"),
+    K_SFPSTORE: ("Imm10", "AddrMod", "Mod0", "VD"),
+    K_SFPLOADI: ("Mod0", "Imm16", "VD"),
+    K_SFPMAD: ("Mod1", "VA", "VB", "VC", "VD"),
+    K_SFPSETCC: ("Mod1", "VC", "Imm1", "VD"),
+    K_SFPENCC: ("Mod1", "Imm2", "VD"),
 }
 #: Where each kind's AddrMod is in its fields.
-ADDR_MOD_AT = {K_ZEROACC_ROW: 1, K_MOVD2A: 3, K_MOVD2B: 3}
+ADDR_MOD_AT = {K_ZEROACC_ROW: 1, K_MOVD2A: 3, K_MOVD2B: 3, K_SFPLOAD: 1, K_SFPSTORE: 1}
 
 
 def _kind(mnemonic: str | None, f: dict[str, int]) -> int:
@@ -111,7 +126,16 @@ def _kind(mnemonic: str | None, f: dict[str, int]) -> int:
         return K_ZEROACC_ROW
     if mnemonic in ("MOVD2A", "MOVD2B"):
         return K_MOVD2A if mnemonic == "MOVD2A" else K_MOVD2B
-    return K_PYTHON
+    kind = VECTOR.get(mnemonic or "")
+    if kind is None or any(v for k, v in f.items() if k not in FIELDS[kind]) or f["VD"] >= 12:
+        return K_PYTHON   # a field no page defines, or a backdoor load (vector_unit.instruction)
+    if kind in (K_SFPLOAD, K_SFPSTORE) and f["Mod0"] == loadstore.INT32_ALL or kind == K_SFPLOAD and f["VD"] >= 8:
+        return K_PYTHON
+    if kind == K_SFPLOADI and f["Mod0"] not in (0, 1, 2, 4, 8, 10):
+        return K_PYTHON   # UndefinedBehavior
+    if kind == K_SFPMAD and f["Mod1"] & 12:
+        return K_PYTHON   # INDIRECT_VA / INDIRECT_VD
+    return kind
 
 
 class NativePush:
@@ -152,6 +176,7 @@ class NativePush:
         c.valid = 0
         ctypes.memset(ctypes.addressof(c) + Cop.math_known.offset, 0, ctypes.sizeof(c.math_known))
         ctypes.memset(ctypes.addressof(c) + Cop.addr_mod.offset, 0, ctypes.sizeof(c.addr_mod))
+        ctypes.memset(ctypes.addressof(c) + Cop.sfpu_known.offset, 0, ctypes.sizeof(c.sfpu_known))
 
     def _refresh(self, _: int) -> None:
         try:
@@ -169,11 +194,13 @@ class NativePush:
             self._grow()
         dst = tile.tensix.dst
         seq = tile.push_path.provenance.seq
-        state = cop.state
+        state, vu = cop.state, cop.vector
         self._held = held = (cop.rwc_bits, dst.ever_written, dst.row16, dst.row32, seq, dst.bits,
-                             state.srca.data, state.srcb.data, cop.vector.lane_config)
-        (c.rwc, c.ever_written, c.row16, c.row32, c.prov_seq, c.dst_bits, c.srca, c.srcb,
-         c.lane_config) = (address(a) for a in held)
+                             state.srca.data, state.srcb.data, vu.lane_config, vu.lreg, vu.defined, vu.full,
+                             vu.flags, vu.lane_flags, vu.use_lane_flags, dst.unpredictable, dst.alias_flag)
+        (c.rwc, c.ever_written, c.row16, c.row32, c.prov_seq, c.dst_bits, c.srca, c.srcb, c.lane_config,
+         c.lreg, c.defined, c.full, c.vu_flags, c.lane_flags, c.use_flags, c.unpredictable,
+         c.alias) = (address(a) for a in held)
         banks = state.src_banks
         c.bank_a, c.bank_b = banks.matrix_unit_srca, banks.matrix_unit_srcb
         c.fmt_a, c.fmt_b = state.srca.fmt[c.bank_a], state.srcb.fmt[c.bank_b]
@@ -206,6 +233,8 @@ class NativePush:
         at = ADDR_MOD_AT.get(entry.kind)
         if at is not None:
             self._derive(k.c.thread, entry.f[at])
+        if entry.kind in (K_SFPLOAD, K_SFPSTORE):
+            self._derive_sfpu(k.c.thread)
 
     def _derive(self, t: int, addr_mod: int) -> None:
         c, cop = self.cop, self.coprocessor
@@ -226,6 +255,13 @@ class NativePush:
             for i, v in enumerate(e):   # type: ignore[arg-type]
                 c.addr_mod[at + i] = v
             c.addr_mod[at + 14] = 1
+
+    def _derive_sfpu(self, t: int) -> None:
+        c, cop = self.cop, self.coprocessor
+        if not c.sfpu_known[t]:
+            c.sfpu_offset[t], c.sfpu_dst_base[t], c.sfpu_sp_base[t] = loadstore.address_bases(cop, t)
+            c.srcb_mod0[t] = loadstore.resolve_mod0(cop, t, loadstore.SRCB)
+            c.sfpu_known[t] = 1
 
     # -- the records (tdbg.emu.pushlog.NativeRecords) -----------------------------------------------
     @property

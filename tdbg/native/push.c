@@ -9,7 +9,9 @@
  *
  * Mirrored instructions (each function names what it mirrors, step for step):
  *   NOP, INCRWC, SETRWC without bank flips, ZEROACC in ZEROACC_MODE_ONE_ROW, MOVD2A and MOVD2B
- *   with 16-bit Dst and no column masked. */
+ *   with 16-bit Dst and no column masked; with every LaneConfig zero: SFPLOAD, SFPSTORE (but
+ *   MOD0_FMT_INT32_ALL), SFPLOADI, SFPMAD (no indirect register), SFPSETCC, SFPENCC, each with
+ *   VD < 12 (no backdoor load) and the fields their pages define. */
 #include <stdint.h>
 
 #define MAXT 4
@@ -17,7 +19,8 @@
 enum { R_DST, R_DST_CR, R_SRCA, R_SRCA_CR, R_SRCB, R_SRCB_CR, R_FID, R_EXTRA, R_SP };
 static const int32_t MASK[NRWC] = {0x3FF, 0x3FF, 0x3F, 0x3F, 0x3F, 0x3F, 3, 1, 0x3FF};
 
-enum { K_UNKNOWN = 0, K_NOP = 1, K_INCRWC = 2, K_SETRWC = 3, K_ZEROACC_ROW = 4, K_MOVD2A = 5, K_MOVD2B = 6, K_PYTHON = 255 };
+enum { K_UNKNOWN = 0, K_NOP = 1, K_INCRWC = 2, K_SETRWC = 3, K_ZEROACC_ROW = 4, K_MOVD2A = 5, K_MOVD2B = 6,
+       K_SFPLOAD = 7, K_SFPSTORE = 8, K_SFPLOADI = 9, K_SFPMAD = 10, K_SFPSETCC = 11, K_SFPENCC = 12, K_PYTHON = 255 };
 enum { S_NONE = 0, S_BF16 = 1, S_FP16 = 2, S_TF32 = 3 };   /* tdbg.arch.data_formats styles */
 enum { MODE_PYTHON = 0, MODE_FAST = 1 };
 
@@ -53,6 +56,14 @@ struct cop {            /* one tile's coprocessor, as far as the native path rea
     uint16_t *dst_bits;         /* Dst.bits [rows][16] */
     uint32_t *srca, *srcb;      /* SrcA.data / SrcB.data [2][64][16] */
     uint32_t *lane_config;      /* VectorUnit.lane_config [32] */
+    /* the Vector Unit: lreg [17][32], defined [17][32], full [17], flags {mad_wrote,
+     * backdoor_changed}, lane_flags / use_lane_flags [32]; Dst.unpredictable [rows][16], Dst.alias_flag */
+    uint32_t *lreg;
+    uint8_t *defined, *full;
+    int64_t *vu_flags;
+    uint8_t *lane_flags, *use_flags, *unpredictable, *alias;
+    /* per thread (known: 1): the SFPU address's config (loadstore.address) and MOD0_FMT_SRCB resolved */
+    int32_t sfpu_known[MAXT], sfpu_offset[MAXT], sfpu_dst_base[MAXT], sfpu_sp_base[MAXT], srcb_mod0[MAXT];
     /* the log's native records: a ring of cap records, count kept, head the next slot */
     struct rec *ring;
     uint32_t cap, limit, head, count;
@@ -84,8 +95,8 @@ static void advance(int32_t *r, int counter, int32_t inc, int cr)
         r[counter] = (r[counter] + inc) & MASK[counter];
 }
 
-/* tdbg.tensix.rwc.apply_addr_mod (update_fidelity true); the entry is known (the caller checked) */
-static void apply_addr_mod(int32_t *r, const int16_t *e)
+/* tdbg.tensix.rwc.apply_addr_mod; the entry is known (the caller checked) */
+static void apply_addr_mod(int32_t *r, const int16_t *e, int update_fidelity)
 {
     int16_t a_incr = e[0], a_clear = e[1], a_cr = e[2], b_incr = e[3], b_clear = e[4], b_cr = e[5];
     int16_t d_incr = e[6], d_clear = e[7], d_ctocr = e[8], d_cr = e[9], f_clear = e[10], f_incr = e[11];
@@ -105,7 +116,9 @@ static void apply_addr_mod(int32_t *r, const int16_t *e)
         r[R_DST_CR] = r[R_DST];
     } else if (d_cr || d_incr)
         advance(r, R_DST, d_incr, d_cr);
-    if (f_clear)
+    if (!update_fidelity)
+        ;
+    else if (f_clear)
         r[R_FID] = 0;
     else if (f_incr)
         r[R_FID] = (r[R_FID] + f_incr) & MASK[R_FID];
@@ -159,7 +172,7 @@ static void zeroacc_row(struct cop *c, int t, const uint16_t *f)
         c->ever_written[bits] = 0;
         c->prov_seq[bits] = (int64_t)c->seq;
     }
-    apply_addr_mod(r, am);
+    apply_addr_mod(r, am, 1);
 }
 
 /* tdbg.tensix.matrix_unit._movd2src with 16-bit Dst (use32 false) and no column masked
@@ -212,7 +225,212 @@ static int movd2src(struct cop *c, int t, const uint16_t *f, int to_srcb)
                                                    : ((x & 0xFFE0u) << 3) | (x & 0x1Fu);  /* shuffle_fp16 */
         }
     }
-    apply_addr_mod(r, am);
+    apply_addr_mod(r, am, 1);
+    return 1;
+}
+
+/* -- the Vector Unit (tdbg.tensix.sfpu), every LaneConfig zero, every lane active ---------------- */
+#define FULL 3
+enum { M_FP16 = 1, M_BF16 = 2, M_FP32 = 3, M_INT32_ALL = 10 };
+int tdbg_sfpload(int mod0, int addr, int vd, const uint16_t *bits, const uint8_t *written, const int64_t *map,
+                 const uint8_t *unpredictable, int any_unpredictable,
+                 const uint8_t *lane_flags, const uint8_t *use_flags, uint32_t *lreg, uint8_t *defined);
+int tdbg_sfpstore(int mod0, int addr, int vd, uint16_t *bits, const uint8_t *written, const int64_t *map,
+                  uint8_t *unpredictable, int any_unpredictable,
+                  const uint8_t *lane_flags, const uint8_t *use_flags, const uint32_t *lreg, const uint8_t *defined);
+void tdbg_fma(const uint32_t *x, const uint32_t *y, const uint32_t *z, uint32_t *out, int n);
+
+static inline int lane_on(const struct cop *c, int lane) /* VectorUnit.enabled, LaneConfig zero */
+{
+    return c->lane_flags[lane] || !c->use_flags[lane];
+}
+
+/* VectorUnit.read's check: LReg[reg] defined in every enabled lane (of mask, when given) */
+static int readable(const struct cop *c, int reg, const uint8_t *mask)
+{
+    if (c->full[reg])
+        return 1;
+    for (int lane = 0; lane < 32; lane++)
+        if (lane_on(c, lane) && (!mask || mask[lane]) && c->defined[reg * 32 + lane] != FULL)
+            return 0;
+    return 1;
+}
+
+static void recount(struct cop *c, int reg) /* full[reg] = every lane FULL */
+{
+    int full = 1;
+    for (int lane = 0; lane < 32; lane++)
+        full &= c->defined[reg * 32 + lane] == FULL;
+    c->full[reg] = (uint8_t)full;
+}
+
+/* VectorUnit.write of a FULL value in the enabled lanes (corrupts_4_to_7 None: LaneConfig zero) */
+static void write_lreg(struct cop *c, int reg, const uint32_t *value, const uint8_t *on)
+{
+    for (int lane = 0; lane < 32; lane++)
+        if (on[lane])
+            c->lreg[reg * 32 + lane] = value[lane];
+    if (c->full[reg])
+        return;
+    for (int lane = 0; lane < 32; lane++)
+        if (on[lane])
+            c->defined[reg * 32 + lane] = FULL;
+    recount(c, reg);
+}
+
+/* VectorUnit.write_half */
+static void write_half(struct cop *c, int reg, uint32_t value, const uint8_t *on, int high)
+{
+    uint32_t keep = high ? 0x0000FFFFu : 0xFFFF0000u;
+    for (int lane = 0; lane < 32; lane++)
+        if (on[lane]) {
+            c->lreg[reg * 32 + lane] = (c->lreg[reg * 32 + lane] & keep) | (value & ~keep);
+            c->defined[reg * 32 + lane] |= high ? 2 : 1;
+        }
+    recount(c, reg);
+}
+
+/* loadstore.resolve_mod0 and loadstore.address (not MOD0_FMT_INT32_ALL) */
+static int sfpu_addr(const struct cop *c, int t, const int32_t *r, int imm10, int *mod0)
+{
+    if (*mod0 == 0)
+        *mod0 = c->srcb_mod0[t];
+    int dst = (r[R_DST] + c->sfpu_dst_base[t]) & 0x3FF;
+    return (imm10 + c->sfpu_offset[t] + dst + ((r[R_SP] + c->sfpu_sp_base[t]) & 3)) & 0x3FF;
+}
+
+/* The Vector Unit instructions: the ``instruction`` wrapper of tdbg.tensix.sfpu.vector_unit (its
+ * checks made when the entry was described: fields, VD < 12; here: mad_wrote cleared or set,
+ * backdoor_changed cleared, LaneConfig zero) around loadstore.sfpload, sfpstore, sfploadi,
+ * mad.sfpmad, predication.sfpsetcc, sfpencc.  Every check comes before any effect: false
+ * (nothing done) where the Python path must run.  SFPLOAD f = Imm10, AddrMod, Mod0, VD; SFPSTORE
+ * the same; SFPLOADI Mod0, Imm16, VD; SFPMAD Mod1, VA, VB, VC, VD; SFPSETCC Mod1, VC, Imm1, VD;
+ * SFPENCC Mod1, Imm2, VD. */
+static int vector(struct cop *c, int t, struct entry *e, int64_t *rows_written)
+{
+    const uint16_t *f = e->f;
+    int32_t *r = c->rwc + t * NRWC;
+    uint8_t on[32];
+    int any = 0;
+    for (int i = 0; i < 32; i++)
+        if (c->lane_config[i])
+            return 0;
+    for (int lane = 0; lane < 32; lane++)
+        any |= on[lane] = (uint8_t)lane_on(c, lane);
+    switch (e->kind) {
+    case K_SFPLOAD: case K_SFPSTORE: {
+        const int16_t *am = c->addr_mod[t][r[R_EXTRA]][f[1] & 7];
+        if (!c->sfpu_known[t] || !am[14])
+            return 0;
+        int mod0 = f[2];
+        int addr = sfpu_addr(c, t, r, f[0], &mod0);
+        int wide = mod0 == M_FP32 || mod0 == 4 || mod0 == 12 || (e->kind == K_SFPSTORE && (mod0 == 7 || mod0 == 9));
+        const int64_t *map = wide ? c->row32 : c->row16;
+        if (e->kind == K_SFPLOAD) {
+            if (tdbg_sfpload(mod0, addr, f[3], c->dst_bits, c->ever_written, map, c->unpredictable, 1,
+                             c->lane_flags, c->use_flags, c->lreg, c->defined))
+                return 0;
+            recount(c, f[3]);
+        } else {
+            if (c->alias[0])
+                return 0;
+            int stored = tdbg_sfpstore(mod0, addr, f[3], c->dst_bits, c->ever_written, map, c->unpredictable, 1,
+                                       c->lane_flags, c->use_flags, c->lreg, c->defined);
+            if (stored < 0)
+                return 0;
+            if (stored) {   /* DstPort.notify of the four rows' DstBits rows */
+                int base = addr & ~3;
+                for (int i = 0; i < 4; i++) {
+                    rows_written[i] = map[(base + i) & 0x3FF];
+                    rows_written[4 + i] = wide ? rows_written[i] + 8 : -1;
+                }
+            }
+        }
+        apply_addr_mod(r, am, 0);
+        break;
+    }
+    case K_SFPLOADI: {
+        int mod0 = f[0], vd = f[2];
+        uint32_t imm = f[1], value;
+        if (vd >= 8)
+            break;
+        if (mod0 == 8) {
+            write_half(c, vd, imm << 16, on, 1);
+            break;
+        }
+        if (mod0 == 10) {
+            write_half(c, vd, imm, on, 0);
+            break;
+        }
+        if (mod0 == 0)
+            value = imm << 16;
+        else if (mod0 == 1)
+            value = ((imm >> 15) << 31) | ((((imm >> 10) & 0x1F) + 112) << 23) | ((imm & 0x3FF) << 13);
+        else if (mod0 == 4)
+            value = imm & 0x8000 ? imm - 0x10000 : imm;
+        else
+            value = imm;
+        uint32_t v[32];
+        for (int lane = 0; lane < 32; lane++)
+            v[lane] = value;
+        write_lreg(c, vd, v, on);
+        break;
+    }
+    case K_SFPMAD: {
+        int mod1 = f[0], va = f[1], vb = f[2], vc = f[3], vd = f[4];
+        if (any) {
+            if (!readable(c, va, 0) || !readable(c, vb, 0) || !readable(c, vc, 0))
+                return 0;
+            uint32_t a[32], b[32], cc[32], d[32];
+            for (int lane = 0; lane < 32; lane++) {
+                a[lane] = c->lreg[va * 32 + lane] ^ (mod1 & 1 ? 0x80000000u : 0);
+                b[lane] = c->lreg[vb * 32 + lane];
+                cc[lane] = c->lreg[vc * 32 + lane] ^ (mod1 & 2 ? 0x80000000u : 0);
+            }
+            tdbg_fma(a, b, cc, d, 32);
+            if (vd < 8)
+                write_lreg(c, vd, d, on);
+        }
+        c->vu_flags[0] = 1 << vd;   /* mad_wrote: _mad_writes without INDIRECT_VD */
+        c->vu_flags[1] = 0;
+        return 1;
+    }
+    case K_SFPSETCC: {
+        int mod1 = f[0], vc = f[1];
+        if (!(mod1 & 9) && !readable(c, vc, c->use_flags))
+            return 0;
+        for (int lane = 0; lane < 32; lane++) {
+            if (!on[lane])
+                continue;
+            int flag;
+            if (mod1 & 8)
+                flag = 0;
+            else if (mod1 & 1)
+                flag = f[2] != 0;
+            else {
+                int32_t x = (int32_t)c->lreg[vc * 32 + lane];
+                flag = mod1 == 0 ? x < 0 : mod1 == 2 ? x != 0 : mod1 == 4 ? x >= 0 : x == 0;
+            }
+            c->lane_flags[lane] = (uint8_t)(flag && c->use_flags[lane]);
+        }
+        break;
+    }
+    case K_SFPENCC: {
+        int mod1 = f[0], imm = f[1];
+        for (int lane = 0; lane < 32; lane++) {
+            if (mod1 & 2)
+                c->use_flags[lane] = (uint8_t)(imm & 1);
+            else if (mod1 & 1)
+                c->use_flags[lane] = (uint8_t)!c->use_flags[lane];
+            c->lane_flags[lane] = (uint8_t)(mod1 & 8 ? (imm & 2) != 0 : 1);
+        }
+        break;
+    }
+    default:
+        return 0;
+    }
+    c->vu_flags[0] = 0;   /* mad_wrote */
+    c->vu_flags[1] = 0;   /* backdoor_changed */
     return 1;
 }
 
@@ -242,6 +460,19 @@ static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
         const int16_t *am = c->addr_mod[t][r[R_EXTRA]][e->f[1] & 7];
         if (!c->math_known[t] || !am[14])
             return 0;
+    }
+    if (e->kind >= K_SFPLOAD && e->kind <= K_SFPENCC) {
+        int64_t rows[8];
+        rows[0] = -1;
+        if (!vector(c, t, e, rows))
+            return 0;
+        c->seq++;
+        log_push(c, k, pc, e->word);
+        for (int i = 0; i < 8 && rows[0] >= 0; i++)
+            if (rows[i] >= 0)
+                c->prov_seq[rows[i]] = (int64_t)c->seq;
+        k->pushes++;
+        return 1;
     }
     if (e->kind == K_MOVD2A || e->kind == K_MOVD2B) {
         if (!c->math_known[t] || !movd2src(c, t, e->f, e->kind == K_MOVD2B))
