@@ -60,7 +60,7 @@ from unicorn import (
 )
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 
-from tdbg.emu import faults, native_push
+from tdbg.emu import faults
 from tdbg.emu.code_patches import Patch, PatchKind
 from tdbg.emu.csrs import CsrFile
 from tdbg.emu.fasthook import Register, RegisterFile, add_code_hook_fptr, add_mem_hook, code_hook_fptr
@@ -591,6 +591,7 @@ class Core:
 
         self._code_runs[address] = run
         if patch.kind is PatchKind.TTINSN and self._native is None:
+            from tdbg.emu import native_push   # (the C push path: imported with the first .ttinsn)
             self._native = native_push.for_core(self)
         if patch.kind is PatchKind.TTINSN and self._native is not None:
             handle = self._native.add(address, patch.insn)

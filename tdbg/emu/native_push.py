@@ -1,24 +1,31 @@
 """The native push path: the ``.ttinsn`` words of the common instructions pushed by a code hook
 in C (``tdbg/native/push.c``), with no Python frame, and everything else by the Python path.
 
-Each ``.ttinsn`` address of a core gets the C hook, whose user data is the address's ``Entry``.
-The hook runs the instruction itself when the entry names one it mirrors (NOP, INCRWC, SETRWC
-without bank flips, ZEROACC of one row, MOVD2A / MOVD2B with 16-bit Dst and no column masked), ``Cop`` says the model is as the C side last saw it
-(``valid``) and the run has nothing that needs a Python record of each push (``mode``: no
-watchpoint); then it logs the push in its ring (``NativeRecords``, which ``PushLog`` merges in
-when read), bumps ``PushPath.seq`` (kept in ``Cop``) and the provenance of the ``Dst`` row it
-marked.  Otherwise it calls the core's Python code hook (the reference, ``Core._code_hook``), or
-``learn``: the Python hook, then the entry's description (its kind and fields, from the
-coprocessor's decode, once per address) and the config-derived values the instruction reads
-(``MathConfig``, the ``ADDR_MOD`` entries), which a config write forgets.
+Measured (``scripts/bench.py`` figure (d)): the Python path costs 2.5 to 8 us a push (the ctypes
+callback, the push log, the coprocessor's dispatch, the executor); the C hook 0.05 to 0.2 us.
 
-``valid`` is cleared by every Python push (``PushPath.execute``) and at every run's start (the
-debugger may have changed anything); the C hook then asks ``refresh`` (Python) to describe the
-model again: the queues, latched waits and replay state, and the addresses of the arrays it
-works on (``Coprocessor.rwc_bits``, ``Dst.ever_written`` / ``bits`` / ``row16`` / ``row32``,
-``DstProvenance.seq``, the Src data, ``LaneConfig``) and the Src banks the Matrix Unit reads
-with their implied formats.  ``Core._ask_stop`` sets the entry's core's ``stop_asked`` too and reads
-its ``hooks`` (``tdbg_ask_stop``): the C hook keeps the Python hook's protocol.
+Each ``.ttinsn`` address of a core gets the C hook, whose user data is the address's ``Entry``.
+The hook runs the instruction itself when the entry names one it mirrors (``_kind``: NOP,
+INCRWC, SETRWC without bank flips, ZEROACC of one row, MOVD2A / MOVD2B with 16-bit Dst and no
+column masked, and with every ``LaneConfig`` zero SFPLOAD, SFPSTORE, SFPLOADI, SFPMAD, SFPSETCC,
+SFPENCC in their common modes), the state it reads is as described (``Cop.valid``, the
+config-derived values) and the run needs no Python record of each push (``Cop.mode``: no
+watchpoint set).  It then logs the push in its ring (``NativeRecords``, which ``PushLog`` merges
+in when read), bumps ``PushPath.seq`` (kept in ``Cop``) and the provenance of the ``Dst`` rows
+it wrote.  Otherwise it calls the core's Python code hook (the reference, ``Core._code_hook``),
+or ``learn``: the Python hook, then the entry's description (its kind and fields, from the
+coprocessor's decode, once per address) and the config-derived values the instruction reads
+(``MathConfig``, the ``ADDR_MOD`` entries, the SFPU's address bases), which a config write
+forgets.  An instruction's checks all come before its effects, so a push the C side declines
+has changed nothing and the Python path runs it whole (and raises its events).
+
+``valid`` is cleared by every Python push or recorded window access (``PushPath.seq``'s setter)
+and at every run's start (the debugger may have changed anything); the C hook then asks
+``refresh`` (Python) to describe the model again: the queues, latched waits and replay state,
+the Src banks the Matrix Unit reads with their implied formats, and the addresses of the arrays
+it works on (RWCs, ``Dst``, its provenance, Src, the Vector Unit), which the model keeps in place.
+``Core._ask_stop`` sets the core's ``stop_asked`` too and reads its ``hooks``
+(``tdbg_ask_stop``): the C hook keeps the Python hook's protocol.
 """
 
 from __future__ import annotations
@@ -34,8 +41,8 @@ from tdbg import native
 from tdbg.arch import data_formats
 from tdbg.native import address
 from tdbg.tensix.events import MissingSpecification
-from tdbg.tensix.matrix_unit import _math_config
-from tdbg.tensix.rwc import _entry_in_force
+from tdbg.tensix.matrix_unit import math_config
+from tdbg.tensix.rwc import entry_in_force
 from tdbg.tensix.sfpu import loadstore
 
 if TYPE_CHECKING:
@@ -240,7 +247,7 @@ class NativePush:
         c, cop = self.cop, self.coprocessor
         config = cop.state.config
         if not c.math_known[t]:
-            m = config.derived(("MathConfig", t), lambda: _math_config(cop, t))
+            m = math_config(cop, t)
             c.dst_base[t], c.use32[t] = m.dst_base, m.fp32_dst or m.int8_math   # type: ignore[attr-defined]
             c.fp16a_force[t], c.implied[t], c.srca_fmt[t] = m.fp16a_force, m.implied, m.srca_fmt  # type: ignore[attr-defined]
             c.math_known[t] = 1
@@ -249,7 +256,7 @@ class NativePush:
             if c.addr_mod[at + 14]:
                 continue
             try:
-                e = config.derived(("ADDR_MOD", t, addr_mod, extra), lambda: _entry_in_force(config, t, addr_mod, extra))
+                e = entry_in_force(config, t, addr_mod, extra)
             except MissingSpecification:
                 continue   # stays unknown: the Python path raises it
             for i, v in enumerate(e):   # type: ignore[arg-type]
@@ -386,6 +393,9 @@ def for_core(core: Core) -> NativeCore | None:
     state = tile.coprocessor.state
     if lib is None or state.srca.data.shape[1:] != (64, 16) or state.dst.cols != 16:   # push.c's sizes
         return None
+    layouts = (ctypes.sizeof(Cop), ctypes.sizeof(CoreC), ctypes.sizeof(Entry), RECORD.itemsize)
+    if tuple(lib.tdbg_push_size(i) for i in range(4)) != layouts:
+        raise native.NativeError(f"tdbg/native/push.c's structures are not {layouts} bytes: the two sides disagree")
     path = tile.push_path.native
     if path is None:
         path = NativePush(tile, lib)

@@ -7,7 +7,9 @@ A push (a ``.ttinsn`` word the core reaches, or a store to ``INSTRN_BUF_BASE``, 
 into a full Wait Gate queue stalls the core (``Stall``; the push did not happen).  An event it
 raises, or a write to a watched ``Dst`` row or L1 range, stops the core after the push (the push
 itself has happened).  A push the debugger makes while the core is stopped raises the event
-instead.  With no watch set, the path is a tuple in the log and the coprocessor's call.
+instead.  With no watch set, the path is a tuple in the log and the coprocessor's call; the
+common ``.ttinsn`` words skip it (``tdbg.emu.native_push``: a code hook in C logs and runs them,
+keeping ``seq`` and its records, which the log merges in when read).
 """
 
 from __future__ import annotations

@@ -65,8 +65,9 @@ SIGNATURES: dict[str, tuple] = {
     "tdbg_sfpload": (_I, _I, _I, _P, _P, _P, _P, _I, _P, _P, _P, _P),
     "tdbg_sfpstore": (_I, _I, _I, _P, _P, _P, _P, _I, _P, _P, _P, _P),
     "tdbg_ask_stop": (_P,),
+    "tdbg_push_size": (_I,),
 }
-RETURNS = {"tdbg_pack": _I, "tdbg_sfpload": _I, "tdbg_sfpstore": _I, "tdbg_ask_stop": _I}  # the others return nothing
+RETURNS = {"tdbg_pack": _I, "tdbg_sfpload": _I, "tdbg_sfpstore": _I, "tdbg_ask_stop": _I, "tdbg_push_size": ctypes.c_uint32}  # the others return nothing
 
 _lib: ctypes.CDLL | None = None
 _tried = False

@@ -36,7 +36,7 @@ typedef void (*refresh_fn)(struct cop *cop);
 
 struct cop {            /* one tile's coprocessor, as far as the native path reads and writes it */
     int32_t valid;      /* 1: what follows describes the model now (cleared by every Python push) */
-    int32_t mode;       /* MODE_FAST, or MODE_PYTHON for the whole run (watches) */
+    int32_t mode;       /* MODE_FAST, or MODE_PYTHON for the whole run (a watchpoint is set) */
     refresh_fn refresh; /* the Python side fills this struct (valid or not) */
     int32_t *rwc;       /* [thread][NRWC] (tdbg.tensix.rwc.RWCs storage) */
     uint8_t *ever_written;  /* Dst.ever_written, per DstBits row */
@@ -156,23 +156,25 @@ static void setrwc(int32_t *r, const uint16_t *f)
         r[R_FID] = 0;
 }
 
-/* tdbg.tensix.matrix_unit.zeroacc, ZEROACC_MODE_ONE_ROW: f = Imm10, AddrMod (the caller checked
- * that the MathConfig and the ADDR_MOD entry are described) */
-static void zeroacc_row(struct cop *c, int t, const uint16_t *f)
+/* tdbg.tensix.matrix_unit.zeroacc, ZEROACC_MODE_ONE_ROW: f = Imm10, AddrMod; the DstBits rows
+ * it marked go to rows (DstPort.undefine / undefine_row); false (nothing done) while the
+ * MathConfig or the ADDR_MOD entry is not described */
+static int zeroacc_row(struct cop *c, int t, const uint16_t *f, int64_t *rows)
 {
     int32_t *r = c->rwc + t * NRWC;
     const int16_t *am = c->addr_mod[t][r[R_EXTRA]][f[1] & 7];
+    if (!c->math_known[t] || !am[14])
+        return 0;
     int64_t row = (f[0] + r[R_DST] + c->dst_base[t]) & 0x3FF;
     if (c->use32[t]) {
-        int64_t hi = c->row32[row];
-        c->ever_written[hi] = c->ever_written[hi + 8] = 0;
-        c->prov_seq[hi] = c->prov_seq[hi + 8] = (int64_t)c->seq;
-    } else {
-        int64_t bits = c->row16[row];
-        c->ever_written[bits] = 0;
-        c->prov_seq[bits] = (int64_t)c->seq;
-    }
+        rows[0] = c->row32[row];
+        rows[1] = rows[0] + 8;
+    } else
+        rows[0] = c->row16[row];
+    for (int i = 0; i < 2 && rows[i] >= 0; i++)
+        c->ever_written[rows[i]] = 0;
     apply_addr_mod(r, am, 1);
+    return 1;
 }
 
 /* tdbg.tensix.matrix_unit._movd2src with 16-bit Dst (use32 false) and no column masked
@@ -182,6 +184,8 @@ static int movd2src(struct cop *c, int t, const uint16_t *f, int to_srcb)
 {
     int32_t *r = c->rwc + t * NRWC;
     int style;
+    if (!c->math_known[t])
+        return 0;
     if (c->fp16a_force[t])
         style = S_FP16;
     else {
@@ -306,7 +310,7 @@ static int sfpu_addr(const struct cop *c, int t, const int32_t *r, int imm10, in
  * (nothing done) where the Python path must run.  SFPLOAD f = Imm10, AddrMod, Mod0, VD; SFPSTORE
  * the same; SFPLOADI Mod0, Imm16, VD; SFPMAD Mod1, VA, VB, VC, VD; SFPSETCC Mod1, VC, Imm1, VD;
  * SFPENCC Mod1, Imm2, VD. */
-static int vector(struct cop *c, int t, struct entry *e, int64_t *rows_written)
+static int vector(struct cop *c, int t, struct entry *e, int64_t *rows_written)   /* rows: as run's */
 {
     const uint16_t *f = e->f;
     int32_t *r = c->rwc + t * NRWC;
@@ -342,7 +346,8 @@ static int vector(struct cop *c, int t, struct entry *e, int64_t *rows_written)
                 int base = addr & ~3;
                 for (int i = 0; i < 4; i++) {
                     rows_written[i] = map[(base + i) & 0x3FF];
-                    rows_written[4 + i] = wide ? rows_written[i] + 8 : -1;
+                    if (wide)
+                        rows_written[4 + i] = rows_written[i] + 8;
                 }
             }
         }
@@ -450,53 +455,44 @@ static void log_push(struct cop *c, struct core *k, uint32_t pc, uint32_t word)
     c->per_thread[k->thread]++;
 }
 
+/* PushPath.execute and Coprocessor.push's direct path for one entry: the instruction, then the
+ * log record, PushPath.seq and the provenance of the DstBits rows it wrote (PushPath._dst_written);
+ * false (nothing done) where the Python path must run */
 static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
 {
-    int t = k->thread;
+    int t = k->thread, done;
     int32_t *r = c->rwc + t * NRWC;
+    int64_t rows[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
     if (!c->thread_ok[t])
         return 0;
-    if (e->kind == K_ZEROACC_ROW) {
-        const int16_t *am = c->addr_mod[t][r[R_EXTRA]][e->f[1] & 7];
-        if (!c->math_known[t] || !am[14])
-            return 0;
-    }
-    if (e->kind >= K_SFPLOAD && e->kind <= K_SFPENCC) {
-        int64_t rows[8];
-        rows[0] = -1;
-        if (!vector(c, t, e, rows))
-            return 0;
-        c->seq++;
-        log_push(c, k, pc, e->word);
-        for (int i = 0; i < 8 && rows[0] >= 0; i++)
-            if (rows[i] >= 0)
-                c->prov_seq[rows[i]] = (int64_t)c->seq;
-        k->pushes++;
-        return 1;
-    }
-    if (e->kind == K_MOVD2A || e->kind == K_MOVD2B) {
-        if (!c->math_known[t] || !movd2src(c, t, e->f, e->kind == K_MOVD2B))
-            return 0;
-        c->seq++;
-        log_push(c, k, pc, e->word);
-        k->pushes++;
-        return 1;
-    }
-    c->seq++;
-    log_push(c, k, pc, e->word);
     switch (e->kind) {
     case K_NOP:
+        done = 1;
         break;
     case K_INCRWC:
         incrwc(r, e->f);
+        done = 1;
         break;
     case K_SETRWC:
         setrwc(r, e->f);
+        done = 1;
         break;
     case K_ZEROACC_ROW:
-        zeroacc_row(c, t, e->f);
+        done = zeroacc_row(c, t, e->f, rows);
         break;
+    case K_MOVD2A: case K_MOVD2B:
+        done = movd2src(c, t, e->f, e->kind == K_MOVD2B);
+        break;
+    default:
+        done = vector(c, t, e, rows);
     }
+    if (!done)
+        return 0;
+    c->seq++;
+    log_push(c, k, pc, e->word);
+    for (int i = 0; i < 8; i++)
+        if (rows[i] >= 0)
+            c->prov_seq[rows[i]] = (int64_t)c->seq;
     k->pushes++;
     return 1;
 }
@@ -526,4 +522,12 @@ int32_t tdbg_ask_stop(struct core *k)
 {
     __atomic_store_n(&k->stop_asked, 1, __ATOMIC_SEQ_CST);
     return __atomic_load_n(&k->hooks, __ATOMIC_SEQ_CST);
+}
+
+/* sizeof of struct cop (0), core (1), entry (2), rec (3): tdbg.emu.native_push checks its ctypes
+ * layouts against them */
+uint32_t tdbg_push_size(int which)
+{
+    return which == 0 ? sizeof(struct cop) : which == 1 ? sizeof(struct core) : which == 2 ? sizeof(struct entry)
+         : sizeof(struct rec);
 }

@@ -100,6 +100,13 @@ def _entry_in_force(config: TensixConfig, thread: int, addr_mod: int, extra: int
     return _entry(config, thread, index)
 
 
+def entry_in_force(config: TensixConfig, thread: int, addr_mod: int, extra: int) -> tuple[int, ...]:
+    """The fields of the ``ADDR_MOD`` entry ``ApplyAddrMod`` uses (``apply_addr_mod``; derived once
+    per config change); raises ``MissingSpecification`` as ``_entry_in_force`` does."""
+    return config.derived(("ADDR_MOD", thread, addr_mod, extra),   # type: ignore[return-value]
+                          lambda: _entry_in_force(config, thread, addr_mod, extra))
+
+
 def _advance(rwc: RWCs, counter: str, inc: int, cr: bool) -> None:
     """The counter step RWCs.md's instructions share: with ``cr``, ``X_Cr += inc; X = X_Cr``;
     else ``X += inc`` (each wrapping at the counter's width)."""
@@ -115,8 +122,7 @@ def apply_addr_mod(rwc: RWCs, config: TensixConfig, thread: int, addr_mod: int,
     """``ApplyAddrMod`` (``ApplyPartialAddrMod`` when ``update_fidelity`` is false), RWCs.md."""
     extra = rwc.ExtraAddrModBit
     (a_incr, a_clear, a_cr, b_incr, b_clear, b_cr, d_incr, d_clear, d_ctocr, d_cr,
-     f_clear, f_incr, bias_clear, bias_incr) = config.derived(
-        ("ADDR_MOD", thread, addr_mod, extra), lambda: _entry_in_force(config, thread, addr_mod, extra))
+     f_clear, f_incr, bias_clear, bias_incr) = entry_in_force(config, thread, addr_mod, extra)
     if a_clear:
         rwc.SrcA = rwc.SrcA_Cr = 0
     elif a_cr or a_incr:
