@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tdbg.toolchain.zig import firmware_dir
+from tdbg.toolchain.zig import build, firmware_dir
 from captured import Shell, shell
 
 DEMO = firmware_dir() / "demo.c"
@@ -108,3 +108,39 @@ def test_info_inferiors_as_gdb_before_the_program_runs() -> None:
                                            f"* 1    <null>                                 {elf} \n")
     typed(sh, "break main", "run")
     assert typed(sh, "info inferiors").splitlines()[1].startswith("* 1    process 1         1 (tdbg)  ")
+
+
+def _symbol_lines(text: str) -> list[str]:
+    """``info scope``'s symbol lines, long descriptions (multi-location, DWARF expressions) cut
+    after their first words."""
+    return [line.split(":")[0] if line.endswith(":") else line for line in text.splitlines() if line.startswith("Symbol ")]
+
+
+def test_info_scope_orders_and_stops_as_gdb() -> None:
+    """gdb-multiarch 13.1 on tests/firmware/blocks.cpp (-O1): a lexical block's locals in hash
+    bucket order, the inlined call's block (its own function symbol first) ending the scope,
+    optimized-out locals from the abstract origin without a length."""
+    elf = build(Path(__file__).parent / "firmware" / "blocks.cpp", ["-O1", "-g"])
+    sh = shell(elf)
+    assert _symbol_lines(typed(sh, "info scope blocks.cpp:13")) == [
+        "Symbol u is multi-location", "Symbol maxX is multi-location", "Symbol q1 is multi-location",
+        "Symbol q3 is multi-location", "Symbol _hidden is optimized out.", "Symbol q2 is multi-location",
+        "Symbol a__b is optimized out.", "Symbol ns::scale<2>(int, int) is a function at address 0x60bc, length 1.",
+        "Symbol v is a complex DWARF expression", "Symbol k is multi-location", "Symbol t is multi-location"]
+    assert _symbol_lines(typed(sh, "info scope blocks.cpp:26")) == [
+        f"Symbol {name} is a variable at frame base reg $fp offset 0+-{offset}, length 4." if offset else f"Symbol {name} is multi-location"
+        for name, offset in [("beta", 56), ("delta", 64), ("epsilon", 68), ("eta", 76), ("kappa", 88), ("w", 0),
+                             ("alpha", 52), ("gamma", 60), ("zeta", 72), ("theta", 80), ("iota", 84), ("lambda", 92),
+                             ("i", 0), ("acc", 0)]]
+
+
+def test_info_locals_orders_a_block_and_computes_as_gdb() -> None:
+    """gdb-multiarch 13.1 attached to tdbg's stub on tests/firmware/blocks.cpp (-O1), stopped at
+    line 26: the loop body's locals in hash-bucket order; ``i`` is ``DW_OP_breg10 0;
+    DW_OP_consts 2; DW_OP_div; DW_OP_stack_value`` there (GDB: 0, not optimized out)."""
+    elf = build(Path(__file__).parent / "firmware" / "blocks.cpp", ["-O1", "-g"])
+    sh = shell(elf)
+    typed(sh, "break blocks.cpp:26", "run")
+    assert typed(sh, "info locals").splitlines() == [
+        "beta = 2", "delta = 4", "epsilon = 5", "eta = 7", "kappa = 0", "w = 3", "alpha = 3", "gamma = 3",
+        "zeta = 6", "theta = 8", "iota = 0", "lambda = 0", "i = 0", "acc = 0"]

@@ -65,6 +65,44 @@ def test_gdb_breaks_in_a_kernel_of_the_script_and_the_script_ends_right(host) ->
     assert '{"op": "add", "mismatches": 0, "values": 1024}' in out, "".join(err)[-3000:]
 
 
+def _gdb_port(script: subprocess.Popen, err: list[str]) -> str | None:
+    """The port tdbg's stub announces on the script's stderr (every line kept in ``err``)."""
+    for line in script.stderr:   # type: ignore[union-attr]
+        err.append(line)
+        found = re.search(r"GDB stub on 127\.0\.0\.1:(\d+)", line)
+        if found:
+            return found[1]
+    return None
+
+
+def test_gdb_kill_ends_the_devices_run_and_the_script_fails(host) -> None:  # noqa: F811
+    """GDB's ``kill`` at a stop in the kernel: tdbg says the device's run ends, the host's next
+    read gets no data and the add ends with tt-umd's error (not a hang, not a result; the script
+    prints the op's error and goes on: ``ttnn_ops``)."""
+    if GDB is None:
+        pytest.skip("gdb-multiarch is not installed (Debian package gdb-multiarch)")
+    python, env = host
+    script = subprocess.Popen([str(python), str(OPS), "add"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=ttnn_host.clean_env(**env, TDBG_SIMULATOR_ARGS="--gdb-port 0"))
+    err: list[str] = []
+    port = _gdb_port(script, err)
+    drain = threading.Thread(target=lambda: err.extend(script.stderr), daemon=True)   # type: ignore[arg-type]
+    drain.start()
+    assert port is not None, "".join(err)[-3000:]
+    args = [GDB, "-q", "-batch", "-nx"]
+    for command in ("set pagination off", f"target remote 127.0.0.1:{port}", "set breakpoint pending on",
+                    f"break {LINE}", "continue", "kill"):
+        args += ["-ex", command]
+    gdb = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    out, _ = script.communicate(timeout=600)
+    drain.join(30)
+    text, stderr = gdb.stdout + gdb.stderr, "".join(err)
+    assert "hit Breakpoint 1.1, kernel_main () at " in text and "[Inferior 1 (process 1) killed]" in text, text[-3000:]
+    assert "GDB killed the device's run: the host's reads get no data from now on" in stderr, stderr[-3000:]
+    results = [line for line in out.splitlines() if line.startswith('{"op": "add"')]
+    assert len(results) == 1 and "the simulator returned an empty read response" in results[0], out[-3000:]
+
+
 def test_the_shell_opens_on_the_scripts_terminal_at_a_stop(host) -> None:  # noqa: F811
     """The add twice, a breakpoint in T1's kernel on tile (1,2): at the first stop ``p`` a local
     and ``continue`` (numpy's answer); at the second T1 is sent back to its firmware's start

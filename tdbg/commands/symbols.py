@@ -151,7 +151,7 @@ def info_scope(interp: Interpreter, args: str) -> None:
         return
     interp.out(f"Scope for {text}:")
     for name, where, size in symbols:
-        interp.out(f"Symbol {name} is {where}, length {size}.")
+        interp.out(f"Symbol {name} is {where}." if size is None else f"Symbol {name} is {where}, length {size}.")
 
 
 @info_command("address", usage="info address SYMBOL", help="Where SYMBOL is (a local of the selected frame, a global, a function): a register, a frame offset, static storage, a constant, or one place per range of addresses, as GDB's info address.", example="info address results", complete=_complete_symbols)

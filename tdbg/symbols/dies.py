@@ -237,18 +237,46 @@ def _entry_value_register(ops: list) -> int | None:
     return None
 
 
-_BINARY_OPS: dict[str, Callable[[int, int], int]] = {
+def _signed(value: int) -> int:
+    """A stack entry (the generic type: 32 bits on this target) as a signed integer."""
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value & 0x80000000 else value
+
+
+def _div(a: int, b: int) -> int | None:
+    """``DW_OP_div``: signed division, truncated toward zero (as GDB's BINOP_DIV on the generic
+    type); None on division by zero (GDB: "Division by zero")."""
+    a, b = _signed(a), _signed(b)
+    if b == 0:
+        return None
+    quotient = abs(a) // abs(b)
+    return quotient if (a < 0) == (b < 0) else -quotient
+
+
+#: DWARF 5 section 2.5.1.4 (arithmetic and logical operations) and 2.5.1.5 (control flow's
+#: comparisons, signed), on the 32-bit generic type; ``DW_OP_mod`` is unsigned (as GDB computes
+#: it: "the DWARF standard says the modulus is unsigned").
+_BINARY_OPS: dict[str, Callable[[int, int], int | None]] = {
     "DW_OP_plus": lambda a, b: a + b, "DW_OP_minus": lambda a, b: a - b, "DW_OP_mul": lambda a, b: a * b,
     "DW_OP_and": lambda a, b: a & b, "DW_OP_or": lambda a, b: a | b, "DW_OP_xor": lambda a, b: a ^ b,
-    "DW_OP_shl": lambda a, b: a << b, "DW_OP_shr": lambda a, b: (a & 0xFFFFFFFF) >> b}
+    "DW_OP_shl": lambda a, b: a << b, "DW_OP_shr": lambda a, b: (a & 0xFFFFFFFF) >> b,
+    "DW_OP_shra": lambda a, b: _signed(a) >> b, "DW_OP_div": _div,
+    "DW_OP_mod": lambda a, b: (a & 0xFFFFFFFF) % (b & 0xFFFFFFFF) if b & 0xFFFFFFFF else None,
+    "DW_OP_eq": lambda a, b: int(_signed(a) == _signed(b)), "DW_OP_ne": lambda a, b: int(_signed(a) != _signed(b)),
+    "DW_OP_lt": lambda a, b: int(_signed(a) < _signed(b)), "DW_OP_gt": lambda a, b: int(_signed(a) > _signed(b)),
+    "DW_OP_le": lambda a, b: int(_signed(a) <= _signed(b)), "DW_OP_ge": lambda a, b: int(_signed(a) >= _signed(b))}
+#: Section 2.5.1.4's unary operations.
+_UNARY_OPS: dict[str, Callable[[int], int]] = {
+    "DW_OP_neg": lambda a: -_signed(a), "DW_OP_not": lambda a: ~a, "DW_OP_abs": lambda a: abs(_signed(a))}
 
 
 def _value_expression(ops: list, regs: Mapping[int, int], cfa: int | None, start: int | None = None) -> int | None:
     """The value a DWARF expression computes (a call site's ``DW_AT_call_value``, a stack
     value, an address) in a frame with registers ``regs`` (``x0`` is 0), on a stack holding
     ``start`` if given: literals, constants, registers (``DW_OP_regN``: its value,
-    ``DW_OP_bregN``: value plus offset), ``DW_OP_call_frame_cfa``, ``plus_uconst`` and the
-    arithmetic operators; None for anything that needs memory or is unknown here."""
+    ``DW_OP_bregN``: value plus offset), ``DW_OP_call_frame_cfa``, ``plus_uconst``, the
+    arithmetic, logical and comparison operators and the stack operations (DWARF 5 sections
+    2.5.1.3-2.5.1.5); None for anything that needs memory or is unknown here."""
     stack: list[int] = [] if start is None else [start]
     for op in ops:
         name = op.op_name
@@ -268,7 +296,20 @@ def _value_expression(ops: list, regs: Mapping[int, int], cfa: int | None, start
             stack.append(stack.pop() + op.args[0])
         elif name in _BINARY_OPS and len(stack) >= 2:
             b, a = stack.pop(), stack.pop()
-            stack.append(_BINARY_OPS[name](a, b))
+            result = _BINARY_OPS[name](a, b)
+            if result is None:
+                return None
+            stack.append(result)
+        elif name in _UNARY_OPS and stack:
+            stack.append(_UNARY_OPS[name](stack.pop()))
+        elif name in ("DW_OP_dup", "DW_OP_over", "DW_OP_pick") and len(stack) > (op.args[0] if name == "DW_OP_pick" else name == "DW_OP_over"):
+            stack.append(stack[-1 - (op.args[0] if name == "DW_OP_pick" else name == "DW_OP_over")])
+        elif name == "DW_OP_drop" and stack:
+            stack.pop()
+        elif name == "DW_OP_swap" and len(stack) >= 2:
+            stack[-1], stack[-2] = stack[-2], stack[-1]
+        elif name == "DW_OP_rot" and len(stack) >= 3:
+            stack[-1], stack[-2], stack[-3] = stack[-2], stack[-3], stack[-1]
         elif name == "DW_OP_stack_value":
             break
         else:

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 from tdbg.symbols.dies import (
     _const_value, _describe_simple, _die_covers, _entry_value_register, _name, _origin, _reg_number,
-    _register_location, _scoped_name, _value_expression,
+    _is_cplus, _register_location, _scoped_name, _value_expression,
 )
+from tdbg.symbols.block_order import hashed_order
 from tdbg.symbols.dwarf_reader import DwarfReader
 from tdbg.symbols.records import Frame, Piece, Variable
 
@@ -23,24 +24,38 @@ if TYPE_CHECKING:   # pyelftools' DWARF reader is imported when DWARF is first r
 class VariableLocations(DwarfReader):
     """Variables and where they are (``DebugInfo``'s part)."""
 
-    def scope_symbols(self, pc: int, scope: bool = True) -> list[tuple[str, str, int]]:
-        """The variables of the block around ``pc`` and of each block around it up to its
-        function (GDB's ``info scope``): (name, where it is as GDB's ``describe_location`` says
-        it, size in bytes); ``scope``: a constant in ``info scope``'s words."""
-        found: list[tuple[str, str, int]] = []
-        chain: list[DIE] = []
+    def scope_symbols(self, pc: int, scope: bool = True) -> list[tuple[str, str, int | None]]:
+        """The symbols of the block around ``pc`` and of each block around it up to its
+        function or the inlined call it is in (GDB's ``info scope``, which stops at a block with
+        ``BLOCK_FUNCTION``), each block's in GDB's order (``tdbg.symbols.block_order``): (name,
+        where it is as GDB's ``describe_location`` says it, size in bytes; None where GDB gives
+        none, an optimized-out variable).  An inlined call's block holds the inlined function's
+        own symbol first (GDB's ``read_func_scope`` adds it after opening the block), a function
+        of length 1 (GDB's function type), and after a block's own DIEs those of its abstract origin
+        that none of them stands for (GDB's ``inherit_abstract_dies``: clang leaves optimized-out
+        locals of an inlined call there).  ``scope``: a constant in ``info scope``'s words.
+        Types, labels and enumerators declared in a block are not listed."""
+        found: list[tuple[str, str, int | None]] = []
+        calls = {call.die.offset: call for call in self.inline_chain(pc)}
         block = self.block_at(pc)
         while block is not None:
-            chain.append(block)
-            if block.tag == "DW_TAG_subprogram":
-                break
-            block = block.get_parent()
-        for die in chain:
-            for child in die.iter_children():
-                if child.tag in ("DW_TAG_variable", "DW_TAG_formal_parameter") and _name(child):
+            symbols: list[tuple[str, tuple[str, int | None]]] = []
+            call = calls.get(block.offset) if block.tag == "DW_TAG_inlined_subroutine" else None
+            if call is not None:
+                symbols.append((call.physname, (f"a function at address {call.entry:#x}", 1)))
+            for child in _block_children(block):
+                name = _name(child) if child.tag in ("DW_TAG_variable", "DW_TAG_formal_parameter") else None
+                if name:
+                    where = self.describe_location(child, scope)
                     declared = _origin(child, "DW_AT_type")
                     size = self._type(declared.get_DIE_from_attribute("DW_AT_type")).size if declared is not None else 0
-                    found.append((_name(child) or "", self.describe_location(child, scope), size))
+                    symbols.append((name, (where, None if where == "optimized out" else size)))
+            if block.tag == "DW_TAG_lexical_block":
+                symbols = hashed_order(symbols, _is_cplus(block.cu))
+            found += [(name, where, size) for name, (where, size) in symbols]
+            if block.tag in ("DW_TAG_subprogram", "DW_TAG_inlined_subroutine"):
+                break
+            block = block.get_parent()
         return found
 
     def describe_location(self, die: DIE, scope: bool = False) -> str:
@@ -118,7 +133,7 @@ class VariableLocations(DwarfReader):
         CFA.  With the ``caller`` frame, values the compiler left only as entry values
         (``DW_OP_entry_value``) are resolved through the caller's call site, and each parameter
         of a real frame gets its value at entry (``Variable.entry``) where the call site gives
-        it, as GDB does."""
+        it, as GDB does; a lexical block's in GDB's order (``tdbg.symbols.block_order``)."""
         pc = frame.lookup_pc
         function = self.function_at(pc)
         if function is None or function.die is None:
@@ -146,6 +161,8 @@ class VariableLocations(DwarfReader):
                         var = self._variable(child, pc, frame.regs, frame.cfa, function.die)
                         if var is not None:
                             here.append(replace(var, addr=None, register=None, value=None, entry=None, pieces=()))
+            if die.tag == "DW_TAG_lexical_block":    # GDB's hashed dictionary (``block_order``)
+                here = [var for _, var in hashed_order([(var.name, var) for var in here], _is_cplus(die.cu))]
             scopes.append(here)
 
         visit(scope)
@@ -294,3 +311,20 @@ class VariableLocations(DwarfReader):
             offset = op.args[-1] if op.op_name.startswith("DW_OP_breg") else 0
             return regs[reg] + offset if reg in regs else None
         return None
+
+
+def _block_children(block: DIE) -> list[DIE]:
+    """A block's DIEs as GDB reads them into it: its children, then (``inherit_abstract_dies``)
+    each child of its abstract origin that no child stands for; an abstract lexical block so
+    left over has no addresses, so its DIEs are read into this block (``read_lexical_block_scope``
+    on a block without bounds)."""
+    children = list(block.iter_children())
+    if "DW_AT_abstract_origin" not in block.attributes:
+        return children
+    origin = block.get_DIE_from_attribute("DW_AT_abstract_origin")
+    stood_for = {c.get_DIE_from_attribute("DW_AT_abstract_origin").offset
+                 for c in children if "DW_AT_abstract_origin" in c.attributes}
+    left = [c for c in origin.iter_children() if c.offset not in stood_for]
+    while any(c.tag == "DW_TAG_lexical_block" for c in left):
+        left = [d for c in left for d in (c.iter_children() if c.tag == "DW_TAG_lexical_block" else [c])]
+    return children + left
