@@ -111,6 +111,7 @@ def outcome(source: Path) -> tuple[object, ...]:
     return ((stops, vector, vu.mad_wrote, vu.backdoor_changed, state.dst.unpredictable.tolist(),
              state.srca.data.tolist(), state.srcb.data.tolist(), tile.coprocessor.rwc_bits.tolist(), tile.tensix.dst.ever_written.tolist(), tile.tensix.dst.bits.tolist(),
              path.provenance.seq.tolist(), list(path.log), path.log.total, path.log.per_thread, path.seq,
+             path.log.last(3), path.log.last(3000), [path.log.by_seq(q) for q in range(1, path.seq + 1, 97)],
              [path.dst_writer(r) for r in range(0, 1024, 37)]), ran)
 
 

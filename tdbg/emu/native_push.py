@@ -291,10 +291,22 @@ class NativePush:
                 (self.ring[start:], self.ring[:c.head]))
         return np.concatenate((self.ring[c.head:], self.ring[:c.head]))
 
-    def records(self) -> list[tuple]:
+    def records(self, newest: int | None = None) -> list[tuple]:
+        """The ring's records (its ``newest``), oldest first, as ``PushLog`` keeps its own."""
+        kept = self.ring_records()
+        if newest is not None:
+            kept = kept[len(kept) - min(newest, len(kept)):]
+        return self._tuples(kept)
+
+    def find(self, seq: int) -> tuple | None:
+        """The ring's record of push ``seq``, if it holds it."""
+        kept = self.ring_records()
+        i = int(np.searchsorted(kept["seq"], seq))
+        return self._tuples(kept[i:i + 1])[0] if i < len(kept) and kept[i]["seq"] == seq else None
+
+    def _tuples(self, kept: np.ndarray) -> list[tuple]:
         names = self.names
-        return [(int(seq), pc, names[core], thread, word, "ttinsn")
-                for seq, pc, word, core, thread in self.ring_records().tolist()]
+        return [(int(seq), pc, names[core], thread, word, "ttinsn") for seq, pc, word, core, thread in kept.tolist()]
 
     def newest(self) -> int:
         c = self.cop

@@ -79,13 +79,17 @@ class PushLog:
     def __len__(self) -> int:
         return self.total
 
-    def _records(self) -> list[tuple] | deque[tuple]:
-        """The records still kept, oldest first, as tuples."""
+    def _records(self, newest: int | None = None) -> list[tuple] | deque[tuple]:
+        """The records still kept (the ``newest`` of them), oldest first, as tuples."""
         n = self.native
         if n is None or not n.count:
             return self._items
-        merged = list(heapq.merge(self._items, n.records()))
-        return merged[-(self._items.maxlen or len(merged)):]
+        keep = self._items.maxlen or self.total
+        if newest is not None:
+            keep = min(keep, newest)
+        mine = self._items if keep >= len(self._items) else list(self._items)[-keep:]
+        merged = list(heapq.merge(mine, n.records(keep)))
+        return merged[-keep:] if keep else []
 
     def __iter__(self) -> Iterator[PushRecord]:
         """The records still kept, oldest first."""
@@ -96,12 +100,19 @@ class PushLog:
 
     def last(self, n: int = 1) -> list[PushRecord]:
         """The newest ``n`` records still kept, oldest first."""
-        return [PushRecord._make(r) for r in list(self._records())[-n:]] if n > 0 else []
+        return [PushRecord._make(r) for r in list(self._records(n))[-n:]] if n > 0 else []
 
     def by_seq(self, seq: int) -> PushRecord | None:
-        items = self._records()
+        items, n = self._items, self.native
         i = bisect.bisect_left([r[0] for r in items], seq)
-        return PushRecord._make(items[i]) if i < len(items) and items[i][0] == seq else None
+        found = items[i] if i < len(items) and items[i][0] == seq else n.find(seq) if n is not None else None
+        if found is None:
+            return None
+        if n is not None and len(items) + n.count > (items.maxlen or len(items) + n.count):
+            kept = self._records()    # more than the log keeps: is it among the newest?
+            if seq < kept[0][0]:
+                return None
+        return PushRecord._make(found)
 
     def truncate(self, total: int, per_thread: list[int]) -> None:
         """Back to ``total`` pushes (a checkpoint's count; newer records are dropped)."""
@@ -137,7 +148,8 @@ class NativeRecords(Protocol):
     count: int
 
     def per_thread(self) -> list[int]: ...
-    def records(self) -> list[tuple]: ...
+    def records(self, newest: int | None = None) -> list[tuple]: ...
+    def find(self, seq: int) -> tuple | None: ...
     def newest(self) -> int: ...
     def drop_newest(self) -> None: ...
     def clear_counts(self) -> None: ...
