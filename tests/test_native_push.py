@@ -6,6 +6,7 @@ provenance and push log; and the native path must have run them."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -159,3 +160,34 @@ def test_a_checkpoint_restores_the_native_log_and_counters(tmp_path: Path) -> No
     s.restart(mark)
     assert s.tile.coprocessor.rwc_bits.tolist() == rwcs.tolist()
     assert list(s.tile.push_path.log) == log
+
+
+def test_interrupts_never_push_twice(tmp_path: Path) -> None:
+    """Ctrl-C from another thread while the C hook pushes (Core._ask_stop's protocol): every
+    push happens once, however often the run is stopped and resumed."""
+    trips = 2_000_000
+    s = Session(firmware(tmp_path, [_encode("INCRWC", DstInc=1)], trips=trips))
+    stops: list[StopKind] = []
+    done = threading.Event()
+
+    def ctrl_c() -> None:
+        while not done.wait(0.005):
+            s.interrupt()
+
+    asker = threading.Thread(target=ctrl_c)
+    asker.start()
+    try:
+        for _ in range(10_000):
+            stop = s.cont()
+            stops.append(stop.kind)
+            s.clear_interrupt()
+            if stop.kind is StopKind.EXITED:
+                break
+    finally:
+        done.set()
+        asker.join()
+    assert stops[-1] is StopKind.EXITED and StopKind.INTERRUPTED in stops
+    path = s.tile.push_path
+    assert path.native is not None and path.native.total > trips // 2
+    assert path.log.total == trips and path.seq == trips            # one push per trip
+    assert s.tile.coprocessor.rwcs[0].Dst == trips & 0x3FF         # INCRWC DstInc=1, 10 bits
