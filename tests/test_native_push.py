@@ -1,8 +1,10 @@
 """The native push path (``tdbg.emu.native_push``, ``tdbg/native/push.c``) against the Python
 path (the reference, ``tdbg.native.disabled()``): firmware pushing random sequences of the
 instructions it mirrors, mixed with ones it leaves to Python (bank flips, other ZEROACC modes,
-SETC16 writes to the ADDR_MOD entries, LaneConfig masking MOVD2A's columns), must leave identical RWCs, ``Dst`` flags and bits, ``Dst``
-provenance and push log; and the native path must have run them."""
+SETC16 writes to the ADDR_MOD entries, LaneConfig masking MOVD2A's columns, modes and fields of
+the Vector Unit's instructions it does not mirror), must stop at the same events and leave
+identical RWCs, Src, ``Dst`` (bits, flags, unpredictable cells, provenance), Vector Unit and push
+log; and the native path must have run some of them."""
 
 from __future__ import annotations
 
@@ -110,7 +112,8 @@ def outcome(source: Path) -> tuple[object, ...]:
     state, vu = tile.coprocessor.state, tile.coprocessor.vector
     vector = [getattr(vu, name).tolist() for name in ("lreg", "defined", "full", "lane_flags", "use_lane_flags")]
     return ((stops, vector, vu.mad_wrote, vu.backdoor_changed, state.dst.unpredictable.tolist(),
-             state.srca.data.tolist(), state.srcb.data.tolist(), tile.coprocessor.rwc_bits.tolist(), tile.tensix.dst.ever_written.tolist(), tile.tensix.dst.bits.tolist(),
+             state.srca.data.tolist(), state.srcb.data.tolist(), tile.coprocessor.rwc_bits.tolist(),
+             state.dst.ever_written.tolist(), state.dst.bits.tolist(),
              path.provenance.seq.tolist(), list(path.log), path.log.total, path.log.per_thread, path.seq,
              path.log.last(3), path.log.last(3000), [path.log.by_seq(q) for q in range(1, path.seq + 1, 97)],
              [path.dst_writer(r) for r in range(0, 1024, 37)]), ran)

@@ -19,9 +19,11 @@ coprocessor's decode, once per address) and the config-derived values the instru
 forgets.  An instruction's checks all come before its effects, so a push the C side declines
 has changed nothing and the Python path runs it whole (and raises its events).
 
-``valid`` is cleared by every Python push or recorded window access (``PushPath.seq``'s setter)
-and at every run's start (the debugger may have changed anything); the C hook then asks
-``refresh`` (Python) to describe the model again: the queues, latched waits and replay state,
+``valid`` is cleared by every Python push or recorded window access (they move ``PushPath.seq``:
+the C hook sees it moved), every config write and at every run's start (the debugger may have changed anything); the first
+mirrored word after that goes to Python too, and from the second on the C hook asks ``refresh``
+(Python, about 2 us) to describe the model again (so one mirrored word among Python's costs what
+it did): the queues, latched waits and replay state,
 the Src banks the Matrix Unit reads with their implied formats, and the addresses of the arrays
 it works on (RWCs, ``Dst``, its provenance, Src, the Vector Unit), which the model keeps in place.
 ``Core._ask_stop`` sets the core's ``stop_asked`` too and reads its ``hooks``
@@ -75,10 +77,10 @@ class Cop(ctypes.Structure):
     """``struct cop`` of push.c."""
 
     _fields_ = [("valid", _I32), ("mode", _I32), ("refresh", _P), ("rwc", _P), ("ever_written", _P),
-                ("row16", _P), ("row32", _P), ("prov_seq", _P), ("seq", _U64),
+                ("row16", _P), ("row32", _P), ("prov_seq", _P), ("seq", _U64), ("seen", _U64),
                 ("math_known", _I32 * MAXT), ("dst_base", _I32 * MAXT), ("use32", _I32 * MAXT),
                 ("addr_mod", ctypes.c_int16 * (MAXT * 2 * 8 * 16)),
-                ("thread_ok", _I32 * MAXT),
+                ("thread_ok", _I32),
                 ("fp16a_force", _I32 * MAXT), ("implied", _I32 * MAXT), ("srca_fmt", _I32 * MAXT),
                 ("bank_a", _I32), ("bank_b", _I32), ("fmt_a", _I32), ("fmt_b", _I32), ("style", _I32 * 16),
                 ("dst_bits", _P), ("srca", _P), ("srcb", _P), ("lane_config", _P),
@@ -155,7 +157,7 @@ class NativePush:
         self.hook = ctypes.cast(lib.tdbg_push_hook, _P).value
         self._refresh_fptr = REFRESH(self._refresh)
         c.refresh = ctypes.cast(self._refresh_fptr, _P).value
-        c.seq = path.seq
+        c.seq = c.seen = path.seq
         c.limit = path.log._items.maxlen or 0
         self.ring = np.zeros(min(FIRST_RING, c.limit), dtype=RECORD)
         c.ring, c.cap = self.ring.ctypes.data, len(self.ring)
@@ -163,18 +165,16 @@ class NativePush:
             c.style[code] = STYLES[f.style]
         self.names: list[str] = []
         self._held: tuple = ()     # the arrays whose addresses ``cop`` holds, kept alive
+        self._stale = True         # ... to be read again (a run starts)
         self.coprocessor = tile.coprocessor
         self.coprocessor.state.config.on_change(self.config_changed)
         path.attach(self)
 
     # -- Python's side of the state ---------------------------------------------------------------
-    def invalidate(self) -> None:
-        self.cop.valid = 0
-
     def begin_run(self) -> None:
         """A run starts: anything may have changed since the last (module docstring)."""
         c = self.cop
-        c.valid = 0
+        c.valid, self._stale = 0, True
         c.mode = MODE_FAST if not self.tile.watches and native.library() is not None else MODE_PYTHON
 
     def config_changed(self) -> None:
@@ -192,26 +192,36 @@ class NativePush:
             self.cop.valid = 0
 
     def refresh(self) -> None:
-        """Describe the model to the C side again (``valid`` once done)."""
-        c, cop, tile = self.cop, self.coprocessor, self.tile
-        queued = any(cop._queue)
-        for t in range(cop.threads):
-            c.thread_ok[t] = not queued and cop.wait_gate[t] is None and not cop.replay[t].load_left
+        """Describe the model to the C side again (``valid`` once done): what Python pushes
+        change, and at a run's first refresh the arrays' addresses (the model writes its arrays
+        in place; only a reset or a restore, between runs, may replace one)."""
+        c, cop = self.cop, self.coprocessor
+        if self._stale:
+            self._addresses()
         if c.count == c.cap and c.cap < c.limit:
             self._grow()
-        dst = tile.tensix.dst
-        seq = tile.push_path.provenance.seq
-        state, vu = cop.state, cop.vector
-        self._held = held = (cop.rwc_bits, dst.ever_written, dst.row16, dst.row32, seq, dst.bits,
-                             state.srca.data, state.srcb.data, vu.lane_config, vu.lreg, vu.defined, vu.full,
+        ok = 0
+        if not any(cop._queue):
+            gates, replay = cop.wait_gate, cop.replay
+            for t in range(cop.threads):
+                if gates[t] is None and not replay[t].load_left:
+                    ok |= 1 << t
+        state = cop.state
+        banks = state.src_banks
+        a, b = banks.matrix_unit_srca, banks.matrix_unit_srcb
+        c.thread_ok, c.bank_a, c.bank_b, c.fmt_a, c.fmt_b = ok, a, b, state.srca.fmt[a], state.srcb.fmt[b]
+        c.valid = 1
+
+    def _addresses(self) -> None:
+        c, cop, tile = self.cop, self.coprocessor, self.tile
+        dst, state, vu = tile.tensix.dst, cop.state, cop.vector
+        self._held = held = (cop.rwc_bits, dst.ever_written, dst.row16, dst.row32, tile.push_path.provenance.seq,
+                             dst.bits, state.srca.data, state.srcb.data, vu.lane_config, vu.lreg, vu.defined, vu.full,
                              vu.flags, vu.lane_flags, vu.use_lane_flags, dst.unpredictable, dst.alias_flag)
         (c.rwc, c.ever_written, c.row16, c.row32, c.prov_seq, c.dst_bits, c.srca, c.srcb, c.lane_config,
          c.lreg, c.defined, c.full, c.vu_flags, c.lane_flags, c.use_flags, c.unpredictable,
          c.alias) = (address(a) for a in held)
-        banks = state.src_banks
-        c.bank_a, c.bank_b = banks.matrix_unit_srca, banks.matrix_unit_srcb
-        c.fmt_a, c.fmt_b = state.srca.fmt[c.bank_a], state.srcb.fmt[c.bank_b]
-        c.valid = 1
+        self._stale = False
 
     def _grow(self) -> None:
         """Twice the ring (its records oldest first)."""

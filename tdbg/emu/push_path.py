@@ -84,8 +84,7 @@ class PushPath:
         if n is None:
             self._seq = value
         else:
-            n.cop.seq = value
-            n.cop.valid = 0   # a Python push or access: the native side looks again
+            n.cop.seq = value   # (moved by Python: the native side looks again)
 
     def attach(self, native: NativePush) -> None:
         """The native push path takes over the sequence number and logs its pushes itself."""
@@ -119,13 +118,13 @@ class PushPath:
     def execute(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
         """Log and run one pushed instruction on ``thread``; events (and ``QueueFull``)
         propagate.  A push from B enters after the MOP expander (PushTensixInstruction.md)."""
-        self.seq += 1
-        self.log.append(self.seq, pc, core.name, thread, word, via)
+        self.seq = seq = self.seq + 1
+        self.log.append(seq, pc, core.name, thread, word, via)
         try:
             self.coprocessor.push(thread, word, core.thread is not None)
         except QueueFull:
             self.log.pop()
-            self.seq -= 1
+            self.seq = seq - 1
             raise
 
     def describe_word(self, word: int) -> str:

@@ -23,6 +23,7 @@ enum { K_UNKNOWN = 0, K_NOP = 1, K_INCRWC = 2, K_SETRWC = 3, K_ZEROACC_ROW = 4, 
        K_SFPLOAD = 7, K_SFPSTORE = 8, K_SFPLOADI = 9, K_SFPMAD = 10, K_SFPSETCC = 11, K_SFPENCC = 12, K_PYTHON = 255 };
 enum { S_NONE = 0, S_BF16 = 1, S_FP16 = 2, S_TF32 = 3 };   /* tdbg.arch.data_formats styles */
 enum { MODE_PYTHON = 0, MODE_FAST = 1 };
+enum { V_STALE = 0, V_VALID = 1, V_WARM = 2 };
 
 struct rec {            /* one push log record (tdbg.emu.pushlog.PushRecord, via "ttinsn") */
     uint64_t seq;
@@ -35,7 +36,10 @@ struct cop;
 typedef void (*refresh_fn)(struct cop *cop);
 
 struct cop {            /* one tile's coprocessor, as far as the native path reads and writes it */
-    int32_t valid;      /* 1: what follows describes the model now (cleared by every Python push) */
+    int32_t valid;      /* V_VALID: what follows describes the model now; V_STALE once seq moved
+                         * without this path (a Python push or window access); V_WARM: stale, and
+                         * the last push a word this path runs (the next one refreshes: one
+                         * mirrored word among Python's costs no refresh) */
     int32_t mode;       /* MODE_FAST, or MODE_PYTHON for the whole run (a watchpoint is set) */
     refresh_fn refresh; /* the Python side fills this struct (valid or not) */
     int32_t *rwc;       /* [thread][NRWC] (tdbg.tensix.rwc.RWCs storage) */
@@ -43,11 +47,12 @@ struct cop {            /* one tile's coprocessor, as far as the native path rea
     int64_t *row16, *row32; /* Dst.row16 / Dst.row32 */
     int64_t *prov_seq;      /* DstProvenance.seq, per DstBits row */
     uint64_t seq;           /* PushPath.seq */
+    uint64_t seen;          /* seq when this path last pushed or looked */
     /* per thread: MathConfig fields ZEROACC reads (known: 1) */
     int32_t math_known[MAXT], dst_base[MAXT], use32[MAXT];
     /* per thread, ExtraAddrModBit, AddrMod: the ADDR_MOD entry ApplyAddrMod uses, [14] = known */
     int16_t addr_mod[MAXT][2][8][16];
-    int32_t thread_ok[MAXT];    /* nothing queued at any Wait Gate, no wait latched, no replay loading */
+    int32_t thread_ok;  /* bit t: nothing queued at any Wait Gate, no wait latched for T<t>, no replay loading */
     /* the MOVs: MathConfig per thread (fp16a_force, implied, srca_fmt), the Src banks the Matrix
      * Unit reads and their implied formats, each format's style */
     int32_t fp16a_force[MAXT], implied[MAXT], srca_fmt[MAXT];
@@ -463,7 +468,7 @@ static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
     int t = k->thread, done;
     int32_t *r = c->rwc + t * NRWC;
     int64_t rows[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
-    if (!c->thread_ok[t])
+    if (!(c->thread_ok >> t & 1))
         return 0;
     switch (e->kind) {
     case K_NOP:
@@ -488,7 +493,7 @@ static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
     }
     if (!done)
         return 0;
-    c->seq++;
+    c->seen = ++c->seq;
     log_push(c, k, pc, e->word);
     for (int i = 0; i < 8; i++)
         if (rows[i] >= 0)
@@ -502,18 +507,31 @@ void tdbg_push_hook(void *uc, uint64_t address, uint32_t size, void *user)
     struct entry *e = (struct entry *)user;
     struct core *k = e->core;
     struct cop *c = k->cop;
+    int warm = 0;
     __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+    if (c->seq != c->seen) {    /* Python pushed (or traced a window access) since */
+        c->valid = V_STALE;
+        c->seen = c->seq;
+    }
     if (!__atomic_load_n(&k->stop_asked, __ATOMIC_SEQ_CST) && c->mode == MODE_FAST
         && e->kind != K_UNKNOWN && e->kind != K_PYTHON) {
-        if (!c->valid || (c->count == c->cap && c->cap < c->limit))
-            c->refresh(c);
-        if (c->valid && (c->count < c->cap || c->cap == c->limit) && run(c, k, e, (uint32_t)address)) {
-            __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
-            return;
+        if (c->valid == V_STALE)    /* the first of its kind since a Python push: Python runs it */
+            warm = 1;
+        else {
+            if (c->valid == V_WARM || (c->count == c->cap && c->cap < c->limit))
+                c->refresh(c);
+            if (c->valid == V_VALID && (c->count < c->cap || c->cap == c->limit) && run(c, k, e, (uint32_t)address)) {
+                __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+                return;
+            }
         }
     }
     __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
     (e->kind == K_UNKNOWN ? k->learn : k->fallback)(uc, address, size, user);
+    if (warm && c->valid == V_STALE) {
+        c->valid = V_WARM;
+        c->seen = c->seq;
+    }
 }
 
 /* Core._ask_stop's first half for the native hook: set the flag, then read the entries and exits

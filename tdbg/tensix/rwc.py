@@ -32,6 +32,7 @@ _WIDTH = {"Dst": 10, "Dst_Cr": 10, "SrcA": 6, "SrcA_Cr": 6, "SrcB": 6, "SrcB_Cr"
 _MASK = {name: (1 << width) - 1 for name, width in _WIDTH.items()}
 NAMES = tuple(_WIDTH)
 _INDEX = {name: i for i, name in enumerate(NAMES)}
+_EXTRA = _INDEX["ExtraAddrModBit"]
 
 
 def storage(threads: int) -> np.ndarray:
@@ -120,7 +121,7 @@ def _advance(rwc: RWCs, counter: str, inc: int, cr: bool) -> None:
 def apply_addr_mod(rwc: RWCs, config: TensixConfig, thread: int, addr_mod: int,
                    update_fidelity: bool = True) -> None:
     """``ApplyAddrMod`` (``ApplyPartialAddrMod`` when ``update_fidelity`` is false), RWCs.md."""
-    extra = rwc.ExtraAddrModBit
+    extra = rwc._v[_EXTRA]
     (a_incr, a_clear, a_cr, b_incr, b_clear, b_cr, d_incr, d_clear, d_ctocr, d_cr,
      f_clear, f_incr, bias_clear, bias_incr) = entry_in_force(config, thread, addr_mod, extra)
     if a_clear:
