@@ -15,9 +15,28 @@
 #include <stdint.h>
 
 #define MAXT 4
-#define NRWC 9          /* Dst, Dst_Cr, SrcA, SrcA_Cr, SrcB, SrcB_Cr, FidelityPhase, ExtraAddrModBit, Sp */
+/* one thread's counters as tdbg.tensix.rwc.RWCs declares them (ctypes bit fields, low bits first) */
+struct rwc {
+    uint32_t dst : 10, dst_cr : 10, srca : 6, srca_cr : 6;
+    uint32_t srcb : 6, srcb_cr : 6, fid : 2, extra : 1, sp : 10;
+};
+/* ... which the instructions below work on unpacked, one int32_t each */
+#define NRWC 9
 enum { R_DST, R_DST_CR, R_SRCA, R_SRCA_CR, R_SRCB, R_SRCB_CR, R_FID, R_EXTRA, R_SP };
 static const int32_t MASK[NRWC] = {0x3FF, 0x3FF, 0x3F, 0x3F, 0x3F, 0x3F, 3, 1, 0x3FF};
+
+static void unpack(const struct rwc *x, int32_t *r)
+{
+    r[R_DST] = x->dst, r[R_DST_CR] = x->dst_cr, r[R_SRCA] = x->srca, r[R_SRCA_CR] = x->srca_cr;
+    r[R_SRCB] = x->srcb, r[R_SRCB_CR] = x->srcb_cr, r[R_FID] = x->fid, r[R_EXTRA] = x->extra, r[R_SP] = x->sp;
+}
+
+static void pack(const int32_t *r, struct rwc *x)
+{
+    x->dst = (uint32_t)r[R_DST], x->dst_cr = (uint32_t)r[R_DST_CR], x->srca = (uint32_t)r[R_SRCA];
+    x->srca_cr = (uint32_t)r[R_SRCA_CR], x->srcb = (uint32_t)r[R_SRCB], x->srcb_cr = (uint32_t)r[R_SRCB_CR];
+    x->fid = (uint32_t)r[R_FID], x->extra = (uint32_t)r[R_EXTRA], x->sp = (uint32_t)r[R_SP];
+}
 
 enum { K_UNKNOWN = 0, K_NOP = 1, K_INCRWC = 2, K_SETRWC = 3, K_ZEROACC_ROW = 4, K_MOVD2A = 5, K_MOVD2B = 6,
        K_SFPLOAD = 7, K_SFPSTORE = 8, K_SFPLOADI = 9, K_SFPMAD = 10, K_SFPSETCC = 11, K_SFPENCC = 12, K_PYTHON = 255 };
@@ -42,7 +61,7 @@ struct cop {            /* one tile's coprocessor, as far as the native path rea
                          * mirrored word among Python's costs no refresh) */
     int32_t mode;       /* MODE_FAST, or MODE_PYTHON for the whole run (a watchpoint is set) */
     refresh_fn refresh; /* the Python side fills this struct (valid or not) */
-    int32_t *rwc;       /* [thread][NRWC] (tdbg.tensix.rwc.RWCs storage) */
+    struct rwc *rwc;    /* [thread] (tdbg.tensix.rwc.storage) */
     uint8_t *ever_written;  /* Dst.ever_written, per DstBits row */
     int64_t *row16, *row32; /* Dst.row16 / Dst.row32 */
     int64_t *prov_seq;      /* DstProvenance.seq, per DstBits row */
@@ -164,9 +183,8 @@ static void setrwc(int32_t *r, const uint16_t *f)
 /* tdbg.tensix.matrix_unit.zeroacc, ZEROACC_MODE_ONE_ROW: f = Imm10, AddrMod; the DstBits rows
  * it marked go to rows (DstPort.undefine / undefine_row); false (nothing done) while the
  * MathConfig or the ADDR_MOD entry is not described */
-static int zeroacc_row(struct cop *c, int t, const uint16_t *f, int64_t *rows)
+static int zeroacc_row(struct cop *c, int t, int32_t *r, const uint16_t *f, int64_t *rows)
 {
-    int32_t *r = c->rwc + t * NRWC;
     const int16_t *am = c->addr_mod[t][r[R_EXTRA]][f[1] & 7];
     if (!c->math_known[t] || !am[14])
         return 0;
@@ -185,9 +203,8 @@ static int zeroacc_row(struct cop *c, int t, const uint16_t *f, int64_t *rows)
 /* tdbg.tensix.matrix_unit._movd2src with 16-bit Dst (use32 false) and no column masked
  * (mov_columns None): f = DstRow, SrcRow, Move4Rows, AddrMod, UseDst32bLo; false (nothing done)
  * for every other case, which the Python path runs (or raises) */
-static int movd2src(struct cop *c, int t, const uint16_t *f, int to_srcb)
+static int movd2src(struct cop *c, int t, int32_t *r, const uint16_t *f, int to_srcb)
 {
-    int32_t *r = c->rwc + t * NRWC;
     int style;
     if (!c->math_known[t])
         return 0;
@@ -315,10 +332,9 @@ static int sfpu_addr(const struct cop *c, int t, const int32_t *r, int imm10, in
  * (nothing done) where the Python path must run.  SFPLOAD f = Imm10, AddrMod, Mod0, VD; SFPSTORE
  * the same; SFPLOADI Mod0, Imm16, VD; SFPMAD Mod1, VA, VB, VC, VD; SFPSETCC Mod1, VC, Imm1, VD;
  * SFPENCC Mod1, Imm2, VD. */
-static int vector(struct cop *c, int t, struct entry *e, int64_t *rows_written)   /* rows: as run's */
+static int vector(struct cop *c, int t, int32_t *r, struct entry *e, int64_t *rows_written)   /* rows: as run's */
 {
     const uint16_t *f = e->f;
-    int32_t *r = c->rwc + t * NRWC;
     uint8_t on[32];
     int any = 0;
     for (int i = 0; i < 32; i++)
@@ -466,10 +482,11 @@ static void log_push(struct cop *c, struct core *k, uint32_t pc, uint32_t word)
 static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
 {
     int t = k->thread, done;
-    int32_t *r = c->rwc + t * NRWC;
+    int32_t r[NRWC];
     int64_t rows[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
     if (!(c->thread_ok >> t & 1))
         return 0;
+    unpack(&c->rwc[t], r);
     switch (e->kind) {
     case K_NOP:
         done = 1;
@@ -483,16 +500,17 @@ static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
         done = 1;
         break;
     case K_ZEROACC_ROW:
-        done = zeroacc_row(c, t, e->f, rows);
+        done = zeroacc_row(c, t, r, e->f, rows);
         break;
     case K_MOVD2A: case K_MOVD2B:
-        done = movd2src(c, t, e->f, e->kind == K_MOVD2B);
+        done = movd2src(c, t, r, e->f, e->kind == K_MOVD2B);
         break;
     default:
-        done = vector(c, t, e, rows);
+        done = vector(c, t, r, e, rows);
     }
     if (!done)
         return 0;
+    pack(r, &c->rwc[t]);
     c->seen = ++c->seq;
     log_push(c, k, pc, e->word);
     for (int i = 0; i < 8; i++)

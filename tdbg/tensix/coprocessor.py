@@ -148,8 +148,9 @@ INSTRUCTIONS: dict[str, Insn] = {
 
 def _rwcs_moved(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     lines = []
-    for t, (old, new) in enumerate(zip(before["rwcs"].tolist(), after["rwcs"].tolist())):
-        moved = [f"{k} {a} -> {b}" for k, a, b in zip(counters.NAMES, old, new) if a != b]
+    for t, (old, new) in enumerate(zip(before["rwcs"], after["rwcs"])):
+        a, b = counters.decode(old), counters.decode(new)
+        moved = [f"{k} {a[k]} -> {b[k]}" for k in b if a[k] != b[k]]
         if moved:
             lines.append(f"RWC T{t}: " + ", ".join(moved))
     return lines
@@ -211,7 +212,7 @@ class Coprocessor:
         self._others = tuple(tuple(t for t in range(threads) if t != first) for first in range(threads))
         self.dst_port = DstPort(state.dst, self._dst_written)
         self.rwc_bits = counters.storage(threads)   # every thread's RWCs, which ``rwcs`` view
-        self.rwcs = [RWCs(row) for row in self.rwc_bits]
+        self.rwcs = [RWCs.from_buffer(row) for row in self.rwc_bits]
         self.semaphores = [sync.Semaphore() for _ in range(spec.semaphores)]
         self.vector = sfpu.VectorUnit()
         self.unpacker_src_row = [[0] * threads for _ in range(2)]

@@ -21,60 +21,49 @@ An entry's fields are read once per config change (``TensixConfig.derived``).
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.events import MissingSpecification
 
-#: The counters in their storage order (``RWCs``' fields) and their widths.
+#: The counters and their widths, in their storage order (C bit fields, low bits first).
 _WIDTH = {"Dst": 10, "Dst_Cr": 10, "SrcA": 6, "SrcA_Cr": 6, "SrcB": 6, "SrcB_Cr": 6,
           "FidelityPhase": 2, "ExtraAddrModBit": 1, "Sp": 10}
-_MASK = {name: (1 << width) - 1 for name, width in _WIDTH.items()}
 NAMES = tuple(_WIDTH)
-_INDEX = {name: i for i, name in enumerate(NAMES)}
-_EXTRA = _INDEX["ExtraAddrModBit"]
+_CR = {name: name + "_Cr" for name in ("Dst", "SrcA", "SrcB")}
 
 
-def storage(threads: int) -> np.ndarray:
-    """Zeroed counters of ``threads`` threads: ``(threads, len(NAMES))`` int32, one row per
-    thread, what ``RWCs`` views (the native push path, ``tdbg/native/push.c``, works on it)."""
-    return np.zeros((threads, len(NAMES)), dtype=np.int32)
+class RWCs(ctypes.Structure):
+    """One thread's counters (RWCs.md): unsigned bit fields, so an assignment wraps to the
+    counter's width.  ``storage`` holds every thread's; ``RWCs.from_buffer`` of a row views one
+    (the native push path, ``tdbg/native/push.c``, declares the same ``struct rwc``)."""
 
-
-class RWCs:
-    """One thread's counters (RWCs.md); assignments wrap to each counter's width.  The values
-    live in a row of an int32 array (``storage``; a record of its own when none is given)."""
-
-    __slots__ = ("_v",)
-
-    def __init__(self, row: np.ndarray | None = None, **values: int) -> None:
-        self._v = memoryview(storage(1)[0] if row is None else row).cast("B").cast("i")
-        for name, v in values.items():
-            setattr(self, name, v)
+    _fields_ = [(name, ctypes.c_uint32, width) for name, width in _WIDTH.items()]
 
     def as_dict(self) -> dict[str, int]:
-        return dict(zip(NAMES, self._v.tolist()))
+        return {name: getattr(self, name) for name in NAMES}
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, RWCs) and self._v.tolist() == other._v.tolist()
+        return isinstance(other, RWCs) and self.as_dict() == other.as_dict()
 
     def __repr__(self) -> str:
         return "RWCs(" + ", ".join(f"{k}={v}" for k, v in self.as_dict().items()) + ")"
 
 
-def _counter(name: str) -> property:
-    i, mask = _INDEX[name], _MASK[name]
-
-    def get(self: RWCs) -> int:
-        return self._v[i]
-
-    def put(self: RWCs, value: int) -> None:
-        self._v[i] = value & mask
-    return property(get, put)
+#: 32-bit words of one thread's ``RWCs``.
+WORDS = ctypes.sizeof(RWCs) // 4
 
 
-for _name in NAMES:
-    setattr(RWCs, _name, _counter(_name))
+def storage(threads: int) -> np.ndarray:
+    """Zeroed counters of ``threads`` threads: ``(threads, WORDS)`` uint32, one row per thread."""
+    return np.zeros((threads, WORDS), dtype=np.uint32)
+
+
+def decode(row: np.ndarray) -> dict[str, int]:
+    """The counters of one saved ``storage`` row."""
+    return RWCs.from_buffer_copy(np.ascontiguousarray(row, dtype=np.uint32).tobytes()).as_dict()
 
 
 def _entry(config: TensixConfig, thread: int, index: int) -> tuple[int, ...]:
@@ -111,17 +100,18 @@ def entry_in_force(config: TensixConfig, thread: int, addr_mod: int, extra: int)
 def _advance(rwc: RWCs, counter: str, inc: int, cr: bool) -> None:
     """The counter step RWCs.md's instructions share: with ``cr``, ``X_Cr += inc; X = X_Cr``;
     else ``X += inc`` (each wrapping at the counter's width)."""
-    values, i = rwc._v, _INDEX[counter]
     if cr:
-        values[i] = values[i + 1] = (values[i + 1] + inc) & _MASK[counter]
+        name = _CR[counter]
+        setattr(rwc, name, getattr(rwc, name) + inc)
+        setattr(rwc, counter, getattr(rwc, name))
     elif inc:
-        values[i] = (values[i] + inc) & _MASK[counter]
+        setattr(rwc, counter, getattr(rwc, counter) + inc)
 
 
 def apply_addr_mod(rwc: RWCs, config: TensixConfig, thread: int, addr_mod: int,
                    update_fidelity: bool = True) -> None:
     """``ApplyAddrMod`` (``ApplyPartialAddrMod`` when ``update_fidelity`` is false), RWCs.md."""
-    extra = rwc._v[_EXTRA]
+    extra = rwc.ExtraAddrModBit
     (a_incr, a_clear, a_cr, b_incr, b_clear, b_cr, d_incr, d_clear, d_ctocr, d_cr,
      f_clear, f_incr, bias_clear, bias_incr) = entry_in_force(config, thread, addr_mod, extra)
     if a_clear:
