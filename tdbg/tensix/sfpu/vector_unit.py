@@ -108,6 +108,7 @@ class VectorUnit:
         self.macro_defined = np.zeros((9, LANES), dtype=bool)        # templates 0-3, sequences 4-7, Misc 8
         # mad_wrote, backdoor_changed (properties): where the native push path reaches them
         self.flags = np.zeros(2, dtype=np.int64)
+        self._flags = memoryview(self.flags)      # (scalar access at a third of numpy's cost)
         self.corrupts_4_to_7: np.ndarray | None = None  # ENABLE_DEST_INDEX lanes, while an affected insn runs
         VectorUnit.STATE.reset(self)
 
@@ -133,20 +134,20 @@ class VectorUnit:
     @property
     def mad_wrote(self) -> int:
         """LRegs (bit mask) the last instruction wrote in the MAD sub-unit."""
-        return int(self.flags[0])
+        return self._flags[0]
 
     @mad_wrote.setter
     def mad_wrote(self, value: int) -> None:
-        self.flags[0] = value
+        self._flags[0] = value
 
     @property
     def backdoor_changed(self) -> bool:
         """The last instruction was an SFPCONFIG that changed ``DISABLE_BACKDOOR_LOAD``."""
-        return bool(self.flags[1])
+        return bool(self._flags[1])
 
     @backdoor_changed.setter
     def backdoor_changed(self, value: bool) -> None:
-        self.flags[1] = value
+        self._flags[1] = value
 
     # -- lanes --------------------------------------------------------------------------------
     def enabled(self) -> np.ndarray:
