@@ -26,6 +26,17 @@ GDB = shutil.which("gdb-multiarch")
 LINE = "eltwise_binary_no_bcast.cpp:70"
 
 
+def _gdb_port(script: subprocess.Popen, err: list[str]) -> str | None:
+    """The port tdbg's stub waits for GDB on, once it says so on the script's stderr (every line
+    kept in ``err``); a connection before that is refused."""
+    for line in script.stderr:   # type: ignore[union-attr]
+        err.append(line)
+        found = re.search(r"waiting for GDB on 127\.0\.0\.1:(\d+)", line)
+        if found:
+            return found[1]
+    return None
+
+
 def test_gdb_breaks_in_a_kernel_of_the_script_and_the_script_ends_right(host) -> None:  # noqa: F811
     if GDB is None:
         pytest.skip("gdb-multiarch is not installed (Debian package gdb-multiarch)")
@@ -33,13 +44,7 @@ def test_gdb_breaks_in_a_kernel_of_the_script_and_the_script_ends_right(host) ->
     script = subprocess.Popen([str(python), str(OPS), "add"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, env=ttnn_host.clean_env(**env, TDBG_SIMULATOR_ARGS="--gdb-port 0"))
     err: list[str] = []
-    port = None
-    for line in script.stderr:   # type: ignore[union-attr]
-        err.append(line)
-        found = re.search(r"GDB stub on 127\.0\.0\.1:(\d+)", line)
-        if found:
-            port = found[1]
-            break
+    port = _gdb_port(script, err)
     drain = threading.Thread(target=lambda: err.extend(script.stderr), daemon=True)   # type: ignore[arg-type]
     drain.start()
     assert port is not None, "".join(err)[-3000:]
@@ -63,16 +68,6 @@ def test_gdb_breaks_in_a_kernel_of_the_script_and_the_script_ends_right(host) ->
     assert "/kernels/eltwise_binary_no_bcast/" in text and "trisc0/trisc0.elf" in text   # T0's kernel, a library
     assert "tdbg: the host closed the device" in text and "[Inferior 1 (process 1) exited normally]" in text
     assert '{"op": "add", "mismatches": 0, "values": 1024}' in out, "".join(err)[-3000:]
-
-
-def _gdb_port(script: subprocess.Popen, err: list[str]) -> str | None:
-    """The port tdbg's stub announces on the script's stderr (every line kept in ``err``)."""
-    for line in script.stderr:   # type: ignore[union-attr]
-        err.append(line)
-        found = re.search(r"GDB stub on 127\.0\.0\.1:(\d+)", line)
-        if found:
-            return found[1]
-    return None
 
 
 def test_gdb_kill_ends_the_devices_run_and_the_script_fails(host) -> None:  # noqa: F811
@@ -170,3 +165,20 @@ def test_the_shells_continue_and_quit_are_the_hosts(tmp_path) -> None:
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
+
+
+def test_gdb_connecting_before_the_first_kernel_is_refused() -> None:
+    """No host needed: the stub's port is known at once but refuses a connection until ``attach``
+    (the host has loaded its first kernel), which then takes one."""
+    import socket
+
+    from tdbg.rsp.hosted import HostedGdb
+    from tdbg.session import Session
+
+    lines: list[str] = []
+    gdb = HostedGdb(Session.on_chip("1x2"), 0, note=lines.append, host_gone=lambda: True)
+    assert f"target remote 127.0.0.1:{gdb.port}" in lines[0]
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", gdb.port), timeout=5)
+    gdb.attach()                                         # the host is gone: no wait, but it listened
+    assert lines[-1] == f"the host has loaded its first kernel: waiting for GDB on 127.0.0.1:{gdb.port}"

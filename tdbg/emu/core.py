@@ -29,7 +29,6 @@ import struct
 from time import sleep
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from enum import Enum
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -66,6 +65,7 @@ from tdbg.emu.csrs import CsrFile
 from tdbg.emu.fasthook import Register, RegisterFile, add_code_hook_fptr, add_mem_hook, code_hook_fptr
 from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.devices.device import Port, Stall, Wait
+from tdbg.emu.states import CoreState, Disposition
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.riscv.extensions import CsrInsn
 from tdbg.tensix.state_description import StateDescription, array, part, value
@@ -85,27 +85,6 @@ POLL_REPEATS = 3
 DATA_ONLY = UC_PROT_READ | UC_PROT_WRITE
 #: A stop from another thread waits until no hook has run for this long (``Core._hooks``).
 QUIET_S = 0.02
-
-
-class CoreState(str, Enum):
-    """Where a core is, as ``info threads`` shows it."""
-
-    IDLE = "no firmware"        # nothing loaded: the core never runs
-    RESET = "held in reset"     # its SOFT_RESET_0 bit is set
-    RUNNABLE = "running"        # runs when the tile runs
-    BLOCKED = "blocked"         # waiting (``Core.wait`` says on what)
-    PARKED = "parked"           # spinning on ``j .``: finished firmware
-    EXITED = "exited"           # reached the end of tdbg's crt0 (``_tdbg_exit``)
-
-
-class Disposition(str, Enum):
-    """What a breakpoint or watchpoint does after it stops the program: GDB's ``Disp`` column
-    (GDB manual, "Disabling Breakpoints": ``enable once``/``count`` disable it after its hits,
-    ``enable delete`` and ``tbreak`` delete it)."""
-
-    KEEP = "keep"
-    DISABLE = "dis"
-    DELETE = "del"
 
 
 @dataclass(eq=False)

@@ -45,7 +45,7 @@ class L1Written:
         """Nothing wrote any granule of ``start .. end`` (False when stores are not seen)."""
         if not self.tracked or start >= self.size or end <= start:
             return False
-        return not self.view[start >> SHIFT:(min(end, self.size) + (1 << SHIFT) - 1) >> SHIFT].any()
+        return not self.map[start >> SHIFT:(min(end, self.size) + (1 << SHIFT) - 1) >> SHIFT].strip(b"\0")
 
     def track_stores(self, uc: Uc) -> None:
         """Mark the L1 each store of ``uc``'s core writes."""

@@ -174,8 +174,8 @@ class HostedRspServer(RspServer):
 
 
 class HostedGdb:
-    """The GDB stub of a session a host drives: listens on ``port`` of ``host`` (``note`` says
-    where), takes GDB's connection when the host has loaded its first kernel (``attach``: the host
+    """The GDB stub of a session a host drives: bound to ``port`` of ``host`` (``note`` says
+    where), listens for and takes GDB's connection when the host has loaded its first kernel (``attach``: the host
     waits; ``host_gone`` ends the wait when the host dies first), and gives GDB each stop until
     GDB leaves."""
 
@@ -183,12 +183,17 @@ class HostedGdb:
                  note: Callable[[str], None] = lambda line: print(f"tdbg: {line}", file=sys.stderr, flush=True),
                  allow_host_files: bool = False, host_gone: Callable[[], bool] = lambda: False) -> None:
         self.session, self.note, self.allow_host_files, self.host_gone = session, note, allow_host_files, host_gone
-        self.listener = socket.create_server((host, port))
+        # bound now (the port is known), listening only from ``attach``: GDB connecting while the host
+        # still boots the device is refused at once, where a connection left waiting would time out
+        # in GDB's handshake (measured on the full chip: "Ignoring packet error", then no program)
+        self.listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind((host, port))
         self.port = self.listener.getsockname()[1]
         self.server: HostedRspServer | None = None
         self.resumed = False     # GDB waits for a stop reply
-        note(f"GDB stub on {host}:{self.port}: the device waits for gdb-multiarch once the host has loaded its first "
-             f"kernel (target remote {host}:{self.port})")
+        note(f"GDB stub on {host}:{self.port}: it takes gdb-multiarch once the host has loaded its first kernel "
+             f"(\"waiting for GDB\"; a connection before that is refused): target remote {host}:{self.port}")
 
     @property
     def attached(self) -> bool:
@@ -197,6 +202,7 @@ class HostedGdb:
     def attach(self) -> None:
         """Wait for GDB (the host waits too) and serve it until it continues."""
         host, port = self.listener.getsockname()[:2]
+        self.listener.listen(1)
         self.note(f"the host has loaded its first kernel: waiting for GDB on {host}:{port}")
         self.listener.settimeout(0.5)
         while True:
