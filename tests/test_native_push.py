@@ -194,3 +194,18 @@ def test_interrupts_never_push_twice(tmp_path: Path) -> None:
     assert path.native is not None and path.native.total > trips // 2
     assert path.log.total == trips and path.seq == trips            # one push per trip
     assert s.tile.coprocessor.rwcs[0].Dst == trips & 0x3FF         # INCRWC DstInc=1, 10 bits
+
+
+def test_a_config_write_is_learnt_again(tmp_path: Path) -> None:
+    """A config write forgets the derived values (ADDR_MOD entries, MathConfig); the next
+    ZEROACC pushed through Python describes them again, and those after it run natively."""
+    table = TensixState().config.table
+    setc16 = _encode("SETC16", CfgIndex=table.field("ADDR_MOD_DST_SEC1_DestIncr").addr32, NewValue=2)
+    zeroacc = [_encode("ZEROACC", Imm10=i, AddrMod=1, Mode=0) for i in range(3)]
+    trips = 50
+    source = firmware(tmp_path, [setc16, *zeroacc], trips=trips)
+    got, ran = outcome(source)
+    with native.disabled():
+        want, _ = outcome(source)
+    assert got == want
+    assert ran >= 2 * (trips - 1)   # two of the three ZEROACCs of each trip after the first

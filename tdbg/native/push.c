@@ -181,13 +181,13 @@ static void setrwc(int32_t *r, const uint16_t *f)
 }
 
 /* tdbg.tensix.matrix_unit.zeroacc, ZEROACC_MODE_ONE_ROW: f = Imm10, AddrMod; the DstBits rows
- * it marked go to rows (DstPort.undefine / undefine_row); false (nothing done) while the
+ * it marked go to rows (DstPort.undefine / undefine_row); -1 (nothing done) while the
  * MathConfig or the ADDR_MOD entry is not described */
 static int zeroacc_row(struct cop *c, int t, int32_t *r, const uint16_t *f, int64_t *rows)
 {
     const int16_t *am = c->addr_mod[t][r[R_EXTRA]][f[1] & 7];
     if (!c->math_known[t] || !am[14])
-        return 0;
+        return -1;   /* not described yet: learn */
     int64_t row = (f[0] + r[R_DST] + c->dst_base[t]) & 0x3FF;
     if (c->use32[t]) {
         rows[0] = c->row32[row];
@@ -201,13 +201,14 @@ static int zeroacc_row(struct cop *c, int t, int32_t *r, const uint16_t *f, int6
 }
 
 /* tdbg.tensix.matrix_unit._movd2src with 16-bit Dst (use32 false) and no column masked
- * (mov_columns None): f = DstRow, SrcRow, Move4Rows, AddrMod, UseDst32bLo; false (nothing done)
- * for every other case, which the Python path runs (or raises) */
+ * (mov_columns None): f = DstRow, SrcRow, Move4Rows, AddrMod, UseDst32bLo; 0 (nothing done) for
+ * every other case, which the Python path runs (or raises), -1 while the config it reads is not
+ * described */
 static int movd2src(struct cop *c, int t, int32_t *r, const uint16_t *f, int to_srcb)
 {
     int style;
     if (!c->math_known[t])
-        return 0;
+        return -1;   /* not described yet: learn */
     if (c->fp16a_force[t])
         style = S_FP16;
     else {
@@ -227,7 +228,7 @@ static int movd2src(struct cop *c, int t, int32_t *r, const uint16_t *f, int to_
     }
     const int16_t *am = c->addr_mod[t][r[R_EXTRA]][f[3] & 7];
     if (!am[14])
-        return 0;
+        return -1;   /* not described yet: learn */
     int64_t dst_row = f[0] + r[R_DST] + c->dst_base[t];
     int32_t src_row = f[1] + (to_srcb ? r[R_SRCB] : r[R_SRCA]);
     int n;
@@ -328,8 +329,8 @@ static int sfpu_addr(const struct cop *c, int t, const int32_t *r, int imm10, in
 /* The Vector Unit instructions: the ``instruction`` wrapper of tdbg.tensix.sfpu.vector_unit (its
  * checks made when the entry was described: fields, VD < 12; here: mad_wrote cleared or set,
  * backdoor_changed cleared, LaneConfig zero) around loadstore.sfpload, sfpstore, sfploadi,
- * mad.sfpmad, predication.sfpsetcc, sfpencc.  Every check comes before any effect: false
- * (nothing done) where the Python path must run.  SFPLOAD f = Imm10, AddrMod, Mod0, VD; SFPSTORE
+ * mad.sfpmad, predication.sfpsetcc, sfpencc.  Every check comes before any effect: 0 or -1
+ * (nothing done, as run's) where the Python path must run.  SFPLOAD f = Imm10, AddrMod, Mod0, VD; SFPSTORE
  * the same; SFPLOADI Mod0, Imm16, VD; SFPMAD Mod1, VA, VB, VC, VD; SFPSETCC Mod1, VC, Imm1, VD;
  * SFPENCC Mod1, Imm2, VD. */
 static int vector(struct cop *c, int t, int32_t *r, struct entry *e, int64_t *rows_written)   /* rows: as run's */
@@ -346,7 +347,7 @@ static int vector(struct cop *c, int t, int32_t *r, struct entry *e, int64_t *ro
     case K_SFPLOAD: case K_SFPSTORE: {
         const int16_t *am = c->addr_mod[t][r[R_EXTRA]][f[1] & 7];
         if (!c->sfpu_known[t] || !am[14])
-            return 0;
+            return -1;   /* not described yet: learn */
         int mod0 = f[2];
         int addr = sfpu_addr(c, t, r, f[0], &mod0);
         int wide = mod0 == M_FP32 || mod0 == 4 || mod0 == 12 || (e->kind == K_SFPSTORE && (mod0 == 7 || mod0 == 9));
@@ -478,7 +479,9 @@ static void log_push(struct cop *c, struct core *k, uint32_t pc, uint32_t word)
 
 /* PushPath.execute and Coprocessor.push's direct path for one entry: the instruction, then the
  * log record, PushPath.seq and the provenance of the DstBits rows it wrote (PushPath._dst_written);
- * false (nothing done) where the Python path must run */
+ * 1 if done; nothing done where the Python path must run: 0, or -1 when it should then describe
+ * the config-derived values the instruction reads (a config write forgot them).  The
+ * instructions' functions return the same. */
 static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
 {
     int t = k->thread, done;
@@ -508,8 +511,8 @@ static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
     default:
         done = vector(c, t, r, e, rows);
     }
-    if (!done)
-        return 0;
+    if (done <= 0)
+        return done;
     pack(r, &c->rwc[t]);
     c->seen = ++c->seq;
     log_push(c, k, pc, e->word);
@@ -520,12 +523,25 @@ static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
     return 1;
 }
 
+/* Whether the config-derived values the entry's instruction reads are described (else the Python
+ * path that runs it should describe them: learn) */
+static int described(const struct cop *c, int t, const struct entry *e)
+{
+    int at = e->kind == K_ZEROACC_ROW ? 1 : e->kind == K_MOVD2A || e->kind == K_MOVD2B ? 3
+           : e->kind == K_SFPLOAD || e->kind == K_SFPSTORE ? 1 : -1;
+    if (at < 0)
+        return 1;
+    if (!c->addr_mod[t][0][e->f[at] & 7][14] || !c->addr_mod[t][1][e->f[at] & 7][14])
+        return 0;   /* (either ExtraAddrModBit: the counters are not read before a refresh) */
+    return e->kind == K_SFPLOAD || e->kind == K_SFPSTORE ? c->sfpu_known[t] : c->math_known[t];
+}
+
 void tdbg_push_hook(void *uc, uint64_t address, uint32_t size, void *user)
 {
     struct entry *e = (struct entry *)user;
     struct core *k = e->core;
     struct cop *c = k->cop;
-    int warm = 0;
+    int warm = 0, done = 0;
     __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
     if (c->seq != c->seen) {    /* Python pushed (or traced a window access) since */
         c->valid = V_STALE;
@@ -533,20 +549,24 @@ void tdbg_push_hook(void *uc, uint64_t address, uint32_t size, void *user)
     }
     if (!__atomic_load_n(&k->stop_asked, __ATOMIC_SEQ_CST) && c->mode == MODE_FAST
         && e->kind != K_UNKNOWN && e->kind != K_PYTHON) {
-        if (c->valid == V_STALE)    /* the first of its kind since a Python push: Python runs it */
+        if (c->valid == V_STALE) {  /* the first of its kind since a Python push: Python runs it */
             warm = 1;
+            done = described(c, k->thread, e) ? 0 : -1;
+        }
         else {
             if (c->valid == V_WARM || (c->count == c->cap && c->cap < c->limit))
                 c->refresh(c);
-            if (c->valid == V_VALID && (c->count < c->cap || c->cap == c->limit) && run(c, k, e, (uint32_t)address)) {
+            if (c->valid == V_VALID && (c->count < c->cap || c->cap == c->limit))
+                done = run(c, k, e, (uint32_t)address);
+            if (done > 0) {
                 __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
                 return;
             }
         }
     }
     __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
-    (e->kind == K_UNKNOWN ? k->learn : k->fallback)(uc, address, size, user);
-    if (warm && c->valid == V_STALE) {
+    (e->kind == K_UNKNOWN || done < 0 ? k->learn : k->fallback)(uc, address, size, user);
+    if ((warm || done < 0) && c->valid == V_STALE) {   /* a mirrored word Python ran: the next refreshes */
         c->valid = V_WARM;
         c->seen = c->seq;
     }
