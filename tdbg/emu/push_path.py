@@ -28,7 +28,7 @@ from tdbg.tensix.isa import IsaError, isa_of
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core, Watch
-    from tdbg.emu.native_push import NativePush
+    from tdbg.emu.native_push import Cop, NativePush
     from tdbg.emu.tile import Tile
 
 
@@ -52,6 +52,7 @@ class PushPath:
         self.provenance = DstProvenance(tile.profile.tensix.dst_rows)
         self._seq = 0                                      # orders pushes and recorded window accesses
         self.native: NativePush | None = None              # the native push path, once a core has it
+        self._cop: Cop | None = None                       # ... its C structure, which holds seq
         self.record_window_writers = False                 # costs a PC read per window access
         self.window_trace: WindowTrace | None = None
         self._rows_written: set[int] | None = None         # DstBits rows the current push wrote (when watched)
@@ -75,20 +76,20 @@ class PushPath:
     def seq(self) -> int:
         """The sequence number of the newest push or recorded window access (the native path
         keeps it while it exists)."""
-        n = self.native
-        return self._seq if n is None else n.cop.seq
+        c = self._cop
+        return self._seq if c is None else c.seq
 
     @seq.setter
     def seq(self, value: int) -> None:
-        n = self.native
-        if n is None:
+        c = self._cop
+        if c is None:
             self._seq = value
         else:
-            n.cop.seq = value   # (moved by Python: the native side looks again)
+            c.seq = value   # (moved by Python: the native side looks again)
 
     def attach(self, native: NativePush) -> None:
         """The native push path takes over the sequence number and logs its pushes itself."""
-        self.native, self.log.native = native, native
+        self.native, self.log.native, self._cop = native, native, native.cop
 
     # -- pushes -----------------------------------------------------------------------------------
     def push(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
@@ -158,8 +159,9 @@ class PushPath:
     def _l1_accessed(self, thread: int, word: int, ranges: list[tuple[int, int, bool]]) -> None:
         """A Tensix instruction read or wrote L1 (its writes went through ``Tile.write``): log
         it under the current push's sequence number."""
+        seq = self.seq
         for start, end, write in ranges:
-            access = L1Access(self.seq, thread, word, start, end, write)
+            access = L1Access(seq, thread, word, start, end, write)
             self.l1_log.append(access)
             if write:
                 if self._l1_written is not None:
