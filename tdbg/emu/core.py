@@ -75,6 +75,7 @@ from tdbg.tensix.events import TensixEvent, UndefinedBehavior, UnsupportedFuncti
 from tdbg.arch.profile import CoreSpec, Region, RegionKind
 
 if TYPE_CHECKING:
+    from tdbg.emu.native_push import NativeCore
     from tdbg.emu.tile import Tile
 
 EBREAK = 0x00100073
@@ -176,6 +177,9 @@ class Core:
         self._spans: dict[int, tuple[int, int]] = {}   # first -> (last, its hook): others' code (``_respan``)
         self._unhook_later: set[int] = set()      # unhooked in a run: hooks dropped once it returns
         self._push_thread: int | None = None     # the thread a .ttinsn of this core pushes to
+        self._native: NativeCore | None = None   # the native push path of its .ttinsn words (tdbg.emu.native_push)
+        self._native_tried = False
+        self._native_hooks: dict[int, tuple[int, int]] = {}   # address -> (its C hook, the word it holds)
         self._retry = False                      # a trap classified new code: run again from _resume_at
         self._stop: Stop | None = None
         self._undo: tuple[int, bytes] | None = None  # RAM bytes a stopped store overwrote
@@ -191,7 +195,7 @@ class Core:
         self._stale: list[tuple[int, int]] = []   # L1 ranges to drop translations of once it returns
         self._run_on: int | None = None   # the PC of a completed store stopped at only to drop them
         self.last_stop: Stop | None = None
-        self._poll: tuple[int, int, int] | None = None  # (pc, address, value) of the last device read
+        self._poll: tuple[int, int, int, int] | None = None  # (pc, address, value, native pushes) of the last device read
         self._poll_count = 0
         self._poll_regs: list[int] | None = None
 
@@ -412,7 +416,7 @@ class Core:
         """True once the same load has returned the same value ``POLL_REPEATS`` times with the
         registers the same each time round: the loop can only end when another agent changes
         that value, so the core waits for that instead of spinning."""
-        key = (pc, address, value)
+        key = (pc, address, value, self._native.pushes if self._native is not None else 0)   # a push breaks a poll
         if key != self._poll:
             self._poll, self._poll_count, self._poll_regs = key, 1, None
             return False
@@ -590,6 +594,8 @@ class Core:
             self._code_runs.pop(address, None)
             if patch is not None and patch.hooked:
                 hooked[address] = patch        # still hooked: only what the hook runs changes
+                if address in self._native_hooks:
+                    touched.add(address)       # ... but a C hook holds its word
             else:
                 del hooked[address]
                 touched.add(address)
@@ -643,8 +649,8 @@ class Core:
                 return
             was = address in self._code_hooks
             self._code_hooks[address] = patch
-            if was:
-                return     # hooked already: only what the hook runs changes
+            if was and address not in self._native_hooks:
+                return     # hooked already: only what the hook runs changes (a C hook holds its word)
         elif self._code_hooks.pop(address, None) is None:
             return
         if self.running:
@@ -669,9 +675,12 @@ class Core:
         precise = []
         for a in addresses:
             span = self._span_at(a)
+            if a not in self._code_hooks or span is not None:
+                self._drop_native(a)
             if span is None:
                 if a in self._code_hooks:
-                    precise.append(a)
+                    if not self._natively(a):
+                        precise.append(a)
                 else:
                     range_of.pop(a, None)
             elif a in self._code_hooks:
@@ -697,15 +706,18 @@ class Core:
     def _hook_in_run(self, address: int) -> None:
         """``address`` was hooked or unhooked from one of this core's hooks, inside ``emu_start``:
         a new hook is added over it alone; a hook over an unhooked word stays until the run
-        returns (``_drop_stale``), running nothing there, so no hook is deleted in a run."""
+        returns (``_drop_stale``), running nothing there, so no range's hook is deleted in a run
+        (a word's own C hook is: ``_drop_native``)."""
         span = self._span_at(address)
         if address in self._code_hooks:
             self._unhook_later.discard(address)
             if span is not None:
                 self._range_of[address] = span
-            elif address not in self._range_of:
+            elif address not in self._range_of and not self._natively(address):
                 self._add_range(address, address)
-        elif span is not None:
+            return
+        self._drop_native(address)
+        if span is not None:
             self._range_of.pop(address, None)
         elif address in self._range_of:
             self._unhook_later.add(address)
@@ -725,6 +737,37 @@ class Core:
         def illegal(address: int, size: int, user: int) -> None:
             self._event(event, None)
         return illegal
+
+    def _natively(self, address: int) -> bool:
+        """Give hooked ``address`` the native push path's C hook if it is a ``.ttinsn`` of this
+        core's own code (one Unicorn hook per address: its entry holds the word,
+        ``tdbg.emu.native_push``); True when it has one now, so no Python hook covers it."""
+        patch = self._code_hooks.get(address)
+        held = self._native_hooks.get(address)
+        if held is not None and (patch is None or held[1] != patch.insn):
+            self._drop_native(address)
+            held = None
+        if held is not None:
+            return True
+        if patch is None or patch.kind is not PatchKind.TTINSN or self._span_at(address) is not None:
+            return False
+        if self._native is None and not self._native_tried:
+            self._native_tried = True
+            from tdbg.emu import native_push   # (the C push path: imported with the first .ttinsn)
+            self._native = native_push.for_core(self)
+        if self._native is None:
+            return False
+        self._native_hooks[address] = (self._native.add(address, patch.insn), patch.insn)
+        return True
+
+    def _drop_native(self, address: int) -> None:
+        """Delete ``address``'s C hook (in a run too: Unicorn runs a deleted hook no more and
+        frees it when the run returns)."""
+        held = self._native_hooks.pop(address, None)
+        if held is not None:
+            self.uc.hook_del(held[0])
+            assert self._native is not None
+            self._native.remove(address)
 
     def _code_hook(self) -> object:
         """The one raw code hook of the core's replaced words (``_hook``'s protocol, with the
@@ -746,6 +789,7 @@ class Core:
             finally:
                 self._hooks += 1
 
+        self._code_py = hook   # what the native hook's ``learn`` calls
         return code_hook_fptr(hook)
 
     def _ttinsn(self, patch: Patch) -> Callable[[int, int, int], None]:
@@ -920,11 +964,12 @@ class Core:
         the core's next hook is left to stop it."""
         self._stop_asked = True
         hooks, runs = self._hooks, self._runs
-        if hooks & 1:
+        native = self._native.ask_stop() if self._native is not None else 0
+        if (hooks | native) & 1:
             return False
         sleep(QUIET_S)
-        if self._hooks != hooks or self._runs != runs:   # a hook has seen the request since
-            return False
+        if self._hooks != hooks or self._runs != runs or (self._native is not None and self._native.hooks != native):
+            return False   # a hook has seen the request since
         self.uc.emu_stop()
         return True
 
@@ -1063,6 +1108,8 @@ class Core:
         if self._exits_stale:
             self._set_exits()
         self._preempt = self._stop_asked = False
+        if self._native is not None:
+            self._native.begin_run()
         self._runs += 1
         self.tile.l1_zero = False    # the core may store to L1
         self.running, self._count = True, count
@@ -1136,6 +1183,8 @@ class Core:
         self.uc.ctl_remove_cache(address, address + 4)
         while pc != address:   # another emu_stop from the preemptor may land meanwhile: go on
             self._stop_asked = False   # the stop is taken already: only the run's end is left
+            if self._native is not None:
+                self._native.begin_run()
             self.uc.emu_start(pc, 0)
             pc = self.pc
         self.uc.ctl_remove_cache(pc, pc + 4)

@@ -79,6 +79,7 @@ class Dst:
         self.ever_written = np.frombuffer(self._written, dtype=bool)
         self._feature_disable = 0
         self.alias16 = False  # Dst16b aliases the high half of Dst32b (bit 11 mode)
+        self.alias_flag = np.zeros(1, dtype=np.uint8)   # alias16 where the native push path reads it
         self._key: tuple[bool, bool, bool] | None = None
         self.row16 = np.arange(rows, dtype=np.int64)   # Dst16b row -> DstBits row
         self.row32 = np.arange(rows, dtype=np.int64)   # Dst32b row -> DstBits row of the high halves
@@ -97,6 +98,7 @@ class Dst:
     def feature_disable(self, value: int) -> None:
         self._feature_disable = value & 0xFFFFFFFF
         self.alias16 = bool(self._feature_disable & FEATURE_DISABLE_DST16_ALIAS)
+        self.alias_flag[0] = self.alias16
         self._refresh()
 
     def rows_state(self, rows: list[int]) -> np.ndarray:
@@ -112,7 +114,9 @@ class Dst:
         if key == self._key:
             return
         self._key = key
-        self.row32, self.row16, self._row32_base, self._row16_base = row_maps(self.rows, self.cols, *key)
+        row32, row16, self._row32_base, self._row16_base = row_maps(self.rows, self.cols, *key)
+        self.row32[:] = row32     # in place: the native push path holds their addresses (tdbg.emu.native_push)
+        self.row16[:] = row16
 
     # -- scalar access (the RISC-V window's path) -------------------------------------------
     def get16(self, row: int, col: int) -> int:
