@@ -76,8 +76,8 @@ def _cont_within(s: Session, seconds: float = 60.0):
 
 
 def test_a_wait_on_l1_is_found_without_host_time(tmp_path, monkeypatch) -> None:
-    """A core that works, then spins on an L1 word another core sets, waits at a look counted
-    in instructions (``idle.FIRST_LOOK``...): with host time slices of an hour the other core
+    """On a tile a host drives, a core that works, then spins on an L1 word another core sets,
+    waits at a look counted in instructions (``idle.FIRST_LOOK``...): with host time slices of an hour the other core
     still gets its turn, and the waiting one ends with the value it set."""
     from tdbg.emu.preempt import PREEMPTOR
 
@@ -85,9 +85,11 @@ def test_a_wait_on_l1_is_found_without_host_time(tmp_path, monkeypatch) -> None:
     (tmp_path / "waits.c").write_text(_WAITS)
     (tmp_path / "sets.c").write_text(_SETS)
     s = Session({"T0": tmp_path / "waits.c", "T1": tmp_path / "sets.c"})
+    s.tile.scheduler.looks_early = True            # as on a tile a host drives (Tile.hosted)
     assert _cont_within(s).kind is StopKind.EXITED
     with s.on_core("T0"):
         assert s.read_value(s.symbol("seen").addr, 4) == 5
     alone = Session({"T0": tmp_path / "waits.c"})
+    alone.tile.scheduler.looks_early = True
     stop = _cont_within(alone)
     assert stop.kind is StopKind.DEADLOCK and "reading L1 0x100000 (= 0x0)" in stop.detail, stop.detail

@@ -3,9 +3,12 @@ run ends (DESIGN.md, "The whole tile").
 
 All-stop and deterministic.  ``run`` gives the runnable cores turns in the profile's order; a
 core keeps its turn until it stops, blocks (a ``Wait``: also a core found spinning on memory that
-nothing else changes, ``tdbg.emu.idle``), parks (reaches ``j .``) or exits (tdbg's crt0 end); it is
-looked at early in its turn, at instruction counts (``idle.FIRST_LOOK``), so a core that goes back
-to a wait waits at once; a core that computes keeps its turn for up to ``idle.PATIENCE`` slices of host time
+nothing else changes, ``tdbg.emu.idle``), parks (reaches ``j .``) or exits (tdbg's crt0 end).  On
+a tile a host drives (``Tile.hosted``, ``Scheduler.looks_early``: the host polls, and each poll
+would otherwise wait a slice) a turn is looked at early, at instruction counts
+(``idle.FIRST_LOOK``), so a core that goes back to a wait waits at once; elsewhere not (the counted
+runs' ends cost Unicorn's translations, measured on bench (g): risc_compute's run 2.1 -> 6.5 ms).
+A core that computes keeps its turn for up to ``idle.PATIENCE`` slices of host time
 (``tdbg.emu.preempt``), so where turns end, and which core a stop is reported on, does not depend
 on host speed.  Any stop stops every core and names its core.  With no runnable core left the run
 ends: a ``DEADLOCK`` stop naming every wait when a core is blocked, else ``EXITED`` (every core
@@ -35,6 +38,7 @@ class Scheduler:
     def __init__(self, tile: Tile) -> None:
         self.tile = tile
         self.cores = tile.cores
+        self.looks_early = tile.hosted           # look at a turn early (module docstring)
         self.exit_codes: dict[str, int]
         self.last_turn: str | None             # the core whose turn ended last (``_next_turn``)
         self._interrupt = False
@@ -89,7 +93,7 @@ class Scheduler:
         blocked, parked, exited or went into reset; else its stop."""
         self._active, self.last_turn = core, core.name
         try:
-            stop = self._looked_at(core) if limit is None else None
+            stop = self._looked_at(core) if limit is None and self.looks_early else None
             if isinstance(stop, Wait):
                 core.state, core.wait = CoreState.BLOCKED, stop
                 return None
