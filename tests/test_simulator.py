@@ -212,19 +212,24 @@ def test_a_noc_read_from_the_other_tiles_l1():
 
 
 def test_a_noc1_read_of_dram_on_the_full_chip_names_noc1s_coordinate():
-    """On the full chip as on ``1x2`` the host gives the kernels NoC 1's own coordinates (no
-    translation: measured with ttnn 0.81.1, its DRAM bank table for NoC 0 holds 0,11, 0,2, ...
-    not the translated 17,14, ...): NoC 1's (16, 0) is NoC 0's (0, 11) in a 17 x 12 grid
-    (NoC/Coordinates.md: (W - 1 - x, H - 1 - y)), DRAM channel 0's third port."""
+    """On the full chip as on ``1x2`` the host gives the kernels NoC 1's own coordinates of DRAM
+    (no translation: measured with ttnn 0.81.1, its bank table of tile 1,2 names bank 0 by 0,11
+    on NoC 0 and by 16,10 on NoC 1): NoC 1's (16, 10) is NoC 0's (0, 1) in a 17 x 12 grid
+    (NoC/Coordinates.md: (W - 1 - x, H - 1 - y)), DRAM channel 0's second port, though 16,10 is
+    also a Tensix tile's NoC 0 coordinate; a Tensix coordinate whose NoC 1 reading is no DRAM
+    port (2,3: 14,8) is that tile's, as the host's worker coordinates are."""
     from tdbg.emu.devices.niu import CommandBuffer
 
     grid = Session.on_chip("full").grid
     a = grid.wake((1, 2))
     grid.write((0, 0), 0x4000, bytes(range(64)))                   # channel 0, by its first port
-    buf = CommandBuffer({"TARG_ADDR_LO": 0x4000, "TARG_ADDR_HI": 16 | 0 << 6, "RET_ADDR_LO": 0x30000,
-                         "RET_ADDR_HI": 1 | 2 << 6, "AT_LEN_BE": 64, "CTRL": 0})
-    a.noc.nius[1].issue(buf)
-    assert bytes(a.l1[0x30000:0x30040]) == bytes(range(64))
+    grid.write((2, 3), 0x5000, bytes(range(64, 128)))              # a dormant tile's L1
+    for source, address, want in ((16 | 10 << 6, 0x4000, bytes(range(64))),
+                                  (2 | 3 << 6, 0x5000, bytes(range(64, 128)))):
+        buf = CommandBuffer({"TARG_ADDR_LO": address, "TARG_ADDR_HI": source, "RET_ADDR_LO": 0x30000,
+                             "RET_ADDR_HI": 1 | 2 << 6, "AT_LEN_BE": 64, "CTRL": 0})
+        a.noc.nius[1].issue(buf)
+        assert bytes(a.l1[0x30000:0x30040]) == want
 
 
 class Umd:

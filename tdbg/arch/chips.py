@@ -8,8 +8,9 @@ coordinates (measured with ttnn 0.81.1: its DRAM bank table for NoC 0 holds 0,11
 and with the profile's translation the writer's NoC 1 writes of ``ttnn.add`` missed DRAM).
 ``1x2`` is that chip with two Tensix tiles, (1, 2) and (2, 2), described with a grid of ``y_size``
 2: that makes tt-metal 0.81.1 take ``core_descriptors/blackhole_simulation_1x2_arch.yaml`` (two
-compute cores, logical (0, 0)-(1, 0)) while every coordinate stays Blackhole's (measured with the ttnn wheel's host, on Tenstorrent's
-simulator too: its firmware, built for that descriptor, runs ``ttnn.add``).  It has no Ethernet
+compute cores, logical (0, 0)-(1, 0)) while every coordinate stays Blackhole's (measured with the
+ttnn wheel's host, on Tenstorrent's simulator too: its firmware, built for that descriptor, runs
+``ttnn.add``).  It has no Ethernet
 tiles (tdbg models none; with them the host waits for their firmware), and no coordinate
 translation either (measured: its DRAM writes go to 0,11, not to the translated 17,14).
 """
