@@ -31,7 +31,9 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           T0-T2; its DWARF is read when first needed) and then 'info line main';
                           the kit's three-core eltwise example from load to every core
                           finished; a warm ``tdbg -q -batch -ex quit`` (a child process, byte code
-                          cached: its CPU time, with its wall time beside);
+                          cached: its CPU time, with its wall time beside) and a warm kernel run
+                          from the command line (tt-llk's datacopy from the ttnn wheel: restore its
+                          inputs, run, dump the output, checked against ttsim's);
                       (j) the model's cost of one instruction (``Coprocessor.push`` of the word
                           a bench firmware pushes, in the state it leaves, Src and Dst filled
                           with random data): MVMUL, ELWADD, ELWMUL, DOTPV, GAPOOL, GMPOOL,
@@ -104,7 +106,7 @@ BEFORE: dict[str, float] = {
     "c.riscv": 1.008, "d.rwc": 360.7, "d.mov": 97.51, "d.fpu": 4.435, "d.sfpu": 26.89,
     "d.unpack_pack": 10.33, "e.stepi_history": 2.96e+04, "e.stepi": 4.191e+04,
     "f.three_cores": 1.013, "i.session3": 35.3, "i.first_line": 43.43, "i.eltwise3": 47.26,
-    "i.process": 0.338, "j.mvmul": 312.2, "j.elwadd": 213.6, "j.elwmul": 177.3, "j.dotpv": 316.4,
+    "i.process": 0.338, "i.kernel_process": 0.488, "j.mvmul": 312.2, "j.elwadd": 213.6, "j.elwmul": 177.3, "j.dotpv": 316.4,
     "j.gapool": 281.2, "j.gmpool": 215.7, "j.unpacr": 48.94, "j.pacr": 110.3, "j.sfpload": 31.92,
     "j.sfpmad": 80.55, "j.sfpstore": 46.65, "j.incrwc": 0.9487, "j.zeroacc": 3.492,
     "g.datacopy": 174, "g.matmul_bf16": 262,  # issue 23's table (527530d cannot run these builds: their CSRs)
@@ -454,15 +456,53 @@ def startup(quick: bool) -> None:
     with tempfile.TemporaryDirectory() as pycache:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = pycache  # byte code cached, as an installed tdbg has it
-        cmd = [sys.executable, "-m", "tdbg", "-q", "-batch", "-ex", "quit"]
-        runs = []
-        for _ in range(4 if quick else 8):
-            before, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-            subprocess.run(cmd, env=env, check=True, capture_output=True)
-            after, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter() - t0
-            runs.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall))
-    cpu, wall = min(runs[1:])  # the first run compiles the byte code
-    show("i.process", "    warm `tdbg -q -batch -ex quit` (CPU time)", cpu, "s", True, f"wall {wall:.3f} s")
+        cpu, wall = process_time([sys.executable, "-m", "tdbg", "-q", "-batch", "-ex", "quit"], env, 4 if quick else 8)
+        show("i.process", "    warm `tdbg -q -batch -ex quit` (CPU time)", cpu, "s", True, f"wall {wall:.3f} s")
+        kernel_process(env, 4 if quick else 8)
+
+
+def process_time(cmd: list[str], env: dict[str, str], runs: int) -> tuple[float, float]:
+    """The least CPU time of ``cmd`` as a child process over ``runs`` runs after a first one (which
+    compiles the byte code), with that run's wall time."""
+    times = []
+    for _ in range(runs + 1):
+        before, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, capture_output=True)
+        after, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter() - t0
+        times.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall))
+    return min(times[1:])
+
+
+def kernel_process(env: dict[str, str], runs: int) -> None:
+    """(i): tt-llk's datacopy (the suite's build from the ttnn wheel) as the README runs a kernel:
+    ``tdbg -q -batch -ex 'restore ...' -ex run -ex 'dump ...' T0=unpack.elf ...``, its output
+    compared with ttsim's (../shared/kernels/datacopy)."""
+    inputs = Path(os.environ.get("TDBG_LLK_INPUTS", Path(__file__).resolve().parents[2] / "shared" / "kernels")) / "datacopy"
+    if not (inputs / "manifest.json").is_file():
+        print(f"    kernel run from the command line: skipped: no {inputs / 'manifest.json'}")
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    import ttllk_variants
+    from tdbg.toolchain import ttllk, ttnn
+    try:
+        elfs = ttllk.build(ttllk_variants.SHARED["datacopy"]())
+    except (ttnn.TtnnUnavailable, ttllk.KernelBuildError) as exc:
+        print(f"    kernel run from the command line: skipped: {exc}")
+        return
+    manifest = json.loads((inputs / "manifest.json").read_text())
+    out = manifest["output"]
+    with tempfile.TemporaryDirectory() as folder:
+        result = Path(folder) / "out.bin"
+        cmd = [sys.executable, "-m", "tdbg", "-q", "-batch"]
+        for load in manifest["loads"]:
+            cmd += ["-ex", f"restore {inputs / load['file']} binary {load['addr']}"]
+        end = int(out["addr"], 16) + out["len"]
+        cmd += ["-ex", "run", "-ex", f"dump binary memory {result} {out['addr']} {end:#x}"]
+        cmd += [f"{core}={elfs[core]}" for core in manifest["cores"]]
+        cpu, wall = process_time(cmd, env, runs)
+        same = result.read_bytes() == (inputs / out["file"]).read_bytes()
+    show("i.kernel_process", "    warm datacopy from the command line: restore, run, dump (CPU time)", cpu, "s", True,
+         f"wall {wall:.3f} s; output {'= ttsim' if same else 'DIFFERS from ttsim'}; target <= 0.3 s")
 
 
 def llk_kernel_elf(trisc: int) -> Path:

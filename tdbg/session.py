@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tdbg.arch import chips
 from tdbg.arch import profile_for
 from tdbg.arch.profile import Profile
 from tdbg.debug.breakpoints import Breakpoint, Location
 from tdbg.debug.cores import Cores
-from tdbg.debug.expr_context import SessionContext
 from tdbg.debug.expressions import Expressions
 from tdbg.debug.facade import forward
 from tdbg.debug.frames import Backtrace
@@ -36,16 +36,42 @@ from tdbg.debug.rewind import Rewind
 from tdbg.debug.run_control import Host, RunControl, RunStatus
 from tdbg.debug.target import Target
 from tdbg.debug.tensix_access import TensixAccess
-from tdbg.emu.core import Disposition
-from tdbg.emu.tile import Policy, Tile
+from tdbg.emu.states import Disposition
 from tdbg.errors import SessionError
 from tdbg.riscv.registers import NUMBERS as REGISTERS
 from tdbg.toolchain.zig import demo_source
+
+if TYPE_CHECKING:
+    from tdbg.debug.expr_context import SessionContext
+    from tdbg.emu.tile import Policy, Tile
 
 __all__ = ["Breakpoint", "Disposition", "Host", "Location", "MAX_TRANSFER", "Policy", "REGISTERS", "RunStatus",
            "Session", "SessionError", "SetupWrite", "SymbolFile", "load_program"]
 
 ProgramFiles = Mapping[str, "str | Path | None"]   # core name -> ELF or C file
+
+
+def __getattr__(name: str) -> object:
+    """``Policy``, the tile's, imported (with the model) when first asked for."""
+    if name == "Policy":
+        from tdbg.emu.tile import Policy
+
+        return Policy
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _tile(profile: Profile) -> Tile:
+    """A new tile of ``profile`` (the model is imported with it)."""
+    from tdbg.emu.tile import Tile
+
+    return Tile(profile)
+
+
+def _context(session: Session) -> SessionContext:
+    """The session's expression context (the bridge to ``tdbg.expr``)."""
+    from tdbg.debug.expr_context import SessionContext
+
+    return SessionContext(session.target, session.code, session.memory, session.tensix_access, session.backtrace)
 
 
 class Session:
@@ -61,13 +87,14 @@ class Session:
 
     def __init__(self, program: str | Path | ProgramFiles | None = None, profile: Profile | None = None) -> None:
         profile = profile or profile_for()
-        self.target = target = Target(Tile(profile))
+        programs = program if isinstance(program, Mapping) else {"T0": demo_source() if program is None else program}
+        given = program is not None and bool(programs)   # loaded now: a file that cannot be is an error here
+        self.target = target = Target(lambda: _tile(profile), None if given else lambda: self._load(programs))
         self.memory = Memory(target)
         self.code = Programs(target)
         self.tensix_access = TensixAccess(target)
         self.backtrace = Backtrace(target, self.code, self.memory)
-        self.expressions = Expressions(target, lambda: SessionContext(
-            target, self.code, self.memory, self.tensix_access, self.backtrace))
+        self.expressions = Expressions(target, lambda: _context(self))
         self.locations = Locations(target, self.code, self.expressions)
         self.run = RunControl(target, self.memory, self.expressions)
         self.run.host_session = self
@@ -77,7 +104,12 @@ class Session:
         self.noc = NocAccess(target)
         self.shell: object | None = None   # the shell a front end attached (``tdbg.commands.execute``)
         self.host_port: HostPort | None = None
-        programs = program if isinstance(program, Mapping) else {"T0": demo_source() if program is None else program}
+        if given:
+            self._load(programs)
+
+    def _load(self, programs: ProgramFiles) -> None:
+        """Load each core's firmware and reset the tile (the demo, and no firmware at all, when
+        the tile is first used)."""
         for name, path in programs.items():
             if path is not None:
                 self.load(name, path, reset=False)
@@ -114,7 +146,7 @@ class Session:
 forward(Session, "target", Target, """
     tile current started grid view points checkpoints history stop_listeners load_warnings warning_listeners
     tile_coord select_tile on_tile pc tensix_thread last_stop select_core on_core thread_id core_by_thread
-    register registers set_register warn announce""")
+    register registers set_register warn announce when_built""")
 forward(Session, "code", Programs, """
     programs debug_infos symbol_files print_settings source_path load add_symbol_file remove_symbol_files
     symbols_from describe_pc debug_info_at image debug symbol symbolize""")

@@ -32,6 +32,7 @@ def big_elf(tmp_path: Path) -> Path:
 def fresh_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A process that has parsed nothing, with a cache of its own (in ``tmp_path / "cache"``)."""
     monkeypatch.setattr(elf, "_PARSED", {})
+    monkeypatch.setattr(elf, "_BY_FILE", {})
     monkeypatch.setattr(elf, "_cache_file", lambda key, real=elf._cache_file: tmp_path / "cache" / real(key).name)
 
 
@@ -81,3 +82,27 @@ def test_a_small_elf_stays_out_of_the_cache(big_elf: Path, tmp_path: Path) -> No
     assert not list((tmp_path / "cache").glob("*.pickle"))
     ElfImage.load(big_elf)        # the check above can fail: a large one is written there
     assert len(list((tmp_path / "cache").glob("*.pickle"))) == 1
+
+
+def test_a_file_unchanged_since_it_was_read_is_not_read_again(big_elf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(elf, "SETTLED_NS", 0)       # its times count as settled at once
+    first = ElfImage.load(big_elf)
+
+    def refuse(path: Path) -> bytes:
+        raise AssertionError(f"{path} was read again")
+    monkeypatch.setattr(elf, "read_elf_file", refuse)
+    assert ElfImage.load(big_elf) is first
+
+
+def test_a_file_rewritten_just_now_is_read_again(big_elf: Path, tmp_path: Path) -> None:
+    """Two ELFs of one size (the smaller padded: bytes past the headers' reach are ignored),
+    written one over the other at once: the second load reads the new bytes, though the file's
+    times may not have ticked."""
+    small = build(EXAMPLES / "bench_loop.c").read_bytes()
+    big = big_elf.read_bytes()
+    path = tmp_path / "rewritten.elf"
+    path.write_bytes(small.ljust(len(big), b"\0"))
+    assert ElfImage.load(path).entry == ElfImage.parse(small, path).entry
+    path.write_bytes(big)
+    again = ElfImage.load(path)
+    assert again.raw == big and _fields(again) == _fields(ElfImage.parse(big, path))

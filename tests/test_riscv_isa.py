@@ -240,6 +240,50 @@ def test_debugger_write_of_a_ttinsn_word_changes_what_is_pushed() -> None:
     assert pushed and all(r.word == nop for r in pushed)
 
 
+def test_a_word_written_amid_consecutive_ttinsn_words_leaves_its_neighbours_pushed() -> None:
+    """bench_rwc.c's loop is four .ttinsn words in a row: writing a RISC-V nop (0x13) over the
+    second runs the nop there and pushes the three others; writing a Tensix NOP (opcode 0x02,
+    .ttinsn: rotated left by 2) back pushes it there, and the others as before."""
+    s = Session(EXAMPLES / "bench_rwc.c")
+    s.write_memory(s.symbol("iterations").addr, struct.pack("<I", 1))
+    words = sorted(s.image.ttinsn)
+    first = next(a for a in words if all(a + 4 * i in words for i in range(4)))
+    run = [first + 4 * i for i in range(4)]
+    elf = {a: s.read_u32(a) for a in run}
+    s.write_value(run[1], 4, 0x13)
+    assert s.cont().kind is StopKind.EXITED
+    pushed = {r.pc: r.word for r in s.tile.pushes}
+    assert run[1] not in pushed
+    assert all(((pushed[a] << 2) | (pushed[a] >> 30)) & M == elf[a] for a in (run[0], run[2], run[3]))
+    s.restart()
+    s.write_memory(s.symbol("iterations").addr, struct.pack("<I", 1))
+    nop = 0x02 << 24
+    s.write_value(run[1], 4, ((nop << 2) | (nop >> 30)) & M)
+    assert s.cont().kind is StopKind.EXITED
+    pushed = {r.pc: r.word for r in s.tile.pushes}
+    assert pushed[run[1]] == nop
+    assert all(((pushed[a] << 2) | (pushed[a] >> 30)) & M == elf[a] for a in (run[0], run[2], run[3]))
+
+
+def test_a_core_that_runs_another_cores_code_pushes_its_ttinsn_words() -> None:
+    """A .ttinsn is a sw to INSTRN_BUF_BASE wherever the core fetches it
+    (PushTensixInstruction.md): T0 stepped through T1's four .ttinsn words of bench_rwc.c pushes
+    each to thread 0, and runs T1's plain instructions as they are."""
+    s = Session({"T0": EXAMPLES / "bench_loop.c", "T1": EXAMPLES / "bench_rwc.c"})
+    t1 = s.tile.programs["T1"].image
+    words = sorted(t1.ttinsn)
+    first = next(a for a in words if all(a + 4 * i in words for i in range(4)))
+    with s.on_core("T0"):
+        assert not any(lo <= first < hi for lo, hi in s.tile.programs["T0"].image.exec_ranges)
+        s.set_register("pc", first)
+        for i in range(5):
+            s.stepi()
+    mine = [r for r in s.tile.pushes if r.core == "T0"]
+    assert [r.pc for r in mine] == [first + 4 * i for i in range(4)] and {r.thread for r in mine} == {0}
+    assert [((r.word << 2) | (r.word >> 30)) & M for r in mine] == [t1.ttinsn[first + 4 * i] for i in range(4)]
+    assert s.tile.cores["T0"].pc == first + 20
+
+
 def test_a_stop_in_a_trampoline_of_a_polling_loop_finishes_its_instruction() -> None:
     """A stop that lands on a trampoline's last word (the jump back; the preemptor can land
     there) finishes the translated instruction and returns: it does not go round the loop,

@@ -330,3 +330,34 @@ def test_gdb_sees_each_core_as_a_thread() -> None:
     assert "[Switching to thread 2.1 (Thread 2.1)]" in out
     assert "$1 = 0xb004" in out                   # one instruction of T1 from its entry 0xB000
     assert "Thread 3.1 hit Breakpoint 1, 0x00010060 in main () at " in out and "$2 = 0x10060" in out
+
+
+def test_a_reset_leaves_l1_zero_whatever_wrote_it() -> None:
+    """Power-on L1 is zeros (tdbg's power-on); a reset puts it back whoever wrote it since: the
+    debugger, a Tensix unit, a restore of a checkpoint, a run of the firmware (its bytes gone
+    once no core has firmware).  A fresh tile's L1 is never zeroed again, so this checks the
+    writes that make a reset zero it."""
+    from tdbg.emu.tile import TENSIX, Tile
+
+    def zero(tile: Tile) -> bool:
+        return not any(bytes(tile.l1)) and not any(tile.l1_written.saved())
+
+    tile = Tile()
+    tile.reset()
+    assert zero(tile)
+    tile.write(0x1000, b"\x01\x02")
+    tile.reset()
+    assert zero(tile)
+    tile.write(0x2000, b"\x03" * 64, by=TENSIX)
+    saved = tile.checkpoint()
+    tile.reset()
+    assert zero(tile)
+    tile.restore(saved)
+    assert tile.l1[0x2000] == b"\x03"
+    tile.reset()
+    assert zero(tile)
+    s = Session(EXAMPLES / "bench_loop.c")
+    s.write_memory(s.symbol("iterations").addr, struct.pack("<I", 10))
+    assert s.cont().kind is StopKind.EXITED
+    s.tile.load("T0", None)
+    assert zero(s.tile)

@@ -14,8 +14,7 @@ import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from tdbg.commands.examine import format_float, format_view_value
 from tdbg.commands.dst_rows import STORAGE_NAME, default_view, dst_rows, note_other_view, storage_rows
@@ -23,11 +22,14 @@ from tdbg.commands.files import DUMP, RESTORE
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import SHORT_DIGITS, blocks, first_fitting, fits, line_width
 from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command
-from tdbg.commands.tensix_cmds import ranges
 from tdbg.commands.values import evaluate_int
 from tdbg.debug.hostfiles import read_host_file, write_host_file
-from tdbg.debug.snapshots import DstContents
-from tdbg.tensix import formats
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tdbg.debug.snapshots import DstContents
+    from tdbg.tensix import formats
 
 DST = Registry("dst")
 
@@ -47,12 +49,16 @@ LAYOUT = (
 # -- stop snapshots --------------------------------------------------------------------------
 
 def install(interp: Interpreter) -> None:
-    """Snapshot ``DstBits`` and which rows are defined at every stop from now on (for ``dst
-    diff``); idempotent."""
+    """Snapshot ``DstBits`` and which rows are defined as loaded and at every stop from now on
+    (for ``dst diff``); idempotent."""
     hooks = interp.state.stop_hooks
     if _on_stop not in hooks:  # type: ignore[operator]
         hooks.append(_on_stop)  # type: ignore[union-attr]
-        interp.state.dst_stops = [None, _snapshot(interp)]
+
+        def loaded() -> None:
+            interp.state.dst_stops[1] = _snapshot(interp)
+
+        interp.session.when_built(loaded)
 
 
 INIT_HOOKS.append(install)
@@ -108,6 +114,8 @@ def _int(text: str) -> int:
 def _view(interp: Interpreter, name: object) -> formats.View:
     """A Dst view by name (``raw16``/``raw`` and ``raw32`` for raw bits, as in ``Session.dst`` and
     ``x ... as``); None: the view in force (``dst_rows.default_view``)."""
+    from tdbg.tensix import formats
+
     if name is None:
         return default_view(interp, "--view V")
     if name in ("raw16", "raw32"):  # the same names as the Python API's and x's
@@ -150,6 +158,8 @@ def _fmt(view: formats.View, value: object, short: bool = False) -> str:
 
 
 def _where(view: formats.View, rows: np.ndarray) -> str:
+    from tdbg.tensix.state_description import ranges
+
     return f"{STORAGE_NAME[view.storage]} rows {ranges(rows)} as {view.name}"
 
 
@@ -196,6 +206,8 @@ def _colour(interp: Interpreter) -> bool:
 
 def _magnitudes(view: formats.View, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """|value| (0 where not finite), NaN mask and Inf mask of the view's reading of ``bits``."""
+    import numpy as np
+
     values = view.decode(bits).astype(np.float64)
     nan, inf = np.isnan(values), np.isinf(values)
     return np.where(nan | inf, 0.0, np.abs(values)), nan, inf
@@ -203,6 +215,8 @@ def _magnitudes(view: formats.View, bits: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def _cells(mag: np.ndarray, nan: np.ndarray, inf: np.ndarray, top: float, width: int, colour: bool) -> list[list[str]]:
     """One cell per element: a ramp character (or an ANSI background) for its level."""
+    import numpy as np
+
     levels = np.zeros(mag.shape, dtype=np.int64)
     if top > 0:
         levels = np.clip(np.ceil(mag / top * (len(RAMP) - 1)), 0, len(RAMP) - 1).astype(np.int64)
@@ -226,6 +240,10 @@ def _legend(top: float, colour: bool) -> str:
 
 @DST.command("row", usage="dst row N", help="Show Dst row N in every view side by side with the raw bits: Dst16b as bf16, fp16, int8, int16 and Dst32b as fp32, int32, tf32.", example="dst row 3")
 def dst_row(interp: Interpreter, args: str) -> None:
+    import numpy as np
+
+    from tdbg.tensix import formats
+
     words = args.split()
     if len(words) != 1:
         raise CommandError("Usage: dst row N")
@@ -277,6 +295,8 @@ def _check_shape(path: str, shape: tuple[int, ...]) -> None:
 
 def _load_npy(path: str) -> np.ndarray:
     """numpy's ``.npy`` format (NEP 1): the header's shape and dtype are checked, then the data read."""
+    import numpy as np
+
     limit = 65536 + FILE_ROWS * FILE_COLUMNS * 16  # a header numpy writes, the widest numeric dtype
     data = read_host_file(path, limit, "Dst .npy file", head=True)
     if not data:
@@ -308,6 +328,8 @@ def _load_npy(path: str) -> np.ndarray:
 def _load_csv(path: str) -> np.ndarray:
     """Comma-separated numbers, one row a line: UTF-8 text of at most ``FILE_ROWS`` lines of
     at most ``FILE_COLUMNS`` fields, checked before any field is parsed."""
+    import numpy as np
+
     data = read_host_file(path, _CSV_BYTES, "Dst .csv file")
     try:
         text = data.decode("utf-8")
@@ -340,6 +362,8 @@ def _report_diff(interp: Interpreter, view: formats.View, rows: np.ndarray, old:
                  differ: np.ndarray, limit: int, what: str, undefined: int = 0) -> None:
     """``row R col C: OLD -> NEW`` per differing lane (``old``/``new`` are display values), then
     the count (and how many of those lanes are undefined now)."""
+    import numpy as np
+
     where = np.argwhere(differ)
     for r, c in where[:limit]:
         interp.session.check_interrupt()
@@ -351,6 +375,8 @@ def _report_diff(interp: Interpreter, view: formats.View, rows: np.ndarray, old:
 
 def _display(view: formats.View, bits: np.ndarray, defined: np.ndarray | None = None, short: bool = False) -> np.ndarray:
     """The view's text for every lane of ``bits`` (``<undef>`` where not ``defined``)."""
+    import numpy as np
+
     text = np.array([[_fmt(view, v, short) for v in row] for row in view.decode(bits)], dtype=object)
     if defined is not None:
         text[~defined] = UNDEF
@@ -361,6 +387,10 @@ def _diff_bits(interp: Interpreter, view: formats.View, before: DstContents, lim
     """Lanes whose bits changed while defined before and after, or that became defined or
     undefined (``<undef>``) since ``before`` (its ``DstBits`` and per-row defined flags, seen
     through today's row mapping)."""
+    import numpy as np
+
+    from tdbg.tensix import formats
+
     dst = interp.session.dst_contents()
     before = dst.with_storage(before.bits, before.written)
     rows = np.arange(storage_rows(interp, view.storage))
@@ -382,6 +412,10 @@ def _diff_bits(interp: Interpreter, view: formats.View, before: DstContents, lim
 
 
 def _diff_golden(interp: Interpreter, view: formats.View, words: list[str], opts: dict[str, object], limit: int) -> None:
+    from tdbg.tensix.state_description import ranges
+
+    import numpy as np
+
     path = words[0]
     golden = _load(path)
     limit_rows = storage_rows(interp, view.storage)
@@ -492,6 +526,8 @@ def dst_diff(interp: Interpreter, args: str) -> None:
     example="dst stats 0-63 --view bf16",
 )
 def dst_stats(interp: Interpreter, args: str) -> None:
+    import numpy as np
+
     words, opts = _parse(args, view=str)
     view = _view(interp, opts.get("view"))
     dst = interp.session.dst_contents()
@@ -533,6 +569,8 @@ def dst_stats(interp: Interpreter, args: str) -> None:
     example="dst heatmap tile 0 --view bf16",
 )
 def dst_heatmap(interp: Interpreter, args: str) -> None:
+    import numpy as np
+
     words, opts = _parse(args, view=str)
     view = _view(interp, opts.get("view"))
     dst = interp.session.dst_contents()
@@ -577,6 +615,8 @@ def dst_heatmap(interp: Interpreter, args: str) -> None:
     example="dst tile 0 face 2 --view bf16",
 )
 def dst_tile(interp: Interpreter, args: str) -> None:
+    import numpy as np
+
     words, opts = _parse(args, view=str)
     view = _view(interp, opts.get("view"))
     if len(words) not in (1, 3) or (len(words) == 3 and words[1] != "face"):
@@ -650,6 +690,10 @@ def _complete(registry: Registry) -> Callable[[Interpreter, str], list[str]]:
     example="dump dst 0-63 tile0.npy --raw",
 )
 def dump_dst(interp: Interpreter, args: str) -> None:
+    from tdbg.tensix.state_description import ranges
+
+    import numpy as np
+
     words, opts = _parse(args, view=str, raw=None)
     if len(words) != 2:
         raise CommandError("Usage: dump dst ROWS FILE.npy|FILE.csv [--view V | --raw]")
@@ -691,6 +735,10 @@ def dump_dst(interp: Interpreter, args: str) -> None:
     example="restore dst tile0.npy 0",
 )
 def restore_dst(interp: Interpreter, args: str) -> None:
+    from tdbg.tensix.state_description import ranges
+
+    import numpy as np
+
     words, opts = _parse(args, view=str)
     if len(words) not in (1, 2):
         raise CommandError("Usage: restore dst FILE.npy|FILE.csv [ROW] [--view V]")

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from tdbg.commands.registry import CommandError
 from tdbg.commands.values import evaluate_int
-from tdbg.tensix import formats
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from tdbg.commands.interpreter import Interpreter
+    from tdbg.tensix import formats
 
 STORAGE_NAME = {"dst16": "Dst16b", "dst32": "Dst32b", "bits": "DstBits"}
 
@@ -27,6 +27,8 @@ def storage_rows(interp: Interpreter, storage: str) -> int:
 def dst_rows(interp: Interpreter, text: str, limit: int, what: str) -> np.ndarray:
     """``A-B`` or ``A`` as an array of row numbers below ``limit`` (``what``: the storage's
     name for the error, which gives the range)."""
+    import numpy as np
+
     lo, _, hi = text.partition("-")
     first, last = evaluate_int(interp, lo), evaluate_int(interp, hi or lo)
     if not 0 <= first <= last < limit:

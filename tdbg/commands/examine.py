@@ -8,8 +8,6 @@ import re
 import struct
 from dataclasses import dataclass
 
-import numpy as np
-
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError, command
 from tdbg.commands.remap_cmds import remap_order
@@ -18,7 +16,6 @@ from tdbg.commands.ttmetal_cmds import buffer_page
 from tdbg.commands.values import evaluate, evaluate_address, evaluate_int
 from tdbg.expr import DOUBLE, FLOAT, INT8, INT16, INT32, INT64, Value, decode, pointer_to
 from tdbg.session import SessionError
-from tdbg.tensix import formats, l1_data
 
 SIZES = {"b": 1, "h": 2, "w": 4, "g": 8}
 FORMATS = set("xduotacfsiz")
@@ -249,6 +246,8 @@ def examine_noc(interp: Interpreter, where: NocLoc, count: int, fmt: str, size: 
 def examine_memory_view(interp: Interpreter, address: int, count: int, size: str, view: str) -> int:
     """``x/NU ADDR as VIEW`` over memory: ``count`` datums of an L1 data format
     (``tdbg.tensix.l1_data``), each line labelled with its first datum's address."""
+    from tdbg.tensix import l1_data
+
     name = view.strip().lower()
     if name not in l1_data.FORMATS:
         raise CommandError(f"Unknown view {view!r} for memory; L1 formats: {', '.join(l1_data.FORMATS)}.")
@@ -322,6 +321,8 @@ def format_int(interp: Interpreter, value: int, fmt: str, size: int) -> str:
         return f"{value:#x} {sym}" if sym else f"{value:#x}"
     if fmt == "f":
         if size == 2:
+            import numpy as np
+
             return format_float(float(np.array(value, dtype=np.uint16).view(np.float16)))
         if size == 4:
             return format_float(struct.unpack("<f", struct.pack("<I", value))[0])
@@ -346,6 +347,10 @@ def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, siz
     """Show ``count`` elements from ``loc``; with ``order``, element i is ``loc + order[i]``.
     ``f`` without ``as VIEW`` decodes data in its format in force (``view_in_force``); an
     element of an undefined ``Dst`` row shows as ``<undef>`` (``dst_access.lanes_defined``)."""
+    import numpy as np
+
+    from tdbg.tensix import formats
+
     s = interp.session
     if loc.kind == "dstbits":
         storage, unit, rows, width = "dst16", "h", s.dst_contents().bits, 16
@@ -418,6 +423,8 @@ def examine_register(interp: Interpreter, loc: RegLoc, count: int, fmt: str, siz
 
 def format_view_value(value: object) -> str:
     """A decoded view value: floats like GDB's %g, integers in decimal."""
+    import numpy as np
+
     array = np.asarray(value)
     if array.dtype.kind == "f":
         return format_float(float(array))

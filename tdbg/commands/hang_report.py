@@ -15,7 +15,6 @@ from tdbg.commands.escapes import thread_apply
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import line_width
 from tdbg.debug import Stop
-from tdbg.debug.hang import detail_lines
 
 #: what a host's report ends with: where the backtraces it leaves out are
 BACKTRACES_HINT = "  (thread apply all bt: every core's backtrace)"
@@ -49,6 +48,8 @@ def out_fitted(interp: Interpreter, text: str) -> None:
 
 def report_waits(interp: Interpreter, stop: Stop) -> None:
     """The host's account of the hang, or what each blocked core waits for and what would end it."""
+    from tdbg.debug.hang import detail_lines
+
     if stop.report:
         for line in stop.report:
             out_fitted(interp, line)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tdbg.arch.data_formats import L1_FORMATS
 from tdbg.commands.examine import format_float
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import SHORT_DIGITS, blocks, first_fitting, line_width
@@ -13,9 +14,8 @@ from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.ttmetal_cmds import buffer_page, cb_page
 from tdbg.commands.values import evaluate_address, evaluate_int
 from tdbg.session import SessionError
-from tdbg.tensix import l1_data
 
-FORMATS = ", ".join(l1_data.FORMATS)
+FORMATS = ", ".join(L1_FORMATS)
 
 
 def _lines(interp: Interpreter, lines: list[tuple[str, str]]) -> None:
@@ -86,6 +86,8 @@ def info_l1_writer(interp: Interpreter, args: str) -> None:
 
 def _format_of(interp: Interpreter, args: str, default: str) -> tuple[str, str]:
     """``EXPR [as FORMAT]`` -> (EXPR, FORMAT)."""
+    from tdbg.tensix import l1_data
+
     text, sep, fmt = args.rpartition(" as ")
     if not sep:
         return args.strip(), default
@@ -117,6 +119,8 @@ def _number(v: object, fmt: str, short: bool = False) -> str:
               "(page P after its front), 'BUFFER page P' page P of its DRAM buffer BUFFER, read at its bank.",
          example="tile 0x30000 as bf16")
 def tile_cmd(interp: Interpreter, args: str) -> None:
+    from tdbg.tensix import l1_data
+
     raw = args.startswith("/x")
     if args.startswith("/"):
         opt, _, args = args.partition(" ")

@@ -69,7 +69,8 @@ def report_stop(interp: Interpreter, stop: Stop) -> None:
             interp.error(f"Error while running hook_stop:\n{error_message(exc)}")
     for warning in s.take_warnings():
         interp.out(f"warning: {warning.event} (pc {warning.pc:#010x}, {warning.core})")
-    where = describe_location(interp, stop.pc)   # (also where list goes on, printed or not)
+    # (also where list goes on, printed or not; an ended program has no frame to show, GDB's rule)
+    where = "" if stop.kind is StopKind.EXITED else describe_location(interp, stop.pc)
     hits: list[Breakpoint] = []
     if stop.kind is StopKind.BREAKPOINT:  # a temporary one is already deleted: the session kept it
         hits = [bp for bp in s.last_hits if bp.at(stop.core, stop.pc)] or [bp for bp in s.breakpoints.values() if bp.at(stop.core, stop.pc)]

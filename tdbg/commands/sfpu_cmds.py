@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from tdbg.commands.examine import format_float, format_int
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import first_fitting, line_width
 from tdbg.commands.registry import INIT_HOOKS, CommandError, info_command
-from tdbg.commands.tensix_cmds import ranges
 from tdbg.commands.values import evaluate_int
 from tdbg.debug import StopKind
 from tdbg.tensix.isa import IsaError, isa_of
-from tdbg.tensix.sfpu.vector_unit import FULL, LANES
+
+if TYPE_CHECKING:
+    import numpy as np
 
 VIEWS = ("x", "f", "d")
 VIEW_NAMES = {"x": "hex", "f": "fp32", "d": "int"}
@@ -24,11 +24,16 @@ NAMES = {8: "0.8373", 9: "0", 10: "1.0", 15: "2*lane"}   # LReg.md's read-only c
 
 
 def install(interp: Interpreter) -> None:
-    """Snapshot the Vector Unit at every stop; after a step stop, say which lanes changed."""
+    """Snapshot the Vector Unit as loaded and at every stop; after a step stop, say which lanes
+    changed."""
     hooks = interp.state.stop_hooks
     if _on_stop not in hooks:
         hooks.append(_on_stop)
-        interp.state.sfpu_stop = interp.session.vector_unit()
+
+        def loaded() -> None:
+            interp.state.sfpu_stop = interp.session.vector_unit()
+
+        interp.session.when_built(loaded)
 
 
 INIT_HOOKS.append(install)
@@ -44,6 +49,10 @@ def _on_stop(interp: Interpreter, stop: object) -> None:
 
 
 def _cell(bits: int, defined: int, view: str) -> str:
+    import numpy as np
+
+    from tdbg.tensix.sfpu.vector_unit import FULL
+
     if defined != FULL:
         return "<undef>" if not defined else f"<{'low' if defined == 1 else 'high'} only>"
     if view == "x":
@@ -83,6 +92,10 @@ def _parse_regs(text: str) -> list[int]:
     example="info lregs /f 0-3",
 )
 def info_lregs(interp: Interpreter, args: str) -> None:
+    import numpy as np
+
+    from tdbg.tensix.sfpu.vector_unit import LANES
+
     text = args.strip()
     views = list(VIEWS)
     if text.startswith("/"):
@@ -133,6 +146,10 @@ def _grid(mask: np.ndarray) -> str:
     example="info sfpu",
 )
 def info_sfpu(interp: Interpreter, args: str) -> None:
+    from tdbg.tensix.state_description import ranges
+
+    import numpy as np
+
     s = interp.session
     vu = s.vector_unit()
     interp.out(f"Enabled lanes:             {_grid(vu.enabled)}")
@@ -187,6 +204,8 @@ class LRegLoc:
 
 def parse_lreg(interp: Interpreter, text: str) -> LRegLoc | None:
     """``lreg[N]`` or ``lreg[N][LANE]`` for ``x``; None for anything else."""
+    from tdbg.tensix.sfpu.vector_unit import LANES
+
     m = _LREG.match(text.replace(" ", ""))
     if not m:
         return None
@@ -200,6 +219,10 @@ def parse_lreg(interp: Interpreter, text: str) -> LRegLoc | None:
 def examine_lreg(interp: Interpreter, loc: LRegLoc, count: int, fmt: str, size: str) -> LRegLoc:
     """``x/NFw lreg[N]``: ``count`` lanes from ``loc``, four a line, going on into the next LReg;
     a lane no instruction has written shows as ``<undef>``.  Returns where a bare ``x`` goes on."""
+    import numpy as np
+
+    from tdbg.tensix.sfpu.vector_unit import FULL, LANES
+
     if size != "w":
         raise CommandError("LRegs are examined in units of w (32 bits a lane)")
     if fmt in ("i", "s"):

@@ -9,7 +9,7 @@ from pathlib import Path
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import fits, line_width, wrap, wrap_lines
 from tdbg.commands.registry import INFO, REGISTRIES, ROOT, CommandError, command, first_sentence, info_command
-from tdbg.session import Policy, RunStatus
+from tdbg.session import RunStatus
 from tdbg.tensix.events import DEFAULT_POLICY_WARNS, Category
 
 
@@ -56,6 +56,8 @@ def help_cmd(interp: Interpreter, args: str) -> None:
 
 @command("handle", usage="handle CATEGORY stop|warn|ignore", help="Choose what an event of CATEGORY does: stop the run, print a warning and go on, or go on silently; every category stops by default but " + ", ".join(c.value for c in DEFAULT_POLICY_WARNS) + ", which warns.  Categories: " + ", ".join(c.value for c in Category) + " (NeverWritten: a read of memory nothing wrote since the reset: a NoC read of DRAM or another tile's L1, e.g. 'NC read DRAM channel 4 0x30000000..0x30000800: no buffer there, never written', the buffer named when a tt-metal program's host knows it; and of this tile's L1 by a NoC request or a Tensix unit, e.g. 'B read this tile 0x40000..0x40800 for a NoC write to DRAM channel 4 0x0: never written', 'T0's UNPACR read this tile 0x30000..0x30200: never written'.  L1 counts as written, by 16-byte granule, once the loader placed firmware there (its zeroed .bss too), a host or the debugger wrote it (restore, set, a tt-metal host's mailboxes, arguments and kernels), a core stored to it, a NoC request or a Tensix unit wrote it; a read is named when none of its granules was.  A core's own loads are not checked (firmware polls and copies words nothing wrote as a matter of course), nor is anything in L1 without the native library (TDBG_NATIVE=0), which sees a core's stores).", example="handle UnimplementedFunctionality warn")
 def handle_cmd(interp: Interpreter, args: str) -> None:
+    from tdbg.session import Policy
+
     words = args.split()
     policies = interp.session.policy
     if not words:

@@ -4,18 +4,18 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from tdbg.arch.data_formats import L1_FORMATS
 from tdbg.commands.dst_rows import STORAGE_NAME, default_view, dst_rows, storage_rows
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import line_width, wrap
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
-from tdbg.debug.snapshots import CoprocessorState
-from tdbg.tensix.state_description import ranges
-from tdbg.tensix import formats, pack_conversion as packer
 from tdbg.tensix.isa import IsaError, isa_of
+
+if TYPE_CHECKING:
+    from tdbg.debug.snapshots import CoprocessorState
 
 
 def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
@@ -148,6 +148,11 @@ def set_cfg(interp: Interpreter, text: str) -> None:
 
 @info_command("dst", usage="info dst", help="Which DstBits rows were ever written (and not since marked undefined), and counts of NaN, Inf and denormal values in the FP32 (Dst32b) and BF16 (Dst16b) readings of them.", example="info dst")
 def info_dst(interp: Interpreter, args: str) -> None:
+    import numpy as np
+
+    from tdbg.tensix import formats
+    from tdbg.tensix.state_description import ranges
+
     dst = interp.session.dst_contents()
     written = np.flatnonzero(dst.written)
     if not len(written):
@@ -171,7 +176,7 @@ def info_dst(interp: Interpreter, args: str) -> None:
     usage="pack ROWS to FORMAT [from DSTFMT] [at ADDR]",
     help=(
         "Run the packer's format conversion on Dst rows (N or A-B) and show the bytes it "
-        "would write to L1, or write them at ADDR.  FORMAT: " + ", ".join(packer.FORMATS) + ".  "
+        "would write to L1, or write them at ADDR.  FORMAT: " + ", ".join(L1_FORMATS) + ".  "
         "DSTFMT is what Dst holds (fp32, int32: Dst32b rows; bf16, fp16, int16: Dst16b rows); "
         "by default the view in force (see help dst).  Undefined rows (ZEROACC, or never written) "
         "pack as zero, as the packers read them (ZEROACC.md)."
@@ -179,6 +184,8 @@ def info_dst(interp: Interpreter, args: str) -> None:
     example="pack 0-3 to bfp8 from fp32",
 )
 def pack_cmd(interp: Interpreter, args: str) -> None:
+    from tdbg.tensix import pack_conversion as packer
+
     m = re.fullmatch(r"\s*(\S+)\s+to\s+(\S+)(?:\s+from\s+(\S+))?(?:\s+at\s+(.+))?\s*", args)
     if not m:
         raise CommandError("Usage: pack ROWS to FORMAT [from DSTFMT] [at ADDR]")

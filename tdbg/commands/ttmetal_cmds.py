@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import INIT_HOOKS, CommandError, Registry, command, info_command
@@ -70,11 +71,11 @@ def tt_metal_program(interp: Interpreter, args: str) -> None:
 def _show_prints(interp: Interpreter, stop: object) -> None:
     """At each stop, before its report, the DPRINT lines the kernels printed since the last one, as
     tt-metal's print server shows them in time order (the buffer drained now, as the server drains
-    it), and a warning for a message the host cannot read."""
-    from tdbg.ttmetal.program import ProgramHost
-
+    it), and a warning for a message the host cannot read (only a tt-metal program's host,
+    ``tdbg.ttmetal.program``, has kernels that print)."""
+    program = sys.modules.get("tdbg.ttmetal.program")
     host = interp.session.host
-    if not isinstance(host, ProgramHost) or host.prints is None:
+    if program is None or not isinstance(host, program.ProgramHost) or host.prints is None:
         return
     try:
         host.prints.drain(interp.session)

@@ -17,11 +17,13 @@ import re
 from dataclasses import dataclass
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from tdbg.emu.elf import ElfImage
 from tdbg.emu.stops import Stop, StopKind
-from tdbg.symbols.debuginfo import DebugInfo
+
+if TYPE_CHECKING:
+    from tdbg.emu.elf import ElfImage
+    from tdbg.symbols.debuginfo import DebugInfo
 
 
 class Session(Protocol):

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tdbg.symbols.debuginfo import LineInfo
-from tdbg.emu.core import Disposition, Watch
+from tdbg.emu.states import Disposition
 from tdbg.emu.stops import Stop, StopKind
 
 if TYPE_CHECKING:
     from tdbg.arch.profile import Coord
+    from tdbg.emu.core import Watch
     from tdbg.emu.tile import Tile
 
 

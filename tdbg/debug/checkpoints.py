@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np
+
     from tdbg.emu.tile import Checkpoint, Tile
 
 
@@ -87,5 +87,7 @@ class Checkpoints:
 
     def dst_storage(self, number: int) -> tuple[np.ndarray, np.ndarray]:
         """``DstBits`` and its per-row defined flags in checkpoint ``number``."""
+        import numpy as np
+
         cp = self.get(number)
         return np.asarray(cp.dst_bits), np.asarray(cp.tensix["ever_written"])

@@ -9,18 +9,18 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from tdbg.arch.profile import Coord, Profile
-from tdbg.debug.hang import WaitReport, explain
 from tdbg.debug.target import Target
-from tdbg.emu.core import CoreState
-from tdbg.emu.devices.device import Wait
-from tdbg.emu.pushlog import PushLog
+from tdbg.emu.states import CoreState
 from tdbg.emu.stops import Stop
-from tdbg.emu.tile import Policy
 from tdbg.riscv.extensions import arch_extensions
 from tdbg.tensix.events import Category
 from tdbg.tensix.isa import isa_of
 
 if TYPE_CHECKING:
+    from tdbg.debug.hang import WaitReport
+    from tdbg.emu.devices.device import Wait
+    from tdbg.emu.pushlog import PushLog
+    from tdbg.emu.tile import Policy
     from tdbg.riscv.disasm import Disassembler
 
 
@@ -93,6 +93,8 @@ class Cores:
         """For each core a hang stop (``DEADLOCK``, or ``BLOCKED`` under scheduler-locking)
         names: what holds it and what would release it (``tdbg.debug.hang``), searching the
         firmware and the code of the symbol files added beside it (a host's kernels)."""
+        from tdbg.debug.hang import explain
+
         kernels = {core: [f.image for f in files] for core, files in self.t.view.symbol_files.items()}
         return explain(self.t.tile, stop.waits, kernels)
 

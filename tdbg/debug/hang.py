@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tdbg.emu.code_patches import PatchKind
-from tdbg.emu.core import CoreState
+from tdbg.emu.states import CoreState
 from tdbg.emu.devices.device import Wait
 from tdbg.emu.stops import CoreWait
 from tdbg.symbols.llk_names import llk_names

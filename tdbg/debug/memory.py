@@ -5,16 +5,16 @@ the host's set-up (memory written before the program started, written again afte
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from tdbg.debug.target import Target
-from tdbg.emu.core import Core
-from tdbg.emu.devices.device import Stall
-from tdbg.emu.tile import Unreadable
 from tdbg.errors import SessionError
-from tdbg.tensix import l1_data
 from tdbg.tensix.events import TensixEvent
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tdbg.emu.core import Core
 
 #: The most bytes one read or write of memory moves (L1 is 1.5 MiB; a bigger request is a mistake
 #: that would allocate the whole size first).
@@ -60,6 +60,8 @@ class Memory:
     def read_memory(self, address: int, size: int) -> bytes:
         """Bytes as the debugger sees them (devices read element by element as ``load``); at
         most ``MAX_TRANSFER`` at once."""
+        from tdbg.emu.tile import Unreadable
+
         check_range(address, size)
         try:
             return self.t.tile.read(self.t.core, address, size)
@@ -71,6 +73,8 @@ class Memory:
 
     def read_value(self, address: int, size: int) -> int:
         """What a ``size``-byte load by the current core at ``address`` returns."""
+        from tdbg.emu.devices.device import Stall
+
         region = self.t.core.region_at(address)
         if region is None:
             return int.from_bytes(self.read_memory(address, size), "little")
@@ -112,6 +116,8 @@ class Memory:
 
     def _store(self, core: Core, address: int, data: bytes) -> None:
         """``write_memory``'s stores (the set-up keeps only writes that completed)."""
+        from tdbg.emu.devices.device import Stall
+
         tile = self.t.tile
         pos = 0
         while pos < len(data):
@@ -143,6 +149,8 @@ class Memory:
     def l1_values(self, address: int, count: int, fmt: str) -> np.ndarray:
         """``count`` datums of L1 data format ``fmt`` at ``address`` (BFP: the exponent section
         first), decoded (``tdbg.tensix.l1_data``)."""
+        from tdbg.tensix import l1_data
+
         try:
             size = l1_data.size(fmt, count)
         except ValueError as exc:

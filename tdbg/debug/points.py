@@ -5,15 +5,20 @@ unless one is named."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tdbg.arch.profile import Coord
 from tdbg.debug.breakpoints import Breakpoint, Location, NoSuchBreakpoint, WatchScope
 from tdbg.debug.frames import Backtrace
 from tdbg.debug.locations import Locations
 from tdbg.debug.memory import check_range
 from tdbg.debug.target import Target
-from tdbg.emu.core import Disposition, Watch
+from tdbg.emu.states import Disposition
 from tdbg.errors import SessionError
 from tdbg.symbols import linespec
+
+if TYPE_CHECKING:
+    from tdbg.emu.core import Watch
 
 
 class Points:
@@ -107,6 +112,8 @@ class Points:
     def watch(self, address: int, length: int, kind: str = "write") -> Watch:
         """Stop on an access to ``[address, address+length)`` by any core (a watch on private
         memory: by the current core, whose memory it is)."""
+        from tdbg.emu.core import Watch
+
         if kind not in ("write", "read", "access"):
             raise SessionError(f"watch kind must be write, read or access, not {kind!r}")
         if length <= 0:
@@ -124,6 +131,8 @@ class Points:
         """Watch ``Dst`` row ``row`` in the view the current core's window uses (Dst32b for
         fmt 0/1, else Dst16b): window accesses by any T core and Tensix instructions that write
         it stop."""
+        from tdbg.emu.core import Watch
+
         if kind not in ("write", "access"):
             raise SessionError("Dst rows can be watched for writes (watch) or any access (awatch)")
         t = self.t

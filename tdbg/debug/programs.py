@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tdbg.debug.hostfiles import HostFileError, host_path
 from tdbg.debug.target import Target
-from tdbg.emu.elf import ElfImage, ElfLoadError, one_line
 from tdbg.errors import SessionError
 from tdbg.expr.values import PrintSettings
 from tdbg.symbols.cxxnames import demangle
@@ -18,6 +18,9 @@ from tdbg.symbols.debuginfo import DebugInfo
 from tdbg.symbols.sourcepath import SourcePath
 from tdbg.symbols.symbol_file import SymbolFile
 from tdbg.toolchain.zig import SOURCE_SUFFIXES, ToolchainError, build
+
+if TYPE_CHECKING:
+    from tdbg.emu.elf import ElfImage
 
 
 class CheckedDebugInfo:
@@ -38,6 +41,8 @@ class CheckedDebugInfo:
             except (SessionError, KeyError, OSError):
                 raise
             except Exception as exc:  # noqa: BLE001  (corrupt DWARF read lazily)
+                from tdbg.emu.elf import one_line
+
                 raise SessionError(one_line(f"{self._path}: unusable debug information "
                                             f"({type(exc).__name__}: {exc})")) from None
 
@@ -46,6 +51,8 @@ class CheckedDebugInfo:
 
 def load_program(path: str | Path, core: str = "T0") -> ElfImage:
     """An ELF, or a C or C++ file built with the bundled toolchain first (as ``core``'s firmware)."""
+    from tdbg.emu.elf import ElfImage
+
     path = Path(path)
     if path.suffix in SOURCE_SUFFIXES:
         path = build(path, core=core)
@@ -82,6 +89,8 @@ class Programs:
         it away), then put the tile back in its loaded state.  ``local_init``: the L1 address
         where a host puts the bytes the ELF has in the core's private memory (tt-metal's
         ``MEM_*_INIT_LOCAL_L1_BASE_SCRATCH``; ``tdbg.emu.loader``)."""
+        from tdbg.emu.elf import ElfLoadError
+
         tile = self.t.tile
         try:
             name = tile.core_named(core).name
@@ -103,6 +112,7 @@ class Programs:
         """Symbols and DWARF of more code on ``core`` (GDB's ``add-symbol-file FILE ADDR``):
         the ELF ``program``, its code moved to run at ``text_address`` (None: where it is
         linked).  The debugger names, lists and breaks in that code as in the firmware's."""
+        from tdbg.emu.elf import ElfImage, ElfLoadError
         from tdbg.emu.moved import move_code
 
         try:
@@ -148,6 +158,8 @@ class Programs:
 
     def opened_file(self, symbol_file: SymbolFile) -> DebugInfo | None:
         """A symbol file's debug information, opened on first use (as ``opened``)."""
+        from tdbg.emu.elf import one_line
+
         if symbol_file.info is not None and not symbol_file.opened:
             try:
                 symbol_file.info.open()
@@ -162,6 +174,8 @@ class Programs:
         """``core``'s debug information, opened on first use: DWARF too corrupt to open leaves
         the program without source-level debugging, with a warning (``warn``) the first time,
         never without the program."""
+        from tdbg.emu.elf import one_line
+
         info = self.debug_infos.get(core)
         opened = self.t.view.opened_cores
         if info is None or core in opened:

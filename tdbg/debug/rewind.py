@@ -3,13 +3,17 @@ knew then, and the undo records of single steps (``reverse_stepi``)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tdbg.debug.checkpoints import CheckpointError
 from tdbg.debug.run_control import RunControl
-from tdbg.debug.snapshots import DstContents
 from tdbg.debug.target import Target
 from tdbg.debug.tensix_access import TensixAccess
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.errors import SessionError
+
+if TYPE_CHECKING:
+    from tdbg.debug.snapshots import DstContents
 
 
 class Rewind:

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from tdbg.debug.expressions import Expressions
 from tdbg.debug.memory import Memory
 from tdbg.debug.target import Target
-from tdbg.emu.core import Core, CoreState
+from tdbg.emu.states import CoreState
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.errors import SessionError
 
 if TYPE_CHECKING:
+    from tdbg.emu.core import Core
     from tdbg.emu.tile import Tile
 
 T = TypeVar("T")
@@ -268,9 +269,11 @@ class RunControl:
     # -- interrupts ----------------------------------------------------------------------------------
     def interrupt(self) -> None:
         """Stop a running ``cont`` (safe to call from another thread); ``interrupted`` stays
-        True until ``clear_interrupt`` (whoever starts a command clears it)."""
+        True until ``clear_interrupt`` (whoever starts a command clears it).  A tile not built
+        yet has nothing to stop (``run_breakable`` interrupts again while one is pending)."""
         self._interrupted = True
-        self.tile.interrupt()
+        if self.t.built:
+            self.tile.interrupt()
 
     @property
     def interrupted(self) -> bool:
@@ -279,7 +282,8 @@ class RunControl:
     def clear_interrupt(self) -> None:
         """Drop a pending interrupt, the session's and the tile's (a new command starts)."""
         self._interrupted = False
-        self.tile.clear_interrupt()
+        if self.t.built:
+            self.tile.clear_interrupt()
 
     def check_interrupt(self) -> None:
         """For long work outside the emulator (formatting, packing): stop at a Ctrl-C."""

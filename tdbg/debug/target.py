@@ -1,6 +1,9 @@
 """What every engine service works on (pyOCD's ``Target``): the selected tile, the selected core
 and its registers, whether the program has started, and who listens to stops and warnings.
 
+The session's one tile is built when something first asks for it (``Target.view``): a shell
+that only quits, asks for help or changes a setting never builds one, nor imports the model.
+
 On a chip (``Session.on_chip``) each tile has its own breakpoints, checkpoints, history and
 symbols (a ``TileView``); ``select_tile`` swaps the whole view, so a service that reads
 ``target.tile`` or ``target.points`` always sees the selected tile's.
@@ -17,13 +20,13 @@ from tdbg.arch import chips
 from tdbg.arch.profile import Coord
 from tdbg.debug.breakpoints import Book, BreakpointManager
 from tdbg.debug.checkpoints import Checkpoints
-from tdbg.emu.history import History
-from tdbg.emu.tile import Tile
 from tdbg.errors import SessionError
 from tdbg.riscv.registers import NUMBERS as REGISTERS
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core
+    from tdbg.emu.history import History
+    from tdbg.emu.tile import Tile
     from tdbg.emu.grid import Grid
     from tdbg.emu.stops import Stop
     from tdbg.symbols.debuginfo import DebugInfo
@@ -38,7 +41,7 @@ class TileView:
     tile: Tile
     points: BreakpointManager
     checkpoints: Checkpoints
-    history: History = field(default_factory=History)
+    history: History
     debug_infos: dict[str, DebugInfo | None] = field(default_factory=dict)
     files: dict[str, list[SymbolFile]] = field(default_factory=dict)   # code beyond the firmware
     opened_cores: set[str] = field(default_factory=set)   # cores whose debug information was opened
@@ -57,15 +60,21 @@ class TileView:
     @classmethod
     def of(cls, tile: Tile, book: Book, where: Coord | None = None) -> TileView:
         """A view of ``tile`` (at ``where`` on a chip) whose breakpoints are in ``book``."""
-        return cls(tile, BreakpointManager(tile, where, book), Checkpoints(tile))
+        from tdbg.emu.history import History
+
+        return cls(tile, BreakpointManager(tile, where, book), Checkpoints(tile), History())
 
 
 class Target:
-    """The selected tile (``view``) and core (``current``), over which the services work."""
+    """The selected tile (``view``) and core (``current``), over which the services work.
 
-    def __init__(self, tile: Tile) -> None:
+    ``make_tile`` builds the session's one tile, and ``ready`` (the session's firmware load)
+    runs right after, when ``view`` is first read; a chip's tiles come from its grid instead."""
+
+    def __init__(self, make_tile: Callable[[], Tile], ready: Callable[[], object] | None = None) -> None:
         self.book = Book()             # the breakpoints, over every tile of a chip
-        self.view = TileView.of(tile, self.book)
+        self._make_tile, self._ready = make_tile, ready
+        self._when_built: list[Callable[[], object]] = []
         self.current = "T0"
         self.started = False          # the tile has run since it was loaded or reset
         self.grid: Grid | None = None  # a chip's tiles (``Session.on_chip``); else the one tile
@@ -77,6 +86,33 @@ class Target:
         self.code_listeners: list[Callable[[Coord], None]] = []   # told of a tile whose code a host loaded
 
     # -- the selected tile ---------------------------------------------------------------------------
+    def __getattr__(self, name: str) -> object:
+        """``view`` read before anything set it: the session's one tile, built now (then
+        ``ready``), so every later read is a plain attribute's."""
+        if name != "view":
+            raise AttributeError(name)
+        self.view = TileView.of(self._make_tile(), self.book)
+        ready, self._ready = self._ready, None
+        if ready is not None:
+            ready()
+        callbacks, self._when_built = self._when_built, []
+        for callback in callbacks:
+            callback()
+        return self.view
+
+    @property
+    def built(self) -> bool:
+        """Whether a tile is selected yet (reading ``tile`` builds the session's one)."""
+        return "view" in self.__dict__
+
+    def when_built(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` once the tile exists and holds its firmware: now, or right after it
+        is built (a shell's snapshots of the loaded state, taken before anything changes it)."""
+        if self.built:
+            callback()
+        else:
+            self._when_built.append(callback)
+
     @property
     def tile(self) -> Tile:
         return self.view.tile

@@ -8,26 +8,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import ArrayLike
-
 from tdbg.debug.target import Target
-from tdbg.emu.pushlog import WindowTrace
 from tdbg.errors import SessionError
-from tdbg.tensix import state_description
-from tdbg.debug.snapshots import ConfigFieldValue, CoprocessorState, DstContents, ThreadState, VectorUnitState
-from tdbg.tensix import formats, packers, unpackers, view_in_force
-from tdbg.tensix.coprocessor import QueueFull
 from tdbg.tensix.isa import isa_of
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike
+
+    from tdbg.debug.snapshots import ConfigFieldValue, CoprocessorState, DstContents, VectorUnitState
     from tdbg.emu.core import Core
+    from tdbg.emu.pushlog import WindowTrace
     from tdbg.emu.tile import Tile
+    from tdbg.tensix import formats, view_in_force
 
 
 def _dst_view(view: str) -> tuple[str, str]:
     """(storage, view) of a view name; raw16 (or raw) and raw32 are the raw bits, as in the
     shell's ``x ... as`` and ``--view``."""
+    from tdbg.tensix import formats
+
     if view in ("raw16", "raw32"):
         return ("dst16" if view == "raw16" else "dst32"), "raw"
     storage = "dst32" if view in ("fp32", "int32", "tf32") else "dst16"
@@ -36,6 +36,8 @@ def _dst_view(view: str) -> tuple[str, str]:
 
 
 def _rows(rows: int | slice | Sequence[int]) -> int | slice | np.ndarray:
+    import numpy as np
+
     return rows if isinstance(rows, (int, slice)) else np.asarray(rows)
 
 
@@ -62,6 +64,8 @@ class TensixAccess:
     def dst(self, rows: int | slice | Sequence[int], view: str = "fp32") -> np.ndarray:
         """``Dst`` rows decoded in a view: ``fp32``/``int32``/``tf32``/``raw32`` read ``Dst32b``
         rows, ``bf16``/``fp16``/``fp8``/``int8``/``int16``/``raw16`` read ``Dst16b`` rows."""
+        from tdbg.tensix import formats
+
         dst = self.tile.tensix.dst
         storage, name = _dst_view(view)
         bits = dst.read32(_rows(rows)) if storage == "dst32" else dst.read16(_rows(rows))
@@ -69,6 +73,9 @@ class TensixAccess:
 
     def set_dst(self, rows: int | slice | Sequence[int], values: ArrayLike, view: str = "fp32") -> None:
         """Write ``Dst`` rows from values in a view (the inverse of ``dst``)."""
+        import numpy as np
+        from tdbg.tensix import formats
+
         dst = self.tile.tensix.dst
         storage, name = _dst_view(view)
         bits = np.asarray(values) if name == "raw" else formats.get_view(storage, name).encode(values)
@@ -76,6 +83,8 @@ class TensixAccess:
 
     def src(self, which: str, bank: int, rows: int | slice | Sequence[int] = slice(None), view: str = "raw") -> np.ndarray:
         """``SrcA``/``SrcB`` rows (19-bit values, or decoded: tf32, bf16, fp16, fp8, int8, int16)."""
+        from tdbg.tensix import formats
+
         reg = {"srca": self.tile.tensix.srca, "srcb": self.tile.tensix.srcb}[which.lower()]
         bits = reg.read(bank, _rows(rows)).copy()
         return bits if view == "raw" else formats.get_view("src", view).decode(bits)
@@ -93,6 +102,8 @@ class TensixAccess:
     def set_dst_bits(self, first_row: int, rows: ArrayLike) -> None:
         """Store whole ``DstBits`` rows (uint16, ``(n, 16)``) from ``first_row``, as stored (no
         ``Adj16``); each holds data from now on."""
+        import numpy as np
+
         data = np.asarray(rows, dtype=np.uint16).reshape(-1, 16)
         self.tile.write_dst_bits(np.arange(first_row, first_row + len(data)), data)
 
@@ -105,6 +116,8 @@ class TensixAccess:
 
     def dst_contents(self) -> DstContents:
         """``DstBits``, which rows hold data, and the row mapping in force, as a copy."""
+        from tdbg.debug.snapshots import DstContents
+
         dst = self.tile.tensix.dst
         return DstContents(dst.bits.copy(), dst.ever_written.copy(), dst.row16, dst.row32,
                            int(dst.unpredictable.sum()) if dst._any_unpredictable else None)
@@ -113,6 +126,8 @@ class TensixAccess:
     def view_in_force(self, array: str) -> formats.View:
         """How the current core's thread reads ``array``'s data (``tdbg.tensix.view_in_force``):
         "dst16" / "dst32" by its window ``fmt``, "srca" / "srcb" by their unpacker format."""
+        from tdbg.tensix import view_in_force
+
         tensix, thread = self.tile.tensix, self._tensix_core.thread
         if array in ("srca", "srcb"):
             return view_in_force.src_view(tensix, thread, array)  # type: ignore[arg-type]
@@ -121,14 +136,21 @@ class TensixAccess:
     def dst_view_in_force(self) -> formats.View:
         """The view of ``Dst`` data the current thread's math configuration names, else its
         window's (``view_in_force.dst_view_in_force``)."""
+        from tdbg.tensix import view_in_force
+
         return view_in_force.dst_view_in_force(self.tile.tensix, self._thread())
 
     def math_dst(self) -> view_in_force.MathDst:
         """What the current thread's math configuration says ``Dst`` holds."""
+        from tdbg.tensix import view_in_force
+
         return view_in_force.math_dst(self.tile.tensix, self._thread())
 
     def vector_unit(self) -> VectorUnitState:
         """The Vector Unit (LRegs, lane predication, LaneConfig, LoadMacroConfig), as a copy."""
+        from tdbg.debug.snapshots import VectorUnitState
+        from tdbg.tensix import state_description
+
         vu = self.tile.coprocessor.vector
         return VectorUnitState(vu.lreg.copy(), vu.defined.copy(), vu.lane_flags.copy(), vu.use_lane_flags.copy(),
                                vu.stack.copy(), vu.stack_size.copy(), vu.lane_config.copy(), vu.enabled().copy(),
@@ -139,6 +161,8 @@ class TensixAccess:
     def write_lreg_lane(self, reg: int, lane: int, bits: int) -> None:
         """Store the 32 bits of one lane of ``LReg[reg]``; the read-only constants (LReg.md:
         8, 9, 10, 15) are refused."""
+        import numpy as np
+
         vu = self.tile.coprocessor.vector
         if reg in (8, 9, 10, 15):
             raise SessionError(f"LReg[{reg}] is a read-only constant (LReg.md).")
@@ -147,6 +171,9 @@ class TensixAccess:
     def coprocessor_state(self) -> CoprocessorState:
         """A copy of what Tensix instructions change: ``Dst``, ``SrcA``/``SrcB``, config, each
         thread's RWCs and queue, semaphores, bank selection, the Vector Unit."""
+        from tdbg.debug.snapshots import CoprocessorState, ThreadState
+        from tdbg.tensix import state_description
+
         t, cop = self.tile.tensix, self.tile.coprocessor
         threads = tuple(ThreadState(cop.rwc(i).as_dict(), cop.waiting(i), len(cop.pending(i)))
                         for i in self._tensix_threads())
@@ -162,6 +189,9 @@ class TensixAccess:
                       after: CoprocessorState | VectorUnitState) -> list[str]:
         """What changed between two copies of the coprocessor (or of the Vector Unit), as its
         state declaration (``Coprocessor.STATE``, ``VectorUnit.STATE``) reports it."""
+        from tdbg.debug.snapshots import CoprocessorState
+        from tdbg.tensix import state_description
+
         cop = self.tile.coprocessor
         return state_description.changes(cop if isinstance(before, CoprocessorState) else cop.vector,
                                          before.saved, after.saved)
@@ -193,6 +223,8 @@ class TensixAccess:
         each field in both Config banks and each thread's ThreadConfig, as B's loads at
         ``TENSIX_CFG_BASE`` see them (BackendConfiguration.md; NC has no such window, and is
         shown the same state)."""
+        from tdbg.debug.snapshots import ConfigFieldValue
+
         cfg, thread = self.tile.tensix.config, self._tensix_core.thread
         fields = list(cfg.fields(pattern))
         if not fields:
@@ -226,15 +258,21 @@ class TensixAccess:
     def unpacker_status(self, which: int) -> list[tuple[str, str]]:
         """Unpacker ``which`` (0: SrcA / Dst, 1: SrcB) as the current core's thread sees it:
         configuration by field name, the next UNPACR's addresses, ADCs, banks."""
+        from tdbg.tensix import unpackers
+
         return unpackers.status(self.tile.coprocessor, self._thread(), which)
 
     def packer_status(self) -> list[tuple[str, str]]:
         """The packer as the current core's thread sees it (configuration, next PACR, streams)."""
+        from tdbg.tensix import packers
+
         return packers.status(self.tile.coprocessor, self._thread())
 
     def tensix(self, instruction: str | int) -> None:
         """Execute one Tensix instruction (text form or word) on the current thread, as if
         pushed; an event it raises comes back as the exception."""
+        from tdbg.tensix.coprocessor import QueueFull
+
         from tdbg.tensix.isa import IsaError
 
         try:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 
 import numpy as np
 
@@ -67,6 +68,20 @@ def maybe_replaced(words: np.ndarray) -> np.ndarray:
             | ((opcode == 0x13) & ((funct3 == 1) | (funct3 == 5))))
 
 
+@lru_cache(maxsize=1 << 16)
+def _decoded(word: int) -> Patch | BitInsn | None:
+    """``word``'s patch where it is the same at every address (a ``.ttinsn``, CSR or ``lr``/``sc``
+    word: shared by every tile that loads it), its Zb* instruction (whose ``jal`` depends on
+    where it lies), or None."""
+    if is_ttinsn(word):
+        return Patch(PatchKind.TTINSN, word, NOP, ttinsn_to_word(word))
+    if (csr := decode_csr(word)) is not None:
+        return Patch(PatchKind.CSR, word, NOP, csr)
+    if is_lr_sc(word):
+        return Patch(PatchKind.LRSC, word, NOP, None)
+    return decode_bitmanip(word)
+
+
 class CodePatches:
     """Every replaced word of the tile's L1, by address."""
 
@@ -92,16 +107,11 @@ class CodePatches:
 
     def classify(self, address: int, word: int) -> Patch | None:
         """What ``word`` at ``address`` becomes, if it is not left to Unicorn."""
-        if is_ttinsn(word):
-            return Patch(PatchKind.TTINSN, word, NOP, ttinsn_to_word(word))
-        if (csr := decode_csr(word)) is not None:
-            return Patch(PatchKind.CSR, word, NOP, csr)
-        if is_lr_sc(word):
-            return Patch(PatchKind.LRSC, word, NOP, None)
-        if (bits := decode_bitmanip(word)) is not None:
-            placed = NOP if bits.rd == 0 else self.trampolines.place(address, bits, word)
-            return Patch(PatchKind.BITMANIP, word, placed, bits)
-        return None
+        found = _decoded(word)
+        if not isinstance(found, BitInsn):
+            return found
+        placed = NOP if found.rd == 0 else self.trampolines.place(address, found, word)
+        return Patch(PatchKind.BITMANIP, word, placed, found)
 
     def original(self, address: int, held: int) -> int:
         """The loaded word at ``address``, where L1 holds ``held``."""

@@ -28,15 +28,14 @@ import ctypes
 import struct
 from time import sleep
 from collections.abc import Callable
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
-from enum import Enum
 from typing import TYPE_CHECKING
 
 import numpy as np
 from unicorn import (
     UC_ARCH_RISCV,
     UC_ERR_INSN_INVALID,
-    UC_HOOK_INTR,
     UC_HOOK_MEM_FETCH_PROT,
     UC_HOOK_MEM_FETCH_UNMAPPED,
     UC_HOOK_MEM_READ,
@@ -63,9 +62,12 @@ from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 from tdbg.emu import faults
 from tdbg.emu.code_patches import Patch, PatchKind
 from tdbg.emu.csrs import CsrFile
-from tdbg.emu.fasthook import Register, RegisterFile, add_code_hook_fptr, add_mem_hook, code_hook_fptr
+from tdbg.emu.host_memory import zeroed
+from tdbg.emu.fasthook import (Register, RegisterFile, add_code_hook_fptr, add_interrupt_hook, add_mem_hook,
+                               add_unmapped_hook, code_hook_fptr, remove_cache)
 from tdbg.emu.preempt import PREEMPTOR
 from tdbg.emu.devices.device import Port, Stall, Wait
+from tdbg.emu.states import CoreState, Disposition
 from tdbg.emu.stops import Access, Stop, StopKind
 from tdbg.riscv.extensions import CsrInsn
 from tdbg.tensix.state_description import StateDescription, array, part, value
@@ -73,6 +75,7 @@ from tdbg.tensix.events import TensixEvent, UndefinedBehavior, UnsupportedFuncti
 from tdbg.arch.profile import CoreSpec, Region, RegionKind
 
 if TYPE_CHECKING:
+    from tdbg.emu.native_push import NativeCore
     from tdbg.emu.tile import Tile
 
 EBREAK = 0x00100073
@@ -84,27 +87,12 @@ POLL_REPEATS = 3
 DATA_ONLY = UC_PROT_READ | UC_PROT_WRITE
 #: A stop from another thread waits until no hook has run for this long (``Core._hooks``).
 QUIET_S = 0.02
-
-
-class CoreState(str, Enum):
-    """Where a core is, as ``info threads`` shows it."""
-
-    IDLE = "no firmware"        # nothing loaded: the core never runs
-    RESET = "held in reset"     # its SOFT_RESET_0 bit is set
-    RUNNABLE = "running"        # runs when the tile runs
-    BLOCKED = "blocked"         # waiting (``Core.wait`` says on what)
-    PARKED = "parked"           # spinning on ``j .``: finished firmware
-    EXITED = "exited"           # reached the end of tdbg's crt0 (``_tdbg_exit``)
-
-
-class Disposition(str, Enum):
-    """What a breakpoint or watchpoint does after it stops the program: GDB's ``Disp`` column
-    (GDB manual, "Disabling Breakpoints": ``enable once``/``count`` disable it after its hits,
-    ``enable delete`` and ``tbreak`` delete it)."""
-
-    KEEP = "keep"
-    DISABLE = "dis"
-    DELETE = "del"
+#: Unicorn's translation buffer: its default size (1 GiB) less a page.  Measured on Unicorn 2.1.4,
+#: Linux 6.18 with transparent huge pages on ``madvise``: a buffer of a whole number of 2 MiB
+#: is mapped 2 MiB-aligned and Unicorn advises huge pages for it, so writing its prologue
+#: clears a whole huge page: building an instance took 500 us and closing it 170 us, against
+#: 160 us and 100 us at this size; a run's translations fit as before.
+TCG_BUFFER = (1 << 30) - 4096
 
 
 @dataclass(eq=False)
@@ -166,18 +154,12 @@ class Core:
         self.local_ram = local_rams[spec.name]
         self.local_ram_data = np.frombuffer(self.local_ram, dtype=np.uint8)   # the same bytes, as an array
         self._plain: list[tuple[int, int]] = []   # plain memory: what ``check_alignment`` watches
-        self.regions: list[Port] = []             # the devices it sees, lowest first
-        self._ports: dict[str, Port] = {}
+        self._ports: dict[str, Port] | None = None   # the devices it sees, by region (``_device_ports``)
+        self._regions: list[Port] = []
         self._region_buffers: list[ctypes.Array] = []
         self._mmio_watches: list[Watch] = []
         self._local_rams = local_rams
         self._device_regions: list[tuple[Region, Port]] = []
-        for region in profile.map.regions(spec.name):   # the core's map, as the profile draws it
-            if region.kind is RegionKind.DEVICE:
-                port = tile.devices[region.name].port(self)
-                self.regions.append(port)
-                self._ports[region.name] = port
-                self._device_regions.append((region, port))
         self._idle_pc = 0                      # the PC of a core not built yet (``uc``)
         self.built = False
         self.uc: Uc = _Unbuilt(self)  # type: ignore[assignment]
@@ -188,9 +170,16 @@ class Core:
         self.parks: set[int] = set()           # ``j .`` addresses: reaching one parks the core
         self.watches: dict[int, tuple[Watch, list[int]]] = {}
         self.csrs = CsrFile(profile, spec.name, tile.registers.cycles)
-        self._code_hooks: dict[int, tuple[int, Patch]] = {}   # address -> (Unicorn hook, its patch)
-        self._code_runs: dict[int, Callable[[int, int, int], None]] = {}   # ... what the hook runs there
+        self._code_hooks: dict[int, Patch] = {}   # hooked address -> its patch
+        self._code_runs = _Runs(self)             # ... what the hook runs there
+        self._hook_ranges: dict[int, tuple[int, int]] = {}   # first address -> (last, its Unicorn hook)
+        self._range_of: dict[int, int] = {}       # every hooked address -> the first of its hook
+        self._spans: dict[int, tuple[int, int]] = {}   # first -> (last, its hook): others' code (``_respan``)
+        self._unhook_later: set[int] = set()      # unhooked in a run: hooks dropped once it returns
         self._push_thread: int | None = None     # the thread a .ttinsn of this core pushes to
+        self._native: NativeCore | None = None   # the native push path of its .ttinsn words (tdbg.emu.native_push)
+        self._native_tried = False
+        self._native_hooks: dict[int, tuple[int, int]] = {}   # address -> (its C hook, the word it holds)
         self._retry = False                      # a trap classified new code: run again from _resume_at
         self._stop: Stop | None = None
         self._undo: tuple[int, bytes] | None = None  # RAM bytes a stopped store overwrote
@@ -206,7 +195,7 @@ class Core:
         self._stale: list[tuple[int, int]] = []   # L1 ranges to drop translations of once it returns
         self._run_on: int | None = None   # the PC of a completed store stopped at only to drop them
         self.last_stop: Stop | None = None
-        self._poll: tuple[int, int, int] | None = None  # (pc, address, value) of the last device read
+        self._poll: tuple[int, int, int, int] | None = None  # (pc, address, value, native pushes) of the last device read
         self._poll_count = 0
         self._poll_regs: list[int] | None = None
 
@@ -222,6 +211,7 @@ class Core:
         (registers zero) holding what was set on it (its PC, parks, breakpoints, watches, the
         alignment check), which this applies."""
         uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
+        uc.ctl_set_tcg_buffer_size(TCG_BUFFER)
         tile, name = self.tile, self.name
         for region in self._map.regions(name):
             if region.kind is RegionKind.DEVICE:
@@ -234,16 +224,25 @@ class Core:
         tile.l1_written.track_stores(uc)
         for space in tile.trampolines.spaces:   # execute-only: a load or store there is unmapped
             uc.mem_map_ptr(space.base, space.size, UC_PROT_EXEC, space.buffer)
-        uc.hook_add(UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED
-                    | UC_HOOK_MEM_FETCH_PROT | UC_HOOK_MEM_READ_PROT | UC_HOOK_MEM_WRITE_PROT, self._on_unmapped)
-        uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
+        add_unmapped_hook(uc, UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED
+                          | UC_HOOK_MEM_FETCH_PROT | UC_HOOK_MEM_READ_PROT | UC_HOOK_MEM_WRITE_PROT,
+                          lambda handle, access, address, size, value, user: self._on_unmapped(uc, access, address, size, value, None))
+        add_interrupt_hook(uc, lambda handle, intno, user: self._on_interrupt(uc, intno, None))
         uc.ctl_exits_enabled(True)
         self.uc, self.built = uc, True
         self._registers = RegisterFile(uc, UC_RISCV_REG_X0, 32)
+        self._writable = RegisterFile(uc, UC_RISCV_REG_X0 + 1, 31)   # x1..x31 (x0 is zero)
         self._pc = Register(uc, UC_RISCV_REG_PC)
         self._code_fptr = self._code_hook()
+        group: list[tuple[Region, Port]] = []
+        self._device_ports()
         for region, port in self._device_regions:
-            self._map_device(region, port)
+            if group and group[-1][0].end != region.base:
+                self._map_devices(group)
+                group = []
+            group.append((region, port))
+        if group:
+            self._map_devices(group)
         uc.reg_write(UC_RISCV_REG_PC, self._idle_pc)
         self.hook_code(tile.code.at)
         for watch, _ in list(self.watches.values()):
@@ -280,8 +279,7 @@ class Core:
     def _set_regs(self, values: tuple[int, ...]) -> None:
         if not self.built and not any(values):
             return   # a core not built yet has power-on registers
-        for i, v in enumerate(values):
-            self.set_reg(i, v)
+        self._writable.write(values[1:])
 
     def _save_context(self) -> object:
         return self.uc.context_save() if self.built else None
@@ -344,17 +342,24 @@ class Core:
         return hook
 
     # -- devices -----------------------------------------------------------------------------------
-    def _map_device(self, region: Region, port: Port) -> None:
-        """Map a device region as RAM only its hooks touch: a load's hook writes the device's
-        value where the load reads it; a store's hook gives the value to the device."""
-        self.regions.append(port)
-        self._ports[region.name] = port
-        buf = ctypes.create_string_buffer(region.size)
+    def _map_devices(self, group: list[tuple[Region, Port]]) -> None:
+        """Map device regions that follow each other as one RAM mapping (measured on Unicorn
+        2.1: 10-30 us a mapping, more the more there are), each region with its own hooks."""
+        base, end = group[0][0].base, group[-1][0].end
+        buf = zeroed(end - base)
         self._region_buffers.append(buf)
-        self.uc.mem_map_ptr(region.base, region.size, DATA_ONLY, buf)
-        raw = memoryview(buf).cast("B")
+        self.uc.mem_map_ptr(base, end - base, DATA_ONLY, buf)
+        for region, port in group:
+            self._map_device(region, port, buf, region.base - base)
+
+    def _map_device(self, region: Region, port: Port, buf: ctypes.Array, start: int) -> None:
+        """Hook a device region, mapped as RAM at offset ``start`` of ``buf``, that only its hooks
+        touch: a load's hook writes the device's value where the load reads it; a store's hook
+        gives the value to the device."""
+        raw = memoryview(buf).cast("B")[start:start + region.size]
         views = (None, raw, raw.cast("H"), None, raw.cast("I"))  # aligned element stores
         base, load, store = region.base, port.load, port.store
+        skew = start - base   # a region address -> its offset in ``buf``
         device = port.device
         watches = self._mmio_watches
         tile = self.tile
@@ -381,7 +386,7 @@ class Core:
                                  loop=frozenset({self._poll[0]} if self._poll else ())))
                 return
             if at != address:
-                _PACK[size](buf, at - base, value)
+                _PACK[size](buf, at + skew, value)
             else:
                 views[size][offset // size] = value
             if observed and tile.window_observer is not None:
@@ -411,7 +416,7 @@ class Core:
         """True once the same load has returned the same value ``POLL_REPEATS`` times with the
         registers the same each time round: the loop can only end when another agent changes
         that value, so the core waits for that instead of spinning."""
-        key = (pc, address, value)
+        key = (pc, address, value, self._native.pushes if self._native is not None else 0)   # a push breaks a poll
         if key != self._poll:
             self._poll, self._poll_count, self._poll_regs = key, 1, None
             return False
@@ -430,7 +435,25 @@ class Core:
     def region_at(self, address: int) -> Port | None:
         """The device this core sees at ``address`` (None: memory, or nothing)."""
         region = self._map.region_at(self.name, address)
-        return self._ports.get(region.name) if region is not None else None
+        return (self._ports or self._device_ports()).get(region.name) if region is not None else None
+
+    @property
+    def regions(self) -> list[Port]:
+        """The devices this core sees, lowest first."""
+        self._device_ports()
+        return self._regions
+
+    def _device_ports(self) -> dict[str, Port]:
+        """The devices of the core's map, as the profile draws it, as this core sees them: made
+        when first needed (a core nothing addresses never needs its 13)."""
+        if self._ports is None:
+            self._ports = {}
+            for region in sorted(self._map.regions(self.name), key=lambda r: r.base):
+                if region.kind is RegionKind.DEVICE:
+                    port = self._ports[region.name] = self.tile.devices[region.name].port(self)
+                    self._device_regions.append((region, port))
+            self._regions = [port for _, port in self._device_regions]
+        return self._ports
 
     def owns_private(self, address: int) -> bool:
         """True for an address in this core's private data RAM (``MEM_LOCAL_BASE``)."""
@@ -459,6 +482,13 @@ class Core:
         return True
 
     def _on_unmapped(self, uc: Uc, access: int, address: int, size: int, value: int, _: object) -> bool:
+        try:
+            self._unmapped(access, address, size, value)
+        except BaseException as exc:
+            self._internal_error(exc)
+        return False
+
+    def _unmapped(self, access: int, address: int, size: int, value: int) -> None:
         write = access in (UC_MEM_WRITE_UNMAPPED, UC_MEM_WRITE_PROT)
         if access == UC_MEM_FETCH_PROT:
             event = faults.fetch_outside_l1(self.name, address)
@@ -467,7 +497,6 @@ class Core:
             event = UndefinedBehavior(f"BabyRISCV/README.md: {kind} from an address {self.name} has unmapped (the core would hang)")
         pc = address if access in (UC_MEM_FETCH_UNMAPPED, UC_MEM_FETCH_PROT) else self.pc
         self._stop = Stop(StopKind.EVENT, self.name, pc, access=Access(address, size, write, value if write else None), event=event)
-        return False
 
     def _on_interrupt(self, uc: Uc, intno: int, _: object) -> None:
         pc = (self.pc - 4) & 0xFFFF_FFFF  # measured: Unicorn reports every exception 4 past its instruction
@@ -500,7 +529,11 @@ class Core:
         return True
 
     def _word(self, address: int) -> int | None:
-        """The instruction word at ``address`` as fetched (None where nothing is mapped)."""
+        """The instruction word at ``address`` as fetched (None where nothing is mapped): an
+        aligned word of L1 straight from the tile's L1 (the memory the core maps there)."""
+        address &= 0xFFFF_FFFF
+        if not address & 3 and address < self.tile.profile.l1_size:
+            return int(self.tile._l1_words[address >> 2])
         try:
             return int.from_bytes(self.uc.mem_read(address & 0xFFFF_FFFF, 4), "little")
         except UcError:
@@ -554,39 +587,187 @@ class Core:
         not built yet is hooked when it is built."""
         if not self.built:
             return
-        hooked = self._code_hooks
-        for address in [a for a, (_, patch) in hooked.items() if patches.get(a) != patch]:
-            self.set_code_hook(address, patches.get(address))
+        hooked, touched = self._code_hooks, set()
+        get = patches.get
+        for address in [a for a, patch in hooked.items() if (p := get(a)) is not patch and p != patch]:
+            patch = patches.get(address)
+            self._code_runs.pop(address, None)
+            if patch is not None and patch.hooked:
+                hooked[address] = patch        # still hooked: only what the hook runs changes
+                if address in self._native_hooks:
+                    touched.add(address)       # ... but a C hook holds its word
+            else:
+                del hooked[address]
+                touched.add(address)
         for address, patch in patches.items():
             if patch.hooked and address not in hooked:
-                self.set_code_hook(address, patch)
+                hooked[address] = patch
+                touched.add(address)
+        if self.running:
+            for address in touched:
+                self._hook_in_run(address)
+            return
+        touched |= self._respan()
+        if touched:
+            self._rehook(touched)
+
+    def _respan(self) -> set[int]:
+        """One code hook over each stretch of the other cores' code that holds hooked words
+        (``Tile.others_code``): a core runs its own code, so hooking theirs word by word costs
+        hook adds (about 2 of 3 of them) for nothing, and a hook that also covers their plain
+        words runs nothing there (``_Runs``) if the core ever does run that code.  The hooked
+        addresses whose hook must change (``_rehook`` hooks them)."""
+        hooked = sorted(self._code_hooks)
+        wanted = [(lo, hi) for lo, hi in self.tile.others_code(self.name)
+                  if bisect_left(hooked, lo) < bisect_right(hooked, hi)]
+        touched: set[int] = set()
+        for first in [f for f, (last, _) in self._spans.items() if (f, last) not in wanted]:
+            last, handle = self._spans.pop(first)
+            self.uc.hook_del(handle)
+            touched.update(a for a in hooked[bisect_left(hooked, first):bisect_right(hooked, last)])
+        for first, last in wanted:
+            if first not in self._spans:
+                self._spans[first] = (last, add_code_hook_fptr(self.uc, self._code_fptr, first, last))
+                touched.update(hooked[bisect_left(hooked, first):bisect_right(hooked, last)])
+        return touched
+
+    def _span_at(self, address: int) -> int | None:
+        """The first address of the span hook over ``address`` (``_respan``), if one is."""
+        for first, (last, _) in self._spans.items():
+            if first <= address <= last:
+                return first
+        return None
 
     def set_code_hook(self, address: int, patch: Patch | None) -> None:
         """Hook ``address`` for ``patch`` (None: unhook it).  Every hooked address of the core
         shares one Unicorn callback, which runs the address's entry of ``_code_runs``."""
         if not self.built:
             return
-        held = self._code_hooks.pop(address, None)
-        if held is not None:
-            self.uc.hook_del(held[0])
-            del self._code_runs[address]
-        if patch is None or not patch.hooked:
+        self._code_runs.pop(address, None)
+        if patch is not None and patch.hooked:
+            if self._code_hooks.get(address) == patch:
+                return
+            was = address in self._code_hooks
+            self._code_hooks[address] = patch
+            if was and address not in self._native_hooks:
+                return     # hooked already: only what the hook runs changes (a C hook holds its word)
+        elif self._code_hooks.pop(address, None) is None:
             return
+        if self.running:
+            self._hook_in_run(address)
+        else:
+            self._rehook({address})
+
+    def _rehook(self, touched: set[int]) -> None:
+        """The Unicorn hooks after the hooked addresses ``touched`` changed: each run of
+        consecutive hooked words is one code hook over the run (measured on Unicorn 2.1: 1.7 us
+        an added hook; its range is checked for every instruction translated, never per
+        instruction run); the runs next to a touched address are made again."""
+        ranges, range_of = self._hook_ranges, self._range_of
+        firsts = {range_of[a] for t in touched for a in (t - 4, t, t + 4) if range_of.get(a) in ranges}
+        addresses = set(touched)
+        for first in firsts:
+            last, handle = ranges.pop(first)
+            self.uc.hook_del(handle)
+            for a in range(first, last + 4, 4):
+                addresses.add(a)
+                del range_of[a]
+        precise = []
+        for a in addresses:
+            span = self._span_at(a)
+            if a not in self._code_hooks or span is not None:
+                self._drop_native(a)
+            if span is None:
+                if a in self._code_hooks:
+                    if not self._natively(a):
+                        precise.append(a)
+                else:
+                    range_of.pop(a, None)
+            elif a in self._code_hooks:
+                range_of[a] = span
+            else:
+                range_of.pop(a, None)
+        first = last = None
+        for a in sorted(precise):
+            if last is not None and a == last + 4:
+                last = a
+                continue
+            if first is not None:
+                self._add_range(first, last)
+            first = last = a
+        if first is not None:
+            self._add_range(first, last)
+
+    def _add_range(self, first: int, last: int) -> None:
+        self._hook_ranges[first] = (last, add_code_hook_fptr(self.uc, self._code_fptr, first, last))
+        for a in range(first, last + 4, 4):
+            self._range_of[a] = first
+
+    def _hook_in_run(self, address: int) -> None:
+        """``address`` was hooked or unhooked from one of this core's hooks, inside ``emu_start``:
+        a new hook is added over it alone; a hook over an unhooked word stays until the run
+        returns (``_drop_stale``), running nothing there, so no range's hook is deleted in a run
+        (a word's own C hook is: ``_drop_native``)."""
+        span = self._span_at(address)
+        if address in self._code_hooks:
+            self._unhook_later.discard(address)
+            if span is not None:
+                self._range_of[address] = span
+            elif address not in self._range_of and not self._natively(address):
+                self._add_range(address, address)
+            return
+        self._drop_native(address)
+        if span is not None:
+            self._range_of.pop(address, None)
+        elif address in self._range_of:
+            self._unhook_later.add(address)
+
+    def _runner(self, patch: Patch) -> Callable[[int, int, int], None]:
+        """What the code hook runs at a word replaced by ``patch``."""
         if patch.kind is PatchKind.TTINSN:
-            run = self._ttinsn(patch)
-        elif patch.kind is PatchKind.CSR:
+            return self._ttinsn(patch)
+        if patch.kind is PatchKind.CSR:
             insn = patch.insn
 
             def run(address: int, size: int, user: int) -> None:
                 self._csr(insn)
-        else:
-            event = faults.illegal_instruction(patch.word)
+            return run
+        event = faults.illegal_instruction(patch.word)
 
-            def run(address: int, size: int, user: int) -> None:
-                self._event(event, None)
+        def illegal(address: int, size: int, user: int) -> None:
+            self._event(event, None)
+        return illegal
 
-        self._code_runs[address] = run
-        self._code_hooks[address] = (add_code_hook_fptr(self.uc, self._code_fptr, address, address), patch)
+    def _natively(self, address: int) -> bool:
+        """Give hooked ``address`` the native push path's C hook if it is a ``.ttinsn`` of this
+        core's own code (one Unicorn hook per address: its entry holds the word,
+        ``tdbg.emu.native_push``); True when it has one now, so no Python hook covers it."""
+        patch = self._code_hooks.get(address)
+        held = self._native_hooks.get(address)
+        if held is not None and (patch is None or held[1] != patch.insn):
+            self._drop_native(address)
+            held = None
+        if held is not None:
+            return True
+        if patch is None or patch.kind is not PatchKind.TTINSN or self._span_at(address) is not None:
+            return False
+        if self._native is None and not self._native_tried:
+            self._native_tried = True
+            from tdbg.emu import native_push   # (the C push path: imported with the first .ttinsn)
+            self._native = native_push.for_core(self)
+        if self._native is None:
+            return False
+        self._native_hooks[address] = (self._native.add(address, patch.insn), patch.insn)
+        return True
+
+    def _drop_native(self, address: int) -> None:
+        """Delete ``address``'s C hook (in a run too: Unicorn runs a deleted hook no more and
+        frees it when the run returns)."""
+        held = self._native_hooks.pop(address, None)
+        if held is not None:
+            self.uc.hook_del(held[0])
+            assert self._native is not None
+            self._native.remove(address)
 
     def _code_hook(self) -> object:
         """The one raw code hook of the core's replaced words (``_hook``'s protocol, with the
@@ -608,6 +789,7 @@ class Core:
             finally:
                 self._hooks += 1
 
+        self._code_py = hook   # what the native hook's ``learn`` calls
         return code_hook_fptr(hook)
 
     def _ttinsn(self, patch: Patch) -> Callable[[int, int, int], None]:
@@ -677,6 +859,10 @@ class Core:
         for start, end in self._stale:
             self.uc.ctl_remove_cache(start, end)
         self._stale.clear()
+        if self._unhook_later:
+            unhooked = {a for a in self._unhook_later if a not in self._code_hooks}
+            self._unhook_later.clear()
+            self._rehook(unhooked)
 
     def push_event(self, event: TensixEvent) -> None:
         """A pushed instruction raised ``event``; the push itself has happened."""
@@ -778,11 +964,12 @@ class Core:
         the core's next hook is left to stop it."""
         self._stop_asked = True
         hooks, runs = self._hooks, self._runs
-        if hooks & 1:
+        native = self._native.ask_stop() if self._native is not None else 0
+        if (hooks | native) & 1:
             return False
         sleep(QUIET_S)
-        if self._hooks != hooks or self._runs != runs:   # a hook has seen the request since
-            return False
+        if self._hooks != hooks or self._runs != runs or (self._native is not None and self._native.hooks != native):
+            return False   # a hook has seen the request since
         self.uc.emu_stop()
         return True
 
@@ -921,7 +1108,10 @@ class Core:
         if self._exits_stale:
             self._set_exits()
         self._preempt = self._stop_asked = False
+        if self._native is not None:
+            self._native.begin_run()
         self._runs += 1
+        self.tile.l1_zero = False    # the core may store to L1
         self.running, self._count = True, count
         try:
             self.uc.emu_start(start, 0, count=count)
@@ -941,7 +1131,7 @@ class Core:
         # Measured on Unicorn 2.1: after emu_stop (from a hook in the middle of a translated
         # block, or from another thread) restarting at the stop PC can run a stale block or
         # hang; dropping the block at the PC avoids both and costs about a microsecond.
-        self.uc.ctl_remove_cache(pc, pc + 4)
+        remove_cache(self.uc, pc, pc + 4)
         if self._run_on is not None:
             at, self._run_on = self._run_on, None
             if self._stop is None and error is None and pc == at:
@@ -989,9 +1179,12 @@ class Core:
         (tests/firmware/spin_zb.c)."""
         self.uc.ctl_set_exits([address])
         self._exits_stale = True
+        self.tile.l1_zero = False
         self.uc.ctl_remove_cache(address, address + 4)
         while pc != address:   # another emu_stop from the preemptor may land meanwhile: go on
             self._stop_asked = False   # the stop is taken already: only the run's end is left
+            if self._native is not None:
+                self._native.begin_run()
             self.uc.emu_start(pc, 0)
             pc = self.pc
         self.uc.ctl_remove_cache(pc, pc + 4)
@@ -1010,6 +1203,27 @@ class Core:
             self.pc = pc + 4  # executed as a nop
             return None if count == 0 else Stop(done, self.name, pc + 4)
         return Stop(StopKind.FAULT, self.name, pc, detail=f"Unicorn: {error}")
+
+
+class _Runs(dict[int, Callable[[int, int, int], None]]):
+    """A core's ``_code_runs``: each hooked word's runner, made when the word first runs (a core
+    rarely runs the other cores' code it hooks).  An address a hook covers without a replaced
+    word there (a word unhooked during a run, the middle of a word) runs nothing."""
+
+    def __init__(self, core: Core) -> None:
+        super().__init__()
+        self._core = core
+
+    def __missing__(self, address: int) -> Callable[[int, int, int], None]:
+        patch = self._core._code_hooks.get(address)
+        if patch is None:
+            return _nothing
+        run = self[address] = self._core._runner(patch)
+        return run
+
+
+def _nothing(address: int, size: int, user: int) -> None:
+    pass
 
 
 class _Unbuilt:

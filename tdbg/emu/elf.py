@@ -9,7 +9,8 @@ Where the bytes go in the tile is ``tdbg.emu.loader``'s business.
 An image is parsed once per file content: in a process (``_PARSED``), and across processes in
 tdbg's cache (``tdbg.toolchain.zig.cache_dir()/elf``) for files of at least ``CACHED_BYTES``,
 keyed by the digest of the file's bytes and of the source of the code that parses them
-(``_PARSER_MODULES``), so a changed parser never reads an image an older one wrote.  The cache is
+(``_PARSER_MODULES``), so a changed parser never reads an image an older one wrote.  A file
+whose times say it is unchanged since it was read is not read again (``_unchanged_key``).  The cache is
 the user's own, like the built ELFs beside it.
 """
 
@@ -25,6 +26,7 @@ import pickle
 import stat
 import struct
 import sys
+import time
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -46,6 +48,11 @@ MAX_ELF_BYTES = 256 << 20
 #: ELFs parsed in this process, by the digest of their bytes (``ElfImage.load``), newest last.
 _PARSED: dict[bytes, ElfImage] = {}
 PARSED_KEPT = 64
+#: The digest of the bytes of a file unchanged since it was read (``_unchanged_key``): a load of
+#: it reads and hashes nothing (measured: 90-140 us for an 80 KiB kernel ELF, most of it
+#: blake2b).  A file counts as unchanged when its times are this old.
+_BY_FILE: dict[tuple[int, ...], bytes] = {}
+SETTLED_NS = 2_000_000_000
 #: Files this large or larger are kept parsed in tdbg's cache too (a smaller one parses in about
 #: a millisecond); at most ``CACHED_KEPT`` of them, the least recently written dropped first.
 CACHED_BYTES, CACHED_KEPT = 32 << 10, 256
@@ -122,8 +129,18 @@ class ElfImage:
         per file content in a process (an image is never changed once parsed: the sessions,
         tiles and symbol files that load the same bytes share it, named by their own path)."""
         path = Path(path)
+        seen = _unchanged_key(path)
+        key = _BY_FILE.get(seen) if seen is not None else None
+        image = _PARSED.pop(key, None) if key is not None else None
+        if image is not None:
+            _PARSED[key] = image
+            return image if image.path == path else dataclasses.replace(image, path=path)
         raw = read_elf_file(path)
         key = hashlib.blake2b(raw, digest_size=20).digest()
+        if seen is not None:
+            _BY_FILE[seen] = key
+            while len(_BY_FILE) > PARSED_KEPT:
+                del _BY_FILE[next(iter(_BY_FILE))]
         image = _PARSED.pop(key, None)
         if image is None:
             image = _cached(key, raw) if len(raw) >= CACHED_BYTES else None
@@ -227,6 +244,20 @@ class ElfImage:
         if addr < sym.addr + max(sym.size, 1):
             return sym, addr - sym.addr
         return None
+
+
+def _unchanged_key(path: Path) -> tuple[int, ...] | None:
+    """What names ``path``'s bytes without reading them: its file's device, inode, size and
+    modification and change times, when both times are ``SETTLED_NS`` old (a file's times tick
+    coarsely, every few milliseconds: one rewritten sooner could keep them, as git's "racy"
+    index entries); else None (the bytes are read and hashed)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) < SETTLED_NS:
+        return None
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
 def read_elf_file(path: Path) -> bytes:

@@ -23,6 +23,8 @@ import numpy as np
 from unicorn import UC_HOOK_MEM_WRITE, Uc, UcError
 from unicorn.unicorn_py3.unicorn import uc_hook_h, uclib
 
+from tdbg.emu.host_memory import zeroed
+
 SHIFT = 4   # 16-byte granules
 
 
@@ -31,7 +33,7 @@ class L1Written:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.map = ctypes.create_string_buffer(size >> SHIFT)
+        self.map = zeroed(size >> SHIFT)
         self.view = np.frombuffer(self.map, dtype=np.uint8)
         self._hook = _store_hook()
         self.tracked = self._hook is not None   # a core's stores are seen
@@ -45,7 +47,7 @@ class L1Written:
         """Nothing wrote any granule of ``start .. end`` (False when stores are not seen)."""
         if not self.tracked or start >= self.size or end <= start:
             return False
-        return not self.view[start >> SHIFT:(min(end, self.size) + (1 << SHIFT) - 1) >> SHIFT].any()
+        return not self.map[start >> SHIFT:(min(end, self.size) + (1 << SHIFT) - 1) >> SHIFT].strip(b"\0")
 
     def track_stores(self, uc: Uc) -> None:
         """Mark the L1 each store of ``uc``'s core writes."""
@@ -62,7 +64,9 @@ class L1Written:
         return self.map.raw
 
     def put(self, data: bytes) -> None:
+        """The map holds ``data`` from its start and zeros after it."""
         ctypes.memmove(self.map, data, len(data))
+        ctypes.memset(ctypes.addressof(self.map) + len(data), 0, len(self.map) - len(data))
 
     def reset(self) -> None:
         ctypes.memset(self.map, 0, len(self.map))

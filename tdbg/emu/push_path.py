@@ -7,7 +7,9 @@ A push (a ``.ttinsn`` word the core reaches, or a store to ``INSTRN_BUF_BASE``, 
 into a full Wait Gate queue stalls the core (``Stall``; the push did not happen).  An event it
 raises, or a write to a watched ``Dst`` row or L1 range, stops the core after the push (the push
 itself has happened).  A push the debugger makes while the core is stopped raises the event
-instead.  With no watch set, the path is a tuple in the log and the coprocessor's call.
+instead.  With no watch set, the path is a tuple in the log and the coprocessor's call; the
+common ``.ttinsn`` words skip it (``tdbg.emu.native_push``: a code hook in C logs and runs them,
+keeping ``seq`` and its records, which the log merges in when read).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from tdbg.tensix.isa import IsaError, isa_of
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core, Watch
+    from tdbg.emu.native_push import Cop, NativePush
     from tdbg.emu.tile import Tile
 
 
@@ -47,7 +50,9 @@ class PushPath:
         self.log = PushLog(tile.profile.tensix.threads)
         self.l1_log = L1Log()                              # L1 traffic of Tensix instructions
         self.provenance = DstProvenance(tile.profile.tensix.dst_rows)
-        self.seq = 0                                       # orders pushes and recorded window accesses
+        self._seq = 0                                      # orders pushes and recorded window accesses
+        self.native: NativePush | None = None              # the native push path, once a core has it
+        self._cop: Cop | None = None                       # ... its C structure, which holds seq
         self.record_window_writers = False                 # costs a PC read per window access
         self.window_trace: WindowTrace | None = None
         self._rows_written: set[int] | None = None         # DstBits rows the current push wrote (when watched)
@@ -66,6 +71,25 @@ class PushPath:
         value("window_trace", saved=False, reset=lambda p: WindowTrace() if p.window_trace is not None else None),
         obj("unwritten", "_unwritten", saved=False, reset=lambda p: []),
     ))
+
+    @property
+    def seq(self) -> int:
+        """The sequence number of the newest push or recorded window access (the native path
+        keeps it while it exists)."""
+        c = self._cop
+        return self._seq if c is None else c.seq
+
+    @seq.setter
+    def seq(self, value: int) -> None:
+        c = self._cop
+        if c is None:
+            self._seq = value
+        else:
+            c.seq = value   # (moved by Python: the native side looks again)
+
+    def attach(self, native: NativePush) -> None:
+        """The native push path takes over the sequence number and logs its pushes itself."""
+        self.native, self.log.native, self._cop = native, native, native.cop
 
     # -- pushes -----------------------------------------------------------------------------------
     def push(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
@@ -95,13 +119,13 @@ class PushPath:
     def execute(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
         """Log and run one pushed instruction on ``thread``; events (and ``QueueFull``)
         propagate.  A push from B enters after the MOP expander (PushTensixInstruction.md)."""
-        self.seq += 1
-        self.log.append(self.seq, pc, core.name, thread, word, via)
+        self.seq = seq = self.seq + 1
+        self.log.append(seq, pc, core.name, thread, word, via)
         try:
             self.coprocessor.push(thread, word, core.thread is not None)
         except QueueFull:
             self.log.pop()
-            self.seq -= 1
+            self.seq = seq - 1
             raise
 
     def describe_word(self, word: int) -> str:
@@ -135,8 +159,9 @@ class PushPath:
     def _l1_accessed(self, thread: int, word: int, ranges: list[tuple[int, int, bool]]) -> None:
         """A Tensix instruction read or wrote L1 (its writes went through ``Tile.write``): log
         it under the current push's sequence number."""
+        seq = self.seq
         for start, end, write in ranges:
-            access = L1Access(self.seq, thread, word, start, end, write)
+            access = L1Access(seq, thread, word, start, end, write)
             self.l1_log.append(access)
             if write:
                 if self._l1_written is not None:

@@ -12,9 +12,10 @@ whatever the firmware does.
 from __future__ import annotations
 
 import bisect
+import heapq
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -41,57 +42,118 @@ class DstWriter(NamedTuple):
 
 class PushLog:
     """Every push counted, the newest ``limit`` kept (bounded memory); records are kept as
-    plain tuples (cheap to make) and handed out as ``PushRecord``."""
+    plain tuples (cheap to make) and handed out as ``PushRecord``.  The native push path
+    (``tdbg.emu.native_push``) keeps its records in a ring of its own (``native``), merged in
+    by sequence number only when the log is read."""
 
     LIMIT = 100_000
 
     def __init__(self, threads: int, limit: int = LIMIT) -> None:
         self._items: deque[tuple] = deque(maxlen=limit)
-        self.total = 0
-        self.per_thread = [0] * threads
+        self._total = 0
+        self._per_thread = [0] * threads
+        self.native: NativeRecords | None = None
+
+    @property
+    def total(self) -> int:
+        n = self.native
+        return self._total if n is None else self._total + n.total
+
+    @property
+    def per_thread(self) -> list[int]:
+        n = self.native
+        return list(self._per_thread) if n is None else [a + b for a, b in zip(self._per_thread, n.per_thread())]
 
     def append(self, seq: int, pc: int, core: str, thread: int, word: int, via: str) -> None:
         self._items.append((seq, pc, core, thread, word, via))
-        self.total += 1
-        self.per_thread[thread] += 1
+        self._total += 1
+        self._per_thread[thread] += 1
 
     def pop(self) -> None:
-        """Take back the newest record (a push that did not happen after all)."""
+        """Take back the newest record (a push that did not happen after all: the newest is
+        always one of ``append``'s)."""
         record = self._items.pop()
-        self.total -= 1
-        self.per_thread[record[3]] -= 1
+        self._total -= 1
+        self._per_thread[record[3]] -= 1
 
     def __len__(self) -> int:
         return self.total
 
+    def _records(self, newest: int | None = None) -> list[tuple] | deque[tuple]:
+        """The records still kept (the ``newest`` of them), oldest first, as tuples."""
+        n = self.native
+        if n is None or not n.count:
+            return self._items
+        keep = self._items.maxlen or self.total
+        if newest is not None:
+            keep = min(keep, newest)
+        mine = self._items if keep >= len(self._items) else list(self._items)[-keep:]
+        merged = list(heapq.merge(mine, n.records(keep)))
+        return merged[-keep:] if keep else []
+
     def __iter__(self) -> Iterator[PushRecord]:
         """The records still kept, oldest first."""
-        return map(PushRecord._make, self._items)
+        return map(PushRecord._make, self._records())
 
     def __bool__(self) -> bool:
         return self.total > 0
 
     def last(self, n: int = 1) -> list[PushRecord]:
         """The newest ``n`` records still kept, oldest first."""
-        return [PushRecord._make(r) for r in list(self._items)[-n:]] if n > 0 else []
+        return [PushRecord._make(r) for r in list(self._records(n))[-n:]] if n > 0 else []
 
     def by_seq(self, seq: int) -> PushRecord | None:
-        items = self._items
+        items, n = self._items, self.native
         i = bisect.bisect_left([r[0] for r in items], seq)
-        return PushRecord._make(items[i]) if i < len(items) and items[i][0] == seq else None
+        found = items[i] if i < len(items) and items[i][0] == seq else n.find(seq) if n is not None else None
+        if found is None:
+            return None
+        if n is not None and len(items) + n.count > (items.maxlen or len(items) + n.count):
+            kept = self._records()    # more than the log keeps: is it among the newest?
+            if seq < kept[0][0]:
+                return None
+        return PushRecord._make(found)
 
     def truncate(self, total: int, per_thread: list[int]) -> None:
         """Back to ``total`` pushes (a checkpoint's count; newer records are dropped)."""
-        while self.total > total and self._items:
-            self._items.pop()
-            self.total -= 1
-        self.total = total
-        self.per_thread = list(per_thread)
+        n = self.native
+        count = self.total
+        while count > total:
+            mine = self._items[-1][0] if self._items else -1
+            theirs = n.newest() if n is not None and n.count else -1
+            if mine < 0 and theirs < 0:
+                break
+            if mine > theirs:
+                self._items.pop()
+            else:
+                n.drop_newest()  # type: ignore[union-attr]
+            count -= 1
+        if n is not None:
+            n.clear_counts()
+        self._total = total
+        self._per_thread = list(per_thread)
 
     def clear(self) -> None:
         self._items.clear()
-        self.total = 0
-        self.per_thread = [0] * len(self.per_thread)
+        if self.native is not None:
+            self.native.clear()
+        self._total = 0
+        self._per_thread = [0] * len(self._per_thread)
+
+
+class NativeRecords(Protocol):
+    """What ``PushLog`` reads of the native path's records (``tdbg.emu.native_push``)."""
+
+    total: int
+    count: int
+
+    def per_thread(self) -> list[int]: ...
+    def records(self, newest: int | None = None) -> list[tuple]: ...
+    def find(self, seq: int) -> tuple | None: ...
+    def newest(self) -> int: ...
+    def drop_newest(self) -> None: ...
+    def clear_counts(self) -> None: ...
+    def clear(self) -> None: ...
 
 
 class WindowAccess(NamedTuple):

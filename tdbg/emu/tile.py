@@ -39,6 +39,7 @@ from tdbg.emu.devices.device import Stall
 from tdbg.emu.devices.mailboxes import Mailboxes
 from tdbg.emu.devices.overlay import Overlay
 from tdbg.emu.devices.tile_registers import TileRegisters
+from tdbg.emu.host_memory import zeroed
 from tdbg.emu.elf import JUMP_TO_SELF, ElfImage, ElfLoadError, Segment
 from tdbg.emu.l1_written import L1Written
 from tdbg.emu.noc import LocalTile, Noc, Transfer
@@ -116,6 +117,15 @@ def _copy_into(buffer: ctypes.Array, offset: int, data: bytes) -> None:
     ctypes.memmove(ctypes.addressof(buffer) + offset, data, len(data))
 
 
+def _minus(lo: int, hi: int, holes: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``lo .. hi`` (word aligned) without the words any of ``holes`` touches."""
+    parts = [(lo, hi)]
+    for a, b in holes:
+        a, b = a & ~3, (b + 3) & ~3
+        parts = [piece for x, y in parts for piece in ((x, min(y, a)), (max(x, b), y)) if piece[0] < piece[1]]
+    return parts
+
+
 class Unreadable(Exception):
     """A debugger read that the core's load could not make; the message is for the user."""
 
@@ -137,7 +147,13 @@ class Tile:
         self.hosted = hosted
         self.tensix = TensixState(profile)
         self.coprocessor = Coprocessor(self.tensix)
-        self.l1 = ctypes.create_string_buffer(profile.l1_size)
+        self.l1 = zeroed(profile.l1_size)
+        #: L1 and ``l1_written`` are known to be all zero: nothing wrote L1 since it was made or
+        #: last reset to zeros, so a reset need not zero them (a fresh 1.5 MiB L1 has no pages
+        #: yet: zeroing it faulted in every one, 1.6 ms measured here).  Every write to L1 clears
+        #: it: ``write`` (the debugger's, a host's, a NoC request's, a Tensix unit's), a restore,
+        #: the replaced words' stand-ins, and any run of a core (``Core._emulate_once``).
+        self.l1_zero = True
         self.tensix.l1 = np.frombuffer(self.l1, dtype=np.uint8)  # the coprocessor's view of L1
         self._l1_words = np.frombuffer(self.l1, dtype="<u4")       # ... and the code's, by word
         self._code: list[tuple[int, int]] = []                    # L1 ranges of loaded firmware
@@ -146,6 +162,7 @@ class Tile:
         self._host_code: list[tuple[int, int]] = []               # code a host put in L1 since the reset
         self._host_parks: set[int] = set()                        # ... and the j . words in it
         self.programs: dict[str, Program] = {}
+        self._hooks_stale = False    # loaded code the cores have not hooked yet (``load``)
         self.trampolines = Trampolines(profile.trampoline_spaces)
         self.code = CodePatches(self.trampolines)                 # replaced words of loaded code
         self.l1_written = L1Written(profile.l1_size)   # for NeverWritten on L1 (tdbg.emu.l1_written)
@@ -175,7 +192,16 @@ class Tile:
         self.coprocessor.l1_write = partial(self.write, by=TENSIX)
 
     def _put_l1(self, data: bytes) -> None:
-        ctypes.memmove(self.l1, data, len(data))
+        """L1 holds ``data`` from its start and zeros after it (a reset puts no bytes)."""
+        if data or not self.l1_zero:
+            ctypes.memmove(self.l1, data, len(data))
+            ctypes.memset(ctypes.addressof(self.l1) + len(data), 0, len(self.l1) - len(data))
+        if data:
+            self.l1_zero = False
+
+    def _put_l1_written(self, data: bytes) -> None:
+        if data or not self.l1_zero:
+            self.l1_written.put(data)
 
     def _put_code(self, at: dict[int, Patch]) -> None:
         """The replaced words of another moment: the cores' code hooks follow them."""
@@ -190,10 +216,9 @@ class Tile:
     #: the push log, the run model, every core.  A reset also clears the warnings and the NoC's
     #: writes into L1.
     STATE = StateDescription("tile", (
-        value("l1", get=lambda t: bytes(t.l1), put=_put_l1, reset=lambda t: bytes(len(t.l1)), in_steps=False),
+        value("l1", get=lambda t: bytes(t.l1), put=_put_l1, reset=b"", in_steps=False),
         value("code", get=lambda t: t.code.shared(), put=_put_code, in_steps=False),
-        value("l1_written", get=lambda t: t.l1_written.saved(), put=lambda t, v: t.l1_written.put(v),
-              reset=lambda t: bytes(len(t.l1_written.map)), in_steps=False),
+        value("l1_written", get=lambda t: t.l1_written.saved(), put=_put_l1_written, reset=b"", in_steps=False),
         part("coprocessor"),
         parts("devices"),
         part("noc"),
@@ -223,8 +248,9 @@ class Tile:
     # -- loading ----------------------------------------------------------------------------------
     def load(self, name: str, image: ElfImage | None, local_init: int | None = None, reset: bool = True) -> None:
         """Give core ``name`` its firmware (None: take it away), then reset the tile (``reset``
-        False: the caller resets it once after loading every core); ``local_init``: where in
-        L1 its private-memory bytes go (``loader.placements``)."""
+        False: the caller resets it once after loading every core, and the cores hook the
+        loaded code then); ``local_init``: where in L1 its private-memory bytes go
+        (``loader.placements``)."""
         spec = self.core_named(name).spec
         if image is None:
             self.programs.pop(spec.name, None)
@@ -239,7 +265,9 @@ class Tile:
                     raise ElfLoadError(f"{image.path}: L1 {clash[0]:#x}..{clash[1]:#x} is also {other}'s "
                                        f"firmware ({program.image.path.name}), with other bytes")
             self.programs[spec.name] = Program(image, segments, *loader.code_words(image, segments, self.profile))
-        self.code.at = {address: self.code.classify(address, word)
+        held = self.code.at    # a word classified before is classified alike (``classify`` is pure)
+        self.code.at = {address: patch if (patch := held.get(address)) is not None and patch.word == word
+                        else self.code.classify(address, word)
                         for program in self.programs.values() for address, word in program.replaced.items()}
         self._code = [(s.vaddr, s.vaddr + s.memsz) for p in self.programs.values() for s in p.segments
                       if s.vaddr < self.profile.l1_size]
@@ -253,9 +281,31 @@ class Tile:
             program = self.programs.get(core.name)
             # a j . in L1 parks whichever core reaches it (one may jump into another's code)
             core.set_parks((program.parks | parks) if program else set())
-            core.hook_code(self.code.at)
+        self._hooks_stale = True
         if reset:
             self.reset()
+
+    def others_code(self, name: str) -> list[tuple[int, int]]:
+        """The aligned words of executable L1 code that only other cores' firmware holds: the
+        first and last word address of each stretch (not ``name``'s own code, nor code a host
+        put in L1, which every core may run)."""
+        own = [(s.vaddr, s.vaddr + len(s.data)) for s in self.programs[name].segments
+               if s.executable] if name in self.programs else []
+        own += self._host_code
+        spans = []
+        for other, program in self.programs.items():
+            if other == name:
+                continue
+            for s in program.segments:
+                if s.executable and s.vaddr + len(s.data) <= self.profile.l1_size:
+                    spans += _minus((s.vaddr + 3) & ~3, (s.vaddr + len(s.data)) & ~3, own)
+        merged: list[tuple[int, int]] = []
+        for lo, hi in sorted(spans):
+            if merged and lo <= merged[-1][1] + 4:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], hi - 4))
+            elif lo < hi:
+                merged.append((lo, hi - 4))
+        return merged
 
     def image(self, name: str) -> ElfImage | None:
         program = self.programs.get(name)
@@ -265,6 +315,10 @@ class Tile:
         """Back to the loaded state: power-on (``STATE``), then the firmware written and the
         cores released as a host does; breakpoints and watchpoints stay."""
         self._drop_host_code()
+        if self._hooks_stale:    # loads since the last reset: each core hooks the code once
+            for core in self.cores.values():
+                core.hook_code(self.code.at)
+            self._hooks_stale = False
         Tile.STATE.reset(self)
         for core in self.cores.values():
             # Measured on Unicorn 2.1: tb_flush reuses the code buffer; ctl_remove_cache over all
@@ -279,8 +333,7 @@ class Tile:
                     self.l1_written.mark(seg.vaddr, seg.vaddr + seg.memsz)
                 else:
                     _copy_into(core.local_ram, seg.vaddr - self.profile.local_ram_base, seg.data)
-        for address, patch in self.code.at.items():
-            _copy_into(self.l1, address, patch.placed.to_bytes(4, "little"))
+        self._place_patches()
         soft_reset = self.registers.value("SOFT_RESET_0")
         host_releases = ["B"] if "B" in self.programs else list(self.programs)
         for name, program in self.programs.items():
@@ -297,6 +350,17 @@ class Tile:
             else:
                 self.cores[name].reset(self.programs[name].image.entry, CoreState.RESET)
         self.registers.values[self.profile.register("SOFT_RESET_0").offset] = soft_reset
+        self.l1_zero = not self.programs and not self.code.at
+
+    def _place_patches(self) -> None:
+        """L1 holds each replaced word's stand-in (one numpy store where every word is aligned)."""
+        at = np.fromiter(self.code.at, dtype=np.int64, count=len(self.code.at))
+        if at.size and not (at & 3).any() and 0 <= at.min() and at.max() + 4 <= self.profile.l1_size:
+            self._l1_words[at >> 2] = np.fromiter((p.placed for p in self.code.at.values()), dtype=np.uint32,
+                                                  count=at.size)
+            return
+        for address, patch in self.code.at.items():
+            _copy_into(self.l1, address, patch.placed.to_bytes(4, "little"))
 
     def soft_reset_changed(self, old: int, new: int) -> None:
         """``SOFT_RESET_0`` was written: hold the cores whose bit became 1, start the ones whose
@@ -428,6 +492,7 @@ class Tile:
         the pushing core after the push, ``PushPath``), the replaced code words it overwrites
         (found by interval) and Unicorn's translations of the range (a unit's only over code)."""
         end = address + len(data)
+        self.l1_zero = False
         if by is DEBUGGER:
             self._debugger_write(address, data)
             self.l1_written.mark(address, end)
@@ -662,6 +727,7 @@ class Tile:
         TRISC1's MOVA2D waited for SrcA forever.  The host's writes replace what it loaded, as
         memory does; loaded firmware stays code.  Likewise a ``j .`` it wrote there parks no core
         any more (``host_wrote`` adds the new bytes' own)."""
+        self.l1_zero = False
         parks = {a for a in self._host_parks if start - 3 <= a < end}
         if parks:
             self._host_parks -= parks
@@ -705,6 +771,7 @@ class Tile:
 
     def _replace(self, address: int, word: int) -> None:
         """``word`` is now the loaded word at ``address`` (in loaded code)."""
+        self.l1_zero = False
         patch = self.code.classify(address, word)
         self.code.set(address, patch)
         if patch is not None:
@@ -718,6 +785,7 @@ class Tile:
         patch = self.code.classify(address, word)
         if patch is None or address >= self.profile.l1_size:
             return False
+        self.l1_zero = False
         self.code.set(address, patch)
         _copy_into(self.l1, address, patch.placed.to_bytes(4, "little"))
         for core in self.cores.values():

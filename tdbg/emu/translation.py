@@ -23,7 +23,9 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from tdbg.emu.host_memory import zeroed
 from tdbg.riscv.extensions import BitInsn
 
 MSCRATCH, SSCRATCH = 0x340, 0x140
@@ -274,11 +276,17 @@ class _Space:
         return None
 
 
+@lru_cache(maxsize=1 << 12)
+def _body(insn: BitInsn) -> tuple[int, ...]:
+    """``sequence`` of one instruction, made once per process."""
+    return tuple(sequence(insn))
+
+
 class Trampolines:
     """The trampolines of one tile (shared by its cores, as L1 is), by the address they serve."""
 
     def __init__(self, spaces: tuple[tuple[int, int], ...]) -> None:
-        self.spaces = [_Space(base, size, ctypes.create_string_buffer(size), down=base >= (1 << 31))
+        self.spaces = [_Space(base, size, zeroed(size), down=base >= (1 << 31))
                        for base, size in spaces]
         self.placed: dict[tuple[int, int], int] = {}   # (address, word) -> trampoline start
         self._served: dict[int, tuple[int, int]] = {}   # trampoline start -> (its end, the address served)
@@ -303,7 +311,7 @@ class Trampolines:
         written (or found, when the same word was placed there before)."""
         start = self.placed.get((address, word))
         if start is None:
-            body = sequence(insn)
+            body = _body(insn)
             size = 4 * (len(body) + 1)
             for space in self.spaces:
                 start = space.room(address, size)

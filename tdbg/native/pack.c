@@ -10,7 +10,7 @@
  * 2 truncation, 3 rounding to TF32 then Blackhole's TF32 -> FP16), the intermediate's exponent
  * and mantissa bits, LATE (0 float, 1 BFP), the late type's exponent and mantissa bits (BFP: the
  * BF16 / E5M7 step), WIDEN (TF32 stored as FP32: 13), the datum bits in L1, the BFP magnitude
- * bits.  tdbg_gather is packers._gather, for the words.
+ * bits.  tdbg_gather is packers._gather of packers._positions, for the words.
  */
 #include <stdint.h>
 
@@ -48,28 +48,35 @@ static inline fields round_to(fields x, int x_mbits, int ebits, int mbits)
     return r;
 }
 
-/* packers._gather: Dst16b / Dst32b words at datum indexes (row idx >> 4, column idx & 15) through
- * the row map; a DstBits row never written (or undefined by ZEROACC) reads as 0. */
-void tdbg_gather(const uint16_t *bits, const uint8_t *written, const int64_t *map, int wide,
-                 const int64_t *idx, int n, uint32_t *out)
+/* packers._gather: Dst16b / Dst32b words at datum indexes (start + offsets[i]) & 0x3FFF (packers._positions:
+ * row index >> 4, column index & 15) through the row map; a DstBits row never written (or undefined by
+ * ZEROACC) reads as 0. */
+static void tdbg_gather(const uint16_t *bits, const uint8_t *written, const int64_t *map, int wide,
+                        int64_t start, const int64_t *offsets, int n, uint32_t *out)
 {
     for (int i = 0; i < n; i++) {
-        int64_t c = idx[i] & 15;
+        int64_t idx = (start + offsets[i]) & 0x3FFF;
+        int64_t c = idx & 15;
         if (wide) {
-            int64_t hi = map[idx[i] >> 4];   /* a Dst32b row is a 10-bit index (Blackhole Dst.md) */
+            int64_t hi = map[idx >> 4];   /* a Dst32b row is a 10-bit index (Blackhole Dst.md) */
             uint32_t high = written[hi] ? bits[hi * 16 + c] : 0;
             uint32_t low = written[hi + 8] ? bits[(hi + 8) * 16 + c] : 0;
             out[i] = (high << 16) | low;
         } else {
-            int64_t r = map[idx[i] >> 4];
+            int64_t r = map[idx >> 4];
             out[i] = written[r] ? bits[r * 16 + c] : 0;
         }
     }
 }
 
-/* Returns 0, or 1 when the numpy path must run (it raises the page's UndefinedBehavior). */
-int tdbg_pack(const uint32_t *in, int n, const int32_t *plan, uint8_t *data, uint8_t *exps, int32_t *max_exp)
+/* The words at in[0..n), or (bits not NULL) the n words tdbg_gather first writes there; returns 0, or
+ * 1 when the numpy path must run (it raises the page's UndefinedBehavior). */
+int tdbg_pack(uint32_t *in, int n, const int32_t *plan, uint8_t *data, uint8_t *exps, int32_t *max_exp,
+              const uint16_t *bits, const uint8_t *written, const int64_t *map, int wide, int64_t start,
+              const int64_t *offsets)
 {
+    if (bits)
+        tdbg_gather(bits, written, map, wide, start, offsets, n, in);
     static const int src_mbits[3] = {23, 7, 10};
     int e_ebits = plan[E_EBITS], e_mbits = plan[E_MBITS], l_ebits = plan[L_EBITS], l_mbits = plan[L_MBITS];
     int64_t l_emax = emax_of(l_ebits), l_mmax = emax_of(l_mbits);

@@ -10,7 +10,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tdbg.emu.elf import ElfImage
 from tdbg.expr.ctype import CType, type_name
 from tdbg.symbols.cxxnames import canonical_param, demangle, drop_return_type, remove_params
 from tdbg.symbols.dies import (
@@ -26,6 +25,7 @@ if TYPE_CHECKING:   # pyelftools' DWARF reader is imported when DWARF is first r
     from elftools.dwarf.dwarfinfo import DWARFInfo
     from elftools.dwarf.locationlists import LocationParser
     from elftools.elf.elffile import ELFFile
+    from tdbg.emu.elf import ElfImage
 
 
 @dataclass
@@ -69,6 +69,8 @@ class DwarfReader:
     def load(cls, program: str | Path | ElfImage) -> DebugInfo | None:
         """The debug information of a loaded ELF (read from the bytes it was loaded from, when
         first needed) or of an ELF file; None when it has no DWARF ``.debug_info``."""
+        from tdbg.emu.elf import ElfImage
+
         image = program if isinstance(program, ElfImage) else ElfImage.load(program)
         if image.section(".debug_info") is None:
             return None

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tdbg.symbols.cxxnames import demangle, name_matches
 from tdbg.symbols.debuginfo import DebugInfo, Site
-from tdbg.emu.elf import ElfImage
+
+if TYPE_CHECKING:
+    from tdbg.emu.elf import ElfImage
 
 _FILE_LINE = re.compile(r"^(?P<file>.*[^:]):(?P<line>\d+)$")
 

@@ -19,10 +19,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tdbg.emu.elf import ElfImage
-
 if TYPE_CHECKING:   # pyelftools is imported when a program's names are first read
     from elftools.dwarf.die import DIE
+    from tdbg.emu.elf import ElfImage
 
 _STRUCTS = ("DW_TAG_structure_type", "DW_TAG_class_type")
 _CONSTANTS = ("DW_TAG_member", "DW_TAG_variable")

@@ -62,6 +62,30 @@ class Adcs:
     def get(self, thread: int, unit: int, channel: int, dim: int) -> int:
         return self._value[((thread * 3 + unit) * 2 + channel) * 4 + dim]
 
+    def channels(self, thread: int, unit: int) -> list[int]:
+        """``Channel[0]`` X, Y, Z, W, then ``Channel[1]`` X, Y, Z, W of one unit."""
+        i = (thread * 3 + unit) * 8
+        return self._value[i:i + 8]
+
+    def step_yz(self, thread: int, unit: int, sides: tuple[tuple[int, int, int, int, int], ...]) -> None:
+        """One ``AddrMod`` update of each channel, ``sides[ch]`` = (Y clear, Y CR, Y incr, Z clear,
+        Z incr): ``Y = 0`` (and ``Y_Cr``), else ``Y_Cr += incr, Y = Y_Cr`` with CR, else ``Y +=
+        incr``; ``Z = 0`` (and ``Z_Cr``), else ``Z += incr``."""
+        v, cr = self._value, self._cr
+        for ch, (y_clear, y_cr, y_incr, z_clear, z_incr) in enumerate(sides):
+            i = (thread * 3 + unit) * 8 + ch * 4 + Y
+            if y_clear:
+                v[i] = cr[i] = 0
+            elif y_cr:
+                cr[i] = v[i] = (cr[i] + y_incr) & MASKS[Y]
+            elif y_incr:
+                v[i] = (v[i] + y_incr) & MASKS[Y]
+            i += Z - Y
+            if z_clear:
+                v[i] = cr[i] = 0
+            elif z_incr:
+                v[i] = (v[i] + z_incr) & MASKS[Z]
+
     def set(self, thread: int, unit: int, channel: int, dim: int, value: int, cr: bool = True) -> None:
         """``Ch.D = value`` and (``cr``) ``Ch.D_Cr = value``, wrapped to the counter's width."""
         i, v = _index(thread, unit, channel, dim), value & MASKS[dim]

@@ -72,6 +72,12 @@ class CfgTable:
         return [f for name, f in self.fields.items() if fnmatch.fnmatchcase(name.upper(), pattern)]
 
 
+#: What ``TensixConfig.derived(..., shared=True)`` computed, for every config of the same table:
+#: (table, key) -> [(the word ids read, their values, the value)], the newest last.
+_SHARED: dict[tuple[CfgTable, object], list[tuple[tuple[int, ...], tuple[int, ...], object]]] = {}
+SHARED_KEPT = 4   # values kept per key
+
+
 class TensixConfig:
     """Config and ThreadConfig state, readable and writable by field name or by word.
 
@@ -144,22 +150,50 @@ class TensixConfig:
             else:
                 entry.add(key)
 
-    def derived(self, key: object, compute: Callable[[], object]) -> object:
+    def derived(self, key: object, compute: Callable[[], object], shared: bool = False) -> object:
         """``compute()``, cached under ``key`` until a write to a word it read (parameters that
         instructions derive from config, e.g. an ``ADDR_MOD`` entry).  ``compute`` must read
-        config through ``get`` (or ``derived``)."""
+        config through ``get`` (or ``derived``).  ``shared``: the value is a pure function of
+        the words it read, and an immutable one: a value computed under ``key`` by any config of
+        this table whose words held what they hold here is taken (``_SHARED``: a session after
+        another, a program launched again, decode nothing)."""
         hit = self._derived.get(key)
         if hit is None:
-            self._reading.append(set())
-            try:
-                value = compute()
-            finally:
-                words = frozenset(self._reading.pop())
-            hit = self._derived[key] = (value, words)
-            self._depend((True, key), words)
+            hit = self._recall(key) if shared else None
+            if hit is None:
+                self._reading.append(set())
+                try:
+                    value = compute()
+                finally:
+                    words = frozenset(self._reading.pop())
+                hit = (value, words)
+                if shared:
+                    self._remember(key, hit)
+            self._derived[key] = hit
+            self._depend((True, key), hit[1])
         if self._reading:
             self._reading[-1].update(hit[1])
         return hit[0]
+
+    def _word(self, word: int) -> int:
+        """The value of word ``word`` (an id: ``Config[b][a]``, then ``ThreadConfig``)."""
+        nw = self.words_per_bank
+        if word < self._thread_base:
+            return self.config.item(word // nw, word % nw)
+        word -= self._thread_base
+        return self.thread_config.item(word // self.table.thd_state_size, word % self.table.thd_state_size)
+
+    def _recall(self, key: object) -> tuple[object, frozenset[int]] | None:
+        for words, values, value in reversed(_SHARED.get((self.table, key), ())):
+            if tuple(map(self._word, words)) == values:
+                return value, frozenset(words)
+        return None
+
+    def _remember(self, key: object, hit: tuple[object, frozenset[int]]) -> None:
+        words = tuple(sorted(hit[1]))
+        kept = _SHARED.setdefault((self.table, key), [])
+        kept.append((words, tuple(map(self._word, words)), hit[0]))
+        del kept[:-SHARED_KEPT]
 
     # -- words -------------------------------------------------------------------------------
     def write_word(self, bank: int, addr32: int, value: int, *, via_rmwcib: bool = False) -> None:
@@ -198,7 +232,7 @@ class TensixConfig:
     def state_id(self, thread: int) -> int:
         """``ThreadConfig[thread].CFG_STATE_ID_StateID``: the Config bank the thread uses."""
         f = self._state_id
-        return (int(self.thread_config[thread, f.addr32]) & f.mask) >> f.shamt
+        return (self.thread_config.item(thread, f.addr32) & f.mask) >> f.shamt
 
     def bank_of(self, thread: int, bank: int | None) -> int:
         return self.state_id(thread) if bank is None else bank
@@ -220,13 +254,16 @@ class TensixConfig:
         """The field's value and the ids of the words it was read from."""
         f = self.table.field(name)
         if f.thread:
-            return (int(self.thread_config[thread, f.addr32]) & f.mask) >> f.shamt, (self._thread_id(thread, f.addr32),)
+            return (self.thread_config.item(thread, f.addr32) & f.mask) >> f.shamt, (self._thread_id(thread, f.addr32),)
         b = self.bank_of(thread, bank)
-        row = self.config[b]
-        raw = 0
-        for i in range(f.words):
-            raw |= int(row[f.addr32 + i]) << (32 * i)
-        words = tuple(b * self.words_per_bank + f.addr32 + i for i in range(f.words))
+        first = b * self.words_per_bank + f.addr32
+        if f.words == 1:
+            raw, words = self.config.item(b, f.addr32), (first,)
+        else:
+            raw = 0
+            for i in range(f.words):
+                raw |= self.config.item(b, f.addr32 + i) << (32 * i)
+            words = tuple(range(first, first + f.words))
         if bank is None:
             words += (self._thread_id(thread, self._state_id.addr32),)
         return (raw & f.mask) >> f.shamt, words

@@ -50,13 +50,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tdbg.tensix.state_description import StateDescription, obj, part, value
+from tdbg.tensix.state_description import StateDescription, array, obj, part, value
 from tdbg.tensix import adcs, cfg_insns, matrix_unit as mu, packers, scalar_unit as su, sfpu, sync, unpackers
 from tdbg.tensix.dst_access import DstPort
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.frontend import MopExpander, ReplayExpander
 from tdbg.tensix.isa import UnknownInstruction, isa_of
 from tdbg.tensix.mmio import DETACHED, MmioPort
+from tdbg.tensix import rwc as counters
 from tdbg.tensix.rwc import RWCs, incrwc
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.state import TensixState
@@ -148,7 +149,7 @@ INSTRUCTIONS: dict[str, Insn] = {
 def _rwcs_moved(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     lines = []
     for t, (old, new) in enumerate(zip(before["rwcs"], after["rwcs"])):
-        a, b = old.as_dict(), new.as_dict()
+        a, b = counters.decode(old), counters.decode(new)
         moved = [f"{k} {a[k]} -> {b[k]}" for k in b if a[k] != b[k]]
         if moved:
             lines.append(f"RWC T{t}: " + ", ".join(moved))
@@ -210,7 +211,8 @@ class Coprocessor:
         self.threads = threads = spec.threads
         self._others = tuple(tuple(t for t in range(threads) if t != first) for first in range(threads))
         self.dst_port = DstPort(state.dst, self._dst_written)
-        self.rwcs = [RWCs() for _ in range(threads)]
+        self.rwc_bits = counters.storage(threads)   # every thread's RWCs, which ``rwcs`` view
+        self.rwcs = [RWCs.from_buffer(row) for row in self.rwc_bits]
         self.semaphores = [sync.Semaphore() for _ in range(spec.semaphores)]
         self.vector = sfpu.VectorUnit()
         self.unpacker_src_row = [[0] * threads for _ in range(2)]
@@ -224,7 +226,7 @@ class Coprocessor:
     #: zero, empty queues and expanders, no latched wait, the Vector Unit's own power-on state.
     STATE = StateDescription("coprocessor", (
         part("tensix", "state"),
-        obj("rwcs", reset=lambda c: [RWCs() for _ in range(c.threads)], report=_rwcs_moved),
+        array("rwcs", "rwc_bits", report=_rwcs_moved),
         obj("semaphores", reset=lambda c: [sync.Semaphore() for _ in c.semaphores], report=_semaphores_moved),
         part("vector"),
         obj("unpacker_src_row", reset=lambda c: [[0] * c.threads for _ in range(2)]),

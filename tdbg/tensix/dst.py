@@ -35,6 +35,18 @@ def row_indexes(rows: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ..
     return one, four
 
 
+@cache
+def row_maps(rows: int, cols: int, remap_addrs: bool, swizzle_32b: bool,
+             alias16: bool) -> tuple[np.ndarray, np.ndarray, list[int], list[int]]:
+    """``Dst32b`` and ``Dst16b`` row -> ``DstBits`` row (read-only arrays), and the same times
+    ``cols``, as Python ints, under one configuration; shared by every ``Dst`` (each tile's is
+    built in 2048 calls of ``adj16``/``adj32`` otherwise)."""
+    row32 = np.array([adj32(r, remap_addrs, swizzle_32b) for r in range(rows)], dtype=np.int64)
+    row16 = row32 if alias16 else np.array([adj16(r, remap_addrs) for r in range(rows)], dtype=np.int64)
+    row32.flags.writeable = row16.flags.writeable = False
+    return row32, row16, [int(r) * cols for r in row32], [int(r) * cols for r in row16]
+
+
 def adj16(r: int, remap_addrs: bool) -> int:
     """``Adj16`` of Dst.md."""
     if remap_addrs:
@@ -67,6 +79,7 @@ class Dst:
         self.ever_written = np.frombuffer(self._written, dtype=bool)
         self._feature_disable = 0
         self.alias16 = False  # Dst16b aliases the high half of Dst32b (bit 11 mode)
+        self.alias_flag = np.zeros(1, dtype=np.uint8)   # alias16 where the native push path reads it
         self._key: tuple[bool, bool, bool] | None = None
         self.row16 = np.arange(rows, dtype=np.int64)   # Dst16b row -> DstBits row
         self.row32 = np.arange(rows, dtype=np.int64)   # Dst32b row -> DstBits row of the high halves
@@ -85,6 +98,7 @@ class Dst:
     def feature_disable(self, value: int) -> None:
         self._feature_disable = value & 0xFFFFFFFF
         self.alias16 = bool(self._feature_disable & FEATURE_DISABLE_DST16_ALIAS)
+        self.alias_flag[0] = self.alias16
         self._refresh()
 
     def rows_state(self, rows: list[int]) -> np.ndarray:
@@ -100,11 +114,9 @@ class Dst:
         if key == self._key:
             return
         self._key = key
-        remap, swizzle, alias = key
-        self.row32 = np.array([adj32(r, remap, swizzle) for r in range(self.rows)], dtype=np.int64)
-        self.row16 = self.row32 if alias else np.array([adj16(r, remap) for r in range(self.rows)], dtype=np.int64)
-        self._row32_base = [int(r) * self.cols for r in self.row32]
-        self._row16_base = [int(r) * self.cols for r in self.row16]
+        row32, row16, self._row32_base, self._row16_base = row_maps(self.rows, self.cols, *key)
+        self.row32[:] = row32     # in place: the native push path holds their addresses (tdbg.emu.native_push)
+        self.row16[:] = row16
 
     # -- scalar access (the RISC-V window's path) -------------------------------------------
     def get16(self, row: int, col: int) -> int:

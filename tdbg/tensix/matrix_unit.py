@@ -102,6 +102,11 @@ def _math_config(cop: Coprocessor, thread: int) -> MathConfig:
     )
 
 
+def math_config(cop: Coprocessor, thread: int) -> MathConfig:
+    """The thread's ``MathConfig`` (derived once per config change)."""
+    return cop.state.config.derived(("MathConfig", thread), lambda: _math_config(cop, thread))  # type: ignore[return-value]
+
+
 class _Ctx:
     """What one instruction of one thread reads: its config, RWCs and unit state."""
 
@@ -113,7 +118,7 @@ class _Ctx:
         self.rwc = cop.rwcs[thread]
         self.port = cop.dst_port
         self.banks = state.src_banks
-        self.math: MathConfig = state.config.derived(("MathConfig", thread), lambda: _math_config(cop, thread))  # type: ignore[assignment]
+        self.math = math_config(cop, thread)
 
     def srca_fmt(self, from_srcb: bool = False) -> int:
         """``SrcAFmt``: the implied format of the bank read (``from_srcb``: the Matrix Unit's

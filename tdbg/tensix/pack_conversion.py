@@ -49,7 +49,7 @@ from tdbg import native
 from tdbg.arch.data_formats import L1_FORMATS, DataFormat
 from tdbg.native import address
 from tdbg.tensix.config import TensixConfig
-from tdbg.tensix.events import MissingSpecification, UndefinedBehavior, UnsupportedFunctionality
+from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnsupportedFunctionality
 from tdbg.tensix.formats import dst32_to_ieee
 
 I64 = NDArray[np.int64]
@@ -634,23 +634,52 @@ def _native_plan(cfg: PackerConfig) -> tuple[np.ndarray, PackFormat] | None:
     return plan, late.fmt
 
 
-_SCRATCH = 1024  # datums of the native path's buffers: words in, data (up to 32 bits each), exponents, the maximum
-_scratch = np.zeros(_SCRATCH * 4 + _SCRATCH * 4 + _SCRATCH // 16 + 4, dtype=np.uint8)
-_WORDS = _scratch[:4 * _SCRATCH].view(np.uint32)
-_DATA = _scratch[4 * _SCRATCH:8 * _SCRATCH]
-_EXPS = _scratch[8 * _SCRATCH:8 * _SCRATCH + _SCRATCH // 16]
-_TOP = _scratch[8 * _SCRATCH + _SCRATCH // 16:].view(np.int32)
+def native_cells(cfg: PackerConfig) -> tuple[np.ndarray, PackFormat] | None:
+    """``_native_plan``, None also where the page leaves ``cfg`` undefined (``pack`` says so)."""
+    try:
+        return _native_plan(cfg)
+    except TensixEvent:
+        return None
 
 
-def pack_plain(dst_words: np.ndarray | Callable[[int], None], n: int, cfg: PackerConfig) -> tuple[PackedData, int] | None:
+SCRATCH = 1024  # datums of the native path's buffers: words in, data (up to 32 bits each), exponents, the maximum
+_scratch = np.zeros(SCRATCH * 4 + SCRATCH * 4 + SCRATCH // 16 + 4, dtype=np.uint8)
+_WORDS = _scratch[:4 * SCRATCH].view(np.uint32)
+_DATA = _scratch[4 * SCRATCH:8 * SCRATCH]
+_EXPS = _scratch[8 * SCRATCH:8 * SCRATCH + SCRATCH // 16]
+_TOP = _scratch[8 * SCRATCH + SCRATCH // 16:].view(np.int32)
+#: Where the words ``pack_words`` converts are.
+WORDS = address(_scratch)
+
+
+_GIVEN = (None, None, None, 0, 0, None)
+
+
+def pack_words(lib, n: int, plan: np.ndarray, fmt: PackFormat,  # type: ignore[no-untyped-def]
+               gather: tuple[int | None, int | None, int | None, bool, int, int | None] = _GIVEN,
+               ) -> tuple[np.ndarray, np.ndarray | None, int] | None:
+    """``tdbg_pack`` (``tdbg/native/pack.c``) of the ``n`` (at most ``SCRATCH``; BFP: whole
+    blocks) words at ``WORDS``, or of those it gathers there first from ``Dst`` (``gather``:
+    the addresses of ``bits``, ``ever_written`` and the row map, wide, the first index and the
+    address of the offsets: ``packers._gather`` of ``packers._positions``), with the cells
+    ``plan`` (``native_cells``): the data bytes, the exponent bytes (BFP, else None), both views
+    of a buffer the next call overwrites, and the largest intermediate exponent (-1: no
+    datums); None for data the page leaves undefined."""
+    base = WORDS
+    if lib.tdbg_pack(base, n, address(plan), base + 4 * SCRATCH, base + 8 * SCRATCH, base + 8 * SCRATCH + SCRATCH // 16,
+                     *gather):
+        return None
+    return _DATA[:n * fmt.datum_bits // 8], _EXPS[:n // 16] if fmt.is_bfp else None, int(_TOP[0])
+
+
+def pack_plain(dst_words: np.ndarray, n: int, cfg: PackerConfig) -> tuple[PackedData, int] | None:
     """``pack`` of ``n`` datums with nothing between the conversions (no ``stage``), by
-    ``tdbg_pack`` of ``tdbg/native/pack.c``: the packed data and the largest intermediate
-    exponent (-1: no datums); None when that cannot run (no native library, integer cells, more
-    than 1024 datums, or data the page leaves undefined: ``pack`` then says so).
-    ``dst_words``: uint16 or uint32 words, as ``pack`` takes them, or a function that writes
-    them to the address it is given (``tdbg_gather``)."""
+    ``pack_words``: the packed data and the largest intermediate exponent (-1: no datums); None
+    when that cannot run (no native library, integer cells, more than 1024 datums, or data the
+    page leaves undefined: ``pack`` then says so).  ``dst_words``: uint16 or uint32 words, as
+    ``pack`` takes them."""
     lib = native.library()
-    if lib is None or n > _SCRATCH:
+    if lib is None or n > SCRATCH or dst_words.dtype not in (np.uint16, np.uint32):
         return None
     found = _native_plan(cfg)
     if found is None:
@@ -658,17 +687,12 @@ def pack_plain(dst_words: np.ndarray | Callable[[int], None], n: int, cfg: Packe
     plan, fmt = found
     if fmt.is_bfp and n % BLOCK:
         return None
-    base = address(_scratch)
-    if callable(dst_words):
-        dst_words(base)
-    elif dst_words.dtype in (np.uint16, np.uint32):
-        _WORDS[:n] = dst_words.ravel()
-    else:
+    _WORDS[:n] = dst_words.ravel()
+    done = pack_words(lib, n, plan, fmt)
+    if done is None:
         return None
-    if lib.tdbg_pack(base, n, address(plan), base + 4 * _SCRATCH, base + 8 * _SCRATCH, base + 8 * _SCRATCH + _SCRATCH // 16):
-        return None
-    packed = PackedData(fmt, _DATA[:n * fmt.datum_bits // 8].tobytes(), _EXPS[:n // 16].tobytes() if fmt.is_bfp else b"")
-    return packed, int(_TOP[0])
+    data, exps, top = done
+    return PackedData(fmt, data.tobytes(), b"" if exps is None else exps.tobytes()), top
 
 
 def pack(dst_bits: ArrayLike, cfg: PackerConfig, stage: Callable[[Datums], Datums] | None = None) -> PackedData:

@@ -8,7 +8,10 @@ Implements WormholeB0 ``TensixCoprocessor/PACR.md``, ``Packers/README.md``,
 ``Packers/Downsampling.md``, ``Packers/ExponentThresholding.md``,
 ``Packers/ExponentHistogram.md`` and ``CLREXPHIST.md``.  Undefined ``Dst`` rows read as zero
 (ZEROACC.md).  A ``PACR`` moves all its datums with numpy: gather from ``Dst``, mask, convert,
-write.
+write.  Its configuration is decoded once per configuration change (``read_config``,
+``TensixConfig.derived``); when nothing is staged between the conversions, one call of the
+native ``tdbg_pack`` gathers and converts (``pack_conversion.pack_words``; the numpy path stays
+the reference, tests/test_native.py).
 
 Blackhole has one packer with four ``Dst`` read interfaces (tt-llk: ``NUM_PACKERS = 1``; the
 PACR field the Wormhole page calls ``PackerMask`` is ``ReadIntfSel``).  Where the pages are
@@ -58,7 +61,7 @@ from tdbg import native
 from tdbg.arch import data_formats
 from tdbg.tensix import mmio
 from tdbg.tensix import pack_conversion as conversion
-from tdbg.tensix.adcs import PACKERS, W, X, Y, Z
+from tdbg.tensix.adcs import PACKERS, X
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.pack_conversion import Floats, Ints, PackerConfig
 
@@ -126,7 +129,7 @@ class PackConfig(NamedTuple):
     fifo_size: int
     l1_acc: bool
     edge_select: int
-    row_set_mapping: tuple[tuple[int, ...], ...]
+    row_set_mapping: tuple[int, ...]   # TILE_ROW_SET_MAPPING_<edge_select>: the EdgeMask of each row
     edge_masks: tuple[int, ...]
     edge_mode: bool
     reads_per_plane: int
@@ -139,6 +142,7 @@ class PackConfig(NamedTuple):
     acc_stats: bool
     keeps_all: bool     # the EdgeMasks the row set maps to and Downsample_mask are 0xFFFF: nothing dropped
     plain: bool         # keeps_all, no ReLU, no exponent threshold, no histogram bins: nothing staged
+    native: tuple[np.ndarray, conversion.PackFormat] | None  # plain, and ``tdbg_pack`` has the cells: its plan
 
 
 def read_config(cop: Coprocessor, thread: int) -> PackConfig:
@@ -147,10 +151,11 @@ def read_config(cop: Coprocessor, thread: int) -> PackConfig:
     cfg = cop.state.config
 
     def with_address() -> PackConfig:
-        rest: PackConfig = cfg.derived(("PACR without L1_Dest_addr", thread), lambda: _read_config(cop, thread))  # type: ignore[assignment]
+        rest: PackConfig = cfg.derived(("PACR without L1_Dest_addr", thread), lambda: _read_config(cop, thread),  # type: ignore[assignment]
+                                       shared=True)
         return rest._replace(l1_dest_addr=cfg.get("THCON_SEC0_REG1_L1_Dest_addr", thread=thread))
 
-    return cfg.derived(("PACR", thread), with_address)  # type: ignore[return-value]
+    return cfg.derived(("PACR", thread), with_address, shared=True)  # type: ignore[return-value]
 
 
 def _unmodelled(get, names: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
@@ -180,6 +185,7 @@ def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
     if get(f"{sec}Downsample_rate"):
         raise MissingSpecification(f"PACR: Blackhole's {sec}Downsample_rate (no page describes it)")
     in_fmt = get(f"{sec}In_data_format")
+    edge_select = get("PCK_EDGE_TILE_ROW_SET_SELECT_select") & 3
     intermediate = get("ALU_FORMAT_SPEC_REG_Dstacc_val") if get("ALU_FORMAT_SPEC_REG_Dstacc_override") \
         else get("ALU_FORMAT_SPEC_REG2_Dstacc")
     raw = get("STACC_RELU_ReluThreshold")
@@ -202,8 +208,8 @@ def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
         exp_section_size=get(f"{sec}Exp_section_size"),
         limit=get("THCON_SEC0_REG9_Pack_0_2_limit_address"), fifo_size=get("THCON_SEC0_REG9_Pack_0_2_fifo_size"),
         l1_acc=bool(get(f"{sec}Pack_L1_Acc")),
-        edge_select=get("PCK_EDGE_TILE_ROW_SET_SELECT_select") & 3,
-        row_set_mapping=tuple(tuple(get(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{i}") for i in range(16)) for b in range(4)),
+        edge_select=edge_select,
+        row_set_mapping=tuple(get(f"TILE_ROW_SET_MAPPING_{edge_select}_row_set_mapping_{i}") for i in range(16)),
         edge_masks=tuple(get(f"PCK_EDGE_OFFSET_SEC{i}_mask") for i in range(4)), edge_mode=bool(get("PCK_EDGE_MODE_mode")),
         reads_per_plane=get("PACK_COUNTERS_SEC0_pack_reads_per_xy_plane"),
         yz_transposed=bool(get("PACK_COUNTERS_SEC0_pack_yz_transposed")),
@@ -211,11 +217,11 @@ def _read_config(cop: Coprocessor, thread: int) -> PackConfig:
         exp_threshold_en=bool(get(f"{sec}Exp_threshold_en")), exp_threshold=get(f"{sec}Exp_threshold"),
         downsample_mask=get(f"{sec}Downsample_mask") or 0xFFFF,
         acc_stats=any(cfg.get("ENABLE_ACC_STATS_Enable", thread=t) for t in range(cfg.threads)),
-        keeps_all=False, plain=False,
+        keeps_all=False, plain=False, native=None,
     )
-    keeps_all = c.downsample_mask == 0xFFFF and all(c.edge_masks[m] == 0xFFFF for m in c.row_set_mapping[c.edge_select])
-    return c._replace(keeps_all=keeps_all,
-                      plain=keeps_all and not c.relu_mode and not c.exp_threshold_en and not c.acc_stats)
+    keeps_all = c.downsample_mask == 0xFFFF and all(c.edge_masks[m] == 0xFFFF for m in c.row_set_mapping)
+    plain = keeps_all and not c.relu_mode and not c.exp_threshold_en and not c.acc_stats
+    return c._replace(keeps_all=keeps_all, plain=plain, native=conversion.native_cells(c.conversion) if plain else None)
 
 
 # -- the input side ------------------------------------------------------------------------------
@@ -242,14 +248,20 @@ def _positions(cop: Coprocessor, c: PackConfig, adc: int, f: dict[str, int]) -> 
         return np.zeros(0, dtype=np.int64), 0
     if f["ZeroWrite"] and f["ReadIntfSel"] == 0:  # assembly.yaml: x_end + 1 zero datums
         return np.zeros(adcs.get(adc, PACKERS, 1, X) + 1, dtype=np.int64), 0
-    n = adcs.get(adc, PACKERS, 1, X) - x0 + 1
+    start, n = _start(cop, c, adc)
+    return (start + _offsets(f["ReadIntfSel"], bool(f["DstAccessMode"]), n)) & 0x3FFF, x0
+
+
+def _start(cop: Coprocessor, c: PackConfig, adc: int) -> tuple[int, int]:
+    """(the first datum's index into ``Dst`` before the 14-bit wrap, datums per read interface)
+    of a PACR that reads ``Dst`` (InputAddressGenerator.md)."""
+    x0, y0, z0, w0, x1 = cop.state.adcs.channels(adc, PACKERS)[:5]
+    n = x1 - x0 + 1
     if not 0 < n <= 16:
         raise UndefinedBehavior(f"PACR (assembly.yaml): Channel[1].X - Channel[0].X + 1 = {n}; it must be 1..16")
-    addr = (c.base0 + x0 * (c.x_stride & 0xF) + adcs.get(adc, PACKERS, 0, Y) * c.y_stride
-            + adcs.get(adc, PACKERS, 0, Z) * c.z_stride + adcs.get(adc, PACKERS, 0, W) * c.w_stride)
+    addr = c.base0 + x0 * (c.x_stride & 0xF) + y0 * c.y_stride + z0 * c.z_stride + w0 * c.w_stride
     size, mask = ((4, 3), (2, 7), (1, 0xF), (1, 0xF))[c.in_fmt & 3]
-    start = ((addr // size) & ~mask) + (x0 & mask) + (c.dst_offset << 4)
-    return (start + _offsets(f["ReadIntfSel"], bool(f["DstAccessMode"]), n)) & 0x3FFF, x0
+    return ((addr // size) & ~mask) + (x0 & mask) + (c.dst_offset << 4), n
 
 
 def _gather(cop: Coprocessor, c: PackConfig, idx: np.ndarray) -> np.ndarray:
@@ -268,12 +280,17 @@ def _gather(cop: Coprocessor, c: PackConfig, idx: np.ndarray) -> np.ndarray:
     return (high << 16) | np.where(written[hi + 8], dst.bits[hi + 8, cols], 0).astype(np.uint32)
 
 
-def _gather_native(cop: Coprocessor, c: PackConfig, idx: np.ndarray, words: int) -> None:
-    """``_gather`` by ``tdbg_gather`` (tdbg/native/pack.c), the words written to ``words``."""
-    dst = cop.state.dst
-    native.library().tdbg_gather(native.address(dst.bits), native.address(dst.ever_written),  # type: ignore[union-attr]
-                                 native.address(dst.row32 if c.read_32b else dst.row16), c.read_32b,
-                                 native.address(idx), len(idx), words)
+def _pack_native(lib, cop: Coprocessor, c: PackConfig, start: int, offsets: np.ndarray):  # type: ignore[no-untyped-def]
+    """``_gather`` of ``_positions`` and the conversion, by ``conversion.pack_words``; None
+    where that cannot run."""
+    plan, fmt = c.native  # type: ignore[misc]
+    n = len(offsets)
+    if n > conversion.SCRATCH or (fmt.is_bfp and n % conversion.BLOCK):
+        return None
+    dst, address = cop.state.dst, native.address
+    return conversion.pack_words(lib, n, plan, fmt, (address(dst.bits), address(dst.ever_written),
+                                                     address(dst.row32 if c.read_32b else dst.row16), c.read_32b,
+                                                     start, address(offsets)))
 
 
 # -- the stages between the early and the late conversion ----------------------------------------
@@ -292,10 +309,17 @@ def _edge_keep(c: PackConfig, tpg: list[int], cols: np.ndarray) -> tuple[np.ndar
             y = y0 + ((z0 + lines) // r if r else 0)
         else:
             y = (y0 + lines) % r if r else y0 + lines
-        row_map = np.array(c.row_set_mapping[c.edge_select], dtype=np.int64)
+        row_map = np.array(c.row_set_mapping, dtype=np.int64)
         masks = np.array(c.edge_masks, dtype=np.int64)
         edge = masks[row_map[y & 15]]
         keep = (edge >> cols & 1).astype(bool)
+    return keep, _tpg_next(c, tpg, n)
+
+
+def _tpg_next(c: PackConfig, tpg: list[int], n: int) -> list[int]:
+    """The tile position generator after ``n`` datums (EdgeMasking.md)."""
+    x0, y0, z0 = tpg
+    r = c.reads_per_plane
     total = x0 + n
     lines_total = total // 16
     if c.yz_transposed:
@@ -304,7 +328,7 @@ def _edge_keep(c: PackConfig, tpg: list[int], cols: np.ndarray) -> tuple[np.ndar
     else:
         yy = y0 + lines_total
         new = [total % 16, yy % r if r else yy, z0 + (yy // r if r else 0)]
-    return keep, new
+    return new
 
 
 def _float_value(d: Floats) -> np.ndarray:
@@ -455,8 +479,8 @@ _ACC = {0: (4, _acc_fp32), 5: (2, _acc_bf16), 1: (2, _acc_fp16)}
 
 # -- PACR ------------------------------------------------------------------------------------------
 
-def pacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
-    """``PACR`` (module docstring)."""
+def _refused(cop: Coprocessor, f: dict[str, int]) -> None:
+    """Raise for the fields tdbg does not model (the module docstring's list)."""
     for name, what in (("CtxtCtrl", "RTL context flops"), ("RowPadZero", "row zero padding")):
         if f[name]:
             raise UnimplementedFunctionality(f"PACR: {name}={f[name]} ({what}) is not modelled")
@@ -466,24 +490,33 @@ def pacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
                                          "is not modelled (ttsim v1.10.0 refuses it too, tensix.cpp:1997-2002)")
     if f["CfgContext"]:
         raise MissingSpecification(f"PACR: Blackhole's CfgContext={f['CfgContext']} (no page describes the contexts)")
+
+
+def pacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``PACR`` (module docstring)."""
+    if f["CtxtCtrl"] or f["RowPadZero"] or f["DstAccessMode"] or f["CfgContext"]:
+        _refused(cop, f)
     state = cop.state
     c = read_config(cop, thread)
     adc = thread
     if f["OvrdThreadId"]:
         adc = f["AddrCntContext"] if f["AddrCntContext"] < 3 else 0
-    idx, _ = _positions(cop, c, adc, f)
-    n = len(idx)
-    zeros = bool(f["ZeroWrite"] or f["Flush"])
     ps = state.packer
-    if c.plain and not zeros and native.library() is not None:  # gathered and packed in C
-        plain = conversion.pack_plain(lambda words: _gather_native(cop, c, idx, words), n, c.conversion)
-        if plain is not None:
-            _, ps.tpg = _edge_keep(c, ps.tpg, idx & 15)
-            packed, top = plain
+    zeros = bool(f["ZeroWrite"] or f["Flush"])
+    lib = native.library() if c.native is not None and not zeros else None
+    if lib is not None:  # nothing staged: gathered and packed in C
+        start, n = _start(cop, c, adc)
+        offsets = _offsets(f["ReadIntfSel"], bool(f["DstAccessMode"]), n)
+        done = _pack_native(lib, cop, c, start, offsets)
+        if done is not None:
+            data, exps, top = done
+            ps.tpg = _tpg_next(c, ps.tpg, len(offsets))
             ps.histogram.max_exponent = max(ps.histogram.max_exponent, top)
-            _output(cop, c, f, packed, adc)
+            _output(cop, c, f, c.native[1], data, exps, adc)  # type: ignore[index]
             _advance(cop, thread, adc, f)
             return
+    idx, _ = _positions(cop, c, adc, f)
+    n = len(idx)
     bits = np.zeros(n, dtype=np.uint32 if c.read_32b else np.uint16) if zeros else _gather(cop, c, idx)
     keep, ps.tpg = _edge_keep(c, ps.tpg, idx & 15)
     if c.downsample_mask != 0xFFFF:
@@ -500,51 +533,52 @@ def pacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     else:  # nothing staged: the histogram's maximum is all _stage would have done (ExponentHistogram.md)
         packed, top = plain
         ps.histogram.max_exponent = max(ps.histogram.max_exponent, top)
-    _output(cop, c, f, packed, adc)
+    _output(cop, c, f, packed.fmt, np.frombuffer(packed.data, dtype=np.uint8),
+            np.frombuffer(packed.exponents, dtype=np.uint8) if packed.exponents else None, adc)
     _advance(cop, thread, adc, f)
 
 
 def _new_address(cop: Coprocessor, c: PackConfig, adc: int) -> int:
     """OutputAddressGenerator.md: the 16-byte unit address for fresh streams."""
-    adcs = cop.state.adcs
+    _, y, z, w = cop.state.adcs.channels(adc, PACKERS)[4:]
     addr = c.l1_dest_addr + (0 if c.sub_header else 1)
-    yzw = (c.base1 + adcs.get(adc, PACKERS, 1, Y) * c.y_stride1 + adcs.get(adc, PACKERS, 1, Z) * c.z_stride1
-           + adcs.get(adc, PACKERS, 1, W) * c.w_stride1)
+    yzw = c.base1 + y * c.y_stride1 + z * c.z_stride1 + w * c.w_stride1
     addr += yzw >> 4
     if addr > c.limit * 2 + 1:
         addr -= c.fifo_size * 2
     return addr & 0xFFFFFFFF
 
 
-def _output(cop: Coprocessor, c: PackConfig, f: dict[str, int], packed: conversion.PackedData, adc: int) -> None:
-    """OutputAddressGenerator.md: stream addresses, L1 writes (or accumulation), padding."""
+def _output(cop: Coprocessor, c: PackConfig, f: dict[str, int], fmt: conversion.PackFormat, data: np.ndarray,
+            exps: np.ndarray | None, adc: int) -> None:
+    """OutputAddressGenerator.md: stream addresses, L1 writes (or accumulation), padding; ``data``
+    and ``exps`` (BFP, else None or empty) are the packed bytes in format ``fmt``."""
     ps = cop.state.packer
-    addr = _new_address(cop, c, adc)
-    if c.out_fmt & 2:  # formats narrower than 16 bits have an exponent stream address
-        if ps.exp_needs_new:
-            ps.exp_address, ps.exp_needs_new = (addr & 0x1FFFF) << 4, False
-        addr += c.exp_section_size
-    if ps.data_needs_new:
-        ps.data_address, ps.data_needs_new = (addr & 0x1FFFF) << 4, False
-    data = np.frombuffer(packed.data, dtype=np.uint8)
+    if ps.data_needs_new or ps.exp_needs_new:
+        addr = _new_address(cop, c, adc)
+        if c.out_fmt & 2:  # formats narrower than 16 bits have an exponent stream address
+            if ps.exp_needs_new:
+                ps.exp_address, ps.exp_needs_new = (addr & 0x1FFFF) << 4, False
+            addr += c.exp_section_size
+        if ps.data_needs_new:
+            ps.data_address, ps.data_needs_new = (addr & 0x1FFFF) << 4, False
     if c.l1_acc and len(data):
         if c.out_fmt not in _ACC:
-            raise UnimplementedFunctionality(f"PACR: L1 accumulation into {packed.fmt.name}")
+            raise UnimplementedFunctionality(f"PACR: L1 accumulation into {fmt.name}")
         size, acc = _ACC[c.out_fmt]
         old = cop.read_l1(ps.data_address, len(data)).view(f"<u{size}").astype(np.int64)
         new = data.view(f"<u{size}").astype(np.int64)
         data = acc(old, new).astype(f"<u{size}").view(np.uint8)
     cop.write_l1(ps.data_address, data)
     ps.data_address += len(data)
-    if packed.exponents:
-        exps = np.frombuffer(packed.exponents, dtype=np.uint8)
+    if exps is not None and len(exps):
         cop.write_l1(ps.exp_address, exps)
         ps.exp_address += len(exps)
     if f["Last"] or f["Flush"]:
         for name in ("data_address", "exp_address"):
             end = getattr(ps, name)
             pad = -end % 16
-            if pad and (name == "data_address" or packed.fmt.is_bfp):
+            if pad and (name == "data_address" or fmt.is_bfp):
                 cop.write_l1(end, np.zeros(pad, dtype=np.uint8))
                 setattr(ps, name, end + pad)
         ps.data_needs_new = ps.exp_needs_new = True
@@ -566,18 +600,7 @@ def _advance(cop: Coprocessor, thread: int, adc: int, f: dict[str, int]) -> None
     """The ``AddrMod`` updates of both address generators (``ADDR_MOD_PACK_SEC[AddrMode]``)."""
     m = f["AddrMode"]
     sides = cop.state.config.derived(("ADDR_MOD_PACK", thread, m), lambda: _addr_mod_pack(cop, thread, m))
-    adcs = cop.state.adcs
-    for ch, (y_clear, y_cr, y_incr, z_clear, z_incr) in enumerate(sides):  # type: ignore[arg-type]
-        if y_clear:
-            adcs.clear(adc, PACKERS, ch, Y)
-        elif y_cr:
-            adcs.add_cr(adc, PACKERS, ch, Y, y_incr)
-        else:
-            adcs.add(adc, PACKERS, ch, Y, y_incr)
-        if z_clear:
-            adcs.clear(adc, PACKERS, ch, Z)
-        else:
-            adcs.add(adc, PACKERS, ch, Z, z_incr)
+    cop.state.adcs.step_yz(adc, PACKERS, sides)  # type: ignore[arg-type]
 
 
 def pacr_setreg(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:

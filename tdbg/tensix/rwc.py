@@ -21,35 +21,49 @@ An entry's fields are read once per config change (``TensixConfig.derived``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+import ctypes
+
+import numpy as np
 
 from tdbg.tensix.config import TensixConfig
 from tdbg.tensix.events import MissingSpecification
 
+#: The counters and their widths, in their storage order (C bit fields, low bits first).
 _WIDTH = {"Dst": 10, "Dst_Cr": 10, "SrcA": 6, "SrcA_Cr": 6, "SrcB": 6, "SrcB_Cr": 6,
           "FidelityPhase": 2, "ExtraAddrModBit": 1, "Sp": 10}
-_MASK = {name: (1 << width) - 1 for name, width in _WIDTH.items()}
+NAMES = tuple(_WIDTH)
+_CR = {name: name + "_Cr" for name in ("Dst", "SrcA", "SrcB")}
 
 
-@dataclass
-class RWCs:
-    """One thread's counters (RWCs.md); assignments wrap to each counter's width."""
+class RWCs(ctypes.Structure):
+    """One thread's counters (RWCs.md): unsigned bit fields, so an assignment wraps to the
+    counter's width.  ``storage`` holds every thread's; ``RWCs.from_buffer`` of a row views one
+    (the native push path, ``tdbg/native/push.c``, declares the same ``struct rwc``)."""
 
-    Dst: int = 0
-    Dst_Cr: int = 0
-    SrcA: int = 0
-    SrcA_Cr: int = 0
-    SrcB: int = 0
-    SrcB_Cr: int = 0
-    FidelityPhase: int = 0
-    ExtraAddrModBit: int = 0
-    Sp: int = 0  # Blackhole: the Vector Unit's Dst stack pointer (BlackholeA0 SFPLOAD.md, SFPSTORE.md)
-
-    def __setattr__(self, name: str, value: int) -> None:
-        self.__dict__[name] = value & _MASK[name]
+    _fields_ = [(name, ctypes.c_uint32, width) for name, width in _WIDTH.items()]
 
     def as_dict(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: getattr(self, name) for name in NAMES}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RWCs) and self.as_dict() == other.as_dict()
+
+    def __repr__(self) -> str:
+        return "RWCs(" + ", ".join(f"{k}={v}" for k, v in self.as_dict().items()) + ")"
+
+
+#: 32-bit words of one thread's ``RWCs``.
+WORDS = ctypes.sizeof(RWCs) // 4
+
+
+def storage(threads: int) -> np.ndarray:
+    """Zeroed counters of ``threads`` threads: ``(threads, WORDS)`` uint32, one row per thread."""
+    return np.zeros((threads, WORDS), dtype=np.uint32)
+
+
+def decode(row: np.ndarray) -> dict[str, int]:
+    """The counters of one saved ``storage`` row."""
+    return RWCs.from_buffer_copy(np.ascontiguousarray(row, dtype=np.uint32).tobytes()).as_dict()
 
 
 def _entry(config: TensixConfig, thread: int, index: int) -> tuple[int, ...]:
@@ -76,14 +90,22 @@ def _entry_in_force(config: TensixConfig, thread: int, addr_mod: int, extra: int
     return _entry(config, thread, index)
 
 
+def entry_in_force(config: TensixConfig, thread: int, addr_mod: int, extra: int) -> tuple[int, ...]:
+    """The fields of the ``ADDR_MOD`` entry ``ApplyAddrMod`` uses (``apply_addr_mod``; derived once
+    per config change); raises ``MissingSpecification`` as ``_entry_in_force`` does."""
+    return config.derived(("ADDR_MOD", thread, addr_mod, extra),   # type: ignore[return-value]
+                          lambda: _entry_in_force(config, thread, addr_mod, extra))
+
+
 def _advance(rwc: RWCs, counter: str, inc: int, cr: bool) -> None:
     """The counter step RWCs.md's instructions share: with ``cr``, ``X_Cr += inc; X = X_Cr``;
     else ``X += inc`` (each wrapping at the counter's width)."""
-    values = rwc.__dict__
     if cr:
-        values[counter] = values[counter + "_Cr"] = (values[counter + "_Cr"] + inc) & _MASK[counter]
+        name = _CR[counter]
+        setattr(rwc, name, getattr(rwc, name) + inc)
+        setattr(rwc, counter, getattr(rwc, name))
     elif inc:
-        values[counter] = (values[counter] + inc) & _MASK[counter]
+        setattr(rwc, counter, getattr(rwc, counter) + inc)
 
 
 def apply_addr_mod(rwc: RWCs, config: TensixConfig, thread: int, addr_mod: int,
@@ -91,8 +113,7 @@ def apply_addr_mod(rwc: RWCs, config: TensixConfig, thread: int, addr_mod: int,
     """``ApplyAddrMod`` (``ApplyPartialAddrMod`` when ``update_fidelity`` is false), RWCs.md."""
     extra = rwc.ExtraAddrModBit
     (a_incr, a_clear, a_cr, b_incr, b_clear, b_cr, d_incr, d_clear, d_ctocr, d_cr,
-     f_clear, f_incr, bias_clear, bias_incr) = config.derived(
-        ("ADDR_MOD", thread, addr_mod, extra), lambda: _entry_in_force(config, thread, addr_mod, extra))
+     f_clear, f_incr, bias_clear, bias_incr) = entry_in_force(config, thread, addr_mod, extra)
     if a_clear:
         rwc.SrcA = rwc.SrcA_Cr = 0
     elif a_cr or a_incr:

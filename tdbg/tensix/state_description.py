@@ -122,6 +122,7 @@ class StateDescription:
         saved = tuple(f for f in self.fields if f.saved)
         object.__setattr__(self, "_save", (_compiled_save(saved, False),
                                            _compiled_save(tuple(f for f in saved if f.in_steps), True)))
+        object.__setattr__(self, "_reset", _compiled_reset(self.fields, self.after))
 
     def save(self, obj: Any, steps: bool = False) -> Saved:
         """The component's state (``steps``: for a reverse-stepi record, without the fields the
@@ -149,20 +150,9 @@ class StateDescription:
             self.after(obj)
 
     def reset(self, obj: Any) -> None:
-        """Back to power-on."""
-        for f in self.fields:
-            if f.kind is Kind.PART:
-                current = f.read(obj)
-                describe(current).reset(current)
-            elif f.kind is Kind.PARTS:
-                for c in f.read(obj).values():
-                    describe(c).reset(c)
-            elif f.kind is Kind.ARRAY:
-                f.read(obj)[...] = f.reset(obj) if callable(f.reset) else f.reset
-            elif f.reset is not KEEP:
-                f.write(obj, f.reset(obj) if callable(f.reset) else copy.deepcopy(f.reset))
-        if self.after is not None:
-            self.after(obj)
+        """Back to power-on: each field's ``reset`` (an ``OBJECT``'s constant deep-copied), the
+        parts' own resets, then ``after``."""
+        self._reset(obj)  # type: ignore[attr-defined]
 
     def changes(self, obj: Any, before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
         """What changed in ``obj`` between two of its saves, as the fields' reports say it."""
@@ -242,6 +232,49 @@ def _compiled_save(fields: tuple[Field, ...], steps: bool) -> Callable[[Any], Sa
     source = "def save(obj):\n" + "".join(f"    {line}\n" for line in body)
     exec(source, env)  # noqa: S102 - generated from the declaration above, as dataclasses does
     return env["save"]
+
+
+def _compiled_reset(fields: tuple[Field, ...], after: Callable[[Any], None] | None) -> Callable[[Any], None]:
+    """``StateDescription.reset`` of ``fields``, written out as one function (``_compiled_save``;
+    measured: the tile's reset 250 -> 150 us, a walk over some 150 fields)."""
+    env: dict[str, Any] = {"describe": describe, "deepcopy": copy.deepcopy, "after": after}
+    body: list[str] = []
+    for i, f in enumerate(fields):
+        path = f.path or f.name
+        plain = all(part.isidentifier() for part in path.split("."))
+        if f.get is None and plain:
+            read = f"obj.{path}"
+        else:
+            env[f"read{i}"] = f.read  # type: ignore[attr-defined]
+            read = f"read{i}(obj)"
+        if f.kind is Kind.PART:
+            body += [f"v = {read}", "describe(v).reset(v)"]
+            continue
+        if f.kind is Kind.PARTS:
+            body += [f"for c in {read}.values():", "    describe(c).reset(c)"]
+            continue
+        if f.reset is KEEP:
+            continue
+        env[f"reset{i}"] = f.reset
+        if callable(f.reset):
+            value = f"reset{i}(obj)"
+        else:
+            value = f"deepcopy(reset{i})" if f.kind is Kind.OBJECT else f"reset{i}"
+        if f.kind is Kind.ARRAY:
+            body.append(f"{read}[...] = {value}")
+        elif f.put is not None:
+            env[f"put{i}"] = f.put
+            body.append(f"put{i}(obj, {value})")
+        elif plain:
+            body.append(f"obj.{path} = {value}")
+        else:
+            env[f"write{i}"] = f.write
+            body.append(f"write{i}(obj, {value})")
+    if after is not None:
+        body.append("after(obj)")
+    source = "def reset(obj):\n" + "".join(f"    {line}\n" for line in body or ["pass"])
+    exec(source, env)  # noqa: S102 - generated from the declaration above, as dataclasses does
+    return env["reset"]
 
 
 def _data_bytes(item: Any) -> int:

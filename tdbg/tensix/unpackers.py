@@ -8,6 +8,10 @@ and its helpers), ``UNPACR_IncrementContextCounter.md``, ``UNPACR_FlushCache.md`
 modelled) and the newer ``Unpackers/README.md``, ``Unpackers/FormatConversion.md``,
 ``UNPACR_NOP_ZEROSRC.md``, ``UNPACR_NOP_SETDVALID.md``, ``UNPACR_NOP_Nop.md``.  Each instruction
 works on whole arrays: datum addresses, L1 bytes, conversion and Src / Dst writes are numpy.
+What an UNPACR reads from config is decoded once per configuration change (``read_config``,
+``TensixConfig.derived``), with its input addresses and, for formats of at most 16 bits, its
+conversion as a table of ``convert`` over every datum once the conversion is in use
+(``conversion_table``): per instruction, the ADCs, a slice of L1, one lookup and one write.
 
 Blackhole, where the pages are silent (evidence: ttsim v1.10.0 ``tensix.cpp`` UNPACR at 2650 /
 UNPACR_NOP at 3049, tt-llk's assembly.yaml descriptions; checked side by side with ttsim by
@@ -51,7 +55,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from tdbg.arch import data_formats
-from tdbg.tensix.adcs import UNPACKER0, UNPACKER1, W, X, Y, Z
+from tdbg.tensix.adcs import UNPACKER0, UNPACKER1, Y, Z
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
 from tdbg.tensix.src import MASK19, SrcClient
 
@@ -115,6 +119,10 @@ class UnpackConfig(NamedTuple):
     lf8_4b_exp: bool
     srca_set_ovrd: bool
     src_row_base: int         # SRCA_SET_Base / SRCB_SET_Base << 4
+    width: int                # datum bits (0: InDataFormat is no data type)
+    in_addr: int              # InAddr in bytes, past the BFP exponent section (``read_config`` adds it)
+    exp_start: int            # where the exponent section starts (bytes)
+    conversion: tuple[int, int, bool, bool, bool]  # what ``convert`` reads: ``conversion_table``'s key
 
 
 def descriptor(value: int) -> dict[str, int]:
@@ -138,10 +146,11 @@ def read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context:
     key = (thread, which, multi, context)
 
     def with_addresses() -> UnpackConfig:
-        rest: UnpackConfig = cfg.derived(("UNPACR without addresses", *key), lambda: _read_config(cop, *key))  # type: ignore[assignment]
-        return rest._replace(**_addresses(cop, *key))
+        rest: UnpackConfig = cfg.derived(("UNPACR without addresses", *key), lambda: _read_config(cop, *key),  # type: ignore[assignment]
+                                         shared=True)
+        return _with_addresses(rest, **_addresses(cop, *key))
 
-    return cfg.derived(("UNPACR", *key), with_addresses)  # type: ignore[return-value]
+    return cfg.derived(("UNPACR", *key), with_addresses, shared=True)  # type: ignore[return-value]
 
 
 def _addresses(cop: Coprocessor, thread: int, which: int, multi: bool, context: int) -> dict[str, int]:
@@ -157,8 +166,20 @@ def _addresses(cop: Coprocessor, thread: int, which: int, multi: bool, context: 
     return {"base": get(f"{sec}REG3_Base_address"), "offset": get(f"{sec}REG7_Offset_address")}
 
 
+def _with_addresses(c: UnpackConfig, base: int, offset: int) -> UnpackConfig:
+    """``c`` with the context's ``Base`` and ``Offset`` and the input addresses they give
+    (UNPACR_Regular.md: InAddr, the BFP exponent section before the datums)."""
+    in_addr = (base + (offset & 0xFFFF) + 1 + c.digest_size) * 16
+    exp_start = in_addr
+    if c.in_fmt in BFP_FORMATS and not c.force_shared_exp and (c.in_fmt in (BFP8, BFP8A) or not c.no_bfp_exp_section):
+        exponents = -(-(c.x_dim * c.y_dim * c.z_dim * c.w_dim) // 16)
+        in_addr += -(-exponents // 16) * 16
+    return c._replace(base=base, offset=offset, in_addr=in_addr, exp_start=exp_start)
+
+
 def _read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context: int) -> UnpackConfig:
-    """Everything but ``base`` and ``offset`` (``_addresses``), which are 0 here."""
+    """Everything but ``base`` and ``offset`` and the addresses they give (``_with_addresses``),
+    which are 0 here."""
     cfg = cop.state.config
 
     def get(name: str) -> int:
@@ -185,6 +206,8 @@ def _read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context
     tileize = bool(get(f"{sec}REG2_Tileize_mode"))
     shifts = [get(f"{sec}REG2_Shift_amount_cntx{i}") for i in range(4)]
     unp = f"UNP{u}_"
+    int8_unsigned = bool(get("ALU_FORMAT_SPEC_REG0_SrcBUnsigned" if which else "ALU_FORMAT_SPEC_REG0_SrcAUnsigned"))
+    lf8_4b_exp = bool(get(f"{sec}REG1_Unp_LF8_4b_exp"))
     return UnpackConfig(
         context=context, uncompressed=uncompressed, in_fmt=in_fmt, out_fmt=out_fmt, x_dim=x_dim,
         y_dim=desc["YDim"], z_dim=desc["ZDim"] or 1, w_dim=desc["WDim"] or 1,
@@ -201,10 +224,11 @@ def _read_config(cop: Coprocessor, thread: int, which: int, multi: bool, context
         upsample_rate=get(f"{sec}REG2_Upsample_rate"), upsample_interleave=bool(get(f"{sec}REG2_Upsample_and_interleave")),
         col_shift=0 if tileize or which == 1 else shifts[context & 3],
         src_reg_set_upd=bool(get(f"{sec}REG2_Unpack_Src_Reg_Set_Upd")), context_count=get(f"{sec}REG2_Context_count"),
-        int8_unsigned=bool(get("ALU_FORMAT_SPEC_REG0_SrcBUnsigned" if which else "ALU_FORMAT_SPEC_REG0_SrcAUnsigned")),
-        lf8_4b_exp=bool(get(f"{sec}REG1_Unp_LF8_4b_exp")),
+        int8_unsigned=int8_unsigned, lf8_4b_exp=lf8_4b_exp,
         srca_set_ovrd=bool(get("SRCA_SET_SetOvrdWithAddr")),
         src_row_base=get("SRCB_SET_Base" if which else "SRCA_SET_Base") << 4,
+        width=DATUM_BITS.get(in_fmt, 0), in_addr=0, exp_start=0,
+        conversion=(in_fmt, out_fmt, to_dst, int8_unsigned, lf8_4b_exp),
     )
 
 
@@ -360,6 +384,48 @@ def convert(c: UnpackConfig, bits: np.ndarray, exps: np.ndarray | None) -> tuple
     return (_dst_fp16(b), 16) if to_dst else (_src_fp16(b), 19)
 
 
+#: UNPACRs of one conversion before its table is built: a table costs 1 to 4 ms (``convert`` of
+#: 65 536 datums), what 200 to 800 face-sized UNPACRs save by it (about 5 us each).
+TABLE_AFTER = 256
+_TABLES: dict[tuple[int, int, bool, bool, bool], tuple[np.ndarray, int] | None] = {}   # built (None: cannot be)
+_USES: dict[tuple[int, int, bool, bool, bool], int] = {}                              # not yet built
+
+
+def conversion_table(c: UnpackConfig) -> tuple[np.ndarray, int] | None:
+    """``convert`` for ``c``'s formats as a table, built once per conversion and process after
+    its ``TABLE_AFTER``-th use: (the values of every datum ``InDataFormat`` can hold, BFP:
+    indexed ``exponent << DatumBits | datum``; the width), so one lookup converts an UNPACR's
+    datums.  None before that and where a table cannot stand for ``convert``: formats wider
+    than 16 bits, BFP*a (``BFP8aToFP16`` is undefined for some exponents: ``convert`` says so
+    per datum), and conversions the page leaves undefined (``convert`` says so at the
+    instruction)."""
+    key = c.conversion
+    if key in _TABLES:
+        return _TABLES[key]
+    uses = _USES[key] = _USES.get(key, 0) + 1
+    if uses < TABLE_AFTER:
+        return None
+    table = _TABLES[key] = _table(c)
+    return table
+
+
+def _table(c: UnpackConfig) -> tuple[np.ndarray, int] | None:
+    if not 0 < c.width <= 16 or c.in_fmt in (BFP8A, BFP4A, BFP2A):
+        return None
+    datums = np.arange(1 << c.width, dtype=np.int64)
+    exps = None
+    if c.in_fmt in BFP_FORMATS:
+        exps = np.repeat(np.arange(256, dtype=np.int64), len(datums))
+        datums = np.tile(datums, 256)
+    try:
+        values, width = convert(c, datums, exps)
+    except TensixEvent:
+        return None
+    table = (values & MASK19 if width == 19 else values).astype(np.uint32)  # what a Src write keeps
+    table.flags.writeable = False
+    return table, width
+
+
 # -- L1 reads ------------------------------------------------------------------------------------
 
 def read_datums(l1: np.ndarray, bit_addr: np.ndarray, width: int) -> np.ndarray:
@@ -424,27 +490,16 @@ def plan(cop: Coprocessor, thread: int, f: dict[str, int]) -> Plan:
     c = read_config(cop, thread, which, multi, context)
     if not c.uncompressed:
         raise UnimplementedFunctionality(f"{PAGE}: decompression (IsUncompressed false) is not modelled")
-    if c.in_fmt not in DATUM_BITS:
+    width = c.width
+    if not width:
         raise UndefinedBehavior(f"{PAGE}: InDataFormat {c.in_fmt} is not a data type")
-    adcs = cop.state.adcs
     unit = UNPACKER1 if which else UNPACKER0
-    x_pos = adcs.get(which_adc, unit, 0, X)
-    y_pos = adcs.get(which_adc, unit, 0, Y)
-    x_end = adcs.get(which_adc, unit, 1, X) + 1
-    z, w = adcs.get(thread, unit, 0, Z), adcs.get(thread, unit, 0, W)
+    x_pos, y_pos, _, _, x_end = cop.state.adcs.channels(which_adc, unit)[:5]
+    _, _, z, w = cop.state.adcs.channels(thread, unit)[:4]
     first = ((w * c.z_dim + z) * c.y_dim + y_pos) * c.x_dim + x_pos
-    count = max(x_end - x_pos, 0)
-    width = DATUM_BITS[c.in_fmt]
-    in_addr = (c.base + (c.offset & 0xFFFF) + 1 + c.digest_size) * 16
-    exp_start = in_addr
+    count = max(x_end + 1 - x_pos, 0)
+    in_addr, exp_start = c.in_addr, c.exp_start
     bfp = c.in_fmt in BFP_FORMATS
-    if bfp and not c.force_shared_exp and (c.in_fmt in (BFP8, BFP8A) or not c.no_bfp_exp_section):
-        exponents = -(-(c.x_dim * c.y_dim * c.z_dim * c.w_dim) // 16)
-        in_addr += -(-exponents // 16) * 16
-
-    def wrap(addr: np.ndarray) -> np.ndarray:
-        return np.where(addr > c.limit * 16, addr - c.fifo_size * 16, addr)
-
     if c.tileize:
         if width < 8:
             raise UndefinedBehavior(f"{PAGE}: Tileize_mode with {width}-bit datums")
@@ -461,7 +516,7 @@ def plan(cop: Coprocessor, thread: int, f: dict[str, int]) -> Plan:
         i = np.arange(count, dtype=np.int64)
         bit_addr = start_bits + (i % row_len) * width + (i // row_len) * stride_bits
         if c.fifo_size:
-            bit_addr = wrap(bit_addr >> 3) * 8 + (bit_addr & 7)
+            bit_addr = _wrap(c, bit_addr >> 3) * 8 + (bit_addr & 7)
         if count and (bit_addr.min() < 0 or (bit_addr.max() >> 3) + (width + 7) // 8 > limit):
             raise UndefinedBehavior(f"{PAGE}: ReadL1Bytes past L1 (addresses {int(bit_addr.min()) >> 3:#x}.."
                                     f"{int(bit_addr.max()) >> 3:#x})")
@@ -472,10 +527,18 @@ def plan(cop: Coprocessor, thread: int, f: dict[str, int]) -> Plan:
     if bfp and not c.force_shared_exp:
         exp_addr = exp_start + (first + (np.arange(count, dtype=np.int64) if i is None else i)) // 16
         if c.fifo_size:
-            exp_addr = wrap(exp_addr)
+            exp_addr = _wrap(c, exp_addr)
         if count and (exp_addr.min() < 0 or exp_addr.max() + 1 > limit):
             raise UndefinedBehavior(f"{PAGE}: ReadL1Bytes past L1 (addresses {int(exp_addr.min()):#x}..{int(exp_addr.max()):#x})")
     return Plan(context, which_adc, c, first, width, count, start_bits, bit_addr, exp_addr)
+
+
+def _wrap(c: UnpackConfig, addr: np.ndarray) -> np.ndarray:
+    """The input FIFO's wrap of byte addresses (``Unpack_limit_address``, ``Unpack_fifo_size``)."""
+    return np.where(addr > c.limit * 16, addr - c.fifo_size * 16, addr)
+
+
+_WORD = {16: "<u2", 32: "<u4"}   # L1 words of 16- and 32-bit datums
 
 
 def unpacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
@@ -494,7 +557,9 @@ def unpacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
     c, l1 = p.config, cop.state.l1
     if p.bit_addr is None:  # a plain run of whole datums: one slice of L1
         lo = p.start_bit >> 3
-        datums = l1[lo:lo + p.count * (p.width >> 3)].view(f"<u{p.width >> 3}").astype(np.int64)
+        datums = l1[lo:lo + p.count * (p.width >> 3)]
+        if p.width > 8:
+            datums = datums.view(_WORD[p.width])
     else:
         datums = read_datums(l1, p.bit_addr, p.width)
     exps = None
@@ -507,7 +572,14 @@ def unpacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
                 cop.l1_read(int(p.exp_addr.min()), int(p.exp_addr.max()) + 1)
     if len(datums):
         cop.l1_read(*p.data_range())
-    values, out_width = convert(c, datums, exps)
+    table = conversion_table(c)
+    if table is None:
+        values, out_width = convert(c, datums, exps)
+        if out_width == 19:
+            values &= MASK19
+    else:
+        values = table[0].take(datums if exps is None else (exps << c.width) | datums)
+        out_width = table[1]
     if f["AllDatumsAreZero"]:
         values = np.zeros_like(values)
     _write_out(cop, thread, which, c, values, out_width)
@@ -515,9 +587,8 @@ def unpacr(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
 
 
 def _out_address(state_adcs, thread: int, which: int, c: UnpackConfig) -> int:  # type: ignore[no-untyped-def]
-    unit = UNPACKER1 if which else UNPACKER0
-    addr = (c.out_base + state_adcs.get(thread, unit, 1, Y) * c.y_stride
-            + state_adcs.get(thread, unit, 1, Z) * c.z_stride + state_adcs.get(thread, unit, 1, W) * c.w_stride)
+    _, y, z, w = state_adcs.channels(thread, UNPACKER1 if which else UNPACKER0)[4:]
+    addr = c.out_base + y * c.y_stride + z * c.z_stride + w * c.w_stride
     if c.out_fmt in (FP32, TF32, INT32):
         if addr & 3:
             raise UndefinedBehavior(f"{PAGE}: output address {addr} not 4-aligned for a 32-bit OutDataFormat")
@@ -532,7 +603,8 @@ def _out_address(state_adcs, thread: int, which: int, c: UnpackConfig) -> int:  
 
 
 def _write_out(cop: Coprocessor, thread: int, which: int, c: UnpackConfig, values: np.ndarray, width: int) -> None:
-    """The output half of the main loop: upsampling, then SrcA / SrcB / Dst positions."""
+    """The output half of the main loop: upsampling, then SrcA / SrcB / Dst positions (Src
+    ``values`` are 19-bit)."""
     state = cop.state
     if c.to_dst and (c.col_shift or c.transpose):
         raise UndefinedBehavior(f"{PAGE}: unpacking to Dst with a column shift or Transpose")
@@ -551,7 +623,7 @@ def _write_out(cop: Coprocessor, thread: int, which: int, c: UnpackConfig, value
     bank = state.src_banks.unpacker[which]
     if which == 1:
         rows = (rows + cop.unpacker_src_row[1][thread]) & 0x3F
-        state.srcb.data[bank, rows, cols] = values & MASK19
+        state.srcb.data[bank, rows, cols] = values
         return
     if not c.to_dst:
         keep = (rows >= 4) & (cols >= c.col_shift)
@@ -564,7 +636,7 @@ def _write_out(cop: Coprocessor, thread: int, which: int, c: UnpackConfig, value
             rows = rows + cop.unpacker_src_row[0][thread]
         if c.transpose:
             rows, cols = (rows & ~0xF) | cols, rows & 0xF
-        state.srca.data[bank, rows, cols] = values & MASK19
+        state.srca.data[bank, rows, cols] = values
         return
     rows = (rows - 4) & (0xF if c.srca_set_ovrd else 0x3FF)
     uniq = np.unique(rows)
@@ -598,7 +670,7 @@ def _write_rows(cop: Coprocessor, thread: int, which: int, c: UnpackConfig, valu
         target = state.srca.data
     if first + n > 64:
         return False
-    target[bank, first:first + n] = values.reshape(n, 16) & MASK19
+    target[bank, first:first + n] = values.reshape(n, 16)
     return True
 
 
@@ -609,7 +681,7 @@ def _update_counters(cop: Coprocessor, thread: int, which: int, which_adc: int, 
         nxt = (c.context + 1) & 7
         state.unpacker_context_counter[which][thread] = 0 if nxt >= 1 << c.context_count else nxt
     unit = UNPACKER1 if which else UNPACKER0
-    for t in {thread, which_adc}:
+    for t in {thread, which_adc} if f["Ch0YInc"] or f["Ch0ZInc"] or f["Ch1YInc"] or f["Ch1ZInc"] else ():
         state.adcs.add(t, unit, 0, Y, f["Ch0YInc"])
         state.adcs.add(t, unit, 0, Z, f["Ch0ZInc"])
         state.adcs.add(t, unit, 1, Y, f["Ch1YInc"])

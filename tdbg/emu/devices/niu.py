@@ -50,6 +50,7 @@ class Niu(Registers32):
         self.counters: list[int] = []
         self._by_offset = {off: name for name, off in self.noc_spec.cmd_regs.items()}
         self._niu_by_offset = {off: name for name, off in self.noc_spec.niu_regs.items()}
+        self._power_on = self._power_on_config()
         Niu.STATE.reset(self)
 
     def _power_on_config(self) -> dict[str, int]:
@@ -64,7 +65,7 @@ class Niu(Registers32):
     #: The request initiators' registers, the configuration registers, the NOC_STATUS counters.
     STATE = StateDescription("NIU", (
         obj("buffers", reset=lambda n: [CommandBuffer() for _ in range(n.noc_spec.cmd_buffers)]),
-        obj("config", reset=lambda n: n._power_on_config(), copy=dict),
+        obj("config", reset=lambda n: dict(n._power_on), copy=dict),
         obj("counters", reset=lambda n: [0] * 64, copy=list),          # NOC_STATUS(0..63)
     ))
 

@@ -131,16 +131,23 @@ def resolve_mod0(cop: Coprocessor, thread: int, mod0: int) -> int:
     return cop.state.config.derived(("SFPU MOD0_FMT_SRCB", thread), resolve)  # type: ignore[return-value]
 
 
-def address(cop: Coprocessor, thread: int, imm10: int, mod0: int, store: bool) -> int:
-    """``Addr`` of SFPLOAD.md / SFPSTORE.md, moving ``RWCs.Sp`` for ``MOD0_FMT_INT32_ALL``."""
+def address_bases(cop: Coprocessor, thread: int) -> tuple[int, int, int]:
+    """The config ``address`` adds: ``DEST_TARGET_REG_CFG_MATH_Offset``, ``DEST_REGW_BASE_Base``,
+    ``DEST_SP_BASE_Base`` of the thread (read once per config change)."""
     get = cop.state.config.get
-    rwc = cop.rwcs[thread]
 
     def bases() -> tuple[int, int, int]:
         return (get("DEST_TARGET_REG_CFG_MATH_Offset", thread=thread), get("DEST_REGW_BASE_Base", thread=thread),
                 get("DEST_SP_BASE_Base", thread=thread))
 
-    offset, dst_base, sp_base = cop.state.config.derived(("SFPU address", thread), bases)  # type: ignore[misc]
+    return cop.state.config.derived(("SFPU address", thread), bases)  # type: ignore[return-value]
+
+
+def address(cop: Coprocessor, thread: int, imm10: int, mod0: int, store: bool) -> int:
+    """``Addr`` of SFPLOAD.md / SFPSTORE.md, moving ``RWCs.Sp`` for ``MOD0_FMT_INT32_ALL``."""
+    get = cop.state.config.get
+    rwc = cop.rwcs[thread]
+    offset, dst_base, sp_base = address_bases(cop, thread)
     dst = (rwc.Dst + dst_base) & 0x3FF
     if mod0 == INT32_ALL:
         incr = get("SFPU_STACK_Incr", thread=thread)

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tdbg.tensix.state_description import StateDescription, array, lanes_changed, obj, ranges, value
+from tdbg.tensix.state_description import StateDescription, array, lanes_changed, ranges, value
 from tdbg.tensix.events import MissingSpecification, UnpredictableValueUsed
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ class VectorUnit:
     def __init__(self) -> None:
         self.lreg = np.zeros((17, LANES), dtype=np.uint32)
         self.defined = np.zeros((17, LANES), dtype=np.uint8)        # FULL bits per lane
-        self.full = [False] * 17                                      # every lane FULL
+        self.full = np.zeros(17, dtype=bool)                          # every lane FULL
         self.lane_config = np.zeros(LANES, dtype=np.uint32)
         self.lane_flags = np.zeros(LANES, dtype=bool)
         self.use_lane_flags = np.zeros(LANES, dtype=bool)
@@ -106,8 +106,9 @@ class VectorUnit:
         self.sequence = np.zeros((4, LANES), dtype=np.uint32)        # LoadMacroConfig.Sequence
         self.misc = np.zeros(LANES, dtype=np.uint32)                 # LoadMacroConfig.Misc (12 bits)
         self.macro_defined = np.zeros((9, LANES), dtype=bool)        # templates 0-3, sequences 4-7, Misc 8
-        self.backdoor_changed = False    # the last instruction was an SFPCONFIG that changed it
-        self.mad_wrote = 0               # LRegs (bit mask) the last instruction wrote in the MAD sub-unit
+        # mad_wrote, backdoor_changed (properties): where the native push path reaches them
+        self.flags = np.zeros(2, dtype=np.int64)
+        self._flags = memoryview(self.flags)      # (scalar access at a third of numpy's cost)
         self.corrupts_4_to_7: np.ndarray | None = None  # ENABLE_DEST_INDEX lanes, while an affected insn runs
         VectorUnit.STATE.reset(self)
 
@@ -115,7 +116,7 @@ class VectorUnit:
     STATE = StateDescription("vector unit", (
         array("lreg", reset=_power_on_lreg, report=_lregs_changed),
         array("defined", reset=_power_on_defined),
-        obj("full", reset=lambda vu: [r in _CONSTANT_LREGS for r in range(len(vu.full))]),
+        array("full", reset=lambda vu: [r in _CONSTANT_LREGS for r in range(len(vu.full))]),
         array("lane_flags", reset=False, report=lanes_changed("LaneFlags", "lane_flags")),
         array("use_lane_flags", reset=False, report=lanes_changed("UseLaneFlagsForLaneEnable", "use_lane_flags")),
         array("stack", reset=False),
@@ -129,6 +130,24 @@ class VectorUnit:
         value("mad_wrote", reset=0),
         value("corrupts_4_to_7", reset=None),
     ))
+
+    @property
+    def mad_wrote(self) -> int:
+        """LRegs (bit mask) the last instruction wrote in the MAD sub-unit."""
+        return self._flags[0]
+
+    @mad_wrote.setter
+    def mad_wrote(self, value: int) -> None:
+        self._flags[0] = value
+
+    @property
+    def backdoor_changed(self) -> bool:
+        """The last instruction was an SFPCONFIG that changed ``DISABLE_BACKDOOR_LOAD``."""
+        return bool(self._flags[1])
+
+    @backdoor_changed.setter
+    def backdoor_changed(self, value: bool) -> None:
+        self._flags[1] = value
 
     # -- lanes --------------------------------------------------------------------------------
     def enabled(self) -> np.ndarray:

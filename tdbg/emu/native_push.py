@@ -1,0 +1,424 @@
+"""The native push path: the ``.ttinsn`` words of the common instructions pushed by a code hook
+in C (``tdbg/native/push.c``), with no Python frame, and everything else by the Python path.
+
+Measured (``scripts/bench.py`` figure (d)): the Python path costs 2.5 to 8 us a push (the ctypes
+callback, the push log, the coprocessor's dispatch, the executor); the C hook 0.05 to 0.2 us.
+
+Each ``.ttinsn`` address of a core gets the C hook, whose user data is the address's ``Entry``.
+The hook runs the instruction itself when the entry names one it mirrors (``_kind``: NOP,
+INCRWC, SETRWC without bank flips, ZEROACC of one row, MOVD2A / MOVD2B with 16-bit Dst and no
+column masked, and with every ``LaneConfig`` zero SFPLOAD, SFPSTORE, SFPLOADI, SFPMAD, SFPSETCC,
+SFPENCC in their common modes), the state it reads is as described (``Cop.valid``, the
+config-derived values) and the run needs no Python record of each push (``Cop.mode``: no
+watchpoint set).  It then logs the push in its ring (``NativeRecords``, which ``PushLog`` merges
+in when read), bumps ``PushPath.seq`` (kept in ``Cop``) and the provenance of the ``Dst`` rows
+it wrote.  Otherwise it calls the core's Python code hook (the reference, ``Core._code_hook``),
+or ``learn``: the Python hook, then the entry's description (its kind and fields, from the
+coprocessor's decode, once per address) and the config-derived values the instruction reads
+(``MathConfig``, the ``ADDR_MOD`` entries, the SFPU's address bases), which a config write
+forgets.  An instruction's checks all come before its effects, so a push the C side declines
+has changed nothing and the Python path runs it whole (and raises its events).
+
+``valid`` is cleared by every Python push or recorded window access (they move ``PushPath.seq``:
+the C hook sees it moved), every config write and at every run's start (the debugger may have changed anything); the first
+mirrored word after that goes to Python too, and from the second on the C hook asks ``refresh``
+(Python, about 2 us) to describe the model again (so one mirrored word among Python's costs what
+it did): the queues, latched waits and replay state,
+the Src banks the Matrix Unit reads with their implied formats, and the addresses of the arrays
+it works on (RWCs, ``Dst``, its provenance, Src, the Vector Unit), which the model keeps in place.
+``Core._ask_stop`` sets the core's ``stop_asked`` too and reads its ``hooks``
+(``tdbg_ask_stop``): the C hook keeps the Python hook's protocol.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import TYPE_CHECKING
+
+import numpy as np
+from unicorn import UC_HOOK_CODE, UcError
+from unicorn.unicorn_py3.unicorn import HOOK_CODE_CFUNC, uc_hook_h, uclib
+
+from tdbg import native
+from tdbg.arch import data_formats
+from tdbg.native import address
+from tdbg.tensix.events import MissingSpecification
+from tdbg.tensix.matrix_unit import math_config
+from tdbg.tensix.rwc import entry_in_force
+from tdbg.tensix.sfpu import loadstore
+
+if TYPE_CHECKING:
+    from tdbg.emu.core import Core
+    from tdbg.emu.tile import Tile
+
+MAXT = 4
+K_UNKNOWN, K_NOP, K_INCRWC, K_SETRWC, K_ZEROACC_ROW, K_MOVD2A, K_MOVD2B, K_PYTHON = 0, 1, 2, 3, 4, 5, 6, 255
+K_SFPLOAD, K_SFPSTORE, K_SFPLOADI, K_SFPMAD, K_SFPSETCC, K_SFPENCC = 7, 8, 9, 10, 11, 12
+#: The Vector Unit instructions push.c mirrors, by mnemonic
+VECTOR = {"SFPLOAD": K_SFPLOAD, "SFPSTORE": K_SFPSTORE, "SFPLOADI": K_SFPLOADI, "SFPMAD": K_SFPMAD,
+          "SFPSETCC": K_SFPSETCC, "SFPENCC": K_SFPENCC}
+#: push.c's style codes of tdbg.arch.data_formats' styles (0: no data format)
+STYLES = {"BF16": 1, "FP16": 2, "TF32": 3}
+MODE_PYTHON, MODE_FAST = 0, 1
+#: Entries allocated at a time (a block never moves: hooks hold their entries' addresses).
+BLOCK = 256
+#: The ring's first size; it doubles (``refresh``) up to the log's limit, then wraps.
+FIRST_RING = 1024
+
+RECORD = np.dtype({"names": ["seq", "pc", "word", "core", "thread"],
+                   "formats": [np.uint64, np.uint32, np.uint32, np.uint8, np.uint8],
+                   "offsets": [0, 8, 12, 16, 17], "itemsize": 24})
+
+_P, _I32, _U32, _U64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint32, ctypes.c_uint64
+REFRESH = ctypes.CFUNCTYPE(None, _P)
+
+
+class Cop(ctypes.Structure):
+    """``struct cop`` of push.c."""
+
+    _fields_ = [("valid", _I32), ("mode", _I32), ("refresh", _P), ("rwc", _P), ("ever_written", _P),
+                ("row16", _P), ("row32", _P), ("prov_seq", _P), ("seq", _U64), ("seen", _U64),
+                ("math_known", _I32 * MAXT), ("dst_base", _I32 * MAXT), ("use32", _I32 * MAXT),
+                ("addr_mod", ctypes.c_int16 * (MAXT * 2 * 8 * 16)),
+                ("thread_ok", _I32),
+                ("fp16a_force", _I32 * MAXT), ("implied", _I32 * MAXT), ("srca_fmt", _I32 * MAXT),
+                ("bank_a", _I32), ("bank_b", _I32), ("fmt_a", _I32), ("fmt_b", _I32), ("style", _I32 * 16),
+                ("dst_bits", _P), ("srca", _P), ("srcb", _P), ("lane_config", _P),
+                ("lreg", _P), ("defined", _P), ("full", _P), ("vu_flags", _P), ("lane_flags", _P),
+                ("use_flags", _P), ("unpredictable", _P), ("alias", _P),
+                ("sfpu_known", _I32 * MAXT), ("sfpu_offset", _I32 * MAXT), ("sfpu_dst_base", _I32 * MAXT),
+                ("sfpu_sp_base", _I32 * MAXT), ("srcb_mod0", _I32 * MAXT),
+                ("ring", _P), ("cap", _U32), ("limit", _U32), ("head", _U32), ("count", _U32),
+                ("total", _U64), ("per_thread", _U64 * MAXT)]
+
+
+class CoreC(ctypes.Structure):
+    """``struct core`` of push.c."""
+
+    _fields_ = [("cop", _P), ("fallback", _P), ("learn", _P), ("thread", _I32), ("index", _I32),
+                ("hooks", _I32), ("stop_asked", _I32), ("pushes", _U64)]
+
+
+class Entry(ctypes.Structure):
+    """``struct entry`` of push.c."""
+
+    _fields_ = [("core", _P), ("word", _U32), ("kind", _U32), ("f", ctypes.c_uint16 * 12)]
+
+
+#: What each mirrored instruction's C function reads, in its order (push.c).
+FIELDS = {
+    K_INCRWC: ("SrcAInc", "SrcACr", "SrcBInc", "SrcBCr", "DstInc", "DstCr"),
+    K_SETRWC: ("SrcA", "SrcAVal", "SrcACr", "SrcB", "SrcBVal", "SrcBCr", "Dst", "DstCtoCr", "DstVal", "DstCr", "Fidelity"),
+    K_ZEROACC_ROW: ("Imm10", "AddrMod"),
+    K_MOVD2A: ("DstRow", "SrcRow", "Move4Rows", "AddrMod", "UseDst32bLo"),
+    K_MOVD2B: ("DstRow", "SrcRow", "Move4Rows", "AddrMod", "UseDst32bLo"),
+    K_SFPLOAD: ("Imm10", "AddrMod", "Mod0", "VD"),
+    K_SFPSTORE: ("Imm10", "AddrMod", "Mod0", "VD"),
+    K_SFPLOADI: ("Mod0", "Imm16", "VD"),
+    K_SFPMAD: ("Mod1", "VA", "VB", "VC", "VD"),
+    K_SFPSETCC: ("Mod1", "VC", "Imm1", "VD"),
+    K_SFPENCC: ("Mod1", "Imm2", "VD"),
+}
+#: Where each kind's AddrMod is in its fields.
+ADDR_MOD_AT = {K_ZEROACC_ROW: 1, K_MOVD2A: 3, K_MOVD2B: 3, K_SFPLOAD: 1, K_SFPSTORE: 1}
+
+
+def _kind(mnemonic: str | None, f: dict[str, int]) -> int:
+    """The entry kind of a decoded word (K_PYTHON: the Python path runs it)."""
+    if mnemonic == "NOP":
+        return K_NOP
+    if mnemonic == "INCRWC":
+        return K_INCRWC
+    if mnemonic == "SETRWC" and not f["FlipSrcA"] and not f["FlipSrcB"]:
+        return K_SETRWC
+    if mnemonic == "ZEROACC" and f["Mode"] == 0:
+        return K_ZEROACC_ROW
+    if mnemonic in ("MOVD2A", "MOVD2B"):
+        return K_MOVD2A if mnemonic == "MOVD2A" else K_MOVD2B
+    kind = VECTOR.get(mnemonic or "")
+    if kind is None or any(v for k, v in f.items() if k not in FIELDS[kind]) or f["VD"] >= 12:
+        return K_PYTHON   # a field no page defines, or a backdoor load (vector_unit.instruction)
+    if kind in (K_SFPLOAD, K_SFPSTORE) and f["Mod0"] == loadstore.INT32_ALL or kind == K_SFPLOAD and f["VD"] >= 8:
+        return K_PYTHON
+    if kind == K_SFPLOADI and f["Mod0"] not in (0, 1, 2, 4, 8, 10):
+        return K_PYTHON   # UndefinedBehavior
+    if kind == K_SFPMAD and f["Mod1"] & 12:
+        return K_PYTHON   # INDIRECT_VA / INDIRECT_VD
+    return kind
+
+
+class NativePush:
+    """A tile's native push path: ``Cop``, its records and its ``refresh`` (module docstring)."""
+
+    def __init__(self, tile: Tile, lib: ctypes.CDLL) -> None:
+        self.tile, self.lib = tile, lib
+        path = tile.push_path
+        self.cop = c = Cop()
+        self.hook = ctypes.cast(lib.tdbg_push_hook, _P).value
+        self._refresh_fptr = REFRESH(self._refresh)
+        c.refresh = ctypes.cast(self._refresh_fptr, _P).value
+        c.seq = c.seen = path.seq
+        c.limit = path.log._items.maxlen or 0
+        self.ring = np.zeros(min(FIRST_RING, c.limit), dtype=RECORD)
+        c.ring, c.cap = self.ring.ctypes.data, len(self.ring)
+        for code, f in data_formats.FORMATS.items():
+            c.style[code] = STYLES[f.style]
+        self.names: list[str] = []
+        self._held: tuple = ()     # the arrays whose addresses ``cop`` holds, kept alive
+        self._stale = True         # ... to be read again (a run starts)
+        self.coprocessor = tile.coprocessor
+        self.coprocessor.state.config.on_change(self.config_changed)
+        path.attach(self)
+
+    # -- Python's side of the state ---------------------------------------------------------------
+    def begin_run(self) -> None:
+        """A run starts: anything may have changed since the last (module docstring)."""
+        c = self.cop
+        c.valid, self._stale = 0, True
+        c.mode = MODE_FAST if not self.tile.watches and native.library() is not None else MODE_PYTHON
+
+    def config_changed(self) -> None:
+        """A config write: forget what was derived from config."""
+        c = self.cop
+        c.valid = 0
+        ctypes.memset(ctypes.addressof(c) + Cop.math_known.offset, 0, ctypes.sizeof(c.math_known))
+        ctypes.memset(ctypes.addressof(c) + Cop.addr_mod.offset, 0, ctypes.sizeof(c.addr_mod))
+        ctypes.memset(ctypes.addressof(c) + Cop.sfpu_known.offset, 0, ctypes.sizeof(c.sfpu_known))
+
+    def _refresh(self, _: int) -> None:
+        try:
+            self.refresh()
+        except BaseException:   # noqa: BLE001 - a C callback must not raise: the Python path runs it
+            self.cop.valid = 0
+
+    def refresh(self) -> None:
+        """Describe the model to the C side again (``valid`` once done): what Python pushes
+        change, and at a run's first refresh the arrays' addresses (the model writes its arrays
+        in place; only a reset or a restore, between runs, may replace one)."""
+        c, cop = self.cop, self.coprocessor
+        if self._stale:
+            self._addresses()
+        if c.count == c.cap and c.cap < c.limit:
+            self._grow()
+        ok = 0
+        if not any(cop._queue):
+            gates, replay = cop.wait_gate, cop.replay
+            for t in range(cop.threads):
+                if gates[t] is None and not replay[t].load_left:
+                    ok |= 1 << t
+        state = cop.state
+        banks = state.src_banks
+        a, b = banks.matrix_unit_srca, banks.matrix_unit_srcb
+        c.thread_ok, c.bank_a, c.bank_b, c.fmt_a, c.fmt_b = ok, a, b, state.srca.fmt[a], state.srcb.fmt[b]
+        c.valid = 1
+
+    def _addresses(self) -> None:
+        c, cop, tile = self.cop, self.coprocessor, self.tile
+        dst, state, vu = tile.tensix.dst, cop.state, cop.vector
+        self._held = held = (cop.rwc_bits, dst.ever_written, dst.row16, dst.row32, tile.push_path.provenance.seq,
+                             dst.bits, state.srca.data, state.srcb.data, vu.lane_config, vu.lreg, vu.defined, vu.full,
+                             vu.flags, vu.lane_flags, vu.use_lane_flags, dst.unpredictable, dst.alias_flag)
+        (c.rwc, c.ever_written, c.row16, c.row32, c.prov_seq, c.dst_bits, c.srca, c.srcb, c.lane_config,
+         c.lreg, c.defined, c.full, c.vu_flags, c.lane_flags, c.use_flags, c.unpredictable,
+         c.alias) = (address(a) for a in held)
+        self._stale = False
+
+    def _grow(self) -> None:
+        """Twice the ring (its records oldest first)."""
+        c = self.cop
+        old = self.ring_records()
+        self.ring = np.zeros(min(2 * c.cap, c.limit), dtype=RECORD)
+        self.ring[:len(old)] = old
+        c.ring, c.cap, c.head = self.ring.ctypes.data, len(self.ring), len(old) % len(self.ring)
+
+    def describe(self, core: Core, entry: Entry) -> None:
+        """The entry's kind and fields, and the config-derived values its instruction reads for
+        the core's thread (after the Python path ran it)."""
+        k = core._native
+        assert k is not None
+        if entry.kind == K_UNKNOWN:
+            thread = core._push_thread
+            if thread is None or thread >= MAXT:
+                entry.kind = K_PYTHON
+                return
+            k.c.thread = thread
+            b = self.coprocessor.bound(entry.word)
+            kind = _kind(b.mnemonic, b.fields)
+            for i, name in enumerate(FIELDS.get(kind, ())):
+                entry.f[i] = b.fields[name]
+            entry.kind = kind
+        at = ADDR_MOD_AT.get(entry.kind)
+        if at is not None:
+            self._derive(k.c.thread, entry.f[at])
+        if entry.kind in (K_SFPLOAD, K_SFPSTORE):
+            self._derive_sfpu(k.c.thread)
+
+    def _derive(self, t: int, addr_mod: int) -> None:
+        c, cop = self.cop, self.coprocessor
+        config = cop.state.config
+        if not c.math_known[t]:
+            m = math_config(cop, t)
+            c.dst_base[t], c.use32[t] = m.dst_base, m.fp32_dst or m.int8_math   # type: ignore[attr-defined]
+            c.fp16a_force[t], c.implied[t], c.srca_fmt[t] = m.fp16a_force, m.implied, m.srca_fmt  # type: ignore[attr-defined]
+            c.math_known[t] = 1
+        for extra in (0, 1):
+            at = ((t * 2 + extra) * 8 + addr_mod) * 16
+            if c.addr_mod[at + 14]:
+                continue
+            try:
+                e = entry_in_force(config, t, addr_mod, extra)
+            except MissingSpecification:
+                continue   # stays unknown: the Python path raises it
+            for i, v in enumerate(e):   # type: ignore[arg-type]
+                c.addr_mod[at + i] = v
+            c.addr_mod[at + 14] = 1
+
+    def _derive_sfpu(self, t: int) -> None:
+        c, cop = self.cop, self.coprocessor
+        if not c.sfpu_known[t]:
+            c.sfpu_offset[t], c.sfpu_dst_base[t], c.sfpu_sp_base[t] = loadstore.address_bases(cop, t)
+            c.srcb_mod0[t] = loadstore.resolve_mod0(cop, t, loadstore.SRCB)
+            c.sfpu_known[t] = 1
+
+    # -- the records (tdbg.emu.pushlog.NativeRecords) -----------------------------------------------
+    @property
+    def total(self) -> int:
+        return self.cop.total
+
+    @property
+    def count(self) -> int:
+        return self.cop.count
+
+    def per_thread(self) -> list[int]:
+        return list(self.cop.per_thread)
+
+    def ring_records(self) -> np.ndarray:
+        """The ring's records, oldest first."""
+        c = self.cop
+        if c.count < c.cap:
+            start = (c.head - c.count) % c.cap
+            return self.ring[start:start + c.count] if start + c.count <= c.cap else np.concatenate(
+                (self.ring[start:], self.ring[:c.head]))
+        return np.concatenate((self.ring[c.head:], self.ring[:c.head]))
+
+    def records(self, newest: int | None = None) -> list[tuple]:
+        """The ring's records (its ``newest``), oldest first, as ``PushLog`` keeps its own."""
+        kept = self.ring_records()
+        if newest is not None:
+            kept = kept[len(kept) - min(newest, len(kept)):]
+        return self._tuples(kept)
+
+    def find(self, seq: int) -> tuple | None:
+        """The ring's record of push ``seq``, if it holds it."""
+        kept = self.ring_records()
+        i = int(np.searchsorted(kept["seq"], seq))
+        return self._tuples(kept[i:i + 1])[0] if i < len(kept) and kept[i]["seq"] == seq else None
+
+    def _tuples(self, kept: np.ndarray) -> list[tuple]:
+        names = self.names
+        return [(int(seq), pc, names[core], thread, word, "ttinsn") for seq, pc, word, core, thread in kept.tolist()]
+
+    def newest(self) -> int:
+        c = self.cop
+        return int(self.ring[(c.head - 1) % c.cap]["seq"])
+
+    def drop_newest(self) -> None:
+        c = self.cop
+        c.head = (c.head - 1) % c.cap
+        c.count -= 1
+
+    def clear_counts(self) -> None:
+        c = self.cop
+        c.total = 0
+        for t in range(MAXT):
+            c.per_thread[t] = 0
+
+    def clear(self) -> None:
+        self.clear_counts()
+        self.cop.count = self.cop.head = 0
+
+
+class NativeCore:
+    """One core's side: ``CoreC`` and the entries of its hooked ``.ttinsn`` addresses."""
+
+    def __init__(self, path: NativePush, core: Core) -> None:
+        self.path, self.core = path, core
+        self.c = c = CoreC()
+        c.cop = ctypes.addressof(path.cop)
+        c.thread = core._push_thread if core._push_thread is not None else (core.thread or 0)
+        if core.name not in path.names:
+            path.names.append(core.name)
+        c.index = path.names.index(core.name)
+        c.fallback = ctypes.cast(core._code_fptr, _P).value
+        self._learn_fptr = HOOK_CODE_CFUNC(self._learn)
+        c.learn = ctypes.cast(self._learn_fptr, _P).value
+        self._blocks: list[ctypes.Array] = []
+        self._free: list[Entry] = []
+        self.entries: dict[int, Entry] = {}
+
+    def _learn(self, handle: int, address: int, size: int, user: int) -> None:
+        self.core._code_py(handle, address, size, user)
+        entry = self.entries.get(address)
+        if entry is not None:
+            try:
+                self.path.describe(self.core, entry)
+            except BaseException:   # noqa: BLE001 - a C callback must not raise: the entry stays Python's
+                entry.kind = K_PYTHON
+
+    def add(self, address: int, word: int) -> int:
+        """Hook ``address`` (a ``.ttinsn`` of ``word``) with the C hook; returns the handle."""
+        if not self._free:
+            block = (Entry * BLOCK)()
+            self._blocks.append(block)
+            self._free = list(block)
+        entry = self._free.pop()
+        entry.core, entry.word, entry.kind = ctypes.addressof(self.c), word, K_UNKNOWN
+        handle = uc_hook_h()
+        uc = self.core.uc
+        status = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), UC_HOOK_CODE, ctypes.c_void_p(self.path.hook),
+                                   ctypes.c_void_p(ctypes.addressof(entry)), ctypes.c_uint64(address), ctypes.c_uint64(address))
+        if status:
+            self._free.append(entry)
+            raise UcError(status)
+        self.entries[address] = entry
+        uc._callbacks[handle.value] = entry   # what the binding's hook_del drops
+        return handle.value
+
+    def remove(self, address: int) -> None:
+        """``address`` is unhooked (``uc.hook_del`` of its handle): its entry is free again."""
+        entry = self.entries.pop(address, None)
+        if entry is not None:
+            self._free.append(entry)
+
+    def ask_stop(self) -> int:
+        """Set ``stop_asked``; the C hook's entries and exits so far."""
+        return self.path.lib.tdbg_ask_stop(ctypes.addressof(self.c))  # type: ignore[no-any-return]
+
+    def begin_run(self) -> None:
+        self.c.stop_asked = 0
+        self.path.begin_run()
+
+    @property
+    def hooks(self) -> int:
+        return self.c.hooks
+
+    @property
+    def pushes(self) -> int:
+        return self.c.pushes
+
+
+def for_core(core: Core) -> NativeCore | None:
+    """The core's native side (made with the tile's on first use), or None without the native
+    library."""
+    lib = native.library()
+    tile = core.tile
+    state = tile.coprocessor.state
+    if lib is None or state.srca.data.shape[1:] != (64, 16) or state.dst.cols != 16:   # push.c's sizes
+        return None
+    layouts = (ctypes.sizeof(Cop), ctypes.sizeof(CoreC), ctypes.sizeof(Entry), RECORD.itemsize)
+    if tuple(lib.tdbg_push_size(i) for i in range(4)) != layouts:
+        raise native.NativeError(f"tdbg/native/push.c's structures are not {layouts} bytes: the two sides disagree")
+    path = tile.push_path.native
+    if path is None:
+        path = NativePush(tile, lib)
+    return NativeCore(path, core)

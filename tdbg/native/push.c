@@ -1,0 +1,589 @@
+/* push.c - the .ttinsn push path for the common instructions, as a Unicorn code hook in C
+ * (tdbg.emu.native_push registers it with uc_hook_add, one hook per .ttinsn address, whose user
+ * data is that address's entry).  It runs, without a Python frame, what the Python path
+ * (tdbg.emu.push_path.PushPath.push, tdbg.tensix.coprocessor.Coprocessor.push) would do for a
+ * word the expanders pass through while every queue is empty and no wait is latched: log the
+ * push, run the instruction, note the Dst rows it marked (provenance).  Anything else (a word
+ * not mirrored here, state the Python side has not described to the C side yet, a stop asked
+ * from another thread) goes to the Python hook, which is the reference.
+ *
+ * Mirrored instructions (each function names what it mirrors, step for step):
+ *   NOP, INCRWC, SETRWC without bank flips, ZEROACC in ZEROACC_MODE_ONE_ROW, MOVD2A and MOVD2B
+ *   with 16-bit Dst and no column masked; with every LaneConfig zero: SFPLOAD, SFPSTORE (but
+ *   MOD0_FMT_INT32_ALL), SFPLOADI, SFPMAD (no indirect register), SFPSETCC, SFPENCC, each with
+ *   VD < 12 (no backdoor load) and the fields their pages define. */
+#include <stdint.h>
+
+#define MAXT 4
+/* one thread's counters as tdbg.tensix.rwc.RWCs declares them (ctypes bit fields, low bits first) */
+struct rwc {
+    uint32_t dst : 10, dst_cr : 10, srca : 6, srca_cr : 6;
+    uint32_t srcb : 6, srcb_cr : 6, fid : 2, extra : 1, sp : 10;
+};
+/* ... which the instructions below work on unpacked, one int32_t each */
+#define NRWC 9
+enum { R_DST, R_DST_CR, R_SRCA, R_SRCA_CR, R_SRCB, R_SRCB_CR, R_FID, R_EXTRA, R_SP };
+static const int32_t MASK[NRWC] = {0x3FF, 0x3FF, 0x3F, 0x3F, 0x3F, 0x3F, 3, 1, 0x3FF};
+
+static void unpack(const struct rwc *x, int32_t *r)
+{
+    r[R_DST] = x->dst, r[R_DST_CR] = x->dst_cr, r[R_SRCA] = x->srca, r[R_SRCA_CR] = x->srca_cr;
+    r[R_SRCB] = x->srcb, r[R_SRCB_CR] = x->srcb_cr, r[R_FID] = x->fid, r[R_EXTRA] = x->extra, r[R_SP] = x->sp;
+}
+
+static void pack(const int32_t *r, struct rwc *x)
+{
+    x->dst = (uint32_t)r[R_DST], x->dst_cr = (uint32_t)r[R_DST_CR], x->srca = (uint32_t)r[R_SRCA];
+    x->srca_cr = (uint32_t)r[R_SRCA_CR], x->srcb = (uint32_t)r[R_SRCB], x->srcb_cr = (uint32_t)r[R_SRCB_CR];
+    x->fid = (uint32_t)r[R_FID], x->extra = (uint32_t)r[R_EXTRA], x->sp = (uint32_t)r[R_SP];
+}
+
+enum { K_UNKNOWN = 0, K_NOP = 1, K_INCRWC = 2, K_SETRWC = 3, K_ZEROACC_ROW = 4, K_MOVD2A = 5, K_MOVD2B = 6,
+       K_SFPLOAD = 7, K_SFPSTORE = 8, K_SFPLOADI = 9, K_SFPMAD = 10, K_SFPSETCC = 11, K_SFPENCC = 12, K_PYTHON = 255 };
+enum { S_NONE = 0, S_BF16 = 1, S_FP16 = 2, S_TF32 = 3 };   /* tdbg.arch.data_formats styles */
+enum { MODE_PYTHON = 0, MODE_FAST = 1 };
+enum { V_STALE = 0, V_VALID = 1, V_WARM = 2 };
+
+struct rec {            /* one push log record (tdbg.emu.pushlog.PushRecord, via "ttinsn") */
+    uint64_t seq;
+    uint32_t pc, word;
+    uint8_t core, thread, pad[6];
+};
+
+typedef void (*code_hook)(void *uc, uint64_t address, uint32_t size, void *user);
+struct cop;
+typedef void (*refresh_fn)(struct cop *cop);
+
+struct cop {            /* one tile's coprocessor, as far as the native path reads and writes it */
+    int32_t valid;      /* V_VALID: what follows describes the model now; V_STALE once seq moved
+                         * without this path (a Python push or window access); V_WARM: stale, and
+                         * the last push a word this path runs (the next one refreshes: one
+                         * mirrored word among Python's costs no refresh) */
+    int32_t mode;       /* MODE_FAST, or MODE_PYTHON for the whole run (a watchpoint is set) */
+    refresh_fn refresh; /* the Python side fills this struct (valid or not) */
+    struct rwc *rwc;    /* [thread] (tdbg.tensix.rwc.storage) */
+    uint8_t *ever_written;  /* Dst.ever_written, per DstBits row */
+    int64_t *row16, *row32; /* Dst.row16 / Dst.row32 */
+    int64_t *prov_seq;      /* DstProvenance.seq, per DstBits row */
+    uint64_t seq;           /* PushPath.seq */
+    uint64_t seen;          /* seq when this path last pushed or looked */
+    /* per thread: MathConfig fields ZEROACC reads (known: 1) */
+    int32_t math_known[MAXT], dst_base[MAXT], use32[MAXT];
+    /* per thread, ExtraAddrModBit, AddrMod: the ADDR_MOD entry ApplyAddrMod uses, [14] = known */
+    int16_t addr_mod[MAXT][2][8][16];
+    int32_t thread_ok;  /* bit t: nothing queued at any Wait Gate, no wait latched for T<t>, no replay loading */
+    /* the MOVs: MathConfig per thread (fp16a_force, implied, srca_fmt), the Src banks the Matrix
+     * Unit reads and their implied formats, each format's style */
+    int32_t fp16a_force[MAXT], implied[MAXT], srca_fmt[MAXT];
+    int32_t bank_a, bank_b, fmt_a, fmt_b;
+    int32_t style[16];
+    uint16_t *dst_bits;         /* Dst.bits [rows][16] */
+    uint32_t *srca, *srcb;      /* SrcA.data / SrcB.data [2][64][16] */
+    uint32_t *lane_config;      /* VectorUnit.lane_config [32] */
+    /* the Vector Unit: lreg [17][32], defined [17][32], full [17], flags {mad_wrote,
+     * backdoor_changed}, lane_flags / use_lane_flags [32]; Dst.unpredictable [rows][16], Dst.alias_flag */
+    uint32_t *lreg;
+    uint8_t *defined, *full;
+    int64_t *vu_flags;
+    uint8_t *lane_flags, *use_flags, *unpredictable, *alias;
+    /* per thread (known: 1): the SFPU address's config (loadstore.address) and MOD0_FMT_SRCB resolved */
+    int32_t sfpu_known[MAXT], sfpu_offset[MAXT], sfpu_dst_base[MAXT], sfpu_sp_base[MAXT], srcb_mod0[MAXT];
+    /* the log's native records: a ring of cap records, count kept, head the next slot */
+    struct rec *ring;
+    uint32_t cap, limit, head, count;
+    uint64_t total, per_thread[MAXT];
+};
+
+struct core {           /* one core's side of it */
+    struct cop *cop;
+    code_hook fallback;     /* the core's Python code hook (tdbg.emu.core.Core._code_hook) */
+    code_hook learn;        /* the same, then describe the entry (a word not seen yet) */
+    int32_t thread, index;  /* the thread its .ttinsn words push to, its number in the log */
+    int32_t hooks;          /* entries and exits (Core._hooks' protocol) */
+    int32_t stop_asked;     /* Core._stop_asked, as the asking thread set it */
+    uint64_t pushes;        /* pushes it made here (Core._polling: a push breaks a poll) */
+};
+
+struct entry {          /* one hooked .ttinsn address */
+    struct core *core;
+    uint32_t word, kind;
+    uint16_t f[12];     /* the fields the kind needs, in the order tdbg.emu.native_push packs them */
+};
+
+/* tdbg.tensix.rwc._advance */
+static void advance(int32_t *r, int counter, int32_t inc, int cr)
+{
+    if (cr)
+        r[counter] = r[counter + 1] = (r[counter + 1] + inc) & MASK[counter];
+    else if (inc)
+        r[counter] = (r[counter] + inc) & MASK[counter];
+}
+
+/* tdbg.tensix.rwc.apply_addr_mod; the entry is known (the caller checked) */
+static void apply_addr_mod(int32_t *r, const int16_t *e, int update_fidelity)
+{
+    int16_t a_incr = e[0], a_clear = e[1], a_cr = e[2], b_incr = e[3], b_clear = e[4], b_cr = e[5];
+    int16_t d_incr = e[6], d_clear = e[7], d_ctocr = e[8], d_cr = e[9], f_clear = e[10], f_incr = e[11];
+    int16_t bias_clear = e[12], bias_incr = e[13];
+    if (a_clear)
+        r[R_SRCA] = r[R_SRCA_CR] = 0;
+    else if (a_cr || a_incr)
+        advance(r, R_SRCA, a_incr, a_cr);
+    if (b_clear)
+        r[R_SRCB] = r[R_SRCB_CR] = 0;
+    else if (b_cr || b_incr)
+        advance(r, R_SRCB, b_incr, b_cr);
+    if (d_clear)
+        r[R_DST] = r[R_DST_CR] = 0;
+    else if (d_ctocr) {
+        r[R_DST] = (r[R_DST] + d_incr) & MASK[R_DST];
+        r[R_DST_CR] = r[R_DST];
+    } else if (d_cr || d_incr)
+        advance(r, R_DST, d_incr, d_cr);
+    if (!update_fidelity)
+        ;
+    else if (f_clear)
+        r[R_FID] = 0;
+    else if (f_incr)
+        r[R_FID] = (r[R_FID] + f_incr) & MASK[R_FID];
+    if (bias_clear)
+        r[R_EXTRA] = 0;
+    else if (bias_incr & 3)
+        r[R_EXTRA] = (r[R_EXTRA] + 1) & MASK[R_EXTRA];
+}
+
+/* tdbg.tensix.rwc.incrwc: f = SrcAInc, SrcACr, SrcBInc, SrcBCr, DstInc, DstCr */
+static void incrwc(int32_t *r, const uint16_t *f)
+{
+    advance(r, R_SRCA, f[0], f[1]);
+    advance(r, R_SRCB, f[2], f[3]);
+    advance(r, R_DST, f[4], f[5]);
+}
+
+/* tdbg.tensix.rwc.setrwc (tdbg.tensix.matrix_unit.setrwc without FlipSrcA / FlipSrcB):
+ * f = SrcA, SrcAVal, SrcACr, SrcB, SrcBVal, SrcBCr, Dst, DstCtoCr, DstVal, DstCr, Fidelity */
+static void setrwc(int32_t *r, const uint16_t *f)
+{
+    if (f[0])
+        r[R_SRCA] = r[R_SRCA_CR] = (f[1] + (f[2] ? r[R_SRCA_CR] : 0)) & MASK[R_SRCA];
+    if (f[3])
+        r[R_SRCB] = r[R_SRCB_CR] = (f[4] + (f[5] ? r[R_SRCB_CR] : 0)) & MASK[R_SRCB];
+    if (f[6] || f[7]) {
+        int32_t value = f[8];
+        if (f[7])
+            value += r[R_DST];
+        else if (f[9])
+            value += r[R_DST_CR];
+        r[R_DST] = r[R_DST_CR] = value & MASK[R_DST];
+    }
+    if (f[10])
+        r[R_FID] = 0;
+}
+
+/* tdbg.tensix.matrix_unit.zeroacc, ZEROACC_MODE_ONE_ROW: f = Imm10, AddrMod; the DstBits rows
+ * it marked go to rows (DstPort.undefine / undefine_row); -1 (nothing done) while the
+ * MathConfig or the ADDR_MOD entry is not described */
+static int zeroacc_row(struct cop *c, int t, int32_t *r, const uint16_t *f, int64_t *rows)
+{
+    const int16_t *am = c->addr_mod[t][r[R_EXTRA]][f[1] & 7];
+    if (!c->math_known[t] || !am[14])
+        return -1;   /* not described yet: learn */
+    int64_t row = (f[0] + r[R_DST] + c->dst_base[t]) & 0x3FF;
+    if (c->use32[t]) {
+        rows[0] = c->row32[row];
+        rows[1] = rows[0] + 8;
+    } else
+        rows[0] = c->row16[row];
+    for (int i = 0; i < 2 && rows[i] >= 0; i++)
+        c->ever_written[rows[i]] = 0;
+    apply_addr_mod(r, am, 1);
+    return 1;
+}
+
+/* tdbg.tensix.matrix_unit._movd2src with 16-bit Dst (use32 false) and no column masked
+ * (mov_columns None): f = DstRow, SrcRow, Move4Rows, AddrMod, UseDst32bLo; 0 (nothing done) for
+ * every other case, which the Python path runs (or raises), -1 while the config it reads is not
+ * described */
+static int movd2src(struct cop *c, int t, int32_t *r, const uint16_t *f, int to_srcb)
+{
+    int style;
+    if (!c->math_known[t])
+        return -1;   /* not described yet: learn */
+    if (c->fp16a_force[t])
+        style = S_FP16;
+    else {
+        if (c->use32[t])
+            return 0;
+        int fmt = c->implied[t] ? (to_srcb ? c->fmt_b : c->fmt_a) : c->srca_fmt[t];
+        if (fmt < 0 || fmt > 15 || c->style[fmt] == S_NONE)
+            return 0;
+        style = c->style[fmt];
+    }
+    if (f[4] || style == S_TF32)
+        return 0;   /* UndefinedBehavior with 16-bit Dst (unless every column is masked) */
+    if (!to_srcb) {
+        for (int i = 0; i < 8; i++)
+            if (c->lane_config[i] & 0x600)
+                return 0;
+    }
+    const int16_t *am = c->addr_mod[t][r[R_EXTRA]][f[3] & 7];
+    if (!am[14])
+        return -1;   /* not described yet: learn */
+    int64_t dst_row = f[0] + r[R_DST] + c->dst_base[t];
+    int32_t src_row = f[1] + (to_srcb ? r[R_SRCB] : r[R_SRCA]);
+    int n;
+    if (f[2]) {
+        n = 4;
+        dst_row &= 0x3FC;
+        src_row &= 0x3C;
+    } else {
+        n = 1;
+        dst_row &= 0x3FF;
+        src_row &= 0x3F;
+    }
+    uint32_t *target = (to_srcb ? c->srcb : c->srca) + ((int64_t)c->bank_a * 64 + src_row) * 16;
+    for (int i = 0; i < n; i++) {
+        int64_t bits = c->row16[(dst_row + i) & 0x3FF];
+        const uint16_t *in = c->dst_bits + bits * 16;
+        int defined = c->ever_written[bits];
+        for (int col = 0; col < 16; col++) {
+            uint32_t x = defined ? in[col] : 0;
+            target[i * 16 + col] = style == S_BF16 ? ((x & 0xFF00u) << 3) | (x & 0xFFu)   /* shuffle_bf16 */
+                                                   : ((x & 0xFFE0u) << 3) | (x & 0x1Fu);  /* shuffle_fp16 */
+        }
+    }
+    apply_addr_mod(r, am, 1);
+    return 1;
+}
+
+/* -- the Vector Unit (tdbg.tensix.sfpu), every LaneConfig zero, every lane active ---------------- */
+#define FULL 3
+enum { M_FP16 = 1, M_BF16 = 2, M_FP32 = 3, M_INT32_ALL = 10 };
+int tdbg_sfpload(int mod0, int addr, int vd, const uint16_t *bits, const uint8_t *written, const int64_t *map,
+                 const uint8_t *unpredictable, int any_unpredictable,
+                 const uint8_t *lane_flags, const uint8_t *use_flags, uint32_t *lreg, uint8_t *defined);
+int tdbg_sfpstore(int mod0, int addr, int vd, uint16_t *bits, const uint8_t *written, const int64_t *map,
+                  uint8_t *unpredictable, int any_unpredictable,
+                  const uint8_t *lane_flags, const uint8_t *use_flags, const uint32_t *lreg, const uint8_t *defined);
+void tdbg_fma(const uint32_t *x, const uint32_t *y, const uint32_t *z, uint32_t *out, int n);
+
+static inline int lane_on(const struct cop *c, int lane) /* VectorUnit.enabled, LaneConfig zero */
+{
+    return c->lane_flags[lane] || !c->use_flags[lane];
+}
+
+/* VectorUnit.read's check: LReg[reg] defined in every enabled lane (of mask, when given) */
+static int readable(const struct cop *c, int reg, const uint8_t *mask)
+{
+    if (c->full[reg])
+        return 1;
+    for (int lane = 0; lane < 32; lane++)
+        if (lane_on(c, lane) && (!mask || mask[lane]) && c->defined[reg * 32 + lane] != FULL)
+            return 0;
+    return 1;
+}
+
+static void recount(struct cop *c, int reg) /* full[reg] = every lane FULL */
+{
+    int full = 1;
+    for (int lane = 0; lane < 32; lane++)
+        full &= c->defined[reg * 32 + lane] == FULL;
+    c->full[reg] = (uint8_t)full;
+}
+
+/* VectorUnit.write of a FULL value in the enabled lanes (corrupts_4_to_7 None: LaneConfig zero) */
+static void write_lreg(struct cop *c, int reg, const uint32_t *value, const uint8_t *on)
+{
+    for (int lane = 0; lane < 32; lane++)
+        if (on[lane])
+            c->lreg[reg * 32 + lane] = value[lane];
+    if (c->full[reg])
+        return;
+    for (int lane = 0; lane < 32; lane++)
+        if (on[lane])
+            c->defined[reg * 32 + lane] = FULL;
+    recount(c, reg);
+}
+
+/* VectorUnit.write_half */
+static void write_half(struct cop *c, int reg, uint32_t value, const uint8_t *on, int high)
+{
+    uint32_t keep = high ? 0x0000FFFFu : 0xFFFF0000u;
+    for (int lane = 0; lane < 32; lane++)
+        if (on[lane]) {
+            c->lreg[reg * 32 + lane] = (c->lreg[reg * 32 + lane] & keep) | (value & ~keep);
+            c->defined[reg * 32 + lane] |= high ? 2 : 1;
+        }
+    recount(c, reg);
+}
+
+/* loadstore.resolve_mod0 and loadstore.address (not MOD0_FMT_INT32_ALL) */
+static int sfpu_addr(const struct cop *c, int t, const int32_t *r, int imm10, int *mod0)
+{
+    if (*mod0 == 0)
+        *mod0 = c->srcb_mod0[t];
+    int dst = (r[R_DST] + c->sfpu_dst_base[t]) & 0x3FF;
+    return (imm10 + c->sfpu_offset[t] + dst + ((r[R_SP] + c->sfpu_sp_base[t]) & 3)) & 0x3FF;
+}
+
+/* The Vector Unit instructions: the ``instruction`` wrapper of tdbg.tensix.sfpu.vector_unit (its
+ * checks made when the entry was described: fields, VD < 12; here: mad_wrote cleared or set,
+ * backdoor_changed cleared, LaneConfig zero) around loadstore.sfpload, sfpstore, sfploadi,
+ * mad.sfpmad, predication.sfpsetcc, sfpencc.  Every check comes before any effect: 0 or -1
+ * (nothing done, as run's) where the Python path must run.  SFPLOAD f = Imm10, AddrMod, Mod0, VD; SFPSTORE
+ * the same; SFPLOADI Mod0, Imm16, VD; SFPMAD Mod1, VA, VB, VC, VD; SFPSETCC Mod1, VC, Imm1, VD;
+ * SFPENCC Mod1, Imm2, VD. */
+static int vector(struct cop *c, int t, int32_t *r, struct entry *e, int64_t *rows_written)   /* rows: as run's */
+{
+    const uint16_t *f = e->f;
+    uint8_t on[32];
+    int any = 0;
+    for (int i = 0; i < 32; i++)
+        if (c->lane_config[i])
+            return 0;
+    for (int lane = 0; lane < 32; lane++)
+        any |= on[lane] = (uint8_t)lane_on(c, lane);
+    switch (e->kind) {
+    case K_SFPLOAD: case K_SFPSTORE: {
+        const int16_t *am = c->addr_mod[t][r[R_EXTRA]][f[1] & 7];
+        if (!c->sfpu_known[t] || !am[14])
+            return -1;   /* not described yet: learn */
+        int mod0 = f[2];
+        int addr = sfpu_addr(c, t, r, f[0], &mod0);
+        int wide = mod0 == M_FP32 || mod0 == 4 || mod0 == 12 || (e->kind == K_SFPSTORE && (mod0 == 7 || mod0 == 9));
+        const int64_t *map = wide ? c->row32 : c->row16;
+        if (e->kind == K_SFPLOAD) {
+            if (tdbg_sfpload(mod0, addr, f[3], c->dst_bits, c->ever_written, map, c->unpredictable, 1,
+                             c->lane_flags, c->use_flags, c->lreg, c->defined))
+                return 0;
+            recount(c, f[3]);
+        } else {
+            if (c->alias[0])
+                return 0;
+            int stored = tdbg_sfpstore(mod0, addr, f[3], c->dst_bits, c->ever_written, map, c->unpredictable, 1,
+                                       c->lane_flags, c->use_flags, c->lreg, c->defined);
+            if (stored < 0)
+                return 0;
+            if (stored) {   /* DstPort.notify of the four rows' DstBits rows */
+                int base = addr & ~3;
+                for (int i = 0; i < 4; i++) {
+                    rows_written[i] = map[(base + i) & 0x3FF];
+                    if (wide)
+                        rows_written[4 + i] = rows_written[i] + 8;
+                }
+            }
+        }
+        apply_addr_mod(r, am, 0);
+        break;
+    }
+    case K_SFPLOADI: {
+        int mod0 = f[0], vd = f[2];
+        uint32_t imm = f[1], value;
+        if (vd >= 8)
+            break;
+        if (mod0 == 8) {
+            write_half(c, vd, imm << 16, on, 1);
+            break;
+        }
+        if (mod0 == 10) {
+            write_half(c, vd, imm, on, 0);
+            break;
+        }
+        if (mod0 == 0)
+            value = imm << 16;
+        else if (mod0 == 1)
+            value = ((imm >> 15) << 31) | ((((imm >> 10) & 0x1F) + 112) << 23) | ((imm & 0x3FF) << 13);
+        else if (mod0 == 4)
+            value = imm & 0x8000 ? imm - 0x10000 : imm;
+        else
+            value = imm;
+        uint32_t v[32];
+        for (int lane = 0; lane < 32; lane++)
+            v[lane] = value;
+        write_lreg(c, vd, v, on);
+        break;
+    }
+    case K_SFPMAD: {
+        int mod1 = f[0], va = f[1], vb = f[2], vc = f[3], vd = f[4];
+        if (any) {
+            if (!readable(c, va, 0) || !readable(c, vb, 0) || !readable(c, vc, 0))
+                return 0;
+            uint32_t a[32], b[32], cc[32], d[32];
+            for (int lane = 0; lane < 32; lane++) {
+                a[lane] = c->lreg[va * 32 + lane] ^ (mod1 & 1 ? 0x80000000u : 0);
+                b[lane] = c->lreg[vb * 32 + lane];
+                cc[lane] = c->lreg[vc * 32 + lane] ^ (mod1 & 2 ? 0x80000000u : 0);
+            }
+            tdbg_fma(a, b, cc, d, 32);
+            if (vd < 8)
+                write_lreg(c, vd, d, on);
+        }
+        c->vu_flags[0] = 1 << vd;   /* mad_wrote: _mad_writes without INDIRECT_VD */
+        c->vu_flags[1] = 0;
+        return 1;
+    }
+    case K_SFPSETCC: {
+        int mod1 = f[0], vc = f[1];
+        if (!(mod1 & 9) && !readable(c, vc, c->use_flags))
+            return 0;
+        for (int lane = 0; lane < 32; lane++) {
+            if (!on[lane])
+                continue;
+            int flag;
+            if (mod1 & 8)
+                flag = 0;
+            else if (mod1 & 1)
+                flag = f[2] != 0;
+            else {
+                int32_t x = (int32_t)c->lreg[vc * 32 + lane];
+                flag = mod1 == 0 ? x < 0 : mod1 == 2 ? x != 0 : mod1 == 4 ? x >= 0 : x == 0;
+            }
+            c->lane_flags[lane] = (uint8_t)(flag && c->use_flags[lane]);
+        }
+        break;
+    }
+    case K_SFPENCC: {
+        int mod1 = f[0], imm = f[1];
+        for (int lane = 0; lane < 32; lane++) {
+            if (mod1 & 2)
+                c->use_flags[lane] = (uint8_t)(imm & 1);
+            else if (mod1 & 1)
+                c->use_flags[lane] = (uint8_t)!c->use_flags[lane];
+            c->lane_flags[lane] = (uint8_t)(mod1 & 8 ? (imm & 2) != 0 : 1);
+        }
+        break;
+    }
+    default:
+        return 0;
+    }
+    c->vu_flags[0] = 0;   /* mad_wrote */
+    c->vu_flags[1] = 0;   /* backdoor_changed */
+    return 1;
+}
+
+/* tdbg.emu.pushlog.PushLog.append for a native push (PushPath.execute's log step) */
+static void log_push(struct cop *c, struct core *k, uint32_t pc, uint32_t word)
+{
+    struct rec *x = &c->ring[c->head];
+    x->seq = c->seq;
+    x->pc = pc;
+    x->word = word;
+    x->core = (uint8_t)k->index;
+    x->thread = (uint8_t)k->thread;
+    c->head = c->head + 1 == c->cap ? 0 : c->head + 1;
+    if (c->count < c->cap)
+        c->count++;
+    c->total++;
+    c->per_thread[k->thread]++;
+}
+
+/* PushPath.execute and Coprocessor.push's direct path for one entry: the instruction, then the
+ * log record, PushPath.seq and the provenance of the DstBits rows it wrote (PushPath._dst_written);
+ * 1 if done; nothing done where the Python path must run: 0, or -1 when it should then describe
+ * the config-derived values the instruction reads (a config write forgot them).  The
+ * instructions' functions return the same. */
+static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
+{
+    int t = k->thread, done;
+    int32_t r[NRWC];
+    int64_t rows[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    if (!(c->thread_ok >> t & 1))
+        return 0;
+    unpack(&c->rwc[t], r);
+    switch (e->kind) {
+    case K_NOP:
+        done = 1;
+        break;
+    case K_INCRWC:
+        incrwc(r, e->f);
+        done = 1;
+        break;
+    case K_SETRWC:
+        setrwc(r, e->f);
+        done = 1;
+        break;
+    case K_ZEROACC_ROW:
+        done = zeroacc_row(c, t, r, e->f, rows);
+        break;
+    case K_MOVD2A: case K_MOVD2B:
+        done = movd2src(c, t, r, e->f, e->kind == K_MOVD2B);
+        break;
+    default:
+        done = vector(c, t, r, e, rows);
+    }
+    if (done <= 0)
+        return done;
+    pack(r, &c->rwc[t]);
+    c->seen = ++c->seq;
+    log_push(c, k, pc, e->word);
+    for (int i = 0; i < 8; i++)
+        if (rows[i] >= 0)
+            c->prov_seq[rows[i]] = (int64_t)c->seq;
+    k->pushes++;
+    return 1;
+}
+
+/* Whether the config-derived values the entry's instruction reads are described (else the Python
+ * path that runs it should describe them: learn) */
+static int described(const struct cop *c, int t, const struct entry *e)
+{
+    int at = e->kind == K_ZEROACC_ROW ? 1 : e->kind == K_MOVD2A || e->kind == K_MOVD2B ? 3
+           : e->kind == K_SFPLOAD || e->kind == K_SFPSTORE ? 1 : -1;
+    if (at < 0)
+        return 1;
+    if (!c->addr_mod[t][0][e->f[at] & 7][14] || !c->addr_mod[t][1][e->f[at] & 7][14])
+        return 0;   /* (either ExtraAddrModBit: the counters are not read before a refresh) */
+    return e->kind == K_SFPLOAD || e->kind == K_SFPSTORE ? c->sfpu_known[t] : c->math_known[t];
+}
+
+void tdbg_push_hook(void *uc, uint64_t address, uint32_t size, void *user)
+{
+    struct entry *e = (struct entry *)user;
+    struct core *k = e->core;
+    struct cop *c = k->cop;
+    int warm = 0, done = 0;
+    __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+    if (c->seq != c->seen) {    /* Python pushed (or traced a window access) since */
+        c->valid = V_STALE;
+        c->seen = c->seq;
+    }
+    if (!__atomic_load_n(&k->stop_asked, __ATOMIC_SEQ_CST) && c->mode == MODE_FAST
+        && e->kind != K_UNKNOWN && e->kind != K_PYTHON) {
+        if (c->valid == V_STALE) {  /* the first of its kind since a Python push: Python runs it */
+            warm = 1;
+            done = described(c, k->thread, e) ? 0 : -1;
+        }
+        else {
+            if (c->valid == V_WARM || (c->count == c->cap && c->cap < c->limit))
+                c->refresh(c);
+            if (c->valid == V_VALID && (c->count < c->cap || c->cap == c->limit))
+                done = run(c, k, e, (uint32_t)address);
+            if (done > 0) {
+                __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+                return;
+            }
+        }
+    }
+    __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+    (e->kind == K_UNKNOWN || done < 0 ? k->learn : k->fallback)(uc, address, size, user);
+    if ((warm || done < 0) && c->valid == V_STALE) {   /* a mirrored word Python ran: the next refreshes */
+        c->valid = V_WARM;
+        c->seen = c->seq;
+    }
+}
+
+/* Core._ask_stop's first half for the native hook: set the flag, then read the entries and exits
+ * (a full barrier between, as the GIL gives the Python hook) */
+int32_t tdbg_ask_stop(struct core *k)
+{
+    __atomic_store_n(&k->stop_asked, 1, __ATOMIC_SEQ_CST);
+    return __atomic_load_n(&k->hooks, __ATOMIC_SEQ_CST);
+}
+
+/* sizeof of struct cop (0), core (1), entry (2), rec (3): tdbg.emu.native_push checks its ctypes
+ * layouts against them */
+uint32_t tdbg_push_size(int which)
+{
+    return which == 0 ? sizeof(struct cop) : which == 1 ? sizeof(struct core) : which == 2 ? sizeof(struct entry)
+         : sizeof(struct rec);
+}
