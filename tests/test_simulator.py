@@ -106,6 +106,52 @@ def test_simulator_folder(tmp_path):
     assert soc["dram_view_size"] == 4278190080 and soc["worker_l1_size"] == 1536 * 1024
 
 
+def test_the_full_chips_folder_shows_no_ethernet_core(tmp_path):
+    """The 140 workers of tt-metal's blackhole_140_arch.yaml, and no Ethernet core: tdbg runs no
+    Ethernet firmware, and tt-metal 0.81.1 shown the 14 loads its idle firmware on each and polls
+    it for RUN_MSG_DONE for ever (measured: ttnn.open_device failed to initialize FW)."""
+    subprocess.run([sys.executable, "-m", "tdbg", "simulator", str(tmp_path / "sim"), "--grid", "full"],
+                   capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO)}, check=True)
+    soc = yaml.safe_load((tmp_path / "sim" / "soc_descriptor.yaml").read_text())
+    assert soc["grid"] == {"x_size": 17, "y_size": 12} and len(soc["functional_workers"]) == 140
+    assert soc["functional_workers"][0] == "1-2" and soc["functional_workers"][-1] == "16-11"
+    assert soc["eth"] == [] and soc["eth_l1_size"] == 0
+
+
+def test_a_hang_names_what_the_host_polls():
+    """The host polls an Ethernet endpoint (kept as memory) while tile 1,2's BRISC spins on L1
+    0x200: the hang names the endpoint and address polled and says tdbg does not model it."""
+    from tdbg.debug.hostport import HANG_READS, Hang
+
+    port = Session.on_chip("full").host_port
+    port.write((1, 2), 0, FIRMWARE)
+    port.write((1, 1), 0x590, struct.pack("<I", 0x4000_0000))     # an Ethernet core's go message: INIT
+    port.write((1, 2), SOFT_RESET_0, struct.pack("<I", B_RELEASED))
+    assert port.read((1, 2), 0x100, 4) == struct.pack("<I", 0x12345678)
+    with pytest.raises(Hang) as hang:
+        for _ in range(HANG_READS):
+            assert port.read((1, 1), 0x590, 4) == struct.pack("<I", 0x4000_0000)
+    assert hang.value.polled == [((1, 1), 0x590, "Ethernet")]
+    assert str(hang.value).startswith("the host waits for the device (it reads 1,1 at 0x590; tdbg does not model "
+                                      "Ethernet endpoints: they hold what the host wrote), and no core can run: "
+                                      "tile 1,2: B: spins at 0x0000000c reading L1 0x200")
+
+
+def test_a_hang_folds_the_tiles_that_wait_alike():
+    """Two tiles with the same firmware spin alike: one line names both."""
+    from tdbg.debug.hostport import HANG_READS, Hang
+
+    port = Session.on_chip("1x2").host_port
+    for tile in ((1, 2), (2, 2)):
+        port.write(tile, 0, FIRMWARE)
+        port.write(tile, SOFT_RESET_0, struct.pack("<I", B_RELEASED))
+    with pytest.raises(Hang) as hang:
+        for _ in range(HANG_READS + 1):         # the first runs the tiles
+            port.read((2, 2), 0x104, 4)
+    assert set(hang.value.stops) == {(1, 2), (2, 2)}
+    assert "no core can run: tiles 1,2, 2,2: B: spins at 0x0000000c" in str(hang.value)
+
+
 def test_refuses_a_host_that_is_not_loopback():
     assert dial_host("tcp://localhost:51234", False) == "localhost"
     assert dial_host("tcp://127.0.0.1:51234", False) == "127.0.0.1"
@@ -179,6 +225,27 @@ def test_a_noc_read_from_the_other_tiles_l1():
                          "RET_ADDR_HI": 1 | 2 << 6, "AT_LEN_BE": 64, "CTRL": 0})
     a.noc.nius[0].issue(buf)
     assert bytes(a.l1[0x30000:0x30040]) == bytes(range(64))
+
+
+def test_a_noc1_read_of_dram_on_the_full_chip_names_noc1s_coordinate():
+    """On the full chip as on ``1x2`` the host gives the kernels NoC 1's own coordinates of DRAM
+    (no translation: measured with ttnn 0.81.1, its bank table of tile 1,2 names bank 0 by 0,11
+    on NoC 0 and by 16,10 on NoC 1): NoC 1's (16, 10) is NoC 0's (0, 1) in a 17 x 12 grid
+    (NoC/Coordinates.md: (W - 1 - x, H - 1 - y)), DRAM channel 0's second port, though 16,10 is
+    also a Tensix tile's NoC 0 coordinate; a Tensix coordinate whose NoC 1 reading is no DRAM
+    port (2,3: 14,8) is that tile's, as the host's worker coordinates are."""
+    from tdbg.emu.devices.niu import CommandBuffer
+
+    grid = Session.on_chip("full").grid
+    a = grid.wake((1, 2))
+    grid.write((0, 0), 0x4000, bytes(range(64)))                   # channel 0, by its first port
+    grid.write((2, 3), 0x5000, bytes(range(64, 128)))              # a dormant tile's L1
+    for source, address, want in ((16 | 10 << 6, 0x4000, bytes(range(64))),
+                                  (2 | 3 << 6, 0x5000, bytes(range(64, 128)))):
+        buf = CommandBuffer({"TARG_ADDR_LO": address, "TARG_ADDR_HI": source, "RET_ADDR_LO": 0x30000,
+                             "RET_ADDR_HI": 1 | 2 << 6, "AT_LEN_BE": 64, "CTRL": 0})
+        a.noc.nius[1].issue(buf)
+        assert bytes(a.l1[0x30000:0x30040]) == want
 
 
 class Umd:

@@ -98,6 +98,22 @@ def test_an_op_without_sfpi_gives_numpys_answer(ops, op):
     assert results.get(op) == {"mismatches": 0, "values": WITHOUT_SFPI[op]}, err[-3000:]
 
 
+@pytest.mark.skipif(not os.environ.get("TDBG_TTNN_LONG"), reason="the full chip's add takes about 6 min here "
+                    "(TDBG_TTNN_LONG=1 runs it)")
+def test_add_on_the_full_chip(host, tmp_path):
+    """``tdbg simulator DIR --grid full``: the host boots all 140 Tensix tiles, takes its 13 x 10
+    compute grid, and ttnn.add gives numpy's answer (about 6 min here, most of it the 140 tiles'
+    firmware and the add's kernels on 130 of them)."""
+    python, readme_env = host
+    folder = tmp_path / "full"
+    subprocess.run([sys.executable, "-m", "tdbg", "simulator", str(folder), "--grid", "full"], check=True,
+                   capture_output=True, env={**os.environ, "PYTHONPATH": str(OPS.resolve().parent.parent)})
+    results, err = run_ops((python, {**readme_env, "TT_METAL_SIMULATOR": str(folder.resolve())}), ["add"],
+                           timeout=1800)
+    assert results["grid"] == {"x": 13, "y": 10}, err[-3000:]
+    assert results["add"] == {"mismatches": 0, "values": 1024}, err[-3000:]
+
+
 def test_breakpoint_through_simulator_args(host, tmp_path):
     """One host run: a compute breakpoint (a local), a reader breakpoint set by FILE:LINE on NC
     (bt, locals, info cb, info kernels there); the run goes on to numpy's answer.  The oracle for

@@ -2,14 +2,17 @@
 endpoints, as a soc descriptor describes them to tt-umd and tt-metal.
 
 ``full`` is the profile's own chip (its ``NocSpec``: Blackhole's 17 x 12 NoC, 140 Tensix tiles,
-eight DRAM channels; tt-metal then takes its 140-core descriptor).  ``1x2`` is that chip with two
-Tensix tiles, (1, 2) and (2, 2), described with a grid of ``y_size`` 2: that makes tt-metal 0.81.1
-take ``core_descriptors/blackhole_simulation_1x2_arch.yaml`` (two compute cores, logical (0, 0)-(1, 0))
-while every coordinate stays Blackhole's (measured with the ttnn wheel's host, on Tenstorrent's
-simulator too: its firmware, built for that descriptor, runs ``ttnn.add``).  It has no Ethernet
+eight DRAM channels; tt-metal then takes its 140-core descriptor), with no coordinate translation:
+as on ``1x2`` the host addresses it by NoC 0 coordinate and gives the kernels NoC 1's own
+coordinates (measured with ttnn 0.81.1: its DRAM bank table for NoC 0 holds 0,11, 0,2, 0,9, ...,
+and with the profile's translation the writer's NoC 1 writes of ``ttnn.add`` missed DRAM).
+``1x2`` is that chip with two Tensix tiles, (1, 2) and (2, 2), described with a grid of ``y_size``
+2: that makes tt-metal 0.81.1 take ``core_descriptors/blackhole_simulation_1x2_arch.yaml`` (two
+compute cores, logical (0, 0)-(1, 0)) while every coordinate stays Blackhole's (measured with the
+ttnn wheel's host, on Tenstorrent's simulator too: its firmware, built for that descriptor, runs
+``ttnn.add``).  It has no Ethernet
 tiles (tdbg models none; with them the host waits for their firmware), and no coordinate
-translation: the host addresses it by NoC 0 coordinate (measured: its DRAM writes go to 0,11, not
-to the translated 17,14), so the firmware's NoC 1 tables hold NoC 1's own coordinates.
+translation either (measured: its DRAM writes go to 0,11, not to the translated 17,14).
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ def full(profile: Profile) -> Chip:
     workers = tuple(sorted(noc.tensix, key=lambda c: (c[1], c[0])))
     channels = max(noc.dram.values()) + 1
     ports = tuple(tuple(c for c in noc.dram if noc.dram[c] == ch) for ch in range(channels))
-    return Chip("full", dataclasses.replace(noc, tile=workers[0]), noc.size, workers, ports,
+    return Chip("full", dataclasses.replace(noc, tile=workers[0], translated={}), noc.size, workers, ports,
                 DRAM_WORKER_ENDPOINT)
 
 
@@ -71,7 +74,7 @@ def small(profile: Profile) -> Chip:
     chip = full(profile)
     workers = ((1, 2), (2, 2))
     others = {c: kind for c, kind in chip.noc.others.items() if kind != "Ethernet"}
-    return dataclasses.replace(chip, name="1x2", noc=dataclasses.replace(chip.noc, tile=workers[0], translated={},
+    return dataclasses.replace(chip, name="1x2", noc=dataclasses.replace(chip.noc, tile=workers[0],
                                                                         noc1_grid=(chip.noc.size[0], 2),
                                                                         tensix=frozenset(workers), others=others),
                                described_grid=(chip.noc.size[0], 2), workers=workers)

@@ -123,11 +123,14 @@ def serve(args: argparse.Namespace) -> int:
     session.host_port.before_kernels = lambda: _run_sequence(options, session, interp)
 
     def on_hang(hang) -> None:
+        """The hang, and the report of one tile of each way the tiles wait."""
         out(f"tdbg: {hang}\n")
-        for where, stop in hang.stops.items():
+        for tiles in hang.alike(hang.stops).values():
+            where = tiles[0]
             session.select_tile(where)
-            out(f"\n[Tile {where[0]},{where[1]}]")
-            report_stop(interp, stop)
+            same = f" (and {len(tiles) - 1} more tiles that wait alike)" if len(tiles) > 1 else ""
+            out(f"\n[Tile {where[0]},{where[1]}]{same}")
+            report_stop(interp, hang.stops[where])
 
     server = Server(session)
     from tdbg.simulator.debuggers import attach

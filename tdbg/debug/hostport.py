@@ -72,12 +72,34 @@ class Builds(Protocol):
 
 
 class Hang(SessionError):
-    """The host polls a grid where no core can run: ``stops``, each waiting tile's deadlock."""
+    """The host polls a grid where no core can run: ``stops``, each waiting tile's deadlock;
+    ``polled``, what the host read meanwhile (endpoint, address), first read first."""
 
-    def __init__(self, stops: dict[Coord, Stop]) -> None:
-        super().__init__("the host waits for the device, and no core can run: " + "; ".join(
-            f"tile {x},{y}: {stop.detail}" for (x, y), stop in stops.items()))
-        self.stops = stops
+    def __init__(self, stops: dict[Coord, Stop], polled: list[tuple[Coord, int, str]] = ()) -> None:
+        super().__init__(f"the host waits for the device{_polls(polled)}, and no core can run: " + "; ".join(
+            f"tile{'s' if len(tiles) > 1 else ''} {', '.join(f'{x},{y}' for x, y in tiles)}: {detail}"
+            for detail, tiles in self.alike(stops).items()))
+        self.stops, self.polled = stops, list(polled)
+
+    @staticmethod
+    def alike(stops: dict[Coord, Stop]) -> dict[str, list[Coord]]:
+        """The tiles of ``stops`` by their deadlock's words (a chip's tiles booted alike wait alike)."""
+        out: dict[str, list[Coord]] = {}
+        for where, stop in stops.items():
+            out.setdefault(stop.detail, []).append(where)
+        return out
+
+
+def _polls(polled: list[tuple[Coord, int, str]], shown: int = 4) -> str:
+    """" (it reads 1,1 at 0x590, ...; tdbg does not model Ethernet ...)" for ``polled``, each
+    (endpoint, address, its kind)."""
+    if not polled:
+        return ""
+    words = ", ".join(f"{x},{y} at {address:#x}" for (x, y), address, _ in polled[:shown])
+    more = f" and {len(polled) - shown} more" if len(polled) > shown else ""
+    kept = sorted({kind for _, _, kind in polled if kind not in ("Tensix", "DRAM")})
+    why = (f"; tdbg does not model {' or '.join(kept)} endpoints: they hold what the host wrote" if kept else "")
+    return f" (it reads {words}{more}{why})"
 
 
 class Halted(SessionError):
@@ -96,6 +118,7 @@ class HostPort:
         self.requests = 0
         self.runs: list[float] = []     # the seconds of each read's run of the tiles (one that ran)
         self.quiet_reads = 0
+        self._polled: dict[tuple[Coord, int], None] = {}   # what the quiet reads read, in order
         self.waits: dict[Coord, Stop] = {}    # each tile's deadlock in the last round that ran
         #: Told of a stop on a tile (selected): True resumes the run, False halts the device.
         self.on_stop: Callable[[Stop], bool] = lambda stop: bool(target.announce(stop)) and False
@@ -239,9 +262,13 @@ class HostPort:
         if ran or not self.waits:
             self.quiet_reads = 0
         else:
+            if not self.quiet_reads:
+                self._polled.clear()
             self.quiet_reads += 1
+            self._polled[where, address] = None
             if self.quiet_reads >= HANG_READS:   # reported once: the device answers no more reads
-                hang = Hang(self._explained())
+                kind = self.grid.chip.kind
+                hang = Hang(self._explained(), [(w, a, kind(w)) for w, a in self._polled])
                 where, stop = next(iter(hang.stops.items()))
                 self.halted = Halted(where, stop)
                 raise hang

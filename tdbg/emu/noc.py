@@ -167,14 +167,21 @@ class Noc:
         names: a translated one through the table (the same on both NoCs).  On a chip that
         translates nothing (an empty table) a NoC 1 coordinate is NoC 1's own, which runs the other
         way (NoC/Coordinates.md: (x, y) on NoC 1 is (W - 1 - x, H - 1 - y) on NoC 0, in the grid
-        the host was given: ``noc1_grid``, 6 bits each), except a Tensix tile's NoC 0 coordinate:
-        firmware names its own tile by ``NOC_ID_LOGICAL`` on both NoCs (ttsim tile.cpp:1421-1424),
-        while the host's tables give NoC 1's coordinates of DRAM (measured on the ``1x2`` chip,
-        described as 17 x 2: its NoC 1 writes to DRAM ports 0,1 and 0,10 name 16,0 and 16,55)."""
+        the host was given: ``noc1_grid``, 6 bits each), except this tile's NoC 0 coordinate
+        (firmware names its own tile by ``NOC_ID_LOGICAL`` on both NoCs: ttsim tile.cpp:1421-1424)
+        and another Tensix tile's whose NoC 1 reading is no DRAM port: the host gives the kernels
+        its workers' NoC 0 coordinates (measured: ttnn.matmul's multicast on the ``1x2`` chip) and
+        NoC 1's coordinates of DRAM in its bank tables (measured on ``1x2``, described as 17 x 2:
+        its NoC 1 writes to DRAM ports 0,1 and 0,10 name 16,0 and 16,55; on the full chip port 0,1
+        is 16,10, a Tensix tile's NoC 0 coordinate: ttnn.add's writer).  So a kernel that names a
+        tile of column 7 or 16 by its NoC 0 coordinate on NoC 1 reaches a DRAM port: the two
+        readings are the same bits there."""
         xy = (coord & 63, (coord >> 6) & 63)
-        if noc and not self.spec.translated and xy not in self.spec.tensix:
+        if noc and not self.spec.translated and xy != self.spec.tile:
             w, h = self.spec.noc1_grid or self.spec.size
-            return (w - 1 - xy[0]) & 63, (h - 1 - xy[1]) & 63
+            own = (w - 1 - xy[0]) & 63, (h - 1 - xy[1]) & 63
+            if own in self.spec.dram or xy not in self.spec.tensix:
+                return own
         return self.spec.physical(xy)
 
     def describe(self, where: Coord, address: int) -> str:

@@ -6,7 +6,10 @@ RTL-simulation device: it spawns ``run.sh``) and the environment the user's scri
 ``docs/yaml_schemas/soc_descriptor.yaml`` and tt-metal's Blackhole descriptors (``grid``, ``arc``,
 ``pcie``, ``dram`` ports per channel, ``dram_views`` with two-element endpoint lists as tt-umd
 0.9.14 wants them, ``eth``, ``functional_workers``, ``router_only``, the L1 and DRAM sizes,
-``features`` as tt-metal's ``blackhole_140_arch.yaml`` gives them).  ``run.sh`` starts this tdbg
+``features`` as tt-metal's ``blackhole_140_arch.yaml`` gives them).  It lists no Ethernet core: tdbg
+runs no Ethernet firmware (the NoC keeps their endpoints as memory), and tt-metal loads its idle
+Ethernet firmware on every one it is shown and waits for each to say it is done (measured with
+ttnn 0.81.1 on the full chip: 12 of them polled at 0x590 until the hang judgement).  ``run.sh`` starts this tdbg
 with the interpreter that runs it now (tdbg needs Python 3.11 or later; the host's may be 3.10).
 """
 
@@ -53,13 +56,13 @@ dram_views:
 {views}
   ]
 dram_view_size: {noc.dram_channel_size}
-eth: {_coords(sorted(of("Ethernet"), key=lambda c: (min(c[0] - 1, noc.size[0] - 1 - c[0]), c[0])))}
+eth: []
 functional_workers: {_coords(list(chip.workers))}
 harvested_workers: []
 router_only: {_coords(of("router"))}
 worker_l1_size: {profile.l1_size}
 dram_bank_size: {noc.dram_channel_size}
-eth_l1_size: {524288 if of("Ethernet") else 0}
+eth_l1_size: 0
 arch_name: BLACKHOLE
 features:
   noc:
