@@ -123,7 +123,7 @@ def test_the_shell_opens_on_the_scripts_terminal_at_a_stop(host) -> None:  # noq
         child.sendline("set var $pc = main")
         child.expect(prompt)
         child.sendline("continue")
-        child.expect("the host waits for the device, and no core can run")
+        child.expect(re.escape("the host waits for the device (it reads 1,2 at 0x4f0), and no core can run"))
         child.expect("Program stopped: deadlock: no core can run.")
         child.expect('tdbg: the host waits: "continue" gives it the device back')
         child.expect(prompt)

@@ -166,7 +166,7 @@ def test_a_hang_is_reported_and_ends_the_script(host, tmp_path):
     script = tmp_path / "hang.gdb"
     script.write_text("break kernel_main thread T1\ncommands\n  set var $pc = main\nend\n")
     results, err = run_ops(host, ["add"], f"-x {script}")
-    assert "the host waits for the device, and no core can run" in err, err[-3000:]
+    assert "the host waits for the device (it reads 1,2 at 0x4f0), and no core can run" in err, err[-3000:]
     assert "Program stopped: deadlock: no core can run." in err
     report = " ".join(err.split())                                               # the report wraps at the width
     assert "in _llk_packer_wait_for_math_done_ at llk_pack_common.h" in report   # T2 waits for T1's math
