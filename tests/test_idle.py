@@ -61,24 +61,12 @@ int main(void)
 """
 
 
-def _cont_within(s: Session, seconds: float = 60.0):
-    import threading
-
-    out: list = []
-    worker = threading.Thread(target=lambda: out.append(s.cont()), daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        s.interrupt()
-        worker.join(10)
-        raise AssertionError("the run did not end: the spin was not found without host time")
-    return out[0]
-
-
 def test_a_wait_on_l1_is_found_without_host_time(tmp_path, monkeypatch) -> None:
     """On a tile a host drives, a core that works, then spins on an L1 word another core sets,
-    waits at a look counted in instructions (``idle.FIRST_LOOK``...): with host time slices of an hour the other core
-    still gets its turn, and the waiting one ends with the value it set."""
+    waits at a look counted in instructions (``idle.FIRST_LOOK``...): with host time slices of an
+    hour the other core still gets its turn, and the waiting one ends with the value it set."""
+    from test_run_fairness import _cont_within
+
     from tdbg.emu.preempt import PREEMPTOR
 
     monkeypatch.setattr(PREEMPTOR, "slice_s", 3600.0)
@@ -86,10 +74,10 @@ def test_a_wait_on_l1_is_found_without_host_time(tmp_path, monkeypatch) -> None:
     (tmp_path / "sets.c").write_text(_SETS)
     s = Session({"T0": tmp_path / "waits.c", "T1": tmp_path / "sets.c"})
     s.tile.scheduler.looks_early = True            # as on a tile a host drives (Tile.hosted)
-    assert _cont_within(s).kind is StopKind.EXITED
+    assert _cont_within(s, 60.0).kind is StopKind.EXITED
     with s.on_core("T0"):
         assert s.read_value(s.symbol("seen").addr, 4) == 5
     alone = Session({"T0": tmp_path / "waits.c"})
     alone.tile.scheduler.looks_early = True
-    stop = _cont_within(alone)
+    stop = _cont_within(alone, 60.0)
     assert stop.kind is StopKind.DEADLOCK and "reading L1 0x100000 (= 0x0)" in stop.detail, stop.detail

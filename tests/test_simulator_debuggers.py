@@ -37,9 +37,9 @@ def _gdb_port(script: subprocess.Popen, err: list[str]) -> str | None:
     return None
 
 
-def test_gdb_breaks_in_a_kernel_of_the_script_and_the_script_ends_right(host) -> None:  # noqa: F811
-    if GDB is None:
-        pytest.skip("gdb-multiarch is not installed (Debian package gdb-multiarch)")
+def _gdb_on_add(host, *commands: str) -> tuple[subprocess.CompletedProcess, str, list[str]]:
+    """The add with the stub on (``--gdb-port 0``) and gdb-multiarch -batch giving ``commands``
+    once it may attach: GDB's run, the script's stdout, its stderr lines."""
     python, env = host
     script = subprocess.Popen([str(python), str(OPS), "add"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, env=ttnn_host.clean_env(**env, TDBG_SIMULATOR_ARGS="--gdb-port 0"))
@@ -48,14 +48,20 @@ def test_gdb_breaks_in_a_kernel_of_the_script_and_the_script_ends_right(host) ->
     drain = threading.Thread(target=lambda: err.extend(script.stderr), daemon=True)   # type: ignore[arg-type]
     drain.start()
     assert port is not None, "".join(err)[-3000:]
-    args = [GDB, "-q", "-batch", "-nx"]
-    for command in ("set pagination off", f"target remote 127.0.0.1:{port}", "set breakpoint pending on",
-                    f"break {LINE}", "continue", "print num_tiles", "bt 2",
-                    "info threads", "info sharedlibrary", "delete", "continue"):
+    args = [str(GDB), "-q", "-batch", "-nx"]
+    for command in ("set pagination off", f"target remote 127.0.0.1:{port}", "set breakpoint pending on", *commands):
         args += ["-ex", command]
     gdb = subprocess.run(args, capture_output=True, text=True, timeout=600)
     out, _ = script.communicate(timeout=600)
     drain.join(30)
+    return gdb, out, err
+
+
+def test_gdb_breaks_in_a_kernel_of_the_script_and_the_script_ends_right(host) -> None:  # noqa: F811
+    if GDB is None:
+        pytest.skip("gdb-multiarch is not installed (Debian package gdb-multiarch)")
+    gdb, out, err = _gdb_on_add(host, f"break {LINE}", "continue", "print num_tiles", "bt 2", "info threads",
+                                "info sharedlibrary", "delete", "continue")
     text = gdb.stdout + gdb.stderr
     assert f"Thread 1.1 hit Breakpoint 1.1, kernel_main () at " in text and f"{LINE}\n70\t" in text, text[-3000:]
     assert "$1 = 1\n" in text
@@ -76,21 +82,7 @@ def test_gdb_kill_ends_the_devices_run_and_the_script_fails(host) -> None:  # no
     prints the op's error and goes on: ``ttnn_ops``)."""
     if GDB is None:
         pytest.skip("gdb-multiarch is not installed (Debian package gdb-multiarch)")
-    python, env = host
-    script = subprocess.Popen([str(python), str(OPS), "add"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, env=ttnn_host.clean_env(**env, TDBG_SIMULATOR_ARGS="--gdb-port 0"))
-    err: list[str] = []
-    port = _gdb_port(script, err)
-    drain = threading.Thread(target=lambda: err.extend(script.stderr), daemon=True)   # type: ignore[arg-type]
-    drain.start()
-    assert port is not None, "".join(err)[-3000:]
-    args = [GDB, "-q", "-batch", "-nx"]
-    for command in ("set pagination off", f"target remote 127.0.0.1:{port}", "set breakpoint pending on",
-                    f"break {LINE}", "continue", "kill"):
-        args += ["-ex", command]
-    gdb = subprocess.run(args, capture_output=True, text=True, timeout=600)
-    out, _ = script.communicate(timeout=600)
-    drain.join(30)
+    gdb, out, err = _gdb_on_add(host, f"break {LINE}", "continue", "kill")
     text, stderr = gdb.stdout + gdb.stderr, "".join(err)
     assert "hit Breakpoint 1.1, kernel_main () at " in text and "[Inferior 1 (process 1) killed]" in text, text[-3000:]
     assert "GDB killed the device's run: the host's reads get no data from now on" in stderr, stderr[-3000:]

@@ -144,23 +144,17 @@ class VariableLocations(DwarfReader):
 
         def visit(die: DIE) -> None:
             here: list[Variable] = []
-            concrete: set[int] = set()
-            for child in die.iter_children():
+            for child in _block_children(die):
+                inherited = child.get_parent().offset != die.offset   # (the abstract origin's: no place here)
                 if child.tag in ("DW_TAG_variable", "DW_TAG_formal_parameter") and _name(child):
-                    var = self._variable(child, pc, frame.regs, frame.cfa, function.die, entry)
+                    if inherited and "DW_AT_artificial" in child.attributes:
+                        continue
+                    var = self._variable(child, pc, frame.regs, frame.cfa, function.die, None if inherited else entry)
                     if var is not None:
-                        here.append(var)
-                    if "DW_AT_abstract_origin" in child.attributes:
-                        concrete.add(child.get_DIE_from_attribute("DW_AT_abstract_origin").offset)
-                elif child.tag == "DW_TAG_lexical_block" and _die_covers(child, pc):
+                        here.append(replace(var, addr=None, register=None, value=None, entry=None, pieces=())
+                                    if inherited else var)
+                elif child.tag == "DW_TAG_lexical_block" and not inherited and _die_covers(child, pc):
                     visit(child)
-            if "DW_AT_abstract_origin" in die.attributes:   # GDB's inherit_abstract_dies: the rest of
-                for child in die.get_DIE_from_attribute("DW_AT_abstract_origin").iter_children():   # the origin's
-                    if (child.tag in ("DW_TAG_variable", "DW_TAG_formal_parameter") and _name(child)
-                            and child.offset not in concrete and "DW_AT_artificial" not in child.attributes):
-                        var = self._variable(child, pc, frame.regs, frame.cfa, function.die)
-                        if var is not None:
-                            here.append(replace(var, addr=None, register=None, value=None, entry=None, pieces=()))
             if die.tag == "DW_TAG_lexical_block":    # GDB's hashed dictionary (``block_order``)
                 here = [var for _, var in hashed_order([(var.name, var) for var in here], _is_cplus(die.cu))]
             scopes.append(here)
