@@ -41,6 +41,7 @@ from unicorn.unicorn_py3.unicorn import HOOK_CODE_CFUNC, uc_hook_h, uclib
 
 from tdbg import native
 from tdbg.arch import data_formats
+from tdbg.emu import native_units
 from tdbg.native import address
 from tdbg.tensix.events import MissingSpecification
 from tdbg.tensix.matrix_unit import math_config
@@ -89,7 +90,7 @@ class Cop(ctypes.Structure):
                 ("sfpu_known", _I32 * MAXT), ("sfpu_offset", _I32 * MAXT), ("sfpu_dst_base", _I32 * MAXT),
                 ("sfpu_sp_base", _I32 * MAXT), ("srcb_mod0", _I32 * MAXT),
                 ("ring", _P), ("cap", _U32), ("limit", _U32), ("head", _U32), ("count", _U32),
-                ("total", _U64), ("per_thread", _U64 * MAXT)]
+                ("total", _U64), ("per_thread", _U64 * MAXT), ("units", _P)]
 
 
 class CoreC(ctypes.Structure):
@@ -118,6 +119,7 @@ FIELDS = {
     K_SFPMAD: ("Mod1", "VA", "VB", "VC", "VD"),
     K_SFPSETCC: ("Mod1", "VC", "Imm1", "VD"),
     K_SFPENCC: ("Mod1", "Imm2", "VD"),
+    **native_units.FIELDS,
 }
 #: Where each kind's AddrMod is in its fields.
 ADDR_MOD_AT = {K_ZEROACC_ROW: 1, K_MOVD2A: 3, K_MOVD2B: 3, K_SFPLOAD: 1, K_SFPSTORE: 1}
@@ -135,6 +137,8 @@ def _kind(mnemonic: str | None, f: dict[str, int]) -> int:
         return K_ZEROACC_ROW
     if mnemonic in ("MOVD2A", "MOVD2B"):
         return K_MOVD2A if mnemonic == "MOVD2A" else K_MOVD2B
+    if mnemonic in ("UNPACR", "PACR"):
+        return native_units.kind(mnemonic, f) or K_PYTHON
     kind = VECTOR.get(mnemonic or "")
     if kind is None or any(v for k, v in f.items() if k not in FIELDS[kind]) or f["VD"] >= 12:
         return K_PYTHON   # a field no page defines, or a backdoor load (vector_unit.instruction)
@@ -167,6 +171,8 @@ class NativePush:
         self._held: tuple = ()     # the arrays whose addresses ``cop`` holds, kept alive
         self._stale = True         # ... to be read again (a run starts)
         self.coprocessor = tile.coprocessor
+        self.units = native_units.NativeUnits(tile, lib)
+        c.units = ctypes.addressof(self.units.s)
         self.coprocessor.state.config.on_change(self.config_changed)
         path.attach(self)
 
@@ -184,6 +190,7 @@ class NativePush:
         ctypes.memset(ctypes.addressof(c) + Cop.math_known.offset, 0, ctypes.sizeof(c.math_known))
         ctypes.memset(ctypes.addressof(c) + Cop.addr_mod.offset, 0, ctypes.sizeof(c.addr_mod))
         ctypes.memset(ctypes.addressof(c) + Cop.sfpu_known.offset, 0, ctypes.sizeof(c.sfpu_known))
+        self.units.config_changed()
 
     def _refresh(self, _: int) -> None:
         try:
@@ -210,6 +217,7 @@ class NativePush:
         banks = state.src_banks
         a, b = banks.matrix_unit_srca, banks.matrix_unit_srcb
         c.thread_ok, c.bank_a, c.bank_b, c.fmt_a, c.fmt_b = ok, a, b, state.srca.fmt[a], state.srcb.fmt[b]
+        self.units.refresh()
         c.valid = 1
 
     def _addresses(self) -> None:
@@ -221,6 +229,7 @@ class NativePush:
         (c.rwc, c.ever_written, c.row16, c.row32, c.prov_seq, c.dst_bits, c.srca, c.srcb, c.lane_config,
          c.lreg, c.defined, c.full, c.vu_flags, c.lane_flags, c.use_flags, c.unpredictable,
          c.alias) = (address(a) for a in held)
+        self.units.addresses()
         self._stale = False
 
     def _grow(self) -> None:
@@ -252,6 +261,8 @@ class NativePush:
             self._derive(k.c.thread, entry.f[at])
         if entry.kind in (K_SFPLOAD, K_SFPSTORE):
             self._derive_sfpu(k.c.thread)
+        if entry.kind in native_units.FIELDS:
+            self.units.describe(k.c.thread, entry)
 
     def _derive(self, t: int, addr_mod: int) -> None:
         c, cop = self.cop, self.coprocessor

@@ -250,26 +250,40 @@ class L1Access(NamedTuple):
 
 
 class L1Log:
-    """The newest ``limit`` L1 accesses of Tensix instructions (bounded memory)."""
+    """The newest ``limit`` L1 accesses of Tensix instructions (bounded memory).  The native push
+    path (``tdbg.emu.native_units``) keeps its records in a ring of its own (``native``), merged
+    in by sequence number when the log is read (each push's accesses are all on one side)."""
 
     LIMIT = 100_000
 
     def __init__(self, limit: int = LIMIT) -> None:
         self._items: deque[L1Access] = deque(maxlen=limit)
+        self.native: NativeL1Records | None = None
+
+    @property
+    def limit(self) -> int:
+        return self._items.maxlen or 0
 
     def append(self, access: L1Access) -> None:
         self._items.append(access)
 
+    def _records(self) -> Iterator[L1Access] | list[L1Access]:
+        n = self.native
+        if n is None or not n.count:
+            return self._items
+        merged = list(heapq.merge(self._items, map(L1Access._make, n.records()), key=lambda a: a.seq))
+        return merged[-self.limit:]
+
     def __iter__(self) -> Iterator[L1Access]:
-        return iter(self._items)
+        return iter(self._records())
 
     def of_push(self, seq: int) -> list[L1Access]:
         """The accesses made during push ``seq``."""
-        return [a for a in self._items if a.seq == seq]
+        return [a for a in self._records() if a.seq == seq]
 
     def writer(self, address: int) -> L1Access | None:
         """The last logged write that covers ``address``."""
-        for access in reversed(self._items):
+        for access in reversed(list(self._records())):
             if access.write and access.start <= address < access.end:
                 return access
         return None
@@ -278,6 +292,20 @@ class L1Log:
         """Forget the accesses of pushes after ``seq`` (a checkpoint restored)."""
         while self._items and self._items[-1].seq > seq:
             self._items.pop()
+        if self.native is not None:
+            self.native.truncate(seq)
 
     def clear(self) -> None:
         self._items.clear()
+        if self.native is not None:
+            self.native.clear()
+
+
+class NativeL1Records(Protocol):
+    """What ``L1Log`` reads of the native path's L1 records (``tdbg.emu.native_units``)."""
+
+    count: int
+
+    def records(self) -> list[tuple]: ...
+    def truncate(self, seq: int) -> None: ...
+    def clear(self) -> None: ...

@@ -511,7 +511,7 @@ class Tile:
                    and address < w.address + w.length and w.address + w.length <= self.profile.l1_size] if self.watches else ()
         self.tensix.l1[address:end] = data if isinstance(data, np.ndarray) else np.frombuffer(data, dtype=np.uint8)
         self.l1_written.mark(address, end)
-        if self._over_code(address, end):
+        if address < end and self._over_code(address, end):   # (an empty write, a Flush PACR's, changes no code)
             self._code_overwritten(address, end)
         elif noc is not None:
             self._drop_translations(address, end)

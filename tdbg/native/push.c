@@ -11,7 +11,8 @@
  *   NOP, INCRWC, SETRWC without bank flips, ZEROACC in ZEROACC_MODE_ONE_ROW, MOVD2A and MOVD2B
  *   with 16-bit Dst and no column masked; with every LaneConfig zero: SFPLOAD, SFPSTORE (but
  *   MOD0_FMT_INT32_ALL), SFPLOADI, SFPMAD (no indirect register), SFPSETCC, SFPENCC, each with
- *   VD < 12 (no backdoor load) and the fields their pages define. */
+ *   VD < 12 (no backdoor load) and the fields their pages define; UNPACR and PACR in their common
+ *   modes (tdbg/native/unpack_pack.c, tdbg.emu.native_units). */
 #include <stdint.h>
 
 #define MAXT 4
@@ -39,7 +40,8 @@ static void pack(const int32_t *r, struct rwc *x)
 }
 
 enum { K_UNKNOWN = 0, K_NOP = 1, K_INCRWC = 2, K_SETRWC = 3, K_ZEROACC_ROW = 4, K_MOVD2A = 5, K_MOVD2B = 6,
-       K_SFPLOAD = 7, K_SFPSTORE = 8, K_SFPLOADI = 9, K_SFPMAD = 10, K_SFPSETCC = 11, K_SFPENCC = 12, K_PYTHON = 255 };
+       K_SFPLOAD = 7, K_SFPSTORE = 8, K_SFPLOADI = 9, K_SFPMAD = 10, K_SFPSETCC = 11, K_SFPENCC = 12,
+       K_UNPACR = 13, K_PACR = 14, K_PYTHON = 255 };
 enum { S_NONE = 0, S_BF16 = 1, S_FP16 = 2, S_TF32 = 3 };   /* tdbg.arch.data_formats styles */
 enum { MODE_PYTHON = 0, MODE_FAST = 1 };
 enum { V_STALE = 0, V_VALID = 1, V_WARM = 2 };
@@ -92,6 +94,7 @@ struct cop {            /* one tile's coprocessor, as far as the native path rea
     struct rec *ring;
     uint32_t cap, limit, head, count;
     uint64_t total, per_thread[MAXT];
+    void *units;        /* UNPACR / PACR's state (unpack_pack.c's struct units), or NULL */
 };
 
 struct core {           /* one core's side of it */
@@ -461,6 +464,9 @@ static int vector(struct cop *c, int t, int32_t *r, struct entry *e, int64_t *ro
     return 1;
 }
 
+int tdbg_units_run(void *units, int kind, int t, const uint16_t *f, uint32_t word, uint64_t seq);
+int tdbg_units_described(const void *units, int kind, int t, const uint16_t *f);
+
 /* tdbg.emu.pushlog.PushLog.append for a native push (PushPath.execute's log step) */
 static void log_push(struct cop *c, struct core *k, uint32_t pc, uint32_t word)
 {
@@ -508,6 +514,9 @@ static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
     case K_MOVD2A: case K_MOVD2B:
         done = movd2src(c, t, r, e->f, e->kind == K_MOVD2B);
         break;
+    case K_UNPACR: case K_PACR:
+        done = tdbg_units_run(c->units, e->kind, t, e->f, e->word, c->seq + 1);
+        break;
     default:
         done = vector(c, t, r, e, rows);
     }
@@ -527,6 +536,8 @@ static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
  * path that runs it should describe them: learn) */
 static int described(const struct cop *c, int t, const struct entry *e)
 {
+    if (e->kind == K_UNPACR || e->kind == K_PACR)
+        return tdbg_units_described(c->units, e->kind, t, e->f);
     int at = e->kind == K_ZEROACC_ROW ? 1 : e->kind == K_MOVD2A || e->kind == K_MOVD2B ? 3
            : e->kind == K_SFPLOAD || e->kind == K_SFPSTORE ? 1 : -1;
     if (at < 0)

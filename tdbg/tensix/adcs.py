@@ -15,6 +15,7 @@ bits as the ``XY`` forms (``Z0Val`` where ``X0Val`` is, ...: the page layouts an
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -39,14 +40,15 @@ def _index(thread: int, unit: int, channel: int, dim: int) -> int:
 
 
 class Adcs:
-    """``ADCs[thread][unit].Channel[ch]``: the counters and their ``_Cr`` copies, kept as Python
-    ints (each instruction reads and writes a few; numpy scalars cost more than the arithmetic);
-    ``value`` and ``cr`` show them as ``[thread, unit, ch, xyzw]`` arrays."""
+    """``ADCs[thread][unit].Channel[ch]``: the counters and their ``_Cr`` copies, kept in
+    ``array('q')`` (each instruction reads and writes a few: indexing gives Python ints, which cost
+    less than numpy scalars; the native push path, ``tdbg/native/unpack_pack.c``, writes them
+    in place); ``value`` and ``cr`` show them as ``[thread, unit, ch, xyzw]`` arrays."""
 
     def __init__(self, threads: int) -> None:
         self.shape = (threads, len(UNIT_NAMES), 2, 4)  # thread, unit, channel, X/Y/Z/W
-        self._value = [0] * (threads * 24)
-        self._cr = [0] * (threads * 24)
+        self._value = array("q", bytes(8 * threads * 24))
+        self._cr = array("q", bytes(8 * threads * 24))
 
     @property
     def value(self) -> np.ndarray:
@@ -57,12 +59,12 @@ class Adcs:
         return np.array(self._cr, dtype=np.int64).reshape(self.shape)
 
     def reset(self) -> None:
-        self._value[:] = self._cr[:] = [0] * len(self._value)
+        self._value[:] = self._cr[:] = array("q", bytes(8 * len(self._value)))
 
     def get(self, thread: int, unit: int, channel: int, dim: int) -> int:
         return self._value[((thread * 3 + unit) * 2 + channel) * 4 + dim]
 
-    def channels(self, thread: int, unit: int) -> list[int]:
+    def channels(self, thread: int, unit: int) -> array:
         """``Channel[0]`` X, Y, Z, W, then ``Channel[1]`` X, Y, Z, W of one unit."""
         i = (thread * 3 + unit) * 8
         return self._value[i:i + 8]

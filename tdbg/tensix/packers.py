@@ -51,6 +51,7 @@ L1 as packer input (``Source_interface_selection``), ``Add_l1_dest_addr_offset``
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
@@ -72,16 +73,27 @@ PAGE = "PACR.md"
 _FIVE_BIT = data_formats.having(lambda f: f.five_bit_exponent)  # FP16, BFP8a, BFP4a, FP8, BFP2a (ReLU.md)
 
 
+def _slot(i: int, kind: type = int) -> property:
+    """Item ``i`` of the object's ``regs`` (an ``array('q')``, which the native push path writes
+    in place) as an attribute of type ``kind``."""
+    return property(lambda self: kind(self.regs[i]), lambda self, v: self.regs.__setitem__(i, int(v)))
+
+
 @dataclass
 class ExponentHistogram:
     """``ExponentHistogram[32]`` and ``ExponentHistogramMaxExponent`` (ExponentHistogram.md)."""
 
     bins: np.ndarray = field(default_factory=lambda: np.zeros(32, dtype=np.uint8))
-    max_exponent: int = 0
+    regs: array = field(default_factory=lambda: array("q", [0]))   # max_exponent
+    max_exponent = _slot(0)
 
     def reset(self) -> None:
         self.bins[:] = 0
         self.max_exponent = 0
+
+
+#: ``PackerState.regs``: the streams' addresses and flags, the tile position generator.
+PACKER_REGS = ("data_address", "exp_address", "data_needs_new", "exp_needs_new", "tpg_x", "tpg_y", "tpg_z")
 
 
 @dataclass
@@ -91,18 +103,28 @@ class PackerState:
     ``Packers.SetRegBase[2]`` / ``SetRegHiScaler[4]`` with the raw TDMA-RISC words they were set
     from (TDMA-RISC.md; ``tdbg.emu.devices.tdma_risc``), and the raw word of the unpackers'
     ``UnpackRegAddrRaw`` that register file also holds.  No page gives their power-on values:
-    zero, as tdbg's config."""
+    zero, as tdbg's config (the streams need new addresses).  The streams and the tile position
+    generator are kept in ``regs`` (``PACKER_REGS``)."""
 
-    data_address: int = 0
-    exp_address: int = 0
-    data_needs_new: bool = True
-    exp_needs_new: bool = True
-    tpg: list[int] = field(default_factory=lambda: [0, 0, 0])   # X, Y, Z
+    regs: array = field(default_factory=lambda: array("q", [0, 0, 1, 1, 0, 0, 0]))
     histogram: ExponentHistogram = field(default_factory=ExponentHistogram)
     set_reg_base: list[int] = field(default_factory=lambda: [0, 0])
     set_reg_hi_scaler: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     scaler2_raw: int = 0
     unpack_reg_addr_raw: int = 0
+    data_address = _slot(0)
+    exp_address = _slot(1)
+    data_needs_new = _slot(2, bool)
+    exp_needs_new = _slot(3, bool)
+
+    @property
+    def tpg(self) -> list[int]:
+        """The tile position generator's X, Y, Z."""
+        return self.regs[4:7].tolist()
+
+    @tpg.setter
+    def tpg(self, value: list[int]) -> None:
+        self.regs[4:7] = array("q", value)
 
 
 class PackConfig(NamedTuple):

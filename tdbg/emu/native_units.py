@@ -1,0 +1,250 @@
+"""The native push path's UNPACR and PACR (``tdbg/native/unpack_pack.c``): which words it runs,
+the config-derived state it reads (``describe``, forgotten at every config write), the model
+state it reads and writes in place (``addresses``, ``refresh``), and its records of L1 accesses
+(``L1Records``, which ``tdbg.emu.pushlog.L1Log`` merges in).
+
+Measured (``scripts/bench.py`` figure (d), the UNPACR/PACR mix): the Python path costs about
+32 us a push (the hook and log, the executor's Python, ``Tile.write``'s bookkeeping, the
+``tdbg_pack`` call); the C path a fraction of a microsecond.
+
+What the C side declines, so that the Python path (the reference) runs it and says what it
+says: a word with a field it does not mirror (``kind``), a configuration it does not mirror
+(``describe`` marks it so: compression, BFP input, ``Tileize_mode``, upsampling, a column
+shift, ``Transpose``, unpacking to ``Dst``, ``Unpack_Src_Reg_Set_Upd``; for PACR a staged
+conversion, L1 accumulation), and, per push, its bank not the unpackers', a run of datums that
+is not whole rows, an address the Python path would refuse, an L1 read nothing wrote, an L1
+write over loaded code, and a tile whose state needs what only Python keeps (a reverse-step
+journal, L1 still all zero, a wait latched on any thread: ``_held`` settles those).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tdbg.native import address
+from tdbg.tensix import packers, unpackers
+from tdbg.tensix.events import TensixEvent
+from tdbg.tensix.src import SrcClient
+
+if TYPE_CHECKING:
+    from tdbg.emu.native_push import Entry
+    from tdbg.emu.tile import Tile
+
+MAXT, NSLOT, MAXCODE = 4, 4 * 2 * 9, 64
+K_UNPACR, K_PACR = 13, 14
+#: What each instruction's C function reads, in its order (unpack_pack.c).
+UNPACR_FIELDS = ("WhichUnpacker", "MultiContextMode", "ContextNumber", "ContextADC", "AllDatumsAreZero",
+                 "Ch0YInc", "Ch0ZInc", "Ch1YInc", "Ch1ZInc")
+PACR_FIELDS = ("Last", "OvrdThreadId", "ReadIntfSel", "AddrCntContext", "AddrMode")
+FIELDS = {K_UNPACR: UNPACR_FIELDS, K_PACR: PACR_FIELDS}
+#: Fields the C side leaves to Python when nonzero (what their Python code does is not mirrored);
+#: the rest (UNPACR's Last, PACR's Concat) the Python functions do not read.
+_PYTHON_ONLY = {"UNPACR": ("UseContextCounter", "FlipSrc", "CfgContextCntInc", "SearchCacheFlush", "srcb_bcast",
+                           "RowSearch"),
+                "PACR": ("Flush", "ZeroWrite", "CtxtCtrl", "DstAccessMode", "RowPadZero", "CfgContext")}
+F = unpackers.F
+#: unpack_pack.c's conversions: (InDataFormat, OutDataFormat) -> code (unpackers.convert to Src)
+CONVERSIONS = {(F.BF16, F.BF16): 1, (F.FP16, F.FP16): 2, (F.FP32, F.TF32): 3, (F.FP32, F.BF16): 4, (F.FP32, F.FP16): 5}
+_32BIT, _16BIT = (F.FP32, F.TF32, F.INT32), (F.FP16, F.BF16, F.INT16)   # unpackers._out_address
+
+_P, _I32, _U32, _I64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint32, ctypes.c_int64
+
+L1_RECORD = np.dtype({"names": ["seq", "start", "end", "word", "thread", "write"],
+                      "formats": [np.uint64, np.uint32, np.uint32, np.uint32, np.uint8, np.uint8],
+                      "offsets": [0, 8, 12, 16, 20, 21], "itemsize": 24})
+
+
+class USlot(ctypes.Structure):
+    _fields_ = [(n, _I32) for n in ("known", "conv", "width", "out_shift", "srca_set_ovrd", "add_ctx")] + \
+               [(n, _I64) for n in ("in_addr", "x_dim", "y_dim", "z_dim", "fifo_size", "limit", "out_base", "y_stride",
+                                    "z_stride", "w_stride", "ctx_out")]
+
+
+class PSlot(ctypes.Structure):
+    _fields_ = [("known", _I32), ("plan", _I32 * 10)] + \
+               [(n, _I32) for n in ("datum_bits", "bfp", "read_32b", "in_fmt", "out_fmt", "sub_header", "yz_transposed")] + \
+               [(n, _I64) for n in ("base0", "x_stride", "y_stride", "z_stride", "w_stride", "dst_offset", "base1",
+                                    "y_stride1", "z_stride1", "w_stride1", "l1_dest_addr", "exp_section_size", "limit",
+                                    "fifo_size", "reads_per_plane")] + \
+               [("addr_mod", _I64 * 40)]
+
+
+class Units(ctypes.Structure):
+    """``struct units`` of unpack_pack.c."""
+
+    _fields_ = [("ok", _I32), ("src_ok", _I32 * 2), ("bank", _I32 * 2), ("src_row", _I32 * (2 * MAXT)),
+                ("tracked", _I32), ("ncode", _I32), ("l1_size", _I64), ("code", _I64 * (2 * MAXCODE)),
+                ("adc", _P), ("adc_cr", _P), ("packer", _P), ("max_exp", _P), ("l1", _P), ("written", _P),
+                ("srca", _P), ("srcb", _P), ("dst_bits", _P), ("ever_written", _P), ("row16", _P), ("row32", _P),
+                ("ring", _P), ("cap", _U32), ("head", _U32), ("count", _U32), ("pad", _U32),
+                ("u", USlot * NSLOT), ("p", PSlot * MAXT)]
+
+
+def kind(mnemonic: str, f: dict[str, int]) -> int | None:
+    """The entry kind of an UNPACR or PACR word (None: the Python path runs it)."""
+    if any(f[name] for name in _PYTHON_ONLY[mnemonic]):
+        return None
+    return K_UNPACR if mnemonic == "UNPACR" else K_PACR
+
+
+def _array_address(a) -> int:  # type: ignore[no-untyped-def]
+    """The address of an ``array.array``'s items (it is never resized)."""
+    return a.buffer_info()[0]  # type: ignore[no-any-return]
+
+
+class NativeUnits:
+    """A tile's ``Units`` and its L1 records (module docstring)."""
+
+    def __init__(self, tile: Tile, lib: ctypes.CDLL) -> None:
+        if lib.tdbg_units_size() != ctypes.sizeof(Units):
+            raise ValueError(f"tdbg/native/unpack_pack.c's struct units is not {ctypes.sizeof(Units)} bytes")
+        self.tile = tile
+        self.s = Units()
+        self.ring = np.zeros(tile.push_path.l1_log.limit, dtype=L1_RECORD)
+        self.s.ring, self.s.cap = self.ring.ctypes.data, len(self.ring)
+        self._held: tuple = ()
+        self._code_index: object = None
+        tile.push_path.l1_log.native = self
+
+    # -- Python's side of the state -------------------------------------------------------------
+    def addresses(self) -> None:
+        """The arrays the C side works on (a run starts; ``refresh`` when their owners change)."""
+        s, tile = self.s, self.tile
+        state = tile.coprocessor.state
+        dst = state.dst
+        self._owners = (state.adcs, state.packer, state.packer.histogram)
+        self._held = (state.l1, tile.l1_written.view, state.srca.data, state.srcb.data, dst.bits, dst.ever_written,
+                      dst.row16, dst.row32)
+        (s.l1, s.written, s.srca, s.srcb, s.dst_bits, s.ever_written, s.row16, s.row32) = (address(a) for a in self._held)
+        s.adc, s.adc_cr = _array_address(state.adcs._value), _array_address(state.adcs._cr)
+        s.packer, s.max_exp = _array_address(state.packer.regs), _array_address(state.packer.histogram.regs)
+        s.l1_size, s.tracked = len(state.l1), tile.l1_written.tracked
+
+    def refresh(self) -> None:
+        """Describe what Python pushes change (``NativePush.refresh``)."""
+        s, tile = self.s, self.tile
+        cop = tile.coprocessor
+        state = cop.state
+        if self._owners != (state.adcs, state.packer, state.packer.histogram):
+            self.addresses()
+        if tile._code_index is None or tile._code_index is not self._code_index:
+            self._code()
+        s.ok = cop.l1_journal is None and not tile.l1_zero and all(g is None for g in cop.wait_gate) \
+            and s.ncode <= MAXCODE
+        unpacker = state.src_banks.unpacker
+        for which, reg in enumerate((state.srca, state.srcb)):
+            s.bank[which] = unpacker[which]
+            s.src_ok[which] = reg.allowed_client[unpacker[which]] == SrcClient.Unpackers
+            for t in range(min(cop.threads, MAXT)):
+                s.src_row[which * MAXT + t] = cop.unpacker_src_row[which][t]
+
+    def _code(self) -> None:
+        """The loaded code's merged ranges (``Tile._over_code``'s index)."""
+        tile, s = self.tile, self.s
+        tile._over_code(0, 0)   # builds the index
+        starts, ends = tile._code_index   # type: ignore[misc]
+        s.ncode = len(starts)
+        for i, (lo, hi) in enumerate(zip(starts[:MAXCODE], ends[:MAXCODE])):
+            s.code[2 * i], s.code[2 * i + 1] = lo, hi
+        self._code_index = tile._code_index
+
+    def config_changed(self) -> None:
+        """A config write: forget what was derived from config."""
+        ctypes.memset(ctypes.addressof(self.s) + Units.u.offset, 0, ctypes.sizeof(Units) - Units.u.offset)
+
+    def describe(self, thread: int, entry: Entry) -> None:
+        """The config-derived state the entry's instruction reads for ``thread`` (after the Python
+        path ran it): known 1, or 2 where the C side declines."""
+        f = dict(zip(FIELDS[entry.kind], entry.f))
+        cop = self.tile.coprocessor
+        if entry.kind == K_UNPACR:
+            slot = self.s.u[(thread * 2 + f["WhichUnpacker"]) * 9 + (1 + f["ContextNumber"] if f["MultiContextMode"] else 0)]
+            if not slot.known:
+                slot.known = 2
+                try:
+                    _unpacr_slot(cop, thread, f, slot)
+                except TensixEvent:
+                    pass   # stays declined: the Python path raises it
+        else:
+            pslot = self.s.p[thread]
+            if not pslot.known:
+                pslot.known = 2
+                try:
+                    _pacr_slot(cop, thread, pslot)
+                except TensixEvent:
+                    pass
+
+    # -- the records (tdbg.emu.pushlog.NativeL1Records) -------------------------------------------
+    @property
+    def count(self) -> int:
+        return self.s.count
+
+    def records(self) -> list[tuple]:
+        """The ring's records, oldest first, as ``L1Access`` tuples."""
+        s = self.s
+        if s.count < s.cap:
+            start = (s.head - s.count) % s.cap
+            kept = self.ring[start:start + s.count] if start + s.count <= s.cap else np.concatenate(
+                (self.ring[start:], self.ring[:s.head]))
+        else:
+            kept = np.concatenate((self.ring[s.head:], self.ring[:s.head]))
+        return [(seq, thread, word, start, end, bool(write)) for seq, start, end, word, thread, write in kept.tolist()]
+
+    def truncate(self, seq: int) -> None:
+        """Forget the records of pushes after ``seq``."""
+        s = self.s
+        while s.count and int(self.ring[(s.head - 1) % s.cap]["seq"]) > seq:
+            s.head = (s.head - 1) % s.cap
+            s.count -= 1
+
+    def clear(self) -> None:
+        self.s.count = self.s.head = 0
+
+
+def _unpacr_slot(cop, thread: int, f: dict[str, int], slot: USlot) -> None:  # type: ignore[no-untyped-def]
+    """``slot`` from ``unpackers.read_config`` of the word's context (known 1 when mirrored)."""
+    which, multi = f["WhichUnpacker"], bool(f["MultiContextMode"])
+    fields = {"WhichUnpacker": which, "MultiContextMode": int(multi), "UseContextCounter": 0,
+              "ContextNumber": f["ContextNumber"], "ContextADC": f["ContextADC"]}
+    context, _ = unpackers.context_of(cop, thread, fields)
+    c = unpackers.read_config(cop, thread, which, multi, context)
+    conv = CONVERSIONS.get((c.in_fmt, c.out_fmt))
+    if (conv is None or not c.uncompressed or c.tileize or c.transpose or c.to_dst or c.col_shift or c.upsample_rate
+            or c.src_reg_set_upd):
+        return
+    slot.conv, slot.width = conv, c.width
+    slot.out_shift = 2 if c.out_fmt in _32BIT else 1 if c.out_fmt in _16BIT else 0
+    slot.srca_set_ovrd, slot.add_ctx = c.srca_set_ovrd, c.add_dest_addr_cntr
+    slot.ctx_out = -1 if c.ctx_out_addr is None else c.ctx_out_addr
+    (slot.in_addr, slot.x_dim, slot.y_dim, slot.z_dim, slot.fifo_size, slot.limit, slot.out_base, slot.y_stride,
+     slot.z_stride, slot.w_stride) = (c.in_addr, c.x_dim, c.y_dim, c.z_dim, c.fifo_size, c.limit, c.out_base,
+                                      c.y_stride, c.z_stride, c.w_stride)
+    slot.known = 1
+
+
+def _pacr_slot(cop, thread: int, slot: PSlot) -> None:  # type: ignore[no-untyped-def]
+    """``slot`` from ``packers.read_config`` and the ``ADDR_MOD_PACK`` entries (known 1 when mirrored)."""
+    c = packers.read_config(cop, thread)
+    if c.native is None or c.l1_acc:
+        return
+    plan, fmt = c.native
+    for i, v in enumerate(plan.tolist()):
+        slot.plan[i] = v
+    slot.datum_bits, slot.bfp = fmt.datum_bits, fmt.is_bfp
+    (slot.read_32b, slot.in_fmt, slot.out_fmt, slot.sub_header, slot.yz_transposed) = (
+        c.read_32b, c.in_fmt, c.out_fmt, c.sub_header, c.yz_transposed)
+    (slot.base0, slot.x_stride, slot.y_stride, slot.z_stride, slot.w_stride, slot.dst_offset, slot.base1,
+     slot.y_stride1, slot.z_stride1, slot.w_stride1, slot.l1_dest_addr, slot.exp_section_size, slot.limit,
+     slot.fifo_size, slot.reads_per_plane) = (
+        c.base0, c.x_stride, c.y_stride, c.z_stride, c.w_stride, c.dst_offset, c.base1, c.y_stride1, c.z_stride1,
+        c.w_stride1, c.l1_dest_addr, c.exp_section_size, c.limit, c.fifo_size, c.reads_per_plane)
+    at = 0
+    for m in range(4):
+        for side in packers._addr_mod_pack(cop, thread, m):
+            for v in side:
+                slot.addr_mod[at] = v
+                at += 1
+    slot.known = 1
