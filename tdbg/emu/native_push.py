@@ -8,7 +8,8 @@ Each ``.ttinsn`` address of a core gets the C hook, whose user data is the addre
 The hook runs the instruction itself when the entry names one it mirrors (``_kind``: NOP,
 INCRWC, SETRWC without bank flips, ZEROACC of one row, MOVD2A / MOVD2B with 16-bit Dst and no
 column masked, and with every ``LaneConfig`` zero SFPLOAD, SFPSTORE, SFPLOADI, SFPMAD, SFPSETCC,
-SFPENCC in their common modes), the state it reads is as described (``Cop.valid``, the
+SFPENCC in their common modes; UNPACR and PACR in theirs, ``tdbg.emu.native_units``), the state
+it reads is as described (``Cop.valid``, the
 config-derived values) and the run needs no Python record of each push (``Cop.mode``: no
 watchpoint set).  It then logs the push in its ring (``NativeRecords``, which ``PushLog`` merges
 in when read), bumps ``PushPath.seq`` (kept in ``Cop``) and the provenance of the ``Dst`` rows

@@ -14,7 +14,8 @@ shift, ``Transpose``, unpacking to ``Dst``, ``Unpack_Src_Reg_Set_Upd``; for PACR
 conversion, L1 accumulation), and, per push, its bank not the unpackers', a run of datums that
 is not whole rows, an address the Python path would refuse, an L1 read nothing wrote, an L1
 write over loaded code, and a tile whose state needs what only Python keeps (a reverse-step
-journal, L1 still all zero, a wait latched on any thread: ``_held`` settles those).
+journal, L1 still all zero; for UNPACR a wait latched on any thread, which its Wait Gate check,
+``Coprocessor._held``, settles).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tdbg import native
 from tdbg.native import address
 from tdbg.tensix import packers, unpackers
 from tdbg.tensix.events import TensixEvent
@@ -75,7 +77,7 @@ class PSlot(ctypes.Structure):
 class Units(ctypes.Structure):
     """``struct units`` of unpack_pack.c."""
 
-    _fields_ = [("ok", _I32), ("src_ok", _I32 * 2), ("bank", _I32 * 2), ("src_row", _I32 * (2 * MAXT)),
+    _fields_ = [("ok", _I32), ("settled", _I32), ("src_ok", _I32 * 2), ("bank", _I32 * 2), ("src_row", _I32 * (2 * MAXT)),
                 ("tracked", _I32), ("ncode", _I32), ("l1_size", _I64), ("code", _I64 * (2 * MAXCODE)),
                 ("adc", _P), ("adc_cr", _P), ("packer", _P), ("max_exp", _P), ("l1", _P), ("written", _P),
                 ("srca", _P), ("srcb", _P), ("dst_bits", _P), ("ever_written", _P), ("row16", _P), ("row32", _P),
@@ -100,7 +102,8 @@ class NativeUnits:
 
     def __init__(self, tile: Tile, lib: ctypes.CDLL) -> None:
         if lib.tdbg_units_size() != ctypes.sizeof(Units):
-            raise ValueError(f"tdbg/native/unpack_pack.c's struct units is not {ctypes.sizeof(Units)} bytes")
+            raise native.NativeError(f"tdbg/native/unpack_pack.c's struct units is not {ctypes.sizeof(Units)} bytes: "
+                                     "the two sides disagree")
         self.tile = tile
         self.s = Units()
         self.ring = np.zeros(tile.push_path.l1_log.limit, dtype=L1_RECORD)
@@ -132,8 +135,8 @@ class NativeUnits:
             self.addresses()
         if tile._code_index is None or tile._code_index is not self._code_index:
             self._code()
-        s.ok = cop.l1_journal is None and not tile.l1_zero and all(g is None for g in cop.wait_gate) \
-            and s.ncode <= MAXCODE
+        s.ok = cop.l1_journal is None and not tile.l1_zero and s.ncode <= MAXCODE
+        s.settled = all(g is None for g in cop.wait_gate)
         unpacker = state.src_banks.unpacker
         for which, reg in enumerate((state.srca, state.srcb)):
             s.bank[which] = unpacker[which]

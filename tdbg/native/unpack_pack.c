@@ -50,7 +50,8 @@ struct l1rec {          /* one tdbg.emu.pushlog.L1Access */
 };
 
 struct units {
-    int32_t ok;             /* refresh: no reverse-step journal, L1 written before, no wait latched */
+    int32_t ok;             /* refresh: no reverse-step journal, L1 written before */
+    int32_t settled;        /* ... and no wait latched on any thread (UNPACR's Wait Gate check settles them) */
     int32_t src_ok[2];      /* the unpacker's SrcA / SrcB bank is the unpackers' (unpacr_wait) */
     int32_t bank[2];        /* SrcBankSelect.unpacker */
     int32_t src_row[2][MAXT];   /* Coprocessor.unpacker_src_row */
@@ -177,7 +178,7 @@ static int unpacr(struct units *s, int t, const uint16_t *f, uint32_t word, uint
     const struct uslot *c = &s->u[(t * 2 + which) * 9 + (multi ? 1 + f[2] : 0)];
     if (!c->known)
         return -1;   /* not described yet: learn */
-    if (c->known != 1 || !s->src_ok[which])
+    if (c->known != 1 || !s->settled || !s->src_ok[which])
         return 0;
     int adc_t = multi ? f[3] : t, unit = which ? UNPACKER1 : UNPACKER0;
     /* plan */
