@@ -133,7 +133,7 @@ def random_program(rng: np.random.Generator, phases: int, words: int, trips: int
                 inc = lambda: r(2) if rng.integers(0, 6) == 0 else 0  # noqa: E731
                 which, flip = r(1), int(rng.integers(0, 16) == 0)
                 fw.tti("UNPACR", WhichUnpacker=which, MultiContextMode=r(1), ContextNumber=r(1),
-                       ContextADC=int(rng.integers(0, 8) == 0), AllDatumsAreZero=int(rng.integers(0, 8) == 0),
+                       ContextADC=int(rng.choice([0] * 6 + [1, 3])), AllDatumsAreZero=int(rng.integers(0, 8) == 0),
                        Ch0YInc=inc(), Ch0ZInc=inc(), Ch1YInc=inc(), Ch1ZInc=inc(), FlipSrc=flip, Last=1)
                 if flip:   # the Matrix Unit gives the bank back, or the next UNPACR of it would wait forever
                     fw.tti("SETRWC", FlipSrcA=int(which == 0), FlipSrcB=int(which == 1))

@@ -89,6 +89,8 @@ def kind(mnemonic: str, f: dict[str, int]) -> int | None:
     """The entry kind of an UNPACR or PACR word (None: the Python path runs it)."""
     if any(f[name] for name in _PYTHON_ONLY[mnemonic]):
         return None
+    if mnemonic == "UNPACR" and f["MultiContextMode"] and f["ContextADC"] == 3:
+        return None   # UndefinedBehavior (unpackers.context_of); the slot it shares does not say so
     return K_UNPACR if mnemonic == "UNPACR" else K_PACR
 
 
