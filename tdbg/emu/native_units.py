@@ -112,6 +112,7 @@ class NativeUnits:
         self.s.ring, self.s.cap = self.ring.ctypes.data, len(self.ring)
         self._held: tuple = ()
         self._code_index: object = None
+        self._described = False    # a slot was described since the last config write
         tile.push_path.l1_log.native = self
 
     # -- Python's side of the state -------------------------------------------------------------
@@ -158,13 +159,16 @@ class NativeUnits:
 
     def config_changed(self) -> None:
         """A config write: forget what was derived from config."""
-        ctypes.memset(ctypes.addressof(self.s) + Units.u.offset, 0, ctypes.sizeof(Units) - Units.u.offset)
+        if self._described:
+            ctypes.memset(ctypes.addressof(self.s) + Units.u.offset, 0, ctypes.sizeof(Units) - Units.u.offset)
+            self._described = False
 
     def describe(self, thread: int, entry: Entry) -> None:
         """The config-derived state the entry's instruction reads for ``thread`` (after the Python
         path ran it): known 1, or 2 where the C side declines."""
         f = dict(zip(FIELDS[entry.kind], entry.f))
         cop = self.tile.coprocessor
+        self._described = True
         if entry.kind == K_UNPACR:
             slot = self.s.u[(thread * 2 + f["WhichUnpacker"]) * 9 + (1 + f["ContextNumber"] if f["MultiContextMode"] else 0)]
             if not slot.known:
@@ -248,7 +252,7 @@ def _pacr_slot(cop, thread: int, slot: PSlot) -> None:  # type: ignore[no-untype
         c.w_stride1, c.l1_dest_addr, c.exp_section_size, c.limit, c.fifo_size, c.reads_per_plane)
     at = 0
     for m in range(4):
-        for side in packers._addr_mod_pack(cop, thread, m):
+        for side in packers.addr_mod_pack(cop, thread, m):
             for v in side:
                 slot.addr_mod[at] = v
                 at += 1

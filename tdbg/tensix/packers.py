@@ -618,11 +618,14 @@ def _addr_mod_pack(cop: Coprocessor, thread: int, m: int) -> tuple[tuple[int, in
                  for side in ("src", "dst"))
 
 
+def addr_mod_pack(cop: Coprocessor, thread: int, m: int) -> tuple[tuple[int, int, int, int, int], ...]:
+    """``_addr_mod_pack``, cached until a write to its config word."""
+    return cop.state.config.derived(("ADDR_MOD_PACK", thread, m), lambda: _addr_mod_pack(cop, thread, m))  # type: ignore[return-value]
+
+
 def _advance(cop: Coprocessor, thread: int, adc: int, f: dict[str, int]) -> None:
     """The ``AddrMod`` updates of both address generators (``ADDR_MOD_PACK_SEC[AddrMode]``)."""
-    m = f["AddrMode"]
-    sides = cop.state.config.derived(("ADDR_MOD_PACK", thread, m), lambda: _addr_mod_pack(cop, thread, m))
-    cop.state.adcs.step_yz(adc, PACKERS, sides)  # type: ignore[arg-type]
+    cop.state.adcs.step_yz(adc, PACKERS, addr_mod_pack(cop, thread, f["AddrMode"]))
 
 
 def pacr_setreg(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
