@@ -356,6 +356,7 @@ class NativeCore:
     def __init__(self, path: NativePush, core: Core) -> None:
         self.path, self.core = path, core
         self.c = c = CoreC()
+        self.c_address = ctypes.addressof(c)
         c.cop = ctypes.addressof(path.cop)
         c.thread = core._push_thread if core._push_thread is not None else (core.thread or 0)
         if core.name not in path.names:
@@ -367,6 +368,8 @@ class NativeCore:
         self._blocks: list[ctypes.Array] = []
         self._free: list[Entry] = []
         self.entries: dict[int, Entry] = {}
+        self._handle = uc_hook_h()                 # reused by every ``add`` (plain ints for the rest:
+        self._handle_ref = ctypes.byref(self._handle)   # the binding declares uc_hook_add's argtypes)
 
     def _learn(self, handle: int, address: int, size: int, user: int) -> None:
         self.core._code_py(handle, address, size, user)
@@ -384,17 +387,17 @@ class NativeCore:
             self._blocks.append(block)
             self._free = list(block)
         entry = self._free.pop()
-        entry.core, entry.word, entry.kind = ctypes.addressof(self.c), word, K_UNKNOWN
-        handle = uc_hook_h()
+        entry.core, entry.word, entry.kind = self.c_address, word, K_UNKNOWN
         uc = self.core.uc
-        status = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), UC_HOOK_CODE, ctypes.c_void_p(self.path.hook),
-                                   ctypes.c_void_p(ctypes.addressof(entry)), ctypes.c_uint64(address), ctypes.c_uint64(address))
+        status = uclib.uc_hook_add(uc._uch, self._handle_ref, UC_HOOK_CODE, self.path.hook, ctypes.addressof(entry),
+                                   address, address)
         if status:
             self._free.append(entry)
             raise UcError(status)
         self.entries[address] = entry
-        uc._callbacks[handle.value] = entry   # what the binding's hook_del drops
-        return handle.value
+        handle = self._handle.value
+        uc._callbacks[handle] = entry   # what the binding's hook_del drops
+        return handle
 
     def remove(self, address: int) -> None:
         """``address`` is unhooked (``uc.hook_del`` of its handle): its entry is free again."""

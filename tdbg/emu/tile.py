@@ -162,7 +162,7 @@ class Tile:
         self._host_code: list[tuple[int, int]] = []               # code a host put in L1 since the reset
         self._host_parks: set[int] = set()                        # ... and the j . words in it
         self.programs: dict[str, Program] = {}
-        self._hooks_stale = False    # loaded code the cores have not hooked yet (``load``)
+        self.hooks_stale = False     # loaded code the cores have not hooked yet (``load``): a reset hooks it
         self.trampolines = Trampolines(profile.trampoline_spaces)
         self.code = CodePatches(self.trampolines)                 # replaced words of loaded code
         self.l1_written = L1Written(profile.l1_size)   # for NeverWritten on L1 (tdbg.emu.l1_written)
@@ -275,13 +275,13 @@ class Tile:
         self._executable = [(s.vaddr, s.vaddr + len(s.data)) for p in self.programs.values() for s in p.segments
                             if s.executable and s.vaddr < self.profile.l1_size]
         parks = {a for p in self.programs.values() for a in p.parks if a < self.profile.l1_size}
+        self.hooks_stale = True    # the reset (now, or the caller's) hooks every core once
         if image is not None:   # built when it first gets firmware (or is first addressed)
             self.cores[spec.name].build()
         for core in self.cores.values():
             program = self.programs.get(core.name)
             # a j . in L1 parks whichever core reaches it (one may jump into another's code)
             core.set_parks((program.parks | parks) if program else set())
-        self._hooks_stale = True
         if reset:
             self.reset()
 
@@ -315,16 +315,15 @@ class Tile:
         """Back to the loaded state: power-on (``STATE``), then the firmware written and the
         cores released as a host does; breakpoints and watchpoints stay."""
         self._drop_host_code()
-        if self._hooks_stale:    # loads since the last reset: each core hooks the code once
+        if self.hooks_stale:    # loads since the last reset: each core hooks the code once
+            self.hooks_stale = False
             for core in self.cores.values():
                 core.hook_code(self.code.at)
-            self._hooks_stale = False
         Tile.STATE.reset(self)
         for core in self.cores.values():
             # Measured on Unicorn 2.1: tb_flush reuses the code buffer; ctl_remove_cache over all
             # of L1 left every run's translations in it (RSS +44 KB a run, without a plateau).
-            if core.built:
-                core.uc.ctl_flush_tb()
+            core.flush_translations()
         for name, program in self.programs.items():
             core = self.cores[name]
             for seg in program.segments:
@@ -378,7 +377,8 @@ class Tile:
                     continue  # released with no firmware: tdbg has nothing for it to run
                 pc = self.registers.reset_pc(core.spec)
                 core.reset(core.spec.reset_pc if pc is None else pc, CoreState.RUNNABLE)
-                core.uc.ctl_flush_tb()
+                core.build()
+                core.flush_translations()
 
     # -- checkpoints ------------------------------------------------------------------------------
     def checkpoint(self, compress: bool = False) -> Checkpoint:
@@ -397,8 +397,7 @@ class Tile:
         """Return to ``cp``."""
         Tile.STATE.load(self, {**cp.saved, "l1": cp.l1_bytes()})
         for core in self.cores.values():
-            if core.built:
-                core.uc.ctl_flush_tb()
+            core.flush_translations()
 
     # -- running (tdbg.emu.scheduler) ------------------------------------------------------------
     def run(self, only: str | None = None, limit: int | None = None) -> Stop:
