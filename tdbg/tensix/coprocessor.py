@@ -54,7 +54,7 @@ from tdbg.tensix.state_description import StateDescription, array, obj, part, va
 from tdbg.tensix import adcs, cfg_insns, matrix_unit as mu, packers, scalar_unit as su, sfpu, sync, unpackers
 from tdbg.tensix.dst_access import DstPort
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
-from tdbg.tensix.frontend import MopExpander, ReplayExpander
+from tdbg.tensix.frontend import REPLAY_WORDS, MopExpander, ReplayExpander
 from tdbg.tensix.isa import UnknownInstruction, isa_of
 from tdbg.tensix.mmio import DETACHED, MmioPort
 from tdbg.tensix import rwc as counters
@@ -217,7 +217,8 @@ class Coprocessor:
         self.vector = sfpu.VectorUnit()
         self.unpacker_src_row = [[0] * threads for _ in range(2)]
         self.mop = [MopExpander(self.isa, state.mop_cfg[t]) for t in range(threads)]
-        self.replay = [ReplayExpander(self.isa) for _ in range(threads)]
+        self.replay_bits = np.zeros((threads, REPLAY_WORDS), dtype=np.uint32)  # every thread's Replay Expander
+        self.replay = [ReplayExpander(self.isa, row) for row in self.replay_bits]
         self.wait_gate: list[sync.LatchedWait | None] = [None] * threads
         self._queue: list[deque[int]] = [deque() for _ in range(threads)]
         self._written: list[np.ndarray] = []
@@ -230,7 +231,7 @@ class Coprocessor:
         obj("semaphores", reset=lambda c: [sync.Semaphore() for _ in c.semaphores], report=_semaphores_moved),
         part("vector"),
         obj("unpacker_src_row", reset=lambda c: [[0] * c.threads for _ in range(2)]),
-        obj("replay", reset=lambda c: [ReplayExpander(c.isa) for _ in range(c.threads)]),
+        array("replay", "replay_bits"),
         value("mask_hi", get=lambda c: tuple(m.MaskHi for m in c.mop), put=_put_mask_hi,
               reset=lambda c: (0,) * c.threads),
         obj("wait_gate", reset=lambda c: [None] * c.threads),
@@ -296,6 +297,12 @@ class Coprocessor:
     def resume(self) -> None:
         """Retry every thread's queued instructions."""
         self._run(first=0)
+
+    def run_expanded(self, thread: int, words: list[int]) -> None:
+        """The rest of the words a push to ``thread`` expanded to, nothing queued or latched
+        before them (the native push path ran the first ones): queued and run as ``push`` would."""
+        self._queue[thread].extend(words)
+        self._run(first=thread)
 
     def pending(self, thread: int) -> list[int]:
         """Words that reached thread ``thread``'s Wait Gate and have not passed it, oldest first."""
