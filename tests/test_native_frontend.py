@@ -127,3 +127,36 @@ def test_a_template_that_records(tmp_path: Path) -> None:
         want, _ = outcome(source)
     assert got == want
     assert native_frontend_pushes(source) > 0
+
+
+@pytest.mark.parametrize("cfg01", [(1, 0), (1 | 3 << 7, 0 | 5 << 7), (3, 1)])
+def test_template1_hardware_bug_and_count_bits(tmp_path: Path, cfg01: tuple[int, int]) -> None:
+    """ExpandTemplate1's documented bug (one outer iteration, NOP start, no inner loop, an end
+    word: 129 iterations) and the loop counts' 7 bits."""
+    inc, inc2 = _encode("INCRWC", DstInc=1), _encode("INCRWC", SrcBInc=1)
+    cfg = [*cfg01, NOP, inc, inc2, inc2, NOP, inc, inc]
+    # 21 trips: 128 iterations more or less in each MOP C runs shows in the 10-bit Dst counter
+    source = firmware(tmp_path, [*_mop_cfg(cfg), f"TTI({_encode('MOP', Template=1):#010x}u);"], trips=21)
+    got, _ = outcome(source)
+    with native.disabled():
+        want, _ = outcome(source)
+    assert got == want
+    assert native_frontend_pushes(source) > 0
+
+
+def test_template0_mask_hi_flags_and_skips(tmp_path: Path) -> None:
+    """ExpandTemplate0 past 16 iterations (MaskHi's bits, as MOP_CFG set them; then zeros), each
+    Flags value, the skip words."""
+    words = [_encode("INCRWC", DstInc=1), _encode("INCRWC", SrcAInc=1), _encode("INCRWC", SrcBInc=1),
+             _encode("INCRWC", DstInc=5), _encode("INCRWC", SrcAInc=3), _encode("INCRWC", SrcBInc=7)]
+    lines = []
+    for flags, mask_hi in ((3, 0xA5F0), (1, 0x0F0F), (2, 0xFFFF), (0, 0x1234)):
+        lines += _mop_cfg([0, flags, *words, _encode("SETRWC", Dst=1, DstVal=3)])
+        lines += [f"TTI({_encode('MOP_CFG', MaskHi=mask_hi):#010x}u);"]
+        lines += [f"TTI({_encode('MOP', Template=0, Count1=count1, MaskLo=0x9C3B):#010x}u);" for count1 in (40, 20, 63, 5)]
+    source = firmware(tmp_path, lines, trips=7)
+    got, _ = outcome(source)
+    with native.disabled():
+        want, _ = outcome(source)
+    assert got == want
+    assert native_frontend_pushes(source) > 0
