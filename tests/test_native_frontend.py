@@ -160,3 +160,29 @@ def test_template0_mask_hi_flags_and_skips(tmp_path: Path) -> None:
         want, _ = outcome(source)
     assert got == want
     assert native_frontend_pushes(source) > 0
+
+
+def test_pushes_while_another_thread_is_held(tmp_path: Path) -> None:
+    """T1's matrix-unit words held behind its SEMWAIT (queued at its Wait Gate) while T0 pushes
+    MOPs, REPLAYs and plain words (the native path runs those that release nothing:
+    ``Coprocessor.settled_and_held``), then T0's SEMINIT lets T1's queue go."""
+    flag = 0x100000   # an L1 word both cores see: T1 has queued its words
+    held = [_encode("SEMWAIT", BlockMask=0x40, SemaphoreMask=1, ConditionMask=1), _encode("MOVD2B", DstRow=3),
+            _encode("ZEROACC", Imm10=7, Mode=0), _encode("INCRWC", DstInc=2)]
+    t1 = tmp_path / "t1.c"
+    t1.write_text('#include "tensix.h"\nint main(void)\n{\n'
+                  + "".join(f"    TTI({w:#010x}u);\n" for w in held)
+                  + f"    *(volatile unsigned *){flag:#x}u = 1;\n    tdbg_wait_coprocessor_done();\n    return 0;\n}}\n")
+    program = random_program(np.random.default_rng(5), 50)
+    t0 = tmp_path / "t0.c"
+    body = "".join(f"        {line}\n" for line in program)
+    t0.write_text('#include "tensix.h"\nint main(void)\n{\n'
+                  f"    while (!*(volatile unsigned *){flag:#x}u) {{}}\n"
+                  f"    for (int i = 0; i < 6; i++) {{\n{body}    }}\n"
+                  f"    TTI({_encode('SEMINIT', SemaphoreMask=1, NewValue=1, NewMax=1):#010x}u);\n    return 0;\n}}\n")
+    cores = {"T0": t0, "T1": t1}
+    got, _ = outcome(cores)   # type: ignore[arg-type]
+    with native.disabled():
+        want, _ = outcome(cores)   # type: ignore[arg-type]
+    assert got == want
+    assert native_frontend_pushes(cores) > 0   # type: ignore[arg-type]

@@ -20,10 +20,12 @@ forgets.  An instruction's checks all come before its effects, so a push the C s
 has changed nothing and the Python path runs it whole (and raises its events).
 
 ``valid`` is cleared by every Python push or recorded window access (they move ``PushPath.seq``:
-the C hook sees it moved), every config write and at every run's start (the debugger may have changed anything); the first
+the C hook sees it moved), every config write, every retry of the queues outside a push
+(``Coprocessor.on_resume``) and at every run's start (the debugger may have changed anything); the first
 mirrored word after that goes to Python too, and from the second on the C hook asks ``refresh``
 (Python, about 2 us) to describe the model again (so one mirrored word among Python's costs what
-it did): the queues, latched waits and replay state,
+it did): the queues, latched waits and replay state (while other threads' queues are held, by what the
+mirrored words never change, ``Coprocessor.settled_and_held``, those words may still run here),
 the Src banks the Matrix Unit reads with their implied formats, and the addresses of the arrays
 it works on (RWCs, ``Dst``, its provenance, Src, the Vector Unit), which the model keeps in place.
 A ``MOP`` or ``REPLAY`` word is expanded in C (``tdbg/native/frontend.c``, the expanders of
@@ -114,7 +116,7 @@ class Cop(ctypes.Structure):
                 ("sfpu_sp_base", _I32 * MAXT), ("srcb_mod0", _I32 * MAXT),
                 ("ring", _P), ("cap", _U32), ("limit", _U32), ("head", _U32), ("count", _U32),
                 ("total", _U64), ("per_thread", _U64 * MAXT),
-                ("fe", _P), ("expanded", _P), ("wanted", _P), ("expanded_cap", _U32), ("wanted_cap", _U32),
+                ("held_ok", _I32), ("fe", _P), ("expanded", _P), ("wanted", _P), ("expanded_cap", _U32), ("wanted_cap", _U32),
                 ("nwanted", _U32), ("words_mask", _U32), ("words", _P), ("handover", _P)]
 
 
@@ -198,6 +200,7 @@ class NativePush:
         self.cores: dict[int, NativeCore] = {}   # by their CoreC's address (``_handover``)
         self.fe = self._frontend()
         self.coprocessor.state.config.on_change(self.config_changed)
+        self.coprocessor.on_resume = self.resumed
         path.attach(self)
 
     def _frontend(self) -> Fe | None:
@@ -242,6 +245,11 @@ class NativePush:
         ctypes.memset(ctypes.addressof(c) + Cop.addr_mod.offset, 0, ctypes.sizeof(c.addr_mod))
         ctypes.memset(ctypes.addressof(c) + Cop.sfpu_known.offset, 0, ctypes.sizeof(c.sfpu_known))
 
+    def resumed(self) -> None:
+        """The queues are retried outside a push (a RISC-V semaphore write): what holds them, and
+        what the instructions it lets go change, must be read again."""
+        self.cop.valid = 0
+
     def _refresh(self, _: int) -> None:
         try:
             self.refresh()
@@ -257,12 +265,14 @@ class NativePush:
             self._addresses()
         if c.count == c.cap and c.cap < c.limit:
             self._grow()
-        ok = 0
-        if not any(cop._queue):
-            gates, replay = cop.wait_gate, cop.replay
-            for t in range(cop.threads):
-                if gates[t] is None and not replay[t].load_left:
-                    ok |= 1 << t
+        gates, replay, queues = cop.wait_gate, cop.replay, cop._queue
+        idle = sum(1 << t for t in range(cop.threads) if gates[t] is None and not replay[t].load_left and not queues[t])
+        ok = held = 0
+        if not any(queues):
+            ok = idle
+        elif cop.settled_and_held():
+            held = idle   # (for the words that release nothing: push.c's releases_nothing)
+        c.held_ok = held
         state = cop.state
         banks = state.src_banks
         a, b = banks.matrix_unit_srca, banks.matrix_unit_srcb

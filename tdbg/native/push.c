@@ -99,6 +99,9 @@ struct cop {            /* one tile's coprocessor, as far as the native path rea
     struct rec *ring;
     uint32_t cap, limit, head, count;
     uint64_t total, per_thread[MAXT];
+    /* thread_ok's bits for the words that release nothing (releases_nothing) while every
+     * queued instruction is held (Coprocessor.settled_and_held) */
+    int32_t held_ok;
     /* MOP and REPLAY: the expanders (frontend.c), the words they expand to and the entries of
      * those words (a table of 2^n, open addressing; Python's describe fills them), the words
      * learn should describe, and the Python path that takes over the rest of an expansion */
@@ -530,6 +533,20 @@ static int execute(struct cop *c, int t, const struct entry *e, int64_t *rows)
     return done;
 }
 
+/* Whether the kind changes nothing that holds an instruction at the Wait Gate (semaphores,
+ * mutexes, latched waits, the Src banks and their AllowedClient: Coprocessor._holds): then
+ * Coprocessor._run, another thread's queue held, runs the word and nothing else */
+static int releases_nothing(uint32_t kind)
+{
+    return kind >= K_NOP && kind <= K_SFPENCC;
+}
+
+/* Whether thread t may run the kind now: nothing queued (thread_ok), or only held words */
+static int may_run(const struct cop *c, int t, uint32_t kind)
+{
+    return ((c->thread_ok | (releases_nothing(kind) ? c->held_ok : 0)) >> t) & 1;
+}
+
 /* PushPath._dst_written of the rows an instruction wrote */
 static void provenance(struct cop *c, const int64_t *rows)
 {
@@ -543,7 +560,7 @@ static void provenance(struct cop *c, const int64_t *rows)
 static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
 {
     int64_t rows[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
-    if (!(c->thread_ok >> k->thread & 1))
+    if (!may_run(c, k->thread, e->kind))
         return 0;
     int done = execute(c, k->thread, e, rows);
     if (done <= 0)
@@ -583,7 +600,7 @@ static void want(struct cop *c, uint32_t word)
 static int run_frontend(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
 {
     int t = k->thread;
-    if (!(c->thread_ok >> t & 1))
+    if (!may_run(c, t, K_NOP))   /* the expanders change nothing that holds another thread */
         return 0;
     int n = tdbg_frontend_expand(c->fe, t, e->word, e->kind == K_MOP, c->expanded, (int)c->expanded_cap);
     if (n < 0)
@@ -596,14 +613,17 @@ static int run_frontend(struct cop *c, struct core *k, struct entry *e, uint32_t
     }
     if (c->nwanted)
         return -1;
-    if (tdbg_frontend_commit(c->fe, t))
+    if (tdbg_frontend_commit(c->fe, t)) {
         c->thread_ok &= ~(1 << t);   /* recording: the words pushed next are Python's */
+        c->held_ok &= ~(1 << t);
+    }
     c->seen = ++c->seq;
     log_push(c, k, pc, e->word);
     k->pushes++;
     for (int i = 0; i < n; i++) {
         int64_t rows[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
-        if (execute(c, t, word_slot(c, c->expanded[i]), rows) <= 0) {
+        struct entry *x = word_slot(c, c->expanded[i]);
+        if (!may_run(c, t, x->kind) || execute(c, t, x, rows) <= 0) {
             c->handover(k, (uint32_t)i, (uint32_t)n);
             c->valid = V_WARM;   /* Python ran words: the next push refreshes */
             c->seen = c->seq;

@@ -39,7 +39,7 @@ write touches two ``DstBits`` rows (high and low halves, 8 apart).  ``on_l1_acce
 is called once per instruction that read or wrote L1 (``state.l1``: unpackers, packer, Scalar
 Unit) with its ``(start, end, write)`` byte ranges, in order.  ``mmio`` is the port to the
 tile's devices (``tdbg.tensix.mmio``) that ``LOADREG``, ``STOREREG`` and ``PACR_SETREG`` use;
-the tile installs it.
+the tile installs it.  ``on_resume()`` is called before ``resume`` retries the queues.
 """
 
 from __future__ import annotations
@@ -206,6 +206,7 @@ class Coprocessor:
         self._bound: dict[int, Bound] = {}
         self._frontend_ops = {self.isa.encoding(m).opcode for m in ("MOP", "MOP_CFG", "REPLAY")}
         self.on_dst_write = on_dst_write
+        self.on_resume: Callable[[], None] | None = None
         spec = state.profile.tensix
         self.capacity = spec.wait_gate_capacity
         self.threads = threads = spec.threads
@@ -295,7 +296,9 @@ class Coprocessor:
         self._run(first=thread)
 
     def resume(self) -> None:
-        """Retry every thread's queued instructions."""
+        """Retry every thread's queued instructions (``on_resume`` first: not within a push)."""
+        if self.on_resume is not None:
+            self.on_resume()
         self._run(first=0)
 
     def run_expanded(self, thread: int, words: list[int]) -> None:
@@ -337,8 +340,21 @@ class Coprocessor:
                 self.wait_gate[t] = None
 
     def _held(self, thread: int, b: Bound) -> str | None:
-        mnemonic = b.mnemonic or ""
         self._settle()
+        return self._holds(thread, b)
+
+    def settled_and_held(self) -> bool:
+        """Whether no latched wait has its conditions met (``_settle`` would forget none) and
+        every queue's oldest instruction is held: then a push to an idle thread of instructions
+        that change none of what holds them (semaphores, mutexes, latched waits, the Src banks'
+        ``AllowedClient``) runs only those (the native push path asks, ``tdbg.emu.native_push``)."""
+        sems, state = self.semaphores, self.state
+        if any(latch is not None and not sync.unmet_conditions(latch, state, sems) for latch in self.wait_gate):
+            return False
+        return all(not q or self._holds(t, self.bound(q[0])) is not None for t, q in enumerate(self._queue))
+
+    def _holds(self, thread: int, b: Bound) -> str | None:
+        mnemonic = b.mnemonic or ""
         latch = self.wait_gate[thread]
         if latch is not None and sync.blocked_by(mnemonic, latch.BlockMask):
             unmet = "; ".join(sync.unmet_conditions(latch, self.state, self.semaphores))
