@@ -186,3 +186,30 @@ def test_pushes_while_another_thread_is_held(tmp_path: Path) -> None:
         want, _ = outcome(cores)   # type: ignore[arg-type]
     assert got == want
     assert native_frontend_pushes(cores) > 0   # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["eltwise_mul_fp32_2blocks", "matmul_2x2x2", "reduce_scalar_sum", "transpose_dest"])
+def test_ttllk_kernels_native_equal_python(name: str) -> None:
+    """tt-llk's kernels (their MOPs and REPLAYs) leave the same output, state and push log on
+    both paths."""
+    import ttllk_variants as tv
+    from test_ttllk_kernels import run
+
+    from tdbg.toolchain import ttnn
+    try:
+        ttnn.tree()
+    except ttnn.TtnnUnavailable as exc:
+        pytest.skip(f"tt-llk kernels need the ttnn wheel: {exc}")
+    case = tv.CASES[name]()
+
+    def state() -> tuple[object, ...]:
+        s = run(case.variant, case.inputs)
+        res, tile = case.variant.buffers["Res"], s.tile
+        path, cop = tile.push_path, tile.coprocessor
+        return (s.read_memory(res.address, case.out_bytes), cop.state.dst.bits.tolist(), cop.rwc_bits.tolist(),
+                cop.replay_bits.tolist(), list(path.log), path.provenance.seq.tolist(), path.seq)
+
+    got = state()
+    with native.disabled():
+        want = state()
+    assert got == want
