@@ -116,7 +116,8 @@ def outcome(source: Path) -> tuple[object, ...]:
              state.dst.ever_written.tolist(), state.dst.bits.tolist(),
              path.provenance.seq.tolist(), list(path.log), path.log.total, path.log.per_thread, path.seq,
              path.log.last(3), path.log.last(3000), [path.log.by_seq(q) for q in range(1, path.seq + 1, 97)],
-             [path.dst_writer(r) for r in range(0, 1024, 37)]), ran)
+             [path.dst_writer(r) for r in range(0, 1024, 37)], tile.coprocessor.replay_bits.tolist(),
+             [m.MaskHi for m in tile.coprocessor.mop], [tile.coprocessor.pending(t) for t in range(3)]), ran)
 
 
 @pytest.mark.parametrize("seed", range(3))

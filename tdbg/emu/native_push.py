@@ -21,12 +21,20 @@ forgets.  An instruction's checks all come before its effects, so a push the C s
 has changed nothing and the Python path runs it whole (and raises its events).
 
 ``valid`` is cleared by every Python push or recorded window access (they move ``PushPath.seq``:
-the C hook sees it moved), every config write and at every run's start (the debugger may have changed anything); the first
+the C hook sees it moved), every config write, every retry of the queues outside a push
+(``Coprocessor.on_resume``) and at every run's start (the debugger may have changed anything); the first
 mirrored word after that goes to Python too, and from the second on the C hook asks ``refresh``
 (Python, about 2 us) to describe the model again (so one mirrored word among Python's costs what
-it did): the queues, latched waits and replay state,
+it did): the queues, latched waits and replay state (while other threads' queues are held, by what the
+mirrored words never change, ``Coprocessor.settled_and_held``, those words may still run here),
 the Src banks the Matrix Unit reads with their implied formats, and the addresses of the arrays
 it works on (RWCs, ``Dst``, its provenance, Src, the Vector Unit), which the model keeps in place.
+A ``MOP`` or ``REPLAY`` word is expanded in C (``tdbg/native/frontend.c``, the expanders of
+``tdbg.tensix.frontend`` on ``Coprocessor.replay_bits`` and ``MopCfg`` in place, ``MaskHi`` as
+``refresh`` reads it) and the words it expands to run as above, each described once in a table
+of words (``Cop.words``; ``learn`` describes the ones a push found missing, ``Cop.wanted``); at
+the first word C does not run, Python's ``PushPath.run_rest`` takes the rest of the expansion
+(``_handover``): so the push is logged once and what runs is what ``Coprocessor.push`` runs.
 ``Core._ask_stop`` sets the core's ``stop_asked`` too and reads its ``hooks``
 (``tdbg_ask_stop``): the C hook keeps the Python hook's protocol.
 """
@@ -45,6 +53,7 @@ from tdbg.arch import data_formats
 from tdbg.emu import native_units
 from tdbg.native import address
 from tdbg.tensix.events import MissingSpecification
+from tdbg.tensix.frontend import REPLAY_WORDS
 from tdbg.tensix.matrix_unit import math_config
 from tdbg.tensix.rwc import entry_in_force
 from tdbg.tensix.sfpu import loadstore
@@ -56,6 +65,7 @@ if TYPE_CHECKING:
 MAXT = 4
 K_UNKNOWN, K_NOP, K_INCRWC, K_SETRWC, K_ZEROACC_ROW, K_MOVD2A, K_MOVD2B, K_PYTHON = 0, 1, 2, 3, 4, 5, 6, 255
 K_SFPLOAD, K_SFPSTORE, K_SFPLOADI, K_SFPMAD, K_SFPSETCC, K_SFPENCC = 7, 8, 9, 10, 11, 12
+K_MOP, K_REPLAY = 15, 16   # (13, 14: native_units' UNPACR, PACR)
 #: The Vector Unit instructions push.c mirrors, by mnemonic
 VECTOR = {"SFPLOAD": K_SFPLOAD, "SFPSTORE": K_SFPSTORE, "SFPLOADI": K_SFPLOADI, "SFPMAD": K_SFPMAD,
           "SFPSETCC": K_SFPSETCC, "SFPENCC": K_SFPENCC}
@@ -66,6 +76,9 @@ MODE_PYTHON, MODE_FAST = 0, 1
 BLOCK = 256
 #: The ring's first size; it doubles (``refresh``) up to the log's limit, then wraps.
 FIRST_RING = 1024
+#: The table of expanded words (a power of two, filled to three quarters at most), the longest
+#: expansion C runs (a longer one is Python's) and the words one push may ask ``learn`` for.
+WORDS, EXPANDED, WANTED = 4096, 4096, 256
 
 RECORD = np.dtype({"names": ["seq", "pc", "word", "core", "thread"],
                    "formats": [np.uint64, np.uint32, np.uint32, np.uint8, np.uint8],
@@ -73,6 +86,19 @@ RECORD = np.dtype({"names": ["seq", "pc", "word", "core", "thread"],
 
 _P, _I32, _U32, _U64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint32, ctypes.c_uint64
 REFRESH = ctypes.CFUNCTYPE(None, _P)
+HANDOVER = ctypes.CFUNCTYPE(None, _P, _U32, _U32)
+#: frontend.c's fields, in its order: (encoding, field)
+FRONTEND_FIELDS = (("MOP", "Template"), ("MOP", "Count1"), ("MOP", "MaskLo"), ("REPLAY", "Load"),
+                   ("REPLAY", "Exec"), ("REPLAY", "Count"), ("REPLAY", "Index"))
+
+
+class Fe(ctypes.Structure):
+    """``struct fe`` of frontend.c."""
+
+    _fields_ = [("mop_cfg", _P), ("replay", _P), ("cfg_words", _I32), ("mask_hi", _I32 * MAXT),
+                ("mop_op", _U32), ("replay_op", _U32), ("nop_op", _U32),
+                ("lsb", ctypes.c_uint8 * len(FRONTEND_FIELDS)), ("width", ctypes.c_uint8 * len(FRONTEND_FIELDS)),
+                ("next", _U32 * REPLAY_WORDS)]
 
 
 class Cop(ctypes.Structure):
@@ -91,7 +117,9 @@ class Cop(ctypes.Structure):
                 ("sfpu_known", _I32 * MAXT), ("sfpu_offset", _I32 * MAXT), ("sfpu_dst_base", _I32 * MAXT),
                 ("sfpu_sp_base", _I32 * MAXT), ("srcb_mod0", _I32 * MAXT),
                 ("ring", _P), ("cap", _U32), ("limit", _U32), ("head", _U32), ("count", _U32),
-                ("total", _U64), ("per_thread", _U64 * MAXT), ("units", _P)]
+                ("total", _U64), ("per_thread", _U64 * MAXT), ("units", _P),
+                ("held_ok", _I32), ("fe", _P), ("expanded", _P), ("wanted", _P), ("expanded_cap", _U32), ("wanted_cap", _U32),
+                ("nwanted", _U32), ("words_mask", _U32), ("words", _P), ("handover", _P)]
 
 
 class CoreC(ctypes.Structure):
@@ -140,6 +168,8 @@ def _kind(mnemonic: str | None, f: dict[str, int]) -> int:
         return K_MOVD2A if mnemonic == "MOVD2A" else K_MOVD2B
     if mnemonic in ("UNPACR", "PACR"):
         return native_units.kind(mnemonic, f) or K_PYTHON
+    if mnemonic in ("MOP", "REPLAY"):
+        return K_MOP if mnemonic == "MOP" else K_REPLAY
     kind = VECTOR.get(mnemonic or "")
     if kind is None or any(v for k, v in f.items() if k not in FIELDS[kind]) or f["VD"] >= 12:
         return K_PYTHON   # a field no page defines, or a backdoor load (vector_unit.instruction)
@@ -174,8 +204,38 @@ class NativePush:
         self.coprocessor = tile.coprocessor
         self.units = native_units.NativeUnits(tile, lib)
         c.units = ctypes.addressof(self.units.s)
+        self.cores: dict[int, NativeCore] = {}   # by their CoreC's address (``_handover``)
+        self.fe = self._frontend()
         self.coprocessor.state.config.on_change(self.config_changed)
+        self.coprocessor.on_resume = self.resumed
         path.attach(self)
+
+    def _frontend(self) -> Fe | None:
+        """frontend.c's state and the word table (None: this profile's MopCfg is not the nine words
+        frontend.c reads, and MOP / REPLAY stay Python's)."""
+        c, cop = self.cop, self.coprocessor
+        if cop.state.mop_cfg.shape[1] != 9:
+            return None
+        fe, isa = Fe(), cop.isa
+        fe.cfg_words = 9
+        fe.mop_op, fe.replay_op, fe.nop_op = (isa.encoding(m).opcode for m in ("MOP", "REPLAY", "NOP"))
+        for i, (name, f) in enumerate(FRONTEND_FIELDS):
+            layout = isa.encoding(name).field(f)
+            fe.lsb[i], fe.width[i] = layout.lsb, layout.width
+        self.words = (Entry * WORDS)()
+        self.expanded, self.wanted = np.zeros(EXPANDED, dtype=np.uint32), np.zeros(WANTED, dtype=np.uint32)
+        self._handover_fptr = HANDOVER(self._handover)
+        c.fe, c.words, c.words_mask = ctypes.addressof(fe), ctypes.addressof(self.words), WORDS - 1
+        c.expanded, c.expanded_cap, c.wanted, c.wanted_cap = self.expanded.ctypes.data, EXPANDED, self.wanted.ctypes.data, WANTED
+        c.handover = ctypes.cast(self._handover_fptr, _P).value
+        return fe
+
+    def _handover(self, core: int, start: int, end: int) -> None:
+        native = self.cores[core]
+        try:
+            self.tile.push_path.run_rest(native.core, native.c.thread, self.expanded[start:end].tolist())
+        except BaseException as exc:   # noqa: BLE001 - a C callback must not raise (Core._code_hook's protocol)
+            native.core._internal_error(exc)
 
     # -- Python's side of the state ---------------------------------------------------------------
     def begin_run(self) -> None:
@@ -193,6 +253,11 @@ class NativePush:
         ctypes.memset(ctypes.addressof(c) + Cop.sfpu_known.offset, 0, ctypes.sizeof(c.sfpu_known))
         self.units.config_changed()
 
+    def resumed(self) -> None:
+        """The queues are retried outside a push (a RISC-V semaphore write): what holds them, and
+        what the instructions it lets go change, must be read again."""
+        self.cop.valid = 0
+
     def _refresh(self, _: int) -> None:
         try:
             self.refresh()
@@ -208,17 +273,22 @@ class NativePush:
             self._addresses()
         if c.count == c.cap and c.cap < c.limit:
             self._grow()
-        ok = 0
-        if not any(cop._queue):
-            gates, replay = cop.wait_gate, cop.replay
-            for t in range(cop.threads):
-                if gates[t] is None and not replay[t].load_left:
-                    ok |= 1 << t
+        gates, replay, queues = cop.wait_gate, cop.replay, cop._queue
+        idle = sum(1 << t for t in range(cop.threads) if gates[t] is None and not replay[t].load_left and not queues[t])
+        ok = held = 0
+        if not any(queues):
+            ok = idle
+        elif cop.settled_and_held():
+            held = idle   # (for the words that release nothing: push.c's releases_nothing)
+        c.held_ok = held
         state = cop.state
         banks = state.src_banks
         a, b = banks.matrix_unit_srca, banks.matrix_unit_srcb
         c.thread_ok, c.bank_a, c.bank_b, c.fmt_a, c.fmt_b = ok, a, b, state.srca.fmt[a], state.srcb.fmt[b]
         self.units.refresh()
+        if self.fe is not None:
+            for t, mop in enumerate(cop.mop[:MAXT]):
+                self.fe.mask_hi[t] = mop.MaskHi
         c.valid = 1
 
     def _addresses(self) -> None:
@@ -231,6 +301,9 @@ class NativePush:
          c.lreg, c.defined, c.full, c.vu_flags, c.lane_flags, c.use_flags, c.unpredictable,
          c.alias) = (address(a) for a in held)
         self.units.addresses()
+        if self.fe is not None:
+            self._held += (state.mop_cfg, cop.replay_bits)
+            self.fe.mop_cfg, self.fe.replay = address(state.mop_cfg), address(cop.replay_bits)
         self._stale = False
 
     def _grow(self) -> None:
@@ -243,7 +316,7 @@ class NativePush:
 
     def describe(self, core: Core, entry: Entry) -> None:
         """The entry's kind and fields, and the config-derived values its instruction reads for
-        the core's thread (after the Python path ran it)."""
+        the core's thread (after the Python path ran it); so for the expanded words C asked for."""
         k = core._native
         assert k is not None
         if entry.kind == K_UNKNOWN:
@@ -252,18 +325,35 @@ class NativePush:
                 entry.kind = K_PYTHON
                 return
             k.c.thread = thread
-            b = self.coprocessor.bound(entry.word)
-            kind = _kind(b.mnemonic, b.fields)
-            for i, name in enumerate(FIELDS.get(kind, ())):
-                entry.f[i] = b.fields[name]
-            entry.kind = kind
+            self._fill(entry)
+            if (entry.kind == K_MOP and core.thread is None) or (entry.kind in (K_MOP, K_REPLAY) and self.fe is None):
+                entry.kind = K_PYTHON   # B pushes after the MOP Expander (PushTensixInstruction.md)
+        self._derive_for(k.c.thread, entry)
+        c = self.cop
+        for word in self.wanted[:c.nwanted].tolist():
+            slot = self.lib.tdbg_word_entry(ctypes.addressof(c), word)
+            if slot:
+                x = Entry.from_address(slot)
+                if x.kind == K_UNKNOWN:
+                    self._fill(x)
+                self._derive_for(k.c.thread, x)
+        c.nwanted = 0
+
+    def _fill(self, entry: Entry) -> None:
+        b = self.coprocessor.bound(entry.word)
+        kind = _kind(b.mnemonic, b.fields)
+        for i, name in enumerate(FIELDS.get(kind, ())):
+            entry.f[i] = b.fields[name]
+        entry.kind = kind
+
+    def _derive_for(self, t: int, entry: Entry) -> None:
         at = ADDR_MOD_AT.get(entry.kind)
         if at is not None:
-            self._derive(k.c.thread, entry.f[at])
+            self._derive(t, entry.f[at])
         if entry.kind in (K_SFPLOAD, K_SFPSTORE):
-            self._derive_sfpu(k.c.thread)
+            self._derive_sfpu(t)
         if entry.kind in native_units.FIELDS:
-            self.units.describe(k.c.thread, entry)
+            self.units.describe(t, entry)
 
     def _derive(self, t: int, addr_mod: int) -> None:
         c, cop = self.cop, self.coprocessor
@@ -362,6 +452,7 @@ class NativeCore:
         if core.name not in path.names:
             path.names.append(core.name)
         c.index = path.names.index(core.name)
+        path.cores[ctypes.addressof(c)] = self
         c.fallback = ctypes.cast(core._code_fptr, _P).value
         self._learn_fptr = HOOK_CODE_CFUNC(self._learn)
         c.learn = ctypes.cast(self._learn_fptr, _P).value

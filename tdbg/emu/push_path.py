@@ -109,12 +109,30 @@ class PushPath:
             if watched is not None:
                 watched.written(self)
             unwritten, self._unwritten = self._unwritten, []
-        if unwritten and running:   # the first of them (tdbg.emu.l1_written)
-            a = unwritten[0]
-            what = self.coprocessor.mnemonic(a.word) or f"{a.word:#010x}"
-            core.push_event(NeverWritten(f"T{a.thread}'s {what} read this tile {a.start:#x}..{a.end:#x}: never written"))
+        if unwritten and running:
+            self._never_written(core, unwritten)
         if watched is not None:
             watched.report(word)
+
+    def run_rest(self, core: Core, thread: int, words: list[int]) -> None:
+        """The rest of the words a push by the running ``core`` expanded to, which the native
+        path began running (``tdbg.emu.native_push``; it logged the push): run as ``push`` runs
+        them, with no watch set."""
+        try:
+            self.coprocessor.run_expanded(thread, words)
+        except TensixEvent as event:
+            core.push_event(event)
+            return
+        finally:
+            unwritten, self._unwritten = self._unwritten, []
+        if unwritten:
+            self._never_written(core, unwritten)
+
+    def _never_written(self, core: Core, unwritten: list[L1Access]) -> None:
+        """The push read L1 nothing wrote: the first of it (tdbg.emu.l1_written)."""
+        a = unwritten[0]
+        what = self.coprocessor.mnemonic(a.word) or f"{a.word:#010x}"
+        core.push_event(NeverWritten(f"T{a.thread}'s {what} read this tile {a.start:#x}..{a.end:#x}: never written"))
 
     def execute(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
         """Log and run one pushed instruction on ``thread``; events (and ``QueueFull``)

@@ -12,7 +12,9 @@
  *   with 16-bit Dst and no column masked; with every LaneConfig zero: SFPLOAD, SFPSTORE (but
  *   MOD0_FMT_INT32_ALL), SFPLOADI, SFPMAD (no indirect register), SFPSETCC, SFPENCC, each with
  *   VD < 12 (no backdoor load) and the fields their pages define; UNPACR and PACR in their common
- *   modes (tdbg/native/unpack_pack.c, tdbg.emu.native_units). */
+ *   modes (tdbg/native/unpack_pack.c, tdbg.emu.native_units).
+ * MOP and REPLAY (frontend.c expands them) run the words they expand to as these, and hand the
+ * rest of the expansion to Python at the first word that is not one of them (run_frontend). */
 #include <stdint.h>
 
 #define MAXT 4
@@ -41,7 +43,7 @@ static void pack(const int32_t *r, struct rwc *x)
 
 enum { K_UNKNOWN = 0, K_NOP = 1, K_INCRWC = 2, K_SETRWC = 3, K_ZEROACC_ROW = 4, K_MOVD2A = 5, K_MOVD2B = 6,
        K_SFPLOAD = 7, K_SFPSTORE = 8, K_SFPLOADI = 9, K_SFPMAD = 10, K_SFPSETCC = 11, K_SFPENCC = 12,
-       K_UNPACR = 13, K_PACR = 14, K_PYTHON = 255 };
+       K_UNPACR = 13, K_PACR = 14, K_MOP = 15, K_REPLAY = 16, K_PYTHON = 255 };
 enum { S_NONE = 0, S_BF16 = 1, S_FP16 = 2, S_TF32 = 3 };   /* tdbg.arch.data_formats styles */
 enum { MODE_PYTHON = 0, MODE_FAST = 1 };
 enum { V_STALE = 0, V_VALID = 1, V_WARM = 2 };
@@ -55,6 +57,10 @@ struct rec {            /* one push log record (tdbg.emu.pushlog.PushRecord, via
 typedef void (*code_hook)(void *uc, uint64_t address, uint32_t size, void *user);
 struct cop;
 typedef void (*refresh_fn)(struct cop *cop);
+struct core;
+typedef void (*handover_fn)(struct core *k, uint32_t start, uint32_t end);
+struct entry;
+struct fe;
 
 struct cop {            /* one tile's coprocessor, as far as the native path reads and writes it */
     int32_t valid;      /* V_VALID: what follows describes the model now; V_STALE once seq moved
@@ -95,6 +101,17 @@ struct cop {            /* one tile's coprocessor, as far as the native path rea
     uint32_t cap, limit, head, count;
     uint64_t total, per_thread[MAXT];
     void *units;        /* UNPACR / PACR's state (unpack_pack.c's struct units), or NULL */
+    /* thread_ok's bits for the words that release nothing (releases_nothing) while every
+     * queued instruction is held (Coprocessor.settled_and_held) */
+    int32_t held_ok;
+    /* MOP and REPLAY: the expanders (frontend.c), the words they expand to and the entries of
+     * those words (a table of 2^n, open addressing; Python's describe fills them), the words
+     * learn should describe, and the Python path that takes over the rest of an expansion */
+    struct fe *fe;
+    uint32_t *expanded, *wanted;
+    uint32_t expanded_cap, wanted_cap, nwanted, words_mask;
+    struct entry *words;
+    handover_fn handover;
 };
 
 struct core {           /* one core's side of it */
@@ -483,18 +500,15 @@ static void log_push(struct cop *c, struct core *k, uint32_t pc, uint32_t word)
     c->per_thread[k->thread]++;
 }
 
-/* PushPath.execute and Coprocessor.push's direct path for one entry: the instruction, then the
- * log record, PushPath.seq and the provenance of the DstBits rows it wrote (PushPath._dst_written);
- * 1 if done; nothing done where the Python path must run: 0, or -1 when it should then describe
- * the config-derived values the instruction reads (a config write forgot them).  The
- * instructions' functions return the same. */
-static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
+/* Coprocessor._execute of one entry's instruction on thread t: 1 if done, with the DstBits rows
+ * it wrote in rows; nothing done where the Python path must run: 0, or -1 when it should then
+ * describe the config-derived values the instruction reads (a config write forgot them).  The
+ * instructions' functions return the same; seq is the push's PushPath.seq (UNPACR / PACR log
+ * their L1 accesses at it). */
+static int execute(struct cop *c, int t, const struct entry *e, int64_t *rows, uint64_t seq)
 {
-    int t = k->thread, done;
+    int done;
     int32_t r[NRWC];
-    int64_t rows[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
-    if (!(c->thread_ok >> t & 1))
-        return 0;
     unpack(&c->rwc[t], r);
     switch (e->kind) {
     case K_NOP:
@@ -515,20 +529,117 @@ static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
         done = movd2src(c, t, r, e->f, e->kind == K_MOVD2B);
         break;
     case K_UNPACR: case K_PACR:
-        done = tdbg_units_run(c->units, e->kind, t, e->f, e->word, c->seq + 1);
+        done = tdbg_units_run(c->units, e->kind, t, e->f, e->word, seq);
+        break;
+    case K_SFPLOAD: case K_SFPSTORE: case K_SFPLOADI: case K_SFPMAD: case K_SFPSETCC: case K_SFPENCC:
+        done = vector(c, t, r, (struct entry *)e, rows);
         break;
     default:
-        done = vector(c, t, r, e, rows);
+        return 0;
     }
-    if (done <= 0)
-        return done;
-    pack(r, &c->rwc[t]);
-    c->seen = ++c->seq;
-    log_push(c, k, pc, e->word);
+    if (done > 0)
+        pack(r, &c->rwc[t]);
+    return done;
+}
+
+/* Whether the kind changes nothing that holds an instruction at the Wait Gate (semaphores,
+ * mutexes, latched waits, the Src banks and their AllowedClient: Coprocessor._holds): then
+ * Coprocessor._run, another thread's queue held, runs the word and nothing else */
+static int releases_nothing(uint32_t kind)
+{
+    return kind >= K_NOP && kind <= K_SFPENCC;
+}
+
+/* Whether thread t may run the kind now: nothing queued (thread_ok), or only held words */
+static int may_run(const struct cop *c, int t, uint32_t kind)
+{
+    return ((c->thread_ok | (releases_nothing(kind) ? c->held_ok : 0)) >> t) & 1;
+}
+
+/* PushPath._dst_written of the rows an instruction wrote */
+static void provenance(struct cop *c, const int64_t *rows)
+{
     for (int i = 0; i < 8; i++)
         if (rows[i] >= 0)
             c->prov_seq[rows[i]] = (int64_t)c->seq;
+}
+
+/* PushPath.execute and Coprocessor.push's direct path for one entry: the instruction, then the
+ * log record, PushPath.seq and the provenance of the DstBits rows it wrote; execute's return */
+static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
+{
+    int64_t rows[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    if (!may_run(c, k->thread, e->kind))
+        return 0;
+    int done = execute(c, k->thread, e, rows, c->seq + 1);
+    if (done <= 0)
+        return done;
+    c->seen = ++c->seq;
+    log_push(c, k, pc, e->word);
+    provenance(c, rows);
     k->pushes++;
+    return 1;
+}
+
+int tdbg_frontend_expand(struct fe *fe, int t, uint32_t word, int mop, uint32_t *out, int cap);
+int tdbg_frontend_commit(struct fe *fe, int t);
+static int described(const struct cop *c, int t, const struct entry *e);
+
+/* The table's entry of an expanded word (NULL: not described yet); the slot it has or would get */
+static struct entry *word_slot(struct cop *c, uint32_t word)
+{
+    uint32_t i = (word * 2654435761u) & c->words_mask;
+    while (c->words[i].core && c->words[i].word != word)
+        i = (i + 1) & c->words_mask;
+    return &c->words[i];
+}
+
+static void want(struct cop *c, uint32_t word)
+{
+    if (c->nwanted < c->wanted_cap)
+        c->wanted[c->nwanted++] = word;
+}
+
+/* PushPath.execute and Coprocessor.push for a MOP or REPLAY entry: its expansion (frontend.c),
+ * the log record and PushPath.seq, then Coprocessor._run of the words it expanded to (nothing is
+ * queued or latched: one after the other) as execute runs them, until one it does not run, which
+ * Python's Coprocessor.run_expanded takes over with the rest (handover).  Nothing done (0) for
+ * what Python raises or an expansion past the buffer; -1 (learn) when a word is not described
+ * (the table's entry, or the config its instruction reads) */
+static int run_frontend(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
+{
+    int t = k->thread;
+    if (!may_run(c, t, K_NOP))   /* the expanders change nothing that holds another thread */
+        return 0;
+    int n = tdbg_frontend_expand(c->fe, t, e->word, e->kind == K_MOP, c->expanded, (int)c->expanded_cap);
+    if (n < 0)
+        return 0;
+    c->nwanted = 0;
+    for (int i = 0; i < n; i++) {
+        struct entry *x = word_slot(c, c->expanded[i]);
+        if (!x->core || x->kind == K_UNKNOWN || !described(c, t, x))
+            want(c, c->expanded[i]);
+    }
+    if (c->nwanted)
+        return -1;
+    if (tdbg_frontend_commit(c->fe, t)) {
+        c->thread_ok &= ~(1 << t);   /* recording: the words pushed next are Python's */
+        c->held_ok &= ~(1 << t);
+    }
+    c->seen = ++c->seq;
+    log_push(c, k, pc, e->word);
+    k->pushes++;
+    for (int i = 0; i < n; i++) {
+        int64_t rows[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+        struct entry *x = word_slot(c, c->expanded[i]);
+        if (!may_run(c, t, x->kind) || execute(c, t, x, rows, c->seq) <= 0) {
+            c->handover(k, (uint32_t)i, (uint32_t)n);
+            c->valid = V_WARM;   /* Python ran words: the next push refreshes */
+            c->seen = c->seq;
+            break;
+        }
+        provenance(c, rows);
+    }
     return 1;
 }
 
@@ -568,7 +679,8 @@ void tdbg_push_hook(void *uc, uint64_t address, uint32_t size, void *user)
             if (c->valid == V_WARM || (c->count == c->cap && c->cap < c->limit))
                 c->refresh(c);
             if (c->valid == V_VALID && (c->count < c->cap || c->cap == c->limit))
-                done = run(c, k, e, (uint32_t)address);
+                done = e->kind == K_MOP || e->kind == K_REPLAY ? run_frontend(c, k, e, (uint32_t)address)
+                                                               : run(c, k, e, (uint32_t)address);
             if (done > 0) {
                 __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
                 return;
@@ -589,6 +701,23 @@ int32_t tdbg_ask_stop(struct core *k)
 {
     __atomic_store_n(&k->stop_asked, 1, __ATOMIC_SEQ_CST);
     return __atomic_load_n(&k->hooks, __ATOMIC_SEQ_CST);
+}
+
+/* The table's entry for word (claimed for it if it has none); NULL when the table is full */
+struct entry *tdbg_word_entry(struct cop *c, uint32_t word)
+{
+    struct entry *x = word_slot(c, word);
+    if (!x->core) {
+        uint32_t used = 0;
+        for (uint32_t i = 0; i <= c->words_mask; i++)
+            used += c->words[i].core != 0;
+        if (4 * (used + 1) > 3 * (c->words_mask + 1))
+            return 0;
+        x->core = (struct core *)c;   /* (a claimed entry's mark) */
+        x->word = word;
+        x->kind = K_UNKNOWN;
+    }
+    return x;
 }
 
 /* sizeof of struct cop (0), core (1), entry (2), rec (3): tdbg.emu.native_push checks its ctypes

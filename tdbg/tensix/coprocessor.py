@@ -39,7 +39,7 @@ write touches two ``DstBits`` rows (high and low halves, 8 apart).  ``on_l1_acce
 is called once per instruction that read or wrote L1 (``state.l1``: unpackers, packer, Scalar
 Unit) with its ``(start, end, write)`` byte ranges, in order.  ``mmio`` is the port to the
 tile's devices (``tdbg.tensix.mmio``) that ``LOADREG``, ``STOREREG`` and ``PACR_SETREG`` use;
-the tile installs it.
+the tile installs it.  ``on_resume()`` is called before ``resume`` retries the queues.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from tdbg.tensix.state_description import StateDescription, array, obj, part, va
 from tdbg.tensix import adcs, cfg_insns, matrix_unit as mu, packers, scalar_unit as su, sfpu, sync, unpackers
 from tdbg.tensix.dst_access import DstPort
 from tdbg.tensix.events import MissingSpecification, TensixEvent, UndefinedBehavior, UnimplementedFunctionality
-from tdbg.tensix.frontend import MopExpander, ReplayExpander
+from tdbg.tensix.frontend import REPLAY_WORDS, MopExpander, ReplayExpander
 from tdbg.tensix.isa import UnknownInstruction, isa_of
 from tdbg.tensix.mmio import DETACHED, MmioPort
 from tdbg.tensix import rwc as counters
@@ -206,6 +206,7 @@ class Coprocessor:
         self._bound: dict[int, Bound] = {}
         self._frontend_ops = {self.isa.encoding(m).opcode for m in ("MOP", "MOP_CFG", "REPLAY")}
         self.on_dst_write = on_dst_write
+        self.on_resume: Callable[[], None] | None = None
         spec = state.profile.tensix
         self.capacity = spec.wait_gate_capacity
         self.threads = threads = spec.threads
@@ -217,7 +218,8 @@ class Coprocessor:
         self.vector = sfpu.VectorUnit()
         self.unpacker_src_row = [[0] * threads for _ in range(2)]
         self.mop = [MopExpander(self.isa, state.mop_cfg[t]) for t in range(threads)]
-        self.replay = [ReplayExpander(self.isa) for _ in range(threads)]
+        self.replay_bits = np.zeros((threads, REPLAY_WORDS), dtype=np.uint32)  # every thread's Replay Expander
+        self.replay = [ReplayExpander(self.isa, row) for row in self.replay_bits]
         self.wait_gate: list[sync.LatchedWait | None] = [None] * threads
         self._queue: list[deque[int]] = [deque() for _ in range(threads)]
         self._written: list[np.ndarray] = []
@@ -230,7 +232,7 @@ class Coprocessor:
         obj("semaphores", reset=lambda c: [sync.Semaphore() for _ in c.semaphores], report=_semaphores_moved),
         part("vector"),
         obj("unpacker_src_row", reset=lambda c: [[0] * c.threads for _ in range(2)]),
-        obj("replay", reset=lambda c: [ReplayExpander(c.isa) for _ in range(c.threads)]),
+        array("replay", "replay_bits"),
         value("mask_hi", get=lambda c: tuple(m.MaskHi for m in c.mop), put=_put_mask_hi,
               reset=lambda c: (0,) * c.threads),
         obj("wait_gate", reset=lambda c: [None] * c.threads),
@@ -294,8 +296,16 @@ class Coprocessor:
         self._run(first=thread)
 
     def resume(self) -> None:
-        """Retry every thread's queued instructions."""
+        """Retry every thread's queued instructions (``on_resume`` first: not within a push)."""
+        if self.on_resume is not None:
+            self.on_resume()
         self._run(first=0)
+
+    def run_expanded(self, thread: int, words: list[int]) -> None:
+        """The rest of the words a push to ``thread`` expanded to, nothing queued or latched
+        before them (the native push path ran the first ones): queued and run as ``push`` would."""
+        self._queue[thread].extend(words)
+        self._run(first=thread)
 
     def pending(self, thread: int) -> list[int]:
         """Words that reached thread ``thread``'s Wait Gate and have not passed it, oldest first."""
@@ -330,8 +340,21 @@ class Coprocessor:
                 self.wait_gate[t] = None
 
     def _held(self, thread: int, b: Bound) -> str | None:
-        mnemonic = b.mnemonic or ""
         self._settle()
+        return self._holds(thread, b)
+
+    def settled_and_held(self) -> bool:
+        """Whether no latched wait has its conditions met (``_settle`` would forget none) and
+        every queue's oldest instruction is held: then a push to an idle thread of instructions
+        that change none of what holds them (semaphores, mutexes, latched waits, the Src banks'
+        ``AllowedClient``) runs only those (the native push path asks, ``tdbg.emu.native_push``)."""
+        sems, state = self.semaphores, self.state
+        if any(latch is not None and not sync.unmet_conditions(latch, state, sems) for latch in self.wait_gate):
+            return False
+        return all(not q or self._holds(t, self.bound(q[0])) is not None for t, q in enumerate(self._queue))
+
+    def _holds(self, thread: int, b: Bound) -> str | None:
+        mnemonic = b.mnemonic or ""
         latch = self.wait_gate[thread]
         if latch is not None and sync.blocked_by(mnemonic, latch.BlockMask):
             unmet = "; ".join(sync.unmet_conditions(latch, self.state, self.semaphores))

@@ -3,8 +3,10 @@
 Implements WormholeB0 ``TensixCoprocessor/MOPExpander.md`` (with ``MOP.md``, ``MOP_CFG.md``) and
 ``REPLAY.md``.  Both work on raw instruction words and look only at the opcode (bits 31:24) and
 the fields of ``MOP`` / ``MOP_CFG`` / ``REPLAY``; everything else passes through.  ``MopCfg``
-lives in ``TensixState.mop_cfg`` (it is written by RISC-V stores); ``MaskHi`` and the replay
-buffer with its recording state live here, one expander of each per thread.  The layouts of
+lives in ``TensixState.mop_cfg`` (it is written by RISC-V stores); ``MaskHi`` lives here, the
+replay buffer with its recording state in ``Coprocessor.replay_bits`` (a row per thread, which
+the native push path's copy of these expanders, ``tdbg/native/frontend.c``, works on in place),
+one expander of each per thread.  The layouts of
 ``MOP`` / ``MOP_CFG`` / ``REPLAY`` are the profile's (``Isa``).
 
 Blackhole's ``REPLAY`` has 10-bit ``Index`` and ``Count`` (tt-llk's assembly.yaml: "the hardware
@@ -107,23 +109,47 @@ def _template1(cfg: list[int], nop: int) -> Iterator[int]:
                 yield end1
 
 
+#: One thread's Replay Expander state in ``Coprocessor.replay_bits`` (which the native push path,
+#: ``tdbg/native/frontend.c``, reads and writes in place): ReplayBuffer[32], then these.
+LOAD_LEFT, LOAD_INDEX, LOAD_EXEC = 32, 33, 34
+REPLAY_WORDS = 35
+
+
 @dataclass
 class ReplayExpander:
-    """One thread's Replay Expander (REPLAY.md): ``ReplayBuffer[32]`` and the recording state."""
+    """One thread's Replay Expander (REPLAY.md): ``ReplayBuffer[32]`` and the recording state,
+    kept in ``bits`` (a row of ``REPLAY_WORDS``)."""
 
     isa: Isa
-    buffer: list[int] = field(default_factory=lambda: [0] * 32)
-    load_left: int = 0      # instructions still to record
-    load_index: int = 0     # where the next recorded instruction goes
-    load_exec: bool = False  # also pass recorded instructions on
+    bits: np.ndarray = field(default_factory=lambda: np.zeros(REPLAY_WORDS, dtype=np.uint32))
+
+    @property
+    def buffer(self) -> np.ndarray:
+        return self.bits[:32]
+
+    @property
+    def load_left(self) -> int:
+        """Instructions still to record."""
+        return int(self.bits[LOAD_LEFT])
+
+    @property
+    def load_index(self) -> int:
+        """Where the next recorded instruction goes."""
+        return int(self.bits[LOAD_INDEX])
+
+    @property
+    def load_exec(self) -> bool:
+        """Also pass recorded instructions on."""
+        return bool(self.bits[LOAD_EXEC])
 
     def feed(self, word: int) -> Iterator[int]:
         """The words the expander emits for one incoming word."""
-        if self.load_left:
-            self.buffer[self.load_index % 32] = word
-            self.load_index += 1
-            self.load_left -= 1
-            if self.load_exec:
+        bits = self.bits
+        if bits[LOAD_LEFT]:
+            bits[int(bits[LOAD_INDEX]) % 32] = word
+            bits[LOAD_INDEX] += 1
+            bits[LOAD_LEFT] -= 1
+            if bits[LOAD_EXEC]:
                 yield word
             return
         replay = self.isa.encoding("REPLAY")
@@ -135,7 +161,7 @@ class ReplayExpander:
             raise MissingSpecification(f"REPLAY.md: Count {f['Count']} is wider than the page's 6 bits")
         count = f["Count"] or 64
         if f["Load"]:
-            self.load_left, self.load_index, self.load_exec = count, f["Index"], bool(f["Exec"])
+            bits[LOAD_LEFT], bits[LOAD_INDEX], bits[LOAD_EXEC] = count, f["Index"], f["Exec"]
         else:
             for i in range(count):
-                yield self.buffer[(f["Index"] + i) % 32]
+                yield int(bits[(f["Index"] + i) % 32])
