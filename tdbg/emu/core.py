@@ -93,6 +93,9 @@ QUIET_S = 0.02
 #: clears a whole huge page: building an instance took 500 us and closing it 170 us, against
 #: 160 us and 100 us at this size; a run's translations fit as before.
 TCG_BUFFER = (1 << 30) - 4096
+#: An instruction count no run reaches (``Core._run_to``: a run counted only to keep Unicorn's
+#: counting hook, and the translations it traced).
+NEVER_REACHED = 1 << 62
 
 
 @dataclass(eq=False)
@@ -168,6 +171,7 @@ class Core:
         self.wait: Wait | None = None          # what a BLOCKED core waits for
         self.breakpoints: set[int] = set()
         self._exits_stale = False              # breakpoints changed since Unicorn's exits were set
+        self._exit_set: set[int] = set()       # the exits Unicorn has (``_set_exits``)
         self.parks: set[int] = set()           # ``j .`` addresses: reaching one parks the core
         self.watches: dict[int, tuple[Watch, list[int]]] = {}
         self.csrs = CsrFile(profile, spec.name, tile.registers.cycles)
@@ -193,6 +197,15 @@ class Core:
         self.completed_pc: int | None = None  # its effect already happened (a push): skip it
         self.running = False  # inside emu_start: device side effects belong to the firmware
         self._count = 0               # the instruction count of the emu_start running
+        #: True while every translation Unicorn holds for this core calls the code hooks at each
+        #: of its instructions, so a hook added now sees every instruction without a flush.  Read
+        #: in Unicorn 2.1.4's source: a translation calls the hook helper at an instruction when a
+        #: code hook covering it exists as it is translated (``riscv_tr_translate_insn``), and
+        #: the helper runs the hooks that cover it when it runs (``helper_uc_tracecode``); a
+        #: counted ``emu_start`` keeps an all-address code hook, which an uncounted one drops
+        #: (flushing), translating untraced code from then on.  Set by a flush (``tdbg.emu.idle``).
+        self.traced = False
+        self._counted = False    # the last emu_start had an instruction count (Unicorn's count hook is in)
         self._count_exact = True      # ... which a stop to drop stale code may not run over
         self._stale: list[tuple[int, int]] = []   # L1 ranges to drop translations of once it returns
         self._run_on: int | None = None   # the PC of a completed store stopped at only to drop them
@@ -877,7 +890,7 @@ class Core:
         if not self.built:
             return
         if not self.running:
-            self.uc.ctl_remove_cache(start, end)
+            remove_cache(self.uc, start, end)
             return
         self._stale.append((start, end))
         if code and (self._count == 0 or not self._count_exact) and self._run_on is None:
@@ -886,7 +899,7 @@ class Core:
 
     def _drop_stale(self) -> None:
         for start, end in self._stale:
-            self.uc.ctl_remove_cache(start, end)
+            remove_cache(self.uc, start, end)
         self._stale.clear()
         if self._unhook_later:
             unhooked = {a for a in self._unhook_later if a not in self._code_hooks}
@@ -932,6 +945,11 @@ class Core:
         exits = (self.breakpoints | self.parks) - {skip}
         self.uc.ctl_set_exits(sorted(exits))
         self._exits_stale = False
+        # Unicorn 2.1.4 reads the exits as it translates (``translator_loop``): the code cached
+        # over an exit added or dropped is dropped, so that it stops there, or no longer does
+        for address in exits ^ self._exit_set:
+            remove_cache(self.uc, address, address + 4)
+        self._exit_set = exits
 
     def add_watch(self, watch: Watch) -> None:
         """Stop before any access the watch covers (memory or device)."""
@@ -1152,6 +1170,8 @@ class Core:
         self._runs += 1
         self.tile.l1_zero = False    # the core may store to L1
         self.running, self._count, self._translated = True, count, True
+        self.traced &= count > 0
+        self._counted = count > 0
         try:
             self.uc.emu_start(start, 0, count=count)
         except UcError as exc:
@@ -1215,16 +1235,19 @@ class Core:
         there dropped: measured on Unicorn 2.1, neither ``emu_start(count=1)`` nor a new exit
         stops the core in code translated before the run, so from a trampoline's last word (the
         ``jal`` back) a core preempted in a polling loop went round it for ever
-        (tests/firmware/spin_zb.c)."""
+        (tests/firmware/spin_zb.c).  After a counted run it is counted too, to a count it never
+        reaches: Unicorn 2.1.4's ``uc_emu_start`` without a count drops its counting hook and
+        flushes every translation (and the next counted run would add the hook again)."""
         self.uc.ctl_set_exits([address])
-        self._exits_stale = self._translated = True
+        self._exit_set, self._exits_stale = {address}, True
+        self._translated = True
         self.tile.l1_zero = False
         self.uc.ctl_remove_cache(address, address + 4)
         while pc != address:   # another emu_stop from the preemptor may land meanwhile: go on
             self._stop_asked = False   # the stop is taken already: only the run's end is left
             if self._native is not None:
                 self._native.begin_run()
-            self.uc.emu_start(pc, 0)
+            self.uc.emu_start(pc, 0, count=NEVER_REACHED if self._counted else 0)
             pc = self.pc
         self.uc.ctl_remove_cache(pc, pc + 4)
         return pc

@@ -110,16 +110,21 @@ def _observe(core: Core, count: int) -> tuple[_Window, Stop | None]:
 
     hooks = [add_code_hook(uc, on_code, 1, 0), add_mem_hook(uc, UC_HOOK_MEM_READ, on_read, 1, 0),
              add_mem_hook(uc, UC_HOOK_MEM_WRITE, on_write, 1, 0)]
-    # Measured on Unicorn 2.1: a hook added now is not called from code translated before it
-    # (a loop's cached blocks would be missed), and code translated while it was in place
-    # keeps calling into the hook list after it is deleted: translate afresh on both sides.
-    uc.ctl_flush_tb()
+    # Measured on Unicorn 2.1: a code hook added now is not called from code translated before
+    # it without one (a loop's cached blocks would be missed): unless the core's translations
+    # are all traced (``Core.traced``: the window's counted run keeps them so), translate afresh.
+    # The memory hooks need no flush: Unicorn 2.1.4 sends every load and store of code
+    # translated while any memory hook exists (a core's device hooks, from its build) through
+    # its slow path, which runs the hooks of the address (``tcg_uc_has_hookmem``, ``load_helper``).
+    # Deleting the hooks drops the translations they were instrumented in (``uc_hook_del``).
+    if not core.traced:
+        core.flush_translations()
+        core.traced = True
     try:
         stop = core.run_observed(count)
     finally:
         for h in hooks:
             uc.hook_del(h)
-        uc.ctl_flush_tb()
     if errors:
         raise errors[0]
     if path.seq != pushes:      # a .ttinsn push (a code hook, not a store) did something
