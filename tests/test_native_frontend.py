@@ -16,7 +16,7 @@ import pytest
 from tdbg import native
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.session import Session
-from test_native_push import ISA, _encode, outcome, random_words
+from test_native_push import _encode, outcome, random_words
 
 pytestmark = pytest.mark.skipif(native.library() is None, reason="the native library cannot be built here")
 
@@ -38,7 +38,7 @@ def random_program(rng: np.random.Generator, n: int) -> list[str]:
     """``n`` steps of C (the replay buffer and MopCfg filled first): MopCfg stores, MOP_CFG,
     MOPs, REPLAY loads (the words recorded pushed next) and replays, and plain words between."""
     r = lambda bits: int(rng.integers(0, 1 << bits))  # noqa: E731
-    pool = [w for w in random_words(rng, 40) if not ISA.decode(w).fields.get("UseDst32bLo")]   # (an event each)
+    pool = random_words(rng, 40)
     lines: list[str] = []
     tti = lambda word: lines.append(f"TTI({word:#010x}u);")  # noqa: E731
     tti(_encode("REPLAY", Index=0, Count=32, Load=1))   # every slot and MopCfg word filled first

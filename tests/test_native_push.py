@@ -8,6 +8,7 @@ log; and the native path must have run some of them."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from pathlib import Path
 
@@ -18,7 +19,10 @@ from tdbg import native
 from tdbg.arch.blackhole import BLACKHOLE
 from tdbg.emu.pushlog import PushLog
 from tdbg.emu.stops import StopKind
+from tdbg.emu.tile import Policy
 from tdbg.session import Session
+from tdbg.tensix import rwc as counters
+from tdbg.tensix.events import Category
 from tdbg.tensix.isa import isa_of
 from tdbg.tensix.sfpu.movement import IMM16_IS_VALUE
 from tdbg.tensix.state import TensixState
@@ -210,3 +214,35 @@ def test_a_config_write_is_learnt_again(tmp_path: Path) -> None:
         want, _ = outcome(source)
     assert got == want
     assert ran >= 2 * (trips - 1)   # two of the three ZEROACCs of each trip after the first
+
+
+def _replay_past_an_event(tmp_path: Path) -> Path:
+    """A 64-word replay of a 32-word recording (REPLAY.md: ``Index`` wraps) whose first word,
+    ``XMOV``, tdbg does not model: 63 words stay queued behind the event, more than the Wait
+    Gate holds, so the next push stalls until they go."""
+    inc = _encode("INCRWC", DstInc=1)
+    words = [_encode("REPLAY", Index=0, Count=32, Load=1), _encode("XMOV"), *[inc] * 31,
+             _encode("REPLAY", Index=0, Count=0), _encode("NOP")]
+    return firmware(tmp_path, words)
+
+
+@pytest.mark.parametrize("python", [False, True])
+def test_the_words_queued_behind_an_event_run_when_the_run_goes_on(tmp_path: Path, python: bool) -> None:
+    """WaitGate.md: instructions leave the Wait Gate in push order, the gate checking every
+    cycle; an event is tdbg's stop, so once it is continued the queued words run (no new push
+    needed) and the next push does not stall: both XMOVs stop at the replay, 62 INCRWCs run."""
+    with native.disabled() if python else contextlib.nullcontext():
+        s = Session(_replay_past_an_event(tmp_path))
+        stops = [s.cont() for _ in range(3)]
+    assert [st.kind for st in stops] == [StopKind.EVENT, StopKind.EVENT, StopKind.EXITED]
+    assert stops[0].pc == stops[1].pc and "XMOV" in stops[1].describe()
+    cop = s.tile.coprocessor
+    assert counters.decode(cop.rwc_bits[0])["Dst"] == 62 and cop.queued(0) == 0
+
+
+def test_the_words_queued_behind_an_event_let_through_run_at_once(tmp_path: Path) -> None:
+    """An event the policy lets through (a warning) does not leave its queue behind either."""
+    s = Session(_replay_past_an_event(tmp_path))
+    s.tile.policy[Category.UnimplementedFunctionality] = Policy.WARN
+    assert s.cont().kind is StopKind.EXITED
+    assert len(s.tile.warnings) == 2 and counters.decode(s.tile.coprocessor.rwc_bits[0])["Dst"] == 62

@@ -906,9 +906,10 @@ class Core:
             self._unhook_later.clear()
             self._rehook(unhooked)
 
-    def push_event(self, event: TensixEvent) -> None:
-        """A pushed instruction raised ``event``; the push itself has happened."""
-        self._event(event, None, completed=True)
+    def push_event(self, event: TensixEvent) -> bool:
+        """A pushed instruction raised ``event``; the push itself has happened.  True if the
+        core is stopping."""
+        return self._event(event, None, completed=True)
 
     def push_watch(self, watch: Watch, old: int, new: int, detail: str) -> None:
         """A pushed instruction wrote a watched Dst row: stop after the push."""
@@ -1030,6 +1031,9 @@ class Core:
         one even if a breakpoint is set on it, as GDB's ``stepi`` does."""
         pc = self.pc
         if self.completed_pc == pc:
+            stop = self._go_on_with_push()
+            if stop is not None:
+                return stop
             self.pc = pc + 4
         else:
             stop = self._step_muted(watches=self._before_access)
@@ -1112,11 +1116,21 @@ class Core:
         so a breakpoint at its entry is hit."""
         pc = self.pc
         if self.completed_pc == pc:
-            self.pc = pc + 4
-            return None
+            stop = self._go_on_with_push()
+            if stop is None:
+                self.pc = pc + 4
+            return stop
         if self.last_stop is None:
             return None
         stop = self._step_muted(watches=self._before_access)
+        return None if stop is None else self._record(stop)
+
+    def _go_on_with_push(self) -> Stop | None:
+        """The push at the PC, which stopped the core, goes on (``PushPath.go_on``): the stop of
+        an event or watch it then hits, the core still at the push."""
+        self._stop = None
+        self.tile.push_path.go_on(self)
+        stop, self._stop = self._stop, None
         return None if stop is None else self._record(stop)
 
     def _step_muted(self, watches: bool) -> Stop | None:

@@ -6,7 +6,8 @@ A push (a ``.ttinsn`` word the core reaches, or a store to ``INSTRN_BUF_BASE``, 
 ``PushTensixInstruction.md``) is logged and handed to the coprocessor, which runs it now.  A push
 into a full Wait Gate queue stalls the core (``Stall``; the push did not happen).  An event it
 raises, or a write to a watched ``Dst`` row or L1 range, stops the core after the push (the push
-itself has happened).  A push the debugger makes while the core is stopped raises the event
+itself has happened; the words queued behind the instruction that raised it run when the core goes
+on, ``go_on``).  A push the debugger makes while the core is stopped raises the event
 instead.  With no watch set, the path is a tuple in the log and the coprocessor's call; the
 common ``.ttinsn`` words skip it (``tdbg.emu.native_push``: a code hook in C logs and runs them,
 keeping ``seq`` and its records, which the log merges in when read).
@@ -103,7 +104,7 @@ class PushPath:
         except TensixEvent as event:
             if not running:
                 raise
-            core.push_event(event)
+            self._event(core, event)
             return
         finally:
             if watched is not None:
@@ -114,6 +115,40 @@ class PushPath:
         if watched is not None:
             watched.report(word)
 
+    def go_on(self, core: Core) -> None:
+        """``core`` continues after a push stopped it: the words queued behind the instruction
+        whose event stopped it run now, watched as the push was (a watch names the oldest).  The
+        Wait Gate passes instructions in push order, checking every cycle (WaitGate.md), with no
+        further push needed; an event stops the core at the push again."""
+        cop = self.coprocessor
+        word = next((cop.pending(t)[0] for t in range(cop.threads) if cop.queued(t)), None)
+        if word is None:
+            return
+        watched = _Watched(self, core) if self.tile.watches else None
+        try:
+            cop.resume()
+        except TensixEvent as event:
+            self._event(core, event)
+            return
+        finally:
+            if watched is not None:
+                watched.written(self)
+            unwritten, self._unwritten = self._unwritten, []
+        if unwritten:
+            self._never_written(core, unwritten)
+        if watched is not None:
+            watched.report(word)
+
+    def _event(self, core: Core, event: TensixEvent) -> None:
+        """Hand a push's ``event`` to ``core``; while its policy lets the core run on, the words
+        queued behind the instruction that raised it run too (``go_on``), each event handed on."""
+        while not core.push_event(event):
+            try:
+                self.coprocessor.resume()
+                return
+            except TensixEvent as e:
+                event = e
+
     def run_rest(self, core: Core, thread: int, words: list[int]) -> None:
         """The rest of the words a push by the running ``core`` expanded to, which the native
         path began running (``tdbg.emu.native_push``; it logged the push): run as ``push`` runs
@@ -121,7 +156,7 @@ class PushPath:
         try:
             self.coprocessor.run_expanded(thread, words)
         except TensixEvent as event:
-            core.push_event(event)
+            self._event(core, event)
             return
         finally:
             unwritten, self._unwritten = self._unwritten, []
