@@ -371,8 +371,9 @@ class Core:
     def _map_device(self, region: Region, port: Port, buf: ctypes.Array, start: int) -> None:
         """Hook a device region, mapped as RAM at offset ``start`` of ``buf``, that only its hook
         touches: a load's hook writes the device's value where the load reads it; a store's hook
-        gives the value to the device.  One raw hook for both (``_hook``'s protocol inline: an
-        access costs no extra frame, a core's build one hook add less a region)."""
+        gives the value to the device.  One raw hook for both (a core's build one hook add less a
+        region), ``_hook``'s protocol inline: measured, the Dst window's accesses (figure (a))
+        are 3-5 % slower through ``_hook``'s generic hook."""
         raw = memoryview(buf).cast("B")[start:start + region.size]
         views = (None, raw, raw.cast("H"), None, raw.cast("I"))  # aligned element stores
         base, load, store = region.base, port.load, port.store

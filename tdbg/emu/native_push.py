@@ -452,7 +452,7 @@ class NativeCore:
         if core.name not in path.names:
             path.names.append(core.name)
         c.index = path.names.index(core.name)
-        path.cores[ctypes.addressof(c)] = self
+        path.cores[self.c_address] = self
         c.fallback = ctypes.cast(core._code_fptr, _P).value
         self._learn_fptr = HOOK_CODE_CFUNC(self._learn)
         c.learn = ctypes.cast(self._learn_fptr, _P).value

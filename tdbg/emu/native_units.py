@@ -111,7 +111,8 @@ class NativeUnits:
         self.ring = np.zeros(tile.push_path.l1_log.limit, dtype=L1_RECORD)
         self.s.ring, self.s.cap = self.ring.ctypes.data, len(self.ring)
         self._held: tuple = ()
-        self._code_index: object = None
+        self._code_ranges: object = None
+        self._owners: tuple = ()   # what the arrays the C side holds belong to (``addresses``)
         self._described = False    # a slot was described since the last config write
         tile.push_path.l1_log.native = self
 
@@ -136,8 +137,9 @@ class NativeUnits:
         state = cop.state
         if self._owners != (state.adcs, state.packer, state.packer.histogram):
             self.addresses()
-        if tile._code_index is None or tile._code_index is not self._code_index:
-            self._code()
+        ranges = tile.code_ranges()
+        if ranges is not self._code_ranges:
+            self._code(ranges)
         s.ok = cop.l1_journal is None and not tile.l1_zero and s.ncode <= MAXCODE
         s.settled = all(g is None for g in cop.wait_gate)
         unpacker = state.src_banks.unpacker
@@ -147,15 +149,14 @@ class NativeUnits:
             for t in range(min(cop.threads, MAXT)):
                 s.src_row[which * MAXT + t] = cop.unpacker_src_row[which][t]
 
-    def _code(self) -> None:
-        """The loaded code's merged ranges (``Tile._over_code``'s index)."""
-        tile, s = self.tile, self.s
-        tile._over_code(0, 0)   # builds the index
-        starts, ends = tile._code_index   # type: ignore[misc]
+    def _code(self, ranges: tuple[list[int], list[int]]) -> None:
+        """The loaded code's merged ranges (``Tile.code_ranges``)."""
+        s = self.s
+        starts, ends = ranges
         s.ncode = len(starts)
         for i, (lo, hi) in enumerate(zip(starts[:MAXCODE], ends[:MAXCODE])):
             s.code[2 * i], s.code[2 * i + 1] = lo, hi
-        self._code_index = tile._code_index
+        self._code_ranges = ranges
 
     def config_changed(self) -> None:
         """A config write: forget what was derived from config."""

@@ -95,25 +95,16 @@ class PushPath:
     # -- pushes -----------------------------------------------------------------------------------
     def push(self, core: Core, thread: int, pc: int, word: int, via: str) -> None:
         """``core`` pushes ``word`` to ``thread`` (module docstring)."""
-        running = core.running
-        watched = _Watched(self, core) if running and self.tile.watches else None
         try:
-            self.execute(core, thread, pc, word, via if running else "debugger")
+            if core.running:
+                self._run(core, word, lambda: self.execute(core, thread, pc, word, via))
+                return
+            try:
+                self.execute(core, thread, pc, word, "debugger")
+            finally:
+                self._unwritten = []
         except QueueFull:
             raise Stall(self.fifo_wait(thread)) from None
-        except TensixEvent as event:
-            if not running:
-                raise
-            self._event(core, event)
-            return
-        finally:
-            if watched is not None:
-                watched.written(self)
-            unwritten, self._unwritten = self._unwritten, []
-        if unwritten and running:
-            self._never_written(core, unwritten)
-        if watched is not None:
-            watched.report(word)
 
     def go_on(self, core: Core) -> None:
         """``core`` continues after a push stopped it: the words queued behind the instruction
@@ -122,11 +113,15 @@ class PushPath:
         further push needed; an event stops the core at the push again."""
         cop = self.coprocessor
         word = next((cop.pending(t)[0] for t in range(cop.threads) if cop.queued(t)), None)
-        if word is None:
-            return
-        watched = _Watched(self, core) if self.tile.watches else None
+        if word is not None:
+            self._run(core, word, cop.resume)
+
+    def _run(self, core: Core, word: int | None, run: Callable[[], None]) -> None:
+        """``run`` the instructions of a push of the running ``core`` (``word``: the pushed word a
+        watch names; None: no watch set): its event, watch hit or L1 read nothing wrote stops it."""
+        watched = _Watched(self, core) if word is not None and self.tile.watches else None
         try:
-            cop.resume()
+            run()
         except TensixEvent as event:
             self._event(core, event)
             return
@@ -153,15 +148,7 @@ class PushPath:
         """The rest of the words a push by the running ``core`` expanded to, which the native
         path began running (``tdbg.emu.native_push``; it logged the push): run as ``push`` runs
         them, with no watch set."""
-        try:
-            self.coprocessor.run_expanded(thread, words)
-        except TensixEvent as event:
-            self._event(core, event)
-            return
-        finally:
-            unwritten, self._unwritten = self._unwritten, []
-        if unwritten:
-            self._never_written(core, unwritten)
+        self._run(core, None, lambda: self.coprocessor.run_expanded(thread, words))
 
     def _never_written(self, core: Core, unwritten: list[L1Access]) -> None:
         """The push read L1 nothing wrote: the first of it (tdbg.emu.l1_written)."""

@@ -267,7 +267,7 @@ class L1Log:
     def append(self, access: L1Access) -> None:
         self._items.append(access)
 
-    def _records(self) -> Iterator[L1Access] | list[L1Access]:
+    def _records(self) -> deque[L1Access] | list[L1Access]:
         n = self.native
         if n is None or not n.count:
             return self._items
@@ -283,7 +283,7 @@ class L1Log:
 
     def writer(self, address: int) -> L1Access | None:
         """The last logged write that covers ``address``."""
-        for access in reversed(list(self._records())):
+        for access in reversed(self._records()):
             if access.write and access.start <= address < access.end:
                 return access
         return None

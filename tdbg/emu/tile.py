@@ -540,9 +540,9 @@ class Tile:
                 self._replace(at, held)
         self._drop_translations(start, end, code=True)
 
-    def _over_code(self, start: int, end: int) -> bool:
-        """True when ``start .. end`` overlaps loaded code (any of its segments): one search
-        in the segments merged."""
+    def code_ranges(self) -> tuple[list[int], list[int]]:
+        """The loaded code's segments merged: their starts and ends, ascending (the same object
+        until the code changes)."""
         if self._code_index is None:
             starts: list[int] = []
             ends: list[int] = []
@@ -553,7 +553,12 @@ class Tile:
                     starts.append(lo)
                     ends.append(hi)
             self._code_index = (starts, ends)
-        starts, ends = self._code_index
+        return self._code_index
+
+    def _over_code(self, start: int, end: int) -> bool:
+        """True when ``start .. end`` overlaps loaded code (any of its segments): one search
+        in the segments merged."""
+        starts, ends = self.code_ranges()
         i = bisect_right(starts, start) - 1      # the last range starting at or before start
         if i >= 0 and start < ends[i]:
             return True
