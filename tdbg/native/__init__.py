@@ -39,9 +39,7 @@ import ctypes
 import hashlib
 import os
 import platform
-import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
@@ -125,6 +123,9 @@ def build() -> Path:
     lib = cache_dir() / "native" / h.hexdigest()[:24] / "libtdbg_native.so"
     if lib.is_file():
         return lib
+    import subprocess   # only a build runs the compiler
+    import tempfile
+
     lib.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
         for name, text in sources:
@@ -145,14 +146,16 @@ def build() -> Path:
 def _host() -> str:
     """What a built library is good for: zig builds for the host's CPU (measured: MVMUL's C is a
     third faster than for a baseline x86-64), so the CPU's feature flags (Linux) key the cache
-    with the OS and machine, and a cache shared by different machines keeps one build each."""
+    with the OS and machine, and a cache shared by different machines keeps one build each.
+    No ``platform.processor()``: on Linux it runs ``uname -p`` in a child process at every start
+    (4 ms of a kernel run's CPU, measured) for what the machine and the flags already say."""
     flags = ""
     try:
         with open("/proc/cpuinfo") as info:
             flags = next((line for line in info if line.startswith(("flags", "Features"))), "")
     except OSError:
         pass
-    return "\0".join((platform.system(), platform.machine(), platform.processor(), flags))
+    return "\0".join((platform.system(), platform.machine(), flags))
 
 
 @contextmanager
