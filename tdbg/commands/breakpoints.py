@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from tdbg.symbols import linespec
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import breakpoint_what, frame_view, qualify_line
 from tdbg.commands.registry import CORE_NAMES, CommandError, Registry, command, info_command
@@ -49,6 +48,8 @@ def _break(interp: Interpreter, args: str, temporary: bool) -> None:
         bp.condition = condition.strip()
     kind = "Temporary breakpoint" if temporary else "Breakpoint"
     set_bpnum(interp, bp.number)
+    from tdbg.symbols import linespec
+
     spec = linespec.parse(str(where), None) if isinstance(where, str) else None
     moved = spec is not None and spec.line is not None and bp.line != spec.line
     if len(bp.locations) > 1:

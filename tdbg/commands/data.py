@@ -12,7 +12,8 @@ from tdbg.commands.state import Display
 from tdbg.commands.tensix_cmds import set_cfg
 from tdbg.commands.values import evaluate
 from tdbg.session import RunStatus, SessionError
-from tdbg.expr import CType, ExprError, evaluate as evaluate_expr, format_value, parse_type, ptype_text, resolve, type_name
+from tdbg import expr
+from tdbg.expr import CType, ExprError, ptype_text, type_name
 
 _FMT = re.compile(r"^/([xduotacfsz])\s*(.*)$", re.S)
 
@@ -30,7 +31,7 @@ def show(interp: Interpreter, text: str, fmt: str | None) -> str:
     ctx = interp.session.expression_context()
     value = evaluate(interp, text)
     try:
-        return format_value(value, fmt, ctx), value  # type: ignore[return-value]
+        return expr.format_value(value, fmt, ctx), value  # type: ignore[return-value]
     except ExprError as exc:
         raise CommandError(str(exc)) from None
 
@@ -62,7 +63,7 @@ def print_cmd(interp: Interpreter, args: str) -> None:
     ctx = interp.session.expression_context()
     value = evaluate(interp, text or "$")
     try:
-        shown = format_value(value, fmt, ctx)
+        shown = expr.format_value(value, fmt, ctx)
     except ExprError as exc:
         raise CommandError(str(exc)) from None
     interp.out(f"${ctx.record(value)} = {shown}")
@@ -148,7 +149,7 @@ def display_cmd(interp: Interpreter, args: str) -> None:
     m = re.match(r"^/(\S+)\s+(.*)$", args.strip())
     fmt, text = (m.group(1), m.group(2)) if m else (None, args.strip())
     try:
-        names = resolve(text, interp.session.expression_context())
+        names = expr.resolve(text, interp.session.expression_context())
     except ExprError as exc:
         raise CommandError(str(exc)) from None
     interp.state.last_display += 1
@@ -215,12 +216,12 @@ def _type_of(interp: Interpreter, text: str) -> tuple[CType, bool]:
     type name (``uint32_t``, ``struct pt``, ``char *``) or an expression."""
     ctx = interp.session.expression_context()
     try:
-        return parse_type(text, ctx.lookup_type), True
+        return expr.parse_type(text, ctx.lookup_type), True
     except ExprError as exc:
         if text.split()[:1] in (["struct"], ["union"], ["enum"]):
             raise CommandError(str(exc)) from None
     try:
-        return evaluate_expr(text, ctx, side_effects=False).ctype, False
+        return expr.evaluate(text, ctx, side_effects=False).ctype, False
     except ExprError as exc:
         raise CommandError(str(exc)) from None
 

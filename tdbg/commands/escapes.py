@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import subprocess   # noqa: S404  (shell and pipe run the user's commands)
 from dataclasses import dataclass
 
 from tdbg.commands import settings
@@ -27,6 +26,8 @@ def _set_exit_code(interp: Interpreter, code_: int) -> None:
 
 
 def _shell(interp: Interpreter, command_line: str, stdin: str | None = None) -> None:
+    import subprocess   # noqa: S404  (shell and pipe run the user's commands)
+
     try:
         done = subprocess.run(command_line, shell=True, input=stdin, capture_output=True, text=True,
                               timeout=SHELL_TIMEOUT, errors="replace")

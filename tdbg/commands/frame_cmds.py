@@ -5,14 +5,18 @@ backtrace ends at ``main``; the selected frame is what ``info locals``, expressi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import (
     frame_args, frame_debug, frame_header, frame_view, need_debug, show_source_line, source_text, variable_value,
 )
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_int
-from tdbg.symbols.debuginfo import Frame
 from tdbg.riscv.registers import ABI_NAMES, SP
+
+if TYPE_CHECKING:
+    from tdbg.symbols.debuginfo import Frame
 
 
 def _show_frame(interp: Interpreter, frame: Frame) -> None:

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.registry import CommandError
-from tdbg.symbols.debuginfo import DebugInfo, Frame, Variable
 from tdbg.debug.frames import FrameView
 from tdbg.session import Location
-from tdbg.expr import UINT, ExprError, Kind, Literal, MemAt, evaluate, expand_typedefs, format_value
+from tdbg import expr
+from tdbg.expr import UINT, ExprError, Kind, expand_typedefs
+
+if TYPE_CHECKING:
+    from tdbg.symbols.debuginfo import DebugInfo, Frame, Variable
 
 
 @dataclass
@@ -126,10 +130,10 @@ def variable_value(interp: Interpreter, frame: Frame, v: Variable) -> str:
     ctx = interp.session.expression_context()
     try:
         if v.addr is not None:
-            value = evaluate(MemAt(v.type, Literal(UINT, v.addr)), ctx)
+            value = expr.evaluate(expr.MemAt(v.type, expr.Literal(UINT, v.addr)), ctx)
         else:
             value = ctx.variable_value(v, frame)
-        return format_value(value, None, ctx, typed=False)
+        return expr.format_value(value, None, ctx, typed=False)
     except ExprError as exc:
         return f"<error: {exc}>"
 

@@ -13,7 +13,6 @@ from tdbg.commands.layout import first_fitting, line_width
 from tdbg.commands.registry import INIT_HOOKS, CommandError, info_command
 from tdbg.commands.values import evaluate_int
 from tdbg.debug import StopKind
-from tdbg.tensix.isa import IsaError, isa_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -146,6 +145,7 @@ def _grid(mask: np.ndarray) -> str:
     example="info sfpu",
 )
 def info_sfpu(interp: Interpreter, args: str) -> None:
+    from tdbg.tensix.isa import IsaError, isa_of
     from tdbg.tensix.state_description import ranges
 
     import numpy as np

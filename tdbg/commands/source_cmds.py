@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tdbg.symbols import linespec
 from tdbg.debug import stepping
 from tdbg.commands import settings
 from tdbg.commands.interpreter import Interpreter
@@ -14,7 +13,8 @@ from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.running import count_arg, require_running, run_and_report
 from tdbg.commands.values import evaluate_address
 from tdbg.debug import Stop, StopKind
-from tdbg.expr import CType, Value, decode, format_value, type_name
+from tdbg import expr
+from tdbg.expr import CType, Value, decode, type_name
 
 
 def _stepping(interp: Interpreter, args: str, fn) -> None:
@@ -92,7 +92,7 @@ def report_returned(interp: Interpreter, returns: CType) -> None:
     bits = s.register("a0") | s.register("a1") << 32
     value = Value(returns, decode(bits.to_bytes(8, "little")[:returns.size], returns))
     ctx = s.expression_context()
-    shown = format_value(value, None, ctx)
+    shown = expr.format_value(value, None, ctx)
     interp.out(f"Value returned is ${ctx.record(value)} = {shown}")
 
 
@@ -119,6 +119,8 @@ def info_line(interp: Interpreter, args: str) -> None:
     info = need_debug(interp)
     address = s.resolve(qualify_line(interp, args)) if args.strip() else s.pc
     info = s.debug_info_at(s.current, address) or info   # the code's own (a kernel's, the firmware's)
+    from tdbg.symbols import linespec
+
     if args.strip() and not args.strip().startswith("*") and linespec.parse(args, info).function is not None:
         # GDB: a function's own first line (not for a *ADDRESS)
         function = info.function_at(address)

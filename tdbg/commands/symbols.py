@@ -12,13 +12,16 @@ is code without debug information, as everywhere in tdbg.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.location import frame_view, need_debug, qualify_line
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address
 from tdbg.symbols.cxxnames import demangle
-from tdbg.symbols.debuginfo import SymbolEntry
+
+if TYPE_CHECKING:
+    from tdbg.symbols.records import SymbolEntry
 
 _BRE_SPECIAL = {"|", "+", "?", "(", ")", "{", "}"}
 

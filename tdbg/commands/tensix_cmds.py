@@ -12,7 +12,6 @@ from tdbg.commands.interpreter import Interpreter
 from tdbg.commands.layout import line_width, wrap
 from tdbg.commands.registry import CommandError, command, info_command
 from tdbg.commands.values import evaluate_address, evaluate_int
-from tdbg.tensix.isa import IsaError, isa_of
 
 if TYPE_CHECKING:
     from tdbg.debug.snapshots import CoprocessorState
@@ -21,6 +20,8 @@ if TYPE_CHECKING:
 def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
     line = interp.state.completion_line
     parts = str(line).split()
+    from tdbg.tensix.isa import IsaError, isa_of   # the encodings: read when first needed
+
     isa = isa_of(interp.session.profile)
     if len(parts) >= 2 and (len(parts) > 2 or str(line).endswith(" ")):
         try:
@@ -71,6 +72,8 @@ def tensix_cmd(interp: Interpreter, args: str) -> None:
         text = text.split(None, 1)[1] if len(text.split()) > 1 else ""
         if not text:
             raise CommandError("Argument required (instruction word).")
+    from tdbg.tensix.isa import IsaError, isa_of
+
     isa = isa_of(interp.session.profile)
     try:
         if re.fullmatch(r"0[xX][0-9a-fA-F]+|\d+", text):

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tdbg.symbols.debuginfo import LineInfo
 from tdbg.emu.states import Disposition
 from tdbg.emu.stops import Stop, StopKind
 
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
     from tdbg.arch.profile import Coord
     from tdbg.emu.core import Watch
     from tdbg.emu.tile import Tile
+    from tdbg.symbols.records import LineInfo
 
 
 class NoSuchBreakpoint(KeyError):

@@ -12,9 +12,7 @@ from tdbg.arch.profile import Coord, Profile
 from tdbg.debug.target import Target
 from tdbg.emu.states import CoreState
 from tdbg.emu.stops import Stop
-from tdbg.riscv.extensions import arch_extensions
 from tdbg.tensix.events import Category
-from tdbg.tensix.isa import isa_of
 
 if TYPE_CHECKING:
     from tdbg.debug.hang import WaitReport
@@ -135,5 +133,8 @@ class Cores:
         """A fresh disassembler for the current core's code: ``.ttinsn`` words by the profile's
         encodings, RISC-V as GDB decodes it for the architecture its ELF names."""
         from tdbg.riscv.disasm import Disassembler   # capstone: loaded when first needed
+        from tdbg.riscv.extensions import arch_extensions
+        from tdbg.tensix.isa import isa_of
+
         image = self.t.tile.image(self.t.current)
         return Disassembler(isa_of(self.profile), arch_extensions(image.arch if image else None))

@@ -5,13 +5,12 @@ the value history and convenience variables."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tdbg.symbols import debuginfo
 from tdbg.expr import FLOAT, INT, UINT16, UINT32, CType, ExprError, SymbolInfo, Value, array_of
 from tdbg.symbols.cxxnames import demangle, remove_params, scoped_names
-from tdbg.expr.evaluator import computed
 from tdbg.expr.values import PrintSettings
 from tdbg.debug.frames import Backtrace, FrameView
 from tdbg.debug.memory import Memory
@@ -22,6 +21,9 @@ from tdbg.errors import SessionError
 from tdbg.riscv.registers import ABI_NAMES, NUMBERS as REGISTERS
 from tdbg.tensix import formats
 from tdbg.tensix.sfpu.vector_unit import FULL
+
+if TYPE_CHECKING:
+    from tdbg.symbols import debuginfo
 
 
 _RAW_STORAGE = {"dstbits": "dst16", "dst32bits": "dst32", "srcabits": "src", "srcbbits": "src"}
@@ -100,6 +102,8 @@ class SessionContext:
     def variable_value(self, v: debuginfo.Variable, frame: debuginfo.Frame) -> Value:
         """The value of a variable the debug information computes, or holds in a register or
         in pieces, in ``frame`` (not an lvalue); an optimized-out one is all unavailable."""
+        from tdbg.expr.evaluator import computed
+
         if v.register is not None:
             return computed(v.type, frame.regs.get(v.register, self.t.register(f"x{v.register}")))
         if v.value is not None:

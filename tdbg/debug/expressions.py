@@ -10,7 +10,8 @@ from tdbg.debug.memory import check_range
 from tdbg.debug.target import Target
 from tdbg.debug.breakpoints import Breakpoint
 from tdbg.errors import SessionError
-from tdbg.expr import EvalContext, ExprError, Value, evaluate
+from tdbg import expr
+from tdbg.expr import EvalContext, ExprError, Value
 from tdbg.expr.values import value_as_address
 
 
@@ -31,12 +32,12 @@ class Expressions:
 
     def evaluate(self, text: str) -> Value:
         """Evaluate a C expression (``tdbg.expr``) in the current core's innermost frame."""
-        return evaluate(text, self.expression_context())
+        return expr.evaluate(text, self.expression_context())
 
     def condition_true(self, bp: Breakpoint) -> bool:
         """Evaluate a breakpoint condition (an error counts as true, so the user sees it)."""
         try:
-            return bool(evaluate(bp.condition, self.expression_context()).raw)
+            return bool(expr.evaluate(bp.condition, self.expression_context()).raw)
         except (ExprError, SessionError):
             return True
 

@@ -10,13 +10,16 @@ and the identity of its last stop, and resets when any of them changes (the core
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from tdbg.debug.memory import Memory
 from tdbg.debug.programs import Programs
 from tdbg.debug.target import Target
 from tdbg.emu.stops import StopKind
 from tdbg.symbols.cxxnames import demangle
-from tdbg.symbols.debuginfo import Frame
+
+if TYPE_CHECKING:   # the DWARF records are imported when a backtrace is first asked for
+    from tdbg.symbols.records import Frame
 
 ENTRY_FUNCTION = "main"  # the backtrace stops here, as GDB's does with "backtrace past-main off"
 
@@ -44,6 +47,8 @@ class Backtrace:
 
     def frames(self) -> list[Frame]:
         """The current core's backtrace (innermost first); one frame without debug info."""
+        from tdbg.symbols.records import Frame
+
         core = self.t.core
         info = self.programs.debug_info_at(self.t.current, core.pc)
         if info is not None:

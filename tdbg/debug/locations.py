@@ -4,6 +4,7 @@ looked up in the firmware and in each symbol file beside it, and the names compl
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from tdbg.debug.expressions import Expressions
 from tdbg.debug.memory import check_range
@@ -11,9 +12,11 @@ from tdbg.debug.programs import Programs
 from tdbg.symbols.symbol_file import SymbolFile
 from tdbg.debug.target import Target
 from tdbg.errors import SessionError
-from tdbg.symbols import linespec
 from tdbg.symbols.cxxnames import demangle
-from tdbg.symbols.debuginfo import Site
+
+if TYPE_CHECKING:   # locations are parsed with the DWARF records, imported when first resolved
+    from tdbg.symbols import linespec
+    from tdbg.symbols.records import Site
 
 
 class Locations:
@@ -37,11 +40,16 @@ class Locations:
         if not resolved.sites and resolved.next_line is not None:
             resolved = self.resolved_in_files(self.t.current, location, resolved.next_line)
         if not resolved.sites:
+            from tdbg.symbols import linespec
+
             spec = linespec.parse(str(location), None)
             raise SessionError(f'No line {spec.line} in file "{spec.file}".')
         return resolved.sites
 
     def _resolved(self, location: str | int, line: int | None = None) -> linespec.Resolved:
+        from tdbg.symbols import linespec
+        from tdbg.symbols.records import Site
+
         if isinstance(location, int):
             check_range(location, 1)
             return linespec.Resolved([Site(location, None)])
@@ -87,6 +95,8 @@ class Locations:
                 later.append(resolved.next_line)
         if not sites and not later and error is not None:
             raise error
+        from tdbg.symbols import linespec
+
         return linespec.Resolved(sites, min(later) if later else None)
 
     def symbol_names(self) -> set[str]:

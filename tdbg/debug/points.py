@@ -15,9 +15,9 @@ from tdbg.debug.memory import check_range
 from tdbg.debug.target import Target
 from tdbg.emu.states import Disposition
 from tdbg.errors import SessionError
-from tdbg.symbols import linespec
 
 if TYPE_CHECKING:
+    from tdbg.symbols import linespec
     from tdbg.emu.core import Watch
 
 
@@ -79,6 +79,8 @@ class Points:
                     found[name] = self.locations.resolved_in_files(name, location, line)
                 except SessionError as exc:
                     error = error or exc
+        from tdbg.symbols import linespec
+
         spec = linespec.parse(location, None) if isinstance(location, str) else None
         line = line or (spec.line if spec is not None else None)
         if found and not any(r.sites for r in found.values()):   # FILE:LINE that no core has

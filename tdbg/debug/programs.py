@@ -14,13 +14,13 @@ from tdbg.debug.target import Target
 from tdbg.errors import SessionError
 from tdbg.expr.values import PrintSettings
 from tdbg.symbols.cxxnames import demangle
-from tdbg.symbols.debuginfo import DebugInfo
 from tdbg.symbols.sourcepath import SourcePath
 from tdbg.symbols.symbol_file import SymbolFile
 from tdbg.toolchain.zig import SOURCE_SUFFIXES, ToolchainError, build
 
 if TYPE_CHECKING:
     from tdbg.emu.elf import ElfImage
+    from tdbg.symbols.debuginfo import DebugInfo
 
 
 class CheckedDebugInfo:
@@ -72,7 +72,13 @@ class Programs:
 
     @property
     def debug_infos(self) -> dict[str, DebugInfo | None]:
-        return self.t.view.debug_infos
+        """Each core's debug information (None: no firmware, or no DWARF), made for firmware
+        loaded since the last time this was read."""
+        view = self.t.view
+        while view.unread:
+            name, image = view.unread.popitem()
+            view.debug_infos[name] = self._debug_info(image)
+        return view.debug_infos
 
     @property
     def symbol_files(self) -> dict[str, list[SymbolFile]]:
@@ -102,7 +108,11 @@ class Programs:
             self.t.started = False
         except (ElfLoadError, ToolchainError, OSError, HostFileError) as exc:
             raise SessionError(str(exc)) from None
-        self.debug_infos[name] = None if image is None else self._debug_info(image)
+        view = self.t.view
+        view.debug_infos[name] = None
+        view.unread.pop(name, None)
+        if image is not None:
+            view.unread[name] = image
         self.t.view.opened_cores.discard(name)
         self.symbol_files.pop(name, None)
         self.t.points.sync()
@@ -193,6 +203,8 @@ class Programs:
     def _debug_info(self, image: ElfImage) -> DebugInfo | None:
         """The DWARF of ``image``, read when a source-level question first needs it
         (``opened``); its sources are found through ``source_path``."""
+        from tdbg.symbols.debuginfo import DebugInfo
+
         info = DebugInfo.load(image)
         if info is not None:
             info.source_path = self.source_path

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tdbg.emu.stops import Stop, StopKind
 from tdbg.errors import SessionError
-from tdbg.expr import EvalContext
-from tdbg.symbols.debuginfo import DebugInfo, Function, InlinedCall, Site
+
+if TYPE_CHECKING:
+    from tdbg.expr import EvalContext
+    from tdbg.symbols.debuginfo import DebugInfo, Function, InlinedCall, Site
 
 #: Instructions single-stepped within one line before switching to temporary breakpoints (a
 #: line that loops on itself, e.g. ``while (!ready) ;``).

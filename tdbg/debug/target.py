@@ -25,6 +25,7 @@ from tdbg.riscv.registers import NUMBERS as REGISTERS
 
 if TYPE_CHECKING:
     from tdbg.emu.core import Core
+    from tdbg.emu.elf import ElfImage
     from tdbg.emu.history import History
     from tdbg.emu.tile import Tile
     from tdbg.emu.grid import Grid
@@ -43,6 +44,9 @@ class TileView:
     checkpoints: Checkpoints
     history: History
     debug_infos: dict[str, DebugInfo | None] = field(default_factory=dict)
+    #: Firmware whose ``DebugInfo`` is made when the debug information is first asked for
+    #: (``Programs.debug_infos``): a run that asks no source question never imports the DWARF modules.
+    unread: dict[str, ElfImage] = field(default_factory=dict)
     files: dict[str, list[SymbolFile]] = field(default_factory=dict)   # code beyond the firmware
     opened_cores: set[str] = field(default_factory=set)   # cores whose debug information was opened
     #: Adds the symbol files of code loaded since they were last read (a host's kernels: their

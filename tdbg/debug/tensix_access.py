@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from tdbg.debug.target import Target
 from tdbg.errors import SessionError
-from tdbg.tensix.isa import isa_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -272,8 +271,7 @@ class TensixAccess:
         """Execute one Tensix instruction (text form or word) on the current thread, as if
         pushed; an event it raises comes back as the exception."""
         from tdbg.tensix.coprocessor import QueueFull
-
-        from tdbg.tensix.isa import IsaError
+        from tdbg.tensix.isa import IsaError, isa_of
 
         try:
             word = instruction if isinstance(instruction, int) else isa_of(self.tile.profile).parse(instruction).word

@@ -39,21 +39,48 @@ lvalues and the ``EvalContext``), ``lexer``, ``parser`` (the parse tree), ``eval
 ``formatter`` (GDB's ``print`` output).
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from tdbg.expr.ctype import (
     BOOL, BUILTIN_TYPES, CHAR, CODE_POINTER, DATA_POINTER, DOUBLE, FLOAT, INT, INT8, INT16, INT32,
     INT64, LLONG, LONG, NODEBUG_DATA, NODEBUG_FUNC, SCHAR, SHORT, UCHAR, UINT, UINT8, UINT16,
     UINT32, UINT64, ULLONG, ULONG, USHORT, VOID, CField, CType, Kind, array_of, declaration, decode,
     expand_typedefs, function_type, pointer_to, ptype_text, qualified, type_name, typedef,
 )
-from tdbg.expr.evaluator import evaluate, resolve
-from tdbg.expr.formatter import PRINT_FORMATS, format_value
-from tdbg.expr.parser import (
-    Assign, Binary, Cast, CfgRef, Cond, Dollar, History, Ident, IncDec, Index, Literal, MemAt,
-    Member, Node, Register, Sizeof, TensixRef, Unary, parse, parse_type,
-)
 from tdbg.expr.values import (
     REGISTERS, ROW_WIDTH, EvalContext, ExprError, Lval, SymbolInfo, Value, value_as_address,
 )
+
+if TYPE_CHECKING:
+    from tdbg.expr.evaluator import evaluate, resolve
+    from tdbg.expr.formatter import PRINT_FORMATS, format_value
+    from tdbg.expr.parser import (
+        Assign, Binary, Cast, CfgRef, Cond, Dollar, History, Ident, IncDec, Index, Literal, MemAt,
+        Member, Node, Register, Sizeof, TensixRef, Unary, parse, parse_type,
+    )
+
+#: The parser's, evaluator's and formatter's names, imported when first used (PEP 562): the
+#: types and values above are what every command module needs when it is imported, and the
+#: parser alone (its 17 node classes) was a tenth of ``tdbg -q -batch -ex quit``'s imports.
+_LAZY = {
+    "evaluator": ("evaluate", "resolve"),
+    "formatter": ("PRINT_FORMATS", "format_value"),
+    "parser": ("Assign", "Binary", "Cast", "CfgRef", "Cond", "Dollar", "History", "Ident", "IncDec", "Index",
+               "Literal", "MemAt", "Member", "Node", "Register", "Sizeof", "TensixRef", "Unary", "parse", "parse_type"),
+}
+_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    return value
+
 
 __all__ = [
     "BOOL", "BUILTIN_TYPES", "CHAR", "CODE_POINTER", "DATA_POINTER", "DOUBLE", "FLOAT", "INT", "INT8",
@@ -61,10 +88,7 @@ __all__ = [
     "UCHAR", "UINT", "UINT8", "UINT16", "UINT32", "UINT64", "ULLONG", "ULONG", "USHORT", "VOID",
     "CField", "CType", "Kind", "array_of", "declaration", "decode", "expand_typedefs", "function_type", "pointer_to",
     "ptype_text", "qualified", "type_name", "typedef",
-    "evaluate", "resolve", "PRINT_FORMATS", "format_value",
-    "Assign", "Binary", "Cast", "CfgRef", "Cond", "Dollar", "History", "Ident", "IncDec", "Index",
-    "Literal", "MemAt", "Member", "Node", "Register", "Sizeof", "TensixRef", "Unary", "parse",
-    "parse_type",
     "REGISTERS", "ROW_WIDTH", "EvalContext", "ExprError", "Lval", "SymbolInfo", "Value",
     "value_as_address",
+    *_MODULE_OF,
 ]

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tdbg.symbols.cxxnames import demangle, name_matches
-from tdbg.symbols.debuginfo import DebugInfo, Site
+from tdbg.symbols.records import Site
 
 if TYPE_CHECKING:
     from tdbg.emu.elf import ElfImage
+    from tdbg.symbols.debuginfo import DebugInfo
 
 _FILE_LINE = re.compile(r"^(?P<file>.*[^:]):(?P<line>\d+)$")
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tdbg.symbols.debuginfo import DebugInfo
-
 if TYPE_CHECKING:
     from tdbg.emu.elf import ElfImage
+    from tdbg.symbols.debuginfo import DebugInfo
 
 
 @dataclass

@@ -35,9 +35,7 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -220,6 +218,9 @@ def _file_digest(path: Path) -> str:
 def _dependencies(source: Path, extra_flags: Sequence[str]) -> list[Path]:
     """Every file the preprocessor reads for ``source`` with these flags (its ``-MD`` list);
     an include that is not a regular file is a ``ToolchainError``."""
+    import subprocess   # here and in ``ensure_built``: only a build runs the compiler
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="tdbg-deps-") as tmp:
         depfile = Path(tmp) / "deps.d"
         cmd = [sys.executable, "-m", "ziglang", "cc", *CFLAGS, *extra_flags, "-I", str(firmware_dir()), str(source),
@@ -281,6 +282,9 @@ def ensure_built(source: Path, extra_flags: Sequence[str] = (), force: bool = Fa
     elf, manifest = folder / f"{source.stem}.elf", folder / MANIFEST
     if not force and _cached(elf, manifest):
         return BuildResult(elf, False, tuple(compile_command(source, elf, extra_flags, core)))
+
+    import subprocess
+    import tempfile
 
     inputs = _dependencies(source, extra_flags)
     folder.mkdir(parents=True, exist_ok=True)
