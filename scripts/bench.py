@@ -31,7 +31,8 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           T0-T2; its DWARF is read when first needed) and then 'info line main';
                           the kit's three-core eltwise example from load to every core
                           finished; a warm ``tdbg -q -batch -ex quit`` (a child process, byte code
-                          cached: its CPU time, with its wall time beside) and a warm kernel run
+                          cached: its CPU time, with its wall time and ``python3 -c pass``'s CPU
+                          time beside) and a warm kernel run
                           from the command line (tt-llk's datacopy from the ttnn wheel: restore its
                           inputs, run, dump the output, checked against ttsim's);
                       (j) the model's cost of one instruction (``Coprocessor.push`` of the word
@@ -456,8 +457,10 @@ def startup(quick: bool) -> None:
     with tempfile.TemporaryDirectory() as pycache:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = pycache  # byte code cached, as an installed tdbg has it
+        bare, _ = process_time([sys.executable, "-c", "pass"], env, 4 if quick else 8)
         cpu, wall = process_time([sys.executable, "-m", "tdbg", "-q", "-batch", "-ex", "quit"], env, 4 if quick else 8)
-        show("i.process", "    warm `tdbg -q -batch -ex quit` (CPU time)", cpu, "s", True, f"wall {wall:.3f} s")
+        show("i.process", "    warm `tdbg -q -batch -ex quit` (CPU time)", cpu, "s", True,
+             f"wall {wall:.3f} s; of it `python3 -c pass`, the interpreter and its site-packages' .pth files: {bare:.3f} s")
         kernel_process(env, 4 if quick else 8)
 
 
