@@ -23,6 +23,8 @@ _THREAD = re.compile(r"\s+thread\s+(\S+)\s*$")
 
 def _break(interp: Interpreter, args: str, temporary: bool) -> None:
     """``break [LOCATION] [thread N] [if COND]``."""
+    from tdbg.symbols import linespec   # the DWARF records: imported when first needed
+
     s = interp.session
     location, _, condition = args.partition(" if ")
     location = location.strip()
@@ -48,8 +50,6 @@ def _break(interp: Interpreter, args: str, temporary: bool) -> None:
         bp.condition = condition.strip()
     kind = "Temporary breakpoint" if temporary else "Breakpoint"
     set_bpnum(interp, bp.number)
-    from tdbg.symbols import linespec
-
     spec = linespec.parse(str(where), None) if isinstance(where, str) else None
     moved = spec is not None and spec.line is not None and bp.line != spec.line
     if len(bp.locations) > 1:

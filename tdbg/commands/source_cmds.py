@@ -115,12 +115,12 @@ def advance_cmd(interp: Interpreter, args: str) -> None:
 
 @info_command("line", usage="info line [LOCATION]", help="Where the code of a source line starts and ends (default: the current line; for a FUNCTION, the line of its first instruction, before the prologue, as GDB).", example="info line fill_row")
 def info_line(interp: Interpreter, args: str) -> None:
+    from tdbg.symbols import linespec
+
     s = interp.session
     info = need_debug(interp)
     address = s.resolve(qualify_line(interp, args)) if args.strip() else s.pc
     info = s.debug_info_at(s.current, address) or info   # the code's own (a kernel's, the firmware's)
-    from tdbg.symbols import linespec
-
     if args.strip() and not args.strip().startswith("*") and linespec.parse(args, info).function is not None:
         # GDB: a function's own first line (not for a *ADDRESS)
         function = info.function_at(address)

@@ -18,10 +18,10 @@ if TYPE_CHECKING:
 
 
 def _complete_tensix(interp: Interpreter, word: str) -> list[str]:
-    line = interp.state.completion_line
-    parts = str(line).split()
     from tdbg.tensix.isa import IsaError, isa_of   # the encodings: read when first needed
 
+    line = interp.state.completion_line
+    parts = str(line).split()
     isa = isa_of(interp.session.profile)
     if len(parts) >= 2 and (len(parts) > 2 or str(line).endswith(" ")):
         try:
@@ -64,6 +64,8 @@ def _report_changes(interp: Interpreter, before: CoprocessorState, thread: int) 
     complete=_complete_tensix,
 )
 def tensix_cmd(interp: Interpreter, args: str) -> None:
+    from tdbg.tensix.isa import IsaError, isa_of
+
     text = args.strip()
     if not text:
         raise CommandError("Argument required (an instruction, a word, or decode WORD).")
@@ -72,8 +74,6 @@ def tensix_cmd(interp: Interpreter, args: str) -> None:
         text = text.split(None, 1)[1] if len(text.split()) > 1 else ""
         if not text:
             raise CommandError("Argument required (instruction word).")
-    from tdbg.tensix.isa import IsaError, isa_of
-
     isa = isa_of(interp.session.profile)
     try:
         if re.fullmatch(r"0[xX][0-9a-fA-F]+|\d+", text):

@@ -64,6 +64,8 @@ class Points:
     def _resolve(self, location: str | int, thread: str | None, line: int | None) -> tuple[list[Location], int | None]:
         """``break_at``'s locations on the selected tile, and the line they are on (``line``: the
         one an earlier tile's locations are on)."""
+        from tdbg.symbols import linespec   # the DWARF records: imported when first needed
+
         t, tile = self.t, self.t.tile
         symbol_files = t.view.symbol_files
         with_code = [n for n in tile.cores if tile.image(n) is not None or symbol_files.get(n)]
@@ -79,8 +81,6 @@ class Points:
                     found[name] = self.locations.resolved_in_files(name, location, line)
                 except SessionError as exc:
                     error = error or exc
-        from tdbg.symbols import linespec
-
         spec = linespec.parse(location, None) if isinstance(location, str) else None
         line = line or (spec.line if spec is not None else None)
         if found and not any(r.sites for r in found.values()):   # FILE:LINE that no core has
