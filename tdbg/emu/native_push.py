@@ -50,7 +50,7 @@ from unicorn.unicorn_py3.unicorn import HOOK_CODE_CFUNC, uc_hook_h, uclib
 
 from tdbg import native
 from tdbg.arch import data_formats
-from tdbg.emu import native_units
+from tdbg.emu import native_ctrl, native_units
 from tdbg.native import address
 from tdbg.tensix.events import MissingSpecification
 from tdbg.tensix.frontend import REPLAY_WORDS
@@ -87,6 +87,7 @@ RECORD = np.dtype({"names": ["seq", "pc", "word", "core", "thread"],
 _P, _I32, _U32, _U64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint32, ctypes.c_uint64
 REFRESH = ctypes.CFUNCTYPE(None, _P)
 HANDOVER = ctypes.CFUNCTYPE(None, _P, _U32, _U32)
+DESCRIBE = ctypes.CFUNCTYPE(None, _P, _P)
 #: frontend.c's fields, in its order: (encoding, field)
 FRONTEND_FIELDS = (("MOP", "Template"), ("MOP", "Count1"), ("MOP", "MaskLo"), ("REPLAY", "Load"),
                    ("REPLAY", "Exec"), ("REPLAY", "Count"), ("REPLAY", "Index"))
@@ -119,14 +120,14 @@ class Cop(ctypes.Structure):
                 ("ring", _P), ("cap", _U32), ("limit", _U32), ("head", _U32), ("count", _U32),
                 ("total", _U64), ("per_thread", _U64 * MAXT), ("units", _P),
                 ("held_ok", _I32), ("fe", _P), ("expanded", _P), ("wanted", _P), ("expanded_cap", _U32), ("wanted_cap", _U32),
-                ("nwanted", _U32), ("words_mask", _U32), ("words", _P), ("handover", _P)]
+                ("nwanted", _U32), ("words_mask", _U32), ("words", _P), ("handover", _P), ("ctrl", _P)]
 
 
 class CoreC(ctypes.Structure):
     """``struct core`` of push.c."""
 
     _fields_ = [("cop", _P), ("fallback", _P), ("learn", _P), ("thread", _I32), ("index", _I32),
-                ("hooks", _I32), ("stop_asked", _I32), ("pushes", _U64)]
+                ("hooks", _I32), ("stop_asked", _I32), ("pushes", _U64), ("describe", _P)]
 
 
 class Entry(ctypes.Structure):
@@ -156,7 +157,7 @@ ADDR_MOD_AT = {K_ZEROACC_ROW: 1, K_MOVD2A: 3, K_MOVD2B: 3, K_SFPLOAD: 1, K_SFPST
 
 def _kind(mnemonic: str | None, f: dict[str, int]) -> int:
     """The entry kind of a decoded word (K_PYTHON: the Python path runs it)."""
-    if mnemonic == "NOP":
+    if mnemonic in ("NOP", "DMANOP"):   # (DMANOP.md: no effect)
         return K_NOP
     if mnemonic == "INCRWC":
         return K_INCRWC
@@ -170,6 +171,9 @@ def _kind(mnemonic: str | None, f: dict[str, int]) -> int:
         return native_units.kind(mnemonic, f) or K_PYTHON
     if mnemonic in ("MOP", "REPLAY"):
         return K_MOP if mnemonic == "MOP" else K_REPLAY
+    ctrl = native_ctrl.kind(mnemonic, f)
+    if ctrl is not None:
+        return ctrl
     kind = VECTOR.get(mnemonic or "")
     if kind is None or any(v for k, v in f.items() if k not in FIELDS[kind]) or f["VD"] >= 12:
         return K_PYTHON   # a field no page defines, or a backdoor load (vector_unit.instruction)
@@ -204,6 +208,8 @@ class NativePush:
         self.coprocessor = tile.coprocessor
         self.units = native_units.NativeUnits(tile, lib)
         c.units = ctypes.addressof(self.units.s)
+        self.ctrl = native_ctrl.NativeCtrl(tile, lib, c)
+        c.ctrl = ctypes.addressof(self.ctrl.s)
         self.cores: dict[int, NativeCore] = {}   # by their CoreC's address (``_handover``)
         self.fe = self._frontend()
         self.coprocessor.state.config.on_change(self.config_changed)
@@ -286,6 +292,7 @@ class NativePush:
         a, b = banks.matrix_unit_srca, banks.matrix_unit_srcb
         c.thread_ok, c.bank_a, c.bank_b, c.fmt_a, c.fmt_b = ok, a, b, state.srca.fmt[a], state.srcb.fmt[b]
         self.units.refresh()
+        self.ctrl.refresh()
         if self.fe is not None:
             for t, mop in enumerate(cop.mop[:MAXT]):
                 self.fe.mask_hi[t] = mop.MaskHi
@@ -301,6 +308,7 @@ class NativePush:
          c.lreg, c.defined, c.full, c.vu_flags, c.lane_flags, c.use_flags, c.unpredictable,
          c.alias) = (address(a) for a in held)
         self.units.addresses()
+        self.ctrl.addresses()
         if self.fe is not None:
             self._held += (state.mop_cfg, cop.replay_bits)
             self.fe.mop_cfg, self.fe.replay = address(state.mop_cfg), address(cop.replay_bits)
@@ -342,8 +350,10 @@ class NativePush:
     def _fill(self, entry: Entry) -> None:
         b = self.coprocessor.bound(entry.word)
         kind = _kind(b.mnemonic, b.fields)
-        for i, name in enumerate(FIELDS.get(kind, ())):
-            entry.f[i] = b.fields[name]
+        values = native_ctrl.values(kind, b.mnemonic, b.fields) if kind in native_ctrl.FIELDS else \
+            [b.fields[name] for name in FIELDS.get(kind, ())]
+        for i, v in enumerate(values):
+            entry.f[i] = v
         entry.kind = kind
 
     def _derive_for(self, t: int, entry: Entry) -> None:
@@ -456,6 +466,8 @@ class NativeCore:
         c.fallback = ctypes.cast(core._code_fptr, _P).value
         self._learn_fptr = HOOK_CODE_CFUNC(self._learn)
         c.learn = ctypes.cast(self._learn_fptr, _P).value
+        self._describe_fptr = DESCRIBE(self._describe)
+        c.describe = ctypes.cast(self._describe_fptr, _P).value
         self._blocks: list[ctypes.Array] = []
         self._free: list[Entry] = []
         self.entries: dict[int, Entry] = {}
@@ -470,6 +482,17 @@ class NativeCore:
                 self.path.describe(self.core, entry)
             except BaseException:   # noqa: BLE001 - a C callback must not raise: the entry stays Python's
                 entry.kind = K_PYTHON
+
+    def _describe(self, _: int, entry: int) -> None:
+        """The C hook asks before it runs the entry: its description (``learn``'s, with no push;
+        none before the core's first push says which thread its words go to)."""
+        x = Entry.from_address(entry)
+        if x.kind == K_UNKNOWN and self.core._push_thread is None:
+            return
+        try:
+            self.path.describe(self.core, x)
+        except BaseException:   # noqa: BLE001 - a C callback must not raise: the entry stays Python's
+            x.kind = K_PYTHON
 
     def add(self, address: int, word: int) -> int:
         """Hook ``address`` (a ``.ttinsn`` of ``word``) with the C hook; returns the handle."""

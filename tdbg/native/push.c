@@ -43,7 +43,8 @@ static void pack(const int32_t *r, struct rwc *x)
 
 enum { K_UNKNOWN = 0, K_NOP = 1, K_INCRWC = 2, K_SETRWC = 3, K_ZEROACC_ROW = 4, K_MOVD2A = 5, K_MOVD2B = 6,
        K_SFPLOAD = 7, K_SFPSTORE = 8, K_SFPLOADI = 9, K_SFPMAD = 10, K_SFPSETCC = 11, K_SFPENCC = 12,
-       K_UNPACR = 13, K_PACR = 14, K_MOP = 15, K_REPLAY = 16, K_PYTHON = 255 };
+       K_UNPACR = 13, K_PACR = 14, K_MOP = 15, K_REPLAY = 16,
+       K_SETC16 = 17, K_SETADCXX = 25, K_SEMGET = 28, K_PYTHON = 255 };   /* 17-28: ctrl.c's */
 enum { S_NONE = 0, S_BF16 = 1, S_FP16 = 2, S_TF32 = 3 };   /* tdbg.arch.data_formats styles */
 enum { MODE_PYTHON = 0, MODE_FAST = 1 };
 enum { V_STALE = 0, V_VALID = 1, V_WARM = 2 };
@@ -60,6 +61,7 @@ typedef void (*refresh_fn)(struct cop *cop);
 struct core;
 typedef void (*handover_fn)(struct core *k, uint32_t start, uint32_t end);
 struct entry;
+typedef void (*describe_fn)(struct core *k, struct entry *e);
 struct fe;
 
 struct cop {            /* one tile's coprocessor, as far as the native path reads and writes it */
@@ -112,6 +114,7 @@ struct cop {            /* one tile's coprocessor, as far as the native path rea
     uint32_t expanded_cap, wanted_cap, nwanted, words_mask;
     struct entry *words;
     handover_fn handover;
+    void *ctrl;         /* the control and sync words' state (ctrl.c's struct ctrl), or NULL */
 };
 
 struct core {           /* one core's side of it */
@@ -122,6 +125,7 @@ struct core {           /* one core's side of it */
     int32_t hooks;          /* entries and exits (Core._hooks' protocol) */
     int32_t stop_asked;     /* Core._stop_asked, as the asking thread set it */
     uint64_t pushes;        /* pushes it made here (Core._polling: a push breaks a poll) */
+    describe_fn describe;   /* describe an entry (and the words a push wants) before C runs it */
 };
 
 struct entry {          /* one hooked .ttinsn address */
@@ -482,6 +486,7 @@ static int vector(struct cop *c, int t, int32_t *r, struct entry *e, int64_t *ro
 }
 
 int tdbg_units_run(void *units, int kind, int t, const uint16_t *f, uint32_t word, uint64_t seq);
+int tdbg_ctrl_run(void *ctrl, int kind, int t, const uint16_t *f);
 int tdbg_units_described(const void *units, int kind, int t, const uint16_t *f);
 
 /* tdbg.emu.pushlog.PushLog.append for a native push (PushPath.execute's log step) */
@@ -535,7 +540,9 @@ static int execute(struct cop *c, int t, const struct entry *e, int64_t *rows, u
         done = vector(c, t, r, (struct entry *)e, rows);
         break;
     default:
-        return 0;
+        if (e->kind < K_SETC16 || e->kind > K_SEMGET || !c->ctrl)
+            return 0;
+        return tdbg_ctrl_run(c->ctrl, (int)e->kind, t, e->f);   /* (no counter moves) */
     }
     if (done > 0)
         pack(r, &c->rwc[t]);
@@ -544,10 +551,11 @@ static int execute(struct cop *c, int t, const struct entry *e, int64_t *rows, u
 
 /* Whether the kind changes nothing that holds an instruction at the Wait Gate (semaphores,
  * mutexes, latched waits, the Src banks and their AllowedClient: Coprocessor._holds): then
- * Coprocessor._run, another thread's queue held, runs the word and nothing else */
+ * Coprocessor._run, another thread's queue held, runs the word and nothing else (not so
+ * SEMINIT, SEMPOST, SEMGET) */
 static int releases_nothing(uint32_t kind)
 {
-    return kind >= K_NOP && kind <= K_SFPENCC;
+    return (kind >= K_NOP && kind <= K_SFPENCC) || (kind >= K_SETC16 && kind <= K_SETADCXX);
 }
 
 /* Whether thread t may run the kind now: nothing queued (thread_ok), or only held words */
@@ -669,18 +677,21 @@ void tdbg_push_hook(void *uc, uint64_t address, uint32_t size, void *user)
         c->valid = V_STALE;
         c->seen = c->seq;
     }
-    if (!__atomic_load_n(&k->stop_asked, __ATOMIC_SEQ_CST) && c->mode == MODE_FAST
-        && e->kind != K_UNKNOWN && e->kind != K_PYTHON) {
-        if (c->valid == V_STALE) {  /* the first of its kind since a Python push: Python runs it */
-            warm = 1;
-            done = described(c, k->thread, e) ? 0 : -1;
-        }
-        else {
-            if (c->valid == V_WARM || (c->count == c->cap && c->cap < c->limit))
+    if (!__atomic_load_n(&k->stop_asked, __ATOMIC_SEQ_CST) && c->mode == MODE_FAST && e->kind != K_PYTHON) {
+        {
+            if (c->valid != V_VALID || (c->count == c->cap && c->cap < c->limit))
                 c->refresh(c);
-            if (c->valid == V_VALID && (c->count < c->cap || c->cap == c->limit))
+            if (e->kind == K_UNKNOWN && c->valid == V_VALID)
+                k->describe(k, e);  /* its first visit: described first, so that C runs it */
+            for (int tries = 0; tries < 2; tries++) {
+                if (c->valid != V_VALID || e->kind == K_PYTHON || (c->count == c->cap && c->cap < c->limit))
+                    break;
                 done = e->kind == K_MOP || e->kind == K_REPLAY ? run_frontend(c, k, e, (uint32_t)address)
                                                                : run(c, k, e, (uint32_t)address);
+                if (done >= 0 || tries)
+                    break;
+                k->describe(k, e);  /* what it reads (or the words it expands to) not described yet */
+            }
             if (done > 0) {
                 __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
                 return;
