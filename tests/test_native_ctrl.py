@@ -91,15 +91,20 @@ def ctrl_state(s: Session) -> tuple[object, ...]:
             [cop.pending(t) for t in range(3)], cached)
 
 
-def native_ctrl_pushes(source: Path | dict[str, Path]) -> int:
-    """The control and sync words the native path logged itself."""
+def native_records(source: Path | dict[str, Path]) -> np.ndarray:
+    """The pushes the native path logged itself in a run of ``source`` to its end."""
     s = Session(source)
     for _ in range(500):
         if s.cont().kind.name == "EXITED":
             break
     path = s.tile.push_path.native
     assert path is not None
-    return int(np.isin(path.ring_records()["word"] >> 24, CTRL_OPS).sum())
+    return path.ring_records()
+
+
+def native_ctrl_pushes(source: Path | dict[str, Path]) -> int:
+    """The control and sync words the native path logged itself."""
+    return int(np.isin(native_records(source)["word"] >> 24, CTRL_OPS).sum())
 
 
 def python_ctrl_words(source: Path, monkeypatch: pytest.MonkeyPatch) -> int:
@@ -130,6 +135,22 @@ def test_random_control_words_native_equal_python(tmp_path: Path, seed: int) -> 
     source = firmware(tmp_path, random_ctrl_words(np.random.default_rng(seed), 150), trips=3)
     assert_same(source)
     assert native_ctrl_pushes(source) > 100
+
+
+def test_words_pushed_by_stores(tmp_path: Path) -> None:
+    """The same words pushed by ``sw`` to INSTRN_BUF_BASE (``TT_PUSH``), one in two, MOPs among
+    them: the native path runs the stored words too (``tdbg_push_word``), logged as stores."""
+    rng = np.random.default_rng(11)
+    words = random_ctrl_words(rng, 120)
+    mop = [*_mop_cfg([1, 1, *random_ctrl_words(rng, 8)[-7:]]), f"TT_PUSH({_encode('MOP', Template=1):#010x}u);"]
+    lines = [*mop, *(f"TT_PUSH({w:#010x}u);" if i % 2 else f"TTI({w:#010x}u);" for i, w in enumerate(words)), *mop]
+    source = tmp_path / "stores.c"
+    body = "".join(f"        {line}\n" for line in lines)
+    source.write_text(f'#include "tensix.h"\nint main(void)\n{{\n    for (int i = 0; i < 3; i++) {{\n{body}    }}\n'
+                      "    return 0;\n}\n")
+    assert_same(source)
+    stored = native_records(source)
+    assert (stored["via"] == 1).sum() > 100 and (stored[stored["via"] == 1]["word"] >> 24 == 1).sum() > 0   # (MOP)
 
 
 def test_control_words_in_templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

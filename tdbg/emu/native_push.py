@@ -80,9 +80,10 @@ FIRST_RING = 1024
 #: expansion C runs (a longer one is Python's) and the words one push may ask ``learn`` for.
 WORDS, EXPANDED, WANTED = 4096, 4096, 256
 
-RECORD = np.dtype({"names": ["seq", "pc", "word", "core", "thread"],
-                   "formats": [np.uint64, np.uint32, np.uint32, np.uint8, np.uint8],
-                   "offsets": [0, 8, 12, 16, 17], "itemsize": 24})
+RECORD = np.dtype({"names": ["seq", "pc", "word", "core", "thread", "via"],
+                   "formats": [np.uint64, np.uint32, np.uint32, np.uint8, np.uint8, np.uint8],
+                   "offsets": [0, 8, 12, 16, 17, 18], "itemsize": 24})
+VIA = ("ttinsn", "store")   # a record's via
 
 _P, _I32, _U32, _U64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint32, ctypes.c_uint64
 REFRESH = ctypes.CFUNCTYPE(None, _P)
@@ -120,7 +121,7 @@ class Cop(ctypes.Structure):
                 ("ring", _P), ("cap", _U32), ("limit", _U32), ("head", _U32), ("count", _U32),
                 ("total", _U64), ("per_thread", _U64 * MAXT), ("units", _P),
                 ("held_ok", _I32), ("fe", _P), ("expanded", _P), ("wanted", _P), ("expanded_cap", _U32), ("wanted_cap", _U32),
-                ("nwanted", _U32), ("words_mask", _U32), ("words", _P), ("handover", _P), ("ctrl", _P)]
+                ("nwanted", _U32), ("words_mask", _U32), ("words", _P), ("handover", _P), ("ctrl", _P), ("via", _I32)]
 
 
 class CoreC(ctypes.Structure):
@@ -322,13 +323,14 @@ class NativePush:
         self.ring[:len(old)] = old
         c.ring, c.cap, c.head = self.ring.ctypes.data, len(self.ring), len(old) % len(self.ring)
 
-    def describe(self, core: Core, entry: Entry) -> None:
+    def describe(self, core: Core, entry: Entry, thread: int | None = None) -> None:
         """The entry's kind and fields, and the config-derived values its instruction reads for
-        the core's thread (after the Python path ran it); so for the expanded words C asked for."""
+        the core's thread (``thread``: where its pushes go, default the ``.ttinsn`` words'); so
+        for the expanded words C asked for."""
         k = core._native
         assert k is not None
         if entry.kind == K_UNKNOWN:
-            thread = core._push_thread
+            thread = core._push_thread if thread is None else thread
             if thread is None or thread >= MAXT:
                 entry.kind = K_PYTHON
                 return
@@ -428,7 +430,7 @@ class NativePush:
 
     def _tuples(self, kept: np.ndarray) -> list[tuple]:
         names = self.names
-        return [(int(seq), pc, names[core], thread, word, "ttinsn") for seq, pc, word, core, thread in kept.tolist()]
+        return [(int(seq), pc, names[core], thread, word, VIA[via]) for seq, pc, word, core, thread, via in kept.tolist()]
 
     def newest(self) -> int:
         c = self.cop
@@ -493,6 +495,24 @@ class NativeCore:
             self.path.describe(self.core, x)
         except BaseException:   # noqa: BLE001 - a C callback must not raise: the entry stays Python's
             x.kind = K_PYTHON
+
+    def push_word(self, pc: int, word: int) -> bool:
+        """Push ``word``, stored by the core (a T core: to its own thread) at ``pc``, in C if it
+        can (``tdbg_push_word``; the entry described first if need be); False: the Python path
+        pushes it."""
+        lib, c = self.path.lib, self.c_address
+        done = lib.tdbg_push_word(c, word, pc)
+        if done < 0:
+            slot = lib.tdbg_word_entry(ctypes.addressof(self.path.cop), word)
+            if not slot:
+                return False
+            x = Entry.from_address(slot)
+            try:
+                self.path.describe(self.core, x, self.core.thread)
+            except BaseException:   # noqa: BLE001 - as _describe: the word stays Python's
+                x.kind = K_PYTHON
+            done = lib.tdbg_push_word(c, word, pc)
+        return done > 0
 
     def add(self, address: int, word: int) -> int:
         """Hook ``address`` (a ``.ttinsn`` of ``word``) with the C hook; returns the handle."""

@@ -70,9 +70,11 @@ SIGNATURES: dict[str, tuple] = {
     "tdbg_units_size": (),
     "tdbg_ctrl_size": (),
     "tdbg_word_entry": (_P, ctypes.c_uint32),
+    "tdbg_push_word": (_P, ctypes.c_uint32, ctypes.c_uint32),
 }
 RETURNS = {"tdbg_pack": _I, "tdbg_sfpload": _I, "tdbg_sfpstore": _I, "tdbg_ask_stop": _I, "tdbg_push_size": ctypes.c_uint32,
-           "tdbg_units_size": ctypes.c_uint32, "tdbg_ctrl_size": ctypes.c_uint32, "tdbg_word_entry": _P}  # the others return nothing
+           "tdbg_units_size": ctypes.c_uint32, "tdbg_ctrl_size": ctypes.c_uint32, "tdbg_word_entry": _P,
+           "tdbg_push_word": ctypes.c_int32}  # the others return nothing
 
 _lib: ctypes.CDLL | None = None
 _tried = False

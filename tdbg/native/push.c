@@ -49,10 +49,10 @@ enum { S_NONE = 0, S_BF16 = 1, S_FP16 = 2, S_TF32 = 3 };   /* tdbg.arch.data_for
 enum { MODE_PYTHON = 0, MODE_FAST = 1 };
 enum { V_STALE = 0, V_VALID = 1, V_WARM = 2 };
 
-struct rec {            /* one push log record (tdbg.emu.pushlog.PushRecord, via "ttinsn") */
+struct rec {            /* one push log record (tdbg.emu.pushlog.PushRecord; via 0 "ttinsn", 1 "store") */
     uint64_t seq;
     uint32_t pc, word;
-    uint8_t core, thread, pad[6];
+    uint8_t core, thread, via, pad[5];
 };
 
 typedef void (*code_hook)(void *uc, uint64_t address, uint32_t size, void *user);
@@ -115,6 +115,7 @@ struct cop {            /* one tile's coprocessor, as far as the native path rea
     struct entry *words;
     handover_fn handover;
     void *ctrl;         /* the control and sync words' state (ctrl.c's struct ctrl), or NULL */
+    int32_t via;        /* the log's via of the push being run (tdbg_push_word's: 1, "store") */
 };
 
 struct core {           /* one core's side of it */
@@ -498,6 +499,7 @@ static void log_push(struct cop *c, struct core *k, uint32_t pc, uint32_t word)
     x->word = word;
     x->core = (uint8_t)k->index;
     x->thread = (uint8_t)k->thread;
+    x->via = (uint8_t)c->via;
     c->head = c->head + 1 == c->cap ? 0 : c->head + 1;
     if (c->count < c->cap)
         c->count++;
@@ -704,6 +706,33 @@ void tdbg_push_hook(void *uc, uint64_t address, uint32_t size, void *user)
         c->valid = V_WARM;
         c->seen = c->seq;
     }
+}
+
+/* PushPath.push of a word a T core's store pushed (tdbg.emu.devices.instruction_push: the core's
+ * Python hook runs the store), run as the hook runs a .ttinsn word's entry, the word's entry the
+ * table's: 1 done, 0 for the Python path, -1 while the entry (or what it reads) is not described */
+int32_t tdbg_push_word(struct core *k, uint32_t word, uint32_t pc)
+{
+    struct cop *c = k->cop;
+    if (__atomic_load_n(&k->stop_asked, __ATOMIC_SEQ_CST) || c->mode != MODE_FAST || !c->words)
+        return 0;
+    struct entry *x = word_slot(c, word);
+    if (!x->core || x->kind == K_UNKNOWN)
+        return -1;
+    if (x->kind == K_PYTHON)
+        return 0;
+    if (c->seq != c->seen) {
+        c->valid = V_STALE;
+        c->seen = c->seq;
+    }
+    if (c->valid != V_VALID || (c->count == c->cap && c->cap < c->limit))
+        c->refresh(c);
+    if (c->valid != V_VALID || (c->count == c->cap && c->cap < c->limit))
+        return 0;
+    c->via = 1;
+    int done = x->kind == K_MOP || x->kind == K_REPLAY ? run_frontend(c, k, x, pc) : run(c, k, x, pc);
+    c->via = 0;
+    return done;
 }
 
 /* Core._ask_stop's first half for the native hook: set the flag, then read the entries and exits
