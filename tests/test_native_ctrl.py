@@ -1,7 +1,7 @@
 """The control and sync words in the native push path (``tdbg/native/ctrl.c``,
 ``tdbg.emu.native_ctrl``) against the Python path (``tdbg.native.disabled()``): firmware pushing
 random SETC16 / WRCFG / RMWCIB config writes (to the bank select, the ADDR_MOD entries, global
-words, ``STATE_RESET_EN``, past the config), SETDMAREG, the SETADC forms, semaphores and met
+words, ``STATE_RESET_EN``, past the config), SETDMAREG, the SETADC forms (a ThreadOverride too), semaphores and met
 waits, mixed with ``test_native_push``'s words and in MOP templates, must stop at the same
 events and leave identical config (and no stale cached read of it), GPRs, ADCs, semaphores,
 Wait Gates and queues besides what ``test_native_push.outcome`` compares; the native path must
@@ -27,8 +27,8 @@ TABLE = TensixState().config.table
 WORDS, THD = TABLE.cfg_state_size * 4, TABLE.thd_state_size
 RESET = TABLE.field("STATE_RESET_EN").addr32
 #: The opcodes of the words ctrl.c runs (bh_encodings.json): SETC16, WRCFG, RMWCIB0-3, SETDMAREG,
-#: SETADCXY, SETADCZW, SETADCXX, SEMINIT, SEMPOST, SEMGET, STALLWAIT, SEMWAIT.
-CTRL_OPS = (0xB2, 0xB0, 0xB3, 0xB4, 0xB5, 0xB6, 0xB7, 0x45, 0x51, 0x54, 0x5E, 0xA3, 0xA4, 0xA5, 0xA2, 0xA6)
+#: SETADCXY, SETADCZW, SETADCXX, SEMINIT, SEMPOST, SEMGET, STALLWAIT, SEMWAIT, SETADC.
+CTRL_OPS = (0xB2, 0xB0, 0xB3, 0xB4, 0xB5, 0xB6, 0xB7, 0x45, 0x51, 0x54, 0x5E, 0xA3, 0xA4, 0xA5, 0xA2, 0xA6, 0x50)
 #: Fields whose cached reads must agree with the words (a write from C forgets them too).
 CHECKED = [f.name for f in TABLE.fields.values() if f.name.startswith(("ADDR_MOD", "ALU_", "DEST_", "UNPACK_"))][:300]
 
@@ -66,7 +66,8 @@ def random_ctrl_words(rng: np.random.Generator, n: int) -> list[int]:
             out.append(_encode(name, **{f"{d}{ch}": r(1) for d in dims for ch in (0, 1)},
                                **{f"{d}{ch}Val": r(3) for d in dims for ch in (0, 1)}, U0=r(1), U1=r(1), PK=r(1)))
         elif k < 14:
-            out.append(_encode("SETADCXX", X0Val=r(10), X1Val=r(10), U0=r(1), U1=r(1), PK=r(1)))
+            out.append(_encode("SETADCXX", X0Val=r(10), X1Val=r(10), U0=r(1), U1=r(1), PK=r(1)) if r(1) else
+                       _encode("SETADC", NewValue=r(18), XYZW=r(2), Channel=r(1), U0=r(1), U1=r(1), PK=r(1)))
         elif k < 16:
             name = str(rng.choice(["SEMPOST", "SEMGET", "SEMINIT"]))
             extra = {"NewValue": r(4), "NewMax": r(4)} if name == "SEMINIT" else {}
@@ -79,6 +80,18 @@ def random_ctrl_words(rng: np.random.Generator, n: int) -> list[int]:
         else:
             out.append(int(rng.choice(pool)))
     return out
+
+
+def template_words(rng: np.random.Generator) -> list[int]:
+    """Seven control words C runs (none declined) for a MOP template (its ZEROACC's ADDR_MOD 1
+    among what they write)."""
+    r = lambda bits: int(rng.integers(0, 1 << bits))  # noqa: E731
+    pool = [_encode("SETC16", CfgIndex=TABLE.field("ADDR_MOD_AB_SEC1_SrcAIncr").addr32, NewValue=r(6)),
+            _encode("WRCFG", CfgIndex=8 + r(5), InputReg=r(6)), _encode("RMWCIB1", Index4=8 + r(5), NewValue=r(8), Mask=r(8)),
+            _encode("SETDMAREG", RegIndex16b=r(7), Payload_SigSel=r(14)),
+            _encode("SETADCXY", X0=1, Y1=1, X0Val=r(3), Y1Val=r(3), U0=1, PK=r(1)),
+            _encode("SEMPOST", SemaphoreMask=r(4)), _encode("STALLWAIT", ConditionMask=r(4), BlockMask=r(9))]
+    return [int(w) for w in rng.choice(pool, 7)]
 
 
 def ctrl_state(s: Session) -> tuple[object, ...]:
@@ -142,7 +155,7 @@ def test_words_pushed_by_stores(tmp_path: Path) -> None:
     them: the native path runs the stored words too (``tdbg_push_word``), logged as stores."""
     rng = np.random.default_rng(11)
     words = random_ctrl_words(rng, 120)
-    mop = [*_mop_cfg([1, 1, *random_ctrl_words(rng, 8)[-7:]]), f"TT_PUSH({_encode('MOP', Template=1):#010x}u);"]
+    mop = [*_mop_cfg([1, 1, *template_words(rng)]), f"TT_PUSH({_encode('MOP', Template=1):#010x}u);"]
     lines = [*mop, *(f"TT_PUSH({w:#010x}u);" if i % 2 else f"TTI({w:#010x}u);" for i, w in enumerate(words)), *mop]
     source = tmp_path / "stores.c"
     body = "".join(f"        {line}\n" for line in lines)
@@ -157,16 +170,9 @@ def test_control_words_in_templates(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     """A MOP whose template holds control words (run by push.c's run_frontend), between config
     writes that change what the template's ZEROACC reads."""
     rng = np.random.default_rng(7)
-    r = lambda bits: int(rng.integers(0, 1 << bits))  # noqa: E731
-    addr_mod = TABLE.field("ADDR_MOD_AB_SEC1_SrcAIncr").addr32
     lines = []
     for _ in range(12):
-        pool = [_encode("SETC16", CfgIndex=addr_mod, NewValue=r(6)), _encode("WRCFG", CfgIndex=8 + r(5), InputReg=r(6)),
-                _encode("RMWCIB1", Index4=8 + r(5), NewValue=r(8), Mask=r(8)),
-                _encode("SETDMAREG", RegIndex16b=r(7), Payload_SigSel=r(14)),
-                _encode("SETADCXY", X0=1, Y1=1, X0Val=r(3), Y1Val=r(3), U0=1, PK=r(1)),
-                _encode("SEMPOST", SemaphoreMask=r(4)), _encode("STALLWAIT", ConditionMask=r(4), BlockMask=r(9))]
-        words = [int(w) for w in rng.choice(pool, 7)]
+        words = template_words(rng)
         lines += _mop_cfg([1, 1, *words])
         lines += [f"TTI({_encode('MOP', Template=1):#010x}u);", f"TTI({_encode('ZEROACC', Imm10=3, AddrMod=1):#010x}u);"]
     source = tmp_path / "templates.c"
@@ -174,7 +180,7 @@ def test_control_words_in_templates(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     source.write_text(f'#include "tensix.h"\nint main(void)\n{{\n    for (int i = 0; i < 2; i++) {{\n{body}    }}\n'
                       "    return 0;\n}\n")
     assert_same(source)
-    assert python_ctrl_words(source, monkeypatch) <= 7   # (the first MOP: a core's first push is Python's)
+    assert python_ctrl_words(source, monkeypatch) == 0
     with native.disabled():
         assert python_ctrl_words(source, monkeypatch) > 100
 
@@ -190,7 +196,7 @@ def test_an_unmet_wait_is_pythons(tmp_path: Path) -> None:
     got = assert_same(source)
     pending = got[-2]
     assert pending[0] == words[4:]   # INCRWC held by the latch, the rest behind it
-    assert native_ctrl_pushes(source) == 1   # the first SETC16 only (a core's first push is Python's)
+    assert native_ctrl_pushes(source) == 1   # the first SETC16 only
     semwait = [_encode("NOP"), _encode("SEMWAIT", ConditionMask=1, SemaphoreMask=1, BlockMask=1 << 7), _encode("SETC16", CfgIndex=9, NewValue=1),
                _encode("SEMPOST", SemaphoreMask=2)]
     source = firmware(tmp_path, semwait)

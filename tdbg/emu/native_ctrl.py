@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from tdbg.emu.tile import Tile
 
 K_SETC16, K_WRCFG, K_RMWCIB, K_SETDMAREG, K_STALLWAIT, K_SEMWAIT = 17, 18, 19, 20, 21, 22
-K_SETADCXY, K_SETADCZW, K_SETADCXX, K_SEMINIT, K_SEMPOST, K_SEMGET = 23, 24, 25, 26, 27, 28
+K_SETADCXY, K_SETADCZW, K_SETADCXX, K_SEMINIT, K_SEMPOST, K_SEMGET, K_SETADC = 23, 24, 25, 26, 27, 28, 29
 _ADC2 = ("0", "1")
 #: What each kind's C function reads, in its order (ctrl.c); RMWCIB's fourth is the byte it writes.
 FIELDS = {
@@ -46,10 +46,11 @@ FIELDS = {
     K_SEMINIT: ("SemaphoreMask", "NewValue", "NewMax"),
     K_SEMPOST: ("SemaphoreMask",),
     K_SEMGET: ("SemaphoreMask",),
+    K_SETADC: ("NewValue", "XYZW", "Channel", "U0", "U1", "PK"),
 }
 _KINDS = {"SETC16": K_SETC16, "WRCFG": K_WRCFG, "SETDMAREG": K_SETDMAREG, "STALLWAIT": K_STALLWAIT,
           "SEMWAIT": K_SEMWAIT, "SETADCXY": K_SETADCXY, "SETADCZW": K_SETADCZW, "SETADCXX": K_SETADCXX,
-          "SEMINIT": K_SEMINIT, "SEMPOST": K_SEMPOST, "SEMGET": K_SEMGET,
+          "SEMINIT": K_SEMINIT, "SEMPOST": K_SEMPOST, "SEMGET": K_SEMGET, "SETADC": K_SETADC,
           **{f"RMWCIB{i}": K_RMWCIB for i in range(4)}}
 
 _P, _I32 = ctypes.c_void_p, ctypes.c_int32
@@ -65,8 +66,11 @@ def kind(mnemonic: str | None, f: dict[str, int]) -> int | None:
 
 
 def values(k: int, mnemonic: str, f: dict[str, int]) -> list[int]:
-    """The entry's fields for kind ``k`` (``FIELDS``; RMWCIB<i> adds i)."""
+    """The entry's fields for kind ``k`` (``FIELDS``; RMWCIB<i> adds i; SETADC's 18-bit NewValue
+    is two, its low 16 bits and its ThreadOverride)."""
     out = [f[name] for name in FIELDS[k]]
+    if k == K_SETADC:
+        return [out[0] & 0xFFFF, out[0] >> 16, *out[1:]]
     return out + [int(mnemonic[-1])] if k == K_RMWCIB else out
 
 
@@ -75,7 +79,7 @@ class Ctrl(ctypes.Structure):
 
     _fields_ = [("config", _P), ("thread_config", _P), ("gprs", _P), ("adc", _P), ("adc_cr", _P), ("sems", _P),
                 *((n, _I32) for n in ("words", "thd", "global_base", "reset_addr", "state_addr", "state_shamt",
-                                      "state_mask", "nsem", "default_conditions", "src_unmet", "nwritten")),
+                                      "state_mask", "nsem", "default_conditions", "threads", "src_unmet", "nwritten")),
                 ("written_ids", _I32 * 8), ("written", _P)]
 
 
@@ -95,6 +99,7 @@ class NativeCtrl:
         s.reset_addr = config.table.field(config.STATE_RESET_EN).addr32
         s.state_addr, s.state_shamt, s.state_mask = state_id.addr32, state_id.shamt, state_id.mask
         s.nsem, s.default_conditions = len(cop.semaphore_bits), cop.state.profile.sync.default_conditions
+        s.threads = cop.threads
         self._written_fptr = WRITTEN(self._written)
         s.written = ctypes.cast(self._written_fptr, _P).value
         self._owners: tuple = ()

@@ -8,24 +8,27 @@ Each ``.ttinsn`` address of a core gets the C hook, whose user data is the addre
 The hook runs the instruction itself when the entry names one it mirrors (``_kind``: NOP,
 INCRWC, SETRWC without bank flips, ZEROACC of one row, MOVD2A / MOVD2B with 16-bit Dst and no
 column masked, and with every ``LaneConfig`` zero SFPLOAD, SFPSTORE, SFPLOADI, SFPMAD, SFPSETCC,
-SFPENCC in their common modes; UNPACR and PACR in theirs, ``tdbg.emu.native_units``), the state
-it reads is as described (``Cop.valid``, the
+SFPENCC in their common modes; UNPACR and PACR in theirs, ``tdbg.emu.native_units``; the control
+and sync words, ``tdbg.emu.native_ctrl``), the state it reads is as described (``Cop.valid``, the
 config-derived values) and the run needs no Python record of each push (``Cop.mode``: no
 watchpoint set).  It then logs the push in its ring (``NativeRecords``, which ``PushLog`` merges
 in when read), bumps ``PushPath.seq`` (kept in ``Cop``) and the provenance of the ``Dst`` rows
-it wrote.  Otherwise it calls the core's Python code hook (the reference, ``Core._code_hook``),
-or ``learn``: the Python hook, then the entry's description (its kind and fields, from the
-coprocessor's decode, once per address) and the config-derived values the instruction reads
-(``MathConfig``, the ``ADDR_MOD`` entries, the SFPU's address bases), which a config write
-forgets.  An instruction's checks all come before its effects, so a push the C side declines
-has changed nothing and the Python path runs it whole (and raises its events).
+it wrote.  An entry not described yet (its first visit) or whose config-derived values a config
+write forgot is described first (``NativeCore._describe``: its kind and fields, from the
+coprocessor's decode, once per address, and the config-derived values the instruction reads,
+``MathConfig``, the ``ADDR_MOD`` entries, the SFPU's address bases; measured on tt-llk's datacopy,
+where each word runs about once: 66 of its 120 Python pushes were first visits).  Otherwise it calls the
+core's Python code hook (the reference, ``Core._code_hook``), or ``learn``: the Python hook,
+then the description (a core's first push, before which its thread is not known).  An
+instruction's checks all come before its effects, so a push the C side declines has changed
+nothing and the Python path runs it whole (and raises its events).  A word a T core stores to
+``INSTRN_BUF_BASE`` goes the same way (``NativeCore.push_word``, from the store's device: the
+entry of the word table below), logged as a store.
 
 ``valid`` is cleared by every Python push or recorded window access (they move ``PushPath.seq``:
 the C hook sees it moved), every config write, every retry of the queues outside a push
-(``Coprocessor.on_resume``) and at every run's start (the debugger may have changed anything); the first
-mirrored word after that goes to Python too, and from the second on the C hook asks ``refresh``
-(Python, about 2 us) to describe the model again (so one mirrored word among Python's costs what
-it did): the queues, latched waits and replay state (while other threads' queues are held, by what the
+(``Coprocessor.on_resume``) and at every run's start (the debugger may have changed anything); the next
+mirrored word asks ``refresh`` (Python, a few us: less than the Python push it saves) to describe the model again: the queues, latched waits and replay state (while other threads' queues are held, by what the
 mirrored words never change, ``Coprocessor.settled_and_held``, those words may still run here),
 the Src banks the Matrix Unit reads with their implied formats, and the addresses of the arrays
 it works on (RWCs, ``Dst``, its provenance, Src, the Vector Unit), which the model keeps in place.
@@ -486,33 +489,22 @@ class NativeCore:
                 entry.kind = K_PYTHON
 
     def _describe(self, _: int, entry: int) -> None:
-        """The C hook asks before it runs the entry: its description (``learn``'s, with no push;
-        none before the core's first push says which thread its words go to)."""
+        """The C side asks before it runs the entry: its description (``learn``'s, with no push;
+        none before B's first push says which thread its words go to)."""
         x = Entry.from_address(entry)
-        if x.kind == K_UNKNOWN and self.core._push_thread is None:
+        core = self.core
+        thread = core._push_thread if core._push_thread is not None else core.thread
+        if x.kind == K_UNKNOWN and thread is None:
             return
         try:
-            self.path.describe(self.core, x)
+            self.path.describe(core, x, thread)
         except BaseException:   # noqa: BLE001 - a C callback must not raise: the entry stays Python's
             x.kind = K_PYTHON
 
     def push_word(self, pc: int, word: int) -> bool:
         """Push ``word``, stored by the core (a T core: to its own thread) at ``pc``, in C if it
-        can (``tdbg_push_word``; the entry described first if need be); False: the Python path
-        pushes it."""
-        lib, c = self.path.lib, self.c_address
-        done = lib.tdbg_push_word(c, word, pc)
-        if done < 0:
-            slot = lib.tdbg_word_entry(ctypes.addressof(self.path.cop), word)
-            if not slot:
-                return False
-            x = Entry.from_address(slot)
-            try:
-                self.path.describe(self.core, x, self.core.thread)
-            except BaseException:   # noqa: BLE001 - as _describe: the word stays Python's
-                x.kind = K_PYTHON
-            done = lib.tdbg_push_word(c, word, pc)
-        return done > 0
+        can (``tdbg_push_word``); False: the Python path pushes it."""
+        return bool(self.path.lib.tdbg_push_word(self.c_address, word, pc))
 
     def add(self, address: int, word: int) -> int:
         """Hook ``address`` (a ``.ttinsn`` of ``word``) with the C hook; returns the handle."""

@@ -9,13 +9,15 @@
  *     the ids of the words written go to Python (written), which forgets what was derived from
  *     them and tells the config's listeners, as TensixConfig._changed does;
  *   SETDMAREG with SetSignalsMode 0 (tdbg.tensix.scalar_unit.setdmareg);
- *   SETADCXY, SETADCZW, SETADCXX (tdbg.tensix.adcs.counter_update "set", setadcxx);
+ *   SETADC (but a ThreadOverride naming no thread), SETADCXY, SETADCZW, SETADCXX
+ *     (tdbg.tensix.adcs.setadc, counter_update "set", setadcxx);
  *   SEMINIT, SEMPOST, SEMGET (tdbg.tensix.sync); STALLWAIT and SEMWAIT whose conditions are all
  *     met now (sync.unmet_conditions empty: Coprocessor._latch latches nothing), else Python's. */
 #include <stdint.h>
 
 enum { K_SETC16 = 17, K_WRCFG = 18, K_RMWCIB = 19, K_SETDMAREG = 20, K_STALLWAIT = 21, K_SEMWAIT = 22,
-       K_SETADCXY = 23, K_SETADCZW = 24, K_SETADCXX = 25, K_SEMINIT = 26, K_SEMPOST = 27, K_SEMGET = 28 };
+       K_SETADCXY = 23, K_SETADCZW = 24, K_SETADCXX = 25, K_SEMINIT = 26, K_SEMPOST = 27, K_SEMGET = 28,
+       K_SETADC = 29 };
 enum { X, Y, Z, W };
 static const int64_t ADC_MASK[4] = {(1 << 18) - 1, (1 << 13) - 1, 0xFF, 0xFF};   /* adcs.MASKS */
 #define MAXSEM 8
@@ -32,6 +34,7 @@ struct ctrl {
     int32_t words, thd, global_base, reset_addr;     /* CFG_STATE_SIZE*4, THD_STATE_SIZE, ... */
     int32_t state_addr, state_shamt, state_mask;     /* CFG_STATE_ID_StateID in ThreadConfig */
     int32_t nsem, default_conditions;                /* SyncSpec.default_conditions */
+    int32_t threads;
     int32_t src_unmet;          /* refresh: the STALLWAIT condition bits the Src banks leave unmet */
     int32_t nwritten, written_ids[8];                /* the config word ids a write changed */
     written_fn written;         /* Python: forget what was read from them (TensixConfig._changed) */
@@ -154,6 +157,15 @@ int tdbg_ctrl_run(struct ctrl *s, int kind, int t, const uint16_t *f)
     case K_SETADCXY: case K_SETADCZW:
         setadc2(s, t, f, kind == K_SETADCXY ? X : Z);
         break;
+    case K_SETADC: {    /* f = NewValue's low 16 bits, its high 2 (ThreadOverride), XYZW, Channel, U0, U1, PK */
+        int which = f[1] ? f[1] - 1 : t;
+        if (which >= s->threads)
+            return 0;   /* UndefinedBehavior */
+        for (int u = 0; u < 3; u++)
+            if (f[4 + u])
+                adc_set(s, which, u, f[3], f[2], (int64_t)f[1] << 16 | f[0]);
+        break;
+    }
     case K_SETADCXX:    /* f = X0Val, X1Val, U0, U1, PK */
         for (int u = 0; u < 3; u++)
             if (f[2 + u]) {

@@ -12,7 +12,9 @@
  *   with 16-bit Dst and no column masked; with every LaneConfig zero: SFPLOAD, SFPSTORE (but
  *   MOD0_FMT_INT32_ALL), SFPLOADI, SFPMAD (no indirect register), SFPSETCC, SFPENCC, each with
  *   VD < 12 (no backdoor load) and the fields their pages define; UNPACR and PACR in their common
- *   modes (tdbg/native/unpack_pack.c, tdbg.emu.native_units).
+ *   modes (tdbg/native/unpack_pack.c, tdbg.emu.native_units); the control and sync words
+ *   (tdbg/native/ctrl.c, tdbg.emu.native_ctrl).  A word a T core stores to INSTRN_BUF_BASE runs
+ *   the same way (tdbg_push_word, on the word table's entry).
  * MOP and REPLAY (frontend.c expands them) run the words they expand to as these, and hand the
  * rest of the expansion to Python at the first word that is not one of them (run_frontend). */
 #include <stdint.h>
@@ -44,10 +46,10 @@ static void pack(const int32_t *r, struct rwc *x)
 enum { K_UNKNOWN = 0, K_NOP = 1, K_INCRWC = 2, K_SETRWC = 3, K_ZEROACC_ROW = 4, K_MOVD2A = 5, K_MOVD2B = 6,
        K_SFPLOAD = 7, K_SFPSTORE = 8, K_SFPLOADI = 9, K_SFPMAD = 10, K_SFPSETCC = 11, K_SFPENCC = 12,
        K_UNPACR = 13, K_PACR = 14, K_MOP = 15, K_REPLAY = 16,
-       K_SETC16 = 17, K_SETADCXX = 25, K_SEMGET = 28, K_PYTHON = 255 };   /* 17-28: ctrl.c's */
+       K_SETC16 = 17, K_SETADCXX = 25, K_SEMGET = 28, K_SETADC = 29, K_PYTHON = 255 };   /* 17-29: ctrl.c's */
 enum { S_NONE = 0, S_BF16 = 1, S_FP16 = 2, S_TF32 = 3 };   /* tdbg.arch.data_formats styles */
 enum { MODE_PYTHON = 0, MODE_FAST = 1 };
-enum { V_STALE = 0, V_VALID = 1, V_WARM = 2 };
+enum { V_STALE = 0, V_VALID = 1 };
 
 struct rec {            /* one push log record (tdbg.emu.pushlog.PushRecord; via 0 "ttinsn", 1 "store") */
     uint64_t seq;
@@ -66,9 +68,8 @@ struct fe;
 
 struct cop {            /* one tile's coprocessor, as far as the native path reads and writes it */
     int32_t valid;      /* V_VALID: what follows describes the model now; V_STALE once seq moved
-                         * without this path (a Python push or window access); V_WARM: stale, and
-                         * the last push a word this path runs (the next one refreshes: one
-                         * mirrored word among Python's costs no refresh) */
+                         * without this path (a Python push or window access): the next mirrored
+                         * word refreshes */
     int32_t mode;       /* MODE_FAST, or MODE_PYTHON for the whole run (a watchpoint is set) */
     refresh_fn refresh; /* the Python side fills this struct (valid or not) */
     struct rwc *rwc;    /* [thread] (tdbg.tensix.rwc.storage) */
@@ -542,7 +543,7 @@ static int execute(struct cop *c, int t, const struct entry *e, int64_t *rows, u
         done = vector(c, t, r, (struct entry *)e, rows);
         break;
     default:
-        if (e->kind < K_SETC16 || e->kind > K_SEMGET || !c->ctrl)
+        if (e->kind < K_SETC16 || e->kind > K_SETADC || !c->ctrl)
             return 0;
         return tdbg_ctrl_run(c->ctrl, (int)e->kind, t, e->f);   /* (no counter moves) */
     }
@@ -557,7 +558,7 @@ static int execute(struct cop *c, int t, const struct entry *e, int64_t *rows, u
  * SEMINIT, SEMPOST, SEMGET) */
 static int releases_nothing(uint32_t kind)
 {
-    return (kind >= K_NOP && kind <= K_SFPENCC) || (kind >= K_SETC16 && kind <= K_SETADCXX);
+    return (kind >= K_NOP && kind <= K_SFPENCC) || (kind >= K_SETC16 && kind <= K_SETADCXX) || kind == K_SETADC;
 }
 
 /* Whether thread t may run the kind now: nothing queued (thread_ok), or only held words */
@@ -644,7 +645,7 @@ static int run_frontend(struct cop *c, struct core *k, struct entry *e, uint32_t
         struct entry *x = word_slot(c, c->expanded[i]);
         if (!may_run(c, t, x->kind) || execute(c, t, x, rows, c->seq) <= 0) {
             c->handover(k, (uint32_t)i, (uint32_t)n);
-            c->valid = V_WARM;   /* Python ran words: the next push refreshes */
+            c->valid = V_STALE;   /* Python ran words: the next push refreshes */
             c->seen = c->seq;
             break;
         }
@@ -668,71 +669,66 @@ static int described(const struct cop *c, int t, const struct entry *e)
     return e->kind == K_SFPLOAD || e->kind == K_SFPSTORE ? c->sfpu_known[t] : c->math_known[t];
 }
 
-void tdbg_push_hook(void *uc, uint64_t address, uint32_t size, void *user)
+/* What the hook does with an entry of core k (a .ttinsn's, or the word table's for a stored word):
+ * the description refreshed if stale, the entry described first if need be (its first visit, or
+ * the config-derived values it reads forgotten), then run: 1 done; 0, or -1 (learn), as run's */
+static int attempt(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
 {
-    struct entry *e = (struct entry *)user;
-    struct core *k = e->core;
-    struct cop *c = k->cop;
-    int warm = 0, done = 0;
-    __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+    int done = 0;
     if (c->seq != c->seen) {    /* Python pushed (or traced a window access) since */
-        c->valid = V_STALE;
-        c->seen = c->seq;
-    }
-    if (!__atomic_load_n(&k->stop_asked, __ATOMIC_SEQ_CST) && c->mode == MODE_FAST && e->kind != K_PYTHON) {
-        {
-            if (c->valid != V_VALID || (c->count == c->cap && c->cap < c->limit))
-                c->refresh(c);
-            if (e->kind == K_UNKNOWN && c->valid == V_VALID)
-                k->describe(k, e);  /* its first visit: described first, so that C runs it */
-            for (int tries = 0; tries < 2; tries++) {
-                if (c->valid != V_VALID || e->kind == K_PYTHON || (c->count == c->cap && c->cap < c->limit))
-                    break;
-                done = e->kind == K_MOP || e->kind == K_REPLAY ? run_frontend(c, k, e, (uint32_t)address)
-                                                               : run(c, k, e, (uint32_t)address);
-                if (done >= 0 || tries)
-                    break;
-                k->describe(k, e);  /* what it reads (or the words it expands to) not described yet */
-            }
-            if (done > 0) {
-                __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
-                return;
-            }
-        }
-    }
-    __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
-    (e->kind == K_UNKNOWN || done < 0 ? k->learn : k->fallback)(uc, address, size, user);
-    if ((warm || done < 0) && c->valid == V_STALE) {   /* a mirrored word Python ran: the next refreshes */
-        c->valid = V_WARM;
-        c->seen = c->seq;
-    }
-}
-
-/* PushPath.push of a word a T core's store pushed (tdbg.emu.devices.instruction_push: the core's
- * Python hook runs the store), run as the hook runs a .ttinsn word's entry, the word's entry the
- * table's: 1 done, 0 for the Python path, -1 while the entry (or what it reads) is not described */
-int32_t tdbg_push_word(struct core *k, uint32_t word, uint32_t pc)
-{
-    struct cop *c = k->cop;
-    if (__atomic_load_n(&k->stop_asked, __ATOMIC_SEQ_CST) || c->mode != MODE_FAST || !c->words)
-        return 0;
-    struct entry *x = word_slot(c, word);
-    if (!x->core || x->kind == K_UNKNOWN)
-        return -1;
-    if (x->kind == K_PYTHON)
-        return 0;
-    if (c->seq != c->seen) {
         c->valid = V_STALE;
         c->seen = c->seq;
     }
     if (c->valid != V_VALID || (c->count == c->cap && c->cap < c->limit))
         c->refresh(c);
-    if (c->valid != V_VALID || (c->count == c->cap && c->cap < c->limit))
+    if (e->kind == K_UNKNOWN && c->valid == V_VALID)
+        k->describe(k, e);
+    for (int tries = 0; tries < 2; tries++) {
+        if (c->valid != V_VALID || e->kind == K_PYTHON || (c->count == c->cap && c->cap < c->limit))
+            break;
+        done = e->kind == K_MOP || e->kind == K_REPLAY ? run_frontend(c, k, e, pc) : run(c, k, e, pc);
+        if (done >= 0 || tries)
+            break;
+        k->describe(k, e);  /* what it reads (or the words it expands to) not described yet */
+    }
+    return done;
+}
+
+void tdbg_push_hook(void *uc, uint64_t address, uint32_t size, void *user)
+{
+    struct entry *e = (struct entry *)user;
+    struct core *k = e->core;
+    struct cop *c = k->cop;
+    int done = 0;
+    __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&k->stop_asked, __ATOMIC_SEQ_CST) && c->mode == MODE_FAST && e->kind != K_PYTHON) {
+        done = attempt(c, k, e, (uint32_t)address);
+        if (done > 0) {
+            __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+            return;
+        }
+    }
+    __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+    (e->kind == K_UNKNOWN || done < 0 ? k->learn : k->fallback)(uc, address, size, user);
+}
+
+struct entry *tdbg_word_entry(struct cop *c, uint32_t word);
+
+/* PushPath.push of a word a T core's store pushed (tdbg.emu.devices.instruction_push: the core's
+ * Python hook runs the store), as the hook runs an entry, the word's in the table: 1 done, else
+ * nothing done (the Python path pushes it) */
+int32_t tdbg_push_word(struct core *k, uint32_t word, uint32_t pc)
+{
+    struct cop *c = k->cop;
+    if (__atomic_load_n(&k->stop_asked, __ATOMIC_SEQ_CST) || c->mode != MODE_FAST || !c->words)
+        return 0;
+    struct entry *x = tdbg_word_entry(c, word);
+    if (!x || x->kind == K_PYTHON)
         return 0;
     c->via = 1;
-    int done = x->kind == K_MOP || x->kind == K_REPLAY ? run_frontend(c, k, x, pc) : run(c, k, x, pc);
+    int done = attempt(c, k, x, pc);
     c->via = 0;
-    return done;
+    return done > 0;
 }
 
 /* Core._ask_stop's first half for the native hook: set the flag, then read the entries and exits
