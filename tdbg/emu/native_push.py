@@ -19,7 +19,7 @@ coprocessor's decode, once per address, and the config-derived values the instru
 ``MathConfig``, the ``ADDR_MOD`` entries, the SFPU's address bases; measured on tt-llk's datacopy,
 where each word runs about once: 66 of its 120 Python pushes were first visits).  Otherwise it calls the
 core's Python code hook (the reference, ``Core._code_hook``), or ``learn``: the Python hook,
-then the description (a core's first push, before which its thread is not known).  An
+then the description (B's first push, before which the thread its words go to is not known).  An
 instruction's checks all come before its effects, so a push the C side declines has changed
 nothing and the Python path runs it whole (and raises its events).  A word a T core stores to
 ``INSTRN_BUF_BASE`` goes the same way (``NativeCore.push_word``, from the store's device: the
@@ -27,15 +27,17 @@ entry of the word table below), logged as a store.
 
 ``valid`` is cleared by every Python push or recorded window access (they move ``PushPath.seq``:
 the C hook sees it moved), every config write, every retry of the queues outside a push
-(``Coprocessor.on_resume``) and at every run's start (the debugger may have changed anything); the next
-mirrored word asks ``refresh`` (Python, a few us: less than the Python push it saves) to describe the model again: the queues, latched waits and replay state (while other threads' queues are held, by what the
-mirrored words never change, ``Coprocessor.settled_and_held``, those words may still run here),
-the Src banks the Matrix Unit reads with their implied formats, and the addresses of the arrays
-it works on (RWCs, ``Dst``, its provenance, Src, the Vector Unit), which the model keeps in place.
+(``Coprocessor.on_resume``) and at every run's start (the debugger may have changed anything); the
+next mirrored word asks ``refresh`` (Python, a few us: less than the Python push it saves) to
+describe the model again: the queues, latched waits and replay state (while other threads'
+queues are held, by what the mirrored words never change, ``Coprocessor.settled_and_held``,
+those words may still run here), the Src banks the Matrix Unit reads with their implied formats,
+and the addresses of the arrays it works on (RWCs, ``Dst``, its provenance, Src, the Vector
+Unit), which the model keeps in place.
 A ``MOP`` or ``REPLAY`` word is expanded in C (``tdbg/native/frontend.c``, the expanders of
 ``tdbg.tensix.frontend`` on ``Coprocessor.replay_bits`` and ``MopCfg`` in place, ``MaskHi`` as
 ``refresh`` reads it) and the words it expands to run as above, each described once in a table
-of words (``Cop.words``; ``learn`` describes the ones a push found missing, ``Cop.wanted``); at
+of words (``Cop.words``; ``describe`` fills the ones a push found missing, ``Cop.wanted``); at
 the first word C does not run, Python's ``PushPath.run_rest`` takes the rest of the expansion
 (``_handover``): so the push is logged once and what runs is what ``Coprocessor.push`` runs.
 ``Core._ask_stop`` sets the core's ``stop_asked`` too and reads its ``hooks``
