@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -102,7 +103,9 @@ def firmware(tmp_path: Path, words: list[int], trips: int = 1) -> Path:
     return source
 
 
-def outcome(source: Path) -> tuple[object, ...]:
+def outcome(source: Path, extra: Callable[[Session], tuple] = lambda s: ()) -> tuple[object, ...]:
+    """What a run of ``source`` leaves (stops, state, log, provenance; and ``extra`` of the session)
+    and how many pushes the native path made."""
     s = Session(source)
     stops = []
     for _ in range(500):   # an event (an ADDR_MOD entry no page defines) stops the core: go on
@@ -121,7 +124,7 @@ def outcome(source: Path) -> tuple[object, ...]:
              path.provenance.seq.tolist(), list(path.log), path.log.total, path.log.per_thread, path.seq,
              path.log.last(3), path.log.last(3000), [path.log.by_seq(q) for q in range(1, path.seq + 1, 97)],
              [path.dst_writer(r) for r in range(0, 1024, 37)], tile.coprocessor.replay_bits.tolist(),
-             [m.MaskHi for m in tile.coprocessor.mop], [tile.coprocessor.pending(t) for t in range(3)]), ran)
+             [m.MaskHi for m in tile.coprocessor.mop], [tile.coprocessor.pending(t) for t in range(3)], *extra(s)), ran)
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -8,31 +8,36 @@ Each ``.ttinsn`` address of a core gets the C hook, whose user data is the addre
 The hook runs the instruction itself when the entry names one it mirrors (``_kind``: NOP,
 INCRWC, SETRWC without bank flips, ZEROACC of one row, MOVD2A / MOVD2B with 16-bit Dst and no
 column masked, and with every ``LaneConfig`` zero SFPLOAD, SFPSTORE, SFPLOADI, SFPMAD, SFPSETCC,
-SFPENCC in their common modes; UNPACR and PACR in theirs, ``tdbg.emu.native_units``), the state
-it reads is as described (``Cop.valid``, the
+SFPENCC in their common modes; UNPACR and PACR in theirs, ``tdbg.emu.native_units``; the control
+and sync words, ``tdbg.emu.native_ctrl``), the state it reads is as described (``Cop.valid``, the
 config-derived values) and the run needs no Python record of each push (``Cop.mode``: no
 watchpoint set).  It then logs the push in its ring (``NativeRecords``, which ``PushLog`` merges
 in when read), bumps ``PushPath.seq`` (kept in ``Cop``) and the provenance of the ``Dst`` rows
-it wrote.  Otherwise it calls the core's Python code hook (the reference, ``Core._code_hook``),
-or ``learn``: the Python hook, then the entry's description (its kind and fields, from the
-coprocessor's decode, once per address) and the config-derived values the instruction reads
-(``MathConfig``, the ``ADDR_MOD`` entries, the SFPU's address bases), which a config write
-forgets.  An instruction's checks all come before its effects, so a push the C side declines
-has changed nothing and the Python path runs it whole (and raises its events).
+it wrote.  An entry not described yet (its first visit) or whose config-derived values a config
+write forgot is described first (``NativeCore._describe``: its kind and fields, from the
+coprocessor's decode, once per address, and the config-derived values the instruction reads,
+``MathConfig``, the ``ADDR_MOD`` entries, the SFPU's address bases; measured on tt-llk's datacopy,
+where each word runs about once: 66 of its 120 Python pushes were first visits).  Otherwise it calls the
+core's Python code hook (the reference, ``Core._code_hook``), or ``learn``: the Python hook,
+then the description (B's first push, before which the thread its words go to is not known).  An
+instruction's checks all come before its effects, so a push the C side declines has changed
+nothing and the Python path runs it whole (and raises its events).  A word a T core stores to
+``INSTRN_BUF_BASE`` goes the same way (``NativeCore.push_word``, from the store's device: the
+entry of the word table below), logged as a store.
 
 ``valid`` is cleared by every Python push or recorded window access (they move ``PushPath.seq``:
 the C hook sees it moved), every config write, every retry of the queues outside a push
-(``Coprocessor.on_resume``) and at every run's start (the debugger may have changed anything); the first
-mirrored word after that goes to Python too, and from the second on the C hook asks ``refresh``
-(Python, about 2 us) to describe the model again (so one mirrored word among Python's costs what
-it did): the queues, latched waits and replay state (while other threads' queues are held, by what the
-mirrored words never change, ``Coprocessor.settled_and_held``, those words may still run here),
-the Src banks the Matrix Unit reads with their implied formats, and the addresses of the arrays
-it works on (RWCs, ``Dst``, its provenance, Src, the Vector Unit), which the model keeps in place.
+(``Coprocessor.on_resume``) and at every run's start (the debugger may have changed anything); the
+next mirrored word asks ``refresh`` (Python, a few us: less than the Python push it saves) to
+describe the model again: the queues, latched waits and replay state (while other threads'
+queues are held, by what the mirrored words never change, ``Coprocessor.settled_and_held``,
+those words may still run here), the Src banks the Matrix Unit reads with their implied formats,
+and the addresses of the arrays it works on (RWCs, ``Dst``, its provenance, Src, the Vector
+Unit), which the model keeps in place.
 A ``MOP`` or ``REPLAY`` word is expanded in C (``tdbg/native/frontend.c``, the expanders of
 ``tdbg.tensix.frontend`` on ``Coprocessor.replay_bits`` and ``MopCfg`` in place, ``MaskHi`` as
 ``refresh`` reads it) and the words it expands to run as above, each described once in a table
-of words (``Cop.words``; ``learn`` describes the ones a push found missing, ``Cop.wanted``); at
+of words (``Cop.words``; ``describe`` fills the ones a push found missing, ``Cop.wanted``); at
 the first word C does not run, Python's ``PushPath.run_rest`` takes the rest of the expansion
 (``_handover``): so the push is logged once and what runs is what ``Coprocessor.push`` runs.
 ``Core._ask_stop`` sets the core's ``stop_asked`` too and reads its ``hooks``
@@ -50,7 +55,7 @@ from unicorn.unicorn_py3.unicorn import HOOK_CODE_CFUNC, uc_hook_h, uclib
 
 from tdbg import native
 from tdbg.arch import data_formats
-from tdbg.emu import native_units
+from tdbg.emu import native_ctrl, native_units
 from tdbg.native import address
 from tdbg.tensix.events import MissingSpecification
 from tdbg.tensix.frontend import REPLAY_WORDS
@@ -80,13 +85,15 @@ FIRST_RING = 1024
 #: expansion C runs (a longer one is Python's) and the words one push may ask ``learn`` for.
 WORDS, EXPANDED, WANTED = 4096, 4096, 256
 
-RECORD = np.dtype({"names": ["seq", "pc", "word", "core", "thread"],
-                   "formats": [np.uint64, np.uint32, np.uint32, np.uint8, np.uint8],
-                   "offsets": [0, 8, 12, 16, 17], "itemsize": 24})
+RECORD = np.dtype({"names": ["seq", "pc", "word", "core", "thread", "via"],
+                   "formats": [np.uint64, np.uint32, np.uint32, np.uint8, np.uint8, np.uint8],
+                   "offsets": [0, 8, 12, 16, 17, 18], "itemsize": 24})
+VIA = ("ttinsn", "store")   # a record's via
 
 _P, _I32, _U32, _U64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint32, ctypes.c_uint64
 REFRESH = ctypes.CFUNCTYPE(None, _P)
 HANDOVER = ctypes.CFUNCTYPE(None, _P, _U32, _U32)
+DESCRIBE = ctypes.CFUNCTYPE(None, _P, _P)
 #: frontend.c's fields, in its order: (encoding, field)
 FRONTEND_FIELDS = (("MOP", "Template"), ("MOP", "Count1"), ("MOP", "MaskLo"), ("REPLAY", "Load"),
                    ("REPLAY", "Exec"), ("REPLAY", "Count"), ("REPLAY", "Index"))
@@ -119,14 +126,14 @@ class Cop(ctypes.Structure):
                 ("ring", _P), ("cap", _U32), ("limit", _U32), ("head", _U32), ("count", _U32),
                 ("total", _U64), ("per_thread", _U64 * MAXT), ("units", _P),
                 ("held_ok", _I32), ("fe", _P), ("expanded", _P), ("wanted", _P), ("expanded_cap", _U32), ("wanted_cap", _U32),
-                ("nwanted", _U32), ("words_mask", _U32), ("words", _P), ("handover", _P)]
+                ("nwanted", _U32), ("words_mask", _U32), ("words", _P), ("handover", _P), ("ctrl", _P), ("via", _I32)]
 
 
 class CoreC(ctypes.Structure):
     """``struct core`` of push.c."""
 
     _fields_ = [("cop", _P), ("fallback", _P), ("learn", _P), ("thread", _I32), ("index", _I32),
-                ("hooks", _I32), ("stop_asked", _I32), ("pushes", _U64)]
+                ("hooks", _I32), ("stop_asked", _I32), ("pushes", _U64), ("describe", _P)]
 
 
 class Entry(ctypes.Structure):
@@ -156,7 +163,7 @@ ADDR_MOD_AT = {K_ZEROACC_ROW: 1, K_MOVD2A: 3, K_MOVD2B: 3, K_SFPLOAD: 1, K_SFPST
 
 def _kind(mnemonic: str | None, f: dict[str, int]) -> int:
     """The entry kind of a decoded word (K_PYTHON: the Python path runs it)."""
-    if mnemonic == "NOP":
+    if mnemonic in ("NOP", "DMANOP"):   # (DMANOP.md: no effect)
         return K_NOP
     if mnemonic == "INCRWC":
         return K_INCRWC
@@ -170,6 +177,9 @@ def _kind(mnemonic: str | None, f: dict[str, int]) -> int:
         return native_units.kind(mnemonic, f) or K_PYTHON
     if mnemonic in ("MOP", "REPLAY"):
         return K_MOP if mnemonic == "MOP" else K_REPLAY
+    ctrl = native_ctrl.kind(mnemonic, f)
+    if ctrl is not None:
+        return ctrl
     kind = VECTOR.get(mnemonic or "")
     if kind is None or any(v for k, v in f.items() if k not in FIELDS[kind]) or f["VD"] >= 12:
         return K_PYTHON   # a field no page defines, or a backdoor load (vector_unit.instruction)
@@ -204,6 +214,8 @@ class NativePush:
         self.coprocessor = tile.coprocessor
         self.units = native_units.NativeUnits(tile, lib)
         c.units = ctypes.addressof(self.units.s)
+        self.ctrl = native_ctrl.NativeCtrl(tile, lib, c)
+        c.ctrl = ctypes.addressof(self.ctrl.s)
         self.cores: dict[int, NativeCore] = {}   # by their CoreC's address (``_handover``)
         self.fe = self._frontend()
         self.coprocessor.state.config.on_change(self.config_changed)
@@ -286,6 +298,7 @@ class NativePush:
         a, b = banks.matrix_unit_srca, banks.matrix_unit_srcb
         c.thread_ok, c.bank_a, c.bank_b, c.fmt_a, c.fmt_b = ok, a, b, state.srca.fmt[a], state.srcb.fmt[b]
         self.units.refresh()
+        self.ctrl.refresh()
         if self.fe is not None:
             for t, mop in enumerate(cop.mop[:MAXT]):
                 self.fe.mask_hi[t] = mop.MaskHi
@@ -301,6 +314,7 @@ class NativePush:
          c.lreg, c.defined, c.full, c.vu_flags, c.lane_flags, c.use_flags, c.unpredictable,
          c.alias) = (address(a) for a in held)
         self.units.addresses()
+        self.ctrl.addresses()
         if self.fe is not None:
             self._held += (state.mop_cfg, cop.replay_bits)
             self.fe.mop_cfg, self.fe.replay = address(state.mop_cfg), address(cop.replay_bits)
@@ -314,13 +328,14 @@ class NativePush:
         self.ring[:len(old)] = old
         c.ring, c.cap, c.head = self.ring.ctypes.data, len(self.ring), len(old) % len(self.ring)
 
-    def describe(self, core: Core, entry: Entry) -> None:
+    def describe(self, core: Core, entry: Entry, thread: int | None = None) -> None:
         """The entry's kind and fields, and the config-derived values its instruction reads for
-        the core's thread (after the Python path ran it); so for the expanded words C asked for."""
+        the core's thread (``thread``: where its pushes go, default the ``.ttinsn`` words'); so
+        for the expanded words C asked for."""
         k = core._native
         assert k is not None
         if entry.kind == K_UNKNOWN:
-            thread = core._push_thread
+            thread = core._push_thread if thread is None else thread
             if thread is None or thread >= MAXT:
                 entry.kind = K_PYTHON
                 return
@@ -342,8 +357,10 @@ class NativePush:
     def _fill(self, entry: Entry) -> None:
         b = self.coprocessor.bound(entry.word)
         kind = _kind(b.mnemonic, b.fields)
-        for i, name in enumerate(FIELDS.get(kind, ())):
-            entry.f[i] = b.fields[name]
+        values = native_ctrl.values(kind, b.mnemonic, b.fields) if kind in native_ctrl.FIELDS else \
+            [b.fields[name] for name in FIELDS.get(kind, ())]
+        for i, v in enumerate(values):
+            entry.f[i] = v
         entry.kind = kind
 
     def _derive_for(self, t: int, entry: Entry) -> None:
@@ -418,7 +435,7 @@ class NativePush:
 
     def _tuples(self, kept: np.ndarray) -> list[tuple]:
         names = self.names
-        return [(int(seq), pc, names[core], thread, word, "ttinsn") for seq, pc, word, core, thread in kept.tolist()]
+        return [(int(seq), pc, names[core], thread, word, VIA[via]) for seq, pc, word, core, thread, via in kept.tolist()]
 
     def newest(self) -> int:
         c = self.cop
@@ -456,6 +473,8 @@ class NativeCore:
         c.fallback = ctypes.cast(core._code_fptr, _P).value
         self._learn_fptr = HOOK_CODE_CFUNC(self._learn)
         c.learn = ctypes.cast(self._learn_fptr, _P).value
+        self._describe_fptr = DESCRIBE(self._describe)
+        c.describe = ctypes.cast(self._describe_fptr, _P).value
         self._blocks: list[ctypes.Array] = []
         self._free: list[Entry] = []
         self.entries: dict[int, Entry] = {}
@@ -470,6 +489,24 @@ class NativeCore:
                 self.path.describe(self.core, entry)
             except BaseException:   # noqa: BLE001 - a C callback must not raise: the entry stays Python's
                 entry.kind = K_PYTHON
+
+    def _describe(self, _: int, entry: int) -> None:
+        """The C side asks before it runs the entry: its description (``learn``'s, with no push;
+        none before B's first push says which thread its words go to)."""
+        x = Entry.from_address(entry)
+        core = self.core
+        thread = core._push_thread if core._push_thread is not None else core.thread
+        if x.kind == K_UNKNOWN and thread is None:
+            return
+        try:
+            self.path.describe(core, x, thread)
+        except BaseException:   # noqa: BLE001 - a C callback must not raise: the entry stays Python's
+            x.kind = K_PYTHON
+
+    def push_word(self, pc: int, word: int) -> bool:
+        """Push ``word``, stored by the core (a T core: to its own thread) at ``pc``, in C if it
+        can (``tdbg_push_word``); False: the Python path pushes it."""
+        return bool(self.path.lib.tdbg_push_word(self.c_address, word, pc))
 
     def add(self, address: int, word: int) -> int:
         """Hook ``address`` (a ``.ttinsn`` of ``word``) with the C hook; returns the handle."""

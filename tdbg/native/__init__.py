@@ -13,8 +13,9 @@ What is here (each C file names the Python function it mirrors, step for step, a
   nothing is staged between its early and late conversions) and its ``Dst`` gather.
 * ``l1track.c``: the Unicorn store hook that marks the L1 a core writes (``tdbg.emu.l1_written``);
 * ``push.c``: the Unicorn code hook of ``.ttinsn`` words that pushes the common instructions
-  (``tdbg.emu.native_push``), with ``unpack_pack.c``'s UNPACR and PACR (``tdbg.emu.native_units``)
-  and ``frontend.c``: the MOP and Replay Expanders (``tdbg.tensix.frontend``).
+  (``tdbg.emu.native_push``), with ``unpack_pack.c``'s UNPACR and PACR (``tdbg.emu.native_units``),
+  ``frontend.c``: the MOP and Replay Expanders (``tdbg.tensix.frontend``) and ``ctrl.c``: the
+  control and sync words (``tdbg.emu.native_ctrl``: config writes, semaphores, met waits).
 
 Why C built at first use by zig (measured on this project's benchmarks, ``scripts/bench.py``):
 the numpy model spends its time in per-call overhead on arrays of 16 to 2048 elements (an MVMUL
@@ -45,7 +46,7 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
-SOURCES = ("fpu.c", "sfpu.c", "pack.c", "l1track.c", "push.c", "unpack_pack.c", "frontend.c")
+SOURCES = ("fpu.c", "sfpu.c", "pack.c", "l1track.c", "push.c", "unpack_pack.c", "frontend.c", "ctrl.c")
 #: ``python -m ziglang cc`` flags: a shared library for the host, no libc (the code calls nothing;
 #: ``-z defs`` fails the build, visibly, should the compiler ever call memset or memcpy).
 FLAGS = ("-shared", "-O2", "-nostdlib", "-fno-builtin", "-Wl,-z,defs")
@@ -65,10 +66,13 @@ SIGNATURES: dict[str, tuple] = {
     "tdbg_ask_stop": (_P,),
     "tdbg_push_size": (_I,),
     "tdbg_units_size": (),
+    "tdbg_ctrl_size": (),
     "tdbg_word_entry": (_P, ctypes.c_uint32),
+    "tdbg_push_word": (_P, ctypes.c_uint32, ctypes.c_uint32),
 }
 RETURNS = {"tdbg_pack": _I, "tdbg_sfpload": _I, "tdbg_sfpstore": _I, "tdbg_ask_stop": _I, "tdbg_push_size": ctypes.c_uint32,
-           "tdbg_units_size": ctypes.c_uint32, "tdbg_word_entry": _P}  # the others return nothing
+           "tdbg_units_size": ctypes.c_uint32, "tdbg_ctrl_size": ctypes.c_uint32, "tdbg_word_entry": _P,
+           "tdbg_push_word": ctypes.c_int32}  # the others return nothing
 
 _lib: ctypes.CDLL | None = None
 _tried = False

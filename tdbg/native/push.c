@@ -12,7 +12,9 @@
  *   with 16-bit Dst and no column masked; with every LaneConfig zero: SFPLOAD, SFPSTORE (but
  *   MOD0_FMT_INT32_ALL), SFPLOADI, SFPMAD (no indirect register), SFPSETCC, SFPENCC, each with
  *   VD < 12 (no backdoor load) and the fields their pages define; UNPACR and PACR in their common
- *   modes (tdbg/native/unpack_pack.c, tdbg.emu.native_units).
+ *   modes (tdbg/native/unpack_pack.c, tdbg.emu.native_units); the control and sync words
+ *   (tdbg/native/ctrl.c, tdbg.emu.native_ctrl).  A word a T core stores to INSTRN_BUF_BASE runs
+ *   the same way (tdbg_push_word, on the word table's entry).
  * MOP and REPLAY (frontend.c expands them) run the words they expand to as these, and hand the
  * rest of the expansion to Python at the first word that is not one of them (run_frontend). */
 #include <stdint.h>
@@ -43,15 +45,16 @@ static void pack(const int32_t *r, struct rwc *x)
 
 enum { K_UNKNOWN = 0, K_NOP = 1, K_INCRWC = 2, K_SETRWC = 3, K_ZEROACC_ROW = 4, K_MOVD2A = 5, K_MOVD2B = 6,
        K_SFPLOAD = 7, K_SFPSTORE = 8, K_SFPLOADI = 9, K_SFPMAD = 10, K_SFPSETCC = 11, K_SFPENCC = 12,
-       K_UNPACR = 13, K_PACR = 14, K_MOP = 15, K_REPLAY = 16, K_PYTHON = 255 };
+       K_UNPACR = 13, K_PACR = 14, K_MOP = 15, K_REPLAY = 16,
+       K_SETC16 = 17, K_SETADCXX = 25, K_SEMGET = 28, K_SETADC = 29, K_PYTHON = 255 };   /* 17-29: ctrl.c's */
 enum { S_NONE = 0, S_BF16 = 1, S_FP16 = 2, S_TF32 = 3 };   /* tdbg.arch.data_formats styles */
 enum { MODE_PYTHON = 0, MODE_FAST = 1 };
-enum { V_STALE = 0, V_VALID = 1, V_WARM = 2 };
+enum { V_STALE = 0, V_VALID = 1 };
 
-struct rec {            /* one push log record (tdbg.emu.pushlog.PushRecord, via "ttinsn") */
+struct rec {            /* one push log record (tdbg.emu.pushlog.PushRecord; via 0 "ttinsn", 1 "store") */
     uint64_t seq;
     uint32_t pc, word;
-    uint8_t core, thread, pad[6];
+    uint8_t core, thread, via, pad[5];
 };
 
 typedef void (*code_hook)(void *uc, uint64_t address, uint32_t size, void *user);
@@ -60,13 +63,13 @@ typedef void (*refresh_fn)(struct cop *cop);
 struct core;
 typedef void (*handover_fn)(struct core *k, uint32_t start, uint32_t end);
 struct entry;
+typedef void (*describe_fn)(struct core *k, struct entry *e);
 struct fe;
 
 struct cop {            /* one tile's coprocessor, as far as the native path reads and writes it */
     int32_t valid;      /* V_VALID: what follows describes the model now; V_STALE once seq moved
-                         * without this path (a Python push or window access); V_WARM: stale, and
-                         * the last push a word this path runs (the next one refreshes: one
-                         * mirrored word among Python's costs no refresh) */
+                         * without this path (a Python push or window access): the next mirrored
+                         * word refreshes */
     int32_t mode;       /* MODE_FAST, or MODE_PYTHON for the whole run (a watchpoint is set) */
     refresh_fn refresh; /* the Python side fills this struct (valid or not) */
     struct rwc *rwc;    /* [thread] (tdbg.tensix.rwc.storage) */
@@ -112,6 +115,8 @@ struct cop {            /* one tile's coprocessor, as far as the native path rea
     uint32_t expanded_cap, wanted_cap, nwanted, words_mask;
     struct entry *words;
     handover_fn handover;
+    void *ctrl;         /* the control and sync words' state (ctrl.c's struct ctrl), or NULL */
+    int32_t via;        /* the log's via of the push being run (tdbg_push_word's: 1, "store") */
 };
 
 struct core {           /* one core's side of it */
@@ -122,6 +127,7 @@ struct core {           /* one core's side of it */
     int32_t hooks;          /* entries and exits (Core._hooks' protocol) */
     int32_t stop_asked;     /* Core._stop_asked, as the asking thread set it */
     uint64_t pushes;        /* pushes it made here (Core._polling: a push breaks a poll) */
+    describe_fn describe;   /* describe an entry (and the words a push wants) before C runs it */
 };
 
 struct entry {          /* one hooked .ttinsn address */
@@ -482,6 +488,7 @@ static int vector(struct cop *c, int t, int32_t *r, struct entry *e, int64_t *ro
 }
 
 int tdbg_units_run(void *units, int kind, int t, const uint16_t *f, uint32_t word, uint64_t seq);
+int tdbg_ctrl_run(void *ctrl, int kind, int t, const uint16_t *f);
 int tdbg_units_described(const void *units, int kind, int t, const uint16_t *f);
 
 /* tdbg.emu.pushlog.PushLog.append for a native push (PushPath.execute's log step) */
@@ -493,6 +500,7 @@ static void log_push(struct cop *c, struct core *k, uint32_t pc, uint32_t word)
     x->word = word;
     x->core = (uint8_t)k->index;
     x->thread = (uint8_t)k->thread;
+    x->via = (uint8_t)c->via;
     c->head = c->head + 1 == c->cap ? 0 : c->head + 1;
     if (c->count < c->cap)
         c->count++;
@@ -535,7 +543,9 @@ static int execute(struct cop *c, int t, const struct entry *e, int64_t *rows, u
         done = vector(c, t, r, (struct entry *)e, rows);
         break;
     default:
-        return 0;
+        if (e->kind < K_SETC16 || e->kind > K_SETADC || !c->ctrl)
+            return 0;
+        return tdbg_ctrl_run(c->ctrl, (int)e->kind, t, e->f);   /* (no counter moves) */
     }
     if (done > 0)
         pack(r, &c->rwc[t]);
@@ -544,10 +554,11 @@ static int execute(struct cop *c, int t, const struct entry *e, int64_t *rows, u
 
 /* Whether the kind changes nothing that holds an instruction at the Wait Gate (semaphores,
  * mutexes, latched waits, the Src banks and their AllowedClient: Coprocessor._holds): then
- * Coprocessor._run, another thread's queue held, runs the word and nothing else */
+ * Coprocessor._run, another thread's queue held, runs the word and nothing else (not so
+ * SEMINIT, SEMPOST, SEMGET) */
 static int releases_nothing(uint32_t kind)
 {
-    return kind >= K_NOP && kind <= K_SFPENCC;
+    return (kind >= K_NOP && kind <= K_SFPENCC) || (kind >= K_SETC16 && kind <= K_SETADCXX) || kind == K_SETADC;
 }
 
 /* Whether thread t may run the kind now: nothing queued (thread_ok), or only held words */
@@ -634,7 +645,7 @@ static int run_frontend(struct cop *c, struct core *k, struct entry *e, uint32_t
         struct entry *x = word_slot(c, c->expanded[i]);
         if (!may_run(c, t, x->kind) || execute(c, t, x, rows, c->seq) <= 0) {
             c->handover(k, (uint32_t)i, (uint32_t)n);
-            c->valid = V_WARM;   /* Python ran words: the next push refreshes */
+            c->valid = V_STALE;   /* Python ran words: the next push refreshes */
             c->seen = c->seq;
             break;
         }
@@ -658,41 +669,66 @@ static int described(const struct cop *c, int t, const struct entry *e)
     return e->kind == K_SFPLOAD || e->kind == K_SFPSTORE ? c->sfpu_known[t] : c->math_known[t];
 }
 
+/* What the hook does with an entry of core k (a .ttinsn's, or the word table's for a stored word):
+ * the description refreshed if stale, the entry described first if need be (its first visit, or
+ * the config-derived values it reads forgotten), then run: 1 done; 0, or -1 (learn), as run's */
+static int attempt(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
+{
+    int done = 0;
+    if (c->seq != c->seen) {    /* Python pushed (or traced a window access) since */
+        c->valid = V_STALE;
+        c->seen = c->seq;
+    }
+    if (c->valid != V_VALID || (c->count == c->cap && c->cap < c->limit))
+        c->refresh(c);
+    if (e->kind == K_UNKNOWN && c->valid == V_VALID)
+        k->describe(k, e);
+    for (int tries = 0; tries < 2; tries++) {
+        if (c->valid != V_VALID || e->kind == K_PYTHON || (c->count == c->cap && c->cap < c->limit))
+            break;
+        done = e->kind == K_MOP || e->kind == K_REPLAY ? run_frontend(c, k, e, pc) : run(c, k, e, pc);
+        if (done >= 0 || tries)
+            break;
+        k->describe(k, e);  /* what it reads (or the words it expands to) not described yet */
+    }
+    return done;
+}
+
 void tdbg_push_hook(void *uc, uint64_t address, uint32_t size, void *user)
 {
     struct entry *e = (struct entry *)user;
     struct core *k = e->core;
     struct cop *c = k->cop;
-    int warm = 0, done = 0;
+    int done = 0;
     __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
-    if (c->seq != c->seen) {    /* Python pushed (or traced a window access) since */
-        c->valid = V_STALE;
-        c->seen = c->seq;
-    }
-    if (!__atomic_load_n(&k->stop_asked, __ATOMIC_SEQ_CST) && c->mode == MODE_FAST
-        && e->kind != K_UNKNOWN && e->kind != K_PYTHON) {
-        if (c->valid == V_STALE) {  /* the first of its kind since a Python push: Python runs it */
-            warm = 1;
-            done = described(c, k->thread, e) ? 0 : -1;
-        }
-        else {
-            if (c->valid == V_WARM || (c->count == c->cap && c->cap < c->limit))
-                c->refresh(c);
-            if (c->valid == V_VALID && (c->count < c->cap || c->cap == c->limit))
-                done = e->kind == K_MOP || e->kind == K_REPLAY ? run_frontend(c, k, e, (uint32_t)address)
-                                                               : run(c, k, e, (uint32_t)address);
-            if (done > 0) {
-                __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
-                return;
-            }
+    if (!__atomic_load_n(&k->stop_asked, __ATOMIC_SEQ_CST) && c->mode == MODE_FAST && e->kind != K_PYTHON) {
+        done = attempt(c, k, e, (uint32_t)address);
+        if (done > 0) {
+            __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+            return;
         }
     }
     __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
     (e->kind == K_UNKNOWN || done < 0 ? k->learn : k->fallback)(uc, address, size, user);
-    if ((warm || done < 0) && c->valid == V_STALE) {   /* a mirrored word Python ran: the next refreshes */
-        c->valid = V_WARM;
-        c->seen = c->seq;
-    }
+}
+
+struct entry *tdbg_word_entry(struct cop *c, uint32_t word);
+
+/* PushPath.push of a word a T core's store pushed (tdbg.emu.devices.instruction_push: the core's
+ * Python hook runs the store), as the hook runs an entry, the word's in the table: 1 done, else
+ * nothing done (the Python path pushes it) */
+int32_t tdbg_push_word(struct core *k, uint32_t word, uint32_t pc)
+{
+    struct cop *c = k->cop;
+    if (__atomic_load_n(&k->stop_asked, __ATOMIC_SEQ_CST) || c->mode != MODE_FAST || !c->words)
+        return 0;
+    struct entry *x = tdbg_word_entry(c, word);
+    if (!x || x->kind == K_PYTHON)
+        return 0;
+    c->via = 1;
+    int done = attempt(c, k, x, pc);
+    c->via = 0;
+    return done > 0;
 }
 
 /* Core._ask_stop's first half for the native hook: set the flag, then read the entries and exits

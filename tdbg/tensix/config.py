@@ -138,6 +138,12 @@ class TensixConfig:
             if words is None or word in words:
                 callback()
 
+    def words_written(self, words: Iterable[int]) -> None:
+        """Words (ids: ``Config[b][a]``, then ``ThreadConfig``) that a native write changed
+        (``tdbg/native/ctrl.c``, by ``write_word``'s rules): what each write does after it writes."""
+        for word in words:
+            self._changed(word)
+
     def _thread_id(self, thread: int, addr32: int) -> int:
         return self._thread_base + thread * self.table.thd_state_size + addr32
 

@@ -157,8 +157,8 @@ def _rwcs_moved(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str
 
 
 def _semaphores_moved(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
-    return [f"Semaphore {i}: Value {old.Value} -> {new.Value}, Max {old.Max} -> {new.Max}"
-            for i, (old, new) in enumerate(zip(before["semaphores"], after["semaphores"])) if old != new]
+    return [f"Semaphore {i}: Value {old[0]} -> {new[0]}, Max {old[1]} -> {new[1]}"
+            for i, (old, new) in enumerate(zip(before["semaphores"].tolist(), after["semaphores"].tolist())) if old != new]
 
 
 def _put_mask_hi(cop: Coprocessor, values: tuple[int, ...]) -> None:
@@ -214,7 +214,8 @@ class Coprocessor:
         self.dst_port = DstPort(state.dst, self._dst_written)
         self.rwc_bits = counters.storage(threads)   # every thread's RWCs, which ``rwcs`` view
         self.rwcs = [RWCs.from_buffer(row) for row in self.rwc_bits]
-        self.semaphores = [sync.Semaphore() for _ in range(spec.semaphores)]
+        self.semaphore_bits = np.zeros((spec.semaphores, 2), dtype=np.int32)   # Value, Max of each
+        self.semaphores = [sync.Semaphore(row) for row in self.semaphore_bits]
         self.vector = sfpu.VectorUnit()
         self.unpacker_src_row = [[0] * threads for _ in range(2)]
         self.mop = [MopExpander(self.isa, state.mop_cfg[t]) for t in range(threads)]
@@ -229,7 +230,7 @@ class Coprocessor:
     STATE = StateDescription("coprocessor", (
         part("tensix", "state"),
         array("rwcs", "rwc_bits", report=_rwcs_moved),
-        obj("semaphores", reset=lambda c: [sync.Semaphore() for _ in c.semaphores], report=_semaphores_moved),
+        array("semaphores", "semaphore_bits", report=_semaphores_moved),
         part("vector"),
         obj("unpacker_src_row", reset=lambda c: [[0] * c.threads for _ in range(2)]),
         array("replay", "replay_bits"),
@@ -331,7 +332,9 @@ class Coprocessor:
 
     # -- the Wait Gate and the backend -----------------------------------------------------------
     def _latch(self, thread: int, latch: sync.LatchedWait) -> None:
-        self.wait_gate[thread] = latch
+        """Latch a wait; one whose conditions are all met already is forgotten at once (WaitGate.md:
+        the gate checks them every cycle, before the next instruction reaches it)."""
+        self.wait_gate[thread] = latch if sync.unmet_conditions(latch, self.state, self.semaphores) else None
 
     def _settle(self) -> None:
         """Forget latched waits whose conditions are all met (WaitGate.md)."""

@@ -48,7 +48,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tdbg.arch.profile import SyncSpec
+import numpy as np
+
+from tdbg.arch.profile import SrcCondition, SyncSpec
 from tdbg.tensix.src import SrcClient
 from tdbg.tensix.state import TensixState
 
@@ -56,12 +58,36 @@ _ALL_BLOCK_BITS = 0x1FF
 B6_MATRIX_UNIT = 1 << 6
 
 
-@dataclass
 class Semaphore:
-    """``Semaphores[i]`` of SyncUnit.md: two 4-bit fields."""
+    """``Semaphores[i]`` of SyncUnit.md: two 4-bit fields, a view of one row of an int32 array
+    (``Coprocessor.semaphore_bits``, which the native push path writes in place)."""
 
-    Value: int = 0
-    Max: int = 0
+    __slots__ = ("_row",)
+
+    def __init__(self, row: np.ndarray | None = None) -> None:
+        self._row = np.zeros(2, dtype=np.int32) if row is None else row
+
+    @property
+    def Value(self) -> int:  # noqa: N802 - the page's name
+        return int(self._row[0])
+
+    @Value.setter
+    def Value(self, value: int) -> None:  # noqa: N802
+        self._row[0] = value
+
+    @property
+    def Max(self) -> int:  # noqa: N802
+        return int(self._row[1])
+
+    @Max.setter
+    def Max(self, value: int) -> None:  # noqa: N802
+        self._row[1] = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Semaphore) and (self.Value, self.Max) == (other.Value, other.Max)
+
+    def __repr__(self) -> str:
+        return f"Semaphore(Value={self.Value}, Max={self.Max})"
 
 
 def seminit(sems: list[Semaphore], f: dict[str, int]) -> None:
@@ -201,18 +227,28 @@ def unmet_conditions(latch: LatchedWait, state: TensixState, sems: list[Semaphor
         if latch.ConditionMask & 2 and any(s.Value >= s.Max for _, s in chosen):
             unmet.append("C1: a selected semaphore has Value >= Max")
         return unmet
-    banks = state.src_banks
     for cond in state.profile.sync.src_conditions:
         if latch.ConditionMask >> cond.bit & 1:
-            reg = cond.register
-            if cond.holder == "unpacker":
-                bank = banks.unpacker[0 if reg == "SrcA" else 1]
-                holder = "Unpackers[0]" if reg == "SrcA" else "Unpackers[1]"
-            else:
-                bank = banks.matrix_unit_srca if reg == "SrcA" else banks.matrix_unit_srcb
-                holder = "MatrixUnit"
-            src = state.srca if reg == "SrcA" else state.srcb
-            client = SrcClient(cond.client)
-            if src.allowed_client[bank] != client:
-                unmet.append(f"C{cond.bit}: {reg}[{bank}].AllowedClient != {client.name} ({holder}'s bank)")
+            bank, holder, met = _src_condition(state, cond)
+            if not met:
+                unmet.append(f"C{cond.bit}: {cond.register}[{bank}].AllowedClient != {cond.client} ({holder}'s bank)")
     return unmet
+
+
+def _src_condition(state: TensixState, cond: SrcCondition) -> tuple[int, str, bool]:
+    """The bank a Src condition tests, its holder, and whether the condition is met."""
+    banks, reg = state.src_banks, cond.register
+    if cond.holder == "unpacker":
+        bank = banks.unpacker[0 if reg == "SrcA" else 1]
+        holder = "Unpackers[0]" if reg == "SrcA" else "Unpackers[1]"
+    else:
+        bank = banks.matrix_unit_srca if reg == "SrcA" else banks.matrix_unit_srcb
+        holder = "MatrixUnit"
+    src = state.srca if reg == "SrcA" else state.srcb
+    return bank, holder, src.allowed_client[bank] == SrcClient(cond.client)
+
+
+def unmet_src_conditions(state: TensixState) -> int:
+    """The ``STALLWAIT`` condition bits that test the Src banks and are unmet now (the native
+    push path's, ``tdbg.emu.native_ctrl``)."""
+    return sum(1 << c.bit for c in state.profile.sync.src_conditions if not _src_condition(state, c)[2])

@@ -28,4 +28,7 @@ class InstructionPush(Device):
     def store(self, core: Core, offset: int, size: int, value: int) -> None:
         if size != 4:
             raise UndefinedBehavior(f"PushTensixInstruction.md: a Tensix instruction is pushed with sw, not a {size}-byte store")
+        native = core._native
+        if native is not None and core.thread is not None and core.running and native.push_word(core.pc, value):
+            return   # pushed in C (tdbg.emu.native_push), as the Python path would
         self.pushes.push(core, core.thread if core.thread is not None else self.spec.unit, core.pc, value, "store")
