@@ -52,7 +52,9 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           names the ttsim harness's metal_program folder (run.sh run_add.py, NT=N);
                       (m) tdbg as tt-metal's simulator: the cost of one host request over the
                           socket (READ of 4 bytes, WRITE of 4 bytes and of 4 KiB, from the fake
-                          tt-umd client of tests/test_simulator.py; wall time, best of 3 batches),
+                          tt-umd client of tests/test_simulator.py; wall time, best of 3 batches)
+                          with its parts in the server (decode, answer, reply: in process, best of
+                          3 batches; the rest is the socket's and the client's),
                           and, when the ttnn host venv exists (tests/ttnn_host.py), ttnn.add of 1
                           and 64 tiles by scripts/ttnn_add_timing.py (wall time of the add and its
                           read-back, JIT build and first load excluded) on tdbg, and on ttsim when
@@ -703,12 +705,42 @@ def _sim_folder(root: Path) -> Path:
     return root / "sim"
 
 
+def _request_parts(messages: dict[str, bytes], n: int) -> dict[str, tuple[float, float, float]]:
+    """Each request's parts in the server, in process (seconds, best of 3 batches of ``n``):
+    decoding it, answering it (a Server over a 1x2 chip, its tiles held) and encoding the reply."""
+    from tdbg.session import Session
+    from tdbg.simulator.protocol import Command, Message, decode, encode
+    from tdbg.simulator.server import Server
+
+    server = Server(Session.on_chip("1x2"))
+    for where in ((1, 2), (2, 2)):
+        server.answer(Message(Command.ALL_TENSIX_RESET_ASSERT, core=where))
+
+    def each(fn: Callable[[], object]) -> float:
+        return best_of(3, lambda: [fn() for _ in range(n)]) / n
+
+    parts = {}
+    for name, raw in messages.items():
+        message = decode(raw)
+        reply = server.answer(message)
+        parts[name] = (each(lambda: decode(raw)), each(lambda: server.answer(message)),
+                       each(lambda: encode(reply)) if reply is not None else 0.0)
+    return parts
+
+
 def _requests(n: int) -> None:
-    """Wall time per request of the fake tt-umd client against ``tdbg simulator --serve``."""
+    """Wall time per request of the fake tt-umd client against ``tdbg simulator --serve``, and
+    its parts: the server's decode, answer and reply (in process), the rest the socket's and the
+    client's."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from test_simulator import Command, Umd  # noqa: E402  (the suite's client)
+    from tdbg.simulator.protocol import Message, encode
 
     tile, page = (1, 2), bytes(range(256)) * 16
+    words = lambda data: np.frombuffer(data, dtype="<u4")
+    parts = _request_parts({"READ 4 B": encode(Message(Command.READ, words(bytes(4)), tile, 0x3000, 4)),
+                            "WRITE 4 B": encode(Message(Command.WRITE, words(b"\x02" * 4), tile, 0x3000, 4)),
+                            "WRITE 4 KiB": encode(Message(Command.WRITE, words(page), tile, 0x10000, len(page)))}, n)
     with tempfile.TemporaryDirectory() as root:
         umd = Umd(_sim_folder(Path(root)))
         try:
@@ -725,8 +757,12 @@ def _requests(n: int) -> None:
                         request()
                     umd.read(tile, 0x3000, 4)   # the writes answered: every one of them was taken
                     return (time.perf_counter() - t0) / n
+                wall = min(batch() for _ in range(3))
+                decoding, answering, replying = parts[name]
                 show(f"m.{name.split()[0].lower()}_{name.split()[1]}", f"(m) one host request over the socket: {name}",
-                     min(batch() for _ in range(3)) * 1e6, "us", True, f"{n} requests a batch, wall time")
+                     wall * 1e6, "us", True, f"{n} requests a batch, wall time; in the server: decode "
+                     f"{decoding * 1e6:.1f}, answer {answering * 1e6:.1f}, reply {replying * 1e6:.1f} us, the rest "
+                     f"{(wall - decoding - answering - replying) * 1e6:.0f} us the socket's and the client's")
         finally:
             umd.close()
 
@@ -742,8 +778,9 @@ def _ttnn_add(simulator: str, extra: dict[str, str]) -> dict:
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     assert done.returncode == 0 and lines, (done.stderr.strip().splitlines() or ["no output"])[-1]
     out = json.loads(lines[-1])
-    out["server"] = next((line.split(": ", 1)[1] for line in done.stderr.splitlines()
-                          if line.startswith("tdbg simulator: ") and "ran the tiles" in line), None)
+    said = [line.split(": ", 1)[1] for line in done.stderr.splitlines() if line.startswith("tdbg simulator: ")]
+    out["server"] = next((line for line in said if "ran the tiles" in line), None)
+    out["parts"] = next((line.split(": ", 1)[1] for line in said if line.startswith("per request: ")), None)
     return out
 
 
@@ -782,6 +819,8 @@ def simulator_mode(quick: bool) -> None:
         show(f"m.add_{tiles}", f"(m) ttnn.add of {tiles} tile(s) on tdbg's simulator (wall)", t * 1e3, "ms", True, detail)
     if tdbg_run.get("server"):
         print(f"(m) the server over the whole script (device open, JIT loads, 8 adds): {tdbg_run['server']}")
+    if tdbg_run.get("parts"):
+        print(f"(m) ... each request's parts in the server, over the whole script: {tdbg_run['parts']}")
 
 
 def main() -> None:

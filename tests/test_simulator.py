@@ -19,15 +19,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pynng = pytest.importorskip("pynng", reason="pynng is a dependency of tdbg's simulator server")
-pytest.importorskip("flatbuffers", reason="flatbuffers is a dependency of tdbg's simulator server")
+pytest.importorskip("flatbuffers", reason="the flatbuffers package reads and writes the messages the tests compare with")
 yaml = pytest.importorskip("yaml", reason="the soc descriptor is read back with PyYAML")
 
 from tdbg.arch.blackhole import BLACKHOLE  # noqa: E402
 from tdbg.emu.noc import Transfer  # noqa: E402
 from tdbg.session import Session  # noqa: E402
-from tdbg.simulator.protocol import Command, Message, decode, encode  # noqa: E402
+from tdbg.simulator.protocol import BadMessage, Command, Message, decode, encode  # noqa: E402
 from tdbg.simulator.server import dial_host  # noqa: E402
 from tdbg.errors import SessionError  # noqa: E402
 
@@ -59,7 +61,7 @@ def _table(buf: bytes) -> dict[int, int]:
 def test_encode_lays_out_the_schema_fields():
     buf = encode(Message(Command.WRITE, np.array([7, 0xFFFFFFFF], np.uint32), (3, 9), 0xFFB121B0, 8))
     at = _table(buf)
-    assert 0 not in at                  # command WRITE = 0, the default: FlatBuffers leaves it out
+    assert struct.unpack_from("<b", buf, at[0])[0] == 0 if 0 in at else True   # command: WRITE (the default)
     buf_read = encode(Message(Command.READ, size=4))
     assert struct.unpack_from("<b", buf_read, _table(buf_read)[0])[0] == 1   # command: READ
     vector = at[1] + struct.unpack_from("<I", buf, at[1])[0]
@@ -86,6 +88,77 @@ def test_decode_reads_a_message_built_by_hand():
     assert (message.command, message.core, message.address, message.size) == (Command.READ, (2, 2), 0x1234_5678_9A, 4)
     assert list(message.data) == [5, 6]
     assert decode(_by_hand(0, [0x04030201, 0x08070605], (1, 2), 0x100, 6)).payload == bytes(range(1, 7))
+
+
+def _built(command: int, words: list[int], core: tuple[int, int] | None, address: int, size: int, order: list[int]) -> bytes:
+    """A DeviceRequestResponse built with the flatbuffers package's ``Builder`` (an independent
+    writer: fields equal to their default left out, as tt-umd's C++ builder leaves them), its
+    fields added in ``order`` (slots)."""
+    import flatbuffers
+
+    builder = flatbuffers.Builder(64)
+    vector = builder.CreateNumpyVector(np.array(words, dtype="<u4"))
+    builder.StartObject(5)
+    for slot in order:
+        if slot == 0:
+            builder.PrependInt8Slot(0, command, 0)
+        elif slot == 1:
+            builder.PrependUOffsetTRelativeSlot(1, vector, 0)
+        elif slot == 2 and core is not None:
+            builder.Prep(8, 16)
+            builder.PrependUint64(core[1])
+            builder.PrependUint64(core[0])
+            builder.PrependStructSlot(2, builder.Offset(), 0)
+        elif slot == 3:
+            builder.PrependUint64Slot(3, address, 0)
+        elif slot == 4:
+            builder.PrependUint32Slot(4, size, 0)
+    builder.Finish(builder.EndObject())
+    return bytes(builder.Output())
+
+
+@given(st.integers(0, 13), st.lists(st.integers(0, 2**32 - 1), max_size=40),
+       st.one_of(st.none(), st.tuples(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1))),
+       st.integers(0, 2**64 - 1), st.integers(0, 2**32 - 1), st.permutations(range(5)))
+@settings(max_examples=200, deadline=None)
+def test_decode_reads_what_the_flatbuffers_builder_wrote(command, words, core, address, size, order):
+    message = decode(_built(command, words, core, address, size, order))
+    assert (message.command, message.core, message.address, message.size) == (command, core or (0, 0), address, size)
+    assert message.data.tolist() == words
+
+
+@given(st.integers(0, 13), st.lists(st.integers(0, 2**32 - 1), max_size=40),
+       st.tuples(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1)), st.integers(0, 2**64 - 1),
+       st.integers(0, 2**32 - 1))
+@settings(max_examples=200, deadline=None)
+def test_encode_is_read_by_the_flatbuffers_package(command, words, core, address, size):
+    from flatbuffers import number_types as n
+    from flatbuffers.table import Table
+
+    buf = encode(Message(command, np.array(words, np.uint32), core, address, size))
+    table = Table(bytearray(buf), struct.unpack_from("<I", buf, 0)[0])
+    field = lambda slot: table.Pos + table.Offset(4 + 2 * slot)
+    assert table.Get(n.Int8Flags, field(0)) == command
+    assert table.GetVectorAsNumpy(n.Uint32Flags, table.Offset(6)).tolist() == words
+    assert (table.Get(n.Uint64Flags, field(2)), table.Get(n.Uint64Flags, field(2) + 8)) == core
+    assert table.Get(n.Uint64Flags, field(3)) == address and table.Get(n.Uint32Flags, field(4)) == size
+    assert field(2) % 8 == 0 and field(3) % 8 == 0       # the uint64s aligned, as FlatBuffers aligns them
+
+
+@given(st.binary(max_size=120), st.data())
+@settings(max_examples=300, deadline=None)
+def test_decode_of_any_bytes_is_a_message_or_bad_message(junk, data):
+    """Random bytes, and a good message cut short or with a byte changed: a message or
+    ``BadMessage``, never another exception."""
+    good = encode(Message(Command.READ, np.arange(4, dtype=np.uint32), (1, 2), 0x100, 16))
+    cut = good[:data.draw(st.integers(0, len(good)))]
+    at = data.draw(st.integers(0, len(good) - 1))
+    changed = good[:at] + bytes([data.draw(st.integers(0, 255))]) + good[at + 1:]
+    for buf in (junk, cut, changed):
+        try:
+            decode(buf)
+        except BadMessage:
+            pass
 
 
 def test_simulator_folder(tmp_path):

@@ -5,7 +5,8 @@ dialled at ``NNG_SOCKET_ADDR`` on a session over the chip, with the tdbg options
 written its first kernel, before it runs (so ``break kernel_main thread T1`` finds the kernel)
 (``--trace-requests FILE``: one line per request received; ``--gdb-port N`` and ``--tty``:
 the stops go to GDB or the user's terminal, ``tdbg.simulator.debuggers``).  At the end it says how
-many requests it answered, and how fast, and how long the reads that ran the tiles ran them."""
+many requests it answered, and how fast, what each command's requests cost in parts (decoding,
+answering, the reply), and how long the reads that ran the tiles ran them."""
 
 from __future__ import annotations
 
@@ -169,6 +170,8 @@ def serve(args: argparse.Namespace) -> int:
         if not options.quiet:
             print(f"tdbg simulator: {requests} requests in {took:.1f} s ({requests / max(took, 1e-9):.0f}/s): "
                   + ", ".join(f"{n} {name}" for name, n in sorted(server.counts.items())), file=sys.stderr)
+            if server.seconds:
+                print(f"tdbg simulator: per request: {server.describe_seconds()}", file=sys.stderr)
             runs = session.host_port.runs
             if runs:
                 print(f"tdbg simulator: {len(runs)} reads ran the tiles, {sum(runs):.3f} s in all, the longest "
