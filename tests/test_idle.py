@@ -81,3 +81,54 @@ def test_a_wait_on_l1_is_found_without_host_time(tmp_path, monkeypatch) -> None:
     alone.tile.scheduler.looks_early = True
     stop = _cont_within(alone, 60.0)
     assert stop.kind is StopKind.DEADLOCK and "reading L1 0x100000 (= 0x0)" in stop.detail, stop.detail
+
+
+def test_a_spinning_core_wakes_exactly_when_its_word_is_written(tmp_path, monkeypatch) -> None:
+    """The wait of a core that spins on an L1 word nothing changes: not over while its
+    neighbour is written, or the word is written with the value it holds; over once the word
+    changes, and then the core reads what was written.  Its test reads views of the memory
+    (``Core.memory_view``), never Unicorn's ``mem_read``."""
+    (tmp_path / "waits.c").write_text(_WAITS)
+    s = Session({"T0": tmp_path / "waits.c"})
+    s.tile.scheduler.looks_early = True
+    stop = s.cont()
+    assert stop.kind is StopKind.DEADLOCK, stop.detail
+    core = s.tile.cores["T0"]
+    wait = core.wait
+    assert wait is not None and wait.reads == {0x100000: 0}
+
+    def no_mem_read(*args: object) -> bytes:
+        raise AssertionError("the wait read memory through mem_read")
+
+    monkeypatch.setattr(core.uc, "mem_read", no_mem_read)
+    assert not wait.ready()
+    s.write_memory(0x100004, struct.pack("<I", 9))          # the word beside it
+    s.write_memory(0x100000, struct.pack("<I", 0))          # the same value again
+    assert not wait.ready()
+    s.write_memory(0x100000, struct.pack("<I", 7))
+    assert wait.ready()
+    monkeypatch.undo()
+    assert s.cont().kind is StopKind.EXITED
+    assert s.read_value(s.symbol("seen").addr, 4) == 7
+
+
+def test_memory_view_holds_what_the_core_loads() -> None:
+    """``Core.memory_view`` of L1, of the core's local RAM (and where the map repeats it) reads
+    what Unicorn's ``mem_read`` reads there, after stores through Unicorn; a device is None."""
+    import random
+
+    from tdbg.arch.memory_map import RegionKind
+
+    s = Session(build(EXAMPLES / "bench_loop.c"))
+    core = s.tile.cores["T0"]
+    rng = random.Random(34)
+    plain = [r for r in s.profile.map.regions("T0") if r.kind is not RegionKind.DEVICE]
+    assert {r.kind for r in plain} >= {RegionKind.L1, RegionKind.LOCAL_RAM}
+    for region in plain:
+        for _ in range(20):
+            address = region.base + rng.randrange(0, region.size - 4) & ~3
+            core.uc.mem_write(address, rng.randbytes(4))
+            view = core.memory_view(address, 4)
+            assert view is not None and bytes(view) == bytes(core.uc.mem_read(address, 4)), hex(address)
+    device = next(r for r in s.profile.map.regions("T0") if r.kind is RegionKind.DEVICE)
+    assert core.memory_view(device.base, 4) is None

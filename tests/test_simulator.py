@@ -11,6 +11,7 @@ instruction words from the RISC-V base ISA encodings, and the descriptor's facts
 from __future__ import annotations
 
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -400,6 +401,12 @@ def test_server_under_a_umd_client(folder):
     assert "no endpoint at NoC coordinate 5,5" in err or "no Tensix tile at 5,5" in err
     print(err)
     assert "no core can run" in err and "tile 1,2" in err, err
+    # each command's requests in parts, as many as were sent (a WRITE has no reply to encode)
+    parts = re.search(r"per request: (.*)", err)
+    assert parts is not None, err
+    counts = dict(re.findall(r"(\w+) (\d+): decode \d+, answer \d+, reply \d+ us", parts[1]))
+    assert counts["WRITE"] == "5" and counts["ALL_TENSIX_RESET_ASSERT"] == "2" and counts["START"] == "1", parts[1]
+    assert int(counts["READ"]) > 2000, parts[1]
 
 
 def test_the_jit_output_is_read_again_once_a_binary_is_whole(tmp_path):
