@@ -88,6 +88,18 @@ def test_a_run_reads_no_dwarf() -> None:
     assert not modules & set(DWARF), sorted(modules & set(DWARF))
 
 
+def test_a_kernel_run_from_the_command_line_parses_no_expression(tmp_path: Path) -> None:
+    """restore, run, dump with literal addresses (a kernel run as the README gives it) read their
+    numbers without the expression parser; the bytes go in and come out all the same."""
+    data, out = tmp_path / "in.bin", tmp_path / "out.bin"
+    data.write_bytes(bytes(range(256)) * 4)
+    output, status, modules = _run("-q", "-batch", "-ex", f"restore {data} binary 0x30000", "-ex", "run",
+                                   "-ex", f"dump binary memory {out} 0x30100 {0x30100 + 768}")
+    assert status == 0, output
+    assert out.read_bytes() == data.read_bytes()[256:]
+    assert not modules & {"tdbg.expr.parser", "tdbg.expr.evaluator"}, sorted(modules)
+
+
 #: Commands whose modules are imported when first used: expressions, DWARF (lines, breakpoints, frames),
 #: disassembly (capstone), the instruction table (decode, completion), help.
 FIRST_USES = ["print 1+2", "output/x 255", "info line main", "break main", "run", "bt", "info locals",
@@ -169,3 +181,14 @@ def test_the_native_librarys_cache_key_starts_no_process(monkeypatch: pytest.Mon
     monkeypatch.setattr(platform, "processor", no_child)
     key = native._host()
     assert key.startswith(f"{platform.system()}\0{platform.machine()}\0")
+
+
+@pytest.mark.parametrize(("text", "value"), [("0x1F", 31), ("0X10", 16), (" 12 ", 12), ("0", 0), ("010", 8),
+                                             ("1+2", 3), ("-4", -4), ("'A'", 65)])
+def test_an_integer_argument_has_its_c_value_with_or_without_the_parser(text: str, value: int) -> None:
+    """C's literal rules (a leading 0 is octal), whether the literal is read directly or parsed."""
+    from tdbg.commands import Interpreter
+    from tdbg.commands.values import evaluate_int
+    from tdbg.session import Session
+
+    assert evaluate_int(Interpreter(Session(), write=lambda _: None), text) == value

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from tdbg.commands.registry import CommandError
@@ -19,8 +20,16 @@ def evaluate(interp: Interpreter, text: str) -> Value:
         raise CommandError(str(exc)) from None
 
 
+#: A C integer literal that is its own value (decimal without a leading 0, or hex): read without the
+#: expression parser, which then need not be imported (``restore``, ``run``, ``dump`` of a kernel run).
+_PLAIN_INT = re.compile(r"\s*(0[xX][0-9a-fA-F]+|[1-9][0-9]*|0)\s*")
+
+
 def evaluate_int(interp: Interpreter, text: str) -> int:
     """An integer argument (any expression with an integer value)."""
+    plain = _PLAIN_INT.fullmatch(text)
+    if plain:
+        return int(plain.group(1), 0)
     value = evaluate(interp, text)
     if value.ctype.kind is Kind.FLOAT:
         return int(value.raw)  # type: ignore[arg-type]
