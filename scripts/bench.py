@@ -63,6 +63,8 @@ Times are CPU time (the machine is shared: best of several runs).  ``BEFORE`` ho
 of main at 527530d on this machine, as this script measured them (``--json``; 'Session() on
 three kernel ELFs' with the same ELFs, built by this tdbg); each line shows now, before and the
 ratio (> 1: better now); (g)'s before figures are the issue's (its table, the lead's kernels).
+``BEFORE_34`` holds issue 34's before figures (its table; for the simulator mode this script's first
+measurement of it), shown beside them.
 """
 
 from __future__ import annotations
@@ -115,6 +117,15 @@ BEFORE: dict[str, float] = {
     "g.datacopy": 174, "g.matmul_bf16": 262,  # issue 23's table (527530d cannot run these builds: their CSRs)
 }
 
+#: Issue 34's before: its own table (fd21c82, the lead's machine: load to every core parked, the
+#: command-line kernel run, the Tensix mixes) and, for the simulator mode (which fd21c82 lacked),
+#: this script's first figures of it (88a517f, this kind of machine).
+BEFORE_34: dict[str, float] = {
+    "g.datacopy": 34, "g.matmul_bf16": 42, "g.risc_compute": 27, "i.kernel_process": 0.58,
+    "d.rwc": 488, "d.mov": 152, "d.sfpu": 130, "d.unpack_pack": 43,
+    "m.read_4_b": 545, "m.add_1": 47.9, "m.add_64": 346,
+}
+
 #: tt-llk's KERNEL_COMPLETE mailboxes of TRISC0-2 (../shared/kernels/README.md); ttsim's runs per kernel
 TTLLK_MAILBOX, TTSIM_REPEAT = 0x1FFB8, 9
 #: tdbg / ttsim load-to-parked ratios of the kernels shown since the last geomean
@@ -125,13 +136,14 @@ MEASURED: dict[str, float] = {}
 
 
 def show(key: str, label: str, value: float, unit: str, lower_is_better: bool, detail: str = "") -> None:
-    """One figure: now, before and the ratio (> 1: better now)."""
+    """One figure: now, before (``BEFORE``; issue 34's, ``BEFORE_34``) and the ratios (> 1: better now)."""
     MEASURED[key] = value
-    before = BEFORE.get(key)
     text = f"{label}: {value:10.3f} {unit}"
-    if before is not None and before > 0 and value > 0:
-        gain = before / value if lower_is_better else value / before
-        text += f"   before {before:10.3f} {unit}   x{gain:.2f}"
+    for name, table in (("before", BEFORE), ("issue 34's before", BEFORE_34)):
+        before = table.get(key)
+        if before is not None and before > 0 and value > 0:
+            gain = before / value if lower_is_better else value / before
+            text += f"   {name} {before:10.3f} {unit}   x{gain:.2f}"
     print(text + (f"   ({detail})" if detail else ""))
 
 
@@ -759,7 +771,7 @@ def _requests(n: int) -> None:
                     return (time.perf_counter() - t0) / n
                 wall = min(batch() for _ in range(3))
                 decoding, answering, replying = parts[name]
-                show(f"m.{name.split()[0].lower()}_{name.split()[1]}", f"(m) one host request over the socket: {name}",
+                show(f"m.{name.lower().replace(' ', '_')}", f"(m) one host request over the socket: {name}",
                      wall * 1e6, "us", True, f"{n} requests a batch, wall time; in the server: decode "
                      f"{decoding * 1e6:.1f}, answer {answering * 1e6:.1f}, reply {replying * 1e6:.1f} us, the rest "
                      f"{(wall - decoding - answering - replying) * 1e6:.0f} us the socket's and the client's")
