@@ -476,7 +476,8 @@ class NativeCore:
         self._describe_fptr = DESCRIBE(self._describe)
         c.describe = ctypes.cast(self._describe_fptr, _P).value
         self._blocks: list[ctypes.Array] = []
-        self._free: list[Entry] = []
+        self._used = BLOCK        # entries of the newest block handed out (an Entry object is made
+        self._free: list[Entry] = []   # only when handed out: a block's 256 would be the GC's to walk)
         self.entries: dict[int, Entry] = {}
         self._handle = uc_hook_h()                 # reused by every ``add`` (plain ints for the rest:
         self._handle_ref = ctypes.byref(self._handle)   # the binding declares uc_hook_add's argtypes)
@@ -510,11 +511,13 @@ class NativeCore:
 
     def add(self, address: int, word: int) -> int:
         """Hook ``address`` (a ``.ttinsn`` of ``word``) with the C hook; returns the handle."""
-        if not self._free:
-            block = (Entry * BLOCK)()
-            self._blocks.append(block)
-            self._free = list(block)
-        entry = self._free.pop()
+        if self._free:
+            entry = self._free.pop()
+        else:
+            if self._used == BLOCK:
+                self._blocks.append((Entry * BLOCK)())
+                self._used = 0
+            entry, self._used = self._blocks[-1][self._used], self._used + 1
         entry.core, entry.word, entry.kind = self.c_address, word, K_UNKNOWN
         uc = self.core.uc
         status = uclib.uc_hook_add(uc._uch, self._handle_ref, UC_HOOK_CODE, self.path.hook, ctypes.addressof(entry),
