@@ -11,9 +11,12 @@ queue and Python's ``Coprocessor._run`` releases it when the unpacker's ``SETDVA
 word to C (``tdbg_run_queued``) when its kind reads only what is described here: the counters,
 ``Dst``, Src, ``LaneConfig``, the config-derived values (forgotten at every config write) and
 the Src banks (``banks``, read anew before each word: the Python words around it move them).
+A released MVMUL / ELW* that flips a bank (tt-llk's last of a tile, clearing its data-valid)
+runs in C but for the flip, which ``run_queued`` makes then (``matrix_unit.flip_banks``: it
+changes what holds other words at the Wait Gate, which only Python's queue sees).
 
 What the C side declines (the Python path runs it: an event, a hold at the Wait Gate, or its
-numpy path): a bank flip (``FlipSrcA`` / ``FlipSrcB``: ``kind``), the INT8 style, an ELWADD /
+numpy path): a bank flip pushed to the hook (``FlipSrcA`` / ``FlipSrcB``), the INT8 style, an ELWADD /
 ELWSUB in a fidelity phase other than 0, a format that names no style, an MVMUL with
 ``Zero_Flag_disabled_src`` or SrcA rows past 63, a masked column for the moves, a bank not the
 Matrix Unit's, ``Dst16b`` aliasing ``Dst32b`` and an unpredictable cell in the rows it writes.
@@ -27,7 +30,7 @@ from typing import TYPE_CHECKING
 from tdbg import native
 from tdbg.arch import data_formats
 from tdbg.native import address
-from tdbg.tensix.matrix_unit import math_config
+from tdbg.tensix.matrix_unit import flip_banks, math_config
 from tdbg.tensix.src import SrcClient
 
 if TYPE_CHECKING:
@@ -47,6 +50,8 @@ FIELDS = {
 }
 _KINDS = {"MVMUL": K_MVMUL, "ELWADD": K_ELWADD, "ELWSUB": K_ELWSUB, "ELWMUL": K_ELWMUL, "MOVA2D": K_MOVA2D,
           "MOVB2D": K_MOVB2D, "MOVB2A": K_MOVB2A}
+#: Where the entry's fields hold FlipSrcA and FlipSrcB (``values``)
+FLIPS_AT = 10
 #: push.c's style codes (native_push.STYLES)
 _STYLES = {"BF16": 1, "FP16": 2, "TF32": 3}
 
@@ -55,10 +60,13 @@ _P, _I32 = ctypes.c_void_p, ctypes.c_int32
 
 def kind(mnemonic: str | None, f: dict[str, int]) -> int | None:
     """The entry kind of a Matrix Unit word (None: not one matrix_push.c runs)."""
-    k = _KINDS.get(mnemonic or "")
-    if k is None or f.get("FlipSrcA") or f.get("FlipSrcB"):
-        return None
-    return k
+    return _KINDS.get(mnemonic or "")
+
+
+def values(k: int, f: dict[str, int]) -> list[int]:
+    """The entry's fields for kind ``k`` (``FIELDS``), FlipSrcA and FlipSrcB at ``FLIPS_AT``."""
+    out = [f[name] for name in FIELDS[k]]
+    return [*out, *[0] * (FLIPS_AT - len(out)), f.get("FlipSrcA", 0), f.get("FlipSrcB", 0)]
 
 
 class Matrix(ctypes.Structure):
@@ -69,7 +77,8 @@ class Matrix(ctypes.Structure):
                 *((n, _I32) for n in ("bank_a", "bank_b", "fmt_a", "fmt_b", "ready")),
                 ("style", _I32 * 16), ("tf32", _I32),
                 *((n, _P) for n in ("bits", "written", "unpredictable", "alias", "row16", "row32", "srca", "srcb",
-                                    "lane_config"))]
+                                    "lane_config")),
+                ("ran", ctypes.c_uint64)]
 
 
 class NativeMatrix:
@@ -87,6 +96,7 @@ class NativeMatrix:
         s.tf32 = data_formats.DataFormat.TF32
         self._held: tuple = ()
         self._never: set[int] = set()     # words whose kind never runs off the queue in C
+        self._flips: dict[int, dict[str, int] | None] = {}   # a word's fields if it flips a bank
         self._cop_address = ctypes.addressof(path.cop)
         cop.native_execute = self.run_queued
 
@@ -129,12 +139,18 @@ class NativeMatrix:
 
     def run_queued(self, thread: int, word: int) -> bool:
         """Run ``word``, which thread ``thread``'s Wait Gate queue releases, in C if it can
-        (``tdbg_run_queued``; only within a run, when the addresses the C side holds are the
-        model's); False: the Python path runs it."""
+        (``tdbg_run_queued``); False: the Python path runs it.  Outside a run (the words queued
+        behind an event, released as the run goes on: ``PushPath.go_on``) the model's arrays may
+        have been replaced and a watchpoint set since: their addresses are read again, and a
+        watchpoint leaves every word to Python (it records what each writes)."""
         path = self.path
-        if not path.in_run or word in self._never:
+        if word in self._never:
             return False
-        if path._stale:
+        if not path.in_run:
+            if path.tile.watches:
+                return False
+            path._addresses()
+        elif path._stale:
             path._addresses()
         self.banks()
         run = self.lib.tdbg_run_queued
@@ -144,4 +160,11 @@ class NativeMatrix:
             done = run(self._cop_address, thread, word)
         if done == -2:
             self._never.add(word)
+        if done > 0:
+            flips = self._flips.get(word, False)
+            if flips is False:
+                fields = self.coprocessor.bound(word).fields
+                flips = self._flips[word] = fields if fields.get("FlipSrcA") or fields.get("FlipSrcB") else None
+            if flips is not None:   # (C ran all but the flips: matrix_push.c)
+                flip_banks(self.coprocessor, thread, flips)
         return done > 0  # type: ignore[no-any-return]

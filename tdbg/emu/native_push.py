@@ -127,7 +127,7 @@ class Cop(ctypes.Structure):
                 ("total", _U64), ("per_thread", _U64 * MAXT), ("units", _P),
                 ("held_ok", _I32), ("fe", _P), ("expanded", _P), ("wanted", _P), ("expanded_cap", _U32), ("wanted_cap", _U32),
                 ("nwanted", _U32), ("words_mask", _U32), ("words", _P), ("handover", _P), ("ctrl", _P), ("via", _I32),
-                ("matrix", _P)]
+                ("matrix", _P), ("queued", _I32)]
 
 
 class CoreC(ctypes.Structure):
@@ -369,8 +369,12 @@ class NativePush:
     def _fill(self, entry: Entry) -> None:
         b = self.coprocessor.bound(entry.word)
         kind = _kind(b.mnemonic, b.fields)
-        values = native_ctrl.values(kind, b.mnemonic, b.fields) if kind in native_ctrl.FIELDS else \
-            [b.fields[name] for name in FIELDS.get(kind, ())]
+        if kind in native_ctrl.FIELDS:
+            values = native_ctrl.values(kind, b.mnemonic, b.fields)
+        elif kind in native_matrix.FIELDS:
+            values = native_matrix.values(kind, b.fields)
+        else:
+            values = [b.fields[name] for name in FIELDS.get(kind, ())]
         for i, v in enumerate(values):
             entry.f[i] = v
         entry.kind = kind

@@ -6,7 +6,8 @@
  * wherever the Python path must run (it then raises the page's event, holds the word at the
  * Wait Gate, or takes its numpy path).
  *
- *   MVMUL, ELWADD, ELWSUB, ELWMUL without FlipSrcA / FlipSrcB, in the BF16 / FP16 / TF32 styles
+ *   MVMUL, ELWADD, ELWSUB, ELWMUL (with FlipSrcA / FlipSrcB only off a queue, the flips left to
+ *     the caller: they change what holds words at the Wait Gate), in the BF16 / FP16 / TF32 styles
  *     (not INT8), ELW* in the datapath's cases (ELWMUL, or fidelity phase 0), MVMUL with
  *     ALU_ACC_CTRL_Zero_Flag_disabled_src 0 (matrix_unit._elw, _matmul);
  *   MOVA2D, MOVB2D, MOVB2A with no column masked (LaneConfig BLOCK_DEST_MOV: mov_columns None)
@@ -23,6 +24,7 @@ enum { R_DST, R_DST_CR, R_SRCA, R_SRCA_CR, R_SRCB, R_SRCB_CR, R_FID, R_EXTRA, R_
 enum { S_NONE = 0, S_BF16 = 1, S_FP16 = 2, S_TF32 = 3 };   /* push.c's style codes */
 enum { STYLE_BF16 = 0, STYLE_TF32 = 1, STYLE_FP16 = 2 };   /* fpu.c's */
 #define NROWS 16
+#define FLIPS_AT 10     /* tdbg.emu.native_matrix.FLIPS_AT */
 
 void tdbg_matmul(const uint32_t *a, const uint32_t *b, int b_stride, int n, int step,
                  uint16_t *bits, uint8_t *written, const int64_t *map, int dst_row,
@@ -45,6 +47,7 @@ struct matrix {
     int64_t *row16, *row32;     /* Dst.row16 / Dst.row32 */
     uint32_t *srca, *srcb;      /* SrcA.data / SrcB.data [2][64][16] */
     uint32_t *lane_config;      /* VectorUnit.lane_config [32] */
+    uint64_t ran;               /* the words run here (for the tests and benchmarks) */
 };
 
 /* _Ctx.srca_fmt's style (push.c's code; S_NONE: MissingSpecification, Python's) */
@@ -208,9 +211,13 @@ int tdbg_matrix_described(const struct matrix *m, int t)
 
 /* The word of kind on thread t with the counters r (unpacked, not moved here): 1 done, the
  * DstBits rows it wrote in rows (-1 past them); 0 (nothing done) where the Python path must run,
- * -1 while thread t's MathConfig is not described */
-int tdbg_matrix_run(struct matrix *m, int kind, int t, const int32_t *r, const uint16_t *f, int64_t *rows)
+ * -1 while thread t's MathConfig is not described.  f[FLIPS_AT], f[FLIPS_AT + 1]: FlipSrcA,
+ * FlipSrcB, which only may_flip lets run, all but the flip (the caller makes it). */
+int tdbg_matrix_run(struct matrix *m, int kind, int t, const int32_t *r, const uint16_t *f, int64_t *rows,
+                    int may_flip)
 {
+    if ((f[FLIPS_AT] || f[FLIPS_AT + 1]) && !may_flip)
+        return 0;   /* a bank flip: Python's (it may release other words) */
     int need = kind == K_MOVA2D ? 1 : kind == K_MOVB2D || kind == K_MOVB2A ? 2 : 3;
     if (!m->known[t])
         return -1;  /* not described yet: learn */
@@ -218,21 +225,29 @@ int tdbg_matrix_run(struct matrix *m, int kind, int t, const int32_t *r, const u
         return 0;   /* the Wait Gate holds it, or Dst16b aliases Dst32b: Python's */
     if (kind >= K_MOVA2D && masked(m))
         return 0;   /* a column masked */
+    int done;
     switch (kind) {
     case K_MVMUL:
-        return mvmul(m, t, r, f, rows);
+        done = mvmul(m, t, r, f, rows);
+        break;
     case K_ELWADD: case K_ELWSUB: case K_ELWMUL:
-        return elw(m, t, r, f, kind - K_ELWADD, rows);
+        done = elw(m, t, r, f, kind - K_ELWADD, rows);
+        break;
     case K_MOVA2D:
-        return mova2d(m, t, r, f, rows);
+        done = mova2d(m, t, r, f, rows);
+        break;
     case K_MOVB2D:
-        return movb2d(m, t, r, f, rows);
+        done = movb2d(m, t, r, f, rows);
+        break;
     case K_MOVB2A:
         movb2a(m, t, r, f);
-        return 1;
+        done = 1;
+        break;
     default:
         return 0;
     }
+    m->ran += done;
+    return done;
 }
 
 /* sizeof(struct matrix): tdbg.emu.native_matrix checks its ctypes layout against it */

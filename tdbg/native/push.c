@@ -124,6 +124,8 @@ struct cop {            /* one tile's coprocessor, as far as the native path rea
     void *ctrl;         /* the control and sync words' state (ctrl.c's struct ctrl), or NULL */
     int32_t via;        /* the log's via of the push being run (tdbg_push_word's: 1, "store") */
     void *matrix;       /* the Matrix Unit words' state (matrix_push.c's struct matrix), or NULL */
+    int32_t queued;     /* running a word off Python's queue (tdbg_run_queued): its bank flips are
+                         * the caller's */
 };
 
 struct core {           /* one core's side of it */
@@ -497,7 +499,7 @@ static int vector(struct cop *c, int t, int32_t *r, struct entry *e, int64_t *ro
 int tdbg_units_run(void *units, int kind, int t, const uint16_t *f, uint32_t word, uint64_t seq);
 int tdbg_ctrl_run(void *ctrl, int kind, int t, const uint16_t *f);
 int tdbg_units_described(const void *units, int kind, int t, const uint16_t *f);
-int tdbg_matrix_run(void *matrix, int kind, int t, const int32_t *r, const uint16_t *f, int64_t *rows);
+int tdbg_matrix_run(void *matrix, int kind, int t, const int32_t *r, const uint16_t *f, int64_t *rows, int may_flip);
 int tdbg_matrix_described(const void *matrix, int t);
 
 static int is_matrix(uint32_t kind)
@@ -561,7 +563,7 @@ static int execute(struct cop *c, int t, const struct entry *e, int64_t *rows, u
         const int16_t *am = c->addr_mod[t][r[R_EXTRA]][e->f[1] & 7];
         if (!c->matrix || am[14] != 1)
             return c->matrix && !am[14] ? -1 : 0;
-        done = tdbg_matrix_run(c->matrix, (int)e->kind, t, r, e->f, rows);
+        done = tdbg_matrix_run(c->matrix, (int)e->kind, t, r, e->f, rows, c->queued);
         if (done > 0)
             apply_addr_mod(r, am, 1);
         break;
@@ -775,7 +777,8 @@ static int runs_queued(uint32_t kind)
 }
 
 /* Coprocessor._execute of a word thread t's Wait Gate queue releases in Python's Coprocessor._run
- * (the Wait Gate let it pass; the push that brought it was logged), as execute runs it, with the
+ * (the Wait Gate let it pass; the push that brought it was logged), as execute runs it (but a
+ * Matrix Unit word's bank flips, which the caller makes: tdbg.emu.native_matrix), with the
  * provenance of the rows it wrote at PushPath.seq (PushPath._dst_written): 1 done; 0 not done now
  * (the Python path runs it), -1 not done: its entry (the word table's) or the config it reads is
  * to be described first, -2 never (a kind that does not run off the queue here) */
@@ -794,7 +797,9 @@ int32_t tdbg_run_queued(struct cop *c, int t, uint32_t word)
         return -1;
     int64_t rows[NROWS];
     no_rows(rows);
+    c->queued = 1;
     int done = execute(c, t, x, rows, c->seq);
+    c->queued = 0;
     if (done > 0)
         provenance(c, rows);
     return done;
