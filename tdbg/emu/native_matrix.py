@@ -141,13 +141,14 @@ class NativeMatrix:
         """Run ``word``, which thread ``thread``'s Wait Gate queue releases, in C if it can
         (``tdbg_run_queued``); False: the Python path runs it.  Outside a run (the words queued
         behind an event, released as the run goes on: ``PushPath.go_on``) the model's arrays may
-        have been replaced and a watchpoint set since: their addresses are read again, and a
-        watchpoint leaves every word to Python (it records what each writes)."""
+        have been replaced and a watchpoint set (or the library disabled) since: their addresses
+        are read again, and a watchpoint leaves every word to Python (it records what each
+        writes)."""
         path = self.path
         if word in self._never:
             return False
         if not path.in_run:
-            if path.tile.watches:
+            if path.tile.watches or native.library() is None:
                 return False
             path._addresses()
         elif path._stale:
