@@ -9,7 +9,9 @@ The hook runs the instruction itself when the entry names one it mirrors (``_kin
 INCRWC, SETRWC without bank flips, ZEROACC of one row, MOVD2A / MOVD2B with 16-bit Dst and no
 column masked, and with every ``LaneConfig`` zero SFPLOAD, SFPSTORE, SFPLOADI, SFPMAD, SFPSETCC,
 SFPENCC in their common modes; UNPACR and PACR in theirs, ``tdbg.emu.native_units``; the control
-and sync words, ``tdbg.emu.native_ctrl``), the state it reads is as described (``Cop.valid``, the
+and sync words, ``tdbg.emu.native_ctrl``; MVMUL, ELWADD, ELWSUB, ELWMUL, MOVA2D, MOVB2D, MOVB2A in
+theirs, ``tdbg.emu.native_matrix``, which also runs the words Python's Wait Gate queue releases:
+``tdbg_run_queued``), the state it reads is as described (``Cop.valid``, the
 config-derived values) and the run needs no Python record of each push (``Cop.mode``: no
 watchpoint set).  It then logs the push in its ring (``NativeRecords``, which ``PushLog`` merges
 in when read), bumps ``PushPath.seq`` (kept in ``Cop``) and the provenance of the ``Dst`` rows
