@@ -50,6 +50,8 @@ FIELDS = {
 }
 _KINDS = {"MVMUL": K_MVMUL, "ELWADD": K_ELWADD, "ELWSUB": K_ELWSUB, "ELWMUL": K_ELWMUL, "MOVA2D": K_MOVA2D,
           "MOVB2D": K_MOVB2D, "MOVB2A": K_MOVB2A}
+#: The words ``run_queued`` hands to C (push.c's runs_queued: the rest cost Python less than the call)
+QUEUED = {*_KINDS, "ZEROACC", "MOVD2A", "MOVD2B"}
 #: Where the entry's fields hold FlipSrcA and FlipSrcB (``values``)
 FLIPS_AT = 10
 #: push.c's style codes (native_push.STYLES)
@@ -95,8 +97,8 @@ class NativeMatrix:
             s.style[code] = _STYLES[f.style]
         s.tf32 = data_formats.DataFormat.TF32
         self._held: tuple = ()
-        self._never: set[int] = set()     # words whose kind never runs off the queue in C
-        self._flips: dict[int, dict[str, int] | None] = {}   # a word's fields if it flips a bank
+        #: per word seen off the queue: None, never in C; else its fields if it flips a bank, or {}
+        self._plan: dict[int, dict[str, int] | None] = {}
         self._cop_address = ctypes.addressof(path.cop)
         cop.native_execute = self.run_queued
 
@@ -145,7 +147,12 @@ class NativeMatrix:
         are read again, and a watchpoint leaves every word to Python (it records what each
         writes)."""
         path = self.path
-        if word in self._never:
+        plan = self._plan.get(word, False)
+        if plan is False:
+            b = self.coprocessor.bound(word)
+            flips = b.fields.get("FlipSrcA") or b.fields.get("FlipSrcB")
+            plan = self._plan[word] = (b.fields if flips else {}) if b.mnemonic in QUEUED else None
+        if plan is None:
             return False
         if not path.in_run:
             if path.tile.watches or native.library() is None:
@@ -160,12 +167,7 @@ class NativeMatrix:
             path.describe_word(thread, word)
             done = run(self._cop_address, thread, word)
         if done == -2:
-            self._never.add(word)
-        if done > 0:
-            flips = self._flips.get(word, False)
-            if flips is False:
-                fields = self.coprocessor.bound(word).fields
-                flips = self._flips[word] = fields if fields.get("FlipSrcA") or fields.get("FlipSrcB") else None
-            if flips is not None:   # (C ran all but the flips: matrix_push.c)
-                flip_banks(self.coprocessor, thread, flips)
+            self._plan[word] = None
+        elif done > 0 and plan:   # (C ran all but the flips: matrix_push.c)
+            flip_banks(self.coprocessor, thread, plan)
         return done > 0  # type: ignore[no-any-return]
