@@ -100,6 +100,7 @@ class NativeMatrix:
         #: per word seen off the queue: None, never in C; else its fields if it flips a bank, or {}
         self._plan: dict[int, dict[str, int] | None] = {}
         self._cop_address = ctypes.addressof(path.cop)
+        self._run = lib.tdbg_run_queued
         cop.native_execute = self.run_queued
 
     def addresses(self) -> None:
@@ -161,7 +162,7 @@ class NativeMatrix:
         elif path._stale:
             path._addresses()
         self.banks()
-        run = self.lib.tdbg_run_queued
+        run = self._run
         done = run(self._cop_address, thread, word)
         if done == -1:
             path.describe_word(thread, word)
