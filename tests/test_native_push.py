@@ -103,10 +103,12 @@ def firmware(tmp_path: Path, words: list[int], trips: int = 1) -> Path:
     return source
 
 
-def outcome(source: Path, extra: Callable[[Session], tuple] = lambda s: ()) -> tuple[object, ...]:
+def outcome(source: Path, extra: Callable[[Session], tuple] = lambda s: (),
+            setup: Callable[[Session], None] = lambda s: None) -> tuple[object, ...]:
     """What a run of ``source`` leaves (stops, state, log, provenance; and ``extra`` of the session)
-    and how many pushes the native path made."""
+    and how many pushes the native path made; ``setup`` gives the session's model state first."""
     s = Session(source)
+    setup(s)
     stops = []
     for _ in range(500):   # an event (an ADDR_MOD entry no page defines) stops the core: go on
         stop = s.cont()

@@ -1208,6 +1208,8 @@ class Core:
             error = exc
         finally:
             self.running = False
+            if self._native is not None:
+                self._native.end_run()
             self._drop_stale()
         self._put_back_rounded()
         if self._undo is not None:
@@ -1279,6 +1281,8 @@ class Core:
                 self._native.begin_run()
             self.uc.emu_start(pc, 0, count=NEVER_REACHED if self._counted else 0)
             pc = self.pc
+        if self._native is not None:
+            self._native.end_run()
         self.uc.ctl_remove_cache(pc, pc + 4)
         return pc
 

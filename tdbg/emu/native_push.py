@@ -9,7 +9,9 @@ The hook runs the instruction itself when the entry names one it mirrors (``_kin
 INCRWC, SETRWC without bank flips, ZEROACC of one row, MOVD2A / MOVD2B with 16-bit Dst and no
 column masked, and with every ``LaneConfig`` zero SFPLOAD, SFPSTORE, SFPLOADI, SFPMAD, SFPSETCC,
 SFPENCC in their common modes; UNPACR and PACR in theirs, ``tdbg.emu.native_units``; the control
-and sync words, ``tdbg.emu.native_ctrl``), the state it reads is as described (``Cop.valid``, the
+and sync words, ``tdbg.emu.native_ctrl``; MVMUL, ELWADD, ELWSUB, ELWMUL, MOVA2D, MOVB2D, MOVB2A in
+theirs, ``tdbg.emu.native_matrix``, which also runs the words Python's Wait Gate queue releases:
+``tdbg_run_queued``), the state it reads is as described (``Cop.valid``, the
 config-derived values) and the run needs no Python record of each push (``Cop.mode``: no
 watchpoint set).  It then logs the push in its ring (``NativeRecords``, which ``PushLog`` merges
 in when read), bumps ``PushPath.seq`` (kept in ``Cop``) and the provenance of the ``Dst`` rows
@@ -55,7 +57,7 @@ from unicorn.unicorn_py3.unicorn import HOOK_CODE_CFUNC, uc_hook_h, uclib
 
 from tdbg import native
 from tdbg.arch import data_formats
-from tdbg.emu import native_ctrl, native_units
+from tdbg.emu import native_ctrl, native_matrix, native_units
 from tdbg.native import address
 from tdbg.tensix.events import MissingSpecification
 from tdbg.tensix.frontend import REPLAY_WORDS
@@ -126,7 +128,8 @@ class Cop(ctypes.Structure):
                 ("ring", _P), ("cap", _U32), ("limit", _U32), ("head", _U32), ("count", _U32),
                 ("total", _U64), ("per_thread", _U64 * MAXT), ("units", _P),
                 ("held_ok", _I32), ("fe", _P), ("expanded", _P), ("wanted", _P), ("expanded_cap", _U32), ("wanted_cap", _U32),
-                ("nwanted", _U32), ("words_mask", _U32), ("words", _P), ("handover", _P), ("ctrl", _P), ("via", _I32)]
+                ("nwanted", _U32), ("words_mask", _U32), ("words", _P), ("handover", _P), ("ctrl", _P), ("via", _I32),
+                ("matrix", _P), ("queued", _I32)]
 
 
 class CoreC(ctypes.Structure):
@@ -156,9 +159,10 @@ FIELDS = {
     K_SFPSETCC: ("Mod1", "VC", "Imm1", "VD"),
     K_SFPENCC: ("Mod1", "Imm2", "VD"),
     **native_units.FIELDS,
+    **native_matrix.FIELDS,
 }
 #: Where each kind's AddrMod is in its fields.
-ADDR_MOD_AT = {K_ZEROACC_ROW: 1, K_MOVD2A: 3, K_MOVD2B: 3, K_SFPLOAD: 1, K_SFPSTORE: 1}
+ADDR_MOD_AT = {K_ZEROACC_ROW: 1, K_MOVD2A: 3, K_MOVD2B: 3, K_SFPLOAD: 1, K_SFPSTORE: 1, **dict.fromkeys(native_matrix.FIELDS, 1)}
 
 
 def _kind(mnemonic: str | None, f: dict[str, int]) -> int:
@@ -173,6 +177,9 @@ def _kind(mnemonic: str | None, f: dict[str, int]) -> int:
         return K_ZEROACC_ROW
     if mnemonic in ("MOVD2A", "MOVD2B"):
         return K_MOVD2A if mnemonic == "MOVD2A" else K_MOVD2B
+    matrix = native_matrix.kind(mnemonic, f)
+    if matrix is not None:
+        return matrix
     if mnemonic in ("UNPACR", "PACR"):
         return native_units.kind(mnemonic, f) or K_PYTHON
     if mnemonic in ("MOP", "REPLAY"):
@@ -216,6 +223,9 @@ class NativePush:
         c.units = ctypes.addressof(self.units.s)
         self.ctrl = native_ctrl.NativeCtrl(tile, lib, c)
         c.ctrl = ctypes.addressof(self.ctrl.s)
+        self.in_run = False        # within a core's run (native_matrix.NativeMatrix.run_queued)
+        self.matrix = native_matrix.NativeMatrix(self, lib)
+        c.matrix = ctypes.addressof(self.matrix.s)
         self.cores: dict[int, NativeCore] = {}   # by their CoreC's address (``_handover``)
         self.fe = self._frontend()
         self.coprocessor.state.config.on_change(self.config_changed)
@@ -253,8 +263,12 @@ class NativePush:
     def begin_run(self) -> None:
         """A run starts: anything may have changed since the last (module docstring)."""
         c = self.cop
-        c.valid, self._stale = 0, True
+        c.valid, self._stale, self.in_run = 0, True, True
         c.mode = MODE_FAST if not self.tile.watches and native.library() is not None else MODE_PYTHON
+
+    def end_run(self) -> None:
+        """A run is over: until the next, the model's arrays may be replaced (a reset, a restore)."""
+        self.in_run = False
 
     def config_changed(self) -> None:
         """A config write: forget what was derived from config."""
@@ -264,6 +278,7 @@ class NativePush:
         ctypes.memset(ctypes.addressof(c) + Cop.addr_mod.offset, 0, ctypes.sizeof(c.addr_mod))
         ctypes.memset(ctypes.addressof(c) + Cop.sfpu_known.offset, 0, ctypes.sizeof(c.sfpu_known))
         self.units.config_changed()
+        self.matrix.config_changed()
 
     def resumed(self) -> None:
         """The queues are retried outside a push (a RISC-V semaphore write): what holds them, and
@@ -293,10 +308,8 @@ class NativePush:
         elif cop.settled_and_held():
             held = idle   # (for the words that release nothing: push.c's releases_nothing)
         c.held_ok = held
-        state = cop.state
-        banks = state.src_banks
-        a, b = banks.matrix_unit_srca, banks.matrix_unit_srcb
-        c.thread_ok, c.bank_a, c.bank_b, c.fmt_a, c.fmt_b = ok, a, b, state.srca.fmt[a], state.srcb.fmt[b]
+        c.thread_ok = ok
+        self.matrix.banks()
         self.units.refresh()
         self.ctrl.refresh()
         if self.fe is not None:
@@ -315,6 +328,7 @@ class NativePush:
          c.alias) = (address(a) for a in held)
         self.units.addresses()
         self.ctrl.addresses()
+        self.matrix.addresses()
         if self.fe is not None:
             self._held += (state.mop_cfg, cop.replay_bits)
             self.fe.mop_cfg, self.fe.replay = address(state.mop_cfg), address(cop.replay_bits)
@@ -357,8 +371,12 @@ class NativePush:
     def _fill(self, entry: Entry) -> None:
         b = self.coprocessor.bound(entry.word)
         kind = _kind(b.mnemonic, b.fields)
-        values = native_ctrl.values(kind, b.mnemonic, b.fields) if kind in native_ctrl.FIELDS else \
-            [b.fields[name] for name in FIELDS.get(kind, ())]
+        if kind in native_ctrl.FIELDS:
+            values = native_ctrl.values(kind, b.mnemonic, b.fields)
+        elif kind in native_matrix.FIELDS:
+            values = native_matrix.values(kind, b.fields)
+        else:
+            values = [b.fields[name] for name in FIELDS.get(kind, ())]
         for i, v in enumerate(values):
             entry.f[i] = v
         entry.kind = kind
@@ -371,6 +389,22 @@ class NativePush:
             self._derive_sfpu(t)
         if entry.kind in native_units.FIELDS:
             self.units.describe(t, entry)
+        if entry.kind in native_matrix.FIELDS:
+            self.matrix.describe(t)
+
+    def describe_word(self, t: int, word: int) -> None:
+        """The word table's entry of ``word`` (a word thread ``t``'s queue releases), as
+        ``describe`` fills it, and what it reads for ``t``."""
+        slot = self.lib.tdbg_word_entry(ctypes.addressof(self.cop), word)
+        if not slot:
+            return
+        x = Entry.from_address(slot)
+        try:
+            if x.kind == K_UNKNOWN:
+                self._fill(x)
+            self._derive_for(t, x)
+        except BaseException:   # noqa: BLE001 - a C caller waits: the word stays Python's
+            x.kind = K_PYTHON
 
     def _derive(self, t: int, addr_mod: int) -> None:
         c, cop = self.cop, self.coprocessor
@@ -387,7 +421,8 @@ class NativePush:
             try:
                 e = entry_in_force(config, t, addr_mod, extra)
             except MissingSpecification:
-                continue   # stays unknown: the Python path raises it
+                c.addr_mod[at + 14] = 2   # the Python path raises it
+                continue
             for i, v in enumerate(e):   # type: ignore[arg-type]
                 c.addr_mod[at + i] = v
             c.addr_mod[at + 14] = 1
@@ -543,6 +578,9 @@ class NativeCore:
     def begin_run(self) -> None:
         self.c.stop_asked = 0
         self.path.begin_run()
+
+    def end_run(self) -> None:
+        self.path.end_run()
 
     @property
     def hooks(self) -> int:

@@ -15,7 +15,8 @@ What is here (each C file names the Python function it mirrors, step for step, a
 * ``push.c``: the Unicorn code hook of ``.ttinsn`` words that pushes the common instructions
   (``tdbg.emu.native_push``), with ``unpack_pack.c``'s UNPACR and PACR (``tdbg.emu.native_units``),
   ``frontend.c``: the MOP and Replay Expanders (``tdbg.tensix.frontend``) and ``ctrl.c``: the
-  control and sync words (``tdbg.emu.native_ctrl``: config writes, semaphores, met waits).
+  control and sync words (``tdbg.emu.native_ctrl``: config writes, semaphores, met waits) and
+  ``matrix_push.c``: the Matrix Unit's common words (``tdbg.emu.native_matrix``).
 
 Why C built at first use by zig (measured on this project's benchmarks, ``scripts/bench.py``):
 the numpy model spends its time in per-call overhead on arrays of 16 to 2048 elements (an MVMUL
@@ -46,7 +47,7 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
-SOURCES = ("fpu.c", "sfpu.c", "pack.c", "l1track.c", "push.c", "unpack_pack.c", "frontend.c", "ctrl.c")
+SOURCES = ("fpu.c", "sfpu.c", "pack.c", "l1track.c", "push.c", "unpack_pack.c", "frontend.c", "ctrl.c", "matrix_push.c")
 #: ``python -m ziglang cc`` flags: a shared library for the host, no libc (the code calls nothing;
 #: ``-z defs`` fails the build, visibly, should the compiler ever call memset or memcpy).
 FLAGS = ("-shared", "-O2", "-nostdlib", "-fno-builtin", "-Wl,-z,defs")
@@ -69,10 +70,12 @@ SIGNATURES: dict[str, tuple] = {
     "tdbg_ctrl_size": (),
     "tdbg_word_entry": (_P, ctypes.c_uint32),
     "tdbg_push_word": (_P, ctypes.c_uint32, ctypes.c_uint32),
+    "tdbg_run_queued": (_P, _I, ctypes.c_uint32),
+    "tdbg_matrix_size": (),
 }
 RETURNS = {"tdbg_pack": _I, "tdbg_sfpload": _I, "tdbg_sfpstore": _I, "tdbg_ask_stop": _I, "tdbg_push_size": ctypes.c_uint32,
            "tdbg_units_size": ctypes.c_uint32, "tdbg_ctrl_size": ctypes.c_uint32, "tdbg_word_entry": _P,
-           "tdbg_push_word": ctypes.c_int32}  # the others return nothing
+           "tdbg_push_word": ctypes.c_int32, "tdbg_run_queued": ctypes.c_int32, "tdbg_matrix_size": ctypes.c_uint32}  # the others return nothing
 
 _lib: ctypes.CDLL | None = None
 _tried = False

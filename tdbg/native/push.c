@@ -13,8 +13,11 @@
  *   MOD0_FMT_INT32_ALL), SFPLOADI, SFPMAD (no indirect register), SFPSETCC, SFPENCC, each with
  *   VD < 12 (no backdoor load) and the fields their pages define; UNPACR and PACR in their common
  *   modes (tdbg/native/unpack_pack.c, tdbg.emu.native_units); the control and sync words
- *   (tdbg/native/ctrl.c, tdbg.emu.native_ctrl).  A word a T core stores to INSTRN_BUF_BASE runs
- *   the same way (tdbg_push_word, on the word table's entry).
+ *   (tdbg/native/ctrl.c, tdbg.emu.native_ctrl); MVMUL, ELWADD, ELWSUB, ELWMUL, MOVA2D, MOVB2D,
+ *   MOVB2A in their common modes (tdbg/native/matrix_push.c, tdbg.emu.native_matrix).  A word a
+ *   T core stores to INSTRN_BUF_BASE runs the same way (tdbg_push_word, on the word table's
+ *   entry); so does one Python's Wait Gate queue releases, of the kinds that read only what
+ *   Python describes for it (tdbg_run_queued, the Coprocessor's native_execute).
  * MOP and REPLAY (frontend.c expands them) run the words they expand to as these, and hand the
  * rest of the expansion to Python at the first word that is not one of them (run_frontend). */
 #include <stdint.h>
@@ -46,7 +49,9 @@ static void pack(const int32_t *r, struct rwc *x)
 enum { K_UNKNOWN = 0, K_NOP = 1, K_INCRWC = 2, K_SETRWC = 3, K_ZEROACC_ROW = 4, K_MOVD2A = 5, K_MOVD2B = 6,
        K_SFPLOAD = 7, K_SFPSTORE = 8, K_SFPLOADI = 9, K_SFPMAD = 10, K_SFPSETCC = 11, K_SFPENCC = 12,
        K_UNPACR = 13, K_PACR = 14, K_MOP = 15, K_REPLAY = 16,
-       K_SETC16 = 17, K_SETADCXX = 25, K_SEMGET = 28, K_SETADC = 29, K_PYTHON = 255 };   /* 17-29: ctrl.c's */
+       K_SETC16 = 17, K_SETADCXX = 25, K_SEMGET = 28, K_SETADC = 29,   /* 17-29: ctrl.c's */
+       K_MVMUL = 32, K_MOVB2A = 38, K_PYTHON = 255 };   /* 32-38: matrix_push.c's */
+#define NROWS 16    /* the most DstBits rows one instruction writes (an MVMUL to Dst32b) */
 enum { S_NONE = 0, S_BF16 = 1, S_FP16 = 2, S_TF32 = 3 };   /* tdbg.arch.data_formats styles */
 enum { MODE_PYTHON = 0, MODE_FAST = 1 };
 enum { V_STALE = 0, V_VALID = 1 };
@@ -80,7 +85,8 @@ struct cop {            /* one tile's coprocessor, as far as the native path rea
     uint64_t seen;          /* seq when this path last pushed or looked */
     /* per thread: MathConfig fields ZEROACC reads (known: 1) */
     int32_t math_known[MAXT], dst_base[MAXT], use32[MAXT];
-    /* per thread, ExtraAddrModBit, AddrMod: the ADDR_MOD entry ApplyAddrMod uses, [14] = known */
+    /* per thread, ExtraAddrModBit, AddrMod: the ADDR_MOD entry ApplyAddrMod uses, [14] = 1 known,
+     * 2 no page defines it (the Python path raises MissingSpecification), 0 not described */
     int16_t addr_mod[MAXT][2][8][16];
     int32_t thread_ok;  /* bit t: nothing queued at any Wait Gate, no wait latched for T<t>, no replay loading */
     /* the MOVs: MathConfig per thread (fp16a_force, implied, srca_fmt), the Src banks the Matrix
@@ -117,6 +123,9 @@ struct cop {            /* one tile's coprocessor, as far as the native path rea
     handover_fn handover;
     void *ctrl;         /* the control and sync words' state (ctrl.c's struct ctrl), or NULL */
     int32_t via;        /* the log's via of the push being run (tdbg_push_word's: 1, "store") */
+    void *matrix;       /* the Matrix Unit words' state (matrix_push.c's struct matrix), or NULL */
+    int32_t queued;     /* running a word off Python's queue (tdbg_run_queued): its bank flips are
+                         * the caller's */
 };
 
 struct core {           /* one core's side of it */
@@ -212,8 +221,8 @@ static void setrwc(int32_t *r, const uint16_t *f)
 static int zeroacc_row(struct cop *c, int t, int32_t *r, const uint16_t *f, int64_t *rows)
 {
     const int16_t *am = c->addr_mod[t][r[R_EXTRA]][f[1] & 7];
-    if (!c->math_known[t] || !am[14])
-        return -1;   /* not described yet: learn */
+    if (!c->math_known[t] || am[14] != 1)
+        return am[14] == 2 ? 0 : -1;   /* not described yet: learn */
     int64_t row = (f[0] + r[R_DST] + c->dst_base[t]) & 0x3FF;
     if (c->use32[t]) {
         rows[0] = c->row32[row];
@@ -253,8 +262,8 @@ static int movd2src(struct cop *c, int t, int32_t *r, const uint16_t *f, int to_
                 return 0;
     }
     const int16_t *am = c->addr_mod[t][r[R_EXTRA]][f[3] & 7];
-    if (!am[14])
-        return -1;   /* not described yet: learn */
+    if (am[14] != 1)
+        return am[14] == 2 ? 0 : -1;   /* not described yet: learn */
     int64_t dst_row = f[0] + r[R_DST] + c->dst_base[t];
     int32_t src_row = f[1] + (to_srcb ? r[R_SRCB] : r[R_SRCA]);
     int n;
@@ -372,8 +381,8 @@ static int vector(struct cop *c, int t, int32_t *r, struct entry *e, int64_t *ro
     switch (e->kind) {
     case K_SFPLOAD: case K_SFPSTORE: {
         const int16_t *am = c->addr_mod[t][r[R_EXTRA]][f[1] & 7];
-        if (!c->sfpu_known[t] || !am[14])
-            return -1;   /* not described yet: learn */
+        if (!c->sfpu_known[t] || am[14] != 1)
+            return am[14] == 2 ? 0 : -1;   /* not described yet: learn */
         int mod0 = f[2];
         int addr = sfpu_addr(c, t, r, f[0], &mod0);
         int wide = mod0 == M_FP32 || mod0 == 4 || mod0 == 12 || (e->kind == K_SFPSTORE && (mod0 == 7 || mod0 == 9));
@@ -490,6 +499,13 @@ static int vector(struct cop *c, int t, int32_t *r, struct entry *e, int64_t *ro
 int tdbg_units_run(void *units, int kind, int t, const uint16_t *f, uint32_t word, uint64_t seq);
 int tdbg_ctrl_run(void *ctrl, int kind, int t, const uint16_t *f);
 int tdbg_units_described(const void *units, int kind, int t, const uint16_t *f);
+int tdbg_matrix_run(void *matrix, int kind, int t, const int32_t *r, const uint16_t *f, int64_t *rows, int may_flip);
+int tdbg_matrix_described(const void *matrix, int t);
+
+static int is_matrix(uint32_t kind)
+{
+    return kind >= K_MVMUL && kind <= K_MOVB2A;
+}
 
 /* tdbg.emu.pushlog.PushLog.append for a native push (PushPath.execute's log step) */
 static void log_push(struct cop *c, struct core *k, uint32_t pc, uint32_t word)
@@ -542,6 +558,16 @@ static int execute(struct cop *c, int t, const struct entry *e, int64_t *rows, u
     case K_SFPLOAD: case K_SFPSTORE: case K_SFPLOADI: case K_SFPMAD: case K_SFPSETCC: case K_SFPENCC:
         done = vector(c, t, r, (struct entry *)e, rows);
         break;
+    case K_MVMUL: case K_MVMUL + 1: case K_MVMUL + 2: case K_MVMUL + 3: case K_MVMUL + 4: case K_MVMUL + 5:
+    case K_MOVB2A: {    /* f[1]: AddrMod */
+        const int16_t *am = c->addr_mod[t][r[R_EXTRA]][e->f[1] & 7];
+        if (!c->matrix || am[14] != 1)
+            return c->matrix && !am[14] ? -1 : 0;
+        done = tdbg_matrix_run(c->matrix, (int)e->kind, t, r, e->f, rows, c->queued);
+        if (done > 0)
+            apply_addr_mod(r, am, 1);
+        break;
+    }
     default:
         if (e->kind < K_SETC16 || e->kind > K_SETADC || !c->ctrl)
             return 0;
@@ -558,7 +584,8 @@ static int execute(struct cop *c, int t, const struct entry *e, int64_t *rows, u
  * SEMINIT, SEMPOST, SEMGET) */
 static int releases_nothing(uint32_t kind)
 {
-    return (kind >= K_NOP && kind <= K_SFPENCC) || (kind >= K_SETC16 && kind <= K_SETADCXX) || kind == K_SETADC;
+    return (kind >= K_NOP && kind <= K_SFPENCC) || (kind >= K_SETC16 && kind <= K_SETADCXX) || kind == K_SETADC
+        || is_matrix(kind);   /* (no bank flip: those are Python's) */
 }
 
 /* Whether thread t may run the kind now: nothing queued (thread_ok), or only held words */
@@ -567,10 +594,16 @@ static int may_run(const struct cop *c, int t, uint32_t kind)
     return ((c->thread_ok | (releases_nothing(kind) ? c->held_ok : 0)) >> t) & 1;
 }
 
+static void no_rows(int64_t *rows)
+{
+    for (int i = 0; i < NROWS; i++)
+        rows[i] = -1;
+}
+
 /* PushPath._dst_written of the rows an instruction wrote */
 static void provenance(struct cop *c, const int64_t *rows)
 {
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < NROWS; i++)
         if (rows[i] >= 0)
             c->prov_seq[rows[i]] = (int64_t)c->seq;
 }
@@ -579,9 +612,10 @@ static void provenance(struct cop *c, const int64_t *rows)
  * log record, PushPath.seq and the provenance of the DstBits rows it wrote; execute's return */
 static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
 {
-    int64_t rows[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    int64_t rows[NROWS];
     if (!may_run(c, k->thread, e->kind))
         return 0;
+    no_rows(rows);
     int done = execute(c, k->thread, e, rows, c->seq + 1);
     if (done <= 0)
         return done;
@@ -641,8 +675,9 @@ static int run_frontend(struct cop *c, struct core *k, struct entry *e, uint32_t
     log_push(c, k, pc, e->word);
     k->pushes++;
     for (int i = 0; i < n; i++) {
-        int64_t rows[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+        int64_t rows[NROWS];
         struct entry *x = word_slot(c, c->expanded[i]);
+        no_rows(rows);
         if (!may_run(c, t, x->kind) || execute(c, t, x, rows, c->seq) <= 0) {
             c->handover(k, (uint32_t)i, (uint32_t)n);
             c->valid = V_STALE;   /* Python ran words: the next push refreshes */
@@ -660,12 +695,14 @@ static int described(const struct cop *c, int t, const struct entry *e)
 {
     if (e->kind == K_UNPACR || e->kind == K_PACR)
         return tdbg_units_described(c->units, e->kind, t, e->f);
-    int at = e->kind == K_ZEROACC_ROW ? 1 : e->kind == K_MOVD2A || e->kind == K_MOVD2B ? 3
+    int at = e->kind == K_ZEROACC_ROW || is_matrix(e->kind) ? 1 : e->kind == K_MOVD2A || e->kind == K_MOVD2B ? 3
            : e->kind == K_SFPLOAD || e->kind == K_SFPSTORE ? 1 : -1;
     if (at < 0)
         return 1;
     if (!c->addr_mod[t][0][e->f[at] & 7][14] || !c->addr_mod[t][1][e->f[at] & 7][14])
         return 0;   /* (either ExtraAddrModBit: the counters are not read before a refresh) */
+    if (is_matrix(e->kind))
+        return c->matrix && tdbg_matrix_described(c->matrix, t);
     return e->kind == K_SFPLOAD || e->kind == K_SFPSTORE ? c->sfpu_known[t] : c->math_known[t];
 }
 
@@ -729,6 +766,45 @@ int32_t tdbg_push_word(struct core *k, uint32_t word, uint32_t pc)
     int done = attempt(c, k, x, pc);
     c->via = 0;
     return done > 0;
+}
+
+/* Whether a word of the kind may run off Python's Wait Gate queue here: it reads only the
+ * counters, Dst, Src, LaneConfig, the config-derived values (described per thread) and the Src
+ * banks Python describes before each such word (tdbg.emu.native_matrix.NativeMatrix.banks); and
+ * costs Python more than the call (measured: NOP, INCRWC, SETRWC 0.2-0.5 us in Python, 1.4 us
+ * through the call; ZEROACC 2.5 against 1.5, MOVD2A 10 against 2.5, MOVA2D 18 against 1.5) */
+static int runs_queued(uint32_t kind)
+{
+    return (kind >= K_ZEROACC_ROW && kind <= K_MOVD2B) || is_matrix(kind);
+}
+
+/* Coprocessor._execute of a word thread t's Wait Gate queue releases in Python's Coprocessor._run
+ * (the Wait Gate let it pass; the push that brought it was logged), as execute runs it (but a
+ * Matrix Unit word's bank flips, which the caller makes: tdbg.emu.native_matrix), with the
+ * provenance of the rows it wrote at PushPath.seq (PushPath._dst_written): 1 done; 0 not done now
+ * (the Python path runs it), -1 not done: its entry (the word table's) or the config it reads is
+ * to be described first, -2 never (a kind that does not run off the queue here) */
+int32_t tdbg_run_queued(struct cop *c, int t, uint32_t word)
+{
+    if (c->mode != MODE_FAST || !c->words || t < 0 || t >= MAXT)
+        return 0;
+    struct entry *x = tdbg_word_entry(c, word);
+    if (!x)
+        return 0;
+    if (x->kind == K_UNKNOWN)
+        return -1;
+    if (!runs_queued(x->kind))
+        return -2;
+    if (!described(c, t, x))
+        return -1;
+    int64_t rows[NROWS];
+    no_rows(rows);
+    c->queued = 1;
+    int done = execute(c, t, x, rows, c->seq);
+    c->queued = 0;
+    if (done > 0)
+        provenance(c, rows);
+    return done;
 }
 
 /* Core._ask_stop's first half for the native hook: set the flag, then read the entries and exits

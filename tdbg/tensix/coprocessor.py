@@ -207,6 +207,9 @@ class Coprocessor:
         self._frontend_ops = {self.isa.encoding(m).opcode for m in ("MOP", "MOP_CFG", "REPLAY")}
         self.on_dst_write = on_dst_write
         self.on_resume: Callable[[], None] | None = None
+        #: Runs a word a queue releases instead of ``_execute`` if it can (True: done; the
+        #: native push path's, ``tdbg.emu.native_matrix``); None: ``_execute`` runs them all.
+        self.native_execute: Callable[[int, int], bool] | None = None
         spec = state.profile.tensix
         self.capacity = spec.wait_gate_capacity
         self.threads = threads = spec.threads
@@ -372,7 +375,7 @@ class Coprocessor:
         return None
 
     def _run(self, first: int) -> None:
-        queues, gate = self._queue, self.wait_gate
+        queues, gate, native = self._queue, self.wait_gate, self.native_execute
         others = self._others[first]
         if not any(queues[t] for t in others):  # nothing another thread could release
             queue = queues[first]
@@ -382,7 +385,8 @@ class Coprocessor:
                 if (gate[first] is not None or b.waits) and self._held(first, b):
                     return
                 queue.popleft()
-                self._execute(first, word, b)
+                if native is None or not native(first, word):
+                    self._execute(first, word, b)
             return
         # Threads issue concurrently (README.md): each pass gives every thread with work one
         # instruction, so one that waits on another (an UNPACR_NOP held until the Matrix Unit
@@ -403,7 +407,8 @@ class Coprocessor:
                 if (gate[t] is not None or b.waits) and self._held(t, b):
                     continue
                 queue.popleft()
-                self._execute(t, word, b)
+                if native is None or not native(t, word):
+                    self._execute(t, word, b)
                 progress = True
 
     def _execute(self, thread: int, word: int, b: Bound) -> None:

@@ -512,6 +512,12 @@ _KIND = {"add": 0, "sub": 1, "mul": 2}
 _STYLE = {"BF16": 0, "TF32": 1, "FP16": 2}
 
 
+def flip_banks(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """The "possibly flip source banks" step of ``f`` (MVMUL.md, ELWADD.md: the native push path
+    ran the rest of the instruction, ``tdbg.emu.native_matrix``)."""
+    _Ctx(cop, thread, "").flip_banks(f)
+
+
 def _native(c: _Ctx) -> ctypes.CDLL | None:
     """The native datapath (``tdbg.native``) when it can run this instruction: it writes ``Dst``
     in place, so only while no ``Dst`` cell is unpredictable (``Dst.md`` bit-11 mode)."""
