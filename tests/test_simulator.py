@@ -584,3 +584,16 @@ def test_a_host_binary_overwritten_in_part_keeps_its_core():
     session.grid.write((1, 2), 0x8000, bytes(8))
     tile = session.grid.tiles[(1, 2)]
     assert tile.others_code("T0") == [(0x8008, 0x801C)] and tile.others_code("T2") == []
+
+
+def test_a_host_written_jump_to_self_parks_only_where_it_is_a_word():
+    """A host's write into a hosted tile's L1 (firmware arrives so): an aligned ``j .`` (jal
+    zero, 0: 0x0000006F) in it parks the core that reaches it; the same four bytes across two
+    words do not, and a write with none parks nothing new."""
+    session = Session.on_chip("1x2")
+    grid = session.grid
+    grid.write((1, 2), 0x9000, struct.pack("<3I", ADDI_T0, J_SELF, ADDI_T0))
+    grid.write((1, 2), 0x9100, b"\x00\x00" + struct.pack("<I", J_SELF) + b"\x00\x00")
+    grid.write((1, 2), 0x9200, struct.pack("<2I", ADDI_T0, LUI_T0))
+    parks = grid.tiles[(1, 2)].cores["B"].parks
+    assert 0x9004 in parks and not any(0x9100 <= a < 0x9300 for a in parks)
