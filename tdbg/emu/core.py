@@ -683,8 +683,9 @@ class Core:
 
     def respan(self) -> None:
         """The span hooks after the other cores' code changed (``_respan``; a core not built yet
-        hooks its code when it is built)."""
-        if not self.built:
+        hooks its code when it is built; a running one keeps its hooks, which run every word
+        right, until its next ``hook_code``: no hook is deleted in a run)."""
+        if not self.built or self.running:
             return
         touched = self._respan()
         if touched:
