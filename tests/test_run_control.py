@@ -197,3 +197,26 @@ def test_an_interrupt_between_two_runs_of_one_request_is_not_lost() -> None:
         pytest.fail("the interrupt was lost: the request ran on")
     stop, reached = done[0]
     assert stop.kind is StopKind.INTERRUPTED and not reached and hits[0] == 3
+
+
+def test_a_resume_from_a_stop_with_nothing_to_mute_is_one_run_of_the_same_instructions() -> None:
+    """A core stopped at a plain instruction (a turn's instruction count ran out: no breakpoint
+    or park there, no watched access, no push done) resumes with one ``emu_start``, no single
+    step first, and runs the instructions the step and the run ran: its registers are those of
+    the same count of single steps (``stepi``, the reference)."""
+    a, b = Session(EXAMPLES / "bench_loop.c"), Session(EXAMPLES / "bench_loop.c")
+    core = a.tile.cores[a.current]
+    assert core.resume(57).kind is StopKind.LIMIT      # the first resume runs 56 (none stopped yet)
+    assert core._nothing_to_mute()
+    runs: list[int] = []
+    start = core.uc.emu_start
+
+    def counted(begin: int, until: int, timeout: int = 0, count: int = 0) -> None:
+        runs.append(count)
+        start(begin, until, timeout, count)
+
+    core.uc.emu_start = counted
+    assert core.resume(57).kind is StopKind.LIMIT
+    assert runs == [57]
+    b.stepi(56 + 57)
+    assert core.regs() == b.tile.cores[b.current].regs() and core.pc == b.tile.cores[b.current].pc

@@ -538,3 +538,62 @@ def test_save_breakpoints_keeps_the_tile_a_breakpoint_is_on(tmp_path: Path) -> N
     run(sh, "delete", f"source {saved}")
     placed = [[(loc.tile, loc.core) for loc in bp.locations] for bp in sh[0].session.breakpoints.values()]
     assert placed == [[((2, 2), "T1")], [((1, 2), "T1"), ((2, 2), "T1")]]
+
+
+def _rotl2(word: int) -> int:
+    """A Tensix instruction as a ``.ttinsn`` word in code: rotated left by 2 (DESIGN.md)."""
+    return ((word << 2) | (word >> 30)) & 0xFFFF_FFFF
+
+
+TENSIX_NOP = 0x02 << 24              # opcode 0x02, no fields
+
+
+def test_a_hosted_cores_hooks_cover_its_own_binary_and_anothers_still_runs():
+    """A host's binary is for one core (tt-metal's firmware and kernels, ``Binary.core``): that
+    core hooks its ``.ttinsn`` words one by one, every other core hooks the stretch with one
+    span; a core that does reach another's code (T0 stepped through T1's four words) still
+    pushes each word to its own thread (PushTensixInstruction.md: a ``.ttinsn`` is a ``sw`` to
+    INSTRN_BUF_BASE wherever it is fetched) and runs the plain words as they are."""
+    session = Session.on_chip("1x2")
+    code = struct.pack("<6I", *(_rotl2(TENSIX_NOP) for _ in range(4)), ADDI_T0, J_SELF)
+    session.grid.write_code((1, 2), 0x8000, code, len(code), "T1")
+    tile = session.grid.tiles[(1, 2)]
+    t0, t1 = tile.cores["T0"], tile.cores["T1"]
+    t0.build()
+    words = [0x8000 + 4 * i for i in range(4)]
+    assert all(t0._span_at(a) == 0x8000 for a in words)          # one hook over T1's stretch
+    assert not any(t1._span_at(a) is not None for a in words)     # T1's own words, hooked each
+    session.grid.write((1, 2), SOFT_RESET_0, struct.pack("<I", HELD & ~(1 << 12)))   # T0 released (bit 12)
+    session.select_tile((1, 2))
+    with session.on_core("T0"):
+        session.set_register("t0", 5)
+        session.set_register("pc", 0x8000)
+        for _ in range(5):
+            session.stepi()
+    mine = [r for r in tile.pushes if r.core == "T0"]
+    assert [r.pc for r in mine] == words and {r.thread for r in mine} == {0} and {r.word for r in mine} == {TENSIX_NOP}
+    assert t0.pc == 0x8014 and t0.reg(5) == (5 + 0x678) & 0xFFFF_FFFF
+
+
+def test_a_host_binary_overwritten_in_part_keeps_its_core():
+    """The host's write over part of a binary leaves the rest that core's code (the other cores
+    span what is left of it, and nothing of what is data now)."""
+    session = Session.on_chip("1x2")
+    code = struct.pack("<8I", *(_rotl2(TENSIX_NOP) for _ in range(7)), J_SELF)
+    session.grid.write_code((1, 2), 0x8000, code, len(code), "T2")
+    session.grid.write((1, 2), 0x8000, bytes(8))
+    tile = session.grid.tiles[(1, 2)]
+    assert tile.others_code("T0") == [(0x8008, 0x801C)] and tile.others_code("T2") == []
+
+
+def test_a_host_written_jump_to_self_parks_only_where_it_is_a_word():
+    """A host's write into a hosted tile's L1 (firmware arrives so): an aligned ``j .`` (jal
+    zero, 0: 0x0000006F) in it parks the core that reaches it; the same four bytes across two
+    words do not, and a write with none parks nothing new."""
+    session = Session.on_chip("1x2")
+    grid = session.grid
+    grid.write((1, 2), 0x9000, struct.pack("<3I", ADDI_T0, J_SELF, ADDI_T0))
+    grid.write((1, 2), 0x9100, b"\x00\x00" + struct.pack("<I", J_SELF) + b"\x00\x00")
+    grid.write((1, 2), 0x9200, struct.pack("<2I", ADDI_T0, LUI_T0))
+    parks = grid.tiles[(1, 2)].cores["B"].parks
+    assert 0x9004 in parks and not any(0x9100 <= a < 0x9300 for a in parks)

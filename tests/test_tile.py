@@ -361,3 +361,24 @@ def test_a_reset_leaves_l1_zero_whatever_wrote_it() -> None:
     assert s.cont().kind is StopKind.EXITED
     s.tile.load("T0", None)
     assert zero(s.tile)
+
+
+def test_overlay_stream_registers_read_what_was_written_and_an_unmodelled_one_raises_each_time():
+    """NoC/Overlay/README.md with tt-metal's noc_overlay_parameters.h indices (stream ``s`` at
+    ``s * 0x1000``, register ``i`` at ``4 * i``): ``STREAM_REMOTE_DEST_BUF_SIZE`` (10) keeps its
+    17 bits and sets ``..._SPACE_AVAILABLE`` (297); ``..._SPACE_AVAILABLE_UPDATE`` (270) adds its
+    bits 22:6 to it.  A register tdbg does not model, and an offset inside a register, raise at
+    every access, the second as the first."""
+    from tdbg.tensix.events import UndefinedBehavior, UnimplementedFunctionality
+
+    overlay = Session.on_chip("1x2").grid.wake((1, 2)).overlay
+    stream = 5 * 0x1000
+    overlay.write(stream + 4 * 10, 0x2_1234)                          # 18 bits: the 17 kept
+    assert overlay.read(stream + 4 * 10) == 0x1234 and overlay.read(stream + 4 * 297) == 0x1234
+    overlay.write(stream + 4 * 270, 3 << 6)
+    assert overlay.read(stream + 4 * 297) == 0x1237 and overlay.read(6 * 0x1000 + 4 * 10) == 0
+    for _ in range(2):
+        with pytest.raises(UnimplementedFunctionality):
+            overlay.read(stream + 4 * 11)
+        with pytest.raises(UndefinedBehavior):
+            overlay.read(stream + 4 * 10 + 2)

@@ -174,7 +174,7 @@ class HostPort:
             if binary is None:
                 self.grid.write(self._checked(where), address, data)
             else:
-                self.grid.write_code(where, address, data, len(binary.text))
+                self.grid.write_code(where, address, data, len(binary.text), binary.core)
         except TensixEvent as exc:
             raise SessionError(str(exc)) from None
         if binary is not None:
@@ -201,7 +201,7 @@ class HostPort:
             try:
                 if self.grid.read(where, address, len(binary.text)) != binary.text:
                     continue     # overwritten since
-                self.grid.write_code(where, address, binary.text, len(binary.text))
+                self.grid.write_code(where, address, binary.text, len(binary.text), binary.core)
             except TensixEvent as exc:
                 raise SessionError(str(exc)) from None
             self._symbols(where, address, binary)

@@ -681,6 +681,16 @@ class Core:
                 touched.update(hooked[bisect_left(hooked, first):bisect_right(hooked, last)])
         return touched
 
+    def respan(self) -> None:
+        """The span hooks after the other cores' code changed (``_respan``; a core not built yet
+        hooks its code when it is built; a running one keeps its hooks, which run every word
+        right, until its next ``hook_code``: no hook is deleted in a run)."""
+        if not self.built or self.running:
+            return
+        touched = self._respan()
+        if touched:
+            self._rehook(touched)
+
     def _span_at(self, address: int) -> int | None:
         """The first address of the span hook over ``address`` (``_respan``), if one is."""
         for first, (last, _) in self._spans.items():
@@ -1072,27 +1082,41 @@ class Core:
         slice of host time (``tdbg.emu.preempt``: a ``PREEMPTED`` stop; ``Tile._turn`` decides
         what follows from what the core does); not ``exact``: a limit the run may go past (a
         store over loaded code then stops the run and it runs on, as an unlimited one does)."""
-        stop = self._step_past_last_stop()
-        if stop is not None:
-            return stop
-        pc = self.pc
-        if pc in self.breakpoints:
-            return self._record(Stop(StopKind.BREAKPOINT, self.name, pc))
-        if pc in self.parks:
-            return self._record(Stop(StopKind.PARKED, self.name, pc))
-        if limit == 1:
-            return self._record(Stop(StopKind.LIMIT, self.name, pc))
+        if self._nothing_to_mute():
+            count = limit or 0    # the run executes the stop's instruction itself: no step first
+        else:
+            stop = self._step_past_last_stop()
+            if stop is not None:
+                return stop
+            pc = self.pc
+            if pc in self.breakpoints:
+                return self._record(Stop(StopKind.BREAKPOINT, self.name, pc))
+            if pc in self.parks:
+                return self._record(Stop(StopKind.PARKED, self.name, pc))
+            if limit == 1:
+                return self._record(Stop(StopKind.LIMIT, self.name, pc))
+            count = limit - 1 if limit else 0
         if not preemptible:
             self._count_exact = exact
             try:
-                return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT))
+                return self._record(self._emulate(count, StopKind.LIMIT))
             finally:
                 self._count_exact = True
         PREEMPTOR.begin(self)
         try:
-            return self._record(self._emulate(limit - 1 if limit else 0, StopKind.LIMIT))
+            return self._record(self._emulate(count, StopKind.LIMIT))
         finally:
             PREEMPTOR.end(self)
+
+    def _nothing_to_mute(self) -> bool:
+        """True when the core stopped at its PC (``last_stop``) and stepping past that stop
+        mutes nothing: no breakpoint or park there (an exit would stop the run before the
+        instruction), not stopped before a watched access, no push there already done.  The
+        run then executes that instruction itself, as the step would have, without the step's
+        own ``emu_start`` (measured on bench (m): 164 such steps an add, 70 us each)."""
+        pc = self.pc
+        return (self.last_stop is not None and self.completed_pc != pc and not self._before_access
+                and pc not in self.breakpoints and pc not in self.parks)
 
     def run_observed(self, count: int) -> Stop | None:
         """Run ``count`` more instructions of this turn (``tdbg.emu.idle`` watches them); the

