@@ -37,6 +37,7 @@ from tdbg.arch import data_formats
 from tdbg.native import address
 from tdbg.tensix.matrix_unit import flip_banks, math_config
 from tdbg.tensix.src import SrcClient
+from tdbg.tensix.unpackers import flip_src
 
 if TYPE_CHECKING:
     from tdbg.emu.native_push import NativePush
@@ -56,7 +57,9 @@ FIELDS = {
 _KINDS = {"MVMUL": K_MVMUL, "ELWADD": K_ELWADD, "ELWSUB": K_ELWSUB, "ELWMUL": K_ELWMUL, "MOVA2D": K_MOVA2D,
           "MOVB2D": K_MOVB2D, "MOVB2A": K_MOVB2A}
 #: The words ``run_queued`` hands to C (push.c's runs_queued: the rest cost Python less than the call)
-QUEUED = {*_KINDS, "ZEROACC", "MOVD2A", "MOVD2B"}
+QUEUED = {*_KINDS, "ZEROACC", "MOVD2A", "MOVD2B", "UNPACR", "PACR"}
+#: ... of which the unpackers' and the packer's (``tdbg.emu.native_units``: its state read first)
+UNITS = {"UNPACR", "PACR"}
 #: Where the entry's fields hold FlipSrcA and FlipSrcB (``values``)
 FLIPS_AT = 10
 #: push.c's style codes (native_push.STYLES)
@@ -102,8 +105,9 @@ class NativeMatrix:
             s.style[code] = _STYLES[f.style]
         s.tf32 = data_formats.DataFormat.TF32
         self._held: tuple = ()
-        #: per word seen off the queue: None, never in C; else its fields if it flips a bank, or {}
-        self._plan: dict[int, dict[str, int] | None] = {}
+        #: per word seen off the queue: None, never in C; else whether it is an UNPACR / PACR
+        #: (``UNITS``) and its fields if it flips a bank (None if not)
+        self._plan: dict[int, tuple[bool, dict[str, int] | None] | None] = {}
         self._cop_address = ctypes.addressof(path.cop)
         self._run = lib.tdbg_run_queued
         cop.native_execute = self.run_queued
@@ -156,17 +160,22 @@ class NativeMatrix:
         plan = self._plan.get(word, False)
         if plan is False:
             b = self.coprocessor.bound(word)
-            flips = b.fields.get("FlipSrcA") or b.fields.get("FlipSrcB")
-            plan = self._plan[word] = (b.fields if flips else {}) if b.mnemonic in QUEUED else None
+            f = b.fields
+            flips = f.get("FlipSrcA") or f.get("FlipSrcB") or f.get("FlipSrc")
+            plan = self._plan[word] = (b.mnemonic in UNITS, f if flips else None) if b.mnemonic in QUEUED else None
         if plan is None:
             return False
+        units, flips = plan
         if not path.in_run:
             if path.tile.watches or native.library() is None:
                 return False
             path._addresses()
         elif path._stale:
             path._addresses()
-        self.banks()
+        if units:
+            path.units.refresh()
+        else:
+            self.banks()
         run = self._run
         done = run(self._cop_address, thread, word)
         if done == -1:
@@ -174,6 +183,6 @@ class NativeMatrix:
             done = run(self._cop_address, thread, word)
         if done == -2:
             self._plan[word] = None
-        elif done > 0 and plan:   # (C ran all but the flips: matrix_push.c)
-            flip_banks(self.coprocessor, thread, plan)
+        elif done > 0 and flips is not None:   # (C ran all but the flips: matrix_push.c, unpack_pack.c)
+            (flip_src if units else flip_banks)(self.coprocessor, thread, flips)
         return done > 0  # type: ignore[no-any-return]

@@ -1,7 +1,8 @@
 """The native push path's UNPACR and PACR (``tdbg/native/unpack_pack.c``): which words it runs,
 the config-derived state it reads (``describe``, forgotten at every config write), the model
-state it reads and writes in place (``addresses``, ``refresh``), and its records of L1 accesses
-(``L1Records``, which ``tdbg.emu.pushlog.L1Log`` merges in).
+state it reads and writes in place (``addresses``, ``refresh``), and the ring of L1 accesses
+that is ``tdbg.emu.pushlog.L1Log``'s once it exists (the Python path's accesses go into it too,
+``append``: one order whichever side made them).
 
 Measured (``scripts/bench.py`` figure (d), the UNPACR/PACR mix): the Python path costs about
 32 us a push (the hook and log, the executor's Python, ``Tile.write``'s bookkeeping, the
@@ -33,19 +34,19 @@ from tdbg.tensix.src import SrcClient
 
 if TYPE_CHECKING:
     from tdbg.emu.native_push import Entry
+    from tdbg.emu.pushlog import L1Access
     from tdbg.emu.tile import Tile
 
 MAXT, NSLOT, MAXCODE = 4, 4 * 2 * 9, 64
 K_UNPACR, K_PACR = 13, 14
 #: What each instruction's C function reads, in its order (unpack_pack.c).
 UNPACR_FIELDS = ("WhichUnpacker", "MultiContextMode", "ContextNumber", "ContextADC", "AllDatumsAreZero",
-                 "Ch0YInc", "Ch0ZInc", "Ch1YInc", "Ch1ZInc")
+                 "Ch0YInc", "Ch0ZInc", "Ch1YInc", "Ch1ZInc", "FlipSrc")
 PACR_FIELDS = ("Last", "OvrdThreadId", "ReadIntfSel", "AddrCntContext", "AddrMode")
 FIELDS = {K_UNPACR: UNPACR_FIELDS, K_PACR: PACR_FIELDS}
 #: Fields the C side leaves to Python when nonzero (what their Python code does is not mirrored);
 #: the rest (UNPACR's Last, PACR's Concat) the Python functions do not read.
-_PYTHON_ONLY = {"UNPACR": ("UseContextCounter", "FlipSrc", "CfgContextCntInc", "SearchCacheFlush", "srcb_bcast",
-                           "RowSearch"),
+_PYTHON_ONLY = {"UNPACR": ("UseContextCounter", "CfgContextCntInc", "SearchCacheFlush", "srcb_bcast", "RowSearch"),
                 "PACR": ("Flush", "ZeroWrite", "CtxtCtrl", "DstAccessMode", "RowPadZero", "CfgContext")}
 F = unpackers.F
 #: unpack_pack.c's conversions: (InDataFormat, OutDataFormat) -> code (unpackers.convert to Src)
@@ -114,7 +115,8 @@ class NativeUnits:
         self._code_ranges: object = None
         self._owners: tuple = ()   # what the arrays the C side holds belong to (``addresses``)
         self._described = False    # a slot was described since the last config write
-        tile.push_path.l1_log.native = self
+        self._log, self._address = lib.tdbg_units_log, ctypes.addressof(self.s)
+        tile.push_path.l1_log.attach(self)
 
     # -- Python's side of the state -------------------------------------------------------------
     def addresses(self) -> None:
@@ -188,9 +190,10 @@ class NativeUnits:
                     pass
 
     # -- the records (tdbg.emu.pushlog.NativeL1Records) -------------------------------------------
-    @property
-    def count(self) -> int:
-        return self.s.count
+    def append(self, access: L1Access) -> None:
+        """An access the Python path made, into the ring after those made so far (``tdbg_units_log``)."""
+        seq, thread, word, start, end, write = access
+        self._log(self._address, seq, thread, word, start, end, write)
 
     def records(self) -> list[tuple]:
         """The ring's records, oldest first, as ``L1Access`` tuples."""

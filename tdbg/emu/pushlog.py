@@ -250,9 +250,11 @@ class L1Access(NamedTuple):
 
 
 class L1Log:
-    """The newest ``limit`` L1 accesses of Tensix instructions (bounded memory).  The native push
-    path (``tdbg.emu.native_units``) keeps its records in a ring of its own (``native``), merged
-    in by sequence number when the log is read (each push's accesses are all on one side)."""
+    """The newest ``limit`` L1 accesses of Tensix instructions (bounded memory), in the order they
+    were made.  Once the native push path exists (``tdbg.emu.native_units``), its ring holds them
+    all (``attach``): the accesses of the words C runs and those of the words Python runs, which
+    may alternate within one push (a MOP's expansion handed over, the words a Wait Gate queue
+    releases), go into the one ring as they are made."""
 
     LIMIT = 100_000
 
@@ -264,15 +266,23 @@ class L1Log:
     def limit(self) -> int:
         return self._items.maxlen or 0
 
+    def attach(self, native: NativeL1Records) -> None:
+        """The native path's ring keeps every access from now on (those kept so far moved in)."""
+        for access in self._items:
+            native.append(access)
+        self._items.clear()
+        self.native = native
+
     def append(self, access: L1Access) -> None:
-        self._items.append(access)
+        n = self.native
+        if n is None:
+            self._items.append(access)
+        else:
+            n.append(access)
 
     def _records(self) -> deque[L1Access] | list[L1Access]:
         n = self.native
-        if n is None or not n.count:
-            return self._items
-        merged = list(heapq.merge(self._items, map(L1Access._make, n.records()), key=lambda a: a.seq))
-        return merged[-self.limit:]
+        return self._items if n is None else list(map(L1Access._make, n.records()))
 
     def __iter__(self) -> Iterator[L1Access]:
         return iter(self._records())
@@ -290,22 +300,24 @@ class L1Log:
 
     def truncate(self, seq: int) -> None:
         """Forget the accesses of pushes after ``seq`` (a checkpoint restored)."""
+        n = self.native
+        if n is not None:
+            n.truncate(seq)
+            return
         while self._items and self._items[-1].seq > seq:
             self._items.pop()
-        if self.native is not None:
-            self.native.truncate(seq)
 
     def clear(self) -> None:
+        n = self.native
+        if n is not None:
+            n.clear()
         self._items.clear()
-        if self.native is not None:
-            self.native.clear()
 
 
 class NativeL1Records(Protocol):
-    """What ``L1Log`` reads of the native path's L1 records (``tdbg.emu.native_units``)."""
+    """What ``L1Log`` reads and writes of the native path's L1 ring (``tdbg.emu.native_units``)."""
 
-    count: int
-
+    def append(self, access: L1Access) -> None: ...
     def records(self) -> list[tuple]: ...
     def truncate(self, seq: int) -> None: ...
     def clear(self) -> None: ...

@@ -72,6 +72,7 @@ SIGNATURES: dict[str, tuple] = {
     "tdbg_push_word": (_P, ctypes.c_uint32, ctypes.c_uint32),
     "tdbg_run_queued": (_P, _I, ctypes.c_uint32),
     "tdbg_matrix_size": (),
+    "tdbg_units_log": (_P, ctypes.c_uint64, _I, ctypes.c_uint32, ctypes.c_int64, ctypes.c_int64, _I),
 }
 RETURNS = {"tdbg_pack": _I, "tdbg_sfpload": _I, "tdbg_sfpstore": _I, "tdbg_ask_stop": _I, "tdbg_push_size": ctypes.c_uint32,
            "tdbg_units_size": ctypes.c_uint32, "tdbg_ctrl_size": ctypes.c_uint32, "tdbg_word_entry": _P,

@@ -496,7 +496,7 @@ static int vector(struct cop *c, int t, int32_t *r, struct entry *e, int64_t *ro
     return 1;
 }
 
-int tdbg_units_run(void *units, int kind, int t, const uint16_t *f, uint32_t word, uint64_t seq);
+int tdbg_units_run(void *units, int kind, int t, const uint16_t *f, uint32_t word, uint64_t seq, int queued);
 int tdbg_ctrl_run(void *ctrl, int kind, int t, const uint16_t *f);
 int tdbg_units_described(const void *units, int kind, int t, const uint16_t *f);
 int tdbg_matrix_run(void *matrix, int kind, int t, const int32_t *r, const uint16_t *f, int64_t *rows, int may_flip);
@@ -553,7 +553,7 @@ static int execute(struct cop *c, int t, const struct entry *e, int64_t *rows, u
         done = movd2src(c, t, r, e->f, e->kind == K_MOVD2B);
         break;
     case K_UNPACR: case K_PACR:
-        done = tdbg_units_run(c->units, e->kind, t, e->f, e->word, seq);
+        done = tdbg_units_run(c->units, e->kind, t, e->f, e->word, seq, c->queued);
         break;
     case K_SFPLOAD: case K_SFPSTORE: case K_SFPLOADI: case K_SFPMAD: case K_SFPSETCC: case K_SFPENCC:
         done = vector(c, t, r, (struct entry *)e, rows);
@@ -775,7 +775,7 @@ int32_t tdbg_push_word(struct core *k, uint32_t word, uint32_t pc)
  * through the call; ZEROACC 2.5 against 1.5, MOVD2A 10 against 2.5, MOVA2D 18 against 1.5) */
 static int runs_queued(uint32_t kind)
 {
-    return (kind >= K_ZEROACC_ROW && kind <= K_MOVD2B) || is_matrix(kind);
+    return (kind >= K_ZEROACC_ROW && kind <= K_MOVD2B) || is_matrix(kind) || kind == K_UNPACR || kind == K_PACR;
 }
 
 /* Coprocessor._execute of a word thread t's Wait Gate queue releases in Python's Coprocessor._run

@@ -8,8 +8,9 @@
  * UNPACR (tdbg.tensix.unpackers.unpacr, plan, _write_out's _write_rows, _update_counters): an
  * uncompressed BF16 -> BF16, FP16 -> FP16 or FP32 -> TF32 / BF16 / FP16 run of whole datums
  * (no Tileize_mode, no FIFO wrap, no upsampling, column shift or Transpose) into SrcA / SrcB
- * whole rows, with ADC increments; not FlipSrc, UseContextCounter or Unpack_Src_Reg_Set_Upd (they
- * write state the Python objects hold).  PACR (tdbg.tensix.packers.pacr's native branch,
+ * whole rows, with ADC increments; FlipSrc only off a queue, all but the flip (the caller makes it:
+ * tdbg.emu.native_matrix.run_queued), not UseContextCounter or Unpack_Src_Reg_Set_Upd (they write
+ * state the Python objects hold).  PACR (tdbg.tensix.packers.pacr's native branch,
  * _output, _advance): nothing staged (PackConfig.native), no ZeroWrite / Flush, no L1
  * accumulation, tdbg_pack (pack.c) of the gathered Dst datums.
  *
@@ -17,7 +18,8 @@
  * (tdbg.emu.l1_written), a write over loaded code (its replaced words, its translations), the
  * reverse-step journal and a tile whose L1 is still all zero (Tile.l1_zero) are the Python path's;
  * otherwise the bytes are written, their granules marked written, and each access logged in a
- * ring that tdbg.emu.pushlog.L1Log merges in by sequence number. */
+ * ring that is tdbg.emu.pushlog.L1Log's once the native path exists: the Python path's accesses
+ * go into it too (tdbg_units_log), in the order made. */
 #include <stdint.h>
 
 #define MAXT 4
@@ -144,7 +146,7 @@ static int writable(const struct units *s, int64_t start, int64_t n)
 
 /* -- UNPACR ------------------------------------------------------------------------------------ */
 /* f = WhichUnpacker, MultiContextMode, ContextNumber, ContextADC, AllDatumsAreZero, Ch0YInc,
- * Ch0ZInc, Ch1YInc, Ch1ZInc (tdbg.emu.native_units.UNPACR_FIELDS) */
+ * Ch0ZInc, Ch1YInc, Ch1ZInc, FlipSrc (tdbg.emu.native_units.UNPACR_FIELDS) */
 static inline uint32_t src_tf32(uint32_t x)   /* unpackers._src_tf32 (Sign,Exp,Man -> Sign,Man,Exp) */
 {
     return (x & 0x40000u) | ((x & 0x3FFu) << 8) | ((x & 0x3FC00u) >> 10);
@@ -172,13 +174,15 @@ static inline uint32_t convert(int conv, uint32_t b)
     }
 }
 
-static int unpacr(struct units *s, int t, const uint16_t *f, uint32_t word, uint64_t seq)
+static int unpacr(struct units *s, int t, const uint16_t *f, uint32_t word, uint64_t seq, int queued)
 {
     int which = f[0], multi = f[1];
     const struct uslot *c = &s->u[(t * 2 + which) * 9 + (multi ? 1 + f[2] : 0)];
+    if (f[9] && !queued)
+        return 0;    /* FlipSrc pushed: Python's (the bank it hands over may release other words) */
     if (!c->known)
         return -1;   /* not described yet: learn */
-    if (c->known != 1 || !s->settled || !s->src_ok[which])
+    if (c->known != 1 || !(s->settled || queued) || !s->src_ok[which])
         return 0;
     int adc_t = multi ? f[3] : t, unit = which ? UNPACKER1 : UNPACKER0;
     /* plan */
@@ -362,12 +366,21 @@ static int pacr(struct units *s, int t, const uint16_t *f, uint32_t word, uint64
 }
 
 /* push.c's run for K_UNPACR / K_PACR: 1 done, 0 the Python path's, -1 learn (module comment);
- * seq is the push's sequence number */
-int tdbg_units_run(struct units *s, int kind, int t, const uint16_t *f, uint32_t word, uint64_t seq)
+ * seq is the push's sequence number.  queued: a word Python's Wait Gate queue releases, whose
+ * Wait Gate check (Coprocessor._run's _held, for UNPACR's unit wait) has just settled every
+ * latched wait: another thread's latch left then does not make it the Python path's. */
+int tdbg_units_run(struct units *s, int kind, int t, const uint16_t *f, uint32_t word, uint64_t seq, int queued)
 {
     if (!s || !s->ok)
         return 0;
-    return kind == K_UNPACR ? unpacr(s, t, f, word, seq) : kind == K_PACR ? pacr(s, t, f, word, seq) : 0;
+    return kind == K_UNPACR ? unpacr(s, t, f, word, seq, queued) : kind == K_PACR ? pacr(s, t, f, word, seq) : 0;
+}
+
+/* An L1 access the Python path made (PushPath._l1_accessed): logged in the same ring, so that
+ * tdbg.emu.pushlog.L1Log keeps every access in the order made, whichever side made it */
+void tdbg_units_log(struct units *s, uint64_t seq, int t, uint32_t word, int64_t start, int64_t end, int write)
+{
+    log_access(s, seq, t, word, start, end, write);
 }
 
 /* Whether the config-derived state of the entry's instruction is described (push.c's described) */

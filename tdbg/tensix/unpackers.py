@@ -692,6 +692,14 @@ def _update_counters(cop: Coprocessor, thread: int, which: int, which_adc: int, 
         cop.unpacker_src_row[which][thread] = (cop.unpacker_src_row[which][thread] + 16 + c.src_row_base) & 0x3F
 
 
+def flip_src(cop: Coprocessor, thread: int, f: dict[str, int]) -> None:
+    """``_update_counters``' FlipSrc step alone, for an ``UNPACR`` whose other effects were made
+    elsewhere (the native push path runs the rest: ``tdbg.emu.native_matrix.run_queued``)."""
+    which = f["WhichUnpacker"]
+    c = read_config(cop, thread, which, bool(f["MultiContextMode"]), context_of(cop, thread, f)[0])
+    _flip(cop, thread, which, c.out_fmt, c.src_row_base)
+
+
 def _flip(cop: Coprocessor, thread: int, which: int, out_fmt: int, row_base: int) -> None:
     """Give the unpacker's bank to the Matrix Unit, with its implied format."""
     state = cop.state
