@@ -5,7 +5,9 @@ Python: BFP input, ``Tileize_mode``, L1 accumulation, an edge mask), places thei
 random data, on L1 nothing wrote and over loaded code, and pushes random UNPACR and PACR words
 (with fields it leaves to Python: FlipSrc, ZeroWrite, Flush), must stop at the same events and
 leave identical Src, L1, ADCs, packer state, L1-written map, L1 log and push log; and the native
-path must have run some of each."""
+path must have run some of each.  So for the same words queued behind a latched SEMWAIT and
+released by another thread's SEMPOST (C runs them off Python's queue: ``tdbg_run_queued``), and
+for tt-llk's kernels, whose UNPACRs and PACRs all wait at the Wait Gate."""
 
 from __future__ import annotations
 
@@ -16,9 +18,11 @@ import pytest
 
 from tdbg import native
 from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.emu import native_matrix
 from tdbg.emu.native_units import K_PACR, K_UNPACR
 from tdbg.emu.stops import StopKind
 from tdbg.session import Session
+from tdbg.tensix.coprocessor import Bound, Coprocessor
 from tdbg.tensix.isa import isa_of
 from tdbg.tensix.state import TensixState
 from tdbg.tensix.unpackers import F
@@ -121,13 +125,23 @@ def _packer_phase(fw: Firmware, rng: np.random.Generator, victim: bool) -> None:
     fw.tti("SETADCXY", CntSetMask=4, X0Val=0, Y0Val=0, X1Val=0, Y1Val=0, BitMask=0xA)   # Y0, Y1
 
 
-def random_program(rng: np.random.Generator, phases: int, words: int, trips: int = 3) -> Firmware:
+#: The L1 words of the handshake of ``released``: T0's trip number, T1's acknowledgement
+FLAG, ACK = 0x100000, 0x100004
+
+
+def random_program(rng: np.random.Generator, phases: int, words: int, trips: int = 3, release: bool = False) -> Firmware:
+    """``release``: each trip's words queued behind a latched SEMWAIT (T1 releases them: ``released``)."""
     fw = Firmware()
     r = lambda bits: int(rng.integers(0, 1 << bits))  # noqa: E731
+    if release:
+        fw.lines.append("unsigned trip = 0;")
+        fw.tti("SEMINIT", SemaphoreMask=1, NewValue=0, NewMax=1)
     for phase in range(phases):
         _unpacker_phase(fw, rng, False)
         _packer_phase(fw, rng, phase == phases - 1)
         fw.lines.append(f"for (volatile int i = 0; i < {trips}; i++) {{")   # again, learnt (volatile: not unrolled)
+        if release:   # semaphore 0 is 0: every word after it waits at the Wait Gate
+            fw.tti("SEMWAIT", ConditionMask=1, SemaphoreMask=1, BlockMask=0x1FF)
         for _ in range(words):
             if rng.integers(0, 2):
                 inc = lambda: r(2) if rng.integers(0, 6) == 0 else 0  # noqa: E731
@@ -141,15 +155,34 @@ def random_program(rng: np.random.Generator, phases: int, words: int, trips: int
                 fw.tti("PACR", Last=int(rng.integers(0, 3) == 0), OvrdThreadId=int(rng.integers(0, 8) == 0),
                        AddrCntContext=r(2), ReadIntfSel=r(4), AddrMode=r(2),
                        ZeroWrite=int(rng.integers(0, 16) == 0), Flush=int(rng.integers(0, 16) == 0))
+        if release:   # (SEMGET: 0 again for the next trip) T1 is told, and releases them
+            fw.tti("SEMGET", SemaphoreMask=1)
+            fw.lines.append(f"trip++; *(volatile unsigned *){FLAG:#x}u = trip; "
+                            f"while (*(volatile unsigned *){ACK:#x}u != trip) {{}}")
         fw.lines.append("}")
+    if release:
+        fw.lines.append(f"*(volatile unsigned *){FLAG:#x}u = 0xFFFFFFFFu;")
     return fw
 
 
-def outcome(source: Path, seed: int) -> tuple[object, tuple[int, int]]:
+def released(tmp_path: Path, fw: Firmware) -> dict[str, Path]:
+    """T0 runs ``fw`` (``random_program(release=True)``); T1 releases each trip's queued words with a
+    SEMPOST, which Python's Coprocessor._run passes to ``native_execute`` one by one."""
+    t1 = tmp_path / "release.c"
+    t1.write_text('#include "tensix.h"\nint main(void)\n{\n    for (unsigned i = 1;; i++) {\n'
+                  f"        unsigned f;\n        while ((f = *(volatile unsigned *){FLAG:#x}u) != i)\n"
+                  "            if (f == 0xFFFFFFFFu)\n                return 0;\n"
+                  f"        TTI({ISA.encode('SEMPOST', SemaphoreMask=1):#010x}u);\n"
+                  f"        *(volatile unsigned *){ACK:#x}u = i;\n    }}\n}}\n")
+    return {"T0": fw.source(tmp_path), "T1": t1}
+
+
+def outcome(source: Path | dict[str, Path], seed: int) -> tuple[object, tuple[int, int]]:
     s = Session(source)
     rng = np.random.default_rng(seed)
     for at in INPUTS:
         s.write_memory(at, rng.integers(0, 256, 0x2000, dtype=np.uint8).tobytes())
+    s.write_memory(FLAG, bytes(8))   # (the cores' stores are seen only on the native path)
     dst = s.tile.coprocessor.state.dst
     dst.write16(slice(0, 1024), rng.integers(0, 1 << 16, (1024, 16), dtype=np.uint16))
     stops = []
@@ -182,7 +215,9 @@ def outcome(source: Path, seed: int) -> tuple[object, tuple[int, int]]:
              state.src_banks.unpacker, cop.unpacker_src_row, state.adcs.value.tolist(), state.adcs.cr.tolist(),
              ps.regs.tolist(), ps.histogram.max_exponent, l1[OUTPUT:OUTPUT + 0x4000].tobytes(),
              l1[victim:victim + 0x2000].tobytes(), tile.l1_written.saved(), l1_log,
-             [tile.l1_log.of_push(q) for q in seqs[::7]], writers, kept, list(path.log), path.log.total, path.seq), ran)
+             [tile.l1_log.of_push(q) for q in seqs[::7]], writers, kept, list(path.log), path.log.total, path.seq,
+             cop.rwc_bits.tolist(), state.dst.bits.tolist(), state.srca.fmt, state.srcb.fmt,
+             [cop.pending(t) for t in range(cop.threads)]), ran)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -255,3 +290,87 @@ def test_each_mirrored_format_native_equals_python(tmp_path: Path, case: int) ->
     assert got == want
     assert got[0] == [got[0][-1]] and got[0][-1][0] is StopKind.EXITED   # no event
     assert ran[0] >= 3 * (trips - 2) and ran[1] >= 4 * (trips - 2)
+
+
+class Queued:
+    """The UNPACRs and PACRs C ran off Python's Wait Gate queue (``NativeMatrix.run_queued``), and
+    those Python's ``_execute`` ran."""
+
+    OPS = (0x42, 0x41)   # UNPACR, PACR (bh_encodings.json)
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.queued, self.python = [0, 0], [0, 0]
+        run_queued, execute = native_matrix.NativeMatrix.run_queued, Coprocessor._execute
+
+        def counted(matrix: native_matrix.NativeMatrix, thread: int, word: int) -> bool:
+            done = run_queued(matrix, thread, word)
+            if done and word >> 24 in self.OPS:
+                self.queued[self.OPS.index(word >> 24)] += 1
+            return done
+
+        def executed(cop: Coprocessor, thread: int, word: int, b: Bound) -> None:
+            if word >> 24 in self.OPS:
+                self.python[self.OPS.index(word >> 24)] += 1
+            execute(cop, thread, word, b)
+        monkeypatch.setattr(native_matrix.NativeMatrix, "run_queued", counted)
+        monkeypatch.setattr(Coprocessor, "_execute", executed)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_unpacr_pacr_released_from_the_queue(tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each trip's UNPACRs and PACRs (FlipSrc among them, and the modes C leaves to Python) queued
+    behind T0's latched SEMWAIT, released by T1's SEMPOST: C runs those it mirrors (all but the
+    flip) as Python would, the L1 log keeping every access in the order made (C's and Python's
+    alternate within the one push that released them)."""
+    cores = released(tmp_path, random_program(np.random.default_rng(seed), phases=5, words=30, release=True))
+    with monkeypatch.context() as m:
+        counts = Queued(m)
+        got, _ = outcome(cores, seed)
+    with native.disabled():
+        want, _ = outcome(cores, seed)
+    assert got == want
+    assert counts.queued[0] > 20 and counts.queued[1] > 20
+    assert counts.python[0] + counts.python[1] > 0   # (the modes C leaves to Python among them)
+
+
+@pytest.mark.parametrize("name", ["datacopy_bf16", "eltwise_add", "eltwise_mul_fp32_2blocks",
+                                  "eltwise_add_bf16_fp32dest_2blocks", "matmul_2x2x2"])
+def test_ttllk_kernels_run_their_queued_unpacr_pacr_in_c(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tt-llk's kernels, whose unpack thread's UNPACRs (each with FlipSrc) and pack thread's PACRs
+    wait at the Wait Gate behind a latched wait: the same output, Src, ADCs, push log and L1 log
+    on both paths, equal to tt-llk's golden; C ran them off the queue, and (but for matmul's
+    first UNPACRs, pushed with nothing queued: a FlipSrc pushed is Python's) none is left to
+    Python's ``_execute``."""
+    import ttllk_variants as tv
+    from test_ttllk_kernels import run
+
+    from tdbg.toolchain import ttnn
+    try:
+        ttnn.tree()
+    except ttnn.TtnnUnavailable as exc:
+        pytest.skip(f"tt-llk kernels need the ttnn wheel: {exc}")
+    case = tv.CASES[name]()
+
+    def state() -> tuple[object, ...]:
+        s = run(case.variant, case.inputs)
+        tile = s.tile
+        path, state = tile.push_path, tile.coprocessor.state
+        return (s.read_memory(case.variant.buffers["Res"].address, case.out_bytes), list(path.log), path.seq,
+                list(tile.l1_log), state.srca.data.tolist(), state.srcb.data.tolist(), state.adcs.value.tolist(),
+                state.packer.regs.tolist(), tile.coprocessor.unpacker_src_row)
+
+    with monkeypatch.context() as m:
+        counts = Queued(m)
+        got = state()
+    with native.disabled():
+        want = state()
+    assert got == want
+    out = tv.decode(got[0], case.out_format)   # type: ignore[arg-type]
+    if case.tolerance is None:
+        assert (out == case.golden).all()
+    else:
+        assert np.isclose(out, case.golden, atol=case.tolerance[0], rtol=case.tolerance[1]).all()
+    assert counts.queued[0] >= 8
+    assert counts.python == ([2, 0] if name == "matmul_2x2x2" else [0, 0])
+    if "2blocks" in name:
+        assert counts.queued[1] >= 32
