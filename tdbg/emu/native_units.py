@@ -115,7 +115,15 @@ class NativeUnits:
         self._code_ranges: object = None
         self._owners: tuple = ()   # what the arrays the C side holds belong to (``addresses``)
         self._described = False    # a slot was described since the last config write
+        #: per slot (UNPACR's, then PACR's), what it was last described from (config-derived
+        #: objects, the same while no word they read is written) and its bytes then: a config write
+        #: forgets every slot, and one whose objects are the same again is copied back (measured:
+        #: a PACR's slot 13 us to describe, its objects 3 us; an UNPACR's 4 against 1.3)
+        self._saved: dict[int, tuple[tuple, bytes]] = {}
         self._log, self._address = lib.tdbg_units_log, ctypes.addressof(self.s)
+        #: ``refresh``'s arrays of ``s`` (views of it: an attribute's lookup makes a new one each time)
+        self._bank, self._src_ok, self._src_row = self.s.bank, self.s.src_ok, self.s.src_row
+        self._threads, self._ncode = min(tile.coprocessor.threads, MAXT), 0
         tile.push_path.l1_log.attach(self)
 
     # -- Python's side of the state -------------------------------------------------------------
@@ -142,20 +150,21 @@ class NativeUnits:
         ranges = tile.code_ranges()
         if ranges is not self._code_ranges:
             self._code(ranges)
-        s.ok = cop.l1_journal is None and not tile.l1_zero and s.ncode <= MAXCODE
+        s.ok = cop.l1_journal is None and not tile.l1_zero and self._ncode <= MAXCODE
         s.settled = all(g is None for g in cop.wait_gate)
-        unpacker = state.src_banks.unpacker
-        for which, reg in enumerate((state.srca, state.srcb)):
-            s.bank[which] = unpacker[which]
-            s.src_ok[which] = reg.allowed_client[unpacker[which]] == SrcClient.Unpackers
-            for t in range(min(cop.threads, MAXT)):
-                s.src_row[which * MAXT + t] = cop.unpacker_src_row[which][t]
+        a, b = unpacker = state.src_banks.unpacker
+        self._bank[:] = unpacker
+        self._src_ok[:] = (state.srca.allowed_client[a] == SrcClient.Unpackers,
+                           state.srcb.allowed_client[b] == SrcClient.Unpackers)
+        rows, n = cop.unpacker_src_row, self._threads
+        self._src_row[:n] = rows[0][:n]
+        self._src_row[MAXT:MAXT + n] = rows[1][:n]
 
     def _code(self, ranges: tuple[list[int], list[int]]) -> None:
         """The loaded code's merged ranges (``Tile.code_ranges``)."""
         s = self.s
         starts, ends = ranges
-        s.ncode = len(starts)
+        s.ncode = self._ncode = len(starts)
         for i, (lo, hi) in enumerate(zip(starts[:MAXCODE], ends[:MAXCODE])):
             s.code[2 * i], s.code[2 * i + 1] = lo, hi
         self._code_ranges = ranges
@@ -173,21 +182,23 @@ class NativeUnits:
         cop = self.tile.coprocessor
         self._described = True
         if entry.kind == K_UNPACR:
-            slot = self.s.u[(thread * 2 + f["WhichUnpacker"]) * 9 + (1 + f["ContextNumber"] if f["MultiContextMode"] else 0)]
-            if not slot.known:
-                slot.known = 2
-                try:
-                    _unpacr_slot(cop, thread, f, slot)
-                except TensixEvent:
-                    pass   # stays declined: the Python path raises it
+            at = (thread * 2 + f["WhichUnpacker"]) * 9 + (1 + f["ContextNumber"] if f["MultiContextMode"] else 0)
+            slot: USlot | PSlot = self.s.u[at]
         else:
-            pslot = self.s.p[thread]
-            if not pslot.known:
-                pslot.known = 2
-                try:
-                    _pacr_slot(cop, thread, pslot)
-                except TensixEvent:
-                    pass
+            at, slot = NSLOT + thread, self.s.p[thread]
+        if slot.known:
+            return
+        slot.known = 2
+        try:
+            inputs = _unpacr_inputs(cop, thread, f) if entry.kind == K_UNPACR else _pacr_inputs(cop, thread)
+        except TensixEvent:
+            return   # stays declined: the Python path raises it
+        saved = self._saved.get(at)
+        if saved is not None and all(a is b for a, b in zip(saved[0], inputs)):
+            ctypes.memmove(ctypes.addressof(slot), saved[1], ctypes.sizeof(slot))
+            return
+        (_unpacr_slot if entry.kind == K_UNPACR else _pacr_slot)(inputs, slot)   # type: ignore[operator]
+        self._saved[at] = (inputs, bytes(slot))
 
     # -- the records (tdbg.emu.pushlog.NativeL1Records) -------------------------------------------
     def append(self, access: L1Access) -> None:
@@ -217,13 +228,18 @@ class NativeUnits:
         self.s.count = self.s.head = 0
 
 
-def _unpacr_slot(cop, thread: int, f: dict[str, int], slot: USlot) -> None:  # type: ignore[no-untyped-def]
-    """``slot`` from ``unpackers.read_config`` of the word's context (known 1 when mirrored)."""
+def _unpacr_inputs(cop, thread: int, f: dict[str, int]) -> tuple[unpackers.UnpackConfig]:  # type: ignore[no-untyped-def]
+    """What an UNPACR's slot is made from: ``unpackers.read_config`` of the word's context."""
     which, multi = f["WhichUnpacker"], bool(f["MultiContextMode"])
     fields = {"WhichUnpacker": which, "MultiContextMode": int(multi), "UseContextCounter": 0,
               "ContextNumber": f["ContextNumber"], "ContextADC": f["ContextADC"]}
     context, _ = unpackers.context_of(cop, thread, fields)
-    c = unpackers.read_config(cop, thread, which, multi, context)
+    return (unpackers.read_config(cop, thread, which, multi, context),)
+
+
+def _unpacr_slot(inputs: tuple[unpackers.UnpackConfig], slot: USlot) -> None:
+    """``slot`` from its inputs (known 1 when mirrored)."""
+    c, = inputs
     conv = CONVERSIONS.get((c.in_fmt, c.out_fmt))
     if (conv is None or not c.uncompressed or c.tileize or c.transpose or c.to_dst or c.col_shift or c.upsample_rate
             or c.src_reg_set_upd):
@@ -238,9 +254,14 @@ def _unpacr_slot(cop, thread: int, f: dict[str, int], slot: USlot) -> None:  # t
     slot.known = 1
 
 
-def _pacr_slot(cop, thread: int, slot: PSlot) -> None:  # type: ignore[no-untyped-def]
-    """``slot`` from ``packers.read_config`` and the ``ADDR_MOD_PACK`` entries (known 1 when mirrored)."""
-    c = packers.read_config(cop, thread)
+def _pacr_inputs(cop, thread: int) -> tuple:  # type: ignore[no-untyped-def]
+    """What a PACR's slot is made from: ``packers.read_config`` and the four ``ADDR_MOD_PACK`` entries."""
+    return (packers.read_config(cop, thread), *(packers.addr_mod_pack(cop, thread, m) for m in range(4)))
+
+
+def _pacr_slot(inputs: tuple, slot: PSlot) -> None:
+    """``slot`` from its inputs (known 1 when mirrored)."""
+    c, *addr_mods = inputs
     if c.native is None or c.l1_acc:
         return
     plan, fmt = c.native
@@ -255,8 +276,8 @@ def _pacr_slot(cop, thread: int, slot: PSlot) -> None:  # type: ignore[no-untype
         c.base0, c.x_stride, c.y_stride, c.z_stride, c.w_stride, c.dst_offset, c.base1, c.y_stride1, c.z_stride1,
         c.w_stride1, c.l1_dest_addr, c.exp_section_size, c.limit, c.fifo_size, c.reads_per_plane)
     at = 0
-    for m in range(4):
-        for side in packers.addr_mod_pack(cop, thread, m):
+    for entry in addr_mods:
+        for side in entry:
             for v in side:
                 slot.addr_mod[at] = v
                 at += 1
