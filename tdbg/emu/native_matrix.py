@@ -15,6 +15,16 @@ A released MVMUL / ELW* that flips a bank (tt-llk's last of a tile, clearing its
 runs in C but for the flip, which ``run_queued`` makes then (``matrix_unit.flip_banks``: it
 changes what holds other words at the Wait Gate, which only Python's queue sees).
 
+UNPACR and PACR (``tdbg.emu.native_units``, in the modes the hook path runs) go the same way: every
+UNPACR / PACR of tt-llk's kernels waits at the Wait Gate behind a latched wait.  The units' state
+Python words change (the unpackers' banks and their AllowedClient, ``SrcRow``, code ranges, the
+journal) is read before each (``NativeUnits.refresh``); an UNPACR's Wait Gate check has just
+settled every latched wait (``Coprocessor._run``'s ``_held``), so another thread's latch does not
+make it Python's here as it does when pushed; FlipSrc runs in C but for the flip
+(``unpackers.flip_src`` after it).  Their L1 accesses go into the L1 log's one ring, in the order
+made whichever side made them (``tdbg.emu.pushlog.L1Log``).  tt-llk's eltwise kernels: 8-64
+UNPACRs and 0-96 PACRs left to Python each, now none.
+
 Measured (one word through ``run_queued`` against Python's ``_execute``): MVMUL 6.7 against 13 us,
 ELWADD 2.5 against 6.9, MOVA2D 1.5 against 18, MOVD2A 2.5 against 10, ZEROACC 1.5 against 2.5;
 NOP, INCRWC and SETRWC cost Python 0.2-0.5 us, less than the call (1.4 us): they stay Python's

@@ -15,8 +15,9 @@ shift, ``Transpose``, unpacking to ``Dst``, ``Unpack_Src_Reg_Set_Upd``; for PACR
 conversion, L1 accumulation), and, per push, its bank not the unpackers', a run of datums that
 is not whole rows, an address the Python path would refuse, an L1 read nothing wrote, an L1
 write over loaded code, and a tile whose state needs what only Python keeps (a reverse-step
-journal, L1 still all zero; for UNPACR a wait latched on any thread, which its Wait Gate check,
-``Coprocessor._held``, settles).
+journal, L1 still all zero; for a pushed UNPACR a wait latched on any thread, which its Wait Gate
+check, ``Coprocessor._held``, settles, and FlipSrc, whose bank handed over may release other
+words: off Python's queue both run here, ``tdbg.emu.native_matrix.NativeMatrix.run_queued``).
 """
 
 from __future__ import annotations

@@ -712,6 +712,8 @@ static int described(const struct cop *c, int t, const struct entry *e)
 static int attempt(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
 {
     int done = 0;
+    if (e->kind == K_UNPACR && e->f[9])
+        return 0;   /* FlipSrc pushed: Python's (unpack_pack.c's unpacr), before a refresh is asked */
     if (c->seq != c->seen) {    /* Python pushed (or traced a window access) since */
         c->valid = V_STALE;
         c->seen = c->seq;
@@ -770,9 +772,11 @@ int32_t tdbg_push_word(struct core *k, uint32_t word, uint32_t pc)
 
 /* Whether a word of the kind may run off Python's Wait Gate queue here: it reads only the
  * counters, Dst, Src, LaneConfig, the config-derived values (described per thread) and the Src
- * banks Python describes before each such word (tdbg.emu.native_matrix.NativeMatrix.banks); and
- * costs Python more than the call (measured: NOP, INCRWC, SETRWC 0.2-0.5 us in Python, 1.4 us
- * through the call; ZEROACC 2.5 against 1.5, MOVD2A 10 against 2.5, MOVA2D 18 against 1.5) */
+ * banks Python describes before each such word (tdbg.emu.native_matrix.NativeMatrix.banks; for
+ * UNPACR / PACR the units' state, tdbg.emu.native_units.NativeUnits.refresh); and costs Python
+ * more than the call (measured: NOP, INCRWC, SETRWC 0.2-0.5 us in Python, 1.4 us through the
+ * call; ZEROACC 2.5 against 1.5, MOVD2A 10 against 2.5, MOVA2D 18 against 1.5; UNPACR, PACR
+ * 30-60 us in Python's _execute) */
 static int runs_queued(uint32_t kind)
 {
     return (kind >= K_ZEROACC_ROW && kind <= K_MOVD2B) || is_matrix(kind) || kind == K_UNPACR || kind == K_PACR;
