@@ -396,7 +396,7 @@ class NativePush:
                 entry.kind = K_PYTHON   # B pushes after the MOP Expander (PushTensixInstruction.md)
         self._derive_for(k.c.thread, entry)
         c = self.cop
-        for word in self.wanted[:c.nwanted].tolist():
+        for word in dict.fromkeys(self.wanted[:c.nwanted].tolist()):   # (an expansion repeats its words)
             slot = self.lib.tdbg_word_entry(ctypes.addressof(c), word)
             if slot:
                 x = Entry.from_address(slot)
