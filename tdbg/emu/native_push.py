@@ -53,12 +53,14 @@ import ctypes
 from typing import TYPE_CHECKING
 
 import numpy as np
-from unicorn import UC_HOOK_CODE, UcError
+from unicorn import UC_HOOK_CODE, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE, UcError
+from unicorn.riscv_const import UC_RISCV_REG_PC
 from unicorn.unicorn_py3.unicorn import HOOK_CODE_CFUNC, uc_hook_h, uclib
 
 from tdbg import native
 from tdbg.arch import data_formats
 from tdbg.emu import native_ctrl, native_matrix, native_units
+from tdbg.emu.fasthook import add_mem_hook_fptr
 from tdbg.native import address
 from tdbg.tensix.events import MissingSpecification
 from tdbg.tensix.frontend import REPLAY_WORDS
@@ -138,6 +140,12 @@ class CoreC(ctypes.Structure):
 
     _fields_ = [("cop", _P), ("fallback", _P), ("learn", _P), ("thread", _I32), ("index", _I32),
                 ("hooks", _I32), ("stop_asked", _I32), ("pushes", _U64), ("describe", _P), ("shared_ok", _I32)]
+
+
+class StoreHook(ctypes.Structure):
+    """``struct store`` of push.c."""
+
+    _fields_ = [("core", _P), ("fallback", _P), ("reg_read", _P), ("pc_reg", _I32)]
 
 
 class Entry(ctypes.Structure):
@@ -619,7 +627,32 @@ class NativeCore:
 
     def begin_run(self) -> None:
         self.c.stop_asked = 0
+        if self.core._instrn_hook is not None:
+            self.hook_stores()
         self.path.begin_run()
+
+    def hook_stores(self) -> None:
+        """Give the stores to the core's ``INSTRN_BUF_BASE`` region (a T core's) to push.c's
+        ``tdbg_store_hook``, which pushes a word by ``tdbg_push_word`` with no Python frame and
+        calls the region's Python hook (then its loads' only) for the rest (between runs: no
+        hook of a running core changes).  Measured on tt-llk's matmul_bf16: 47 stored pushes a
+        run, each cost the Python hook, ``on_write``, the device and ``push_word``."""
+        core = self.core
+        assert core._instrn_hook is not None
+        handle, begin, end = core._instrn_hook
+        core._instrn_hook = None
+        uc = core.uc
+        fallback = uc._callbacks[handle]
+        self._stores = StoreHook(self.c_address, ctypes.cast(fallback, _P).value,
+                                 ctypes.cast(uclib.uc_reg_read, _P).value, UC_RISCV_REG_PC)
+        uc.hook_del(handle)
+        add_mem_hook_fptr(uc, UC_HOOK_MEM_READ, fallback, begin, end)
+        status = uclib.uc_hook_add(uc._uch, self._handle_ref, UC_HOOK_MEM_WRITE,
+                                   ctypes.cast(self.path.lib.tdbg_store_hook, _P).value,
+                                   ctypes.addressof(self._stores), begin, end)
+        if status:
+            raise UcError(status)
+        uc._callbacks[self._handle.value] = (self._stores, fallback)   # kept while hooked
 
     def end_run(self) -> None:
         self.path.end_run()

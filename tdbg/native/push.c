@@ -838,6 +838,37 @@ int32_t tdbg_push_word(struct core *k, uint32_t word, uint32_t pc)
     return done > 0;
 }
 
+typedef void (*mem_hook)(void *uc, int32_t type, uint64_t address, int32_t size, int64_t value, void *user);
+typedef int32_t (*reg_read_fn)(void *uc, int32_t regid, void *value);
+
+struct store {          /* a T core's INSTRN_BUF_BASE region (tdbg.emu.native_push.StoreHook) */
+    struct core *core;  /* NULL: every store is the Python hook's */
+    mem_hook fallback;  /* the region's Python hook (tdbg.emu.core.Core._map_device's) */
+    reg_read_fn reg_read;   /* uc_reg_read */
+    int32_t pc_reg;     /* UC_RISCV_REG_PC (a memory hook reads the storing instruction's) */
+};
+
+/* UC_HOOK_MEM_WRITE over the region: an aligned sw pushes its word as the device would
+ * (tdbg.emu.devices.instruction_push.InstructionPush.store, by tdbg_push_word: the stop asked,
+ * the mode, watchpoints and the entry checked there); anything else, or a word C declines, is the
+ * region's Python hook's, which the hook then calls.  Entries and exits counted as
+ * tdbg_push_hook counts them (Core._ask_stop). */
+void tdbg_store_hook(void *uc, int32_t type, uint64_t address, int32_t size, int64_t value, void *user)
+{
+    struct store *s = (struct store *)user;
+    struct core *k = s->core;
+    if (k && size == 4 && !(address & 3)) {
+        uint64_t pc = 0;
+        int done;
+        __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+        done = !s->reg_read(uc, s->pc_reg, &pc) && tdbg_push_word(k, (uint32_t)value, (uint32_t)pc);
+        __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+        if (done)
+            return;
+    }
+    s->fallback(uc, type, address, size, value, 0);
+}
+
 /* Whether a word of the kind may run off Python's Wait Gate queue here: it reads only the
  * counters, Dst, Src, LaneConfig, the config-derived values (described per thread) and the Src
  * banks Python describes before each such word (tdbg.emu.native_matrix.NativeMatrix.banks); and
