@@ -70,10 +70,12 @@ measurement of it), shown beside them.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import hashlib
 import json
 import math
 import os
+import pstats
 import resource
 import struct
 import subprocess
@@ -372,8 +374,18 @@ def llk_kernels() -> None:
             ok = s.read_memory(int(out["addr"], 16), out["len"]) == (inputs / out["file"]).read_bytes()
             return done - t0, loaded - t0, ok
 
+        def calls() -> int:
+            """Python calls of one run (a session after another; deterministic where times are noisy)."""
+            s = Session(elfs)
+            for ld in manifest["loads"]:
+                s.write_memory(int(ld["addr"], 16), (inputs / ld["file"]).read_bytes())
+            profile = cProfile.Profile()
+            profile.runcall(s.cont)
+            return pstats.Stats(profile).total_calls  # type: ignore[attr-defined, no-any-return]
+
         total, load, ok = min(once() for _ in range(REPEAT))
-        detail = f"Session() {load * 1e3:.1f} ms, run {(total - load) * 1e3:.1f} ms; output {'= ttsim' if ok else 'DIFFERS from ttsim'}"
+        detail = (f"Session() {load * 1e3:.1f} ms, run {(total - load) * 1e3:.1f} ms ({calls():,} Python calls); "
+                  f"output {'= ttsim' if ok else 'DIFFERS from ttsim'}")
         out = manifest["output"]
         loads = [(int(ld["addr"], 16), (inputs / ld["file"]).read_bytes()) for ld in manifest["loads"]]
         detail += _ttsim_column(total, total - load, _ttsim_kernel(elfs, loads, (int(out["addr"], 16), out["len"])),

@@ -126,3 +126,20 @@ def test_per_thread_addr_mod_config(cop: Coprocessor) -> None:
     run(cop, "ZEROACC", thread=0, Mode=1, Imm10=0xFF)
     run(cop, "ZEROACC", thread=1, Mode=1, Imm10=0xFF)
     assert (cop.rwc(0).Dst, cop.rwc(1).Dst) == (0, 4)
+
+
+def test_an_addr_mod_entry_is_each_configs_own() -> None:
+    """``entry_in_force`` is taken from another config of the table only when the words it reads
+    hold the same there (the field read by ``get`` is the reference): a config whose entry differs
+    gets its own, one whose words match another's gets the same, and a write changes it."""
+    from tdbg.tensix.rwc import entry_in_force
+
+    for incr, clear in [(3, 0), (5, 0), (3, 0), (3, 1), (5, 1), (3, 0)]:
+        c = TensixState().config
+        c.set("ADDR_MOD_DST_SEC1_DestIncr", incr)
+        c.set("ADDR_MOD_DST_SEC1_DestClear", clear)
+        want = [c.get(f"ADDR_MOD_DST_SEC1_{n}", thread=0) for n in ("DestIncr", "DestClear")]
+        assert want == [incr, clear]
+        assert list(entry_in_force(c, 0, 1, 0)[6:8]) == want      # DestIncr, DestClear: fields 7 and 8
+        c.set("ADDR_MOD_DST_SEC1_DestIncr", incr + 1)
+        assert entry_in_force(c, 0, 1, 0)[6] == incr + 1

@@ -250,3 +250,36 @@ def test_ttllk_kernels_leave_the_same_control_state(name: str) -> None:
         want = state()
     assert got == want
     assert all(all(row) for row in got[-1][-1])
+
+
+def test_stored_words_are_pushed_by_the_c_store_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A T core's ``sw`` to INSTRN_BUF_BASE goes to push.c's store hook (``NativeCore.hook_stores``),
+    which pushes the word in C, or hands it to the region's Python hook: the words it declines
+    (Python's, SETC16 among them), a 2-byte store (UndefinedBehavior, PushTensixInstruction.md) and
+    a misaligned one; everything as the Python path leaves it, and the device's Python store ran
+    only for what C declined."""
+    from tdbg.emu.devices.instruction_push import InstructionPush
+    from tdbg.emu.native_push import NativeCore
+    words = random_words(np.random.default_rng(5), 150)
+    lines = [f"TTI({_encode('NOP'):#010x}u);", *(f"TT_PUSH({w:#010x}u);" for w in words),
+             f"*(volatile uint16_t *)INSTRN_BUF_BASE = {_encode('NOP') & 0xFFFF:#x};",
+             f"*(volatile uint32_t *)(INSTRN_BUF_BASE + 2) = {_encode('NOP'):#010x}u;"]
+    source = tmp_path / "stores.c"
+    body = "".join(f"        {line}\n" for line in lines)
+    source.write_text(f'#include "tensix.h"\nint main(void)\n{{\n    for (int i = 0; i < 2; i++) {{\n{body}    }}\n'
+                      "    return 0;\n}\n")
+    python_stores = []
+    store = InstructionPush.store
+
+    def counted(self: InstructionPush, core: object, offset: int, size: int, value: int) -> None:
+        python_stores.append(value)
+        store(self, core, offset, size, value)  # type: ignore[arg-type]
+    monkeypatch.setattr(InstructionPush, "store", counted)
+    got = assert_same(source)
+    python_stores.clear()
+    stored = native_records(source)
+    in_c, with_hook = int((stored["via"] == 1).sum()), len(python_stores)   # (logged as stores)
+    python_stores.clear()
+    monkeypatch.setattr(NativeCore, "hook_stores", lambda self: setattr(self.core, "_instrn_hook", None))
+    assert (native_records(source)["via"] == 1).sum() == in_c   # (C pushed the same, called by Python)
+    assert in_c > 100 and with_hook == len(python_stores) - in_c   # no Python frame for those

@@ -18,6 +18,7 @@ import pytest
 
 from tdbg import native
 from tdbg.arch.blackhole import BLACKHOLE
+from tdbg.emu import native_push
 from tdbg.emu.pushlog import PushLog
 from tdbg.emu.stops import StopKind
 from tdbg.emu.tile import Policy
@@ -251,3 +252,51 @@ def test_the_words_queued_behind_an_event_let_through_run_at_once(tmp_path: Path
     s.tile.policy[Category.UnimplementedFunctionality] = Policy.WARN
     assert s.cont().kind is StopKind.EXITED
     assert len(s.tile.warnings) == 2 and counters.decode(s.tile.coprocessor.rwc_bits[0])["Dst"] == 62
+
+
+def _config(values: dict[str, int]) -> Callable[[Session], None]:
+    """A setup that sets Config fields (thread 0's bank) before the run."""
+    def setup(s: Session) -> None:
+        for name, v in values.items():
+            s.tile.tensix.config.set(name, v, thread=0)
+    return setup
+
+
+#: Two configs the same words read differently: the ADDR_MOD entries ZEROACC / MOVD2A / SFPLOAD
+#: apply, and the Dst row size ZEROACC clears (MathConfig)
+CONFIGS = ({"ADDR_MOD_DST_SEC1_DestIncr": 3, "ADDR_MOD_AB_SEC2_SrcAIncr": 1, "ALU_ACC_CTRL_Fp32_enabled": 0},
+           {"ADDR_MOD_DST_SEC1_DestIncr": 7, "ADDR_MOD_AB_SEC2_SrcAIncr": 5, "ALU_ACC_CTRL_Fp32_enabled": 1,
+            "ADDR_MOD_DST_SEC3_DestCR": 1})
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_shared_word_table_keeps_no_session_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      seed: int) -> None:
+    """A word's kind and fields are the profile's table's (``SharedWords``) across sessions, but
+    what its instruction reads from config is each session's: a session under another config,
+    whose words all come from the table (no word decoded for it), leaves what the Python path
+    leaves under that config."""
+    monkeypatch.setattr(native_push.SharedWords, "_tables", {})
+    rng = np.random.default_rng(seed)
+    words = [w for w in random_words(rng, 160) if ISA.decode(w).mnemonic != "SETC16"]
+    words += random_vector_words(rng, 40)
+    source = firmware(tmp_path, words, trips=2)
+    first, ran_first = outcome(source, setup=_config(CONFIGS[0]))
+    kinds = []
+    monkeypatch.setattr(native_push, "_kind", lambda m, f, _k=native_push._kind: kinds.append(m) or _k(m, f))
+    second, ran_second = outcome(source, setup=_config(CONFIGS[1]))
+    assert kinds == []   # every word's description the first session's
+    with native.disabled():
+        want_first, _ = outcome(source, setup=_config(CONFIGS[0]))
+        want_second, _ = outcome(source, setup=_config(CONFIGS[1]))
+    assert first == want_first and second == want_second
+    assert first != second   # (the configs matter)
+    assert ran_first > 0 and ran_second > 0
+
+
+def test_each_instruction_set_has_its_own_word_table() -> None:
+    """A word means what its profile's encodings say: the table is per ``Isa``."""
+    from tdbg.tensix.isa import Isa
+    wormhole = Isa.load("tdbg.arch.wormhole_b0")
+    assert native_push.SharedWords.of(ISA) is native_push.SharedWords.of(ISA)
+    assert native_push.SharedWords.of(wormhole) is not native_push.SharedWords.of(ISA)

@@ -357,3 +357,19 @@ def test_a_decode_is_shared_by_configs_whose_words_agree() -> None:
     for cop in unpack:
         unpack_setup(cop)
     assert unpackers.read_config(unpack[1], 0, 0, False, 0) is unpackers.read_config(unpack[0], 0, 0, False, 0)
+
+
+def test_an_addr_mod_pack_entry_is_each_configs_own() -> None:
+    """``packers.addr_mod_pack`` (shared too) is another config's only where the words it reads
+    agree: each config gets the ``ADDR_MOD_PACK_SEC1`` fields ``get`` reads in it."""
+    config._SHARED.clear()
+    for incr, clear in [(3, 0), (5, 0), (3, 0), (3, 1), (5, 1), (3, 0)]:
+        cop = Coprocessor(TensixState())
+        cfg = cop.state.config
+        cfg.set("ADDR_MOD_PACK_SEC1_YsrcIncr", incr)
+        cfg.set("ADDR_MOD_PACK_SEC1_ZdstClear", clear)
+        assert [cfg.get(f"ADDR_MOD_PACK_SEC1_{n}") for n in ("YsrcIncr", "ZdstClear")] == [incr, clear]
+        src, dst = packers.addr_mod_pack(cop, 0, 1)   # (Y clear, Y CR, Y incr, Z clear, Z incr) per side
+        assert (src[2], dst[3]) == (incr, clear)
+        cfg.set("ADDR_MOD_PACK_SEC1_YsrcIncr", incr + 1)
+        assert packers.addr_mod_pack(cop, 0, 1)[0][2] == incr + 1

@@ -183,6 +183,9 @@ class Core:
         self._unhook_later: set[int] = set()      # unhooked in a run: hooks dropped once it returns
         self._push_thread: int | None = None     # the thread a .ttinsn of this core pushes to
         self._native: NativeCore | None = None   # the native push path of its .ttinsn words (tdbg.emu.native_push)
+        #: the Python hook (handle, first, last address) of its INSTRN_BUF_BASE region while its
+        #: stores are not yet the native path's (a T core's; NativeCore.hook_stores)
+        self._instrn_hook: tuple[int, int, int] | None = None
         self._native_tried = False
         self._native_hooks: dict[int, tuple[int, int]] = {}   # address -> (its C hook, the word it holds)
         self._retry = False                      # a trap classified new code: run again from _resume_at
@@ -445,7 +448,9 @@ class Core:
             finally:
                 self._hooks += 1
 
-        add_mem_hook(uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, hook, region.base, region.base + region.size - 1)
+        handle = add_mem_hook(uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, hook, region.base, region.base + region.size - 1)
+        if device.native_stores and self.thread is not None:
+            self._instrn_hook = (handle, region.base, region.base + region.size - 1)
 
     def _polling(self, pc: int, address: int, value: int) -> bool:
         """True once the same load has returned the same value ``POLL_REPEATS`` times with the

@@ -33,6 +33,11 @@ def add_mem_hook(uc: Uc, htype: int, hook: RawMemHook, begin: int, end: int) -> 
     return _add(uc, htype, HOOK_MEM_ACCESS_CFUNC(hook), begin, end)
 
 
+def add_mem_hook_fptr(uc: Uc, htype: int, fptr: object, begin: int, end: int) -> int:
+    """``add_mem_hook`` of a hook's C pointer already made (``HOOK_MEM_ACCESS_CFUNC``)."""
+    return _add(uc, htype, fptr, begin, end)
+
+
 def add_code_hook(uc: Uc, hook: RawCodeHook, begin: int, end: int) -> int:
     """Register ``hook`` for the instructions at ``[begin, end]`` (``UC_HOOK_CODE``); returns the
     handle for ``uc.hook_del``."""

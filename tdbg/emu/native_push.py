@@ -17,7 +17,8 @@ watchpoint set).  It then logs the push in its ring (``NativeRecords``, which ``
 in when read), bumps ``PushPath.seq`` (kept in ``Cop``) and the provenance of the ``Dst`` rows
 it wrote.  An entry not described yet (its first visit) or whose config-derived values a config
 write forgot is described first (``NativeCore._describe``: its kind and fields, from the
-coprocessor's decode, once per address, and the config-derived values the instruction reads,
+coprocessor's decode, once per word value and instruction set for the whole process, ``SharedWords``,
+which C reads itself on a T core's first visit; and the config-derived values the instruction reads,
 ``MathConfig``, the ``ADDR_MOD`` entries, the SFPU's address bases; measured on tt-llk's datacopy,
 where each word runs about once: 66 of its 120 Python pushes were first visits).  Otherwise it calls the
 core's Python code hook (the reference, ``Core._code_hook``), or ``learn``: the Python hook,
@@ -52,12 +53,14 @@ import ctypes
 from typing import TYPE_CHECKING
 
 import numpy as np
-from unicorn import UC_HOOK_CODE, UcError
+from unicorn import UC_HOOK_CODE, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE, UcError
+from unicorn.riscv_const import UC_RISCV_REG_PC
 from unicorn.unicorn_py3.unicorn import HOOK_CODE_CFUNC, uc_hook_h, uclib
 
 from tdbg import native
 from tdbg.arch import data_formats
 from tdbg.emu import native_ctrl, native_matrix, native_units
+from tdbg.emu.fasthook import add_mem_hook_fptr
 from tdbg.native import address
 from tdbg.tensix.events import MissingSpecification
 from tdbg.tensix.frontend import REPLAY_WORDS
@@ -129,20 +132,60 @@ class Cop(ctypes.Structure):
                 ("total", _U64), ("per_thread", _U64 * MAXT), ("units", _P),
                 ("held_ok", _I32), ("fe", _P), ("expanded", _P), ("wanted", _P), ("expanded_cap", _U32), ("wanted_cap", _U32),
                 ("nwanted", _U32), ("words_mask", _U32), ("words", _P), ("handover", _P), ("ctrl", _P), ("via", _I32),
-                ("matrix", _P), ("queued", _I32)]
+                ("matrix", _P), ("queued", _I32), ("shared", _P), ("words_used", _U32)]
 
 
 class CoreC(ctypes.Structure):
     """``struct core`` of push.c."""
 
     _fields_ = [("cop", _P), ("fallback", _P), ("learn", _P), ("thread", _I32), ("index", _I32),
-                ("hooks", _I32), ("stop_asked", _I32), ("pushes", _U64), ("describe", _P)]
+                ("hooks", _I32), ("stop_asked", _I32), ("pushes", _U64), ("describe", _P), ("shared_ok", _I32)]
+
+
+class StoreHook(ctypes.Structure):
+    """``struct store`` of push.c."""
+
+    _fields_ = [("core", _P), ("fallback", _P), ("reg_read", _P), ("pc_reg", _I32)]
 
 
 class Entry(ctypes.Structure):
     """``struct entry`` of push.c."""
 
     _fields_ = [("core", _P), ("word", _U32), ("kind", _U32), ("f", ctypes.c_uint16 * 12)]
+
+
+class Shared(ctypes.Structure):
+    """``struct shared`` of push.c."""
+
+    _fields_ = [("slots", _P), ("mask", _U32), ("used", _U32)]
+
+
+#: Slots of a profile's table of described words (a power of two; push.c fills three quarters).
+SHARED_WORDS = 1 << 14
+
+
+class SharedWords:
+    """The kind and fields of every word described so far under one instruction set (push.c's
+    ``struct shared``): they depend on the word and the encodings alone (``_kind``, ``_fill``),
+    so every tile and session of the process with that ``Isa`` takes them from here, and a
+    word's first visit in C asks Python only for the config-derived values, if those are not
+    described yet.  Measured on tt-llk's matmul_bf16 (bench (g), a session after another): its
+    run's Python ``describe`` calls 149 -> 8, its Python calls 15 406 -> 11 584."""
+
+    _tables: dict[object, SharedWords] = {}
+
+    def __init__(self) -> None:
+        self.slots = (Entry * SHARED_WORDS)()
+        self.s = Shared(ctypes.addressof(self.slots), SHARED_WORDS - 1, 0)
+        self.address = ctypes.addressof(self.s)
+
+    @classmethod
+    def of(cls, isa: object) -> SharedWords:
+        """The table of ``isa`` (an ``Isa``: immutable, one per profile's table, ``Isa.load``)."""
+        table = cls._tables.get(isa)
+        if table is None:
+            table = cls._tables[isa] = cls()
+        return table
 
 
 #: What each mirrored instruction's C function reads, in its order (push.c).
@@ -228,6 +271,8 @@ class NativePush:
         c.matrix = ctypes.addressof(self.matrix.s)
         self.cores: dict[int, NativeCore] = {}   # by their CoreC's address (``_handover``)
         self.fe = self._frontend()
+        self.shared = SharedWords.of(self.coprocessor.isa)
+        c.shared = self.shared.address
         self.coprocessor.state.config.on_change(self.config_changed)
         self.coprocessor.on_resume = self.resumed
         path.attach(self)
@@ -359,7 +404,7 @@ class NativePush:
                 entry.kind = K_PYTHON   # B pushes after the MOP Expander (PushTensixInstruction.md)
         self._derive_for(k.c.thread, entry)
         c = self.cop
-        for word in self.wanted[:c.nwanted].tolist():
+        for word in dict.fromkeys(self.wanted[:c.nwanted].tolist()):   # (an expansion repeats its words)
             slot = self.lib.tdbg_word_entry(ctypes.addressof(c), word)
             if slot:
                 x = Entry.from_address(slot)
@@ -369,6 +414,10 @@ class NativePush:
         c.nwanted = 0
 
     def _fill(self, entry: Entry) -> None:
+        """The entry's kind and fields (the word's: the shared table's, or decoded and kept there)."""
+        shared, at = self.shared.address, ctypes.addressof(entry)
+        if self.lib.tdbg_shared_get(shared, at):
+            return
         b = self.coprocessor.bound(entry.word)
         kind = _kind(b.mnemonic, b.fields)
         if kind in native_ctrl.FIELDS:
@@ -377,9 +426,9 @@ class NativePush:
             values = native_matrix.values(kind, b.fields)
         else:
             values = [b.fields[name] for name in FIELDS.get(kind, ())]
-        for i, v in enumerate(values):
-            entry.f[i] = v
+        entry.f[:] = [*values, *[0] * (len(entry.f) - len(values))]
         entry.kind = kind
+        self.lib.tdbg_shared_put(shared, at)
 
     def _derive_for(self, t: int, entry: Entry) -> None:
         at = ADDR_MOD_AT.get(entry.kind)
@@ -510,6 +559,7 @@ class NativeCore:
         c.learn = ctypes.cast(self._learn_fptr, _P).value
         self._describe_fptr = DESCRIBE(self._describe)
         c.describe = ctypes.cast(self._describe_fptr, _P).value
+        c.shared_ok = core.thread is not None and core.thread < MAXT and core._push_thread in (None, core.thread)
         self._blocks: list[ctypes.Array] = []
         self._used = BLOCK        # entries of the newest block handed out (an Entry object is made
         self._free: list[Entry] = []   # only when handed out: a block's 256 would be the GC's to walk)
@@ -577,7 +627,32 @@ class NativeCore:
 
     def begin_run(self) -> None:
         self.c.stop_asked = 0
+        if self.core._instrn_hook is not None:
+            self.hook_stores()
         self.path.begin_run()
+
+    def hook_stores(self) -> None:
+        """Give the stores to the core's ``INSTRN_BUF_BASE`` region (a T core's) to push.c's
+        ``tdbg_store_hook``, which pushes a word by ``tdbg_push_word`` with no Python frame and
+        calls the region's Python hook (then its loads' only) for the rest (between runs: no
+        hook of a running core changes).  Measured on tt-llk's matmul_bf16: 47 stored pushes a
+        run, each cost the Python hook, ``on_write``, the device and ``push_word``."""
+        core = self.core
+        assert core._instrn_hook is not None
+        handle, begin, end = core._instrn_hook
+        core._instrn_hook = None
+        uc = core.uc
+        fallback = uc._callbacks[handle]
+        self._stores = StoreHook(self.c_address, ctypes.cast(fallback, _P).value,
+                                 ctypes.cast(uclib.uc_reg_read, _P).value, UC_RISCV_REG_PC)
+        uc.hook_del(handle)
+        add_mem_hook_fptr(uc, UC_HOOK_MEM_READ, fallback, begin, end)
+        status = uclib.uc_hook_add(uc._uch, self._handle_ref, UC_HOOK_MEM_WRITE,
+                                   ctypes.cast(self.path.lib.tdbg_store_hook, _P).value,
+                                   ctypes.addressof(self._stores), begin, end)
+        if status:
+            raise UcError(status)
+        uc._callbacks[self._handle.value] = (self._stores, fallback)   # kept while hooked
 
     def end_run(self) -> None:
         self.path.end_run()

@@ -73,10 +73,13 @@ SIGNATURES: dict[str, tuple] = {
     "tdbg_run_queued": (_P, _I, ctypes.c_uint32),
     "tdbg_matrix_size": (),
     "tdbg_units_log": (_P, ctypes.c_uint64, _I, ctypes.c_uint32, ctypes.c_int64, ctypes.c_int64, _I),
+    "tdbg_shared_put": (_P, _P),
+    "tdbg_shared_get": (_P, _P),
 }
 RETURNS = {"tdbg_pack": _I, "tdbg_sfpload": _I, "tdbg_sfpstore": _I, "tdbg_ask_stop": _I, "tdbg_push_size": ctypes.c_uint32,
            "tdbg_units_size": ctypes.c_uint32, "tdbg_ctrl_size": ctypes.c_uint32, "tdbg_word_entry": _P,
-           "tdbg_push_word": ctypes.c_int32, "tdbg_run_queued": ctypes.c_int32, "tdbg_matrix_size": ctypes.c_uint32}  # the others return nothing
+           "tdbg_push_word": ctypes.c_int32, "tdbg_run_queued": ctypes.c_int32, "tdbg_matrix_size": ctypes.c_uint32,
+           "tdbg_shared_put": ctypes.c_int32, "tdbg_shared_get": ctypes.c_int32}  # the others return nothing
 
 _lib: ctypes.CDLL | None = None
 _tried = False

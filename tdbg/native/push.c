@@ -126,6 +126,8 @@ struct cop {            /* one tile's coprocessor, as far as the native path rea
     void *matrix;       /* the Matrix Unit words' state (matrix_push.c's struct matrix), or NULL */
     int32_t queued;     /* running a word off Python's queue (tdbg_run_queued): its bank flips are
                          * the caller's */
+    struct shared *shared;  /* the kinds and fields of the words described so far, or NULL */
+    uint32_t words_used;    /* the word table's entries claimed */
 };
 
 struct core {           /* one core's side of it */
@@ -137,6 +139,8 @@ struct core {           /* one core's side of it */
     int32_t stop_asked;     /* Core._stop_asked, as the asking thread set it */
     uint64_t pushes;        /* pushes it made here (Core._polling: a push breaks a poll) */
     describe_fn describe;   /* describe an entry (and the words a push wants) before C runs it */
+    int32_t shared_ok;      /* its entries may take their kind and fields from cop->shared (a T
+                             * core: the thread its words go to is known) */
 };
 
 struct entry {          /* one hooked .ttinsn address */
@@ -144,6 +148,67 @@ struct entry {          /* one hooked .ttinsn address */
     uint32_t word, kind;
     uint16_t f[12];     /* the fields the kind needs, in the order tdbg.emu.native_push packs them */
 };
+
+/* The kind and fields of each word described so far (tdbg.emu.native_push.SharedWords): a function
+ * of the word and the profile's encodings alone, so one table serves every tile and session of
+ * the process with those encodings; the config-derived values stay per tile (struct cop).  Open
+ * addressing, 2^n slots, filled to three quarters at most; a slot's core is non-NULL once used. */
+struct shared {
+    struct entry *slots;
+    uint32_t mask, used;
+};
+
+static struct entry *shared_slot(const struct shared *s, uint32_t word)
+{
+    uint32_t i = (word * 2654435761u) & s->mask;
+    while (s->slots[i].core && s->slots[i].word != word)
+        i = (i + 1) & s->mask;
+    return &s->slots[i];
+}
+
+/* The entry's kind and fields from the table if it holds its word (1), as Python's describe gives
+ * them (a MOP or REPLAY with no expander here is Python's); else 0 */
+static int shared_fill(const struct cop *c, struct entry *e)
+{
+    if (!c->shared)
+        return 0;
+    const struct entry *x = shared_slot(c->shared, e->word);
+    if (!x->core)
+        return 0;
+    for (int i = 0; i < 12; i++)
+        e->f[i] = x->f[i];
+    e->kind = (x->kind == K_MOP || x->kind == K_REPLAY) && !c->fe ? K_PYTHON : x->kind;
+    return 1;
+}
+
+/* Python's describe keeps an entry's kind and fields (the word's) in the table; 0 when it is full */
+int32_t tdbg_shared_put(struct shared *s, const struct entry *e)
+{
+    struct entry *x = shared_slot(s, e->word);
+    if (!x->core) {
+        if (4 * (s->used + 1) > 3 * (s->mask + 1))
+            return 0;
+        s->used++;
+        x->core = (struct core *)s;   /* (a used slot's mark) */
+        x->word = e->word;
+    }
+    x->kind = e->kind;
+    for (int i = 0; i < 12; i++)
+        x->f[i] = e->f[i];
+    return 1;
+}
+
+/* The table's kind and fields of e's word into e (1), or 0 if it holds none */
+int32_t tdbg_shared_get(const struct shared *s, struct entry *e)
+{
+    const struct entry *x = shared_slot(s, e->word);
+    if (!x->core)
+        return 0;
+    e->kind = x->kind;
+    for (int i = 0; i < 12; i++)
+        e->f[i] = x->f[i];
+    return 1;
+}
 
 /* tdbg.tensix.rwc._advance */
 static void advance(int32_t *r, int counter, int32_t inc, int cr)
@@ -629,6 +694,7 @@ static int run(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
 int tdbg_frontend_expand(struct fe *fe, int t, uint32_t word, int mop, uint32_t *out, int cap);
 int tdbg_frontend_commit(struct fe *fe, int t);
 static int described(const struct cop *c, int t, const struct entry *e);
+struct entry *tdbg_word_entry(struct cop *c, uint32_t word);
 
 /* The table's entry of an expanded word (NULL: not described yet); the slot it has or would get */
 static struct entry *word_slot(struct cop *c, uint32_t word)
@@ -662,7 +728,12 @@ static int run_frontend(struct cop *c, struct core *k, struct entry *e, uint32_t
     c->nwanted = 0;
     for (int i = 0; i < n; i++) {
         struct entry *x = word_slot(c, c->expanded[i]);
-        if (!x->core || x->kind == K_UNKNOWN || !described(c, t, x))
+        if (x->kind == K_UNKNOWN && c->shared && shared_slot(c->shared, c->expanded[i])->core) {
+            x = tdbg_word_entry(c, c->expanded[i]);   /* (claimed, then its kind and fields) */
+            if (x)
+                shared_fill(c, x);
+        }
+        if (!x || !x->core || x->kind == K_UNKNOWN || !described(c, t, x))
             want(c, c->expanded[i]);
     }
     if (c->nwanted)
@@ -720,8 +791,9 @@ static int attempt(struct cop *c, struct core *k, struct entry *e, uint32_t pc)
     }
     if (c->valid != V_VALID || (c->count == c->cap && c->cap < c->limit))
         c->refresh(c);
-    if (e->kind == K_UNKNOWN && c->valid == V_VALID)
-        k->describe(k, e);
+    if (e->kind == K_UNKNOWN && c->valid == V_VALID
+        && !(k->shared_ok && shared_fill(c, e) && (e->kind == K_PYTHON || described(c, k->thread, e))))
+        k->describe(k, e);   /* (a word of the table's: only what its config reads, if that) */
     for (int tries = 0; tries < 2; tries++) {
         if (c->valid != V_VALID || e->kind == K_PYTHON || (c->count == c->cap && c->cap < c->limit))
             break;
@@ -751,8 +823,6 @@ void tdbg_push_hook(void *uc, uint64_t address, uint32_t size, void *user)
     (e->kind == K_UNKNOWN || done < 0 ? k->learn : k->fallback)(uc, address, size, user);
 }
 
-struct entry *tdbg_word_entry(struct cop *c, uint32_t word);
-
 /* PushPath.push of a word a T core's store pushed (tdbg.emu.devices.instruction_push: the core's
  * Python hook runs the store), as the hook runs an entry, the word's in the table: 1 done, else
  * nothing done (the Python path pushes it) */
@@ -768,6 +838,37 @@ int32_t tdbg_push_word(struct core *k, uint32_t word, uint32_t pc)
     int done = attempt(c, k, x, pc);
     c->via = 0;
     return done > 0;
+}
+
+typedef void (*mem_hook)(void *uc, int32_t type, uint64_t address, int32_t size, int64_t value, void *user);
+typedef int32_t (*reg_read_fn)(void *uc, int32_t regid, void *value);
+
+struct store {          /* a T core's INSTRN_BUF_BASE region (tdbg.emu.native_push.StoreHook) */
+    struct core *core;  /* NULL: every store is the Python hook's */
+    mem_hook fallback;  /* the region's Python hook (tdbg.emu.core.Core._map_device's) */
+    reg_read_fn reg_read;   /* uc_reg_read */
+    int32_t pc_reg;     /* UC_RISCV_REG_PC (a memory hook reads the storing instruction's) */
+};
+
+/* UC_HOOK_MEM_WRITE over the region: an aligned sw pushes its word as the device would
+ * (tdbg.emu.devices.instruction_push.InstructionPush.store, by tdbg_push_word: the stop asked,
+ * the mode, watchpoints and the entry checked there); anything else, or a word C declines, is the
+ * region's Python hook's, which the hook then calls.  Entries and exits counted as
+ * tdbg_push_hook counts them (Core._ask_stop). */
+void tdbg_store_hook(void *uc, int32_t type, uint64_t address, int32_t size, int64_t value, void *user)
+{
+    struct store *s = (struct store *)user;
+    struct core *k = s->core;
+    if (k && size == 4 && !(address & 3)) {
+        uint64_t pc = 0;
+        int done;
+        __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+        done = !s->reg_read(uc, s->pc_reg, &pc) && tdbg_push_word(k, (uint32_t)value, (uint32_t)pc);
+        __atomic_add_fetch(&k->hooks, 1, __ATOMIC_SEQ_CST);
+        if (done)
+            return;
+    }
+    s->fallback(uc, type, address, size, value, 0);
 }
 
 /* Whether a word of the kind may run off Python's Wait Gate queue here: it reads only the
@@ -795,7 +896,7 @@ int32_t tdbg_run_queued(struct cop *c, int t, uint32_t word)
     struct entry *x = tdbg_word_entry(c, word);
     if (!x)
         return 0;
-    if (x->kind == K_UNKNOWN)
+    if (x->kind == K_UNKNOWN && !shared_fill(c, x))
         return -1;
     if (!runs_queued(x->kind))
         return -2;
@@ -824,11 +925,9 @@ struct entry *tdbg_word_entry(struct cop *c, uint32_t word)
 {
     struct entry *x = word_slot(c, word);
     if (!x->core) {
-        uint32_t used = 0;
-        for (uint32_t i = 0; i <= c->words_mask; i++)
-            used += c->words[i].core != 0;
-        if (4 * (used + 1) > 3 * (c->words_mask + 1))
+        if (4 * (c->words_used + 1) > 3 * (c->words_mask + 1))
             return 0;
+        c->words_used++;
         x->core = (struct core *)c;   /* (a claimed entry's mark) */
         x->word = word;
         x->kind = K_UNKNOWN;

@@ -103,8 +103,10 @@ def _math_config(cop: Coprocessor, thread: int) -> MathConfig:
 
 
 def math_config(cop: Coprocessor, thread: int) -> MathConfig:
-    """The thread's ``MathConfig`` (derived once per config change)."""
-    return cop.state.config.derived(("MathConfig", thread), lambda: _math_config(cop, thread))  # type: ignore[return-value]
+    """The thread's ``MathConfig`` (derived once per config change; shared with the configs whose
+    words it read hold the same: ``TensixConfig.derived``'s ``shared``)."""
+    return cop.state.config.derived(("MathConfig", thread), lambda: _math_config(cop, thread),  # type: ignore[return-value]
+                                    shared=True)
 
 
 class _Ctx:

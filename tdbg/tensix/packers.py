@@ -619,8 +619,11 @@ def _addr_mod_pack(cop: Coprocessor, thread: int, m: int) -> tuple[tuple[int, in
 
 
 def addr_mod_pack(cop: Coprocessor, thread: int, m: int) -> tuple[tuple[int, int, int, int, int], ...]:
-    """``_addr_mod_pack``, cached until a write to its config word."""
-    return cop.state.config.derived(("ADDR_MOD_PACK", thread, m), lambda: _addr_mod_pack(cop, thread, m))  # type: ignore[return-value]
+    """``_addr_mod_pack``, cached until a write to its config word, and taken from another config
+    of the table whose words it read hold the same (``TensixConfig.derived``'s ``shared``: a
+    session after another reads no field again)."""
+    return cop.state.config.derived(("ADDR_MOD_PACK", thread, m), lambda: _addr_mod_pack(cop, thread, m),  # type: ignore[return-value]
+                                    shared=True)
 
 
 def _advance(cop: Coprocessor, thread: int, adc: int, f: dict[str, int]) -> None:

@@ -92,9 +92,11 @@ def _entry_in_force(config: TensixConfig, thread: int, addr_mod: int, extra: int
 
 def entry_in_force(config: TensixConfig, thread: int, addr_mod: int, extra: int) -> tuple[int, ...]:
     """The fields of the ``ADDR_MOD`` entry ``ApplyAddrMod`` uses (``apply_addr_mod``; derived once
-    per config change); raises ``MissingSpecification`` as ``_entry_in_force`` does."""
+    per config change, and taken from another config of the table whose words it read hold the
+    same: a pure function of them, ``TensixConfig.derived``'s ``shared``); raises
+    ``MissingSpecification`` as ``_entry_in_force`` does."""
     return config.derived(("ADDR_MOD", thread, addr_mod, extra),   # type: ignore[return-value]
-                          lambda: _entry_in_force(config, thread, addr_mod, extra))
+                          lambda: _entry_in_force(config, thread, addr_mod, extra), shared=True)
 
 
 def _advance(rwc: RWCs, counter: str, inc: int, cr: bool) -> None:

@@ -59,11 +59,13 @@ class Device:
     (its name, Tensix thread and PC), the offset in the device and the access size in bytes;
     they raise a ``TensixEvent`` for an access the spec does not allow and ``Stall`` for one that
     must wait.  ``pollable``: a loop reading it with nothing else changing waits instead of
-    spinning (``Core._polling``); ``observed``: accesses go to ``Tile.window_observer``.
-    ``STATE``: what the device keeps itself (most keep nothing: their state is the model's)."""
+    spinning (``Core._polling``); ``observed``: accesses go to ``Tile.window_observer``;
+    ``native_stores``: a T core's stores go to the native push path's store hook first
+    (``tdbg.emu.native_push.NativeCore.hook_stores``).  ``STATE``: what the device keeps itself (most keep nothing: their state is the model's)."""
 
     pollable: ClassVar[bool] = False
     observed: ClassVar[bool] = False
+    native_stores: ClassVar[bool] = False
     STATE: ClassVar[StateDescription] = StateDescription("device", ())
 
     def __init__(self, spec: DeviceSpec) -> None:

@@ -18,6 +18,8 @@ class InstructionPush(Device):
     thread, before its MOP expander; B pushes to T0's, T1's or T2's (``INSTRN``, ``INSTRN1``,
     ``INSTRN2``: the device's ``unit``), after the MOP expander (``tdbg.emu.push_path``)."""
 
+    native_stores = True
+
     def __init__(self, pushes: Pushes, spec: DeviceSpec) -> None:
         super().__init__(spec)
         self.pushes = pushes

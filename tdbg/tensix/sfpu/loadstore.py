@@ -128,19 +128,20 @@ def resolve_mod0(cop: Coprocessor, thread: int, mod0: int) -> int:
             fmt = get("ALU_FORMAT_SPEC_REG1_SrcB", thread=thread)
         return BF16 if fmt in _SRCB_8BIT_EXP else FP16
 
-    return cop.state.config.derived(("SFPU MOD0_FMT_SRCB", thread), resolve)  # type: ignore[return-value]
+    return cop.state.config.derived(("SFPU MOD0_FMT_SRCB", thread), resolve, shared=True)  # type: ignore[return-value]
 
 
 def address_bases(cop: Coprocessor, thread: int) -> tuple[int, int, int]:
     """The config ``address`` adds: ``DEST_TARGET_REG_CFG_MATH_Offset``, ``DEST_REGW_BASE_Base``,
-    ``DEST_SP_BASE_Base`` of the thread (read once per config change)."""
+    ``DEST_SP_BASE_Base`` of the thread (read once per config change; like ``resolve_mod0``'s,
+    shared with the configs whose words hold the same: ``TensixConfig.derived``'s ``shared``)."""
     get = cop.state.config.get
 
     def bases() -> tuple[int, int, int]:
         return (get("DEST_TARGET_REG_CFG_MATH_Offset", thread=thread), get("DEST_REGW_BASE_Base", thread=thread),
                 get("DEST_SP_BASE_Base", thread=thread))
 
-    return cop.state.config.derived(("SFPU address", thread), bases)  # type: ignore[return-value]
+    return cop.state.config.derived(("SFPU address", thread), bases, shared=True)  # type: ignore[return-value]
 
 
 def address(cop: Coprocessor, thread: int, imm10: int, mod0: int, store: bool) -> int:
