@@ -25,8 +25,9 @@ core's Python code hook (the reference, ``Core._code_hook``), or ``learn``: the 
 then the description (B's first push, before which the thread its words go to is not known).  An
 instruction's checks all come before its effects, so a push the C side declines has changed
 nothing and the Python path runs it whole (and raises its events).  A word a T core stores to
-``INSTRN_BUF_BASE`` goes the same way (``NativeCore.push_word``, from the store's device: the
-entry of the word table below), logged as a store.
+``INSTRN_BUF_BASE`` goes the same way (the entry of the word table below), logged as a store: from
+push.c's memory hook over the region (``NativeCore.hook_stores``, once the core has its native
+side at a run's start), else from the store's device (``NativeCore.push_word``).
 
 ``valid`` is cleared by every Python push or recorded window access (they move ``PushPath.seq``:
 the C hook sees it moved), every config write, every retry of the queues outside a push

@@ -16,7 +16,7 @@
  *   (tdbg/native/ctrl.c, tdbg.emu.native_ctrl); MVMUL, ELWADD, ELWSUB, ELWMUL, MOVA2D, MOVB2D,
  *   MOVB2A in their common modes (tdbg/native/matrix_push.c, tdbg.emu.native_matrix).  A word a
  *   T core stores to INSTRN_BUF_BASE runs the same way (tdbg_push_word, on the word table's
- *   entry); so does one Python's Wait Gate queue releases, of the kinds that read only what
+ *   entry; from the region's memory hook, tdbg_store_hook); so does one Python's Wait Gate queue releases, of the kinds that read only what
  *   Python describes for it (tdbg_run_queued, the Coprocessor's native_execute).
  * MOP and REPLAY (frontend.c expands them) run the words they expand to as these, and hand the
  * rest of the expansion to Python at the first word that is not one of them (run_frontend). */
@@ -161,7 +161,7 @@ struct shared {
 static struct entry *shared_slot(const struct shared *s, uint32_t word)
 {
     uint32_t i = (word * 2654435761u) & s->mask;
-    while (s->slots[i].core && s->slots[i].word != word)
+    while (__atomic_load_n(&s->slots[i].core, __ATOMIC_ACQUIRE) && s->slots[i].word != word)
         i = (i + 1) & s->mask;
     return &s->slots[i];
 }
@@ -173,7 +173,7 @@ static int shared_fill(const struct cop *c, struct entry *e)
     if (!c->shared)
         return 0;
     const struct entry *x = shared_slot(c->shared, e->word);
-    if (!x->core)
+    if (!__atomic_load_n(&x->core, __ATOMIC_ACQUIRE))
         return 0;
     for (int i = 0; i < 12; i++)
         e->f[i] = x->f[i];
@@ -181,20 +181,22 @@ static int shared_fill(const struct cop *c, struct entry *e)
     return 1;
 }
 
-/* Python's describe keeps an entry's kind and fields (the word's) in the table; 0 when it is full */
+/* Python's describe keeps an entry's kind and fields (the word's) in the table; 0 when it is full.
+ * A slot is published whole (its mark stored last) and never changes after (the word's kind and
+ * fields are the word's) */
 int32_t tdbg_shared_put(struct shared *s, const struct entry *e)
 {
     struct entry *x = shared_slot(s, e->word);
-    if (!x->core) {
-        if (4 * (s->used + 1) > 3 * (s->mask + 1))
-            return 0;
-        s->used++;
-        x->core = (struct core *)s;   /* (a used slot's mark) */
-        x->word = e->word;
-    }
+    if (x->core)
+        return 1;
+    if (4 * (s->used + 1) > 3 * (s->mask + 1))
+        return 0;
+    s->used++;
+    x->word = e->word;
     x->kind = e->kind;
     for (int i = 0; i < 12; i++)
         x->f[i] = e->f[i];
+    __atomic_store_n(&x->core, (struct core *)s, __ATOMIC_RELEASE);   /* (a used slot's mark) */
     return 1;
 }
 
@@ -202,7 +204,7 @@ int32_t tdbg_shared_put(struct shared *s, const struct entry *e)
 int32_t tdbg_shared_get(const struct shared *s, struct entry *e)
 {
     const struct entry *x = shared_slot(s, e->word);
-    if (!x->core)
+    if (!__atomic_load_n(&x->core, __ATOMIC_ACQUIRE))
         return 0;
     e->kind = x->kind;
     for (int i = 0; i < 12; i++)
