@@ -339,8 +339,9 @@ def test_ttllk_kernels_run_their_queued_unpacr_pacr_in_c(name: str, monkeypatch:
     """tt-llk's kernels, whose unpack thread's UNPACRs (each with FlipSrc) and pack thread's PACRs
     wait at the Wait Gate behind a latched wait: the same output, Src, ADCs, push log and L1 log
     on both paths, equal to tt-llk's golden; C ran them off the queue, and (but for matmul's
-    first UNPACRs, pushed with nothing queued: a FlipSrc pushed is Python's) none is left to
-    Python's ``_execute``."""
+    first UNPACRs, pushed with nothing queued: a FlipSrc pushed is Python's, unless its word is
+    described already, by a session before in this process, when C runs it as the queue's) none
+    is left to Python's ``_execute``."""
     import ttllk_variants as tv
     from test_ttllk_kernels import run
 
@@ -371,6 +372,6 @@ def test_ttllk_kernels_run_their_queued_unpacr_pacr_in_c(name: str, monkeypatch:
     else:
         assert np.isclose(out, case.golden, atol=case.tolerance[0], rtol=case.tolerance[1]).all()
     assert counts.queued[0] >= 8
-    assert counts.python == ([2, 0] if name == "matmul_2x2x2" else [0, 0])
+    assert counts.python[0] <= (2 if name == "matmul_2x2x2" else 0) and counts.python[1] == 0
     if "2blocks" in name:
         assert counts.queued[1] >= 32
