@@ -64,7 +64,8 @@ of main at 527530d on this machine, as this script measured them (``--json``; 'S
 three kernel ELFs' with the same ELFs, built by this tdbg); each line shows now, before and the
 ratio (> 1: better now); (g)'s before figures are the issue's (its table, the lead's kernels).
 ``BEFORE_34`` holds issue 34's before figures (its table; for the simulator mode this script's first
-measurement of it), shown beside them.
+measurement of it), shown beside them, and ``TTSIM_34`` ttsim's figures from that table where
+this script cannot time ttsim itself (the Tensix mixes, the kernel run's host process).
 """
 
 from __future__ import annotations
@@ -128,6 +129,11 @@ BEFORE_34: dict[str, float] = {
     "m.read_4_b": 545, "m.add_1": 47.9, "m.add_64": 346,
 }
 
+#: ttsim's figures in issue 34's table, for the figures the ttsim library cannot be timed on here
+#: (the Tensix mixes, k insn/s; its host process for a kernel run, the slowest of 6-9 ms).
+TTSIM_34: dict[str, float] = {"d.rwc": 8200, "d.mov": 7100, "d.sfpu": 6800, "d.unpack_pack": 1400,
+                              "i.kernel_process": 0.009}
+
 #: tt-llk's KERNEL_COMPLETE mailboxes of TRISC0-2 (../shared/kernels/README.md); ttsim's runs per kernel
 TTLLK_MAILBOX, TTSIM_REPEAT = 0x1FFB8, 9
 #: tdbg / ttsim load-to-parked ratios of the kernels shown since the last geomean
@@ -146,6 +152,9 @@ def show(key: str, label: str, value: float, unit: str, lower_is_better: bool, d
         if before is not None and before > 0 and value > 0:
             gain = before / value if lower_is_better else value / before
             text += f"   {name} {before:10.3f} {unit}   x{gain:.2f}"
+    ttsim = TTSIM_34.get(key)
+    if ttsim is not None and value > 0:
+        text += f"   ttsim (issue 34's table) {ttsim:.3f} {unit}: tdbg {value / ttsim if lower_is_better else ttsim / value:.1f}x"
     print(text + (f"   ({detail})" if detail else ""))
 
 
