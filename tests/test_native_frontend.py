@@ -183,12 +183,7 @@ def test_ttllk_kernels_native_equal_python(name: str) -> None:
     import ttllk_variants as tv
     from test_ttllk_kernels import run
 
-    from tdbg.toolchain import ttnn
-    try:
-        ttnn.tree()
-    except ttnn.TtnnUnavailable as exc:
-        pytest.skip(f"tt-llk kernels need the ttnn wheel: {exc}")
-    case = tv.CASES[name]()
+    case = tv.case_or_skip(name)
 
     def state() -> tuple[object, ...]:
         s = run(case.variant, case.inputs)

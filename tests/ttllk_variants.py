@@ -446,6 +446,15 @@ def build_or_skip(variant: Variant, isa: str = ttllk.BLACKHOLE_ISA) -> dict[str,
         pytest.skip(f"tt-llk kernels need the ttnn wheel: {exc}")
 
 
+def case_or_skip(name: str) -> Case:
+    """``CASES[name]()``, or a visible skip when the ttnn wheel cannot be had."""
+    try:
+        ttnn.tree()
+    except ttnn.TtnnUnavailable as exc:
+        pytest.skip(f"tt-llk kernels need the ttnn wheel: {exc}")
+    return CASES[name]()
+
+
 #: The variants of the three kernels in ../shared/kernels (their build.h and params.bin).
 SHARED: dict[str, Callable[[], Variant]] = {
     "datacopy": lambda: datacopy("Float16_b", tiles=2).variant,
