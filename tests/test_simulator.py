@@ -208,6 +208,33 @@ def test_a_hang_folds_the_tiles_that_wait_alike():
     assert "no core can run: tiles 1,2, 2,2: B: spins at 0x0000000c" in str(hang.value)
 
 
+def test_the_print_servers_polls_are_no_hang():
+    """tt-metal 0.81.1's print server (measured with --trace-requests, TT_METAL_DPRINT_CORES=0,0)
+    sets up its buffers, 1020 bytes at 0x6d0 on each tile and 20 at 0x40 on DRAM endpoint 0,11,
+    each a starting magic word and zeros, then polls them while the host builds its kernels,
+    seconds on a cold cache: those polls are no hang, however many; the host's own poll of a go
+    message is, and it is all the hang names."""
+    from tdbg.debug.hostport import HANG_READS, Hang
+    from tdbg.ttmetal import launches
+
+    session = Session.on_chip("1x2")
+    launches.attach(session)
+    port = session.host_port
+    port.write((1, 2), 0, FIRMWARE)
+    port.write((1, 2), SOFT_RESET_0, struct.pack("<I", B_RELEASED))
+    port.write((1, 2), 0x6D0, struct.pack("<I", 0x98989898) + bytes(1016))   # DEBUG_PRINT_SERVER_STARTING_MAGIC
+    port.write((0, 11), 0x40, struct.pack("<I", 0x98989898) + bytes(16))
+    port.write((1, 2), 0x4F0, struct.pack("<I", 0x80 << 24))                   # not a print buffer
+    for _ in range(2 * HANG_READS):
+        port.read((0, 11), 0x40, 20)
+        port.read((1, 2), 0x6D0, 8)
+    with pytest.raises(Hang) as hang:
+        for _ in range(HANG_READS):
+            port.read((1, 2), 0x6D0, 8)
+            port.read((1, 2), 0x4F0, 4)
+    assert hang.value.polled == [((1, 2), 0x4F0, "Tensix")]
+
+
 def test_refuses_a_host_that_is_not_loopback():
     assert dial_host("tcp://localhost:51234", False) == "localhost"
     assert dial_host("tcp://127.0.0.1:51234", False) == "127.0.0.1"

@@ -8,7 +8,9 @@ event) selects that tile and goes to ``on_stop`` (the front end shows it; by def
 session's ``announce``).
 A hang: the host keeps reading while no core can run and nothing it reads changes; after
 ``HANG_READS`` such reads ``read`` raises ``Hang`` with the waits (``Session.explain_waits``
-explains them) and the front end answers the host so that it fails.  A stop the front end does
+explains them) and the front end answers the host so that it fails.  The reads of the host's
+own servers (``background``: tt-metal's print server) count for nothing: they poll whatever the
+host does, and while it builds kernels, for seconds on a cold cache, they are all it reads.  A stop the front end does
 not resume halts the device: every read after it raises ``Halted``.
 """
 
@@ -143,6 +145,8 @@ class HostPort:
         #: A tile's deadlock as the hang report shows it (the host's terms; by default as it is),
         #: None for a tile that is done, waiting for the host (left out of the report)
         self.explain_hang: Callable[[Coord, Stop], Stop | None] = lambda where, stop: stop
+        #: True for a read (endpoint, address, bytes) the host's own servers make, waiting or not
+        self.background: Callable[[Coord, int, int], bool] = lambda where, address, n: False
         self.deferred_requests = 0
         self.drained_at: float | None = None
 
@@ -261,7 +265,7 @@ class HostPort:
             raise SessionError(str(exc)) from None
         if ran or not self.waits:
             self.quiet_reads = 0
-        else:
+        elif not self.background(where, address, n):
             if not self.quiet_reads:
                 self._polled.clear()
             self.quiet_reads += 1

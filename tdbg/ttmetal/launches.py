@@ -20,7 +20,10 @@ circular_buffer_init.h``).
 
 A stop on a tile waits (``HostPort.defer_stop``) until the host's own print server has read what
 the tile's kernels printed (``tdbg.ttmetal.dprint`` names the buffer's words): their lines, which
-the host prints, then come before tdbg's report of the stop.  A hang on a tile is reported in
+the host prints, then come before tdbg's report of the stop.  The print server's polls of its
+buffers (each one it set up by writing a starting or disabled magic word and zeros: a tile's
+``dprint_buf``, and one in a DRAM endpoint at 0x40, measured) are no sign the host waits for the
+device (``HostPort.background``).  A hang on a tile is reported in
 tt-metal's terms (``explain``, ``tdbg.ttmetal.hang``) from the tile's latest launch, with the
 watcher's state: each core's waypoint, and an ASSERT a watcher build (``TT_METAL_WATCHER``) tripped.
 A tripped ASSERT stops the run as soon as its tile settles (``tripped``), before the host's
@@ -117,9 +120,14 @@ class Launches:
     #: The firmware's mailboxes, their fields found once (an expression looks up its names in
     #: every symbol file: the kernels' would be moved to their load address at each launch)
     mailboxes: Mailboxes | None = None
+    #: Each endpoint's print buffers (address, bytes) as the host's print server set them up
+    print_buffers: dict[Coord, set[tuple[int, int]]] = field(default_factory=dict)
 
     def wrote(self, where: Coord, address: int, data: bytes) -> None:
-        """The host wrote ``data`` at ``where``: remembered; a go message records the launch."""
+        """The host wrote ``data`` at ``where``: remembered; a go message records the launch;
+        a print buffer set up is kept."""
+        if len(data) >= 4 and int.from_bytes(data[:4], "little") in SERVER_MAGICS and not data[4:].strip(b"\0"):
+            self.print_buffers.setdefault(where, set()).add((address, len(data)))
         if where not in self.port.grid.chip.noc.tensix or address >= self.port.grid.profile.l1_size:
             return
         self.written.setdefault(where, {})[address] = len(data)
@@ -128,6 +136,10 @@ class Launches:
             if fields is not None and address == fields["go_messages[0]"][0]:
                 self.log.append(self._launch(where, fields))
                 self.written[where] = {}
+
+    def polls_prints(self, where: Coord, address: int, n: int) -> bool:
+        """True when a read of ``n`` bytes at ``address`` is within one of ``where``'s print buffers."""
+        return any(at <= address and address + n <= at + size for at, size in self.print_buffers.get(where, ()))
 
     def last(self, where: Coord | None) -> Launch | None:
         """The latest launch on tile ``where``."""
@@ -321,6 +333,7 @@ def attach(session: Session) -> Launches:
     port.defer_stop = launches.unread_prints
     port.explain_hang = lambda where, stop: explain(launches, where, stop)
     port.tripped = lambda where: tripped(launches, where)
+    port.background = launches.polls_prints
     port.launches = launches
     return launches
 
