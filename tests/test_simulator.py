@@ -441,6 +441,30 @@ def test_the_jit_output_is_read_again_once_a_binary_is_whole(tmp_path):
     assert found is not None and (found.name, found.core) == ("firmware", "B")
 
 
+@pytest.mark.parametrize("chosen", [False, True])
+def test_the_jit_output_is_where_tt_metal_builds(tmp_path, monkeypatch, chosen):
+    """tt-metal 0.81.1's build folder (measured): ``~/.cache/tt-metal-cache/<key>/``, and with
+    ``TT_METAL_CACHE=DIR`` ``DIR/tt-metal-cache<key>/`` (no separator before the key)."""
+    from tdbg.emu.elf import ElfImage
+    from tdbg.toolchain.zig import build, firmware_dir
+    from tdbg.ttmetal.jit_output import JitOutput
+
+    elf = build(firmware_dir() / "demo.c")
+    text = next(s.data for s in ElfImage.load(elf).segments if s.executable and s.data)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    if chosen:
+        monkeypatch.setenv("TT_METAL_CACHE", str(tmp_path / "chosen"))
+        folder = tmp_path / "chosen" / "tt-metal-cache12485934800285792687"
+    else:
+        monkeypatch.delenv("TT_METAL_CACHE", raising=False)
+        folder = tmp_path / "home" / ".cache" / "tt-metal-cache" / "12485934800285792687"
+    path = folder / "firmware" / "brisc" / "brisc.elf"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(elf.read_bytes())
+    found = JitOutput(BLACKHOLE).match(text)
+    assert found is not None and (found.name, found.core, found.elf) == ("firmware", "B", path)
+
+
 def _jit_folder(root: Path, kind: str) -> bytes:
     """A tt-metal JIT folder under ``root`` with the demo firmware as a BRISC ``firmware`` or
     ``kernel`` build; the text the host writes."""

@@ -1,8 +1,9 @@
 """The tt-metal host's JIT output, as the simulator server meets it: which firmware or kernel a
 block of bytes the host writes into L1 is.
 
-tt-metal 0.81.1 builds into ``$TT_METAL_CACHE/tt-metal-cache/<build key>/`` (default
-``~/.cache``; measured): ``firmware/<proc>/<proc>.elf`` and
+tt-metal 0.81.1 builds into ``~/.cache/tt-metal-cache/<build key>/``, and with
+``TT_METAL_CACHE`` set into ``$TT_METAL_CACHE/tt-metal-cache<build key>/`` (measured: nothing
+between the name and the key): ``firmware/<proc>/<proc>.elf`` and
 ``kernels/<kernel>/<hash>/<proc>/<proc>.elf`` with the execute-in-place ``<proc>.elf.xip.elf`` it
 writes (``<proc>``: brisc, ncrisc, trisc0-2, tt-exalens' names of B, NC, T0-T2).  The host writes
 each binary's text in one piece (measured with tt-umd's simulation protocol): a write whose bytes
@@ -95,17 +96,19 @@ def cb_formats(folder: Path) -> dict[int, str]:
     return out
 
 
-def cache_root() -> Path:
-    """Where tt-metal puts its JIT builds (``TT_METAL_CACHE``, else ``~/.cache``)."""
-    return Path(os.environ.get("TT_METAL_CACHE") or Path.home() / ".cache") / "tt-metal-cache"
+def cache_builds() -> tuple[Path, str]:
+    """The folder tt-metal puts its JIT build folders in, and the pattern of their names."""
+    chosen = os.environ.get("TT_METAL_CACHE")
+    return (Path(chosen), "tt-metal-cache*") if chosen else (Path.home() / ".cache" / "tt-metal-cache", "*")
 
 
 class JitOutput:
-    """The binaries under ``root``, by the first bytes of their text; read again (``refresh``)
-    when a write is not one of them (the host builds a kernel before it writes it)."""
+    """The binaries in the build folders under ``root`` (those named like ``builds``), by the
+    first bytes of their text; read again (``refresh``) when a write is not one of them (the host
+    builds a kernel before it writes it)."""
 
-    def __init__(self, profile: Profile, root: Path | None = None) -> None:
-        self.root = root or cache_root()
+    def __init__(self, profile: Profile, root: Path | None = None, builds: str = "*") -> None:
+        self.root, self.builds = (root, builds) if root is not None else cache_builds()
         self.cores = {spec.alias: spec.name for spec in profile.cores}
         self.seen: dict[Path, tuple[int, int]] = {}   # (mtime, size) read
         self.by_prefix: dict[bytes, list[Binary]] = {}
@@ -118,9 +121,9 @@ class JitOutput:
         self.scans += 1
         if not self.root.is_dir():
             return
-        for path in self.root.glob("*/firmware/*/*.elf"):
+        for path in self.root.glob(f"{self.builds}/firmware/*/*.elf"):
             self._add(path, "firmware", path)
-        for path in self.root.glob("*/kernels/*/*/*/*.elf.xip.elf"):
+        for path in self.root.glob(f"{self.builds}/kernels/*/*/*/*.elf.xip.elf"):
             self._add(path, path.parent.parent.parent.name, path.with_name(path.name[:-len(".xip.elf")]))
 
     def _add(self, written: Path, name: str, symbols: Path) -> None:
