@@ -59,7 +59,9 @@ Tile (tdbg/emu):   (a) exact Dst-window accesses per second against the same loo
                           and 64 tiles by scripts/ttnn_add_timing.py (wall time of the add and its
                           read-back, JIT build and first load excluded) on tdbg, and on ttsim when
                           TTSIM_LIB names its library (the 1x2 descriptor tdbg's server presents).
-Times are CPU time (the machine is shared: best of several runs).  ``BEFORE`` holds the figures
+Times are CPU time (the machine is shared: best of several runs); a timed sample that makes a
+session starts after a garbage collection (the sessions before it hold cycles: their Unicorn
+instances, about 0.3 ms each to free, otherwise fall into whichever sample the collector runs in).  ``BEFORE`` holds the figures
 of main at 527530d on this machine, as this script measured them (``--json``; 'Session() on
 three kernel ELFs' with the same ELFs, built by this tdbg); each line shows now, before and the
 ratio (> 1: better now); (g)'s before figures are the issue's (its table, the lead's kernels).
@@ -72,6 +74,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import hashlib
 import json
 import math
@@ -161,6 +164,7 @@ def show(key: str, label: str, value: float, unit: str, lower_is_better: bool, d
 def best_of(repeat: int, fn: Callable[[], object]) -> float:
     times = []
     for _ in range(repeat):
+        gc.collect()
         t0 = clock()
         fn()
         times.append(clock() - t0)
@@ -184,6 +188,7 @@ def firmware(name: str, iterations: int | None = None) -> Session:
 
 
 def run_to_end(s: Session) -> float:
+    gc.collect()
     t0 = clock()
     stop = s.cont()
     elapsed = clock() - t0
@@ -319,6 +324,7 @@ def pushes(quick: bool) -> None:
 def stepping(n: int) -> None:
     def rate(record: bool) -> tuple[float, float]:
         s = firmware("bench_loop", 1_000_000)
+        gc.collect()
         t0 = clock()
         for _ in range(n):
             s.stepi(record=record)
@@ -372,6 +378,7 @@ def llk_kernels() -> None:
         elfs = {core: folder / f"{elf}.elf" for core, elf in manifest["cores"].items()}
 
         def once() -> tuple[float, float, bool]:
+            gc.collect()
             t0 = clock()
             s = Session(elfs)
             loaded = clock()
@@ -639,6 +646,7 @@ def zb_kernel() -> None:
         return
 
     def once(elfs: dict[str, Path]) -> tuple[float, bytes, str]:
+        gc.collect()
         t0 = clock()
         s = Session(elfs)
         s.write_memory(ttllk.RUNTIME_PARAMS, case.variant.params())
@@ -684,6 +692,7 @@ def _program_seconds(tiles: int) -> float:
     def once() -> float:
         s = Session({})
         host = prepare(s, _eltwise_add(tiles))
+        gc.collect()
         t0 = clock()
         stop = s.cont()
         elapsed = clock() - t0
