@@ -142,3 +142,22 @@ def test_a_watchpoint_on_l1_names_the_noc_request() -> None:
     assert "NoC 1 read of 2048 bytes by NC" in stop.describe() and "DRAM channel 4 0x10000" in stop.describe()
     assert stop.new == int.from_bytes(TILE[0x100:0x104], "little")
     assert s.cont().kind is StopKind.EXITED
+
+
+def test_l1_writes_names_the_newest_request_that_wrote_an_address():
+    """The newest of the requests kept wins; one dropped for the bound, or an address none wrote
+    (inside the span of those kept or outside it), has no writer."""
+    from tdbg.emu.noc import L1Writes, Transfer
+
+    def request(seq: int) -> Transfer:
+        return Transfer(seq, 0, "B", 0x100, "write", "1,2 L1", "2,2 L1", 16)
+
+    writes = L1Writes(3)
+    writes.add(0x1000, 0x1010, request(1), 0)
+    writes.add(0x2000, 0x2010, request(2), 4)
+    writes.add(0x1008, 0x1018, request(3), 7)
+    assert writes.last(0x1004) == (request(1), 0)
+    assert writes.last(0x100C) == (request(3), 7)        # newest first
+    assert writes.last(0x1018) is None and writes.last(0x1800) is None and writes.last(0x40) is None
+    writes.add(0x3000, 0x3004, request(4), 9)             # request 1 is no longer kept
+    assert writes.last(0x1004) is None and writes.last(0x3000) == (request(4), 9)

@@ -63,7 +63,7 @@ class NocAccess:
         """The newest NoC request (still in the log) that wrote this tile's L1 ``address``, and
         how many Tensix instructions had been pushed before it (an ``L1Access`` of a later push
         wrote after it); None when none did."""
-        return next(((t, pushes) for lo, hi, t, pushes in reversed(self.t.tile.noc_l1_writes) if lo <= address < hi), None)
+        return self.t.tile.noc_l1_writes.last(address)
 
     def stream_writer(self, address: int) -> tuple[str, int] | None:
         """The core and pc of the last store to the NoC overlay stream register at ``address``

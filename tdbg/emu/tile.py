@@ -42,7 +42,7 @@ from tdbg.emu.devices.tile_registers import TileRegisters
 from tdbg.emu.host_memory import zeroed
 from tdbg.emu.elf import JUMP_TO_SELF, ElfImage, ElfLoadError, Segment
 from tdbg.emu.l1_written import L1Written
-from tdbg.emu.noc import LocalTile, Noc, Transfer
+from tdbg.emu.noc import L1Writes, LocalTile, Noc, Transfer
 from tdbg.emu.push_path import PushPath
 from tdbg.emu.pushlog import DstWriter, L1Log, PushLog, WindowTrace
 from tdbg.emu.scheduler import Scheduler
@@ -176,7 +176,7 @@ class Tile:
             lambda address, value: self.coprocessor.mmio.store(0, address, value), self.l1_written.never_written)
         self.noc = Noc(profile.noc, profile.l1_size, self.local)
         #: NoC requests' writes into L1, newest last: (start, end, request, pushes made before it)
-        self.noc_l1_writes: list[tuple[int, int, Transfer, int]] = []
+        self.noc_l1_writes = L1Writes(NOC_WRITES_KEPT)
         self.namers: list[Callable[[int], str | None]] = []   # a host's names for addresses (describe_address)
         self.window_observer: Callable[[Core, int, int, int, bool], None] | None = None
         self.policy: dict[Category, Policy] = {c: Policy.WARN if c in DEFAULT_POLICY_WARNS else Policy.STOP
@@ -230,7 +230,7 @@ class Tile:
         part("scheduler"),
         parts("cores", in_steps=False),
         obj("warnings", reset=lambda t: [], saved=False),
-        obj("noc_l1_writes", reset=lambda t: [], saved=False),
+        obj("noc_l1_writes", reset=lambda t: L1Writes(NOC_WRITES_KEPT), saved=False),
     ))
 
     def _device(self, model: str) -> devices.Device:
@@ -454,8 +454,8 @@ class Tile:
         if value is not None:
             text += f" (= {value:#x})"
         if where == "L1":
-            last = next((t for lo, hi, t, _ in reversed(self.noc_l1_writes) if lo <= address < hi), None)
-            text += f" [last written by {last.describe()}]" if last else " [no NoC request has written it]"
+            last = self.noc_l1_writes.last(address)
+            text += f" [last written by {last[0].describe()}]" if last else " [no NoC request has written it]"
         return text
 
     # -- pushes (tdbg.emu.push_path) -----------------------------------------------------------------
@@ -508,8 +508,7 @@ class Tile:
             raise ValueError(f"{len(data)} bytes at {address:#x} are outside L1")
         noc = by if isinstance(by, Transfer) else None
         if noc is not None and noc.seq:
-            self.noc_l1_writes.append((address, end, noc, self.push_path.seq))
-            del self.noc_l1_writes[:-NOC_WRITES_KEPT]
+            self.noc_l1_writes.add(address, end, noc, self.push_path.seq)
         journal = self.coprocessor.l1_journal
         if journal is not None:
             journal.append((address, bytes(self.l1[address:end])))
