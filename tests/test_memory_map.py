@@ -109,6 +109,10 @@ def _check_core(tile: Tile, core: Core, address: int) -> None:
         assert port is not None and port.name == expected.name, where
         assert port.device is tile.devices[expected.name], where
     else:
+        if expected.kind is RegionKind.SLOW_PATH:   # mapped when first reached (Core.reach)
+            memory, offset = _memory_of(tile, core, expected, address)
+            assert tile.read(core, address, 1) == bytes([memory[offset]]), where
+            prot = next((p for lo, hi, p in core.uc.mem_regions() if lo <= address <= hi), 0)
         assert port is None and prot & UC_PROT_READ, where
         assert bool(prot & UC_PROT_EXEC) == expected.executable, where
         memory, offset = _memory_of(tile, core, expected, address)
@@ -154,3 +158,29 @@ def test_every_region_edge_of_the_coprocessor(tile: Tile) -> None:
                 ram = memoryview(tile.cores[expected.owner].local_ram).cast("B")  # type: ignore[index]
                 ram[offset % expected.ram_size] = 0x3C
                 assert port.load(0, address) & 0xFF == 0x3C, where
+
+
+def test_a_slow_access_window_is_mapped_when_a_core_first_reaches_it() -> None:
+    """BRISC loads a word of T0's local RAM through T0's slow-access window (0xFFB18000), stores
+    it to L1 and to two more words of T0's RAM through the window: the window is unmapped until
+    the load (Core.reach), and the words are T0's RAM's."""
+    import struct
+    from tdbg.session import Session
+
+    port = Session.on_chip("1x2").host_port
+    tile = port.grid.tiles[(1, 2)]
+    b, t0 = tile.cores["B"], tile.cores["T0"]
+    memoryview(t0.local_ram).cast("B")[0x10:0x14] = struct.pack("<I", 0xCAFE_F00D)
+    words = (0xFFB182B7,    # lui  t0, 0xffb18
+             0x0102A303,    # lw   t1, 0x10(t0)
+             0x10602023,    # sw   t1, 0x100(zero)
+             0x0262A023,    # sw   t1, 0x20(t0)
+             0x7E62A023,    # sw   t1, 0x7e0(t0)
+             0x0000006F)    # j    .
+    port.write((1, 2), 0, struct.pack(f"<{len(words)}I", *words))
+    assert not any(lo <= 0xFFB18010 <= hi for lo, hi, _ in b.uc.mem_regions())
+    port.write((1, 2), 0xFFB121B0, struct.pack("<I", 0x47800 & ~(1 << 11)))     # BRISC released
+    assert port.read((1, 2), 0x100, 4) == struct.pack("<I", 0xCAFE_F00D)
+    ram = bytes(t0.local_ram)
+    assert ram[0x20:0x24] == ram[0x7E0:0x7E4] == struct.pack("<I", 0xCAFE_F00D)
+    assert any(lo <= 0xFFB18010 <= hi for lo, hi, _ in b.uc.mem_regions())

@@ -134,6 +134,7 @@ class Memory:
                     try:
                         if tile.trampolines.overlaps(at, n):
                             raise ValueError("unmapped")
+                        core.reach(at, n)
                         core.uc.mem_write(at, bytes(data[pos:pos + n]))
                     except Exception:
                         raise SessionError(f"Cannot access memory at address {at:#x}") from None

@@ -654,6 +654,7 @@ class Tile:
         try:
             if self.trampolines.overlaps(address, size):
                 raise ValueError("unmapped")
+            core.reach(address, size)
             data = bytearray(core.uc.mem_read(address, size))
         except Exception:
             raise Unreadable(f"Cannot access memory at address {address:#x}") from None
