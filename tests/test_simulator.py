@@ -465,6 +465,43 @@ def test_the_jit_output_is_where_tt_metal_builds(tmp_path, monkeypatch, chosen):
     assert found is not None and (found.name, found.core, found.elf) == ("firmware", "B", path)
 
 
+def test_a_kernel_launched_that_is_no_build_found_is_warned_of(tmp_path):
+    """A go message whose launch names a kernel no build in the host's folder is (builds made on
+    another machine, or read from the wrong folder): one warning per tile and core, naming the
+    folder tdbg read.  The launch message's layout here is made up (``Launches.fields``)."""
+    from tdbg.ttmetal import launches
+    from tdbg.ttmetal.jit_output import JitOutput
+
+    session = Session.on_chip("1x2")
+    watched = launches.attach(session)
+    port = session.host_port
+    port.jit = JitOutput(BLACKHOLE, tmp_path)
+    cfg = "launch[0].kernel_config"
+    fields = {"go_messages[0]": (0x4F0, 4), "launch_msg_rd_ptr": (0x60, 4), "launch stride": (0x200, 0),
+              f"{cfg}.kernel_config_base[0]": (0x100, 4), f"{cfg}.local_cb_offset": (0x104, 2),
+              f"{cfg}.local_cb_mask": (0x108, 4), f"{cfg}.enables": (0x10C, 4), f"{cfg}.host_assigned_id": (0x110, 4)}
+    for p in range(5):
+        fields |= {f"{cfg}.rta_offset[{p}].rta_offset": (0x120 + 8 * p, 2), f"{cfg}.rta_offset[{p}].crta_offset": (0x122 + 8 * p, 2),
+                   f"{cfg}.kernel_text_offset[{p}]": (0x160 + 4 * p, 4), f"{cfg}.kernel_text_size[{p}]": (0x180 + 4 * p, 4),
+                   f"{cfg}.watcher_kernel_ids[{p}]": (0x1A0 + 2 * p, 2)}
+    watched.fields = fields
+    for p in range(5):
+        port.write((1, 2), 0x120 + 8 * p, struct.pack("<HH", 0xFFFF, 0xFFFF))    # no runtime arguments
+        port.write((1, 2), 0x160 + 4 * p, struct.pack("<I", 0x100))
+        port.write((1, 2), 0x180 + 4 * p, struct.pack("<I", 64))
+    port.write((1, 2), 0x100, struct.pack("<I", 0x8000))
+    port.write((1, 2), 0x10C, struct.pack("<I", 1 << 1))                          # NC (DM1) runs a kernel
+    port.write((1, 2), 0x8100, bytes(range(64)))                                 # no build's text
+    warned = session.target.load_warnings
+    for _ in range(2):
+        port.write((1, 2), 0x4F0, struct.pack("<I", 0x80 << 24))                 # go: RUN_MSG_GO
+    assert len(watched.log) == 2 and watched.log[0].kernel("NC").text_at == 0x8100
+    unknown = [w for w in warned if "no build tdbg found" in w]
+    assert unknown == [f"tile 1,2: the host launched NC's kernel at 0x8100, which is no build tdbg found in "
+                       f"{tmp_path}/*: tdbg does not know its code, which may not run as on the device, nor its "
+                       "symbols (tdbg reads the builds where the host makes them: TT_METAL_CACHE, on this machine)"]
+
+
 def _jit_folder(root: Path, kind: str) -> bytes:
     """A tt-metal JIT folder under ``root`` with the demo firmware as a BRISC ``firmware`` or
     ``kernel`` build; the text the host writes."""

@@ -68,6 +68,9 @@ class Builds(Protocol):
 
     key_bytes: int
 
+    @property
+    def folder(self) -> str: ...   # where they are read from (for messages)
+
     def match(self, data: bytes, scan: bool = True) -> Binary | None: ...
 
     def refresh(self) -> None: ...

@@ -115,6 +115,11 @@ class JitOutput:
         self.scans = 0
         self.key_bytes = _KEY_BYTES
 
+    @property
+    def folder(self) -> str:
+        """Where the builds are read from, as a shell pattern."""
+        return str(self.root / self.builds)
+
     def refresh(self) -> None:
         """Read the binaries built or finished since the last time (a file keeps its place by
         its (mtime, size): one read half-written is read again once it is whole)."""

@@ -122,6 +122,7 @@ class Launches:
     mailboxes: Mailboxes | None = None
     #: Each endpoint's print buffers (address, bytes) as the host's print server set them up
     print_buffers: dict[Coord, set[tuple[int, int]]] = field(default_factory=dict)
+    unknown: set[tuple[Coord, str]] = field(default_factory=set)   # (tile, core) warned of a kernel no build
 
     def wrote(self, where: Coord, address: int, data: bytes) -> None:
         """The host wrote ``data`` at ``where``: remembered; a go message records the launch;
@@ -134,8 +135,24 @@ class Launches:
         if MAILBOX_BASE <= address < MAILBOX_END and len(data) == 4 and data[3] == RUN_MSG_GO:
             fields = self._fields(where)
             if fields is not None and address == fields["go_messages[0]"][0]:
-                self.log.append(self._launch(where, fields))
+                launch = self._launch(where, fields)
+                self.log.append(launch)
                 self.written[where] = {}
+                self._unknown_kernels(launch)
+
+    def _unknown_kernels(self, launch: Launch) -> None:
+        """Warn, once per tile and core, of a kernel launched that is no binary the host built
+        that tdbg found (its builds are elsewhere: another machine, another cache folder)."""
+        for k in launch.kernels:
+            if k.binary is None and (launch.tile, k.core) not in self.unknown:
+                self.unknown.add((launch.tile, k.core))
+                jit = self.port.jit
+                x, y = launch.tile
+                self.port.target.warn(
+                    f"tile {x},{y}: the host launched {k.core}'s kernel at {k.text_at:#x}, which is no build tdbg found "
+                    f"in {jit.folder if jit is not None else 'the host builds (none are read)'}: tdbg does not know its "
+                    f"code, which may not run as on the device, nor its symbols (tdbg reads the builds where the host "
+                    f"makes them: TT_METAL_CACHE, on this machine)")
 
     def polls_prints(self, where: Coord, address: int, n: int) -> bool:
         """True when a read of ``n`` bytes at ``address`` is within one of ``where``'s print buffers."""
