@@ -502,6 +502,25 @@ def test_a_kernel_launched_that_is_no_build_found_is_warned_of(tmp_path):
                        "symbols (tdbg reads the builds where the host makes them: TT_METAL_CACHE, on this machine)"]
 
 
+def test_a_tile_released_with_no_firmware_build_found_is_warned_of(tmp_path):
+    """The host releases a tile whose firmware is no build in the folder tdbg reads: one warning
+    a tile, naming the folder; none without builds to read (a session that plays no host's)."""
+    from tdbg.ttmetal.jit_output import JitOutput
+
+    session = Session.on_chip("1x2")
+    port = session.host_port
+    port.write((1, 2), 0, FIRMWARE)
+    port.hold((1, 2), False)
+    assert session.target.load_warnings == []
+    port.jit = JitOutput(BLACKHOLE, tmp_path)
+    for held in (True, False, True, False):
+        port.hold((1, 2), held)
+    assert session.target.load_warnings == [
+        f"tile 1,2: the host released it with no firmware build tdbg found in {tmp_path}/*: tdbg does not know the "
+        "code it runs, which may not run as on the device, nor its symbols (tdbg reads the builds where the host "
+        "makes them, on this machine)"]
+
+
 def _jit_folder(root: Path, kind: str) -> bytes:
     """A tt-metal JIT folder under ``root`` with the demo firmware as a BRISC ``firmware`` or
     ``kernel`` build; the text the host writes."""

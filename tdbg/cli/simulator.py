@@ -107,6 +107,7 @@ def serve(args: argparse.Namespace) -> int:
     from tdbg.ttmetal.jit_output import JitOutput
 
     session.host_port.jit = JitOutput(session.profile)
+    session.warning_listeners.append(lambda warning: out(f"tdbg: {warning}\n"))   # as the command line's
     launches.attach(session)
     interp = Interpreter(session, write=out)
     interp.state.confirm = False

@@ -138,6 +138,7 @@ class HostPort:
         self._no_build: set[bytes] = set()   # digests of writes no build was, the builds read after them
         self.unsymbolled: dict[Coord, set[str]] = {}   # tile -> cores whose symbol files are not added yet
         self.symbol_moves = 0     # times a tile's symbol files were added (``add_symbols``)
+        self._unknown_firmware: set[Coord] = set()   # tiles warned of (``hold``)
         self.write_listeners: list[Callable[[Coord, int, bytes], None]] = []   # told of each host write, after it
         self.launches: object | None = None    # what the host launched where (tdbg.ttmetal.launches)
         #: True while a stop on a tile should wait for the host (its print server to drain the tile)
@@ -300,9 +301,17 @@ class HostPort:
         self.halted = Halted(where, stop)
 
     def hold(self, where: Coord, held: bool) -> None:
+        """The host holds tile ``where``'s cores in reset, or releases them; a release of a tile
+        with no firmware the builds know is warned of (once a tile: its builds are elsewhere)."""
         self.requests += 1
         self.quiet_reads = 0
         self.grid.hold(self._checked(where), held)
+        if not held and self.jit is not None and where not in self._unknown_firmware and not any(
+                b.kind == "firmware" for (w, _), on_core in self.loaded.items() if w == where for b in on_core.values()):
+            self._unknown_firmware.add(where)
+            self.target.warn(f"tile {where[0]},{where[1]}: the host released it with no firmware build tdbg found in "
+                             f"{self.jit.folder}: tdbg does not know the code it runs, which may not run as on the "
+                             "device, nor its symbols (tdbg reads the builds where the host makes them, on this machine)")
 
     def settle(self) -> bool:
         """Run the tiles until every core waits or is done; True if any ran.  Each tile runs as
