@@ -127,6 +127,7 @@ def test_memory_view_holds_what_the_core_loads() -> None:
     for region in plain:
         for _ in range(20):
             address = region.base + rng.randrange(0, region.size - 4) & ~3
+            core.reach(address, 4)      # a slow-access window is mapped when first reached
             core.uc.mem_write(address, rng.randbytes(4))
             view = core.memory_view(address, 4)
             assert view is not None and bytes(view) == bytes(core.uc.mem_read(address, 4)), hex(address)
